@@ -1,0 +1,41 @@
+import Koa from 'koa';
+import bodyParser from 'koa-bodyparser';
+import { AppDeps, AppState } from './context';
+import { deprecationHeaders } from './middleware/deprecation';
+import { errorHandler } from './middleware/errors';
+import { requestId } from './middleware/request-id';
+import { securityHeaders } from './middleware/security-headers';
+import { ApiRouter, RegisteredRoute } from './route';
+import { featureRouters } from './routers';
+import { metaRoutes } from './routes/meta';
+
+export const MAX_BODY = '1mb';
+const VERSION = '1.0.0';
+
+export interface BuiltApp {
+  app: Koa<AppState, { deps: AppDeps }>;
+  routes: RegisteredRoute[];
+}
+
+/** The Koa application, without listening: the server entry and the tests both build it. */
+export function createApp(deps: AppDeps): BuiltApp {
+  const app = new Koa<AppState, { deps: AppDeps }>({ proxy: false });
+  app.context.deps = deps;
+  // Errors are answered by errorHandler; Koa's own handler would only log them twice.
+  app.silent = true;
+
+  const routers: ApiRouter[] = [];
+  const routes = () => routers.flatMap((r) => r.routes);
+  routers.push(...featureRouters(), ...metaRoutes(routes, VERSION));
+
+  app.use(requestId(deps.logger));
+  app.use(securityHeaders);
+  app.use(deprecationHeaders(deps.config.deprecations));
+  app.use(errorHandler);
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: MAX_BODY, strict: true }));
+  for (const r of routers) {
+    app.use(r.router.routes());
+    app.use(r.router.allowedMethods({ throw: true }));
+  }
+  return { app, routes: routes() };
+}

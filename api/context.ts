@@ -1,0 +1,48 @@
+import { ParameterizedContext } from 'koa';
+import type { Logger } from 'pino';
+import type { Config } from '../infra/config';
+import type { Db } from '../db/knex';
+import type { TemporalGateway } from '../infra/temporal';
+import type { ObjectStore } from '../infra/object-store';
+import type { Permission, Role } from '../domain/auth/permissions';
+import type { RateLimiter } from './middleware/rate-limit';
+
+/** Everything the API needs from the outside world; tests build it against the real services. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  temporal: TemporalGateway;
+  objectStore: ObjectStore;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+}
+
+export interface UserPrincipal {
+  kind: 'user';
+  userId: string;
+  tenantId: string;
+  role: Role;
+  permissions: Permission[];
+}
+
+export interface ServicePrincipal {
+  kind: 'service';
+  serviceId: string;
+}
+
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  principal?: UserPrincipal | ServicePrincipal;
+}
+
+export type AppContext = ParameterizedContext<AppState, { deps: AppDeps; params: Record<string, string> }> & {
+  request: { body?: unknown };
+};
+
+/** The authenticated user of a route declared with `auth: 'user'`. */
+export function userOf(ctx: AppContext): UserPrincipal {
+  const p = ctx.state.principal;
+  if (!p || p.kind !== 'user') throw new Error('route reached without an authenticated user');
+  return p;
+}

@@ -1,0 +1,25 @@
+import { createDb } from '../db/knex';
+import { Config } from '../infra/config';
+import { createLogger } from '../infra/logger';
+import { createObjectStore } from '../infra/object-store';
+import { createTemporalGateway } from '../infra/temporal';
+import { AppDeps } from './context';
+import { createRateLimiter } from './middleware/rate-limit';
+
+/** Real dependencies from configuration; `close` releases them on shutdown. */
+export function createDeps(config: Config): AppDeps & { close(): Promise<void> } {
+  const db = createDb(config.databaseUrl, { min: 0, max: 20 });
+  const temporal = createTemporalGateway(config.temporal.address, config.temporal.namespace);
+  return {
+    config,
+    db,
+    temporal,
+    objectStore: createObjectStore(config.s3),
+    logger: createLogger(config.logLevel, { component: 'api' }),
+    rateLimiter: createRateLimiter(db),
+    async close() {
+      await temporal.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { Middleware } from 'koa';
+import { verifyAccessToken, verifyInternalToken } from '../../domain/auth/tokens';
+import { AppContext, AppState } from '../context';
+import { unauthenticated } from '../errors';
+
+function bearerToken(ctx: AppContext): string {
+  const header = ctx.get('Authorization');
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+  if (!match) throw unauthenticated('missing or malformed Authorization: Bearer header');
+  return match[1];
+}
+
+/** Users: the tenant comes only from the verified token. */
+export const authenticateUser: Middleware<AppState, any> = async (ctx: AppContext, next) => {
+  const check = verifyAccessToken(bearerToken(ctx), ctx.deps.config.secrets.jwt);
+  if (!check.ok) throw unauthenticated(check.reason === 'expired' ? 'access token expired' : 'invalid access token');
+  const { sub, tenant_id, role, permissions } = check.claims;
+  ctx.state.principal = { kind: 'user', userId: sub, tenantId: tenant_id, role, permissions };
+  ctx.state.log = ctx.state.log.child({ tenant_id, user_id: sub });
+  await next();
+};
+
+/** Internal endpoints: a JWT with aud "internal" signed with the internal secret; user tokens fail here. */
+export const authenticateInternal: Middleware<AppState, any> = async (ctx: AppContext, next) => {
+  const check = verifyInternalToken(bearerToken(ctx), ctx.deps.config.secrets.internalJwt);
+  if (!check.ok) throw unauthenticated('invalid internal service token');
+  ctx.state.principal = { kind: 'service', serviceId: check.claims.sub };
+  await next();
+};

@@ -1,0 +1,50 @@
+import { Middleware } from 'koa';
+import { AppState } from '../context';
+import { AppError } from '../errors';
+
+/**
+ * The one error path: whatever fails below turns into `{detail, error_code, request_id}` with
+ * the status of the catalogue. Unexpected errors are logged with their stack and answered 500
+ * without it.
+ */
+export const errorHandler: Middleware<AppState> = async (ctx, next) => {
+  try {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) {
+      throw new AppError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+    }
+  } catch (err) {
+    const appError = toAppError(err);
+    if (appError.status >= 500 && appError.code === 'INTERNAL_ERROR') {
+      ctx.state.log?.error({ err }, 'unhandled error');
+    } else {
+      ctx.state.log?.info({ error_code: appError.code, status: appError.status }, 'request failed');
+    }
+    ctx.status = appError.status;
+    ctx.body = {
+      detail: appError.message,
+      error_code: appError.code,
+      request_id: ctx.state.requestId,
+      ...appError.extra,
+    };
+    if (appError.code === 'RATE_LIMITED' && typeof appError.extra.retry_after === 'number') {
+      ctx.set('Retry-After', String(appError.extra.retry_after));
+    }
+  }
+};
+
+/** Maps errors thrown by libraries (body parser, router) onto the catalogue. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; type?: string; expose?: boolean; message?: string; headers?: Record<string, string> };
+  if (e?.type === 'entity.too.large' || e?.status === 413) {
+    return new AppError('PAYLOAD_TOO_LARGE', 'request body exceeds the 1 MB limit');
+  }
+  if (e?.type === 'entity.parse.failed' || (err instanceof SyntaxError && e?.status === 400)) {
+    return new AppError('BAD_REQUEST', 'request body is not valid JSON');
+  }
+  if (e?.status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'unsupported media type');
+  if (e?.status === 405) return new AppError('METHOD_NOT_ALLOWED', e.message ?? 'method not allowed');
+  if (e?.status === 400 && e.expose) return new AppError('BAD_REQUEST', e.message ?? 'bad request');
+  return new AppError('INTERNAL_ERROR', 'internal server error');
+}

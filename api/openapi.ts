@@ -1,0 +1,126 @@
+import Joi from 'joi';
+import parse from 'joi-to-json';
+import { RegisteredRoute } from './route';
+
+type JsonSchema = Record<string, any>;
+
+const errorSchema: JsonSchema = {
+  type: 'object',
+  required: ['detail', 'error_code', 'request_id'],
+  properties: {
+    detail: { type: 'string', description: 'Human-readable message' },
+    error_code: { type: 'string', description: 'Machine-readable code, e.g. NOT_FOUND, VALIDATION_ERROR' },
+    request_id: { type: 'string', description: 'Identifier of the request (also in X-Request-Id)' },
+    fields: {
+      type: 'array',
+      description: 'Present on VALIDATION_ERROR: the failing fields',
+      items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' }, type: { type: 'string' } } },
+    },
+  },
+};
+
+const toJsonSchema = (schema: Joi.Schema): JsonSchema => parse(schema, 'open-api-3.1') as JsonSchema;
+
+/** `/agents/:agent_id` → `/agents/{agent_id}` */
+export const toOpenApiPath = (koaPath: string): string => {
+  const path = koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return path.length > 1 ? path.replace(/\/$/, '') : path;
+};
+
+/**
+ * The OpenAPI 3.1 document, built from the same route declarations (and joi schemas) that the
+ * router validates with, so the document cannot drift from what the API accepts.
+ */
+export function buildOpenApi(routes: RegisteredRoute[], info: { version: string }): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    const path = toOpenApiPath(route.fullPath);
+    const operation: JsonSchema = {
+      operationId: operationId(route),
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: route.tags,
+      parameters: [...pathParameters(route), ...queryParameters(route)],
+      responses: responses(route),
+    };
+    if (route.auth === 'user') operation.security = [{ bearerAuth: [] }];
+    else if (route.auth === 'internal') operation.security = [{ internalToken: [] }];
+    else operation.security = [];
+    if (route.permission) operation['x-permission'] = route.permission;
+    if (route.body) {
+      operation.requestBody = { required: true, content: { 'application/json': { schema: toJsonSchema(route.body) } } };
+    }
+    (paths[path] ??= {})[route.method] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Industrial Operations and Agent Service',
+      version: info.version,
+      description: 'Multi-tenant REST API. Every error is `{detail, error_code, request_id}`.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        internalToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (aud: internal)' },
+      },
+      schemas: { Error: errorSchema },
+    },
+  };
+}
+
+function operationId(route: RegisteredRoute): string {
+  const words = route.fullPath
+    .replace(/^\/api\/v1\//, '')
+    .split(/[/:{}-]+/)
+    .filter(Boolean);
+  return [route.method, ...words].map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
+}
+
+function pathParameters(route: RegisteredRoute): JsonSchema[] {
+  const names = [...route.fullPath.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+  const props = route.params ? (toJsonSchema(route.params).properties ?? {}) : {};
+  return names.map((name) => ({ name, in: 'path', required: true, schema: props[name] ?? { type: 'string' } }));
+}
+
+function queryParameters(route: RegisteredRoute): JsonSchema[] {
+  if (!route.query) return [];
+  const schema = toJsonSchema(route.query);
+  const required = new Set<string>(schema.required ?? []);
+  return Object.entries<JsonSchema>(schema.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    ...(s.description ? { description: s.description } : {}),
+    schema: s,
+  }));
+}
+
+function responses(route: RegisteredRoute): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    const code = Number(status);
+    const content =
+      code >= 400
+        ? { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+        : spec.schema
+          ? { 'application/json': { schema: toJsonSchema(spec.schema) } }
+          : undefined;
+    out[status] = { description: spec.description, ...(content ? { content } : {}) };
+  }
+  const standard: Array<[number, string, boolean]> = [
+    [400, 'Malformed JSON body', !!route.body],
+    [401, 'Not authenticated', route.auth !== 'none'],
+    [403, 'Missing permission', !!route.permission],
+    [413, 'Body over 1 MB', !!route.body],
+    [422, 'Validation error', !!(route.body || route.query || route.params)],
+    [429, 'Rate limit of the tenant plan exceeded', route.auth === 'user'],
+    [500, 'Internal error', true],
+  ];
+  for (const [code, description, applies] of standard) {
+    if (applies && !out[code]) out[code] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  }
+  return out;
+}

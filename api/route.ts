@@ -1,0 +1,79 @@
+import Router from '@koa/router';
+import Joi from 'joi';
+import { Middleware } from 'koa';
+import { Permission } from '../domain/auth/permissions';
+import { AppContext, AppState, AppDeps } from './context';
+import { forbidden } from './errors';
+import { authenticateInternal, authenticateUser } from './middleware/authenticate';
+import { rateLimit } from './middleware/rate-limit';
+import { validate } from './validation';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: Joi.Schema;
+}
+
+/**
+ * One route: its contract (documented in OpenAPI from the same joi schemas that validate it),
+ * its authentication, permission and handler. Routers only declare these; the shared chain
+ * (authenticate → rate limit → permission → validate) is applied here, once.
+ */
+export interface RouteSpec<TParams = any, TQuery = any, TBody = any> {
+  method: HttpMethod;
+  /** koa-router path relative to the router's prefix, e.g. `/agents/:agent_id`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: 'user' | 'internal' | 'none';
+  permission?: Permission;
+  params?: Joi.ObjectSchema;
+  query?: Joi.ObjectSchema;
+  body?: Joi.Schema;
+  responses: Record<number, ResponseSpec>;
+  handler: (ctx: AppContext, input: { params: TParams; query: TQuery; body: TBody }) => Promise<void>;
+}
+
+export interface RegisteredRoute extends RouteSpec {
+  fullPath: string;
+}
+
+export class ApiRouter {
+  readonly router: Router<AppState, { deps: AppDeps }>;
+  readonly routes: RegisteredRoute[] = [];
+
+  constructor(readonly prefix: string) {
+    this.router = new Router<AppState, { deps: AppDeps }>({ prefix });
+  }
+
+  route<P = any, Q = any, B = any>(spec: RouteSpec<P, Q, B>): this {
+    if (spec.auth === 'user' && !spec.permission && !spec.tags.includes('auth')) {
+      throw new Error(`${spec.method.toUpperCase()} ${spec.path}: user routes declare a permission`);
+    }
+    const chain: Middleware<AppState, any>[] = [];
+    if (spec.auth === 'user') chain.push(authenticateUser, rateLimit);
+    if (spec.auth === 'internal') chain.push(authenticateInternal);
+    if (spec.permission) chain.push(requirePermission(spec.permission));
+    chain.push(async (ctx: AppContext) => {
+      const params = spec.params ? validate<P>(spec.params, ctx.params, 'params') : (ctx.params as P);
+      const query = spec.query ? validate<Q>(spec.query, ctx.query, 'query') : ({} as Q);
+      const body = spec.body ? validate<B>(spec.body, ctx.request.body ?? {}, 'body') : ({} as B);
+      await spec.handler(ctx, { params, query, body });
+    });
+    this.router.register(spec.path, [spec.method.toUpperCase()], chain as any);
+    this.routes.push({ ...(spec as RouteSpec), fullPath: `${this.prefix}${spec.path}` });
+    return this;
+  }
+}
+
+function requirePermission(permission: Permission): Middleware<AppState> {
+  return async (ctx, next) => {
+    const p = ctx.state.principal;
+    if (p?.kind !== 'user' || !p.permissions.includes(permission)) {
+      throw forbidden(`missing permission ${permission}`);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,202 @@
+import Joi from 'joi';
+import { ASSET_COLUMNS, AssetRow, countChildren, findAsset, wouldCreateCycle } from '../../db/queries/assets';
+import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { userOf } from '../context';
+import { AppError, conflict, notFound, validationError } from '../errors';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { assertWithinPlanLimit, countRows } from '../plan-limits';
+import { ApiRouter } from '../route';
+
+const location = Joi.object({
+  building: Joi.string().max(200),
+  floor: Joi.number().integer().min(-20).max(300),
+  zone: Joi.string().max(200),
+});
+// Free-form attributes, bounded so one asset cannot carry megabytes of JSON.
+const metadata = Joi.object().unknown(true).custom((value, helpers) =>
+  JSON.stringify(value).length > 16_384 ? helpers.message({ custom: 'must be at most 16 KB of JSON' }) : value,
+);
+const assetFields = {
+  name: Joi.string().trim().min(1).max(200),
+  type: Joi.string().trim().min(1).max(100),
+  parent_id: Joi.string().allow(null),
+  location,
+  metadata,
+};
+const createBody = Joi.object({ ...assetFields, name: assetFields.name.required(), type: assetFields.type.required() });
+const updateBody = Joi.object(assetFields).min(1);
+const assetParams = Joi.object({ asset_id: Joi.string().max(64).required() });
+
+export const assetSchema = Joi.object({
+  id: Joi.string(),
+  name: Joi.string(),
+  type: Joi.string(),
+  parent_id: Joi.string().allow(null),
+  location,
+  metadata: Joi.object().unknown(true),
+  created_at: Joi.string().isoDate(),
+  updated_at: Joi.string().isoDate(),
+});
+
+type AssetBody = { name?: string; type?: string; parent_id?: string | null; location?: object; metadata?: object };
+
+export function toAsset(row: AssetRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    parent_id: row.parent_id,
+    location: row.location,
+    metadata: row.metadata,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** A path id that is not a UUID names no asset: 404, like another tenant's asset. */
+export async function requireAsset(scope: TenantScope, id: string): Promise<AssetRow> {
+  const row = isUuid(id) ? await findAsset(scope, id) : undefined;
+  if (!row) throw notFound('asset');
+  return row;
+}
+
+async function requireParent(scope: TenantScope, parentId: string): Promise<void> {
+  if (!isUuid(parentId) || !(await findAsset(scope, parentId))) {
+    throw validationError('parent_id does not name an asset of this tenant', [
+      { field: 'body.parent_id', message: 'unknown asset', type: 'any.unknown_reference' },
+    ]);
+  }
+}
+
+const jsonColumns = (body: AssetBody) => ({
+  ...body,
+  ...(body.location !== undefined ? { location: JSON.stringify(body.location) } : {}),
+  ...(body.metadata !== undefined ? { metadata: JSON.stringify(body.metadata) } : {}),
+});
+
+export function assetRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/assets');
+
+  api.route<unknown, PageRequest & { type?: string; parent_id?: string }>({
+    method: 'get',
+    path: '/',
+    summary: 'List assets',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    query: Joi.object({ ...pageQuery, type: Joi.string().max(100), parent_id: Joi.string().max(64) }),
+    responses: {
+      200: { description: 'A page of assets', schema: Joi.object({ items: Joi.array().items(assetSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) },
+    },
+    handler: async (ctx, { query }) => {
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('assets').select(ASSET_COLUMNS).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      if (query.type) q.where('type', query.type);
+      if (query.parent_id) {
+        if (isUuid(query.parent_id)) q.where('parent_id', query.parent_id);
+        else q.whereRaw('false');
+      }
+      ctx.body = await paginate(q, query, toAsset);
+    },
+  });
+
+  api.route<unknown, unknown, AssetBody>({
+    method: 'post',
+    path: '/',
+    summary: 'Create an asset',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'manage_assets',
+    body: createBody,
+    responses: { 201: { description: 'Created asset', schema: assetSchema }, 403: { description: 'Plan limit reached' } },
+    handler: async (ctx, { body }) => {
+      const { tenantId } = userOf(ctx);
+      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        if (body.parent_id) await requireParent(unit.scope, body.parent_id);
+        await assertWithinPlanLimit(unit.tx, tenantId, 'assets', countRows('assets', tenantId));
+        const [row] = await unit.scope.insert('assets', jsonColumns(body), [...ASSET_COLUMNS]);
+        unit.audit({ action: 'asset.created', resourceType: 'asset', resourceId: row.id });
+        unit.emit('asset.created', { asset_id: row.id, type: row.type, parent_id: row.parent_id });
+        return row as AssetRow;
+      });
+      ctx.status = 201;
+      ctx.body = toAsset(created);
+    },
+  });
+
+  api.route<{ asset_id: string }>({
+    method: 'get',
+    path: '/:asset_id',
+    summary: 'Get an asset',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    responses: { 200: { description: 'Asset', schema: assetSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      ctx.body = toAsset(await requireAsset(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.asset_id));
+    },
+  });
+
+  api.route<{ asset_id: string }, unknown, AssetBody>({
+    method: 'put',
+    path: '/:asset_id',
+    summary: 'Update the fields sent; omitted fields keep their values',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'manage_assets',
+    params: assetParams,
+    body: updateBody,
+    responses: { 200: { description: 'Updated asset', schema: assetSchema }, 404: { description: 'Not found' }, 409: { description: 'parent_id would create a cycle' } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId } = userOf(ctx);
+      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        await requireAsset(unit.scope, params.asset_id);
+        if (body.parent_id) {
+          await requireParent(unit.scope, body.parent_id);
+          if (await wouldCreateCycle(unit.scope, params.asset_id, body.parent_id)) {
+            throw conflict('parent_id would make the asset its own ancestor');
+          }
+        }
+        const [row] = await unit.scope
+          .table('assets')
+          .where('id', params.asset_id)
+          .update({ ...jsonColumns(body), updated_at: new Date() })
+          .returning([...ASSET_COLUMNS]);
+        unit.audit({ action: 'asset.updated', resourceType: 'asset', resourceId: row.id, details: { fields: Object.keys(body) } });
+        return row as AssetRow;
+      });
+      ctx.body = toAsset(updated);
+    },
+  });
+
+  api.route<{ asset_id: string }, unknown, { children?: 'refuse' | 'reparent' }>({
+    method: 'delete',
+    path: '/:asset_id',
+    summary: 'Delete an asset; one with children is refused unless the body asks to re-parent them',
+    description: 'Body (optional): `{"children": "reparent"}` moves the children to the deleted asset\'s parent.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'manage_assets',
+    params: assetParams,
+    body: Joi.object({ children: Joi.string().valid('refuse', 'reparent').default('refuse') }),
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'The asset has children' } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId } = userOf(ctx);
+      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const asset = await requireAsset(unit.scope, params.asset_id);
+        const children = await countChildren(unit.scope, asset.id);
+        if (children > 0 && body.children !== 'reparent') {
+          throw new AppError('CONFLICT', `asset has ${children} child asset(s); send {"children":"reparent"} to move them to its parent`, { children });
+        }
+        if (children > 0) await unit.scope.table('assets').where('parent_id', asset.id).update({ parent_id: asset.parent_id, updated_at: new Date() });
+        await unit.scope.table('assets').where('id', asset.id).delete();
+        unit.audit({ action: 'asset.deleted', resourceType: 'asset', resourceId: asset.id, details: { reparented_children: children } });
+        unit.emit('asset.deleted', { asset_id: asset.id });
+      });
+      ctx.status = 204;
+    },
+  });
+
+  return api;
+}

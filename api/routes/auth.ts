@@ -1,0 +1,133 @@
+import Joi from 'joi';
+import { appendAudit } from '../../db/audit';
+import { findUserByEmail, issueRefreshToken, revokeByToken, rotateRefreshToken, UserRecord } from '../../db/auth';
+import { permissionsForRole } from '../../domain/auth/permissions';
+import { DUMMY_HASH_PROMISE, verifyPassword } from '../../domain/auth/passwords';
+import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../domain/auth/tokens';
+import { AppContext, userOf } from '../context';
+import { AppError, unauthenticated } from '../errors';
+import { ApiRouter } from '../route';
+
+const tokenPair = Joi.object({
+  access_token: Joi.string(),
+  refresh_token: Joi.string(),
+  token_type: Joi.string().valid('Bearer'),
+  expires_in: Joi.number().integer().description('Seconds until the access token expires'),
+});
+const refreshBody = Joi.object({ refresh_token: Joi.string().max(200).required() });
+
+function accessTokenFor(ctx: AppContext, user: UserRecord): string {
+  return signAccessToken(
+    { sub: user.id, tenant_id: user.tenant_id, role: user.role, permissions: permissionsForRole(user.role) },
+    ctx.deps.config.secrets.jwt,
+  );
+}
+
+function respondWithTokens(ctx: AppContext, user: UserRecord, refreshToken: string): void {
+  ctx.body = {
+    access_token: accessTokenFor(ctx, user),
+    refresh_token: refreshToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+  };
+}
+
+export function authRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/auth');
+
+  api.route<unknown, unknown, { email: string; password: string }>({
+    method: 'post',
+    path: '/login',
+    summary: 'Exchange email and password for an access token (15 min) and a refresh token (30 days)',
+    tags: ['auth'],
+    auth: 'none',
+    body: Joi.object({ email: Joi.string().email().max(254).required(), password: Joi.string().max(200).required() }),
+    responses: { 200: { description: 'Tokens', schema: tokenPair }, 401: { description: 'Wrong email or password' } },
+    handler: async (ctx, { body }) => {
+      const user = await findUserByEmail(ctx.deps.db, body.email);
+      // Same work whether or not the user exists: the answer time does not reveal accounts.
+      const valid = await verifyPassword(body.password, user?.password_hash ?? (await DUMMY_HASH_PROMISE));
+      if (!user || !valid || user.status !== 'active') throw unauthenticated('wrong email or password');
+      const issued = await ctx.deps.db.transaction(async (tx) => {
+        const token = await issueRefreshToken(tx, user);
+        await appendAudit(tx, {
+          tenantId: user.tenant_id,
+          actor: { type: 'user', id: user.id },
+          action: 'auth.login',
+          resourceType: 'user',
+          resourceId: user.id,
+          requestId: ctx.state.requestId,
+          details: { token_family: token.familyId },
+        });
+        return token;
+      });
+      respondWithTokens(ctx, user, issued.token);
+    },
+  });
+
+  api.route<unknown, unknown, { refresh_token: string }>({
+    method: 'post',
+    path: '/refresh',
+    summary: 'Rotate a refresh token; reusing a rotated one revokes its whole family',
+    tags: ['auth'],
+    auth: 'none',
+    body: refreshBody,
+    responses: { 200: { description: 'New tokens', schema: tokenPair }, 401: { description: 'Refused' } },
+    handler: async (ctx, { body }) => {
+      const result = await ctx.deps.db.transaction(async (tx) => {
+        const rotation = await rotateRefreshToken(tx, body.refresh_token);
+        if (rotation.kind === 'reuse_detected' || rotation.kind === 'rotated') {
+          const tenantId = rotation.kind === 'rotated' ? rotation.user.tenant_id : rotation.tenantId;
+          const userId = rotation.kind === 'rotated' ? rotation.user.id : rotation.userId;
+          await appendAudit(tx, {
+            tenantId,
+            actor: { type: 'user', id: userId },
+            action: rotation.kind === 'rotated' ? 'auth.refresh' : 'auth.refresh_reuse_detected',
+            resourceType: 'user',
+            resourceId: userId,
+            requestId: ctx.state.requestId,
+            details: { token_family: rotation.familyId },
+          });
+        }
+        return rotation;
+      });
+      if (result.kind === 'rotated') return respondWithTokens(ctx, result.user, result.token);
+      if (result.kind === 'reuse_detected') {
+        throw new AppError('UNAUTHENTICATED', 'refresh token was already used; all sessions of this login are revoked', {
+          reason: 'reuse_detected',
+        });
+      }
+      throw new AppError('UNAUTHENTICATED', `refresh token ${result.reason === 'unknown' ? 'is not valid' : result.reason}`, {
+        reason: result.reason,
+      });
+    },
+  });
+
+  api.route<unknown, unknown, { refresh_token: string }>({
+    method: 'post',
+    path: '/logout',
+    summary: 'Revoke the refresh-token family of this login',
+    tags: ['auth'],
+    auth: 'user',
+    body: refreshBody,
+    responses: { 204: { description: 'Revoked' } },
+    handler: async (ctx, { body }) => {
+      const user = userOf(ctx);
+      await ctx.deps.db.transaction(async (tx) => {
+        const family = await revokeByToken(tx, body.refresh_token, user.userId);
+        await appendAudit(tx, {
+          tenantId: user.tenantId,
+          actor: { type: 'user', id: user.userId },
+          action: 'auth.logout',
+          resourceType: 'user',
+          resourceId: user.userId,
+          requestId: ctx.state.requestId,
+          details: { token_family: family },
+        });
+      });
+      ctx.status = 204;
+    },
+  });
+
+  return api;
+}

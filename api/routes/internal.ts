@@ -1,0 +1,126 @@
+import Joi from 'joi';
+import { isUuid } from '../../db/tenant-scope';
+import { withTimeout } from '../../infra/object-store';
+import { appendEvent } from '../../db/outbox';
+import { insertNotification } from '../../db/notifications';
+import { AppContext } from '../context';
+import { AppError, notFound } from '../errors';
+import { runMutation, actorOf } from '../mutation';
+import { startNotificationDelivery } from '../../orchestration/notifications';
+import { ApiRouter } from '../route';
+
+const EVENT_TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const CHECK_TIMEOUT_MS = 2_000;
+
+type ComponentStatus = { status: 'up'; latency_ms: number } | { status: 'down'; latency_ms: number; detail: string };
+
+async function check(probe: () => Promise<unknown>): Promise<ComponentStatus> {
+  const started = Date.now();
+  try {
+    await withTimeout(probe(), CHECK_TIMEOUT_MS, `no answer within ${CHECK_TIMEOUT_MS} ms`);
+    return { status: 'up', latency_ms: Date.now() - started };
+  } catch (err) {
+    return { status: 'down', latency_ms: Date.now() - started, detail: (err as Error).message.split('\n')[0].slice(0, 200) };
+  }
+}
+
+async function requireTenant(ctx: AppContext, tenantId: string): Promise<void> {
+  if (!isUuid(tenantId) || !(await ctx.deps.db('tenants').where({ id: tenantId }).first('id'))) throw notFound('tenant');
+}
+
+export function internalRoutes(): ApiRouter {
+  const api = new ApiRouter('/internal');
+
+  api.route({
+    method: 'get',
+    path: '/health',
+    summary: 'Health of the service and of PostgreSQL, Temporal and the object store',
+    tags: ['internal'],
+    auth: 'internal',
+    responses: { 200: { description: 'All parts up' }, 503: { description: 'A part is down; the body names it' } },
+    handler: async (ctx) => {
+      const { db, temporal, objectStore } = ctx.deps;
+      const [postgres, temporalStatus, object_store] = await Promise.all([
+        check(() => db.raw('select 1')),
+        check(() => temporal.ping(CHECK_TIMEOUT_MS)),
+        check(() => objectStore.ping(CHECK_TIMEOUT_MS)),
+      ]);
+      const components = { postgres, temporal: temporalStatus, object_store };
+      const down = Object.entries(components).filter(([, c]) => c.status === 'down').map(([name]) => name);
+      if (down.length > 0) {
+        throw new AppError('DEPENDENCY_UNAVAILABLE', `unavailable: ${down.join(', ')}`, { status: 'degraded', down, components });
+      }
+      ctx.body = { status: 'ok', components };
+    },
+  });
+
+  api.route<unknown, unknown, { tenant_id: string; type: string; data: Record<string, unknown>; occurred_at?: Date; event_id?: string }>({
+    method: 'post',
+    path: '/events',
+    summary: 'Ingest an internal event into the outbox (idempotent by event_id)',
+    tags: ['internal'],
+    auth: 'internal',
+    body: Joi.object({
+      tenant_id: Joi.string().required(),
+      type: Joi.string().pattern(EVENT_TYPE).max(100).required().messages({ 'string.pattern.base': 'must be dotted, e.g. asset.alert.raised' }),
+      data: Joi.object().unknown(true).required(),
+      occurred_at: Joi.date().iso(),
+      event_id: Joi.string().max(200),
+    }),
+    responses: { 202: { description: 'Stored; `duplicate` tells whether event_id was seen before' }, 404: { description: 'Unknown tenant' } },
+    handler: async (ctx, { body }) => {
+      await requireTenant(ctx, body.tenant_id);
+      const result = await runMutation(ctx, body.tenant_id, actorOf(ctx), async (unit) => {
+        const stored = await appendEvent(unit.tx, {
+          tenantId: body.tenant_id,
+          type: body.type,
+          data: body.data,
+          occurredAt: body.occurred_at,
+          idempotencyKey: body.event_id,
+          source: 'internal',
+        });
+        unit.audit({ action: 'event.ingested', resourceType: 'event', resourceId: stored.id, details: { type: body.type, duplicate: stored.duplicate } });
+        return stored;
+      });
+      ctx.status = 202;
+      ctx.body = { id: result.id, duplicate: result.duplicate };
+    },
+  });
+
+  api.route<unknown, unknown, { tenant_id: string; category: string; recipients: string[]; subject: string; body: string; idempotency_key?: string }>({
+    method: 'post',
+    path: '/notifications',
+    summary: 'Queue a notification; a workflow delivers it (email through SMTP when configured, always recorded)',
+    tags: ['internal'],
+    auth: 'internal',
+    body: Joi.object({
+      tenant_id: Joi.string().required(),
+      category: Joi.string().max(100).required(),
+      recipients: Joi.array().items(Joi.string().email()).min(1).max(100).required(),
+      subject: Joi.string().max(300).required(),
+      body: Joi.string().max(100_000).required(),
+      idempotency_key: Joi.string().max(200),
+    }),
+    responses: { 202: { description: 'Queued' }, 404: { description: 'Unknown tenant' } },
+    handler: async (ctx, { body }) => {
+      await requireTenant(ctx, body.tenant_id);
+      const queued = await runMutation(ctx, body.tenant_id, actorOf(ctx), async (unit) => {
+        const row = await insertNotification(unit.tx, {
+          tenantId: body.tenant_id,
+          category: body.category,
+          recipients: body.recipients,
+          subject: body.subject,
+          body: body.body,
+          idempotencyKey: body.idempotency_key,
+        });
+        unit.audit({ action: 'notification.queued', resourceType: 'notification', resourceId: row.id, details: { category: body.category, duplicate: row.duplicate } });
+        return row;
+      });
+      await startNotificationDelivery(ctx.deps.temporal, body.tenant_id, queued.id);
+      ctx.status = 202;
+      ctx.body = { id: queued.id, status: 'queued', duplicate: queued.duplicate };
+    },
+  });
+
+  return api;
+}

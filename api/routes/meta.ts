@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Joi from 'joi';
+import { buildOpenApi } from '../openapi';
+import { ApiRouter, RegisteredRoute } from '../route';
+import { AppError } from '../errors';
+
+/** Swagger UI assets come from the installed npm package: no CDN. */
+const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const DOC_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
+};
+const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Industrial Ops API</title>
+<link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/api/v1/docs/assets/init.js"></script>
+</body></html>`;
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });`;
+
+/**
+ * Unauthenticated service routes: liveness, the OpenAPI document and its docs page. `routes` is
+ * read lazily so the document covers every router registered in the app, this one included.
+ */
+export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string): ApiRouter[] {
+  const root = new ApiRouter('');
+  root.route({
+    method: 'get',
+    path: '/livez',
+    summary: 'Liveness of the API process (no dependency checks; see /internal/health)',
+    tags: ['meta'],
+    auth: 'none',
+    responses: { 200: { description: 'Alive', schema: Joi.object({ status: Joi.string().valid('ok') }) } },
+    handler: async (ctx) => {
+      ctx.body = { status: 'ok' };
+    },
+  });
+
+  const docs = new ApiRouter('/api/v1');
+  let cached: object | null = null;
+  docs.route({
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'OpenAPI 3.1 document of this API',
+    tags: ['meta'],
+    auth: 'none',
+    responses: { 200: { description: 'The document' } },
+    handler: async (ctx) => {
+      cached ??= buildOpenApi(allRoutes(), { version });
+      ctx.body = cached;
+    },
+  });
+  docs.route({
+    method: 'get',
+    path: '/docs',
+    summary: 'Interactive API documentation (Swagger UI)',
+    tags: ['meta'],
+    auth: 'none',
+    responses: { 200: { description: 'HTML page' } },
+    handler: async (ctx) => {
+      ctx.set('Content-Security-Policy', DOCS_CSP);
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = DOCS_HTML;
+    },
+  });
+  docs.route<{ asset: string }>({
+    method: 'get',
+    path: '/docs/assets/:asset',
+    summary: 'Static assets of the documentation page',
+    tags: ['meta'],
+    auth: 'none',
+    params: Joi.object({ asset: Joi.string().max(64).required() }),
+    responses: { 200: { description: 'Asset' }, 404: { description: 'No such asset' } },
+    handler: async (ctx, { params }) => {
+      ctx.set('Content-Security-Policy', DOCS_CSP);
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      if (params.asset === 'init.js') {
+        ctx.type = 'application/javascript; charset=utf-8';
+        ctx.body = DOCS_INIT;
+        return;
+      }
+      const type = DOC_ASSETS[params.asset];
+      if (!type) throw new AppError('NOT_FOUND', 'no such asset');
+      ctx.type = type;
+      ctx.body = fs.createReadStream(path.join(SWAGGER_DIR, params.asset));
+    },
+  });
+  return [root, docs];
+}

@@ -1,0 +1,38 @@
+import { Knex } from 'knex';
+import { Queryable } from './knex';
+
+/**
+ * The only way route and activity code reaches tenant data: every query built here carries the
+ * tenant filter, and every insert the tenant id, so no caller can forget either. Another
+ * tenant's row is then simply "not found".
+ */
+export interface TenantScope {
+  readonly tenantId: string;
+  readonly db: Queryable;
+  /** `select/update/delete ... from <table> where <table>.tenant_id = ?` */
+  table<TRecord extends {} = any>(table: string): Knex.QueryBuilder<TRecord, any>;
+  /** Inserts rows with this tenant's id, returning the given columns. */
+  insert<TRow extends Record<string, unknown>>(table: string, rows: TRow | TRow[], returning?: string[]): Promise<any[]>;
+  /** The same scope bound to an open transaction. */
+  within(tx: Knex.Transaction): TenantScope;
+}
+
+export function tenantScope(db: Queryable, tenantId: string): TenantScope {
+  return {
+    tenantId,
+    db,
+    table: (table) => db(table).where(`${table}.tenant_id`, tenantId),
+    insert: (table, rows, returning = ['*']) => {
+      const list = (Array.isArray(rows) ? rows : [rows]).map((r) => ({ ...r, tenant_id: tenantId }));
+      return db(table).insert(list).returning(returning);
+    },
+    within: (tx) => tenantScope(tx, tenantId),
+  };
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are UUIDs; anything else cannot name a record, so it is "not found" without a query error. */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_RE.test(value);
+}

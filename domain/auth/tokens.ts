@@ -1,0 +1,73 @@
+import { createHash, randomBytes } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { isRole, Permission, Role } from './permissions';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+export const REFRESH_TOKEN_TTL_DAYS = 30;
+const ALGORITHM = 'HS256' as const;
+const USER_AUDIENCE = 'api';
+const INTERNAL_AUDIENCE = 'internal';
+const ISSUER = 'industrial-ops';
+
+export interface AccessClaims {
+  sub: string;
+  tenant_id: string;
+  role: Role;
+  permissions: Permission[];
+}
+
+export function signAccessToken(claims: AccessClaims, secret: string, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): string {
+  return jwt.sign(
+    { tenant_id: claims.tenant_id, role: claims.role, permissions: claims.permissions },
+    secret,
+    { algorithm: ALGORITHM, expiresIn: ttlSeconds, subject: claims.sub, audience: USER_AUDIENCE, issuer: ISSUER },
+  );
+}
+
+export type TokenCheck<T> = { ok: true; claims: T } | { ok: false; reason: 'expired' | 'invalid' };
+
+/** The algorithm is pinned: `alg: none` and tokens signed with anything but HS256 are refused. */
+export function verifyAccessToken(token: string, secret: string): TokenCheck<AccessClaims> {
+  try {
+    const payload = jwt.verify(token, secret, { algorithms: [ALGORITHM], audience: USER_AUDIENCE, issuer: ISSUER });
+    if (typeof payload === 'string') return { ok: false, reason: 'invalid' };
+    const { sub, tenant_id, role, permissions } = payload as Record<string, unknown>;
+    if (typeof sub !== 'string' || typeof tenant_id !== 'string' || !isRole(role) || !Array.isArray(permissions)) {
+      return { ok: false, reason: 'invalid' };
+    }
+    return { ok: true, claims: { sub, tenant_id, role, permissions: permissions as Permission[] } };
+  } catch (err) {
+    return { ok: false, reason: (err as Error).name === 'TokenExpiredError' ? 'expired' : 'invalid' };
+  }
+}
+
+/** Service-to-service token: a JWT with `aud: internal`, signed with a secret separate from user tokens. */
+export function signInternalToken(serviceId: string, secret: string, ttlSeconds = 300): string {
+  return jwt.sign({}, secret, {
+    algorithm: ALGORITHM,
+    expiresIn: ttlSeconds,
+    subject: serviceId,
+    audience: INTERNAL_AUDIENCE,
+    issuer: ISSUER,
+  });
+}
+
+export function verifyInternalToken(token: string, secret: string): TokenCheck<{ sub: string }> {
+  try {
+    const payload = jwt.verify(token, secret, { algorithms: [ALGORITHM], audience: INTERNAL_AUDIENCE, issuer: ISSUER });
+    if (typeof payload === 'string' || typeof payload.sub !== 'string') return { ok: false, reason: 'invalid' };
+    return { ok: true, claims: { sub: payload.sub } };
+  } catch (err) {
+    return { ok: false, reason: (err as Error).name === 'TokenExpiredError' ? 'expired' : 'invalid' };
+  }
+}
+
+/** Refresh tokens are opaque; only their SHA-256 is stored. */
+export function newRefreshToken(): { token: string; hash: string } {
+  const token = `rt_${randomBytes(32).toString('base64url')}`;
+  return { token, hash: hashRefreshToken(token) };
+}
+
+export function hashRefreshToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

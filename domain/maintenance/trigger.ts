@@ -1,0 +1,134 @@
+// Validation of trigger and policy values, shared by the API (422 with fields) and the workflow's
+// update validators (which must be synchronous and pure).
+import {
+  CALENDAR_MODES,
+  CALENDAR_UNITS,
+  ON_OPEN_TASK_POLICIES,
+  type CalendarPart,
+  type CounterPart,
+  type Trigger,
+} from './types';
+import { isValidInstant, toIso } from './instant';
+import { isValidDuration } from './duration';
+import { intervalHours } from './calendar';
+
+export interface FieldError {
+  field: string; // dotted path, e.g. "trigger.calendar.every"
+  message: string;
+}
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
+
+const MAX_COUNTER_NAME = 100;
+
+export function validateTrigger(input: unknown, field = 'trigger'): Validation<Trigger> {
+  const errors: FieldError[] = [];
+  if (!isObject(input)) return { ok: false, errors: [{ field, message: 'must be an object' }] };
+  switch (input.type) {
+    case 'calendar':
+      checkCalendar(input, field, errors);
+      break;
+    case 'counter':
+      checkCounter(input, field, errors);
+      break;
+    case 'calendar_or_counter':
+      if (isObject(input.calendar)) checkCalendar(input.calendar, `${field}.calendar`, errors);
+      else errors.push({ field: `${field}.calendar`, message: 'must be an object' });
+      if (isObject(input.counter)) checkCounter(input.counter, `${field}.counter`, errors);
+      else errors.push({ field: `${field}.counter`, message: 'must be an object' });
+      break;
+    default:
+      errors.push({ field: `${field}.type`, message: 'must be one of calendar, counter, calendar_or_counter' });
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, value: normalizeTrigger(input as unknown as Trigger) };
+}
+
+/** A copy with only the known fields and start_at in canonical form (toISOString). */
+function normalizeTrigger(t: Trigger): Trigger {
+  const calendar = (c: CalendarPart): CalendarPart => ({
+    every: c.every,
+    unit: c.unit,
+    start_at: toIso(c.start_at),
+    mode: c.mode,
+  });
+  const counter = (c: CounterPart): CounterPart => ({
+    counter: c.counter,
+    unit: c.unit,
+    every: c.every,
+    start_value: c.start_value,
+  });
+  if (t.type === 'calendar') return { type: 'calendar', ...calendar(t) };
+  if (t.type === 'counter') return { type: 'counter', ...counter(t) };
+  return { type: 'calendar_or_counter', calendar: calendar(t.calendar), counter: counter(t.counter) };
+}
+
+export function validateDurationField(value: unknown, field: string): FieldError[] {
+  return isValidDuration(value)
+    ? []
+    : [{ field, message: 'must be an ISO 8601 duration such as P0D, PT12H or P1DT6H' }];
+}
+
+export function validateOnOpenTask(value: unknown, field = 'on_open_task'): FieldError[] {
+  return (ON_OPEN_TASK_POLICIES as readonly unknown[]).includes(value)
+    ? []
+    : [{ field, message: `must be one of ${ON_OPEN_TASK_POLICIES.join(', ')}` }];
+}
+
+/** Structural equality of two triggers (they are small JSON values). */
+export function sameTrigger(a: Trigger, b: Trigger): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/**
+ * Nominal interval of a trigger in hours (the base of compliance's 10 % grace). Calendar and
+ * combined triggers use the calendar part; a counter trigger converts `every` with the meter's
+ * rate per hour, and has no interval (null) when the rate is unknown.
+ */
+export function triggerIntervalHours(trigger: Trigger, counterRatePerHour: number | null): number | null {
+  if (trigger.type === 'calendar') return intervalHours(trigger.every, trigger.unit);
+  if (trigger.type === 'calendar_or_counter') return intervalHours(trigger.calendar.every, trigger.calendar.unit);
+  return counterRatePerHour !== null && counterRatePerHour > 0 ? trigger.every / counterRatePerHour : null;
+}
+
+function checkCalendar(c: Record<string, unknown>, field: string, errors: FieldError[]): void {
+  if (!Number.isInteger(c.every) || (c.every as number) < 1 || (c.every as number) > 10_000) {
+    errors.push({ field: `${field}.every`, message: 'must be an integer from 1 to 10000' });
+  }
+  if (!(CALENDAR_UNITS as readonly unknown[]).includes(c.unit)) {
+    errors.push({ field: `${field}.unit`, message: `must be one of ${CALENDAR_UNITS.join(', ')}` });
+  }
+  if (typeof c.start_at !== 'string' || !isValidInstant(c.start_at)) {
+    errors.push({ field: `${field}.start_at`, message: 'must be an ISO 8601 timestamp with offset, e.g. 2024-01-31T08:00:00Z' });
+  }
+  if (!(CALENDAR_MODES as readonly unknown[]).includes(c.mode)) {
+    errors.push({ field: `${field}.mode`, message: `must be one of ${CALENDAR_MODES.join(', ')}` });
+  }
+}
+
+function checkCounter(c: Record<string, unknown>, field: string, errors: FieldError[]): void {
+  if (typeof c.counter !== 'string' || c.counter.trim() === '' || c.counter.length > MAX_COUNTER_NAME) {
+    errors.push({ field: `${field}.counter`, message: `must be a non-empty string of at most ${MAX_COUNTER_NAME} characters` });
+  }
+  if (typeof c.unit !== 'string' || c.unit.trim() === '') {
+    errors.push({ field: `${field}.unit`, message: 'must be a non-empty string' });
+  }
+  if (typeof c.every !== 'number' || !Number.isFinite(c.every) || c.every <= 0) {
+    errors.push({ field: `${field}.every`, message: 'must be a number greater than 0' });
+  }
+  if (typeof c.start_value !== 'number' || !Number.isFinite(c.start_value)) {
+    errors.push({ field: `${field}.start_value`, message: 'must be a finite number' });
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

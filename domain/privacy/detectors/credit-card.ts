@@ -1,0 +1,64 @@
+import { type TextRange, matchesOf } from './text-range';
+
+export interface CardOptions {
+  /** Also require a known issuer prefix (Visa, Mastercard, Amex, Diners, Discover, JCB, UnionPay, Maestro). */
+  readonly requireKnownIin: boolean;
+}
+
+// 13..19 digits, optionally grouped by single spaces or hyphens, and the whole digit run: never a
+// slice of a longer number (IBAN, reference), except that an expiry may follow ("... 1111 12/27").
+const EXPIRY = String.raw`(?:0[1-9]|1[0-2])\/\d{2}(?!\d)`;
+const CANDIDATE = new RegExp(
+  String.raw`(?<![\p{L}\p{N}_]|\d[ .\-])\d(?:[ \-]?\d){12,18}(?![\p{L}\p{N}_]|[.,\/]\d|[ \-](?!${EXPIRY})\d)`,
+  'gu',
+);
+
+// Issuer prefixes and the lengths each issues. A Luhn-valid 15-digit IMEI starting 35 is not a JCB
+// card (JCB is 16-19), so the length matters as much as the prefix.
+const ISSUERS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readonly [number, number] }> = [
+  { prefix: /^4/, lengths: [13, 19] }, // Visa (13, 16, 19)
+  { prefix: /^3[47]/, lengths: [15, 15] }, // Amex
+  { prefix: /^3(?:0[0-5]|[689])/, lengths: [14, 19] }, // Diners Club
+  { prefix: /^35(?:2[89]|[3-8]\d)/, lengths: [16, 19] }, // JCB
+  { prefix: /^(?:5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720))/, lengths: [16, 16] }, // Mastercard
+  { prefix: /^(?:50|5[6-9]|6)/, lengths: [13, 19] }, // Maestro, Discover, UnionPay
+];
+
+function hasKnownIssuer(digits: string): boolean {
+  return ISSUERS.some(({ prefix, lengths: [min, max] }) => prefix.test(digits) && digits.length >= min && digits.length <= max);
+}
+
+/** Luhn mod-10 checksum over a string of digits. */
+export function passesLuhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+function hasCardGrouping(value: string): boolean {
+  const separators = new Set(value.replace(/\d/g, ''));
+  if (separators.size === 0) return true;
+  if (separators.size > 1) return false;
+  // Printed cards group by 4 (4-4-4-4, 4-4-4-4-3) or 4-6-5 / 4-6-4 (Amex, Diners).
+  return value.split(/[ -]/).every((group) => group.length >= 3 && group.length <= 6);
+}
+
+/** Ranges of payment card numbers: right length, card-like grouping, Luhn-valid. */
+export function findCreditCards(text: string, options: CardOptions): TextRange[] {
+  const found: TextRange[] = [];
+  for (const m of matchesOf(CANDIDATE, text)) {
+    const range = { start: m.index, end: m.index + m[0].length };
+    const digits = m[0].replace(/\D/g, '');
+    if (!hasCardGrouping(m[0]) || !passesLuhn(digits)) continue;
+    if (options.requireKnownIin && !hasKnownIssuer(digits)) continue;
+    found.push(range);
+  }
+  return found;
+}

@@ -1,0 +1,60 @@
+import { matchesOf } from './text-range';
+
+/** Stands in for masked characters: neither a digit nor a separator, so no phone run crosses it. */
+export const MASK_CHAR = '\u0000';
+
+const NO_DIGIT_BEFORE = String.raw`(?<![\d.\/\-])`;
+const NO_DIGIT_AFTER = String.raw`(?!\d|[.\/\-]\d)`;
+
+// Numerals that share digits and separators with phone numbers but are something else. Each one is
+// validated (ranges) so that a phone written with dots or hyphens (06.12.34.56.78) is left alone:
+// the look-arounds already refuse a match that is a slice of a longer digit run.
+const ISO_DATETIME = /(?<!\d)\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?/g;
+const DATE_YEAR_FIRST = new RegExp(
+  String.raw`${NO_DIGIT_BEFORE}(\d{4})([\/.\-])(\d{1,2})\2(\d{1,2})${NO_DIGIT_AFTER}`,
+  'g',
+);
+const DATE_DAY_FIRST = new RegExp(
+  String.raw`${NO_DIGIT_BEFORE}(\d{1,2})([\/.\-])(\d{1,2})\2(\d{4}|\d{2})${NO_DIGIT_AFTER}`,
+  'g',
+);
+const TIME = /(?<![\d:])\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?![\d:])/g;
+const IPV4 = /(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/\d{1,2}|:\d{1,5})?(?!\d|\.\d)/g;
+
+const isMonth = (n: number) => n >= 1 && n <= 12;
+const isDay = (n: number) => n >= 1 && n <= 31;
+
+type Matcher = { readonly pattern: RegExp; readonly accept: (m: RegExpExecArray) => boolean };
+
+const MATCHERS: readonly Matcher[] = [
+  { pattern: ISO_DATETIME, accept: () => true },
+  {
+    pattern: DATE_YEAR_FIRST,
+    accept: (m) => Number(m[1]) >= 1900 && Number(m[1]) <= 2199 && isMonth(Number(m[3])) && isDay(Number(m[4])),
+  },
+  {
+    // Day-first or US month-first: either order of day and month is a date.
+    pattern: DATE_DAY_FIRST,
+    accept: (m) => {
+      const [a, b] = [Number(m[1]), Number(m[3])];
+      return (isDay(a) && isMonth(b)) || (isMonth(a) && isDay(b));
+    },
+  },
+  { pattern: TIME, accept: (m) => Number(m[0].split(':')[0]) <= 24 },
+  { pattern: IPV4, accept: (m) => [m[1], m[2], m[3], m[4]].every((octet) => Number(octet) <= 255) },
+];
+
+/**
+ * The text with dates, times, ISO timestamps and IPv4 addresses overwritten by MASK_CHAR. Same length
+ * as the input, so offsets found in the masked text are offsets in the original.
+ */
+export function maskNonPhoneNumerals(text: string): string {
+  const chars = text.split('');
+  for (const { pattern, accept } of MATCHERS) {
+    for (const m of matchesOf(pattern, text)) {
+      if (!accept(m)) continue;
+      chars.fill(MASK_CHAR, m.index, m.index + m[0].length);
+    }
+  }
+  return chars.join('');
+}

@@ -1,0 +1,25 @@
+/** A half-open range [start, end) of UTF-16 code units in the scanned text. */
+export interface TextRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+/** Letter, digit or underscore in any script: the characters that glue a value to a longer token. */
+export function isWordChar(ch: string | undefined): boolean {
+  return ch !== undefined && WORD_CHAR.test(ch);
+}
+
+/** Every match of a global regular expression, as ranges plus the match itself. */
+export function* matchesOf(pattern: RegExp, text: string): Generator<RegExpExecArray> {
+  const flags = pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`;
+  const re = new RegExp(pattern.source, flags);
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex += 1;
+      continue;
+    }
+    yield m;
+  }
+}

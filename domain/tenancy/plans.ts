@@ -1,0 +1,32 @@
+/**
+ * Tenant plans: request rate limits (SPEC.md, Limits) and resource limits. "Burst" is the most
+ * requests accepted in any one second (DESIGN.md).
+ */
+export const PLAN_NAMES = ['free', 'starter', 'professional', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export interface RateLimit {
+  requestsPerMinute: number;
+  burstPerSecond: number;
+}
+
+export const RATE_LIMITS: Readonly<Record<PlanName, RateLimit>> = {
+  free: { requestsPerMinute: 30, burstPerSecond: 10 },
+  starter: { requestsPerMinute: 120, burstPerSecond: 30 },
+  professional: { requestsPerMinute: 600, burstPerSecond: 100 },
+  enterprise: { requestsPerMinute: 3000, burstPerSecond: 500 },
+};
+
+/** Countable resources a plan caps. `null` means unlimited. */
+export type LimitedResource = 'agents' | 'assets' | 'maintenance_plans' | 'webhooks' | 'users';
+
+export const RESOURCE_LIMITS: Readonly<Record<PlanName, Readonly<Record<LimitedResource, number | null>>>> = {
+  free: { agents: 2, assets: 50, maintenance_plans: 10, webhooks: 2, users: 3 },
+  starter: { agents: 10, assets: 500, maintenance_plans: 100, webhooks: 10, users: 15 },
+  professional: { agents: 50, assets: 5000, maintenance_plans: 1000, webhooks: 50, users: 100 },
+  enterprise: { agents: null, assets: null, maintenance_plans: null, webhooks: null, users: null },
+};
+
+export function isPlanName(value: unknown): value is PlanName {
+  return typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
+}

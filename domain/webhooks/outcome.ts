@@ -1,0 +1,50 @@
+/**
+ * What one delivery attempt observed at the HTTP boundary, and how the delivery workflow
+ * judges it. Pure and free of Node modules: the delivery workflow imports it.
+ */
+
+/** Result of one HTTP attempt, as returned by `postSigned` (activities/webhooks/safe-http.ts). */
+export type HttpAttemptResult =
+  | { kind: 'response'; status: number; body: string; latencyMs: number; retryAfter?: string }
+  | { kind: 'timeout'; latencyMs: number }
+  | { kind: 'connection_error'; message: string; latencyMs: number }
+  | { kind: 'refused_destination'; reason: string };
+
+/** Why an attempt failed (SPEC.md Events 2, DESIGN.md "Failure"). */
+export type FailureCause =
+  | { type: 'http_status'; status: number; retryAfter?: string }
+  | { type: 'redirect'; status: number }
+  | { type: 'timeout' }
+  | { type: 'connection_error' }
+  | { type: 'refused_destination' };
+
+export type DeliveryOutcome =
+  | { kind: 'success'; status: number }
+  /** 410 Gone: the receiver says the endpoint no longer exists; the webhook is disabled, no retry. */
+  | { kind: 'gone'; status: 410 }
+  /** Any other failure: retried by the schedule until the attempts run out. */
+  | { kind: 'retryable_failure'; cause: FailureCause };
+
+export const GONE_STATUS = 410;
+
+export function classifyOutcome(result: HttpAttemptResult): DeliveryOutcome {
+  switch (result.kind) {
+    case 'timeout':
+    case 'connection_error':
+    case 'refused_destination':
+      return { kind: 'retryable_failure', cause: { type: result.kind } };
+    case 'response':
+      return classifyStatus(result.status, result.retryAfter);
+  }
+}
+
+function classifyStatus(status: number, retryAfter: string | undefined): DeliveryOutcome {
+  if (status >= 200 && status <= 299) return { kind: 'success', status };
+  if (status === GONE_STATUS) return { kind: 'gone', status: GONE_STATUS };
+  // Redirects are never followed (the Location could point anywhere, SSRF), so a 3xx is a failure.
+  if (status >= 300 && status <= 399) return { kind: 'retryable_failure', cause: { type: 'redirect', status } };
+  // >= 400, and the odd final 1xx, are plain HTTP failures.
+  const cause: FailureCause =
+    retryAfter === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfter };
+  return { kind: 'retryable_failure', cause };
+}

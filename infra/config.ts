@@ -1,0 +1,144 @@
+/**
+ * The one place that reads the process environment. Everything else receives a typed Config.
+ * Production refuses to start with missing or weak secrets: no secret is compiled in.
+ */
+export type AppEnv = 'development' | 'test' | 'production';
+
+export interface Config {
+  appEnv: AppEnv;
+  api: { host: string; port: number };
+  databaseUrl: string;
+  temporal: { address: string; namespace: string; uiUrl: string };
+  s3: {
+    endpoint: string;
+    publicEndpoint: string;
+    accessKey: string;
+    secretKey: string;
+    bucket: string;
+    region: string;
+  };
+  secrets: { jwt: string; internalJwt: string; dataEncryptionKey: Buffer };
+  smtp: { url: string | null; from: string };
+  logLevel: string;
+  webhooks: { allowPrivateDestinations: boolean };
+  /** Deprecation headers per route prefix; see api/middleware/deprecation.ts. */
+  deprecations: DeprecationRule[];
+}
+
+export interface DeprecationRule {
+  prefix: string;
+  sunset: string;
+  successor: string;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`invalid configuration:\n - ${problems.join('\n - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const MIN_SECRET_LENGTH = 32;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const appEnv = parseAppEnv(env.APP_ENV, problems);
+
+  const required = (name: string): string => {
+    const value = env[name]?.trim();
+    if (!value) {
+      problems.push(`${name} is required`);
+      return '';
+    }
+    return value;
+  };
+  const secret = (name: string): string => {
+    const value = required(name);
+    if (value && value.length < MIN_SECRET_LENGTH) {
+      problems.push(`${name} must be at least ${MIN_SECRET_LENGTH} characters`);
+    }
+    if (value && appEnv === 'production' && /^(changeme|secret|dev|test)/i.test(value)) {
+      problems.push(`${name} looks like a placeholder; production needs a real secret`);
+    }
+    return value;
+  };
+  const port = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) problems.push(`${name} must be a port number`);
+    return n;
+  };
+
+  const s3Endpoint = required('S3_ENDPOINT');
+  const dataKeyText = secret('DATA_ENCRYPTION_KEY');
+  const dataEncryptionKey = Buffer.from(dataKeyText, 'base64');
+  if (dataKeyText && dataEncryptionKey.length !== 32) {
+    problems.push('DATA_ENCRYPTION_KEY must be the base64 encoding of 32 bytes');
+  }
+  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === 'true';
+  if (allowPrivate && appEnv === 'production') {
+    problems.push('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be enabled in production');
+  }
+
+  const config: Config = {
+    appEnv,
+    api: { host: env.API_HOST || '127.0.0.1', port: port('API_PORT', 3000) },
+    databaseUrl: required('DATABASE_URL'),
+    temporal: {
+      address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
+      namespace: env.TEMPORAL_NAMESPACE || 'default',
+      uiUrl: env.TEMPORAL_UI_URL || 'http://127.0.0.1:8233',
+    },
+    s3: {
+      endpoint: s3Endpoint,
+      publicEndpoint: env.S3_PUBLIC_ENDPOINT || s3Endpoint,
+      accessKey: required('S3_ACCESS_KEY'),
+      secretKey: required('S3_SECRET_KEY'),
+      bucket: env.S3_BUCKET || 'industrial-ops',
+      region: env.S3_REGION || 'us-east-1',
+    },
+    secrets: {
+      jwt: secret('JWT_SECRET'),
+      internalJwt: secret('INTERNAL_JWT_SECRET'),
+      dataEncryptionKey,
+    },
+    smtp: { url: env.SMTP_URL || null, from: env.MAIL_FROM || 'Industrial Ops <no-reply@localhost>' },
+    logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'warn' : 'info'),
+    webhooks: { allowPrivateDestinations: allowPrivate },
+    deprecations: parseDeprecations(env.API_DEPRECATIONS, problems),
+  };
+  if (config.secrets.jwt && config.secrets.jwt === config.secrets.internalJwt) {
+    problems.push('JWT_SECRET and INTERNAL_JWT_SECRET must differ');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function parseAppEnv(raw: string | undefined, problems: string[]): AppEnv {
+  const value = raw || 'development';
+  if (value === 'development' || value === 'test' || value === 'production') return value;
+  problems.push(`APP_ENV must be development, test or production (got "${value}")`);
+  return 'development';
+}
+
+function parseDeprecations(raw: string | undefined, problems: string[]): DeprecationRule[] {
+  if (!raw) return [];
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    if (!Array.isArray(parsed)) throw new Error('not an array');
+    return parsed.map((rule) => {
+      const r = rule as Partial<DeprecationRule>;
+      if (typeof r.prefix !== 'string' || typeof r.sunset !== 'string' || typeof r.successor !== 'string') {
+        throw new Error('each rule needs prefix, sunset and successor strings');
+      }
+      if (Number.isNaN(Date.parse(r.sunset))) throw new Error(`sunset "${r.sunset}" is not a date`);
+      return { prefix: r.prefix, sunset: r.sunset, successor: r.successor };
+    });
+  } catch (err) {
+    problems.push(`API_DEPRECATIONS must be a JSON array of {prefix,sunset,successor}: ${(err as Error).message}`);
+    return [];
+  }
+}

@@ -1,0 +1,26 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Operator CLIs (tenant:create, migrate) run next to a stack started by `npm run up`, which
+ * publishes its addresses in .data/stack.env. Values already in the environment win.
+ */
+export function loadStackEnvFile(root = findRepoRoot(__dirname)): void {
+  const file = path.join(root, '.data', 'stack.env');
+  if (!fs.existsSync(file)) return;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const match = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (match && process.env[match[1]] === undefined) process.env[match[1]] = match[2];
+  }
+}
+
+/** The folder holding package.json, from source (infra/) or compiled (dist/infra/) code alike. */
+export function findRepoRoot(from: string): string {
+  let dir = from;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${from}`);
+    dir = parent;
+  }
+  return dir;
+}

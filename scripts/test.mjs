@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// `npm test [-- jest args]`: every test from a fresh clone.
+//   deps (npm install if needed) → tools (.tools/) → build (dist/ holds the worker the API tests
+//   start) and typecheck (tests included), side by side → jest --ci with the extra arguments.
+// The API tests' stack (PostgreSQL, Temporal, MinIO, worker) is started by test/support/global-setup.ts.
+// Exits non-zero on any failure; prints the time of each step and the total.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const { assertNodeVersion, ensureDependencies, runCommand, localBin, seconds } = require('./lib/bootstrap.cjs');
+const { ensureTools } = require('./lib/tools.cjs');
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const log = (text) => process.stdout.write(text + '\n');
+const timings = [];
+
+async function timed(name, fn) {
+  const started = Date.now();
+  try {
+    return await fn();
+  } finally {
+    timings.push(`${name} ${seconds(Date.now() - started)}`);
+  }
+}
+
+async function main() {
+  assertNodeVersion();
+  await timed('deps', () => ensureDependencies({ root: ROOT, log }));
+  await timed('tools', () => ensureTools({ root: ROOT, log }));
+  log('▸ build + typecheck');
+  // Two single-threaded tsc runs on two cores: side by side takes the time of the slower one.
+  const results = await Promise.allSettled([
+    timed('build', () => runCommand(localBin(ROOT, 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT })),
+    timed('typecheck', () => runCommand(localBin(ROOT, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: ROOT })),
+  ]);
+  const failed = results.filter((result) => result.status === 'rejected');
+  if (failed.length) throw new Error(failed.map((result) => result.reason.message).join('\n'));
+  log('▸ jest');
+  await timed('jest', () => runCommand(localBin(ROOT, 'jest'), ['--ci', ...process.argv.slice(2)], { cwd: ROOT }));
+}
+
+const started = Date.now();
+main().then(
+  () => {
+    log(`\n✓ npm test passed in ${seconds(Date.now() - started)} (${timings.join(', ')})`);
+  },
+  (error) => {
+    log(`\n✗ ${error.message}`);
+    log(`npm test FAILED after ${seconds(Date.now() - started)} (${timings.join(', ')})`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,274 @@
+#!/usr/bin/env node
+// `npm run up`: the whole local stack from a fresh clone, in one command.
+//   deps (npm install if needed) → tools (.tools/) → build → secrets (.data/secrets.env)
+//   → PostgreSQL, Temporal dev server, MinIO (each skipped when the environment provides one)
+//   → migrate → seed the demo tenant → worker → API → print the URLs, the demo login and a curl.
+// Data lives in .data/ and is reused by the next run. Ctrl-C stops every child, newest first.
+// Only Node built-ins (and our own scripts/lib) are loaded before `npm install` has run.
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const { assertNodeVersion, ensureDependencies, runNpm, seconds } = require('./lib/bootstrap.cjs');
+const { ensureTools } = require('./lib/tools.cjs');
+const { loadDevSecrets } = require('./lib/dev-secrets.cjs');
+const { ProcessRunner, waitForLine, pinoMsg, parsePinoLine } = require('./lib/process-runner.cjs');
+const services = require('./lib/services.cjs');
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DATA = path.join(ROOT, '.data');
+const STACK_ENV_FILE = path.join(DATA, 'stack.env'); // read by operator CLIs (infra/env-file.ts)
+const HOST = services.HOST;
+const started = Date.now();
+const log = (text) => process.stdout.write(text + '\n');
+const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
+const step = (text) => log(bold(`▸ ${text}`));
+
+function portFromEnv(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name}=${raw} is not a port number`);
+  return port;
+}
+
+/** Which components we start, and which the environment replaces. */
+function plan() {
+  const env = process.env;
+  if (env.S3_ENDPOINT && !(env.S3_ACCESS_KEY && env.S3_SECRET_KEY)) {
+    throw new Error('S3_ENDPOINT is set, so S3_ACCESS_KEY and S3_SECRET_KEY must be set too');
+  }
+  return {
+    apiPort: portFromEnv('API_PORT', 3000),
+    postgres: env.DATABASE_URL ? null : { port: portFromEnv('PG_PORT', 5432) },
+    temporal: env.TEMPORAL_ADDRESS
+      ? null
+      : { port: portFromEnv('TEMPORAL_PORT', 7233), uiPort: portFromEnv('TEMPORAL_UI_PORT', 8233) },
+    minio: env.S3_ENDPOINT
+      ? null
+      : { port: portFromEnv('MINIO_PORT', 9000), consolePort: portFromEnv('MINIO_CONSOLE_PORT', 9001) },
+  };
+}
+
+function portsToCheck(p) {
+  const ports = [{ port: p.apiPort, what: 'API', envVar: 'API_PORT' }];
+  if (p.postgres) ports.push({ port: p.postgres.port, what: 'PostgreSQL', envVar: 'PG_PORT' });
+  if (p.temporal) {
+    ports.push({ port: p.temporal.port, what: 'Temporal gRPC', envVar: 'TEMPORAL_PORT' });
+    ports.push({ port: p.temporal.uiPort, what: 'Temporal Web UI', envVar: 'TEMPORAL_UI_PORT' });
+  }
+  if (p.minio) {
+    ports.push({ port: p.minio.port, what: 'MinIO S3 API', envVar: 'MINIO_PORT' });
+    ports.push({ port: p.minio.consolePort, what: 'MinIO console', envVar: 'MINIO_CONSOLE_PORT' });
+  }
+  return ports;
+}
+
+function writeStackEnv(values) {
+  const lines = Object.entries(values).map(([key, value]) => `${key}=${value}`);
+  const header = '# Written by `npm run up` while the stack runs (removed when it stops); read by operator CLIs.\n';
+  fs.writeFileSync(STACK_ENV_FILE, header + lines.join('\n') + '\n', { mode: 0o600 });
+}
+
+function request(method, url, { body, headers = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      url,
+      { method, timeout: 10_000, headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** A curl line checked against the running API: login + an authenticated call, or login alone. */
+async function verifiedCurl(apiBase, login) {
+  const loginJson = JSON.stringify({ email: login.email, password: login.password });
+  const loginCurl = `curl -s -X POST ${apiBase}/auth/login -H 'content-type: application/json' -d '${loginJson}'`;
+  const response = await request('POST', `${apiBase}/auth/login`, { body: login });
+  if (response.status !== 200) {
+    return { curl: loginCurl, ok: false, note: `the demo login answered ${response.status}: ${response.text.slice(0, 300)}` };
+  }
+  const token = JSON.parse(response.text).access_token;
+  const audit = await request('GET', `${apiBase}/audit?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+  if (audit.status !== 200) return { curl: loginCurl, ok: true };
+  const extract = `node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).access_token'`;
+  return {
+    curl: `TOKEN=$(${loginCurl} | ${extract}) && curl -s '${apiBase}/audit?limit=1' -H "authorization: Bearer $TOKEN"`,
+    ok: true,
+  };
+}
+
+async function main() {
+  assertNodeVersion();
+  const p = plan();
+  await services.assertPortsFree(portsToCheck(p)); // before the slow steps: fail fast
+
+  step('dependencies');
+  await ensureDependencies({ root: ROOT, log });
+  step('tools');
+  const tools = await ensureTools({ root: ROOT, log });
+  step('build (tsc)');
+  await runNpm(['run', '--silent', 'build'], { cwd: ROOT });
+  await services.assertPortsFree(portsToCheck(p));
+
+  const secrets = loadDevSecrets(path.join(DATA, 'secrets.env'));
+  const runner = new ProcessRunner({ log });
+  runner.installSignalHandlers({
+    onStopped: (signal, error) => {
+      fs.rmSync(STACK_ENV_FILE, { force: true });
+      log(error ? `stopped, with problems: ${error.message}` : 'stopped cleanly; data kept in .data/');
+      process.exit(error ? 1 : 0);
+    },
+  });
+
+  try {
+    step('infrastructure');
+    const infraStarted = Date.now();
+    const [postgres, temporal, minio] = await Promise.all([
+      p.postgres &&
+        services.startPostgres({
+          runner,
+          dataDir: path.join(DATA, 'postgres'),
+          port: p.postgres.port,
+          password: secrets.POSTGRES_PASSWORD,
+          persistent: true,
+        }),
+      p.temporal &&
+        services.startTemporal({
+          runner,
+          bin: tools.temporal,
+          port: p.temporal.port,
+          uiPort: p.temporal.uiPort,
+          dbFile: path.join(DATA, 'temporal.db'),
+          headless: false,
+        }),
+      p.minio &&
+        services.startMinio({
+          runner,
+          bin: tools.minio,
+          dataDir: path.join(DATA, 'minio'),
+          port: p.minio.port,
+          consolePort: p.minio.consolePort,
+          accessKey: secrets.S3_ACCESS_KEY,
+          secretKey: secrets.S3_SECRET_KEY,
+          browser: true,
+        }),
+    ]);
+    log(`infrastructure ready in ${seconds(Date.now() - infraStarted)}`);
+
+    const env = process.env;
+    const stackEnv = {
+      APP_ENV: env.APP_ENV || 'development',
+      API_HOST: env.API_HOST || HOST,
+      API_PORT: String(p.apiPort),
+      DATABASE_URL: postgres ? postgres.databaseUrl : env.DATABASE_URL,
+      TEMPORAL_ADDRESS: temporal ? temporal.address : env.TEMPORAL_ADDRESS,
+      TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE || 'default',
+      TEMPORAL_UI_URL: temporal ? temporal.uiUrl : env.TEMPORAL_UI_URL || '',
+      S3_ENDPOINT: minio ? minio.endpoint : env.S3_ENDPOINT,
+      S3_ACCESS_KEY: minio ? secrets.S3_ACCESS_KEY : env.S3_ACCESS_KEY,
+      S3_SECRET_KEY: minio ? secrets.S3_SECRET_KEY : env.S3_SECRET_KEY,
+      JWT_SECRET: env.JWT_SECRET || secrets.JWT_SECRET,
+      INTERNAL_JWT_SECRET: env.INTERNAL_JWT_SECRET || secrets.INTERNAL_JWT_SECRET,
+      DATA_ENCRYPTION_KEY: env.DATA_ENCRYPTION_KEY || secrets.DATA_ENCRYPTION_KEY,
+    };
+    writeStackEnv(stackEnv);
+    const childEnv = {
+      ...env,
+      ...stackEnv,
+      DEMO_ADMIN_PASSWORD: env.DEMO_ADMIN_PASSWORD || secrets.DEMO_ADMIN_PASSWORD,
+    };
+    const nodeScript = (script) => [process.execPath, [path.join(ROOT, script)]];
+    const options = { env: childEnv, cwd: ROOT };
+
+    step('migrate + seed');
+    await runner.run('migrate', ...nodeScript('dist/db/migrate-cli.js'), options);
+    // The seed's last line carries the demo password: echo its log lines, not that one.
+    const seedLines = await runner.run('seed', ...nodeScript('dist/scripts/seed-demo.js'), { ...options, echo: false });
+    const seedSink = runner.output('seed');
+    seedLines.filter((line) => parsePinoLine(line)).forEach((line) => seedSink(line));
+    const login = parseSeedResult(seedLines);
+
+    step('worker + API');
+    const worker = runner.start('worker', ...nodeScript('dist/workers/main.js'), options);
+    await waitForLine(worker, pinoMsg('worker ready'), 180_000, '"worker ready"');
+    const api = runner.start('api', ...nodeScript('dist/api/server.js'), options);
+    await waitForLine(api, pinoMsg('api listening'), 60_000, '"api listening"');
+    const apiOrigin = `http://${stackEnv.API_HOST === '0.0.0.0' ? HOST : stackEnv.API_HOST}:${p.apiPort}`;
+    await services.waitUntil(async () => (await services.httpStatus(`${apiOrigin}/livez`)) === 200, {
+      what: `API ${apiOrigin}/livez`,
+      timeoutMs: 30_000,
+      child: api,
+    });
+
+    const apiBase = `${apiOrigin}/api/v1`;
+    const check = await verifiedCurl(apiBase, login).catch((error) => ({ ok: false, note: error.message, curl: null }));
+    printSummary({ apiBase, temporal, minio, secrets, login, check, env: stackEnv });
+
+    // A child that dies on its own takes the stack down with a clear message, instead of half a stack.
+    for (const child of runner.runningChildren()) {
+      child.exited.then(({ code, signal }) => {
+        if (runner.stopping) return;
+        log(`${child.name} exited unexpectedly (${signal ? 'signal ' + signal : 'code ' + code}); stopping everything`);
+        runner.stopAll().finally(() => {
+          fs.rmSync(STACK_ENV_FILE, { force: true });
+          process.exit(1);
+        });
+      });
+    }
+  } catch (error) {
+    if (runner.stopping) return; // Ctrl-C during start-up: the signal handler finishes the job
+    log(`\n✗ ${error.message}\n`);
+    log('stopping what was started…');
+    await runner.stopAll().catch((stopError) => log(stopError.message));
+    fs.rmSync(STACK_ENV_FILE, { force: true });
+    process.exit(1);
+  }
+}
+
+function parseSeedResult(lines) {
+  const last = [...lines].reverse().find((line) => line.trim());
+  try {
+    const result = JSON.parse(last);
+    if (result.email && result.password) return { email: result.email, password: result.password, tenantId: result.tenant_id };
+  } catch {
+    // fall through
+  }
+  throw new Error(`the seed's last line is not {"tenant_id","email","password"}: ${last}`);
+}
+
+function printSummary({ apiBase, temporal, minio, secrets, login, check, env }) {
+  const rows = [
+    ['API', apiBase],
+    ['API docs', `${apiBase}/docs`],
+    ['Temporal UI', temporal ? temporal.uiUrl : env.TEMPORAL_UI_URL || `(external Temporal at ${env.TEMPORAL_ADDRESS})`],
+    [
+      'MinIO console',
+      minio ? `${minio.consoleUrl}   user ${secrets.S3_ACCESS_KEY}  password ${secrets.S3_SECRET_KEY}` : `(external S3 at ${env.S3_ENDPOINT})`,
+    ],
+    ['Demo login', `${login.email} / ${login.password}   (tenant ${login.tenantId})`],
+  ];
+  const line = '─'.repeat(78);
+  log(`\n${line}\n${bold(`industrial-ops is up — ready in ${seconds(Date.now() - started)}`)}`);
+  for (const [label, value] of rows) log(`  ${label.padEnd(14)} ${value}`);
+  if (check.curl) log(`\n  Try it:\n  ${check.curl}`);
+  if (!check.ok) log(`\n  ⚠ the curl above was checked and failed: ${check.note}`);
+  log(`\n  Data: .data/ (kept between runs; secrets in .data/secrets.env). Ctrl-C stops everything.\n${line}\n`);
+}
+
+main().catch((error) => {
+  log(`\n✗ ${error.message}`);
+  process.exit(1);
+});

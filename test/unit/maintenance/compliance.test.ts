@@ -1,0 +1,93 @@
+import {
+  classifyTask,
+  computeCompliance,
+  graceDeadline,
+  isDueInPeriod,
+  parseCompliancePeriod,
+  type ComplianceTask,
+} from '../../../domain/maintenance/compliance';
+
+// A 30-day plan: 10 % grace = 72 h. Due 2024-03-01T00:00Z, deadline 2024-03-04T00:00Z.
+const base = { due_at: '2024-03-01T00:00:00Z', interval_hours: 720 } as const;
+const done = (completed_at: string): ComplianceTask => ({ ...base, status: 'done', completed_at });
+const open = (status: 'open' | 'in_progress' = 'open'): ComplianceTask => ({ ...base, status, completed_at: null });
+
+describe('classifyTask: the 10 % grace boundary', () => {
+  it('deadline is due + 10 % of the interval', () => {
+    expect(graceDeadline(base).toISOString()).toBe('2024-03-04T00:00:00.000Z');
+  });
+  it('done exactly at the deadline is on time; one millisecond later is late', () => {
+    expect(classifyTask(done('2024-03-04T00:00:00.000Z'), '2024-04-01T00:00:00Z')).toEqual({ kind: 'on_time' });
+    expect(classifyTask(done('2024-03-04T00:00:00.001Z'), '2024-04-01T00:00:00Z')).toEqual({ kind: 'late', delay_hours: 72 + 1 / 3_600_000 });
+  });
+  it('done before due is on time', () => {
+    expect(classifyTask(done('2024-02-27T00:00:00Z'), '2024-04-01T00:00:00Z')).toEqual({ kind: 'on_time' });
+  });
+  it('open at the deadline is still pending; after it, overdue with the delay from due_at to now', () => {
+    expect(classifyTask(open(), '2024-03-04T00:00:00Z')).toEqual({ kind: 'pending' });
+    expect(classifyTask(open('in_progress'), '2024-03-05T01:00:00Z')).toEqual({ kind: 'overdue_open', delay_hours: 97 });
+  });
+  it('cancelled tasks are not counted', () => {
+    expect(classifyTask({ ...base, status: 'cancelled', completed_at: null }, '2024-04-01T00:00:00Z')).toEqual({ kind: 'excluded' });
+  });
+  it('interval 0 (unknown) means no grace', () => {
+    expect(classifyTask({ ...done('2024-03-01T00:01:00Z'), interval_hours: 0 }, '2024-04-01T00:00:00Z').kind).toBe('late');
+  });
+});
+
+describe('computeCompliance', () => {
+  it('counts on-time, late and open-overdue; averages the delay over the overdue ones', () => {
+    const tasks = [
+      done('2024-03-02T00:00:00Z'), // on time
+      done('2024-03-04T00:00:00Z'), // on time (boundary)
+      done('2024-03-04T01:00:00Z'), // late, 73 h
+      open(), // overdue at now, 97 h
+      { ...open(), due_at: '2024-03-04T00:00:00Z' }, // pending (deadline Mar 7)
+      { ...base, status: 'cancelled' as const, completed_at: null },
+    ];
+    expect(computeCompliance(tasks, '2024-03-05T01:00:00Z')).toEqual({
+      compliance_rate: 50,
+      on_time_count: 2,
+      overdue_count: 2,
+      average_delay_hours: 85,
+      pending_count: 1,
+      cancelled_count: 1,
+    });
+  });
+  it('rounds to 2 decimals', () => {
+    const m = computeCompliance([done('2024-03-02T00:00:00Z'), done('2024-03-05T00:00:00Z'), done('2024-03-06T00:20:00Z')], '2024-04-01T00:00:00Z');
+    expect(m.compliance_rate).toBe(33.33);
+    expect(m.average_delay_hours).toBe(108.17); // (96 + 120.333...) / 2
+  });
+  it('nothing due: rate and average are null', () => {
+    expect(computeCompliance([], '2024-04-01T00:00:00Z')).toEqual({
+      compliance_rate: null, on_time_count: 0, overdue_count: 0, average_delay_hours: null, pending_count: 0, cancelled_count: 0,
+    });
+    expect(computeCompliance([open()], '2024-03-02T00:00:00Z').compliance_rate).toBeNull();
+  });
+  it('all on time: 100, average delay null', () => {
+    expect(computeCompliance([done('2024-03-01T00:00:00Z')], '2024-04-01T00:00:00Z')).toMatchObject({ compliance_rate: 100, average_delay_hours: null });
+  });
+});
+
+describe('parseCompliancePeriod', () => {
+  it('includes both days', () => {
+    const r = parseCompliancePeriod('2024-02-01', '2024-02-29');
+    if (!r.ok) throw new Error(r.message);
+    expect([r.period.start.toISOString(), r.period.end.toISOString()]).toEqual(['2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z']);
+    expect(isDueInPeriod('2024-02-29T23:59:59.999Z', r.period)).toBe(true);
+    expect(isDueInPeriod('2024-03-01T00:00:00Z', r.period)).toBe(false);
+    expect(isDueInPeriod('2024-02-01T00:00:00Z', r.period)).toBe(true);
+    expect(isDueInPeriod('2024-01-31T23:59:59Z', r.period)).toBe(false);
+  });
+  it('a single day is a valid period', () => {
+    expect(parseCompliancePeriod('2024-02-01', '2024-02-01').ok).toBe(true);
+  });
+  it('refuses reversed, malformed and impossible dates', () => {
+    expect(parseCompliancePeriod('2024-03-01', '2024-02-01')).toEqual({ ok: false, field: 'end_date', message: 'must not be before start_date' });
+    expect(parseCompliancePeriod('2024-3-1', '2024-04-01')).toEqual({ ok: false, field: 'start_date', message: 'must be a date in the form YYYY-MM-DD' });
+    expect(parseCompliancePeriod('2024-02-01', '2023-02-29')).toMatchObject({ ok: false, field: 'end_date' });
+    expect(parseCompliancePeriod('2024-02-01T00:00:00Z', '2024-03-01')).toMatchObject({ ok: false, field: 'start_date' });
+    expect(parseCompliancePeriod(undefined, '2024-03-01')).toMatchObject({ ok: false, field: 'start_date' });
+  });
+});

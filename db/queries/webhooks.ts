@@ -1,0 +1,60 @@
+/**
+ * Webhook rows and their secrets. The API and the delivery activities share these, so the
+ * encryption context and the rotation window are decided in one place.
+ */
+import { decryptSecret, encryptSecret } from '../../infra/crypto';
+import type { WebhookFilters } from '../../domain/webhooks/matching';
+import { Queryable } from '../knex';
+import { TenantScope } from '../tenant-scope';
+
+export const WEBHOOK_STATUSES = ['active', 'paused', 'failing', 'disabled'] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+/** Statuses whose webhooks receive deliveries; `failing` keeps receiving (SPEC.md: not deactivated). */
+export const RECEIVING_STATUSES: readonly WebhookStatus[] = ['active', 'failing'];
+
+/** How long the secret replaced by a rotation keeps signing (and verifying at the receiver). */
+export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface WebhookRow {
+  id: string;
+  tenant_id: string;
+  url: string;
+  events: string[];
+  filters: WebhookFilters;
+  description: string | null;
+  status: WebhookStatus;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
+  low_success_alerted_at: Date | null;
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function findWebhook(scope: TenantScope, id: string): Promise<WebhookRow | undefined> {
+  return scope.table('webhooks').where('webhooks.id', id).first();
+}
+
+/** The encryption context binds a secret to its webhook: a ciphertext copied to another row is useless. */
+const secretContext = (webhookId: string) => `webhook:${webhookId}`;
+
+export function encryptWebhookSecret(webhookId: string, secret: string, key: Buffer): string {
+  return encryptSecret(secret, key, secretContext(webhookId));
+}
+
+/** The secrets that sign now: the current one first, then the previous one while its 24 h last. */
+export function signingSecrets(row: WebhookRow, key: Buffer, now: Date): string[] {
+  const secrets = [decryptSecret(row.secret_encrypted, key, secretContext(row.id))];
+  if (row.previous_secret_encrypted && row.previous_secret_expires_at && row.previous_secret_expires_at > now) {
+    secrets.push(decryptSecret(row.previous_secret_encrypted, key, secretContext(row.id)));
+  }
+  return secrets;
+}
+
+/** E-mail addresses of a tenant's active admins: the people told about failing webhooks. */
+export async function tenantAdminEmails(db: Queryable, tenantId: string): Promise<string[]> {
+  const rows = await db('users').where({ tenant_id: tenantId, role: 'admin', status: 'active' }).orderBy('created_at').select('email');
+  return rows.map((row) => row.email as string);
+}

@@ -1,0 +1,35 @@
+/**
+ * The event types the service emits (SPEC.md leaves the catalogue open; this is ours). Webhook
+ * subscriptions may name any valid type or pattern (domain/webhooks/matching.ts), so a type added
+ * by a feature works before it is listed here; listing it documents it and lets ai-config suggest it.
+ * Pure: imported by the API, the built-in ai-config engine and the docs.
+ */
+export interface EventTypeInfo {
+  readonly type: string;
+  readonly description: string;
+  /** Fields of `data` that identify what the event is about (usable as webhook filters). */
+  readonly dataFields: readonly string[];
+}
+
+export const EVENT_CATALOGUE: readonly EventTypeInfo[] = [
+  { type: 'asset.created', description: 'An asset was created.', dataFields: ['asset_id', 'type', 'parent_id'] },
+  { type: 'asset.deleted', description: 'An asset was deleted.', dataFields: ['asset_id'] },
+  { type: 'asset.alert.raised', description: 'A reading left its baseline tolerance: an alert was raised.', dataFields: ['alert_id', 'asset_id'] },
+  { type: 'asset.alert.resolved', description: 'Readings returned inside the tolerance: the alert was resolved.', dataFields: ['alert_id', 'asset_id'] },
+  { type: 'maintenance.task.created', description: 'A maintenance task (work order) was created.', dataFields: ['task_id', 'plan_id', 'asset_id'] },
+  { type: 'maintenance.task.completed', description: 'A maintenance task was completed.', dataFields: ['task_id', 'plan_id', 'asset_id'] },
+  { type: 'maintenance.task.overdue', description: 'A maintenance task passed its due time while open.', dataFields: ['task_id', 'plan_id', 'asset_id'] },
+  { type: 'maintenance.plan.paused', description: 'A preventive maintenance plan was paused.', dataFields: ['plan_id'] },
+  { type: 'maintenance.plan.resumed', description: 'A preventive maintenance plan was resumed.', dataFields: ['plan_id'] },
+  { type: 'conversation.started', description: 'A conversation with an agent started.', dataFields: ['conversation_id', 'agent_id'] },
+  { type: 'conversation.message.received', description: 'A message was received in a conversation.', dataFields: ['conversation_id', 'agent_id'] },
+  { type: 'extraction.completed', description: 'An AI extraction finished and its record was stored.', dataFields: ['extraction_id'] },
+  { type: 'webhook.failing', description: 'A webhook failed five attempts of a delivery and is now failing.', dataFields: ['webhook_id'] },
+  { type: 'webhook.low_success_rate', description: 'A webhook delivered less than half of its attempts over 24 hours.', dataFields: ['webhook_id'] },
+];
+
+export const EVENT_TYPES: readonly string[] = EVENT_CATALOGUE.map((entry) => entry.type);
+
+export function eventTypeInfo(type: string): EventTypeInfo | undefined {
+  return EVENT_CATALOGUE.find((entry) => entry.type === type);
+}

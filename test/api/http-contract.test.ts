@@ -1,0 +1,148 @@
+import { createTenant, expectError, send, startTestApi, TestApi, TestTenant } from '../support/api';
+
+let api: TestApi;
+let tenant: TestTenant;
+beforeAll(async () => {
+  api = await startTestApi();
+  tenant = await createTenant(api);
+});
+afterAll(() => api.close());
+
+describe('error bodies', () => {
+  it('answers 404 with the error object for an unknown route', async () => {
+    const res = await api.request('/api/v1/no-such-thing', { token: tenant.token });
+    expectError(res, 404, 'NOT_FOUND');
+  });
+
+  it('answers 400 for malformed JSON', async () => {
+    const res = await api.request('/api/v1/assets', {
+      method: 'POST',
+      token: tenant.token,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name": "Pump", ',
+    });
+    expectError(res, 400, 'BAD_REQUEST');
+    expect(await api.deps.db('assets').where({ tenant_id: tenant.tenantId }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  });
+
+  it('answers 413 for a body over 1 MB', async () => {
+    const res = await api.request('/api/v1/assets', {
+      method: 'POST',
+      token: tenant.token,
+      json: { name: 'Pump', type: 'pump', metadata: { blob: 'x'.repeat(1_100_000) } },
+    });
+    expectError(res, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers 422 naming every failing field, and stores nothing', async () => {
+    const res = await api.request('/api/v1/assets', {
+      method: 'POST',
+      token: tenant.token,
+      json: { type: 7, location: { floor: 'third' }, colour: 'red' },
+    });
+    expectError(res, 422, 'VALIDATION_ERROR');
+    expect(res.body.fields.map((f: { field: string }) => f.field).sort()).toEqual(
+      ['body.colour', 'body.location.floor', 'body.name', 'body.type'].sort(),
+    );
+    const audit = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'asset.created' });
+    expect(audit).toHaveLength(0);
+  });
+
+  it('answers 422 for an out-of-range page size', async () => {
+    const res = await api.request('/api/v1/assets?limit=101', { token: tenant.token });
+    expectError(res, 422, 'VALIDATION_ERROR');
+    expect(res.body.fields[0].field).toBe('query.limit');
+  });
+
+  it('answers 405 for a method the path does not have', async () => {
+    const res = await api.request('/api/v1/audit/verify', { method: 'DELETE', token: tenant.token });
+    expectError(res, 405, 'METHOD_NOT_ALLOWED');
+  });
+
+  it('answers 500 without a stack trace or connection details when a dependency fails', async () => {
+    const broken = await startTestApi({ databaseUrl: 'postgres://app:s3cret-password@127.0.0.1:9/none' });
+    try {
+      const res = await broken.request('/api/v1/assets', { token: tenant.token });
+      expectError(res, 500, 'INTERNAL_ERROR');
+      expect(res.text).not.toMatch(/s3cret|at .*\.(js|ts):\d+|ECONNREFUSED|stack/);
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('request ids', () => {
+  it('echoes a sane X-Request-Id and uses it in error bodies', async () => {
+    const res = await api.request('/api/v1/assets/00000000-0000-4000-8000-000000000000', {
+      token: tenant.token,
+      headers: { 'X-Request-Id': 'client-req-42' },
+    });
+    expect(res.headers.get('x-request-id')).toBe('client-req-42');
+    expect(res.body.request_id).toBe('client-req-42');
+  });
+
+  it('replaces an unusable X-Request-Id by a generated one', async () => {
+    const res = await api.request('/livez', { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('headers', () => {
+  it('sends HSTS exactly as SPEC.md, nosniff, and no X-Powered-By', async () => {
+    for (const res of [await api.request('/livez'), await api.request('/api/v1/assets', { token: tenant.token }), await api.request('/nope')]) {
+      expect(res.headers.get('strict-transport-security')).toBe('max-age=63072000; includeSubDomains; preload');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-powered-by')).toBeNull();
+    }
+  });
+
+  it('sends Deprecation, Sunset and Link for a configured prefix only', async () => {
+    const deprecating = await startTestApi({
+      deprecations: [{ prefix: '/api/v1/assets', sunset: '2027-06-30T00:00:00Z', successor: '/api/v2/assets' }],
+    });
+    try {
+      const hit = await deprecating.request('/api/v1/assets', { token: tenant.token });
+      expect(hit.headers.get('deprecation')).toBe('true');
+      expect(hit.headers.get('sunset')).toBe('Wed, 30 Jun 2027 00:00:00 GMT');
+      expect(hit.headers.get('link')).toBe('</api/v2/assets>; rel="successor-version"');
+      const miss = await deprecating.request('/api/v1/audit', { token: tenant.token });
+      expect(miss.headers.get('deprecation')).toBeNull();
+      expect((await api.request('/api/v1/assets', { token: tenant.token })).headers.get('deprecation')).toBeNull();
+    } finally {
+      await deprecating.close();
+    }
+  });
+});
+
+describe('OpenAPI and docs', () => {
+  it('documents every registered route, from the same schemas', async () => {
+    const res = await api.request('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const { createApp } = await import('../../api/app');
+    const { routes } = createApp(api.deps);
+    expect(routes.length).toBeGreaterThan(10);
+    for (const route of routes) {
+      const path = route.fullPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1');
+      expect({ route: `${route.method} ${path}`, documented: !!res.body.paths[path]?.[route.method] }).toEqual({
+        route: `${route.method} ${path}`,
+        documented: true,
+      });
+    }
+    // The create body schema is the one that validates: a required field shows as required.
+    const create = res.body.paths['/api/v1/assets'].post.requestBody.content['application/json'].schema;
+    expect(create.required).toEqual(expect.arrayContaining(['name', 'type']));
+    const listParams = res.body.paths['/api/v1/assets'].get.parameters.map((p: { name: string }) => p.name);
+    expect(listParams).toEqual(expect.arrayContaining(['skip', 'limit']));
+  });
+
+  it('serves the docs page and its assets from the npm package (no CDN)', async () => {
+    const page = await api.request('/api/v1/docs');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('/api/v1/docs/assets/swagger-ui-bundle.js');
+    expect(page.text).not.toMatch(/https?:\/\//);
+    const bundle = await send(api.baseUrl, '/api/v1/docs/assets/swagger-ui-bundle.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.text.length).toBeGreaterThan(100_000);
+  });
+});

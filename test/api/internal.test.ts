@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { signInternalToken } from '../../domain/auth/tokens';
+import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+
+let api: TestApi;
+let tenant: TestTenant;
+let internalToken: string;
+beforeAll(async () => {
+  api = await startTestApi();
+  tenant = await createTenant(api);
+  internalToken = signInternalToken('test-suite', api.deps.config.secrets.internalJwt);
+});
+afterAll(() => api.close());
+
+describe('internal service token', () => {
+  it('refuses a missing token and a user token with 401', async () => {
+    expectError(await api.request('/internal/health'), 401, 'UNAUTHENTICATED');
+    expectError(await api.request('/internal/health', { token: tenant.token }), 401, 'UNAUTHENTICATED');
+    const userSecretToken = signInternalToken('x', api.deps.config.secrets.jwt);
+    expectError(await api.request('/internal/health', { token: userSecretToken }), 401, 'UNAUTHENTICATED');
+  });
+});
+
+describe('GET /internal/health', () => {
+  it('answers 200 with every part up', async () => {
+    const res = await api.request('/internal/health', { token: internalToken });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+    expect(Object.keys(res.body.components).sort()).toEqual(['object_store', 'postgres', 'temporal']);
+    for (const c of Object.values<any>(res.body.components)) expect(c.status).toBe('up');
+  });
+
+  it('answers 503 naming PostgreSQL once PostgreSQL is stopped', async () => {
+    const pg = spawn(process.execPath, [path.resolve(__dirname, '../support/standalone-postgres.cjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => pg.once('exit', resolve));
+    const [line] = await readline.createInterface({ input: pg.stdout! })[Symbol.asyncIterator]().next().then((r) => [r.value as string]);
+    const own = await startTestApi({ databaseUrl: JSON.parse(line).databaseUrl });
+    try {
+      expect((await own.request('/internal/health', { token: internalToken })).status).toBe(200);
+      pg.kill('SIGTERM');
+      await exited;
+      const res = await own.request('/internal/health', { token: internalToken });
+      expectError(res, 503, 'DEPENDENCY_UNAVAILABLE');
+      expect(res.body.down).toEqual(['postgres']);
+      expect(res.body.detail).toBe('unavailable: postgres');
+      expect(res.body.components.temporal.status).toBe('up');
+      expect(res.body.components.object_store.status).toBe('up');
+    } finally {
+      await own.close();
+      if (pg.exitCode === null) pg.kill('SIGTERM');
+    }
+  });
+});
+
+describe('POST /internal/events', () => {
+  it('stores the event in the outbox once per event_id, with an audit row', async () => {
+    const body = { tenant_id: tenant.tenantId, type: 'machine.vibration.threshold_exceeded', data: { asset_id: 'a-1', value: 12.5 }, event_id: 'gw-7:991' };
+    const first = await api.request('/internal/events', { method: 'POST', token: internalToken, json: body });
+    const again = await api.request('/internal/events', { method: 'POST', token: internalToken, json: body });
+    expect(first.status).toBe(202);
+    expect(first.body.duplicate).toBe(false);
+    expect(again.body).toEqual({ id: first.body.id, duplicate: true });
+    const rows = await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, idempotency_key: 'gw-7:991' });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ type: 'machine.vibration.threshold_exceeded', data: { asset_id: 'a-1', value: 12.5 }, dispatched_at: null });
+    const audit = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'event.ingested', resource_id: first.body.id });
+    expect(audit[0]).toMatchObject({ actor_type: 'service', actor_id: 'test-suite' });
+  });
+
+  it('refuses an undotted type (422) and an unknown tenant (404)', async () => {
+    const bad = await api.request('/internal/events', { method: 'POST', token: internalToken, json: { tenant_id: tenant.tenantId, type: 'Alarm', data: {} } });
+    expectError(bad, 422, 'VALIDATION_ERROR');
+    const unknown = await api.request('/internal/events', {
+      method: 'POST',
+      token: internalToken,
+      json: { tenant_id: '00000000-0000-4000-8000-000000000001', type: 'a.b', data: {} },
+    });
+    expectError(unknown, 404, 'NOT_FOUND');
+  });
+});
+
+describe('POST /internal/notifications', () => {
+  it('queues a notification that the notification workflow delivers', async () => {
+    const res = await api.request('/internal/notifications', {
+      method: 'POST',
+      token: internalToken,
+      json: { tenant_id: tenant.tenantId, category: 'test', recipients: ['ops@example.com'], subject: 'Hello', body: 'Plant check' },
+    });
+    expect(res.status).toBe(202);
+    const client = await api.deps.temporal.client();
+    const handle = client.workflow.getHandle(`notification/${tenant.tenantId}/${res.body.id}`);
+    const result = await handle.result();
+    const row = await api.deps.db('notifications').where({ id: res.body.id }).first();
+    // The suite's worker has an SMTP sink when MAIL_SINK_DIR is set; otherwise it records only.
+    expect(result.status).toBe(row.status);
+    expect(['sent', 'recorded']).toContain(row.status);
+    // The workflow history holds ids, never the recipient or the text.
+    const history = JSON.stringify(await handle.fetchHistory());
+    expect(history).not.toContain('ops@example.com');
+    expect(history).not.toContain('Plant check');
+  });
+});

@@ -1,0 +1,67 @@
+import { RATE_LIMITS } from '../../domain/tenancy/plans';
+import { createTenant, expectError, startTestApi, TestApi } from '../support/api';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+describe('rate limits per tenant plan', () => {
+  it('lets a Free tenant firing 40 concurrent requests through exactly its burst, and answers the rest 429', async () => {
+    const free = await createTenant(api, 'free');
+    const responses = await Promise.all(Array.from({ length: 40 }, () => api.request('/api/v1/assets', { token: free.token })));
+    const ok = responses.filter((r) => r.status === 200);
+    const limited = responses.filter((r) => r.status === 429);
+    expect(ok).toHaveLength(RATE_LIMITS.free.burstPerSecond);
+    expect(limited).toHaveLength(40 - RATE_LIMITS.free.burstPerSecond);
+
+    for (const r of responses) {
+      expect(r.headers.get('x-ratelimit-limit')).toBe('30');
+      expect(Number(r.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+      expect(Number(r.headers.get('x-ratelimit-reset'))).toBeLessThanOrEqual(Date.now() / 1000 + 61);
+    }
+    // The 10 accepted requests spent 10 of the 30 per minute; refused ones spent none.
+    const remaining = ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y);
+    expect(remaining).toEqual([20, 21, 22, 23, 24, 25, 26, 27, 28, 29]);
+    const refused = limited[0];
+    expectError(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.body.retry_after).toBe(Number(refused.headers.get('retry-after')));
+  });
+
+  it('refuses once the per-minute budget is spent, with Retry-After until the window resets', async () => {
+    const free = await createTenant(api, 'free');
+    // The shared counter in PostgreSQL, as if 30 requests had been made 10 s ago.
+    await api.deps.db('rate_limits').insert({ key: `min:free:${free.tenantId}`, points: 30, expire: Date.now() + 50_000 });
+    const res = await api.request('/api/v1/assets', { token: free.token });
+    expectError(res, 429, 'RATE_LIMITED');
+    expect(res.body.detail).toMatch(/per minute/);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(49);
+    expect(retryAfter).toBeLessThanOrEqual(50);
+  });
+
+  it('counts per tenant: another tenant is not limited by the first one', async () => {
+    const [t1, t2] = await Promise.all([createTenant(api, 'free'), createTenant(api, 'free')]);
+    await api.deps.db('rate_limits').insert({ key: `min:free:${t1.tenantId}`, points: 30, expire: Date.now() + 50_000 });
+    expect((await api.request('/api/v1/assets', { token: t1.token })).status).toBe(429);
+    const other = await api.request('/api/v1/assets', { token: t2.token });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('x-ratelimit-remaining')).toBe('29');
+  });
+
+  it('shares the counters between API processes', async () => {
+    const second = await startTestApi();
+    try {
+      const t = await createTenant(api, 'starter');
+      await api.request('/api/v1/assets', { token: t.token });
+      const res = await second.request('/api/v1/assets', { token: t.token });
+      expect(res.headers.get('x-ratelimit-limit')).toBe('120');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('118');
+    } finally {
+      await second.close();
+    }
+  });
+});

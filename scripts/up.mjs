@@ -94,9 +94,9 @@ function request(method, url, { body, headers = {} } = {}) {
 
 /** A curl line checked against the running API: login + an authenticated call, or login alone. */
 async function verifiedCurl(apiBase, login) {
-  const loginJson = JSON.stringify({ email: login.email, password: login.password });
-  const loginCurl = `curl -s -X POST ${apiBase}/auth/login -H 'content-type: application/json' -d '${loginJson}'`;
-  const response = await request('POST', `${apiBase}/auth/login`, { body: login });
+  const credentials = { email: login.email, password: login.password };
+  const loginCurl = `curl -s -X POST ${apiBase}/auth/login -H 'content-type: application/json' -d '${JSON.stringify(credentials)}'`;
+  const response = await request('POST', `${apiBase}/auth/login`, { body: credentials });
   if (response.status !== 200) {
     return { curl: loginCurl, ok: false, note: `the demo login answered ${response.status}: ${response.text.slice(0, 300)}` };
   }

@@ -1,0 +1,309 @@
+/**
+ * Activities of the webhook delivery workflow. `deliverWebhookAttempt` is one attempt: it loads
+ * the webhook and the event, signs the canonical payload, POSTs it, writes the delivery record and
+ * returns what the receiver answered. It never throws for an HTTP outcome (the workflow judges
+ * those and owns the schedule); it throws only for infrastructure trouble (database down) and when
+ * the webhook already has its maximum of attempts in flight, and Temporal retries those.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { appendAudit } from '../../db/audit';
+import { Db, Queryable } from '../../db/knex';
+import { insertNotification } from '../../db/notifications';
+import { appendEvent } from '../../db/outbox';
+import { findWebhook, signingSecrets, tenantAdminEmails, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
+import { tenantScope } from '../../db/tenant-scope';
+import { classifyOutcome, DeliveryOutcome, HttpAttemptResult } from '../../domain/webhooks/outcome';
+import { buildPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
+import { planNextAttempt } from '../../domain/webhooks/schedule';
+import { signDelivery } from '../../domain/webhooks/signing';
+import type { Resolver } from './destination-guard';
+import { postSigned } from './safe-http';
+
+/** Attempts of one webhook in flight at once, so one slow receiver cannot hold every worker slot. */
+export const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 16;
+/** Longer than an attempt can last (10 s deadline + database), so only a dead worker's lease expires. */
+const LEASE_TTL = '30 seconds';
+const SYSTEM_ACTOR = { type: 'system', id: 'webhook-delivery' } as const;
+
+export interface WebhookDeliveryDeps {
+  db: Db;
+  dataEncryptionKey: Buffer;
+  /** Development setting: loopback and private destinations allowed. */
+  allowPrivateDestinations: boolean;
+  maxInFlightPerWebhook?: number;
+  /** Tests fake name resolution here. */
+  resolver?: Resolver;
+  timeoutMs?: number;
+}
+
+/** Ids only: the workflow history never holds a URL, a body or a secret. */
+export interface DeliveryRef {
+  tenantId: string;
+  webhookId: string;
+  eventId: string;
+  deliveryId: string;
+  /** Set on a redelivery: the delivery it repeats. */
+  redeliveryOf?: string;
+}
+
+export interface AttemptInput extends DeliveryRef {
+  attempt: number;
+}
+
+export type SkipReason = 'webhook_deleted' | 'webhook_paused' | 'webhook_disabled' | 'event_missing';
+
+export type AttemptReport =
+  /** `result` is stripped of the response body and error texts (they are in the delivery record). */
+  | { kind: 'attempted'; result: HttpAttemptResult; webhookStatus: WebhookStatus }
+  | { kind: 'skipped'; reason: SkipReason };
+
+interface EventRow {
+  id: string;
+  tenant_id: string;
+  type: string;
+  data: JsonObject;
+  occurred_at: Date;
+}
+
+export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
+  const { db } = deps;
+  const maxInFlight = deps.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK;
+
+  async function acquireLease(webhookId: string, deliveryId: string): Promise<boolean> {
+    const { rows } = await db.raw('select webhook_acquire_lease(?, ?, ?, ?::interval) as ok', [webhookId, deliveryId, maxInFlight, LEASE_TTL]);
+    return rows[0].ok === true;
+  }
+
+  return {
+    async deliverWebhookAttempt(input: AttemptInput): Promise<AttemptReport> {
+      const scope = tenantScope(db, input.tenantId);
+      const webhook = await findWebhook(scope, input.webhookId);
+      if (!webhook) return { kind: 'skipped', reason: 'webhook_deleted' };
+      if (webhook.status === 'paused') return { kind: 'skipped', reason: 'webhook_paused' };
+      if (webhook.status === 'disabled') return { kind: 'skipped', reason: 'webhook_disabled' };
+      const event: EventRow | undefined = await scope.table('outbox_events').where('outbox_events.id', input.eventId).first('id', 'tenant_id', 'type', 'data', 'occurred_at');
+      if (!event) return { kind: 'skipped', reason: 'event_missing' };
+
+      if (!(await acquireLease(webhook.id, input.deliveryId))) throw busy(webhook.id);
+      try {
+        const result = await send(deps, webhook, event, input.deliveryId);
+        const recorded = await recordAttempt(db, input, event.type, result);
+        if (!recorded) return { kind: 'skipped', reason: 'webhook_deleted' };
+        return { kind: 'attempted', result: withoutTexts(result), webhookStatus: webhook.status };
+      } finally {
+        await db('webhook_delivery_leases').where({ delivery_id: input.deliveryId }).delete();
+      }
+    },
+
+    /**
+     * After the fifth failed attempt: active → failing, once per failing episode. The transition
+     * writes the `webhook.failing` event and queues one notification to the tenant's admins.
+     * Returns the episode's notification while it is still queued (so a retried activity, or a
+     * second exhausted delivery racing the first, still gets it started; the start is idempotent).
+     */
+    async markWebhookFailing(input: DeliveryRef): Promise<{ notificationId: string | null }> {
+      return db.transaction(async (tx) => {
+        const [changed] = await tx('webhooks')
+          .where({ tenant_id: input.tenantId, id: input.webhookId, status: 'active' })
+          .update({ status: 'failing', failing_since: tx.fn.now(), updated_at: tx.fn.now() })
+          .returning(['failing_since']);
+        const webhook = await findWebhook(tenantScope(tx, input.tenantId), input.webhookId);
+        if (!webhook || webhook.status !== 'failing' || !webhook.failing_since) return { notificationId: null };
+        const episode = `webhook.failing/${webhook.id}/${webhook.failing_since.toISOString()}`;
+        if (changed) {
+          await appendEvent(tx, {
+            tenantId: input.tenantId,
+            type: 'webhook.failing',
+            data: { webhook_id: webhook.id, delivery_id: input.deliveryId, failing_since: webhook.failing_since.toISOString() },
+            source: 'webhooks',
+            idempotencyKey: episode,
+          });
+          await appendAudit(tx, {
+            tenantId: input.tenantId,
+            actor: SYSTEM_ACTOR,
+            action: 'webhook.failing',
+            resourceType: 'webhook',
+            resourceId: webhook.id,
+            requestId: null,
+            details: { delivery_id: input.deliveryId },
+          });
+        }
+        return { notificationId: await queueAdminNotification(tx, webhook, episode, failingMessage(webhook)) };
+      });
+    },
+
+    /** A success while failing ends the episode: failing → active. */
+    async markWebhookRecovered(input: DeliveryRef): Promise<{ recovered: boolean }> {
+      return db.transaction(async (tx) => {
+        const changed = await tx('webhooks')
+          .where({ tenant_id: input.tenantId, id: input.webhookId, status: 'failing' })
+          .update({ status: 'active', failing_since: null, updated_at: tx.fn.now() });
+        if (changed === 0) return { recovered: false };
+        await appendAudit(tx, {
+          tenantId: input.tenantId,
+          actor: SYSTEM_ACTOR,
+          action: 'webhook.recovered',
+          resourceType: 'webhook',
+          resourceId: input.webhookId,
+          requestId: null,
+          details: { delivery_id: input.deliveryId },
+        });
+        return { recovered: true };
+      });
+    },
+
+    /** 410 Gone: the receiver says the endpoint no longer exists. */
+    async disableWebhook(input: DeliveryRef): Promise<{ disabled: boolean }> {
+      return db.transaction(async (tx) => {
+        const changed = await tx('webhooks')
+          .where({ tenant_id: input.tenantId, id: input.webhookId })
+          .whereIn('status', ['active', 'failing'])
+          .update({ status: 'disabled', disabled_reason: 'gone', failing_since: null, updated_at: tx.fn.now() });
+        if (changed === 0) return { disabled: false };
+        await appendAudit(tx, {
+          tenantId: input.tenantId,
+          actor: SYSTEM_ACTOR,
+          action: 'webhook.disabled',
+          resourceType: 'webhook',
+          resourceId: input.webhookId,
+          requestId: null,
+          details: { delivery_id: input.deliveryId, reason: 'gone' },
+        });
+        return { disabled: true };
+      });
+    },
+  };
+}
+
+export type WebhookDeliveryActivities = ReturnType<typeof createWebhookDeliveryActivities>;
+
+async function send(deps: WebhookDeliveryDeps, webhook: WebhookRow, event: EventRow, deliveryId: string): Promise<HttpAttemptResult> {
+  const payload = buildPayload({ eventId: event.id, type: event.type, tenantId: event.tenant_id, occurredAt: event.occurred_at, data: event.data });
+  const body = serializePayload(payload);
+  const now = new Date();
+  const headers = signDelivery({
+    secrets: signingSecrets(webhook, deps.dataEncryptionKey, now),
+    deliveryId,
+    timestamp: Math.floor(now.getTime() / 1000),
+    body,
+  });
+  return postSigned({
+    url: webhook.url,
+    headers: { ...headers },
+    body,
+    allowPrivate: deps.allowPrivateDestinations,
+    resolver: deps.resolver,
+    timeoutMs: deps.timeoutMs,
+  });
+}
+
+/**
+ * One record per attempt; a retried activity (the worker died after the POST) overwrites its own
+ * attempt's record. `next_attempt_at` uses the workflow's own judgement (same pure functions).
+ * False when the webhook was deleted meanwhile (the record's foreign key fails).
+ */
+async function recordAttempt(db: Db, input: AttemptInput, eventType: string, result: HttpAttemptResult): Promise<boolean> {
+  const outcome = classifyOutcome(result);
+  const now = new Date();
+  const next = planNextAttempt(input.attempt, outcome, now);
+  const row = {
+    tenant_id: input.tenantId,
+    webhook_id: input.webhookId,
+    delivery_id: input.deliveryId,
+    redelivery_of: input.redeliveryOf ?? null,
+    event_id: input.eventId,
+    event_type: eventType,
+    attempt: input.attempt,
+    status: outcome.kind === 'success' ? 'succeeded' : 'failed',
+    status_code: result.kind === 'response' ? result.status : null,
+    latency_ms: result.kind === 'refused_destination' ? null : result.latencyMs,
+    response_body: result.kind === 'response' ? result.body : null,
+    failure_cause: failureCause(outcome),
+    error: errorText(result),
+    next_attempt_at: next.kind === 'retry' ? new Date(now.getTime() + next.delayMs) : null,
+    created_at: now,
+  };
+  try {
+    await db('webhook_deliveries').insert(row).onConflict(['delivery_id', 'attempt']).merge();
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === '23503') return false; // foreign_key_violation: webhook deleted
+    throw err;
+  }
+}
+
+function failureCause(outcome: DeliveryOutcome): string | null {
+  if (outcome.kind === 'success') return null;
+  if (outcome.kind === 'gone') return 'gone';
+  return outcome.cause.type;
+}
+
+function errorText(result: HttpAttemptResult): string | null {
+  switch (result.kind) {
+    case 'response':
+      return null;
+    case 'timeout':
+      return 'no complete answer within the deadline';
+    case 'connection_error':
+      return result.message.slice(0, 500);
+    case 'refused_destination':
+      return `destination refused: ${result.reason}`.slice(0, 500);
+  }
+}
+
+/** What the workflow needs to judge, nothing a receiver wrote (it may hold personal data). */
+function withoutTexts(result: HttpAttemptResult): HttpAttemptResult {
+  switch (result.kind) {
+    case 'response':
+      return {
+        kind: 'response',
+        status: result.status,
+        body: '',
+        latencyMs: result.latencyMs,
+        ...(result.retryAfter === undefined ? {} : { retryAfter: result.retryAfter.slice(0, 100) }),
+      };
+    case 'timeout':
+      return result;
+    case 'connection_error':
+      return { kind: 'connection_error', message: '', latencyMs: result.latencyMs };
+    case 'refused_destination':
+      return { kind: 'refused_destination', reason: '' };
+  }
+}
+
+/** Retryable: Temporal tries again after a short, jittered, growing delay (no synchronised herd). */
+function busy(webhookId: string): ApplicationFailure {
+  const attempt = Context.current().info.attempt;
+  const ceilingMs = Math.min(5_000, 100 * 2 ** Math.min(attempt, 6));
+  return ApplicationFailure.create({
+    type: 'WebhookBusy',
+    message: `webhook ${webhookId} has its maximum of attempts in flight`,
+    nextRetryDelay: Math.round(ceilingMs / 2 + Math.random() * (ceilingMs / 2)),
+  });
+}
+
+interface AdminMessage {
+  category: string;
+  subject: string;
+  body: string;
+}
+
+function failingMessage(webhook: WebhookRow): AdminMessage {
+  return {
+    category: 'webhook.failing',
+    subject: 'A webhook is failing',
+    body:
+      `Webhook ${webhook.id}${webhook.description ? ` (${webhook.description})` : ''} to ${webhook.url} failed all five attempts of a delivery ` +
+      `and is now marked failing. Deliveries continue; the next successful one marks it active again. ` +
+      `See GET /api/v1/integrations/webhooks/${webhook.id}/deliveries, and POST .../recover once the receiver is fixed.`,
+  };
+}
+
+/** Queues the message for the tenant's admins once per key; returns the row while it is still queued. */
+export async function queueAdminNotification(tx: Queryable, webhook: WebhookRow, key: string, message: AdminMessage): Promise<string | null> {
+  const recipients = await tenantAdminEmails(tx, webhook.tenant_id);
+  if (recipients.length === 0) return null;
+  const { id } = await insertNotification(tx, { tenantId: webhook.tenant_id, ...message, recipients, idempotencyKey: key });
+  const row = await tx('notifications').where({ id }).first('status');
+  return row?.status === 'queued' ? id : null;
+}

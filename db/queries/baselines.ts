@@ -1,0 +1,63 @@
+import { Queryable } from '../knex';
+import { TenantScope } from '../tenant-scope';
+import { SeriesKey } from './readings';
+
+export interface BaselineRow {
+  id: string;
+  asset_id: string;
+  parameter: string;
+  baseline_value: number;
+  tolerance_percent: number;
+  measurement_unit: string | null;
+  active: boolean;
+  created_by: string | null;
+  created_at: Date;
+  superseded_at: Date | null;
+}
+
+export const BASELINE_COLUMNS = [
+  'id',
+  'asset_id',
+  'parameter',
+  'baseline_value',
+  'tolerance_percent',
+  'measurement_unit',
+  'active',
+  'created_by',
+  'created_at',
+  'superseded_at',
+] as const;
+
+/** Active baselines of the given assets (optionally only the given series). */
+export async function activeBaselines(db: Queryable, tenantId: string, assetIds: readonly string[], series?: readonly SeriesKey[]): Promise<BaselineRow[]> {
+  if (assetIds.length === 0) return [];
+  const q = db('asset_baselines')
+    .where('tenant_id', tenantId)
+    .where('active', true)
+    .whereRaw('asset_id = any(?::uuid[])', [assetIds])
+    .select(BASELINE_COLUMNS);
+  if (series) {
+    q.whereRaw('(asset_id, parameter) in (select * from unnest(?::uuid[], ?::text[]))', [series.map((s) => s.asset_id), series.map((s) => s.parameter)]);
+  }
+  return q;
+}
+
+export interface NewBaseline {
+  asset_id: string;
+  parameter: string;
+  baseline_value: number;
+  tolerance_percent: number;
+  measurement_unit: string | null;
+  created_by: string | null;
+}
+
+/** Makes `baseline` the active one of its parameter; the previous active one stays as history. */
+export async function replaceActiveBaseline(scope: TenantScope, baseline: NewBaseline): Promise<{ created: BaselineRow; superseded: BaselineRow | null }> {
+  const [superseded] = await scope
+    .table('asset_baselines')
+    .where({ asset_id: baseline.asset_id, parameter: baseline.parameter, active: true })
+    .update({ active: false, superseded_at: scope.db.fn.now() })
+    .returning([...BASELINE_COLUMNS]);
+  const [created] = await scope.insert('asset_baselines', { ...baseline, active: true }, [...BASELINE_COLUMNS]);
+  return { created, superseded: superseded ?? null };
+}

@@ -1,0 +1,47 @@
+import { Queryable } from '../knex';
+
+export interface MachineEventInput {
+  readonly asset_id: string;
+  readonly event_type: string;
+  readonly severity: 'info' | 'warning' | 'critical' | null;
+  readonly ts: Date;
+  readonly data: Record<string, unknown>;
+  readonly source: string | null;
+  readonly sender_event_id: string;
+}
+
+export interface MachineEventRow {
+  id: string;
+  asset_id: string;
+  event_type: string;
+  severity: 'info' | 'warning' | 'critical' | null;
+  ts: Date;
+  data: Record<string, unknown>;
+  source: string | null;
+  sender_event_id: string;
+  received_at: Date;
+}
+
+export const MACHINE_EVENT_COLUMNS = ['id', 'asset_id', 'event_type', 'severity', 'ts', 'data', 'source', 'sender_event_id', 'received_at'] as const;
+
+/** Stores a batch in one statement, skipping sender event ids already stored; returns the rows stored now. */
+export async function insertMachineEvents(db: Queryable, tenantId: string, events: readonly MachineEventInput[]): Promise<MachineEventRow[]> {
+  if (events.length === 0) return [];
+  const { rows } = await db.raw(
+    `insert into machine_events (tenant_id, asset_id, event_type, severity, ts, data, source, sender_event_id)
+     select ?::uuid, e.* from unnest(?::uuid[], ?::text[], ?::text[], ?::timestamptz[], ?::jsonb[], ?::text[], ?::text[]) as e
+     on conflict (tenant_id, sender_event_id) do nothing
+     returning ${MACHINE_EVENT_COLUMNS.join(', ')}`,
+    [
+      tenantId,
+      events.map((e) => e.asset_id),
+      events.map((e) => e.event_type),
+      events.map((e) => e.severity),
+      events.map((e) => e.ts.toISOString()),
+      events.map((e) => JSON.stringify(e.data)),
+      events.map((e) => e.source),
+      events.map((e) => e.sender_event_id),
+    ],
+  );
+  return rows;
+}

@@ -1,0 +1,155 @@
+import { Queryable } from '../knex';
+
+/** One sensor reading as the gateway received it (device time). */
+export interface ReadingInput {
+  readonly asset_id: string;
+  readonly parameter: string;
+  readonly ts: Date;
+  readonly value: number;
+  readonly unit: string | null;
+  readonly source: string | null;
+  readonly sender_event_id: string;
+}
+
+export interface StoredReading {
+  asset_id: string;
+  parameter: string;
+  ts: Date;
+  value: number;
+  unit: string | null;
+  source: string | null;
+}
+
+export interface SeriesKey {
+  readonly asset_id: string;
+  readonly parameter: string;
+}
+
+const columnArrays = (readings: readonly ReadingInput[]) => [
+  readings.map((r) => r.asset_id),
+  readings.map((r) => r.parameter),
+  readings.map((r) => r.ts.toISOString()),
+  readings.map((r) => r.value),
+  readings.map((r) => r.unit),
+  readings.map((r) => r.source),
+  readings.map((r) => r.sender_event_id),
+];
+
+/**
+ * Inserts a batch in one statement (one array parameter per column), skipping sender event ids
+ * already stored for the tenant (also within the batch: the first occurrence wins). Returns the
+ * rows stored by this call, so a repeated batch returns none.
+ */
+export async function insertReadings(db: Queryable, tenantId: string, readings: readonly ReadingInput[]): Promise<StoredReading[]> {
+  if (readings.length === 0) return [];
+  const { rows } = await db.raw(
+    `insert into sensor_readings (tenant_id, asset_id, parameter, ts, value, unit, source, sender_event_id)
+     select ?::uuid, r.* from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::float8[], ?::text[], ?::text[], ?::text[]) as r
+     on conflict (tenant_id, sender_event_id) do nothing
+     returning asset_id, parameter, ts, value, unit, source`,
+    [tenantId, ...columnArrays(readings)],
+  );
+  return rows;
+}
+
+export interface LatestReading {
+  asset_id: string;
+  parameter: string;
+  ts: Date;
+  value: number;
+  unit: string | null;
+  source: string | null;
+}
+
+/** The newest reading (device time) of each series of the given assets. */
+export async function latestReadings(db: Queryable, tenantId: string, assetIds: readonly string[]): Promise<LatestReading[]> {
+  if (assetIds.length === 0) return [];
+  return db('asset_parameter_latest')
+    .where('tenant_id', tenantId)
+    .whereRaw('asset_id = any(?::uuid[])', [assetIds])
+    .select('asset_id', 'parameter', 'ts', 'value', 'unit', 'source')
+    .orderBy([{ column: 'asset_id' }, { column: 'parameter' }]);
+}
+
+/** Records the newest reading of each series, unless a newer one is already recorded (late readings). */
+export async function upsertLatestReadings(db: Queryable, tenantId: string, latest: readonly StoredReading[]): Promise<void> {
+  if (latest.length === 0) return;
+  await db.raw(
+    `insert into asset_parameter_latest as l (tenant_id, asset_id, parameter, ts, value, unit, source, updated_at)
+     select ?::uuid, r.*, now() from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::float8[], ?::text[], ?::text[]) as r
+     on conflict (tenant_id, asset_id, parameter) do update
+       set ts = excluded.ts, value = excluded.value, unit = excluded.unit, source = excluded.source, updated_at = now()
+       where excluded.ts >= l.ts`,
+    [
+      tenantId,
+      latest.map((r) => r.asset_id),
+      latest.map((r) => r.parameter),
+      latest.map((r) => new Date(r.ts).toISOString()),
+      latest.map((r) => r.value),
+      latest.map((r) => r.unit),
+      latest.map((r) => r.source),
+    ],
+  );
+}
+
+export interface SeriesPoint {
+  asset_id: string;
+  parameter: string;
+  ts: Date;
+  value: number;
+}
+
+/** The newest `perSeries` readings of each given series, one index range scan per series. */
+export async function recentReadings(db: Queryable, tenantId: string, series: readonly SeriesKey[], perSeries: number): Promise<SeriesPoint[]> {
+  if (series.length === 0) return [];
+  const { rows } = await db.raw(
+    `select k.asset_id, k.parameter, r.ts, r.value
+       from unnest(?::uuid[], ?::text[]) as k(asset_id, parameter)
+       cross join lateral (
+         select s.ts, s.value from sensor_readings s
+          where s.tenant_id = ? and s.asset_id = k.asset_id and s.parameter = k.parameter
+          order by s.ts desc limit ?
+       ) r`,
+    [series.map((s) => s.asset_id), series.map((s) => s.parameter), tenantId, perSeries],
+  );
+  return rows.map((r: SeriesPoint) => ({ ...r, value: Number(r.value) }));
+}
+
+export interface CycleBucket {
+  cycle: number;
+  parameter: string;
+  value: number;
+}
+
+/**
+ * Readings of an asset's parameters averaged per cycle of `cycleSeconds`. Cycle 1 starts at the
+ * first reading of any of the parameters (the asset's age in cycles as far as the data knows);
+ * only the newest `lastCycles` cycles are returned.
+ */
+export async function cycleAverages(
+  db: Queryable,
+  tenantId: string,
+  assetId: string,
+  parameters: readonly string[],
+  cycleSeconds: number,
+  lastCycles: number,
+): Promise<CycleBucket[]> {
+  if (parameters.length === 0) return [];
+  const { rows } = await db.raw(
+    `with bounds as (
+       select min(f.ts) as first_ts, max(l.ts) as last_ts
+         from unnest(?::text[]) as p(parameter)
+         cross join lateral (select ts from sensor_readings s where s.tenant_id = ? and s.asset_id = ? and s.parameter = p.parameter order by ts asc limit 1) f
+         cross join lateral (select ts from sensor_readings s where s.tenant_id = ? and s.asset_id = ? and s.parameter = p.parameter order by ts desc limit 1) l
+     )
+     select floor(extract(epoch from s.ts - b.first_ts) / ?)::bigint + 1 as cycle, s.parameter, avg(s.value) as value
+       from bounds b
+       join sensor_readings s
+         on s.tenant_id = ? and s.asset_id = ? and s.parameter = any(?::text[])
+        and s.ts >= greatest(b.first_ts, b.first_ts + (floor(extract(epoch from b.last_ts - b.first_ts) / ?) - ?) * make_interval(secs => ?))
+      group by 1, 2
+      order by 1, 2`,
+    [parameters, tenantId, assetId, tenantId, assetId, cycleSeconds, tenantId, assetId, parameters, cycleSeconds, lastCycles - 1, cycleSeconds],
+  );
+  return rows.map((r: { cycle: string; parameter: string; value: string }) => ({ cycle: Number(r.cycle), parameter: r.parameter, value: Number(r.value) }));
+}

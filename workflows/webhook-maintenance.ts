@@ -1,0 +1,29 @@
+/**
+ * Periodic webhook jobs, each started by a Temporal Schedule (orchestration/webhook-schedules.ts).
+ * Cross-tenant by nature; their histories hold ids and counts only.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { WebhookHealthActivities } from '../activities/webhooks/health';
+import { startNotificationChild } from './start-notification';
+
+const { checkWebhookSuccessRates } = proxyActivities<WebhookHealthActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 5 },
+});
+const { sweepWebhookDeliveries } = proxyActivities<WebhookHealthActivities>({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '2 minutes',
+  retry: { maximumAttempts: 5 },
+});
+
+/** Hourly: one alert per webhook whose success rate over 24 h fell below 50 %. */
+export async function webhookSuccessRateCheckWorkflow(): Promise<{ checked: number; alerted: number; cleared: number }> {
+  const result = await checkWebhookSuccessRates();
+  for (const { tenantId, notificationId } of result.notifications) await startNotificationChild(tenantId, notificationId);
+  return { checked: result.checked, alerted: result.alerted.length, cleared: result.cleared.length };
+}
+
+/** Daily: delivery records older than 30 days are deleted. */
+export async function webhookDeliveryRetentionWorkflow(): Promise<{ deleted: number }> {
+  return sweepWebhookDeliveries({});
+}

@@ -90,8 +90,10 @@ export async function runHttpBench(deps: AppDeps, opts = { rate: 300, seconds: 8
       api_non_2xx: apiFixed.non2xx + apiMax.non2xx,
     };
   } finally {
-    bare.server.close();
-    api.server.closeAllConnections();
-    api.server.close();
+    // Wait for in-flight requests to finish before the caller closes the database pool.
+    await Promise.all([bare.server, api.server].map((server) => new Promise((resolve) => {
+      server.close(resolve);
+      server.closeIdleConnections();
+    })));
   }
 }

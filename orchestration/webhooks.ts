@@ -24,3 +24,21 @@ export async function startWebhookDelivery(client: Client, input: WebhookDeliver
     throw err;
   }
 }
+
+/** Starts many deliveries, at most `concurrency` starts in flight; rejects with the first failure. */
+export async function startWebhookDeliveries(
+  client: Client,
+  inputs: readonly WebhookDeliveryInput[],
+  concurrency = 32,
+): Promise<Array<'started' | 'already_started'>> {
+  const results: Array<'started' | 'already_started'> = new Array(inputs.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(concurrency, inputs.length) }, async () => {
+    while (next < inputs.length) {
+      const index = next++;
+      results[index] = await startWebhookDelivery(client, inputs[index]);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}

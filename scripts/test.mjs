@@ -31,14 +31,24 @@ async function main() {
   await timed('tools', () => ensureTools({ root: ROOT, log }));
   log('▸ build + typecheck');
   // Two single-threaded tsc runs on two cores: side by side takes the time of the slower one.
+  const tsc = (name, args) =>
+    timed(name, () =>
+      runCommand(localBin(ROOT, 'tsc'), args, { cwd: ROOT }).catch(() => {
+        throw new Error(`${name} (tsc ${args.join(' ')}) failed: see the errors above`);
+      }),
+    );
   const results = await Promise.allSettled([
-    timed('build', () => runCommand(localBin(ROOT, 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT })),
-    timed('typecheck', () => runCommand(localBin(ROOT, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: ROOT })),
+    tsc('build', ['-p', 'tsconfig.build.json']),
+    tsc('typecheck', ['-p', 'tsconfig.json', '--noEmit']),
   ]);
   const failed = results.filter((result) => result.status === 'rejected');
-  if (failed.length) throw new Error(failed.map((result) => result.reason.message).join('\n'));
+  if (failed.length) throw new Error(failed.map((result) => result.reason.message).join('\n  '));
   log('▸ jest');
-  await timed('jest', () => runCommand(localBin(ROOT, 'jest'), ['--ci', ...process.argv.slice(2)], { cwd: ROOT }));
+  await timed('jest', () =>
+    runCommand(localBin(ROOT, 'jest'), ['--ci', ...process.argv.slice(2)], { cwd: ROOT }).catch(() => {
+      throw new Error('jest reported failures (see above)');
+    }),
+  );
 }
 
 const started = Date.now();

@@ -4,6 +4,7 @@
 //   → PostgreSQL, Temporal dev server, MinIO (each skipped when the environment provides one)
 //   → migrate → seed the demo tenant → worker → API → print the URLs, the demo login and a curl.
 // Data lives in .data/ and is reused by the next run. Ctrl-C stops every child, newest first.
+// `npm run up -- --skip-build` starts dist/ as it is (e.g. while a teammate's file does not compile).
 // Only Node built-ins (and our own scripts/lib) are loaded before `npm install` has run.
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -22,6 +23,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = path.join(ROOT, '.data');
 const STACK_ENV_FILE = path.join(DATA, 'stack.env'); // read by operator CLIs (infra/env-file.ts)
 const HOST = services.HOST;
+const SKIP_BUILD = process.argv.includes('--skip-build'); // `npm run up -- --skip-build`
 const started = Date.now();
 const log = (text) => process.stdout.write(text + '\n');
 const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
@@ -119,8 +121,12 @@ async function main() {
   await ensureDependencies({ root: ROOT, log });
   step('tools');
   const tools = await ensureTools({ root: ROOT, log });
-  step('build (tsc)');
-  await runNpm(['run', '--silent', 'build'], { cwd: ROOT });
+  if (SKIP_BUILD) {
+    step('build skipped (--skip-build): running dist/ as it is');
+  } else {
+    step('build (tsc)');
+    await runNpm(['run', '--silent', 'build'], { cwd: ROOT });
+  }
   await services.assertPortsFree(portsToCheck(p));
 
   const secrets = loadDevSecrets(path.join(DATA, 'secrets.env'));

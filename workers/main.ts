@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
 import { createDb } from '../db/knex';
@@ -9,7 +9,9 @@ import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes } from '../infra/temporal';
 import { Connection } from '@temporalio/client';
 import { reconcileQueuedNotifications } from './reconcile';
-import { WORKER_TUNING } from './options';
+import { WEBHOOK_WORKER_TUNING, WORKER_TUNING } from './options';
+import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
+import { startWebhookDispatcher } from './webhook-dispatcher';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -27,26 +29,50 @@ async function main(): Promise<void> {
 
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const mailer = config.smtp.url ? nodemailer.createTransport(config.smtp.url) : null;
+  // One bundle for both workers: bundling is the slow part of a worker's start.
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') });
+  const activities = createActivities({
+    db,
+    objectStore,
+    mailer,
+    mailFrom: config.smtp.from,
+    dataEncryptionKey: config.secrets.dataEncryptionKey,
+    allowPrivateWebhookDestinations: config.webhooks.allowPrivateDestinations,
+  });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: TASK_QUEUES.main,
-    workflowsPath: require.resolve('../workflows'),
-    activities: createActivities({ db, objectStore, mailer, mailFrom: config.smtp.from }),
+    workflowBundle,
+    activities,
     ...WORKER_TUNING,
+  });
+  // Webhook deliveries on their own queue and slots: a burst of them never delays other work.
+  const webhookWorker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: TASK_QUEUES.webhooks,
+    workflowBundle,
+    activities,
+    ...WEBHOOK_WORKER_TUNING,
   });
 
   const temporal = createTemporalGateway(config.temporal.address, config.temporal.namespace);
-  const shutdown = () => worker.shutdown();
+  const shutdown = () => {
+    for (const w of [worker, webhookWorker]) if (w.getState() === 'RUNNING') w.shutdown();
+  };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
 
-  const running = worker.run();
+  const running = Promise.all([worker.run(), webhookWorker.run()]);
+  await ensureWebhookSchedules(await temporal.client());
+  const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, log });
   lifecycle.info({ taskQueue: TASK_QUEUES.main, namespace: config.temporal.namespace }, 'worker ready');
   await reconcileQueuedNotifications(db, temporal, log);
   try {
     await running;
   } finally {
+    await dispatcher.stop();
     await temporal.close();
     await connection.close();
     await db.destroy();

@@ -13,3 +13,9 @@ export const WORKER_TUNING: Pick<
   maxConcurrentWorkflowTaskExecutions: 40,
   shutdownGraceTime: '10 seconds',
 };
+
+/** The webhook queue's worker: attempts are short I/O waits, so more of them run at once. */
+export const WEBHOOK_WORKER_TUNING: typeof WORKER_TUNING = {
+  ...WORKER_TUNING,
+  maxConcurrentActivityTaskExecutions: 200,
+};

@@ -1,2 +1,4 @@
 // Entry of the worker's workflow bundle: every workflow type the worker runs.
 export { notificationWorkflow } from './notification';
+export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { webhookDeliveryRetentionWorkflow, webhookSuccessRateCheckWorkflow } from './webhook-maintenance';

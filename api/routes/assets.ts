@@ -2,17 +2,19 @@ import Joi from 'joi';
 import { ASSET_COLUMNS, AssetRow, countChildren, findAsset, wouldCreateCycle } from '../../db/queries/assets';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';
-import { AppError, conflict, notFound, validationError } from '../errors';
+import { AppError, conflict, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
+import { registerAlertListRoute, registerAlertRoutes, registerBaselineRoutes } from './asset-alerts';
+import { registerAssetStateRoutes } from './asset-state';
+import { registerAssetTreeRoute } from './asset-tree';
+import { registerDigitalTwinRoutes } from './asset-twin';
+import { assetParams, assetSchema, location, requireAsset, toAsset } from './asset-resource';
 
-const location = Joi.object({
-  building: Joi.string().max(200),
-  floor: Joi.number().integer().min(-20).max(300),
-  zone: Joi.string().max(200),
-});
+export { assetSchema, requireAsset, toAsset } from './asset-resource';
+
 // Free-form attributes, bounded so one asset cannot carry megabytes of JSON.
 const metadata = Joi.object().unknown(true).custom((value, helpers) =>
   JSON.stringify(value).length > 16_384 ? helpers.message({ custom: 'must be at most 16 KB of JSON' }) : value,
@@ -26,40 +28,8 @@ const assetFields = {
 };
 const createBody = Joi.object({ ...assetFields, name: assetFields.name.required(), type: assetFields.type.required() });
 const updateBody = Joi.object(assetFields).min(1);
-const assetParams = Joi.object({ asset_id: Joi.string().max(64).required() });
-
-export const assetSchema = Joi.object({
-  id: Joi.string(),
-  name: Joi.string(),
-  type: Joi.string(),
-  parent_id: Joi.string().allow(null),
-  location,
-  metadata: Joi.object().unknown(true),
-  created_at: Joi.string().isoDate(),
-  updated_at: Joi.string().isoDate(),
-});
 
 type AssetBody = { name?: string; type?: string; parent_id?: string | null; location?: object; metadata?: object };
-
-export function toAsset(row: AssetRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    type: row.type,
-    parent_id: row.parent_id,
-    location: row.location,
-    metadata: row.metadata,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
-  };
-}
-
-/** A path id that is not a UUID names no asset: 404, like another tenant's asset. */
-export async function requireAsset(scope: TenantScope, id: string): Promise<AssetRow> {
-  const row = isUuid(id) ? await findAsset(scope, id) : undefined;
-  if (!row) throw notFound('asset');
-  return row;
-}
 
 async function requireParent(scope: TenantScope, parentId: string): Promise<void> {
   if (!isUuid(parentId) || !(await findAsset(scope, parentId))) {
@@ -77,6 +47,9 @@ const jsonColumns = (body: AssetBody) => ({
 
 export function assetRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/assets');
+  // Static paths first: /tree and /alerts must not be taken for an :asset_id.
+  registerAssetTreeRoute(api);
+  registerAlertListRoute(api);
 
   api.route<unknown, PageRequest & { type?: string; parent_id?: string }>({
     method: 'get',
@@ -198,5 +171,9 @@ export function assetRoutes(): ApiRouter {
     },
   });
 
+  registerBaselineRoutes(api);
+  registerAlertRoutes(api);
+  registerAssetStateRoutes(api);
+  registerDigitalTwinRoutes(api);
   return api;
 }

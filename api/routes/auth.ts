@@ -42,12 +42,21 @@ export function authRoutes(): ApiRouter {
     tags: ['auth'],
     auth: 'none',
     body: Joi.object({ email: Joi.string().email().max(254).required(), password: Joi.string().max(200).required() }),
-    responses: { 200: { description: 'Tokens', schema: tokenPair }, 401: { description: 'Wrong email or password' } },
+    responses: { 200: { description: 'Tokens', schema: tokenPair }, 401: { description: 'Wrong email or password' }, 429: { description: 'Too many failed logins for this email (10 per 15 minutes)' } },
     handler: async (ctx, { body }) => {
+      const guard = ctx.deps.rateLimiter.login;
+      const blockedFor = await guard.retryAfterSeconds(body.email);
+      if (blockedFor !== null) {
+        throw new AppError('RATE_LIMITED', 'too many failed logins for this email; try again later', { retry_after: blockedFor });
+      }
       const user = await findUserByEmail(ctx.deps.db, body.email);
       // Same work whether or not the user exists: the answer time does not reveal accounts.
       const valid = await verifyPassword(body.password, user?.password_hash ?? (await DUMMY_HASH_PROMISE));
-      if (!user || !valid || user.status !== 'active') throw unauthenticated('wrong email or password');
+      if (!user || !valid || user.status !== 'active') {
+        await guard.recordFailure(body.email);
+        throw unauthenticated('wrong email or password');
+      }
+      await guard.reset(body.email);
       const issued = await ctx.deps.db.transaction(async (tx) => {
         const token = await issueRefreshToken(tx, user);
         await appendAudit(tx, {

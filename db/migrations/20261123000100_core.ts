@@ -139,11 +139,13 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   // Counters of rate-limiter-flexible (RateLimiterPostgres layout), shared by all API processes.
-  await knex.schema.createTable('rate_limits', (t) => {
-    t.string('key', 255).primary();
-    t.integer('points').notNullable().defaultTo(0);
-    t.bigInteger('expire');
-  });
+  // UNLOGGED: counters live for a minute, so they skip the WAL (no flush per request); a crash
+  // empties the table, which only forgives the current window.
+  await knex.raw(`create unlogged table rate_limits (
+    key varchar(255) primary key,
+    points integer not null default 0,
+    expire bigint
+  )`);
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -60,6 +60,8 @@ export async function up(knex: Knex): Promise<void> {
   // Listing and analytics per webhook over time; the retention sweep and the success-rate check by time.
   await knex.raw(`create index webhook_deliveries_by_webhook on webhook_deliveries (tenant_id, webhook_id, created_at desc)`);
   await knex.raw(`create index webhook_deliveries_by_time on webhook_deliveries (created_at)`);
+  // Recover skips deliveries that were already redelivered.
+  await knex.raw(`create index webhook_deliveries_redeliveries on webhook_deliveries (tenant_id, redelivery_of) where redelivery_of is not null`);
 
   // At most N attempts in flight per webhook: an attempt holds a lease while its POST runs. A
   // lease expires on its own, so a killed worker cannot leak a slot for longer than its TTL.

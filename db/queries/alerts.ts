@@ -1,3 +1,4 @@
+import { pgArray } from './pg-array';
 import { Queryable } from '../knex';
 import { TenantScope } from '../tenant-scope';
 import { SeriesKey } from './readings';
@@ -60,7 +61,7 @@ export async function unresolvedAlerts(db: Queryable, tenantId: string, series: 
   return db('asset_alerts')
     .where('tenant_id', tenantId)
     .whereNot('status', 'resolved')
-    .whereRaw('(asset_id, parameter) in (select * from unnest(?::uuid[], ?::text[]))', [series.map((s) => s.asset_id), series.map((s) => s.parameter)])
+    .whereRaw('(asset_id, parameter) in (select * from unnest(?::uuid[], ?::text[]))', [pgArray(series.map((s) => s.asset_id)), pgArray(series.map((s) => s.parameter))])
     .select(ALERT_COLUMNS);
 }
 

@@ -1,3 +1,4 @@
+import { pgArray } from './pg-array';
 import { Queryable } from '../knex';
 import { TenantScope } from '../tenant-scope';
 import { SeriesKey } from './readings';
@@ -34,10 +35,10 @@ export async function activeBaselines(db: Queryable, tenantId: string, assetIds:
   const q = db('asset_baselines')
     .where('tenant_id', tenantId)
     .where('active', true)
-    .whereRaw('asset_id = any(?::uuid[])', [assetIds])
+    .whereRaw('asset_id = any(?::uuid[])', [pgArray(assetIds)])
     .select(BASELINE_COLUMNS);
   if (series) {
-    q.whereRaw('(asset_id, parameter) in (select * from unnest(?::uuid[], ?::text[]))', [series.map((s) => s.asset_id), series.map((s) => s.parameter)]);
+    q.whereRaw('(asset_id, parameter) in (select * from unnest(?::uuid[], ?::text[]))', [pgArray(series.map((s) => s.asset_id)), pgArray(series.map((s) => s.parameter))]);
   }
   return q;
 }

@@ -1,3 +1,4 @@
+import { pgArray } from './pg-array';
 import { Queryable } from '../knex';
 
 export interface MachineEventInput {
@@ -34,13 +35,13 @@ export async function insertMachineEvents(db: Queryable, tenantId: string, event
      returning ${MACHINE_EVENT_COLUMNS.join(', ')}`,
     [
       tenantId,
-      events.map((e) => e.asset_id),
-      events.map((e) => e.event_type),
-      events.map((e) => e.severity),
-      events.map((e) => e.ts.toISOString()),
-      events.map((e) => JSON.stringify(e.data)),
-      events.map((e) => e.source),
-      events.map((e) => e.sender_event_id),
+      pgArray(events.map((e) => e.asset_id)),
+      pgArray(events.map((e) => e.event_type)),
+      pgArray(events.map((e) => e.severity)),
+      pgArray(events.map((e) => e.ts.toISOString())),
+      pgArray(events.map((e) => JSON.stringify(e.data))),
+      pgArray(events.map((e) => e.source)),
+      pgArray(events.map((e) => e.sender_event_id)),
     ],
   );
   return rows;

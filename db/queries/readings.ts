@@ -1,3 +1,4 @@
+import { pgArray } from './pg-array';
 import { Queryable } from '../knex';
 
 /** One sensor reading as the gateway received it (device time). */
@@ -26,13 +27,13 @@ export interface SeriesKey {
 }
 
 const columnArrays = (readings: readonly ReadingInput[]) => [
-  readings.map((r) => r.asset_id),
-  readings.map((r) => r.parameter),
-  readings.map((r) => r.ts.toISOString()),
-  readings.map((r) => r.value),
-  readings.map((r) => r.unit),
-  readings.map((r) => r.source),
-  readings.map((r) => r.sender_event_id),
+  pgArray(readings.map((r) => r.asset_id)),
+  pgArray(readings.map((r) => r.parameter)),
+  pgArray(readings.map((r) => r.ts.toISOString())),
+  pgArray(readings.map((r) => r.value)),
+  pgArray(readings.map((r) => r.unit)),
+  pgArray(readings.map((r) => r.source)),
+  pgArray(readings.map((r) => r.sender_event_id)),
 ];
 
 /**
@@ -66,7 +67,7 @@ export async function latestReadings(db: Queryable, tenantId: string, assetIds: 
   if (assetIds.length === 0) return [];
   return db('asset_parameter_latest')
     .where('tenant_id', tenantId)
-    .whereRaw('asset_id = any(?::uuid[])', [assetIds])
+    .whereRaw('asset_id = any(?::uuid[])', [pgArray(assetIds)])
     .select('asset_id', 'parameter', 'ts', 'value', 'unit', 'source')
     .orderBy([{ column: 'asset_id' }, { column: 'parameter' }]);
 }
@@ -82,12 +83,12 @@ export async function upsertLatestReadings(db: Queryable, tenantId: string, late
        where excluded.ts >= l.ts`,
     [
       tenantId,
-      latest.map((r) => r.asset_id),
-      latest.map((r) => r.parameter),
-      latest.map((r) => new Date(r.ts).toISOString()),
-      latest.map((r) => r.value),
-      latest.map((r) => r.unit),
-      latest.map((r) => r.source),
+      pgArray(latest.map((r) => r.asset_id)),
+      pgArray(latest.map((r) => r.parameter)),
+      pgArray(latest.map((r) => new Date(r.ts).toISOString())),
+      pgArray(latest.map((r) => r.value)),
+      pgArray(latest.map((r) => r.unit)),
+      pgArray(latest.map((r) => r.source)),
     ],
   );
 }
@@ -110,7 +111,7 @@ export async function recentReadings(db: Queryable, tenantId: string, series: re
           where s.tenant_id = ? and s.asset_id = k.asset_id and s.parameter = k.parameter
           order by s.ts desc limit ?
        ) r`,
-    [series.map((s) => s.asset_id), series.map((s) => s.parameter), tenantId, perSeries],
+    [pgArray(series.map((s) => s.asset_id)), pgArray(series.map((s) => s.parameter)), tenantId, perSeries],
   );
   return rows.map((r: SeriesPoint) => ({ ...r, value: Number(r.value) }));
 }
@@ -149,7 +150,7 @@ export async function cycleAverages(
         and s.ts >= greatest(b.first_ts, b.first_ts + (floor(extract(epoch from b.last_ts - b.first_ts) / ?) - ?) * make_interval(secs => ?))
       group by 1, 2
       order by 1, 2`,
-    [parameters, tenantId, assetId, tenantId, assetId, cycleSeconds, tenantId, assetId, parameters, cycleSeconds, lastCycles - 1, cycleSeconds],
+    [pgArray(parameters), tenantId, assetId, tenantId, assetId, cycleSeconds, tenantId, assetId, pgArray(parameters), cycleSeconds, lastCycles - 1, cycleSeconds],
   );
   return rows.map((r: { cycle: string; parameter: string; value: string }) => ({ cycle: Number(r.cycle), parameter: r.parameter, value: Number(r.value) }));
 }

@@ -9,7 +9,7 @@
 //   because a half-redacted phone number still leaks digits; same for a right span with a wrong type.
 // - Partial overlaps of the same type are also counted separately (`partialOverlaps`) so near misses
 //   (an extension left out, a trailing character taken) are visible without loosening the metric.
-import type { PiiFinding, PiiType } from './pii';
+import { PII_TYPES, type PiiFinding, type PiiType } from './pii';
 
 export interface LabelledEntity {
   readonly type: PiiType;
@@ -47,8 +47,6 @@ export interface PiiEvalReport {
   readonly misses: readonly PiiMiss[];
 }
 
-const TYPES: readonly PiiType[] = ['email', 'phone', 'id_number', 'credit_card'];
-
 /** Parses JSONL fixture content; throws naming the line when a line is malformed or a value is absent. */
 export function parseLabelledJsonl(content: string): LabelledLine[] {
   const lines: LabelledLine[] = [];
@@ -61,7 +59,7 @@ export function parseLabelledJsonl(content: string): LabelledLine[] {
     }
     const text = parsed.text;
     const entities = parsed.entities.map((e: { type?: unknown; value?: unknown }) => {
-      if (!TYPES.includes(e.type as PiiType) || typeof e.value !== 'string' || e.value === '') {
+      if (!PII_TYPES.includes(e.type as PiiType) || typeof e.value !== 'string' || e.value === '') {
         throw new Error(`${where}: bad entity ${JSON.stringify(e)}`);
       }
       if (!text.includes(e.value)) throw new Error(`${where}: value ${JSON.stringify(e.value)} not in text`);
@@ -98,7 +96,7 @@ const overlap = (a: PiiFinding, b: PiiFinding) => a.start < b.end && b.start < a
 
 /** Scores the detector on every line, per type and overall (micro-averaged). */
 export function evaluatePii(lines: readonly LabelledLine[], detect: PiiDetector): PiiEvalReport {
-  const counts = Object.fromEntries(TYPES.map((t) => [t, { tp: 0, fp: 0, fn: 0 }])) as Record<
+  const counts = Object.fromEntries(PII_TYPES.map((t) => [t, { tp: 0, fp: 0, fn: 0 }])) as Record<
     PiiType,
     { tp: number; fp: number; fn: number }
   >;
@@ -124,11 +122,11 @@ export function evaluatePii(lines: readonly LabelledLine[], detect: PiiDetector)
       misses.push({ kind: 'false_negative', line: lineNo, type: g.type, value: line.text.slice(g.start, g.end) });
     }
   });
-  const perType = Object.fromEntries(TYPES.map((t) => [t, score(counts[t].tp, counts[t].fp, counts[t].fn)])) as Record<
+  const perType = Object.fromEntries(PII_TYPES.map((t) => [t, score(counts[t].tp, counts[t].fp, counts[t].fn)])) as Record<
     PiiType,
     PiiScore
   >;
-  const sum = (k: 'tp' | 'fp' | 'fn') => TYPES.reduce((acc, t) => acc + counts[t][k], 0);
+  const sum = (k: 'tp' | 'fp' | 'fn') => PII_TYPES.reduce((acc, t) => acc + counts[t][k], 0);
   return {
     lines: lines.length,
     perType,
@@ -146,7 +144,7 @@ export function formatPiiReport(report: PiiEvalReport): string {
   const row = (name: string, s: PiiScore) => [
     name, String(s.tp + s.fn), String(s.tp), String(s.fp), String(s.fn), pct(s.precision), pct(s.recall), pct(s.f1),
   ];
-  const rows = [header, ...TYPES.map((t) => row(t, report.perType[t])), row('overall', report.overall)];
+  const rows = [header, ...PII_TYPES.map((t) => row(t, report.perType[t])), row('overall', report.overall)];
   const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const render = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   return [

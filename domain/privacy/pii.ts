@@ -55,7 +55,17 @@ function candidates(text: string, options: RedactPiiOptions): Record<PiiType, Te
   };
 }
 
-const overlaps = (a: TextRange, b: TextRange) => a.start < b.end && b.start < a.end;
+/** Index of the first kept finding starting at or after `start` (kept is sorted and disjoint). */
+function insertionIndex(kept: readonly PiiFinding[], start: number): number {
+  let lo = 0;
+  let hi = kept.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (kept[mid].start < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /**
  * PII values in the text, without overlaps. Every category is detected and the overlaps resolved by
@@ -64,15 +74,17 @@ const overlaps = (a: TextRange, b: TextRange) => a.start < b.end && b.start < a.
  */
 export function detectPii(text: string, options: RedactPiiOptions = {}): PiiFinding[] {
   const byType = candidates(text, options);
-  const kept: PiiFinding[] = [];
+  const kept: PiiFinding[] = []; // sorted by start, disjoint: only neighbours can overlap a newcomer
   for (const type of PII_TYPES) {
     const ranked = [...byType[type]].sort((a, b) => a.start - b.start || b.end - a.end);
-    for (const range of ranked) {
-      if (!kept.some((k) => overlaps(k, range))) kept.push({ type, start: range.start, end: range.end });
+    for (const { start, end } of ranked) {
+      const i = insertionIndex(kept, start);
+      const clashes = (i > 0 && kept[i - 1].end > start) || (i < kept.length && kept[i].start < end);
+      if (!clashes) kept.splice(i, 0, { type, start, end });
     }
   }
   const wanted = new Set(options.types ?? PII_TYPES);
-  return kept.filter((f) => wanted.has(f.type)).sort((a, b) => a.start - b.start);
+  return kept.filter((f) => wanted.has(f.type));
 }
 
 /** The text with each detected value replaced by `[redacted:<type>]`; surrounding context is kept. */

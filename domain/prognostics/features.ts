@@ -30,7 +30,8 @@ export const FD001_SENSORS: readonly string[] = [
   's2', 's3', 's4', 's7', 's8', 's9', 's11', 's12', 's13', 's14', 's15', 's17', 's20', 's21',
 ];
 
-export const AGE_FEATURE = 'cycle';
+/** Named apart from the CSV's own `cycle` column. */
+export const AGE_FEATURE = 'age_cycles';
 
 /** Feature names in vector order: sensor-major (`s2_last`, `s2_mean`, ...), then the age. */
 export function featureNames(spec: FeatureSpec): string[] {

@@ -57,6 +57,25 @@ export function predictRul(series: readonly CycleRecord[], opts: { readonly mode
   };
 }
 
+export interface Risk {
+  /** P(true RUL < horizon), unrounded. */
+  readonly failure_probability: number;
+  readonly lower_bound: boolean;
+  /** 0..1, unrounded. */
+  readonly confidence: number;
+}
+
+/** Failure probability within `horizonCycles` and confidence of a prediction (README.md). */
+export function assessRisk(prediction: RulPrediction, horizonCycles: number, model: RulModel = FD001_MODEL): Risk {
+  const sigma = effectiveSigma(model, prediction.rul_cycles, prediction.in_distribution);
+  const failure = failureProbability(model, prediction.rul_cycles, horizonCycles, sigma);
+  return {
+    failure_probability: failure.probability,
+    lower_bound: failure.lower_bound,
+    confidence: confidenceScore(prediction.rul_cycles, sigma, prediction.in_distribution),
+  };
+}
+
 export interface PrognoseInput {
   readonly series: readonly CycleRecord[];
   /** Length of one operating cycle in days (predictive config, per asset type). */
@@ -111,10 +130,8 @@ export function prognose(input: PrognoseInput): Prognosis | InsufficientPrognosi
       model_version: model.model_version,
     };
   }
-  const sigma = effectiveSigma(model, result.rul_cycles, result.in_distribution);
-  const failure = failureProbability(model, result.rul_cycles, horizonDays / input.cycle_length_days, sigma);
-  const confidence = confidenceScore(result.rul_cycles, sigma, result.in_distribution);
-  const level = confidenceLevel(confidence);
+  const risk = assessRisk(result, horizonDays / input.cycle_length_days, model);
+  const level = confidenceLevel(risk.confidence);
   const rulDays = result.rul_cycles * input.cycle_length_days;
   const thresholds = { ...DEFAULT_ACTION_THRESHOLDS, ...input.thresholds };
   return {
@@ -122,11 +139,11 @@ export function prognose(input: PrognoseInput): Prognosis | InsufficientPrognosi
     remaining_useful_life: round(rulDays, 1),
     remaining_useful_life_cycles: round(result.rul_cycles, 1),
     rul_at_cap: result.at_cap,
-    failure_probability: round(failure.probability, 3),
-    failure_probability_lower_bound: failure.lower_bound,
+    failure_probability: round(risk.failure_probability, 3),
+    failure_probability_lower_bound: risk.lower_bound,
     horizon_days: horizonDays,
-    recommended_action: recommendAction(rulDays, failure.probability, level, thresholds),
-    confidence: round(confidence, 2),
+    recommended_action: recommendAction(rulDays, risk.failure_probability, level, thresholds),
+    confidence: round(risk.confidence, 2),
     confidence_level: level,
     out_of_range_features: result.out_of_range_features,
     model_version: model.model_version,

@@ -53,7 +53,8 @@ function runCommand(command, args, { cwd, env = process.env, stdio = 'inherit' }
 function runNpm(args, options) {
   const [command, fullArgs] = npmCommand(args);
   return runCommand(command, fullArgs, options).catch((error) => {
-    throw new Error(`npm ${args.join(' ')} failed: ${error.message}`);
+    const exit = /\((exit \d+|signal \w+)\)$/.exec(error.message);
+    throw new Error(`npm ${args.join(' ')} failed${exit ? ` (${exit[1]})` : `: ${error.message}`}; see the output above`);
   });
 }
 

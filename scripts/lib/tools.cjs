@@ -238,7 +238,7 @@ async function installMinio(dirs, log) {
   fs.mkdirSync(dirs.bin, { recursive: true });
   const logFile = path.join(dirs.tools, 'minio.log');
   const started = Date.now();
-  log(`tools: building MinIO with ${go.version} (once, ~3 min on 2 cores; log in ${path.relative(process.cwd(), logFile)})`);
+  log(`tools: building MinIO with ${go.version} (once; 3 to 10 min on 2 cores; log in ${path.relative(process.cwd(), logFile)})`);
   await runLogged(go.command, ['install', `${MINIO_MODULE}@${VERSIONS.minio}`], {
     env: { ...process.env, GOBIN: dirs.bin, CGO_ENABLED: process.env.CGO_ENABLED ?? '0' },
     logFile,

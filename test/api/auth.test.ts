@@ -57,6 +57,20 @@ describe('login, refresh and logout', () => {
     expect(wrong.body.detail).toBe(unknown.body.detail);
   });
 
+  it('refuses logins for an email after 10 failures in 15 minutes, even with the right password', async () => {
+    const t = await createTenant(api);
+    for (let i = 0; i < 10; i += 1) {
+      const res = await api.request('/api/v1/auth/login', { method: 'POST', json: { email: t.email, password: `wrong-${i}` } });
+      expect(res.status).toBe(401);
+    }
+    const blocked = await api.request('/api/v1/auth/login', { method: 'POST', json: { email: t.email.toUpperCase(), password: t.password } });
+    expectError(blocked, 429, 'RATE_LIMITED');
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(800);
+    // Other accounts are unaffected.
+    const other = await api.request('/api/v1/auth/login', { method: 'POST', json: { email: tenant.email, password: tenant.password } });
+    expect(other.status).toBe(200);
+  });
+
   it('logout revokes the refresh token', async () => {
     const login = await api.request('/api/v1/auth/login', { method: 'POST', json: { email: tenant.email, password: tenant.password } });
     const out = await api.request('/api/v1/auth/logout', { method: 'POST', token: login.body.access_token, json: { refresh_token: login.body.refresh_token } });

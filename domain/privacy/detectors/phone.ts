@@ -152,14 +152,17 @@ function isPhoneInContext(text: string, run: string, start: number, end: number)
   return hasPhoneShape(run, isAnnounced(text, start));
 }
 
-/** Split points of a run at its separators: "612345678 699123456" may be two numbers. */
-function separatorOffsets(run: string): number[] {
-  const offsets: number[] = [];
-  for (const m of run.matchAll(/[ \u00a0]?[\-.\/ \u00a0][ \u00a0]?/g)) offsets.push(m.index);
-  return offsets;
+/** The separators of a run, where it may be split: "612345678 699123456" may be two numbers. */
+function separatorsOf(run: string): TextRange[] {
+  return [...run.matchAll(new RegExp(SEPARATOR, 'g'))].map((m) => ({ start: m.index, end: m.index + m[0].length }));
 }
 
+// Two full international numbers at most; a longer run is a table of figures, not phone numbers,
+// and bailing out keeps the split search linear in the text length.
+const MAX_RUN_DIGITS = 30;
+
 function phonesInRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
+  if (run.replace(/\D/g, '').length > MAX_RUN_DIGITS) return [];
   const withExtension = (start: number, end: number): TextRange => {
     const ext = EXTENSION.exec(masked.slice(end, end + 24));
     return { start, end: ext ? end + ext[0].length : end };
@@ -170,10 +173,9 @@ function phonesInRun(text: string, masked: string, runStart: number, run: string
   };
   const whole = accept(runStart, runStart + run.length);
   if (whole) return [whole];
-  for (const offset of separatorOffsets(run)) {
-    const sepLength = /^[ \u00a0]?[\-.\/ \u00a0][ \u00a0]?/.exec(run.slice(offset))![0].length;
-    const first = accept(runStart, runStart + offset);
-    const second = first && accept(runStart + offset + sepLength, runStart + run.length);
+  for (const separator of separatorsOf(run)) {
+    const first = accept(runStart, runStart + separator.start);
+    const second = first && accept(runStart + separator.end, runStart + run.length);
     if (first && second) return [first, second];
   }
   return [];

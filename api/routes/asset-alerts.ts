@@ -1,0 +1,278 @@
+import Joi from 'joi';
+import { setBaseline } from '../../db/asset-monitoring/baseline';
+import { lockAssets } from '../../db/asset-monitoring/unit';
+import { ALERT_COLUMNS, AlertRow, findAlert } from '../../db/queries/alerts';
+import { BASELINE_COLUMNS, BaselineRow } from '../../db/queries/baselines';
+import { isUuid, tenantScope } from '../../db/tenant-scope';
+import { userOf } from '../context';
+import { notFound } from '../errors';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { assetParams, requireAsset } from './asset-resource';
+
+/** Baselines of an asset's parameters and the alerts their excursions raise. */
+
+export const parameterName = Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9_.:\-/]+$/).description('Parameter name: letters, digits, _ . : - /');
+
+const baselineBody = Joi.object({
+  parameter: parameterName.required(),
+  baseline_value: Joi.number().required(),
+  tolerance_percent: Joi.number().min(0).max(1000).required(),
+  measurement_unit: Joi.string().trim().max(50).allow(null),
+});
+
+const baselineSchema = Joi.object({
+  id: Joi.string(),
+  asset_id: Joi.string(),
+  parameter: Joi.string(),
+  baseline_value: Joi.number(),
+  tolerance_percent: Joi.number(),
+  measurement_unit: Joi.string().allow(null),
+  active: Joi.boolean().description('The baseline alerts are judged against; older ones are kept as history'),
+  created_at: Joi.string().isoDate(),
+  superseded_at: Joi.string().isoDate().allow(null),
+});
+
+export function toBaseline(row: BaselineRow) {
+  return {
+    id: row.id,
+    asset_id: row.asset_id,
+    parameter: row.parameter,
+    baseline_value: row.baseline_value,
+    tolerance_percent: row.tolerance_percent,
+    measurement_unit: row.measurement_unit,
+    active: row.active,
+    created_at: new Date(row.created_at).toISOString(),
+    superseded_at: row.superseded_at ? new Date(row.superseded_at).toISOString() : null,
+  };
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+export const alertSchema = Joi.object({
+  id: Joi.string(),
+  asset_id: Joi.string(),
+  parameter: Joi.string(),
+  status: Joi.string().valid('open', 'acknowledged', 'resolved'),
+  severity: Joi.string().valid('warning', 'critical').description('critical beyond twice the tolerance (peak)'),
+  direction: Joi.string().valid('above', 'below'),
+  value: Joi.number().description('The reading that raised the alert'),
+  peak_value: Joi.number(),
+  last_value: Joi.number().description('The last reading outside the band'),
+  baseline_value: Joi.number(),
+  lower_bound: Joi.number(),
+  upper_bound: Joi.number(),
+  raised_at: Joi.string().isoDate().description('Device time of the reading that raised it'),
+  last_reading_at: Joi.string().isoDate(),
+  resolved_at: Joi.string().isoDate().allow(null).description('Device time of the first reading back inside'),
+  resolved_value: Joi.number().allow(null),
+  acknowledged_at: Joi.string().isoDate().allow(null),
+  acknowledged_by: Joi.string().allow(null),
+  acknowledge_note: Joi.string().allow(null),
+});
+
+export function toAlert(row: AlertRow) {
+  return {
+    id: row.id,
+    asset_id: row.asset_id,
+    parameter: row.parameter,
+    status: row.status,
+    severity: row.severity,
+    direction: row.direction,
+    value: row.value,
+    peak_value: row.peak_value,
+    last_value: row.last_value,
+    baseline_value: row.baseline_value,
+    lower_bound: row.lower_bound,
+    upper_bound: row.upper_bound,
+    raised_at: iso(row.raised_at),
+    last_reading_at: iso(row.last_reading_at),
+    resolved_at: iso(row.resolved_at),
+    resolved_value: row.resolved_value,
+    acknowledged_at: iso(row.acknowledged_at),
+    acknowledged_by: row.acknowledged_by,
+    acknowledge_note: row.acknowledge_note,
+  };
+}
+
+const page = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+
+type AlertFilters = PageRequest & {
+  status?: 'open' | 'acknowledged' | 'resolved' | 'unresolved';
+  severity?: 'warning' | 'critical';
+  parameter?: string;
+  asset_id?: string;
+  raised_from?: Date;
+  raised_to?: Date;
+};
+
+const alertFilters = {
+  ...pageQuery,
+  status: Joi.string().valid('open', 'acknowledged', 'resolved', 'unresolved').description('unresolved = open or acknowledged'),
+  severity: Joi.string().valid('warning', 'critical'),
+  parameter: Joi.string().max(100),
+  raised_from: Joi.date().iso(),
+  raised_to: Joi.date().iso(),
+};
+
+function alertQuery(db: Parameters<typeof tenantScope>[0], tenantId: string, f: AlertFilters) {
+  const q = tenantScope(db, tenantId).table('asset_alerts').select(ALERT_COLUMNS).orderBy([{ column: 'raised_at', order: 'desc' }, { column: 'id' }]);
+  if (f.status === 'unresolved') q.whereNot('status', 'resolved');
+  else if (f.status) q.where('status', f.status);
+  if (f.severity) q.where('severity', f.severity);
+  if (f.parameter) q.where('parameter', f.parameter);
+  if (f.asset_id) q.where('asset_id', f.asset_id);
+  if (f.raised_from) q.where('raised_at', '>=', f.raised_from);
+  if (f.raised_to) q.where('raised_at', '<', f.raised_to);
+  return q;
+}
+
+/** GET /assets/alerts (every asset of the tenant): registered before /:asset_id. */
+export function registerAlertListRoute(api: ApiRouter): void {
+  api.route<unknown, AlertFilters>({
+    method: 'get',
+    path: '/alerts',
+    summary: "Alerts of the tenant's assets",
+    description: 'Newest first. Filters: status (`unresolved` = open or acknowledged), severity, parameter, asset_id, raised_from/raised_to (device time).',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    query: Joi.object({ ...alertFilters, asset_id: Joi.string().max(64) }),
+    responses: { 200: { description: 'A page of alerts', schema: page(alertSchema) } },
+    handler: async (ctx, { query }) => {
+      const q = alertQuery(ctx.deps.db, userOf(ctx).tenantId, query);
+      if (query.asset_id !== undefined && !isUuid(query.asset_id)) q.whereRaw('false');
+      ctx.body = await paginate(q, query, toAlert);
+    },
+  });
+}
+
+export function registerBaselineRoutes(api: ApiRouter): void {
+  api.route<{ asset_id: string }, unknown, { parameter: string; baseline_value: number; tolerance_percent: number; measurement_unit?: string | null }>({
+    method: 'post',
+    path: '/:asset_id/baselines',
+    summary: "Set a parameter's baseline",
+    description:
+      'Becomes the active baseline of its parameter; the previous one is kept as history (`active: false`). A reading outside ' +
+      '`baseline_value ± tolerance_percent` % of |baseline_value| raises an alert. The latest reading is judged against the new baseline at once.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'manage_assets',
+    params: assetParams,
+    body: baselineBody,
+    responses: { 201: { description: 'The new active baseline', schema: baselineSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId, userId } = userOf(ctx);
+      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const asset = await requireAsset(unit.scope, params.asset_id);
+        const result = await setBaseline(
+          unit,
+          asset,
+          {
+            asset_id: asset.id,
+            parameter: body.parameter,
+            baseline_value: body.baseline_value,
+            tolerance_percent: body.tolerance_percent,
+            measurement_unit: body.measurement_unit ?? null,
+            created_by: userId,
+          },
+          new Date(),
+        );
+        unit.audit({
+          action: 'asset.baseline.set',
+          resourceType: 'asset',
+          resourceId: asset.id,
+          details: { baseline_id: result.created.id, parameter: body.parameter, superseded_baseline_id: result.superseded?.id ?? null },
+        });
+        return result.created;
+      });
+      ctx.status = 201;
+      ctx.body = toBaseline(created);
+    },
+  });
+
+  api.route<{ asset_id: string }, PageRequest & { parameter?: string; history: boolean }>({
+    method: 'get',
+    path: '/:asset_id/baselines',
+    summary: 'Baselines of an asset',
+    description: 'Active baselines by parameter; with `history=true` the superseded ones too (newest first within a parameter).',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    query: Joi.object({ ...pageQuery, parameter: Joi.string().max(100), history: Joi.boolean().default(false) }),
+    responses: { 200: { description: 'A page of baselines', schema: page(baselineSchema) }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, query }) => {
+      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const asset = await requireAsset(scope, params.asset_id);
+      const q = scope
+        .table('asset_baselines')
+        .where('asset_id', asset.id)
+        .select(BASELINE_COLUMNS)
+        .orderBy([{ column: 'parameter' }, { column: 'created_at', order: 'desc' }, { column: 'id' }]);
+      if (!query.history) q.where('active', true);
+      if (query.parameter) q.where('parameter', query.parameter);
+      ctx.body = await paginate(q, query, toBaseline);
+    },
+  });
+}
+
+export function registerAlertRoutes(api: ApiRouter): void {
+  api.route<{ asset_id: string }, AlertFilters>({
+    method: 'get',
+    path: '/:asset_id/alerts',
+    summary: 'Alerts of an asset',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    query: Joi.object(alertFilters),
+    responses: { 200: { description: 'A page of alerts', schema: page(alertSchema) }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, query }) => {
+      const { tenantId } = userOf(ctx);
+      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
+      ctx.body = await paginate(alertQuery(ctx.deps.db, tenantId, { ...query, asset_id: asset.id }), query, toAlert);
+    },
+  });
+
+  api.route<{ asset_id: string; alert_id: string }, unknown, { note?: string }>({
+    method: 'post',
+    path: '/:asset_id/alerts/:alert_id/acknowledge',
+    summary: 'Acknowledge an alert',
+    description:
+      'Marks the alert as seen: an open alert becomes `acknowledged` (still deduplicating its excursion until readings return inside). ' +
+      'A resolved alert keeps its status and records the acknowledgement. Acknowledging again changes nothing.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'manage_assets',
+    params: assetParams.keys({ alert_id: Joi.string().max(64).required() }),
+    body: Joi.object({ note: Joi.string().trim().max(1000) }),
+    responses: { 200: { description: 'The alert', schema: alertSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId, userId } = userOf(ctx);
+      const alert = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const asset = await requireAsset(unit.scope, params.asset_id);
+        // Readings may be resolving this alert right now: read it under the asset's monitoring lock.
+        await lockAssets(unit.tx, tenantId, [asset.id]);
+        const existing = isUuid(params.alert_id) ? await findAlert(unit.scope, asset.id, params.alert_id) : undefined;
+        if (!existing) throw notFound('alert');
+        unit.audit({ action: 'asset.alert.acknowledged', resourceType: 'asset_alert', resourceId: existing.id, details: { asset_id: asset.id } });
+        if (existing.acknowledged_at) return existing;
+        const [row] = await unit.scope
+          .table('asset_alerts')
+          .where('id', existing.id)
+          .update({
+            status: existing.status === 'open' ? 'acknowledged' : existing.status,
+            acknowledged_at: new Date(),
+            acknowledged_by: userId,
+            acknowledge_note: body.note ?? null,
+            updated_at: new Date(),
+          })
+          .returning([...ALERT_COLUMNS]);
+        return row as AlertRow;
+      });
+      ctx.body = toAlert(alert);
+    },
+  });
+}

@@ -1,0 +1,45 @@
+import Joi from 'joi';
+import { AssetRow, findAsset } from '../../db/queries/assets';
+import { isUuid, TenantScope } from '../../db/tenant-scope';
+import { notFound } from '../errors';
+
+/** The asset resource as the assets router and its sub-resource modules share it. */
+
+export const location = Joi.object({
+  building: Joi.string().max(200),
+  floor: Joi.number().integer().min(-20).max(300),
+  zone: Joi.string().max(200),
+});
+
+export const assetParams = Joi.object({ asset_id: Joi.string().max(64).required() });
+
+export const assetSchema = Joi.object({
+  id: Joi.string(),
+  name: Joi.string(),
+  type: Joi.string(),
+  parent_id: Joi.string().allow(null),
+  location,
+  metadata: Joi.object().unknown(true),
+  created_at: Joi.string().isoDate(),
+  updated_at: Joi.string().isoDate(),
+});
+
+export function toAsset(row: AssetRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    parent_id: row.parent_id,
+    location: row.location,
+    metadata: row.metadata,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** A path id that is not a UUID names no asset: 404, like another tenant's asset. */
+export async function requireAsset(scope: TenantScope, id: string): Promise<AssetRow> {
+  const row = isUuid(id) ? await findAsset(scope, id) : undefined;
+  if (!row) throw notFound('asset');
+  return row;
+}

@@ -1,0 +1,222 @@
+import Joi from 'joi';
+import { recordInspection } from '../../db/asset-monitoring/inspection';
+import { findCondition, findHealth, INSPECTION_COLUMNS, InspectionRow } from '../../db/queries/asset-state';
+import { assetMaintenance } from '../../db/queries/maintenance-read';
+import { tenantScope } from '../../db/tenant-scope';
+import { CONDITIONS, Condition, HEALTH_STATUSES } from '../../domain/assets/health';
+import { userOf } from '../context';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { parameterName } from './asset-alerts';
+import { assetParams, requireAsset } from './asset-resource';
+
+/** Stored health and condition of an asset, its inspections and its readings. */
+
+/** Devices and people may be a little ahead of the server's clock; beyond this a time is refused. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+export const notInFuture = (label: string) =>
+  Joi.date()
+    .iso()
+    .custom((value: Date, helpers) => (value.getTime() > Date.now() + MAX_CLOCK_SKEW_MS ? helpers.message({ custom: `${label} is in the future` }) : value));
+
+const dateOnly = (d: Date | null) => (d ? new Date(d).toISOString().slice(0, 10) : null);
+
+const factorSchema = Joi.object({
+  name: Joi.string(),
+  kind: Joi.string().valid('parameter', 'inspection'),
+  score: Joi.number().integer(),
+  trend: Joi.string().valid('stable', 'improving', 'declining'),
+}).unknown(true);
+
+const healthSchema = Joi.object({
+  health_score: Joi.number().integer().min(0).max(100),
+  status: Joi.string().valid(...HEALTH_STATUSES),
+  factors: Joi.array().items(factorSchema),
+  last_updated: Joi.string().isoDate(),
+});
+
+const conditionSchema = Joi.object({
+  overall_condition: Joi.string().valid(...CONDITIONS),
+  parameters: Joi.array().items(Joi.object().unknown(true)),
+  last_inspection: Joi.string().allow(null).description('YYYY-MM-DD (UTC)'),
+  next_inspection: Joi.string().allow(null).description('YYYY-MM-DD (UTC): earliest next due date of the active maintenance plans of the asset'),
+  open_work_orders: Joi.number().integer(),
+  updated_at: Joi.string().isoDate().allow(null),
+});
+
+const inspectionSchema = Joi.object({
+  id: Joi.string(),
+  asset_id: Joi.string(),
+  performed_at: Joi.string().isoDate(),
+  condition: Joi.string().valid(...CONDITIONS),
+  notes: Joi.string().allow(null),
+  recorded_by: Joi.string().allow(null),
+  created_at: Joi.string().isoDate(),
+});
+
+function toInspection(row: InspectionRow) {
+  return {
+    id: row.id,
+    asset_id: row.asset_id,
+    performed_at: new Date(row.performed_at).toISOString(),
+    condition: row.condition,
+    notes: row.notes,
+    recorded_by: row.recorded_by,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+const readingSchema = Joi.object({
+  parameter: Joi.string(),
+  timestamp: Joi.string().isoDate(),
+  value: Joi.number(),
+  unit: Joi.string().allow(null),
+  source: Joi.string().allow(null),
+  event_id: Joi.string(),
+  received_at: Joi.string().isoDate(),
+});
+
+const page = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+
+export function registerAssetStateRoutes(api: ApiRouter): void {
+  api.route<{ asset_id: string }>({
+    method: 'get',
+    path: '/:asset_id/health',
+    summary: 'Asset health',
+    description:
+      'Stored health, recomputed on every reading, inspection and baseline change (domain/assets/README.md explains the score from its factors). ' +
+      'An asset with no evidence yet answers 100 / excellent with no factors.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    responses: { 200: { description: 'Asset health', schema: healthSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
+      const row = await findHealth(ctx.deps.db, tenantId, asset.id);
+      ctx.body = row
+        ? { health_score: row.health_score, status: row.status, factors: row.factors, last_updated: new Date(row.last_updated).toISOString() }
+        : { health_score: 100, status: 'excellent', factors: [], last_updated: new Date(asset.created_at).toISOString() };
+    },
+  });
+
+  api.route<{ asset_id: string }>({
+    method: 'get',
+    path: '/:asset_id/condition',
+    summary: 'Asset condition',
+    description:
+      'overall_condition and parameters are stored, recomputed on every reading, completed inspection and baseline change; next_inspection and ' +
+      'open_work_orders come from the maintenance plans and tasks of the asset when read.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    responses: { 200: { description: 'Asset condition', schema: conditionSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
+      const [row, maintenance] = await Promise.all([findCondition(ctx.deps.db, tenantId, asset.id), assetMaintenance(ctx.deps.db, tenantId, asset.id)]);
+      ctx.body = {
+        overall_condition: row?.overall_condition ?? 'good',
+        parameters: row?.parameters ?? [],
+        last_inspection: dateOnly(row?.last_inspection_at ?? null),
+        next_inspection: dateOnly(maintenance.next_due_at),
+        open_work_orders: maintenance.open_work_orders,
+        updated_at: row ? new Date(row.updated_at).toISOString() : null,
+      };
+    },
+  });
+
+  api.route<{ asset_id: string }, unknown, { performed_at?: Date; condition: Condition; notes?: string }>({
+    method: 'post',
+    path: '/:asset_id/inspections',
+    summary: 'Record a completed inspection',
+    description: "The inspector's rating (`good`, `fair`, `poor`, `critical`) enters condition and health at once. `performed_at` defaults to now.",
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'manage_assets',
+    params: assetParams,
+    body: Joi.object({
+      performed_at: notInFuture('performed_at'),
+      condition: Joi.string().valid(...CONDITIONS).required(),
+      notes: Joi.string().trim().max(4000),
+    }),
+    responses: { 201: { description: 'The inspection', schema: inspectionSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId, userId } = userOf(ctx);
+      const now = new Date();
+      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const asset = await requireAsset(unit.scope, params.asset_id);
+        const inspection = await recordInspection(
+          unit,
+          asset.id,
+          { performed_at: body.performed_at ?? now, condition: body.condition, notes: body.notes ?? null, recorded_by: userId },
+          now,
+        );
+        unit.audit({ action: 'asset.inspection.recorded', resourceType: 'asset', resourceId: asset.id, details: { inspection_id: inspection.id, condition: body.condition } });
+        return inspection;
+      });
+      ctx.status = 201;
+      ctx.body = toInspection(row);
+    },
+  });
+
+  api.route<{ asset_id: string }, PageRequest>({
+    method: 'get',
+    path: '/:asset_id/inspections',
+    summary: 'Inspections of an asset',
+    description: 'Newest performed first.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    query: Joi.object(pageQuery),
+    responses: { 200: { description: 'A page of inspections', schema: page(inspectionSchema) }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, query }) => {
+      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const asset = await requireAsset(scope, params.asset_id);
+      const q = scope
+        .table('asset_inspections')
+        .where('asset_id', asset.id)
+        .select(INSPECTION_COLUMNS)
+        .orderBy([{ column: 'performed_at', order: 'desc' }, { column: 'created_at', order: 'desc' }, { column: 'id' }]);
+      ctx.body = await paginate(q, query, toInspection);
+    },
+  });
+
+  api.route<{ asset_id: string }, PageRequest & { parameter?: string; from?: Date; to?: Date }>({
+    method: 'get',
+    path: '/:asset_id/readings',
+    summary: 'Sensor readings of an asset',
+    description: 'Newest first by device time; `from` inclusive, `to` exclusive.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    query: Joi.object({ ...pageQuery, parameter: parameterName, from: Joi.date().iso(), to: Joi.date().iso() }),
+    responses: { 200: { description: 'A page of readings', schema: page(readingSchema) }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, query }) => {
+      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const asset = await requireAsset(scope, params.asset_id);
+      const q = scope
+        .table('sensor_readings')
+        .where('asset_id', asset.id)
+        .select('parameter', 'ts', 'value', 'unit', 'source', 'sender_event_id', 'received_at')
+        .orderBy([{ column: 'ts', order: 'desc' }, { column: 'parameter' }, { column: 'sender_event_id' }]);
+      if (query.parameter) q.where('parameter', query.parameter);
+      if (query.from) q.where('ts', '>=', query.from);
+      if (query.to) q.where('ts', '<', query.to);
+      ctx.body = await paginate(q, query, (r: { parameter: string; ts: Date; value: number; unit: string | null; source: string | null; sender_event_id: string; received_at: Date }) => ({
+        parameter: r.parameter,
+        timestamp: new Date(r.ts).toISOString(),
+        value: r.value,
+        unit: r.unit,
+        source: r.source,
+        event_id: r.sender_event_id,
+        received_at: new Date(r.received_at).toISOString(),
+      }));
+    },
+  });
+}

@@ -1,0 +1,50 @@
+import Joi from 'joi';
+import { assetSubtree, nestTree, TreeRow } from '../../db/queries/asset-tree';
+import { isUuid } from '../../db/tenant-scope';
+import { userOf } from '../context';
+import { notFound } from '../errors';
+import { ApiRouter } from '../route';
+import { assetSchema, toAsset } from './asset-resource';
+
+export const DEFAULT_TREE_DEPTH = 5;
+export const MAX_TREE_DEPTH = 10;
+
+// Children have the same shape as their parent (not a $ref: the OpenAPI builder has no shared components).
+const treeNode = assetSchema.keys({
+  children: Joi.array().items(Joi.object().unknown(true).description('A tree node, as its parent')),
+  children_truncated: Joi.boolean().description('The asset has children below the requested depth'),
+});
+
+function toNode(row: TreeRow) {
+  return { ...toAsset(row), children_truncated: row.children_truncated };
+}
+
+/** GET /assets/tree: registered before /:asset_id. */
+export function registerAssetTreeRoute(api: ApiRouter): void {
+  api.route<unknown, { root_id?: string; depth: number }>({
+    method: 'get',
+    path: '/tree',
+    summary: 'Asset hierarchy as nested children',
+    description:
+      'Without `root_id`, every root asset (no parent) with its descendants. `depth` counts levels including the root (default 5, 1..10); ' +
+      'a node on the last level whose children were cut off has `children_truncated: true`. Built by one recursive query.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    query: Joi.object({
+      root_id: Joi.string().max(64),
+      depth: Joi.number().integer().min(1).max(MAX_TREE_DEPTH).default(DEFAULT_TREE_DEPTH),
+    }),
+    responses: {
+      200: { description: 'Hierarchy', schema: Joi.object({ root_id: Joi.string().allow(null), depth: Joi.number(), items: Joi.array().items(treeNode) }) },
+      404: { description: 'root_id names no asset of the tenant' },
+    },
+    handler: async (ctx, { query }) => {
+      const { tenantId } = userOf(ctx);
+      if (query.root_id !== undefined && !isUuid(query.root_id)) throw notFound('asset');
+      const rows = await assetSubtree(ctx.deps.db, tenantId, query.root_id ?? null, query.depth);
+      if (query.root_id !== undefined && rows.length === 0) throw notFound('asset');
+      ctx.body = { root_id: query.root_id ?? null, depth: query.depth, items: nestTree(rows, toNode) };
+    },
+  });
+}

@@ -1,0 +1,295 @@
+import Joi from 'joi';
+import { AssetPrognosis, assetCycleSeries, FAILURE_WINDOW_DAYS, prognoseSeries, PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
+import { bandOf } from '../../db/asset-monitoring/recompute';
+import { activeBaselines } from '../../db/queries/baselines';
+import { effectiveConfig } from '../../db/queries/predictive-configs';
+import { latestReadings, LatestReading, recentReadings } from '../../db/queries/readings';
+import { Queryable } from '../../db/knex';
+import { tenantScope } from '../../db/tenant-scope';
+import { DEFAULT_Z_THRESHOLD, detectAnomalies, MIN_BEHAVIOUR_WINDOW } from '../../domain/assets/anomalies';
+import { ToleranceBand } from '../../domain/assets/band';
+import { operationalParameterName, OPERATIONAL_PARAMETERS, PredictiveConfig } from '../../domain/assets/predictive-config';
+import { applyToCycles, projectParameters, resolveChanges, ScenarioChanges } from '../../domain/assets/what-if';
+import { describeInsufficient } from '../../domain/prognostics';
+import { userOf } from '../context';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { parameterName } from './asset-alerts';
+import { assetParams, requireAsset } from './asset-resource';
+
+/** Digital twin (state, anomalies, what-if simulations) and prognostics of an asset. */
+
+/** A sensor whose latest reading is older than this is listed as stale. */
+export const STALE_AFTER_MS = 24 * 3_600_000;
+/** Readings before the current one that the behaviour z-score is computed over. */
+export const BEHAVIOUR_WINDOW = 50;
+
+const recommendedActions = ['immediate_maintenance', 'schedule_maintenance', 'inspect', 'monitor', 'continue_operation', 'collect_more_data'];
+
+const prognosticsSchema = Joi.object({
+  status: Joi.string().valid('ok', 'insufficient_data'),
+  remaining_useful_life: Joi.number().allow(null).description('Days (cycles × cycle_length_days of the predictive config); null without enough data'),
+  remaining_useful_life_cycles: Joi.number().allow(null),
+  failure_probability: Joi.number().min(0).max(1).allow(null).description(`Probability of failure within ${FAILURE_WINDOW_DAYS} days`),
+  recommended_action: Joi.string().valid(...recommendedActions),
+  confidence: Joi.number().min(0).max(1),
+  confidence_level: Joi.string().valid('low', 'medium', 'high'),
+  model_version: Joi.string(),
+  reason: Joi.object({ code: Joi.string(), message: Joi.string() }).unknown(true).allow(null),
+}).unknown(true);
+
+/** The prognostics answer: with too little data, no number is given, only why (low confidence). */
+export function prognosticsBody(p: AssetPrognosis, cyclesAvailable: number, config: PredictiveConfig) {
+  const inputs = { cycles_available: cyclesAvailable, cycles_required: PROGNOSTICS_MODEL.feature_spec.window, cycle_length_days: config.cycle_length_days };
+  if (p.status === 'ok') {
+    return {
+      status: 'ok' as const,
+      remaining_useful_life: p.remaining_useful_life,
+      remaining_useful_life_cycles: p.remaining_useful_life_cycles,
+      rul_at_cap: p.rul_at_cap,
+      failure_probability: p.failure_probability,
+      failure_probability_lower_bound: p.failure_probability_lower_bound,
+      horizon_days: p.horizon_days,
+      recommended_action: p.recommended_action,
+      confidence: p.confidence,
+      confidence_level: p.confidence_level,
+      out_of_range_features: p.out_of_range_features,
+      model_version: p.model_version,
+      reason: null,
+      inputs,
+    };
+  }
+  let reason: Record<string, unknown>;
+  if (p.status === 'not_configured') {
+    reason = { code: 'no_model_inputs', message: `no predictive config maps parameters of asset type "${config.asset_type}" to model sensors` };
+  } else {
+    const { reason: code, ...details } = p.insufficient;
+    reason = { code, message: describeInsufficient(p.insufficient), ...details };
+  }
+  return {
+    status: 'insufficient_data' as const,
+    remaining_useful_life: null,
+    remaining_useful_life_cycles: null,
+    failure_probability: null,
+    horizon_days: FAILURE_WINDOW_DAYS,
+    recommended_action: 'collect_more_data',
+    confidence: 0,
+    confidence_level: 'low' as const,
+    model_version: p.model_version,
+    reason,
+    inputs,
+  };
+}
+
+async function prognosisOf(db: Queryable, tenantId: string, asset: { id: string; type: string }) {
+  const config = await effectiveConfig(db, tenantId, asset.type);
+  const series = await assetCycleSeries(db, tenantId, asset.id, config);
+  return { config, series, body: prognosticsBody(prognoseSeries(series, config), series.length, config) };
+}
+
+interface SimulationRow {
+  id: string;
+  asset_id: string;
+  scenario: { label: string | null; changes: ScenarioChanges };
+  result: Record<string, unknown>;
+  model_version: string | null;
+  created_by: string | null;
+  created_at: Date;
+}
+const SIMULATION_COLUMNS = ['id', 'asset_id', 'scenario', 'result', 'model_version', 'created_by', 'created_at'];
+
+function toSimulation(row: SimulationRow) {
+  return {
+    id: row.id,
+    asset_id: row.asset_id,
+    label: row.scenario.label,
+    changes: row.scenario.changes,
+    result: row.result,
+    model_version: row.model_version,
+    created_by: row.created_by,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+const simulationSchema = Joi.object({
+  id: Joi.string(),
+  asset_id: Joi.string(),
+  label: Joi.string().allow(null),
+  changes: Joi.object().pattern(Joi.string(), Joi.number()),
+  result: Joi.object().unknown(true),
+  model_version: Joi.string().allow(null),
+  created_by: Joi.string().allow(null),
+  created_at: Joi.string().isoDate(),
+});
+
+function sensorItem(r: LatestReading, now: number) {
+  return {
+    parameter: r.parameter,
+    value: r.value,
+    unit: r.unit,
+    timestamp: new Date(r.ts).toISOString(),
+    source: r.source,
+    stale: now - new Date(r.ts).getTime() > STALE_AFTER_MS,
+  };
+}
+
+async function bandsOf(db: Queryable, tenantId: string, assetId: string, config: PredictiveConfig): Promise<Map<string, ToleranceBand>> {
+  const baselines = await activeBaselines(db, tenantId, [assetId]);
+  return new Map(baselines.map((b) => [b.parameter, bandOf(b, config)]));
+}
+
+export function registerDigitalTwinRoutes(api: ApiRouter): void {
+  api.route<{ asset_id: string }>({
+    method: 'get',
+    path: '/:asset_id/digital-twin',
+    summary: 'Digital twin state',
+    description:
+      'active_sensors: the latest reading of every parameter (`stale` after 24 h); operational_parameters: speed, load, temperature, pressure ' +
+      '(asset parameters of those names, or as mapped in the predictive config); last_simulation; anomalies: current readings outside their ' +
+      `baseline band (baseline_deviation) or ${DEFAULT_Z_THRESHOLD}σ (divided by the alert sensitivity) away from the parameter's previous ` +
+      `${BEHAVIOUR_WINDOW} readings (behaviour_shift, needs ${MIN_BEHAVIOUR_WINDOW}).`,
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    responses: { 200: { description: 'Digital twin state', schema: Joi.object().unknown(true) }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      const db = ctx.deps.db;
+      const scope = tenantScope(db, tenantId);
+      const asset = await requireAsset(scope, params.asset_id);
+      const config = await effectiveConfig(db, tenantId, asset.type);
+      const [latest, bands, lastSimulation] = await Promise.all([
+        latestReadings(db, tenantId, [asset.id]),
+        bandsOf(db, tenantId, asset.id, config),
+        scope.table('asset_simulations').where('asset_id', asset.id).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first(SIMULATION_COLUMNS),
+      ]);
+      const history = await recentReadings(db, tenantId, latest, BEHAVIOUR_WINDOW + 1);
+      const now = Date.now();
+      const byParameter = new Map(latest.map((r) => [r.parameter, r]));
+      const anomalies = detectAnomalies(
+        latest.map((r) => {
+          const points = history.filter((h) => h.parameter === r.parameter).sort((a, b) => new Date(b.ts).getTime() - new Date(a.ts).getTime());
+          const [current, ...previous] = points;
+          return {
+            parameter: r.parameter,
+            current: current ? { t: new Date(current.ts).getTime(), value: current.value } : { t: new Date(r.ts).getTime(), value: r.value },
+            previous: previous.map((p) => p.value),
+            band: bands.get(r.parameter) ?? null,
+          };
+        }),
+        DEFAULT_Z_THRESHOLD / config.alert_sensitivity,
+      );
+      ctx.body = {
+        asset_id: asset.id,
+        active_sensors: latest.map((r) => sensorItem(r, now)),
+        operational_parameters: Object.fromEntries(
+          OPERATIONAL_PARAMETERS.map((name) => {
+            const reading = byParameter.get(operationalParameterName(config, name));
+            return [name, reading ? sensorItem(reading, now) : null];
+          }),
+        ),
+        last_simulation: lastSimulation ? toSimulation(lastSimulation) : null,
+        anomalies,
+        generated_at: new Date(now).toISOString(),
+      };
+    },
+  });
+
+  api.route<{ asset_id: string }, unknown, { changes: ScenarioChanges; label?: string }>({
+    method: 'post',
+    path: '/:asset_id/digital-twin/simulate',
+    summary: 'Run a what-if scenario',
+    description:
+      'Body: `{"changes": {"load": 20}, "label": "..."}`: percent changes of operational parameters (speed, load, temperature, pressure) or ' +
+      'of named asset parameters. Each change scales the parameter over the prognostics window (as if the asset had run at that operating ' +
+      'point) and its current value, which is judged against its baseline. The result (prognosis before and after, RUL change, projected ' +
+      'parameters) is stored and becomes the twin\'s last_simulation.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'manage_assets',
+    params: assetParams,
+    body: Joi.object({
+      changes: Joi.object().pattern(parameterName, Joi.number().min(-100).max(1000)).min(1).max(20).required(),
+      label: Joi.string().trim().max(200),
+    }),
+    responses: { 201: { description: 'The stored simulation', schema: simulationSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId, userId } = userOf(ctx);
+      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const asset = await requireAsset(unit.scope, params.asset_id);
+        const { config, series, body: before } = await prognosisOf(unit.tx, tenantId, asset);
+        const changes = resolveChanges(body.changes, config);
+        const changedSeries = applyToCycles(series, changes, PROGNOSTICS_MODEL.feature_spec.window);
+        const after = prognosticsBody(prognoseSeries(changedSeries, config), changedSeries.length, config);
+        const [latest, bands] = await Promise.all([latestReadings(unit.tx, tenantId, [asset.id]), bandsOf(unit.tx, tenantId, asset.id, config)]);
+        const result = {
+          changes,
+          baseline: before,
+          scenario: after,
+          remaining_useful_life_change_days:
+            before.remaining_useful_life !== null && after.remaining_useful_life !== null
+              ? Math.round((after.remaining_useful_life - before.remaining_useful_life) * 10) / 10
+              : null,
+          projected_parameters: projectParameters(changes, new Map(latest.map((r) => [r.parameter, r.value])), bands),
+        };
+        const [stored] = await unit.scope.insert(
+          'asset_simulations',
+          {
+            asset_id: asset.id,
+            scenario: JSON.stringify({ label: body.label ?? null, changes: body.changes }),
+            result: JSON.stringify(result),
+            model_version: PROGNOSTICS_MODEL.model_version,
+            created_by: userId,
+          },
+          SIMULATION_COLUMNS,
+        );
+        unit.audit({ action: 'asset.simulation.run', resourceType: 'asset', resourceId: asset.id, details: { simulation_id: stored.id, targets: Object.keys(body.changes) } });
+        return stored as SimulationRow;
+      });
+      ctx.status = 201;
+      ctx.body = toSimulation(row);
+    },
+  });
+
+  api.route<{ asset_id: string }, PageRequest>({
+    method: 'get',
+    path: '/:asset_id/digital-twin/simulations',
+    summary: 'Simulated scenarios of an asset',
+    description: 'Newest first.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    query: Joi.object(pageQuery),
+    responses: { 200: { description: 'A page of simulations', schema: Joi.object({ items: Joi.array().items(simulationSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, query }) => {
+      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const asset = await requireAsset(scope, params.asset_id);
+      const q = scope.table('asset_simulations').where('asset_id', asset.id).select(SIMULATION_COLUMNS).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+      ctx.body = await paginate(q, query, toSimulation);
+    },
+  });
+
+  api.route<{ asset_id: string }>({
+    method: 'get',
+    path: '/:asset_id/prognostics',
+    summary: 'Prognostics: remaining useful life and failure probability',
+    description:
+      `The asset's readings of the parameters its predictive config maps to model sensors, averaged per cycle (cycle_length_days), through the ` +
+      `C-MAPSS-trained model (domain/prognostics/README.md). RUL in days = cycles × cycle_length_days; failure_probability within ${FAILURE_WINDOW_DAYS} days. ` +
+      'With too little data: status insufficient_data, null numbers, confidence 0 (low) and the reason.',
+    tags: ['assets'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: assetParams,
+    responses: { 200: { description: 'Prognostics', schema: prognosticsSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
+      const { body } = await prognosisOf(ctx.deps.db, tenantId, asset);
+      ctx.body = { ...body, computed_at: new Date().toISOString() };
+    },
+  });
+}

@@ -1,0 +1,233 @@
+import Joi from 'joi';
+import { ingestMachineEvents, ingestReadings } from '../../db/asset-monitoring/ingest';
+import { MachineEventInput, MACHINE_EVENT_COLUMNS, MachineEventRow } from '../../db/queries/machine-events';
+import { pgArray } from '../../db/queries/pg-array';
+import { ReadingInput } from '../../db/queries/readings';
+import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { isReservedEventType, MACHINE_EVENT_TYPE_PATTERN } from '../../domain/assets/machine-events';
+import { userOf } from '../context';
+import { AppError } from '../errors';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { parameterName } from './asset-alerts';
+import { notInFuture } from './asset-state';
+
+/**
+ * The industrial event gateway: machines (API clients holding a token with manage_assets) send
+ * sensor readings and machine events, one at a time or in batches of up to 500. Every item carries
+ * the sender's `event_id`: an id already stored for the tenant is skipped, so a retried request
+ * stores nothing twice. Times are the device's (`timestamp`); late and out-of-order items are
+ * accepted (README: domain/assets/README.md).
+ */
+
+export const MAX_BATCH = 500;
+
+const eventId = Joi.string().trim().min(1).max(200).description("The sender's unique id of this item (idempotency key per tenant)");
+const assetId = Joi.string().max(64);
+
+const readingItem = Joi.object({
+  event_id: eventId.required(),
+  asset_id: assetId.required(),
+  parameter: parameterName.required(),
+  value: Joi.number().required(),
+  unit: Joi.string().trim().max(50).allow(null),
+  timestamp: notInFuture('timestamp').required().description('Device time, ISO 8601; at most 5 minutes ahead of the server'),
+  source: Joi.string().trim().max(200).allow(null).description('Sensor or gateway that produced the reading'),
+});
+
+const machineEventItem = Joi.object({
+  event_id: eventId.required(),
+  asset_id: assetId.required(),
+  type: Joi.string()
+    .max(100)
+    .pattern(MACHINE_EVENT_TYPE_PATTERN)
+    .custom((value: string, helpers) => (isReservedEventType(value) ? helpers.message({ custom: `"${value.split('.')[0]}." events are the service's own` }) : value))
+    .required()
+    .description('Dotted `<domain>.<event>`, e.g. `vibration.threshold_exceeded`; the service\'s own domains (asset., maintenance., ...) are refused'),
+  timestamp: notInFuture('timestamp').required(),
+  severity: Joi.string().valid('info', 'warning', 'critical').allow(null),
+  data: Joi.object()
+    .unknown(true)
+    .custom((value, helpers) => (JSON.stringify(value).length > 16_384 ? helpers.message({ custom: 'must be at most 16 KB of JSON' }) : value)),
+  source: Joi.string().trim().max(200).allow(null),
+});
+
+const readingsSummary = Joi.object({
+  received: Joi.number(),
+  stored: Joi.number(),
+  duplicates: Joi.number().description('Items whose event_id was already stored'),
+  late: Joi.number().description('Stored but older than the newest reading of their series: not judged against baselines'),
+  alerts_raised: Joi.number(),
+  alerts_resolved: Joi.number(),
+});
+const eventsSummary = Joi.object({ received: Joi.number(), stored: Joi.number(), duplicates: Joi.number() });
+
+interface ReadingItem {
+  event_id: string;
+  asset_id: string;
+  parameter: string;
+  value: number;
+  unit?: string | null;
+  timestamp: Date;
+  source?: string | null;
+}
+interface EventItem {
+  event_id: string;
+  asset_id: string;
+  type: string;
+  timestamp: Date;
+  severity?: 'info' | 'warning' | 'critical' | null;
+  data?: Record<string, unknown>;
+  source?: string | null;
+}
+
+/** The types of the batch's assets; any id not naming an asset of the tenant is a 404 for the whole batch. */
+async function requireAssets(scope: TenantScope, ids: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)];
+  const valid = unique.filter(isUuid);
+  const rows: { id: string; type: string }[] = valid.length ? await scope.table('assets').whereRaw('id = any(?::uuid[])', [pgArray(valid)]).select('id', 'type') : [];
+  const types = new Map(rows.map((r) => [r.id, r.type]));
+  const missing = unique.filter((id) => !types.has(id));
+  if (missing.length) throw new AppError('NOT_FOUND', 'asset not found', { asset_ids: missing.slice(0, 20) });
+  return types;
+}
+
+function auditTarget(assetIds: readonly string[]) {
+  const unique = [...new Set(assetIds)].sort();
+  return unique.length === 1 ? { resourceId: unique[0] as string, details: {} } : { resourceId: null, details: { asset_ids: unique } };
+}
+
+export function machineRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/machine');
+
+  const ingestReadingsRoute = (path: string, summary: string, body: Joi.Schema, itemsOf: (body: any) => ReadingItem[]) =>
+    api.route<unknown, unknown, unknown>({
+      method: 'post',
+      path,
+      summary,
+      description:
+        'Stores the readings (idempotent by event_id), judges each series\' new readings against its active baseline (alerts raised, ' +
+        'deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of ' +
+        'the assets, all in one transaction. A reading older than the newest one of its series is stored but not judged.',
+      tags: ['machine'],
+      auth: 'user',
+      permission: 'manage_assets',
+      body,
+      responses: { 200: { description: 'What was stored', schema: readingsSummary }, 404: { description: 'An asset_id names no asset of the tenant' } },
+      handler: async (ctx, input) => {
+        const { tenantId } = userOf(ctx);
+        const items = itemsOf(input.body);
+        ctx.body = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+          const assetTypes = await requireAssets(unit.scope, items.map((r) => r.asset_id));
+          const readings: ReadingInput[] = items.map((r) => ({
+            asset_id: r.asset_id,
+            parameter: r.parameter,
+            ts: r.timestamp,
+            value: r.value,
+            unit: r.unit ?? null,
+            source: r.source ?? null,
+            sender_event_id: r.event_id,
+          }));
+          const summary = await ingestReadings(unit, assetTypes, readings, new Date());
+          const target = auditTarget(items.map((r) => r.asset_id));
+          unit.audit({ action: 'machine.readings.ingested', resourceType: 'asset', resourceId: target.resourceId, details: { ...target.details, ...summary } });
+          return summary;
+        });
+      },
+    });
+
+  ingestReadingsRoute('/readings', 'Ingest one sensor reading', readingItem, (body: ReadingItem) => [body]);
+  ingestReadingsRoute(
+    '/readings/batch',
+    `Ingest up to ${MAX_BATCH} sensor readings`,
+    Joi.object({ readings: Joi.array().items(readingItem).min(1).max(MAX_BATCH).required() }),
+    (body: { readings: ReadingItem[] }) => body.readings,
+  );
+
+  const ingestEventsRoute = (path: string, summary: string, body: Joi.Schema, itemsOf: (body: any) => EventItem[]) =>
+    api.route<unknown, unknown, unknown>({
+      method: 'post',
+      path,
+      summary,
+      description:
+        'Stores raw machine events (idempotent by event_id; kept in their own table, subject to retention). Each newly stored event is also ' +
+        'published to the outbox under its own type, so machine agents (trigger_config.event_types) and webhooks react to it.',
+      tags: ['machine'],
+      auth: 'user',
+      permission: 'manage_assets',
+      body,
+      responses: { 200: { description: 'What was stored', schema: eventsSummary }, 404: { description: 'An asset_id names no asset of the tenant' } },
+      handler: async (ctx, input) => {
+        const { tenantId } = userOf(ctx);
+        const items = itemsOf(input.body);
+        ctx.body = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+          await requireAssets(unit.scope, items.map((e) => e.asset_id));
+          const events: MachineEventInput[] = items.map((e) => ({
+            asset_id: e.asset_id,
+            event_type: e.type,
+            severity: e.severity ?? null,
+            ts: e.timestamp,
+            data: e.data ?? {},
+            source: e.source ?? null,
+            sender_event_id: e.event_id,
+          }));
+          const summary = await ingestMachineEvents(unit, events);
+          const target = auditTarget(items.map((e) => e.asset_id));
+          unit.audit({ action: 'machine.events.ingested', resourceType: 'asset', resourceId: target.resourceId, details: { ...target.details, ...summary } });
+          return summary;
+        });
+      },
+    });
+
+  ingestEventsRoute('/events', 'Ingest one machine event', machineEventItem, (body: EventItem) => [body]);
+  ingestEventsRoute(
+    '/events/batch',
+    `Ingest up to ${MAX_BATCH} machine events`,
+    Joi.object({ events: Joi.array().items(machineEventItem).min(1).max(MAX_BATCH).required() }),
+    (body: { events: EventItem[] }) => body.events,
+  );
+
+  api.route<unknown, PageRequest & { asset_id?: string; type?: string; from?: Date; to?: Date }>({
+    method: 'get',
+    path: '/events',
+    summary: 'Machine events',
+    description: 'Newest first by device time; `from` inclusive, `to` exclusive.',
+    tags: ['machine'],
+    auth: 'user',
+    permission: 'view_assets',
+    query: Joi.object({ ...pageQuery, asset_id: assetId, type: Joi.string().max(100), from: Joi.date().iso(), to: Joi.date().iso() }),
+    responses: {
+      200: {
+        description: 'A page of machine events',
+        schema: Joi.object({ items: Joi.array().items(Joi.object().unknown(true)), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }),
+      },
+    },
+    handler: async (ctx, { query }) => {
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('machine_events')
+        .select(MACHINE_EVENT_COLUMNS)
+        .orderBy([{ column: 'ts', order: 'desc' }, { column: 'id' }]);
+      if (query.asset_id !== undefined) {
+        if (isUuid(query.asset_id)) q.where('asset_id', query.asset_id);
+        else q.whereRaw('false');
+      }
+      if (query.type) q.where('event_type', query.type);
+      if (query.from) q.where('ts', '>=', query.from);
+      if (query.to) q.where('ts', '<', query.to);
+      ctx.body = await paginate(q, query, (e: MachineEventRow) => ({
+        id: e.id,
+        event_id: e.sender_event_id,
+        asset_id: e.asset_id,
+        type: e.event_type,
+        severity: e.severity,
+        timestamp: new Date(e.ts).toISOString(),
+        data: e.data,
+        source: e.source,
+        received_at: new Date(e.received_at).toISOString(),
+      }));
+    },
+  });
+
+  return api;
+}

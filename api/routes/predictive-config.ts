@@ -1,0 +1,156 @@
+import Joi from 'joi';
+import { PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
+import { findPredictiveConfig, PREDICTIVE_CONFIG_COLUMNS, PredictiveConfigRow, toConfig, upsertPredictiveConfig } from '../../db/queries/predictive-configs';
+import { tenantScope } from '../../db/tenant-scope';
+import { defaultPredictiveConfig, OPERATIONAL_PARAMETERS, PredictiveConfig } from '../../domain/assets/predictive-config';
+import { DEFAULT_ACTION_THRESHOLDS } from '../../domain/prognostics';
+import { userOf } from '../context';
+import { notFound } from '../errors';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { parameterName } from './asset-alerts';
+
+/**
+ * Predictive configuration per asset type: read by every reading (alert sensitivity) and every
+ * prognosis (model inputs, cycle length, action thresholds), so a change applies from the next one.
+ */
+
+const modelSensors = PROGNOSTICS_MODEL.feature_spec.sensors;
+
+const modelInputs = Joi.object()
+  .pattern(parameterName, Joi.string().valid(...modelSensors))
+  .custom((value: Record<string, string>, helpers) => {
+    const sensors = Object.values(value);
+    const twice = sensors.find((s, i) => sensors.indexOf(s) !== i);
+    return twice ? helpers.message({ custom: `model sensor ${twice} is fed by more than one parameter` }) : value;
+  })
+  .description(`Asset parameter → model sensor (${modelSensors.join(', ')}); the model needs all of them`);
+
+const probability = Joi.number().min(0).max(1);
+const days = Joi.number().min(0).max(36_500);
+const actionThresholds = Joi.object({
+  immediate_probability: probability,
+  immediate_rul_days: days,
+  schedule_probability: probability,
+  schedule_rul_days: days,
+  monitor_rul_days: days,
+})
+  .custom((value: Partial<typeof DEFAULT_ACTION_THRESHOLDS>, helpers) => {
+    const t = { ...DEFAULT_ACTION_THRESHOLDS, ...value };
+    if (t.schedule_probability > t.immediate_probability) return helpers.message({ custom: 'schedule_probability must not exceed immediate_probability' });
+    if (!(t.immediate_rul_days <= t.schedule_rul_days && t.schedule_rul_days <= t.monitor_rul_days)) {
+      return helpers.message({ custom: 'immediate_rul_days <= schedule_rul_days <= monitor_rul_days is required' });
+    }
+    return t;
+  })
+  .description('Omitted thresholds take their defaults');
+
+const configBody = Joi.object({
+  model_inputs: modelInputs.default({}),
+  cycle_length_days: Joi.number().greater(0).max(365).default(1).description('Days one model cycle stands for'),
+  action_thresholds: actionThresholds.default(DEFAULT_ACTION_THRESHOLDS),
+  alert_sensitivity: Joi.number().min(0.1).max(10).default(1).description('Divides baseline tolerances and the anomaly z threshold (2 = twice as sensitive)'),
+  operational_parameters: Joi.object(Object.fromEntries(OPERATIONAL_PARAMETERS.map((p) => [p, parameterName]))).default({}),
+});
+
+const configSchema = Joi.object({
+  asset_type: Joi.string(),
+  configured: Joi.boolean().description('false: nothing stored, these are the defaults'),
+  model_inputs: Joi.object().pattern(Joi.string(), Joi.string()),
+  cycle_length_days: Joi.number(),
+  action_thresholds: Joi.object().unknown(true),
+  alert_sensitivity: Joi.number(),
+  operational_parameters: Joi.object().pattern(Joi.string(), Joi.string()),
+  updated_at: Joi.string().isoDate().allow(null),
+});
+
+const typeParams = Joi.object({ asset_type: Joi.string().trim().min(1).max(100).required() });
+
+function toBody(config: PredictiveConfig, row: PredictiveConfigRow | null) {
+  return { ...config, configured: row !== null, updated_at: row ? new Date(row.updated_at).toISOString() : null };
+}
+
+export function predictiveConfigRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/predictive-config');
+
+  api.route<unknown, PageRequest>({
+    method: 'get',
+    path: '/',
+    summary: 'Stored predictive configs of the tenant',
+    tags: ['predictive-config'],
+    auth: 'user',
+    permission: 'view_assets',
+    query: Joi.object(pageQuery),
+    responses: { 200: { description: 'A page of configs', schema: Joi.object({ items: Joi.array().items(configSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    handler: async (ctx, { query }) => {
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('predictive_configs').select(PREDICTIVE_CONFIG_COLUMNS).orderBy('asset_type');
+      ctx.body = await paginate(q, query, (row: PredictiveConfigRow) => toBody(toConfig(row), row));
+    },
+  });
+
+  api.route<{ asset_type: string }>({
+    method: 'get',
+    path: '/:asset_type',
+    summary: 'Effective predictive config of an asset type',
+    description: 'The stored config, or the defaults (`configured: false`).',
+    tags: ['predictive-config'],
+    auth: 'user',
+    permission: 'view_assets',
+    params: typeParams,
+    responses: { 200: { description: 'Config', schema: configSchema } },
+    handler: async (ctx, { params }) => {
+      const row = await findPredictiveConfig(ctx.deps.db, userOf(ctx).tenantId, params.asset_type);
+      ctx.body = row ? toBody(toConfig(row), row) : toBody(defaultPredictiveConfig(params.asset_type), null);
+    },
+  });
+
+  api.route<{ asset_type: string }, unknown, Omit<PredictiveConfig, 'asset_type'>>({
+    method: 'put',
+    path: '/:asset_type',
+    summary: 'Set the predictive config of an asset type',
+    description: 'Replaces the whole config; omitted fields take their defaults. Effective from the next reading and the next prognosis.',
+    tags: ['predictive-config'],
+    auth: 'user',
+    permission: 'manage_assets',
+    params: typeParams,
+    body: configBody,
+    responses: { 200: { description: 'Stored config', schema: configSchema } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId } = userOf(ctx);
+      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const { row: stored, created } = await upsertPredictiveConfig(unit.tx, tenantId, { ...body, asset_type: params.asset_type });
+        unit.audit({
+          action: created ? 'predictive_config.created' : 'predictive_config.updated',
+          resourceType: 'predictive_config',
+          resourceId: stored.id,
+          details: { asset_type: params.asset_type },
+        });
+        return stored;
+      });
+      ctx.body = toBody(toConfig(row), row);
+    },
+  });
+
+  api.route<{ asset_type: string }>({
+    method: 'delete',
+    path: '/:asset_type',
+    summary: 'Remove the predictive config of an asset type (back to the defaults)',
+    tags: ['predictive-config'],
+    auth: 'user',
+    permission: 'manage_assets',
+    params: typeParams,
+    responses: { 204: { description: 'Removed' }, 404: { description: 'No config stored for the type' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const [row] = await unit.scope.table('predictive_configs').where('asset_type', params.asset_type).delete().returning(['id']);
+        if (!row) throw notFound('predictive config');
+        unit.audit({ action: 'predictive_config.deleted', resourceType: 'predictive_config', resourceId: row.id, details: { asset_type: params.asset_type } });
+      });
+      ctx.status = 204;
+    },
+  });
+
+  return api;
+}

@@ -1,0 +1,39 @@
+/**
+ * Runs the benchmarks against the stack whose addresses are in the environment (scripts/bench.mjs
+ * starts one) and prints their figures. `npm run bench -- http pii` runs a subset.
+ */
+import { createDeps } from '../api/deps';
+import { loadConfig } from '../infra/config';
+import { runHttpBench } from './http';
+import { runPiiBench } from './pii';
+
+type Bench = { name: string; target: string; run: () => Promise<unknown> };
+
+async function main(): Promise<void> {
+  const deps = createDeps(loadConfig());
+  const benches: Bench[] = [
+    { name: 'http', target: 'authenticated list p99 within 3x of bare Koa (p99_ratio <= 3)', run: () => runHttpBench(deps) },
+    { name: 'pii', target: 'recall >= 0.95 for email and phone, precision >= 0.95 overall', run: () => runPiiBench() },
+  ];
+  const wanted = process.argv.slice(2);
+  const selected = wanted.length ? benches.filter((b) => wanted.includes(b.name)) : benches;
+  const started = Date.now();
+  try {
+    for (const bench of selected) {
+      const t0 = Date.now();
+      process.stdout.write(`\n## ${bench.name}  (target: ${bench.target})\n`);
+      const result = await bench.run();
+      if (typeof result === 'string') process.stdout.write(`${result}\n`);
+      else for (const [k, v] of Object.entries(result as Record<string, unknown>)) process.stdout.write(`${k.padEnd(32)} ${v}\n`);
+      process.stdout.write(`(${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+    }
+  } finally {
+    await deps.close();
+  }
+  process.stdout.write(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s on ${require('node:os').cpus().length} cores\n`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,115 @@
+import { PredictiveConfig } from '../../domain/assets/predictive-config';
+import { unresolvedAlerts } from '../queries/alerts';
+import { activeBaselines } from '../queries/baselines';
+import { insertMachineEvents, MachineEventInput } from '../queries/machine-events';
+import { effectiveConfigs } from '../queries/predictive-configs';
+import { insertReadings, latestReadings, ReadingInput, SeriesKey, StoredReading, upsertLatestReadings } from '../queries/readings';
+import { applyJudgements, SeriesJudgement } from './judge';
+import { bandOf, recomputeAssetState } from './recompute';
+import { lockAssets, MonitoringUnit } from './unit';
+
+export interface ReadingsSummary {
+  received: number;
+  stored: number;
+  /** Readings whose sender event id was already stored (not stored again). */
+  duplicates: number;
+  /** Stored readings older than the newest one already known for their series: kept, not judged. */
+  late: number;
+  alerts_raised: number;
+  alerts_resolved: number;
+}
+
+const key = (s: SeriesKey) => `${s.asset_id}|${s.parameter}`;
+
+/**
+ * The gateway's reading pipeline, in the caller's transaction: store the batch idempotently, judge
+ * the new readings of each baselined series against its band (raising, continuing or resolving its
+ * alert), move each series' latest reading, and recompute the touched assets' health and condition.
+ * `assetTypes` holds every asset of the batch (checked by the caller to belong to the tenant).
+ */
+export async function ingestReadings(
+  unit: MonitoringUnit,
+  assetTypes: ReadonlyMap<string, string>,
+  readings: readonly ReadingInput[],
+  now: Date,
+): Promise<ReadingsSummary> {
+  const tenantId = unit.scope.tenantId;
+  const assetIds = [...new Set(readings.map((r) => r.asset_id))];
+  await lockAssets(unit.tx, tenantId, assetIds);
+  const stored = await insertReadings(unit.tx, tenantId, readings);
+  const summary: ReadingsSummary = { received: readings.length, stored: stored.length, duplicates: readings.length - stored.length, late: 0, alerts_raised: 0, alerts_resolved: 0 };
+  if (stored.length === 0) return summary;
+
+  const bySeries = new Map<string, StoredReading[]>();
+  for (const r of stored) {
+    const list = bySeries.get(key(r));
+    if (list) list.push(r);
+    else bySeries.set(key(r), [r]);
+  }
+  const series: SeriesKey[] = [...bySeries.values()].map((rs) => ({ asset_id: (rs[0] as StoredReading).asset_id, parameter: (rs[0] as StoredReading).parameter }));
+  const touchedAssets = [...new Set(series.map((s) => s.asset_id))];
+
+  const [previous, baselines, alerts, configs] = await Promise.all([
+    latestReadings(unit.tx, tenantId, touchedAssets),
+    activeBaselines(unit.tx, tenantId, touchedAssets, series),
+    unresolvedAlerts(unit.tx, tenantId, series),
+    effectiveConfigs(unit.tx, tenantId, touchedAssets.map((id) => assetTypes.get(id) as string)),
+  ]);
+  const previousTs = new Map(previous.map((r) => [key(r), new Date(r.ts).getTime()]));
+  const alertOf = new Map(alerts.map((a) => [key(a), a]));
+
+  const newest: StoredReading[] = [];
+  const newerBySeries = new Map<string, StoredReading[]>();
+  for (const [k, rs] of bySeries) {
+    const since = previousTs.get(k) ?? -Infinity;
+    const newer = rs.filter((r) => new Date(r.ts).getTime() > since);
+    summary.late += rs.length - newer.length;
+    newerBySeries.set(k, newer);
+    if (newer.length) newest.push(newer.reduce((a, b) => (new Date(b.ts).getTime() >= new Date(a.ts).getTime() ? b : a)));
+  }
+
+  const judgements: SeriesJudgement[] = baselines.flatMap((baseline) => {
+    const newer = newerBySeries.get(key(baseline)) ?? [];
+    if (newer.length === 0) return [];
+    const config = configs.get(assetTypes.get(baseline.asset_id) as string) as PredictiveConfig;
+    return [
+      {
+        assetId: baseline.asset_id,
+        parameter: baseline.parameter,
+        baseline,
+        band: bandOf(baseline, config),
+        open: alertOf.get(key(baseline)) ?? null,
+        readings: newer.map((r) => ({ t: new Date(r.ts).getTime(), value: r.value })),
+      },
+    ];
+  });
+  const counts = await applyJudgements(unit, judgements);
+  summary.alerts_raised = counts.raised;
+  summary.alerts_resolved = counts.resolved;
+
+  await upsertLatestReadings(unit.tx, tenantId, newest);
+  await recomputeAssetState(unit.tx, tenantId, touchedAssets, now);
+  return summary;
+}
+
+export interface EventsSummary {
+  received: number;
+  stored: number;
+  duplicates: number;
+}
+
+/**
+ * Stores machine events idempotently; each newly stored event also enters the outbox under its own
+ * type (reserved domains are refused by the caller), so machine agents and webhooks can react.
+ */
+export async function ingestMachineEvents(unit: MonitoringUnit, events: readonly MachineEventInput[]): Promise<EventsSummary> {
+  const stored = await insertMachineEvents(unit.tx, unit.scope.tenantId, events);
+  for (const e of stored) {
+    unit.emit(
+      e.event_type,
+      { machine_event_id: e.id, asset_id: e.asset_id, severity: e.severity, occurred_at: new Date(e.ts).toISOString(), data: e.data },
+      { occurredAt: new Date(e.ts), idempotencyKey: `machine-event:${e.sender_event_id}` },
+    );
+  }
+  return { received: events.length, stored: stored.length, duplicates: events.length - stored.length };
+}

@@ -1,0 +1,90 @@
+import { pgArray } from './pg-array';
+import { GRACE_FRACTION } from '../../domain/maintenance/compliance';
+import { Queryable } from '../knex';
+
+/**
+ * What the assets feature reads from the maintenance tables (CROSS_FEATURE_CONTRACT.md). The
+ * tables come with the maintenance feature; until they exist every read here answers "nothing"
+ * (checked with to_regclass), so assets work on their own.
+ */
+
+export async function tablesPresent<T extends string>(db: Queryable, tables: readonly T[]): Promise<Record<T, boolean>> {
+  const { rows } = await db.raw(`select t.name, to_regclass(t.name) is not null as present from unnest(?::text[]) as t(name)`, [pgArray(tables)]);
+  return Object.fromEntries(rows.map((r: { name: T; present: boolean }) => [r.name, r.present])) as Record<T, boolean>;
+}
+
+export interface AssetMaintenance {
+  /** Earliest next due time of the asset's active plans; null without plans. */
+  next_due_at: Date | null;
+  /** Tasks (work orders) open or in progress that include the asset. */
+  open_work_orders: number;
+}
+
+export async function assetMaintenance(db: Queryable, tenantId: string, assetId: string): Promise<AssetMaintenance> {
+  const present = await tablesPresent(db, ['maintenance_plans', 'maintenance_tasks']);
+  const [next, open] = await Promise.all([
+    present.maintenance_plans
+      ? db('maintenance_plans')
+          .where({ tenant_id: tenantId, status: 'active' })
+          .whereNull('deleted_at')
+          .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
+          .min({ next: 'next_due_at' })
+          .first()
+      : undefined,
+    present.maintenance_tasks
+      ? db('maintenance_tasks')
+          .where({ tenant_id: tenantId })
+          .whereIn('status', ['open', 'in_progress'])
+          .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
+          .count({ count: '*' })
+          .first()
+      : undefined,
+  ]);
+  return { next_due_at: next?.next ? new Date(next.next) : null, open_work_orders: open ? Number(open.count) : 0 };
+}
+
+export interface MaintenanceKpis {
+  open_tasks: number;
+  overdue_tasks: number;
+  /** Tasks due this month, judged as in domain/maintenance/compliance.ts (pending and cancelled not counted). */
+  compliance_on_time: number;
+  compliance_overdue: number;
+}
+
+/**
+ * Dashboard maintenance numbers in one statement. `overdue_tasks`: open or in progress past their
+ * due time. Compliance this month: tasks due in [month start, next month start) UTC; on time when
+ * completed no later than due + 10 % of the plan's interval (grace), overdue when completed later
+ * or still open past that deadline.
+ */
+export async function maintenanceKpis(
+  db: Queryable,
+  tenantId: string,
+  now: Date,
+  known?: Record<'maintenance_plans' | 'maintenance_tasks', boolean>,
+): Promise<MaintenanceKpis> {
+  const present = known ?? (await tablesPresent(db, ['maintenance_plans', 'maintenance_tasks']));
+  if (!present.maintenance_tasks) return { open_tasks: 0, overdue_tasks: 0, compliance_on_time: 0, compliance_overdue: 0 };
+  const interval = present.maintenance_plans
+    ? `coalesce((select p.interval_hours from maintenance_plans p where p.id = t.plan_id and p.tenant_id = t.tenant_id), 0)`
+    : '0';
+  const { rows } = await db.raw(
+    `with month as (select date_trunc('month', ?::timestamptz at time zone 'UTC') at time zone 'UTC' as start),
+     judged as (
+       select t.status, t.due_at, t.completed_at,
+              t.due_at >= m.start and t.due_at < m.start + interval '1 month' as due_this_month,
+              t.due_at + (${interval}) * ? * interval '1 hour' as deadline
+         from maintenance_tasks t cross join month m
+        where t.tenant_id = ?
+     )
+     select count(*) filter (where status in ('open', 'in_progress'))::int as open_tasks,
+            count(*) filter (where status in ('open', 'in_progress') and due_at < ?)::int as overdue_tasks,
+            count(*) filter (where due_this_month and status = 'done' and completed_at is not null and completed_at <= deadline)::int as compliance_on_time,
+            count(*) filter (where due_this_month and status <> 'cancelled' and (
+              (status = 'done' and completed_at is not null and completed_at > deadline)
+              or (not (status = 'done' and completed_at is not null) and ? > deadline)))::int as compliance_overdue
+       from judged`,
+    [now.toISOString(), GRACE_FRACTION, tenantId, now.toISOString(), now.toISOString()],
+  );
+  return rows[0];
+}

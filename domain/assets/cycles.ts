@@ -1,0 +1,29 @@
+import type { CycleRecord } from '../prognostics/types';
+
+/** Per-cycle averages of asset parameters, as the readings store returns them. */
+export interface CycleAverage {
+  readonly cycle: number;
+  readonly parameter: string;
+  readonly value: number;
+}
+
+/**
+ * The model's input series: one record per cycle with each mapped parameter renamed to its model
+ * sensor. A cycle lacking any mapped parameter (typically the cycle still in progress) is left
+ * out rather than passed with holes; parameters not mapped are ignored.
+ */
+export function cycleSeries(averages: readonly CycleAverage[], modelInputs: Readonly<Record<string, string>>): CycleRecord[] {
+  const mapped = Object.keys(modelInputs);
+  const byCycle = new Map<number, Record<string, number>>();
+  for (const a of averages) {
+    const sensor = modelInputs[a.parameter];
+    if (sensor === undefined || !Number.isFinite(a.value)) continue;
+    const sensors = byCycle.get(a.cycle) ?? {};
+    sensors[sensor] = a.value;
+    byCycle.set(a.cycle, sensors);
+  }
+  return [...byCycle.entries()]
+    .filter(([, sensors]) => mapped.every((p) => sensors[modelInputs[p] as string] !== undefined))
+    .sort(([a], [b]) => a - b)
+    .map(([cycle, sensors]) => ({ cycle, sensors }));
+}

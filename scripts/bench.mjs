@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// `npm run bench`: builds, starts a throwaway stack on loopback (the same one the API tests use),
+// runs every benchmark once (dist/bench/run.js) and prints one table. Bounded in time.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const { assertNodeVersion, ensureDependencies, runCommand, localBin } = require('./lib/bootstrap.cjs');
+const { startEphemeralStack } = require('./lib/ephemeral-stack.cjs');
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const log = (text) => process.stderr.write(`[bench] ${text}\n`);
+
+async function main() {
+  assertNodeVersion();
+  await ensureDependencies({ root: ROOT, log });
+  await runCommand(localBin(ROOT, 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
+  const stack = await startEphemeralStack({ root: ROOT, runDir: path.join(ROOT, '.run', 'bench'), log, extraEnv: { LOG_LEVEL: 'warn' } });
+  try {
+    await runCommand(process.execPath, [path.join(ROOT, 'dist/bench/run.js'), ...process.argv.slice(2)], {
+      cwd: ROOT,
+      env: { ...process.env, ...stack.env, BENCH_WORKER_PID: String(stack.runner.runningChildren().find((c) => c.name === 'worker')?.pid ?? '') },
+    });
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().catch((error) => {
+  log(error.stack || error.message);
+  process.exit(1);
+});

@@ -1,0 +1,55 @@
+import { deliveryIdFor, uuidV5 } from '../../../domain/webhooks/delivery-id';
+import { OutboxEventRow, planDeliveries, ReceivingWebhook } from '../../../orchestration/webhook-dispatch';
+
+const T1 = '00000000-0000-4000-8000-000000000001';
+const T2 = '00000000-0000-4000-8000-000000000002';
+const at = (iso: string) => new Date(iso);
+
+describe('delivery ids', () => {
+  it('is RFC 9562 UUIDv5 (the RFC example: www.example.com in the DNS namespace)', () => {
+    expect(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
+  });
+
+  it('is the same for the same (event, webhook) and differs otherwise', () => {
+    const id = deliveryIdFor('e1', 'w1');
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(deliveryIdFor('e1', 'w1')).toBe(id);
+    expect(new Set([id, deliveryIdFor('e1', 'w2'), deliveryIdFor('e2', 'w1'), deliveryIdFor('e1w', '1')]).size).toBe(4);
+  });
+});
+
+describe('planDeliveries', () => {
+  const webhook = (id: string, tenant: string, events: string[], filters = {}, created = '2025-01-01T00:00:00Z'): ReceivingWebhook => ({
+    id,
+    tenant_id: tenant,
+    events,
+    filters,
+    created_at: at(created),
+  });
+  const event = (id: string, tenant: string, type: string, data: object = {}): OutboxEventRow => ({
+    id,
+    tenant_id: tenant,
+    type,
+    data,
+    created_at: at('2025-06-01T00:00:00Z'),
+  });
+
+  it('sends each event to the subscribed webhooks of its own tenant only, filters and creation time included', () => {
+    const webhooks = [
+      webhook('w-all', T1, ['*']),
+      webhook('w-asset', T1, ['asset.*'], { 'data.asset_id': 'a1' }),
+      webhook('w-later', T1, ['*'], {}, '2025-07-01T00:00:00Z'),
+      webhook('w-other-tenant', T2, ['*']),
+    ];
+    const plan = planDeliveries([event('e1', T1, 'asset.created', { asset_id: 'a1' }), event('e2', T1, 'asset.created', { asset_id: 'a2' })], webhooks);
+    expect(plan).toEqual([
+      { tenantId: T1, webhookId: 'w-all', eventId: 'e1', deliveryId: deliveryIdFor('e1', 'w-all') },
+      { tenantId: T1, webhookId: 'w-asset', eventId: 'e1', deliveryId: deliveryIdFor('e1', 'w-asset') },
+      { tenantId: T1, webhookId: 'w-all', eventId: 'e2', deliveryId: deliveryIdFor('e2', 'w-all') },
+    ]);
+  });
+
+  it('plans nothing for a tenant without webhooks', () => {
+    expect(planDeliveries([event('e1', T2, 'asset.created')], [webhook('w', T1, ['*'])])).toEqual([]);
+  });
+});

@@ -1,0 +1,253 @@
+/**
+ * The delivery workflow on the time-skipping server, with its real activities: a real PostgreSQL
+ * (migrated), a real loopback HTTP receiver, real signing. The schedule's timers are skipped, so
+ * the whole five-attempt schedule (2 h 35.5 min) runs in seconds.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { Webhook } from 'standardwebhooks';
+import { createNotificationActivities } from '../../activities/notifications';
+import { createWebhookDeliveryActivities } from '../../activities/webhooks/deliver';
+import { appendEvent } from '../../db/outbox';
+import { encryptWebhookSecret } from '../../db/queries/webhooks';
+import { provisionTenant } from '../../db/tenants';
+import { verifyXSignature, generateSecret } from '../../domain/webhooks/signing';
+import { TASK_QUEUES } from '../../infra/task-queues';
+import { workflowIds } from '../../infra/workflow-ids';
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../../workflows/webhook-delivery';
+import { createTimeSkippingEnv } from '../support/temporal-env';
+import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
+
+jest.setTimeout(180_000);
+
+const KEY = randomBytes(32);
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+
+let pg: TestPostgres;
+let env: TestWorkflowEnvironment;
+let receiver: WebhookReceiver;
+let tenantId: string;
+let webhookWorker: Worker;
+let mainWorker: Worker;
+
+beforeAll(async () => {
+  [pg, env, receiver] = await Promise.all([startTestPostgres(), createTimeSkippingEnv(), startWebhookReceiver()]);
+  const suffix = randomUUID().slice(0, 8);
+  tenantId = (await provisionTenant(pg.db, { name: `wh ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: 'pw-0123456789' })).tenant_id;
+  const workflowsPath = require.resolve('../../workflows');
+  [webhookWorker, mainWorker] = await Promise.all([
+    Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUES.webhooks,
+      workflowsPath,
+      activities: createWebhookDeliveryActivities({ db: pg.db, dataEncryptionKey: KEY, allowPrivateDestinations: true }),
+    }),
+    Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUES.main,
+      workflowsPath,
+      activities: createNotificationActivities({ db: pg.db, mailer: null, from: 'test@example.com' }),
+    }),
+  ]);
+});
+
+afterAll(async () => {
+  await env?.teardown();
+  await receiver?.close();
+  await pg?.stop();
+});
+
+interface TestWebhook {
+  id: string;
+  secret: string;
+  path: string;
+}
+
+async function createWebhook(status: 'active' | 'paused' = 'active'): Promise<TestWebhook> {
+  const id = randomUUID();
+  const secret = generateSecret();
+  const path = `/hook/${id}`;
+  await pg.db('webhooks').insert({
+    id,
+    tenant_id: tenantId,
+    url: receiver.url(path),
+    events: ['*'],
+    status,
+    secret_encrypted: encryptWebhookSecret(id, secret, KEY),
+  });
+  return { id, secret, path };
+}
+
+async function newEvent(data: Record<string, unknown> = { task_id: 't1' }): Promise<string> {
+  return pg.db.transaction(async (tx) => (await appendEvent(tx, { tenantId, type: 'maintenance.task.created', data })).id);
+}
+
+/** Runs one delivery to completion with both workers, answering its history. */
+async function deliver(webhook: TestWebhook, eventId?: string) {
+  const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId: eventId ?? (await newEvent()), deliveryId: randomUUID() };
+  const run = async () => {
+    const handle = await env.client.workflow.start('webhookDeliveryWorkflow', {
+      taskQueue: TASK_QUEUES.webhooks,
+      workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId),
+      args: [input],
+    });
+    const result = (await handle.result()) as WebhookDeliveryResult;
+    return { result, history: await handle.fetchHistory() };
+  };
+  const { result, history } = await webhookWorker.runUntil(mainWorker.runUntil(run()));
+  const events = history.events ?? [];
+  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+  return {
+    input,
+    result,
+    /** startToFireTimeout of every timer, in order. */
+    timers: events.filter((e) => e.timerStartedEventAttributes).map((e) => ms(e.timerStartedEventAttributes!.startToFireTimeout)),
+    /** Server time (skipped clock) at which each attempt's activity was scheduled. */
+    attemptTimes: events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhookAttempt')
+      .map((e) => ms(e.eventTime)),
+    historyText: JSON.stringify(history),
+  };
+}
+
+const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]);
+const records = (deliveryId: string) => pg.db('webhook_deliveries').where({ delivery_id: deliveryId }).orderBy('attempt');
+const webhookRow = (id: string) => pg.db('webhooks').where({ id }).first();
+const failingNotifications = () => pg.db('notifications').where({ tenant_id: tenantId, category: 'webhook.failing' });
+
+describe('webhook delivery workflow', () => {
+  it('delivers at once, signed with both schemes, and records the attempt', async () => {
+    const webhook = await createWebhook();
+    const { result, timers, input } = await deliver(webhook);
+    expect(result).toEqual({ status: 'delivered', attempts: 1 });
+    expect(timers).toEqual([]);
+
+    const [received] = receiver.on(webhook.path);
+    expect(JSON.parse(received.body)).toMatchObject({ id: input.eventId, type: 'maintenance.task.created', tenant_id: tenantId, api_version: 'v1', data: { task_id: 't1' } });
+    expect(received.headers['x-webhook-id']).toBe(input.deliveryId);
+    expect(new Webhook(webhook.secret).verify(received.body, received.headers)).toEqual(JSON.parse(received.body));
+    expect(
+      verifyXSignature({ secret: webhook.secret, signature: received.headers['x-signature'], timestamp: received.headers['x-signature-timestamp'], body: received.body, now: Math.floor(Date.now() / 1000) }),
+    ).toEqual({ ok: true });
+
+    const [record] = await records(input.deliveryId);
+    expect(record).toMatchObject({ tenant_id: tenantId, webhook_id: webhook.id, event_id: input.eventId, event_type: 'maintenance.task.created', attempt: 1, status: 'succeeded', status_code: 200, response_body: 'ok', failure_cause: null, next_attempt_at: null });
+    expect(record.latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('retries on the exact schedule and stops at the success of attempt 3', async () => {
+    const webhook = await createWebhook();
+    receiver.script(webhook.path, [{ status: 500, body: 'boom' }, { status: 502 }, { status: 204 }]);
+    const { result, timers, attemptTimes, input } = await deliver(webhook);
+
+    expect(result).toEqual({ status: 'delivered', attempts: 3 });
+    expect(timers).toEqual([30 * SECOND, 5 * MINUTE]);
+    // Each attempt starts its delay after the previous attempt (a few ms of real HTTP) ended.
+    gaps(attemptTimes).forEach((gap, i) => {
+      expect(gap).toBeGreaterThanOrEqual(timers[i]);
+      expect(gap).toBeLessThan(timers[i] + 5 * SECOND);
+    });
+    expect(receiver.on(webhook.path)).toHaveLength(3);
+    expect(new Set(receiver.on(webhook.path).map((r) => r.headers['webhook-id']))).toEqual(new Set([input.deliveryId]));
+    const rows = await records(input.deliveryId);
+    expect(rows.map((r) => [r.attempt, r.status, r.status_code, r.failure_cause, r.response_body])).toEqual([
+      [1, 'failed', 500, 'http_status', 'boom'],
+      [2, 'failed', 502, 'http_status', ''],
+      [3, 'succeeded', 204, null, ''],
+    ]);
+    expect(rows[0].next_attempt_at.getTime() - rows[0].created_at.getTime()).toBe(30 * SECOND);
+    expect(rows[2].next_attempt_at).toBeNull();
+    expect((await webhookRow(webhook.id)).status).toBe('active');
+  });
+
+  it('honours Retry-After on 429/503 within the bounds of the schedule', async () => {
+    const webhook = await createWebhook();
+    receiver.script(webhook.path, [
+      { status: 503, headers: { 'retry-after': '3600' } }, // before attempt 2: at most 5 min
+      { status: 429, headers: { 'retry-after': '600' } }, // before attempt 3: 10 min, within [5 min, 30 min]
+      { status: 500, headers: { 'retry-after': '1' } }, // 500: Retry-After ignored, 30 min
+      { status: 200 },
+    ]);
+    const { result, timers } = await deliver(webhook);
+    expect(result).toEqual({ status: 'delivered', attempts: 4 });
+    expect(timers).toEqual([5 * MINUTE, 10 * MINUTE, 30 * MINUTE]);
+  });
+
+  it('after the fifth failure marks the webhook failing and notifies the admins once per episode; a success ends the episode', async () => {
+    const webhook = await createWebhook();
+    receiver.script(webhook.path, [{ status: 500 }]);
+    const before = (await failingNotifications()).length;
+
+    const first = await deliver(webhook);
+    expect(first.result).toEqual({ status: 'failed', attempts: 5 });
+    expect(first.timers).toEqual([30 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * 60 * MINUTE]);
+    gaps(first.attemptTimes).forEach((gap, i) => expect(gap - first.timers[i]).toBeLessThan(5 * SECOND));
+    expect(receiver.on(webhook.path)).toHaveLength(5);
+    const failing = await webhookRow(webhook.id);
+    expect(failing.status).toBe('failing');
+    expect(failing.failing_since).toBeInstanceOf(Date);
+
+    // A second exhausted delivery in the same episode: no second notification.
+    const second = await deliver(webhook);
+    expect(second.result).toEqual({ status: 'failed', attempts: 5 });
+    const notifications = await failingNotifications();
+    expect(notifications.length - before).toBe(1);
+    const [notification] = notifications.slice(before);
+    expect(notification.recipients).toEqual([expect.stringMatching(/^admin-.*@example\.com$/)]);
+    expect(notification.body).toContain(webhook.id);
+    expect(notification.status).toBe('recorded'); // the child notification workflow delivered it (no SMTP: recorded)
+    expect(await pg.db('outbox_events').where({ tenant_id: tenantId, type: 'webhook.failing' }).whereRaw(`data->>'webhook_id' = ?`, [webhook.id])).toHaveLength(1);
+    // Histories carry ids, never the URL, the secret or an address.
+    expect(first.historyText).not.toContain('127.0.0.1');
+    expect(first.historyText).not.toContain(webhook.secret);
+
+    receiver.script(webhook.path, [{ status: 200 }]);
+    expect((await deliver(webhook)).result).toEqual({ status: 'delivered', attempts: 1 });
+    const recovered = await webhookRow(webhook.id);
+    expect([recovered.status, recovered.failing_since]).toEqual(['active', null]);
+
+    // A new episode notifies again.
+    receiver.script(webhook.path, [{ status: 500 }]);
+    expect((await deliver(webhook)).result.status).toBe('failed');
+    expect((await failingNotifications()).length - before).toBe(2);
+  });
+
+  it('410 Gone disables the webhook without retrying', async () => {
+    const webhook = await createWebhook();
+    receiver.script(webhook.path, [{ status: 410 }]);
+    const { result, timers, input } = await deliver(webhook);
+    expect(result).toEqual({ status: 'gone', attempts: 1 });
+    expect(timers).toEqual([]);
+    expect(await webhookRow(webhook.id)).toMatchObject({ status: 'disabled', disabled_reason: 'gone' });
+    expect((await records(input.deliveryId)).map((r) => [r.status, r.status_code, r.failure_cause, r.next_attempt_at])).toEqual([['failed', 410, 'gone', null]]);
+    // A disabled webhook gets no further attempt.
+    expect((await deliver(webhook)).result).toEqual({ status: 'skipped', reason: 'webhook_disabled', attempts: 0 });
+    expect(receiver.on(webhook.path)).toHaveLength(1);
+  });
+
+  it('a connection failure is a failed attempt, and pausing the webhook stops the retries', async () => {
+    const webhook = await createWebhook();
+    // Nothing listens on port 1: connection refused.
+    await pg.db('webhooks').where({ id: webhook.id }).update({ url: 'http://127.0.0.1:1/nothing' });
+    const eventId = await newEvent();
+    const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId, deliveryId: randomUUID() };
+    const outcome = await webhookWorker.runUntil(
+      mainWorker.runUntil(
+        (async () => {
+          const handle = await env.client.workflow.start('webhookDeliveryWorkflow', { taskQueue: TASK_QUEUES.webhooks, workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId), args: [input] });
+          // Pause during the first 30 s wait: the next attempt finds the webhook paused.
+          while ((await records(input.deliveryId)).length === 0) await new Promise((r) => setTimeout(r, 20));
+          await pg.db('webhooks').where({ id: webhook.id }).update({ status: 'paused' });
+          return handle.result();
+        })(),
+      ),
+    );
+    expect(outcome).toEqual({ status: 'skipped', reason: 'webhook_paused', attempts: 1 });
+    const [record] = await records(input.deliveryId);
+    expect(record).toMatchObject({ attempt: 1, status: 'failed', status_code: null, failure_cause: 'connection_error' });
+    expect(record.error).toMatch(/ECONNREFUSED/);
+  });
+});

@@ -1,5 +1,6 @@
 import { Db } from '../db/knex';
 import { ObjectStore } from '../infra/object-store';
+import { createMaintenanceActivities } from './maintenance';
 import { createNotificationActivities } from './notifications';
 import { createWebhookDeliveryActivities } from './webhooks/deliver';
 import { createWebhookHealthActivities } from './webhooks/health';
@@ -22,5 +23,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createNotificationActivities({ db: deps.db, mailer: deps.mailer, from: deps.mailFrom }),
     ...createWebhookDeliveryActivities({ db: deps.db, dataEncryptionKey: deps.dataEncryptionKey, allowPrivateDestinations: deps.allowPrivateWebhookDestinations }),
     ...createWebhookHealthActivities({ db: deps.db }),
+    ...createMaintenanceActivities({ db: deps.db }),
   };
 }

@@ -1,14 +1,22 @@
 import { ApiRouter } from './route';
+import { agentRoutes, emailAgentRoutes, whatsappAgentRoutes } from './routes/agents';
 import { assetRoutes } from './routes/assets';
 import { auditRoutes } from './routes/audit';
 import { authRoutes } from './routes/auth';
+import { conversationRoutes } from './routes/conversations';
 import { dashboardRoutes } from './routes/dashboard';
+import { emailAccountRoutes } from './routes/email-accounts';
 import { internalRoutes } from './routes/internal';
 import { machineRoutes } from './routes/machine';
+import { maintenanceRoutes } from './routes/maintenance';
 import { predictiveConfigRoutes } from './routes/predictive-config';
+import { toolRoutes } from './routes/tools';
 import { webhookRoutes } from './routes/webhooks';
+import { whatsappNumberRoutes } from './routes/whatsapp-numbers';
 
 /** Every feature router of the API. A new prefix is added here and nowhere else. */
 export function featureRouters(): ApiRouter[] {
-  return [authRoutes(), auditRoutes(), internalRoutes(), assetRoutes(), webhookRoutes(), machineRoutes(), predictiveConfigRoutes(), dashboardRoutes()];
+  return [authRoutes(), auditRoutes(), internalRoutes(), assetRoutes(), webhookRoutes(), machineRoutes(), predictiveConfigRoutes(), dashboardRoutes(), maintenanceRoutes(),
+    // Agents: /email/accounts before /email, whose /:agent_id would otherwise take "accounts".
+    agentRoutes(), emailAccountRoutes(), emailAgentRoutes(), whatsappNumberRoutes(), whatsappAgentRoutes(), toolRoutes(), conversationRoutes()];
 }

@@ -1,8 +1,8 @@
 /**
  * Evaluates the prognostics model on C-MAPSS-format test data through the endpoint's code path.
  *
- *   node -r ./scripts/prognostics/register-ts.cjs scripts/prognostics-eval.ts \
- *     [--test data/cmapss/test_FD001.txt] [--rul data/cmapss/RUL_FD001.txt] [--verbose]
+ *   npm run prognostics:eval -- [--test data/cmapss/test_FD001.txt] [--rul data/cmapss/RUL_FD001.txt] [--verbose]
+ *   node -r ./scripts/prognostics/register-ts.cjs scripts/prognostics-eval.ts [same options]   (no build)
  *
  * Prints a summary (per engine with --verbose); the last line is exactly `rmse=<x> score=<y>`.
  */
@@ -11,8 +11,7 @@ import * as path from 'path';
 import { parseCmapss, parseRulFile } from '../domain/prognostics/cmapss';
 import { casesFromCmapss, evaluate } from '../domain/prognostics/evaluate';
 import { describeInsufficient, FD001_MODEL } from '../domain/prognostics/index';
-
-const repoRoot = path.resolve(__dirname, '..');
+import { repoRoot, userPath } from './prognostics/paths';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -22,8 +21,8 @@ function arg(name: string, fallback: string): string {
 }
 
 function main(): void {
-  const testFile = path.resolve(arg('test', path.join(repoRoot, 'data/cmapss/test_FD001.txt')));
-  const rulFile = path.resolve(arg('rul', path.join(repoRoot, 'data/cmapss/RUL_FD001.txt')));
+  const testFile = userPath(arg('test', path.join(repoRoot(), 'data/cmapss/test_FD001.txt')));
+  const rulFile = userPath(arg('rul', path.join(repoRoot(), 'data/cmapss/RUL_FD001.txt')));
   const cases = casesFromCmapss(parseCmapss(fs.readFileSync(testFile, 'utf8')), parseRulFile(fs.readFileSync(rulFile, 'utf8')));
   const result = evaluate(cases);
   const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -8,7 +8,7 @@ import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes } from '../infra/temporal';
 import { Connection } from '@temporalio/client';
-import { reconcileQueuedNotifications } from './reconcile';
+import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcile';
 import { WEBHOOK_WORKER_TUNING, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { startWebhookDispatcher } from './webhook-dispatcher';
@@ -69,6 +69,7 @@ async function main(): Promise<void> {
   const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, log });
   lifecycle.info({ taskQueue: TASK_QUEUES.main, namespace: config.temporal.namespace }, 'worker ready');
   await reconcileQueuedNotifications(db, temporal, log);
+  await reconcilePlanWorkflows(db, temporal, log).catch((err) => log.error({ err }, 'maintenance plan reconciliation failed'));
   try {
     await running;
   } finally {

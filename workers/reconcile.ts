@@ -1,6 +1,8 @@
 import { Db } from '../db/knex';
 import { TemporalGateway } from '../infra/temporal';
 import { startNotificationDelivery } from '../orchestration/notifications';
+import { planWorkflowId, startPlanWorkflow, workflowStateOf } from '../orchestration/maintenance';
+import type { PlanRow } from '../db/queries/maintenance';
 import type { Logger } from 'pino';
 
 /**
@@ -13,4 +15,31 @@ export async function reconcileQueuedNotifications(db: Db, temporal: TemporalGat
   for (const row of rows) await startNotificationDelivery(temporal, row.tenant_id, row.id);
   if (rows.length > 0) log.info({ count: rows.length }, 'reconciled queued notifications');
   return rows.length;
+}
+
+/**
+ * Live plans whose workflow is not running (the API crashed mid-way, or someone terminated it)
+ * get one, started from the row. Running workflows are listed once from visibility; every start
+ * is still idempotent by workflow id, so a workflow that visibility has not indexed yet is left
+ * alone. A restarted plan's schedule begins again from its definition (SPEC: nothing retroactive).
+ */
+export async function reconcilePlanWorkflows(db: Db, temporal: TemporalGateway, log: Logger): Promise<number> {
+  const client = await temporal.client();
+  const running = new Set<string>();
+  for await (const wf of client.workflow.list({ query: `WorkflowType = 'maintenancePlanWorkflow' AND ExecutionStatus = 'Running'` })) {
+    running.add(wf.workflowId);
+  }
+  let started = 0;
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const rows: PlanRow[] = await db('maintenance_plans').whereNull('deleted_at').where('id', '>', after).orderBy('id').limit(500);
+    if (rows.length === 0) break;
+    after = rows[rows.length - 1].id;
+    for (const row of rows) {
+      if (running.has(planWorkflowId(row.tenant_id, row.id))) continue;
+      if ((await startPlanWorkflow(client, workflowStateOf(row, new Date()), { restart: true })) === 'started') started += 1;
+    }
+  }
+  if (started > 0) log.warn({ count: started }, 'started missing maintenance plan workflows');
+  return started;
 }

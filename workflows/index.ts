@@ -2,3 +2,4 @@
 export { notificationWorkflow } from './notification';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { webhookDeliveryRetentionWorkflow, webhookSuccessRateCheckWorkflow } from './webhook-maintenance';
+export { maintenancePlanWorkflow } from './maintenance-plan';

@@ -223,7 +223,8 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
         const changes = resolveChanges(body.changes, config);
         const changedSeries = applyToCycles(series, changes, PROGNOSTICS_MODEL.feature_spec.window);
         const after = prognosticsBody(prognoseSeries(changedSeries, config), changedSeries.length, config);
-        const [latest, bands] = await Promise.all([latestReadings(unit.tx, tenantId, [asset.id]), bandsOf(unit.tx, tenantId, asset.id, config)]);
+        const latest = await latestReadings(unit.tx, tenantId, [asset.id]);
+        const bands = await bandsOf(unit.tx, tenantId, asset.id, config);
         const result = {
           changes,
           baseline: before,

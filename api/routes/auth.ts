@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { Knex } from 'knex';
 import { appendAudit } from '../../db/audit';
 import { findUserByEmail, issueRefreshToken, revokeByToken, rotateRefreshToken, UserRecord } from '../../db/auth';
 import { permissionsForRole } from '../../domain/auth/permissions';
@@ -21,6 +22,19 @@ function accessTokenFor(ctx: AppContext, user: UserRecord): string {
     { sub: user.id, tenant_id: user.tenant_id, role: user.role, permissions: permissionsForRole(user.role) },
     ctx.deps.config.secrets.jwt,
   );
+}
+
+/** Auth events are audited as actions of the user on their own account. */
+function auditAuth(ctx: AppContext, tx: Knex.Transaction, who: { tenantId: string; userId: string }, action: string, family: string | null) {
+  return appendAudit(tx, {
+    tenantId: who.tenantId,
+    actor: { type: 'user', id: who.userId },
+    action,
+    resourceType: 'user',
+    resourceId: who.userId,
+    requestId: ctx.state.requestId,
+    details: { token_family: family },
+  });
 }
 
 function respondWithTokens(ctx: AppContext, user: UserRecord, refreshToken: string): void {
@@ -59,15 +73,7 @@ export function authRoutes(): ApiRouter {
       await guard.reset(body.email);
       const issued = await ctx.deps.db.transaction(async (tx) => {
         const token = await issueRefreshToken(tx, user);
-        await appendAudit(tx, {
-          tenantId: user.tenant_id,
-          actor: { type: 'user', id: user.id },
-          action: 'auth.login',
-          resourceType: 'user',
-          resourceId: user.id,
-          requestId: ctx.state.requestId,
-          details: { token_family: token.familyId },
-        });
+        await auditAuth(ctx, tx, { tenantId: user.tenant_id, userId: user.id }, 'auth.login', token.familyId);
         return token;
       });
       respondWithTokens(ctx, user, issued.token);
@@ -88,15 +94,8 @@ export function authRoutes(): ApiRouter {
         if (rotation.kind === 'reuse_detected' || rotation.kind === 'rotated') {
           const tenantId = rotation.kind === 'rotated' ? rotation.user.tenant_id : rotation.tenantId;
           const userId = rotation.kind === 'rotated' ? rotation.user.id : rotation.userId;
-          await appendAudit(tx, {
-            tenantId,
-            actor: { type: 'user', id: userId },
-            action: rotation.kind === 'rotated' ? 'auth.refresh' : 'auth.refresh_reuse_detected',
-            resourceType: 'user',
-            resourceId: userId,
-            requestId: ctx.state.requestId,
-            details: { token_family: rotation.familyId },
-          });
+          const action = rotation.kind === 'rotated' ? 'auth.refresh' : 'auth.refresh_reuse_detected';
+          await auditAuth(ctx, tx, { tenantId, userId }, action, rotation.familyId);
         }
         return rotation;
       });
@@ -124,15 +123,7 @@ export function authRoutes(): ApiRouter {
       const user = userOf(ctx);
       await ctx.deps.db.transaction(async (tx) => {
         const family = await revokeByToken(tx, body.refresh_token, user.userId);
-        await appendAudit(tx, {
-          tenantId: user.tenantId,
-          actor: { type: 'user', id: user.userId },
-          action: 'auth.logout',
-          resourceType: 'user',
-          resourceId: user.userId,
-          requestId: ctx.state.requestId,
-          details: { token_family: family },
-        });
+        await auditAuth(ctx, tx, user, 'auth.logout', family);
       });
       ctx.status = 204;
     },

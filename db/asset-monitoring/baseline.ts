@@ -20,11 +20,9 @@ export async function setBaseline(
   await lockAssets(unit.tx, tenantId, [asset.id]);
   const { created, superseded } = await replaceActiveBaseline(unit.scope, baseline);
   const series = { asset_id: asset.id, parameter: baseline.parameter };
-  const [latest, [open], config] = await Promise.all([
-    unit.scope.table('asset_parameter_latest').where(series).first('ts', 'value'),
-    unresolvedAlerts(unit.tx, tenantId, [series]),
-    effectiveConfig(unit.tx, tenantId, asset.type),
-  ]);
+  const latest = await unit.scope.table('asset_parameter_latest').where(series).first('ts', 'value');
+  const [open] = await unresolvedAlerts(unit.tx, tenantId, [series]);
+  const config = await effectiveConfig(unit.tx, tenantId, asset.type);
   let alerts: JudgementCounts = { raised: 0, resolved: 0 };
   if (latest) {
     alerts = await applyJudgements(unit, [

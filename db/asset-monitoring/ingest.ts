@@ -49,12 +49,10 @@ export async function ingestReadings(
   const series: SeriesKey[] = [...bySeries.values()].map((rs) => ({ asset_id: (rs[0] as StoredReading).asset_id, parameter: (rs[0] as StoredReading).parameter }));
   const touchedAssets = [...new Set(series.map((s) => s.asset_id))];
 
-  const [previous, baselines, alerts, configs] = await Promise.all([
-    latestReadings(unit.tx, tenantId, touchedAssets),
-    activeBaselines(unit.tx, tenantId, touchedAssets, series),
-    unresolvedAlerts(unit.tx, tenantId, series),
-    effectiveConfigs(unit.tx, tenantId, touchedAssets.map((id) => assetTypes.get(id) as string)),
-  ]);
+  const previous = await latestReadings(unit.tx, tenantId, touchedAssets);
+  const assetBaselines = await activeBaselines(unit.tx, tenantId, touchedAssets);
+  const alerts = await unresolvedAlerts(unit.tx, tenantId, series);
+  const configs = await effectiveConfigs(unit.tx, tenantId, touchedAssets.map((id) => assetTypes.get(id) as string));
   const previousTs = new Map(previous.map((r) => [key(r), new Date(r.ts).getTime()]));
   const alertOf = new Map(alerts.map((a) => [key(a), a]));
 
@@ -68,7 +66,7 @@ export async function ingestReadings(
     if (newer.length) newest.push(newer.reduce((a, b) => (new Date(b.ts).getTime() >= new Date(a.ts).getTime() ? b : a)));
   }
 
-  const judgements: SeriesJudgement[] = baselines.flatMap((baseline) => {
+  const judgements: SeriesJudgement[] = assetBaselines.flatMap((baseline) => {
     const newer = newerBySeries.get(key(baseline)) ?? [];
     if (newer.length === 0) return [];
     const config = configs.get(assetTypes.get(baseline.asset_id) as string) as PredictiveConfig;
@@ -88,7 +86,9 @@ export async function ingestReadings(
   summary.alerts_resolved = counts.resolved;
 
   await upsertLatestReadings(unit.tx, tenantId, newest);
-  await recomputeAssetState(unit.tx, tenantId, touchedAssets, now);
+  const latest = new Map(previous.map((r) => [key(r), r]));
+  for (const r of newest) latest.set(key(r), r);
+  await recomputeAssetState(unit.tx, tenantId, touchedAssets, now, { assetTypes, configs, baselines: assetBaselines, latest: [...latest.values()] });
   return summary;
 }
 

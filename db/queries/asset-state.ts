@@ -43,30 +43,40 @@ export function findCondition(db: Queryable, tenantId: string, assetId: string):
     .first('asset_id', 'overall_condition', 'parameters', 'last_inspection_at', 'updated_at');
 }
 
-export async function saveHealth(db: Queryable, tenantId: string, assetId: string, health: Health, at: Date): Promise<void> {
-  await db('asset_health')
-    .insert({
-      tenant_id: tenantId,
-      asset_id: assetId,
-      health_score: health.health_score,
-      status: health.status,
-      factors: JSON.stringify(health.factors),
-      last_updated: at,
-    })
-    .onConflict(['tenant_id', 'asset_id'])
-    .merge();
+export interface AssetState {
+  asset_id: string;
+  health: Health;
+  condition: AssetCondition;
+  last_inspection_at: Date | null;
 }
 
-export async function saveCondition(db: Queryable, tenantId: string, assetId: string, condition: AssetCondition, lastInspectionAt: Date | null, at: Date): Promise<void> {
+/** Stores the health and condition of several assets: one multi-row upsert per table. */
+export async function saveAssetStates(db: Queryable, tenantId: string, states: readonly AssetState[], at: Date): Promise<void> {
+  if (states.length === 0) return;
+  await db('asset_health')
+    .insert(
+      states.map((s) => ({
+        tenant_id: tenantId,
+        asset_id: s.asset_id,
+        health_score: s.health.health_score,
+        status: s.health.status,
+        factors: JSON.stringify(s.health.factors),
+        last_updated: at,
+      })),
+    )
+    .onConflict(['tenant_id', 'asset_id'])
+    .merge();
   await db('asset_conditions')
-    .insert({
-      tenant_id: tenantId,
-      asset_id: assetId,
-      overall_condition: condition.overall_condition,
-      parameters: JSON.stringify(condition.parameters),
-      last_inspection_at: lastInspectionAt,
-      updated_at: at,
-    })
+    .insert(
+      states.map((s) => ({
+        tenant_id: tenantId,
+        asset_id: s.asset_id,
+        overall_condition: s.condition.overall_condition,
+        parameters: JSON.stringify(s.condition.parameters),
+        last_inspection_at: s.last_inspection_at,
+        updated_at: at,
+      })),
+    )
     .onConflict(['tenant_id', 'asset_id'])
     .merge();
 }

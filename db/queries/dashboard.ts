@@ -39,7 +39,7 @@ export interface DashboardData {
   conversations_today: number;
 }
 
-const OPTIONAL_TABLES = ['maintenance_plans', 'maintenance_tasks', 'webhook_deliveries', 'conversations'] as const;
+const OPTIONAL_TABLES = ['maintenance_tasks', 'webhook_deliveries', 'conversations'] as const;
 
 export async function dashboardData(db: Queryable, tenantId: string, now: Date): Promise<DashboardData> {
   const present = await tablesPresent(db, OPTIONAL_TABLES);
@@ -92,7 +92,7 @@ async function webhookKpis(db: Queryable, tenantId: string, now: Date): Promise<
 async function conversationsToday(db: Queryable, tenantId: string, now: Date): Promise<number> {
   const { rows } = await db.raw(
     `select count(*)::int as n from conversations
-      where tenant_id = ? and created_at >= date_trunc('day', ?::timestamptz at time zone 'UTC') at time zone 'UTC'`,
+      where tenant_id = ? and started_at >= date_trunc('day', ?::timestamptz at time zone 'UTC') at time zone 'UTC'`,
     [tenantId, now.toISOString()],
   );
   return rows[0].n;

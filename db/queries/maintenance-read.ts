@@ -22,24 +22,23 @@ export interface AssetMaintenance {
 
 export async function assetMaintenance(db: Queryable, tenantId: string, assetId: string): Promise<AssetMaintenance> {
   const present = await tablesPresent(db, ['maintenance_plans', 'maintenance_tasks']);
-  const [next, open] = await Promise.all([
-    present.maintenance_plans
-      ? db('maintenance_plans')
-          .where({ tenant_id: tenantId, status: 'active' })
-          .whereNull('deleted_at')
-          .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
-          .min({ next: 'next_due_at' })
-          .first()
-      : undefined,
-    present.maintenance_tasks
-      ? db('maintenance_tasks')
-          .where({ tenant_id: tenantId })
-          .whereIn('status', ['open', 'in_progress'])
-          .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
-          .count({ count: '*' })
-          .first()
-      : undefined,
-  ]);
+  // One after the other, so `db` may be a transaction too.
+  const next = present.maintenance_plans
+    ? await db('maintenance_plans')
+        .where({ tenant_id: tenantId, status: 'active' })
+        .whereNull('deleted_at')
+        .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
+        .min({ next: 'next_due_at' })
+        .first()
+    : undefined;
+  const open = present.maintenance_tasks
+    ? await db('maintenance_tasks')
+        .where({ tenant_id: tenantId })
+        .whereIn('status', ['open', 'in_progress'])
+        .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
+        .count({ count: '*' })
+        .first()
+    : undefined;
   return { next_due_at: next?.next ? new Date(next.next) : null, open_work_orders: open ? Number(open.count) : 0 };
 }
 
@@ -52,39 +51,38 @@ export interface MaintenanceKpis {
 }
 
 /**
- * Dashboard maintenance numbers in one statement. `overdue_tasks`: open or in progress past their
- * due time. Compliance this month: tasks due in [month start, next month start) UTC; on time when
- * completed no later than due + 10 % of the plan's interval (grace), overdue when completed later
- * or still open past that deadline.
+ * Dashboard maintenance numbers in one statement, with the maintenance feature's rules: a task's
+ * deadline is due_at + 10 % of its interval (`interval_hours`, 0 when none). `overdue_tasks`: open
+ * or in progress past the deadline. Compliance this month: tasks due in [month start, next month
+ * start) UTC; on time when completed by the deadline, overdue when completed later or still open
+ * past it; pending and cancelled tasks do not count.
  */
 export async function maintenanceKpis(
   db: Queryable,
   tenantId: string,
   now: Date,
-  known?: Record<'maintenance_plans' | 'maintenance_tasks', boolean>,
+  known?: Record<'maintenance_tasks', boolean>,
 ): Promise<MaintenanceKpis> {
-  const present = known ?? (await tablesPresent(db, ['maintenance_plans', 'maintenance_tasks']));
+  const present = known ?? (await tablesPresent(db, ['maintenance_tasks']));
   if (!present.maintenance_tasks) return { open_tasks: 0, overdue_tasks: 0, compliance_on_time: 0, compliance_overdue: 0 };
-  const interval = present.maintenance_plans
-    ? `coalesce((select p.interval_hours from maintenance_plans p where p.id = t.plan_id and p.tenant_id = t.tenant_id), 0)`
-    : '0';
+  const at = now.toISOString();
   const { rows } = await db.raw(
     `with month as (select date_trunc('month', ?::timestamptz at time zone 'UTC') at time zone 'UTC' as start),
      judged as (
-       select t.status, t.due_at, t.completed_at,
+       select t.status, t.completed_at,
+              t.status in ('open', 'in_progress') as unfinished,
+              t.status = 'done' and t.completed_at is not null as completed,
               t.due_at >= m.start and t.due_at < m.start + interval '1 month' as due_this_month,
-              t.due_at + (${interval}) * ? * interval '1 hour' as deadline
+              t.due_at + coalesce(t.interval_hours, 0) * ? * interval '1 hour' as deadline
          from maintenance_tasks t cross join month m
-        where t.tenant_id = ?
+        where t.tenant_id = ? and t.status <> 'cancelled'
      )
-     select count(*) filter (where status in ('open', 'in_progress'))::int as open_tasks,
-            count(*) filter (where status in ('open', 'in_progress') and due_at < ?)::int as overdue_tasks,
-            count(*) filter (where due_this_month and status = 'done' and completed_at is not null and completed_at <= deadline)::int as compliance_on_time,
-            count(*) filter (where due_this_month and status <> 'cancelled' and (
-              (status = 'done' and completed_at is not null and completed_at > deadline)
-              or (not (status = 'done' and completed_at is not null) and ? > deadline)))::int as compliance_overdue
+     select count(*) filter (where unfinished)::int as open_tasks,
+            count(*) filter (where unfinished and deadline < ?::timestamptz)::int as overdue_tasks,
+            count(*) filter (where due_this_month and completed and completed_at <= deadline)::int as compliance_on_time,
+            count(*) filter (where due_this_month and ((completed and completed_at > deadline) or (not completed and deadline < ?::timestamptz)))::int as compliance_overdue
        from judged`,
-    [now.toISOString(), GRACE_FRACTION, tenantId, now.toISOString(), now.toISOString()],
+    [at, GRACE_FRACTION, tenantId, at, at],
   );
   return rows[0];
 }

@@ -8,6 +8,7 @@ export const RESERVED_EVENT_DOMAINS: readonly string[] = [
   'asset',
   'audit',
   'auth',
+  'conversation',
   'csat',
   'extraction',
   'maintenance',

@@ -29,9 +29,9 @@ export const DEFAULT_ACTION_THRESHOLDS: ActionThresholds = {
 };
 
 /**
- * Urgent actions follow the risk whatever the confidence. A reassuring answer ('monitor',
- * 'continue_operation') needs at least medium confidence; with low confidence it becomes 'inspect',
- * because the model cannot vouch for the asset.
+ * With low confidence (in practice: an input unlike the training data) the model can neither
+ * reassure nor alarm, so the answer is 'inspect': have a person look at the asset. Otherwise the
+ * failure probability and the RUL in days are compared with the thresholds, most urgent first.
  */
 export function recommendAction(
   rulDays: number,
@@ -39,8 +39,8 @@ export function recommendAction(
   confidence: ConfidenceLevel,
   t: ActionThresholds,
 ): RecommendedAction {
+  if (confidence === 'low') return 'inspect';
   if (failureProbability >= t.immediate_probability || rulDays <= t.immediate_rul_days) return 'immediate_maintenance';
   if (failureProbability >= t.schedule_probability || rulDays <= t.schedule_rul_days) return 'schedule_maintenance';
-  if (confidence === 'low') return 'inspect';
   return rulDays <= t.monitor_rul_days ? 'monitor' : 'continue_operation';
 }

@@ -14,6 +14,7 @@ const { ProcessRunner } = require('./process-runner.cjs');
 const ROOT = path.resolve(__dirname, '..', '..');
 const HOST = '127.0.0.1';
 const POLL_MS = 150;
+const STOP_TIMEOUT_MS = 15_000;
 
 /** A port that is free on 127.0.0.1 right now (the OS picks it). */
 function getFreePort() {
@@ -62,7 +63,7 @@ async function assertPortsFree(wanted) {
     const lines = taken.map(
       ({ port, what, envVar }) => `  port ${port} (${what}) is already in use${envVar ? ` — set ${envVar}=<port> to use another` : ''}`,
     );
-    throw new Error(`cannot start: \n${lines.join('\n')}\n(is another \`npm run up\` running? stop it first)`);
+    throw new Error(`cannot start:\n${lines.join('\n')}\n(is another \`npm run up\` running? stop it first)`);
   }
 }
 
@@ -211,7 +212,10 @@ async function startPostgres({
     throw new Error(`PostgreSQL did not start on port ${port}${error ? ': ' + error.message : ''}; last output:\n  ${recent.join('\n  ')}`);
   }
   // SIGINT = PostgreSQL's "fast shutdown": clean data dir, also from the runner's exit fallback.
-  const stop = runner.register('postgres', () => pg.stop(), { pid: pg.process.pid, exitSignal: 'SIGINT' });
+  const stop = runner.register('postgres', () => stopEmbedded(pg, { dataDir, persistent }), {
+    pid: pg.process.pid,
+    exitSignal: 'SIGINT',
+  });
   try {
     await ensureDatabase(pg, database);
   } catch (error) {
@@ -226,6 +230,29 @@ async function startPostgres({
     port,
     stop,
   };
+}
+
+/**
+ * pg.stop() waits for an 'exit' event that never comes when PostgreSQL already exited (a terminal
+ * Ctrl-C reaches it directly: it shares our process group). Bounded too, with SIGKILL as last resort.
+ */
+async function stopEmbedded(pg, { dataDir, persistent }) {
+  const proc = pg.process;
+  if (!proc) return;
+  if (proc.exitCode !== null || proc.signalCode !== null) {
+    pg.process = undefined;
+  } else {
+    let timer;
+    const timeout = new Promise((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS);
+    });
+    const outcome = await Promise.race([pg.stop(), timeout]);
+    clearTimeout(timer);
+    if (outcome !== 'timeout') return; // pg.stop() also removed a non-persistent data dir
+    proc.kill('SIGKILL');
+    pg.process = undefined;
+  }
+  if (!persistent) fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 async function ensureDatabase(pg, database) {

@@ -15,8 +15,7 @@ import * as path from 'path';
 import { parseCmapss } from '../../domain/prognostics/cmapss';
 import { extractFeatures, featureNames, FD001_SENSORS, isWindowStat, type FeatureSpec } from '../../domain/prognostics/features';
 import { FD001_FEATURE_SPEC } from '../../domain/prognostics/spec';
-
-const repoRoot = path.resolve(__dirname, '..', '..');
+import { repoRoot, userPath } from './paths';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -36,8 +35,9 @@ function specFromArgs(): FeatureSpec {
 }
 
 function main(): void {
-  const trainFile = path.resolve(repoRoot, arg('train') ?? 'data/cmapss/train_FD001.txt');
-  const outFile = path.resolve(repoRoot, arg('out') ?? '.data/prognostics/fd001-train-features.csv');
+  const root = repoRoot();
+  const trainFile = userPath(arg('train') ?? path.join(root, 'data/cmapss/train_FD001.txt'));
+  const outFile = userPath(arg('out') ?? path.join(root, '.data/prognostics/fd001-train-features.csv'));
   const spec = specFromArgs();
   const engines = parseCmapss(fs.readFileSync(trainFile, 'utf8'));
   const lines = [['engine', 'cycle', 'rul', ...featureNames(spec)].join(',')];
@@ -53,8 +53,8 @@ function main(): void {
   }
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   fs.writeFileSync(outFile, lines.join('\n') + '\n');
-  fs.writeFileSync(`${outFile}.spec.json`, JSON.stringify({ ...spec, source: path.relative(repoRoot, trainFile) }, null, 2) + '\n');
-  process.stdout.write(`${lines.length - 1} rows, ${featureNames(spec).length} features -> ${path.relative(repoRoot, outFile)}\n`);
+  fs.writeFileSync(`${outFile}.spec.json`, JSON.stringify({ ...spec, source: path.relative(root, trainFile) }, null, 2) + '\n');
+  process.stdout.write(`${lines.length - 1} rows, ${featureNames(spec).length} features -> ${path.relative(root, outFile)}\n`);
 }
 
 main();

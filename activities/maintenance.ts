@@ -1,0 +1,169 @@
+/**
+ * Activities of the maintenance plan workflow: thin, each one transaction, idempotent (keyed on
+ * the plan and the due time served or the API's request id). Inputs and results are ids, codes,
+ * numbers and timestamps only.
+ *
+ * A plan row that is not there yet is the commit of its creation racing the workflow's first
+ * activity (the API starts the workflow before it commits): retried a few times, then reported as
+ * `PlanNotFound` (the workflow then ends, as it does for a deleted plan).
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Knex } from 'knex';
+import { Actor } from '../db/audit';
+import { Db } from '../db/knex';
+import { insertNotification } from '../db/notifications';
+import {
+  auditInTx,
+  executePlanInTx,
+  ExecutionOutcome,
+  ExecutionRequest,
+  lockPlan,
+  markOverdueInTx,
+  planNotificationText,
+  planRecipients,
+  PlanRow,
+  saveScheduleSnapshot,
+  ScheduleSnapshot,
+} from '../db/queries/maintenance';
+import { GRACE_FRACTION, type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
+
+export interface PlanRef {
+  tenantId: string;
+  planId: string;
+}
+
+/** A user's (or service's) request carried out by the workflow: audited in the activity's transaction. */
+export interface RequestOrigin {
+  requestId: string;
+  actor: Actor;
+}
+
+export type ExecutionResult = ExecutionOutcome | { outcome: 'plan_gone' };
+
+export interface ExecutePlanInput extends PlanRef {
+  execution: ExecutionRequest;
+  snapshot: ScheduleSnapshot;
+  origin?: RequestOrigin;
+}
+
+export interface CounterReadingInput extends PlanRef {
+  requestId: string;
+  counter: string;
+  reading: RecordedReading;
+  thresholdsCrossed: number;
+  /** Present when the reading makes the plan execute. */
+  execution: ExecutionRequest | null;
+  snapshot: ScheduleSnapshot;
+  origin?: RequestOrigin;
+}
+
+export type CounterReadingResult = { plan: 'gone' } | { plan: 'present'; reading_id: string; execution: ExecutionOutcome | null };
+
+/** How many attempts a missing plan row is waited for (creation commit racing the workflow). */
+const PLAN_ROW_PATIENCE = 5;
+
+export function createMaintenanceActivities(deps: { db: Db }) {
+  const { db } = deps;
+
+  /** Runs `work` on the locked live plan; 'gone' for a deleted one. */
+  async function withPlan<T>(ref: PlanRef, work: (tx: Knex.Transaction, plan: PlanRow) => Promise<T>): Promise<T | 'gone'> {
+    return db.transaction(async (tx) => {
+      const plan = await lockPlan(tx, ref.tenantId, ref.planId);
+      if (!plan) {
+        const attempt = Context.current().info.attempt;
+        if (attempt < PLAN_ROW_PATIENCE) throw new Error(`plan ${ref.planId} not visible yet (attempt ${attempt})`);
+        throw ApplicationFailure.nonRetryable(`plan ${ref.planId} does not exist`, 'PlanNotFound');
+      }
+      if (plan.deleted_at !== null) return 'gone';
+      return work(tx, plan);
+    });
+  }
+
+  return {
+    /** Creates the task of one execution (or records a skip), its history row and event, and the plan's read model. */
+    async executePlan(input: ExecutePlanInput): Promise<ExecutionResult> {
+      const result = await withPlan(input, async (tx, plan) => {
+        const outcome = await executePlanInTx(tx, plan, input.execution);
+        await saveScheduleSnapshot(tx, input.tenantId, input.planId, input.snapshot);
+        if (input.origin) {
+          const details = outcome.outcome === 'created' ? { task_id: outcome.task_id, execution_id: outcome.execution_id } : { execution_id: outcome.execution_id };
+          await auditInTx(tx, input.tenantId, input.origin.actor, input.origin.requestId, 'maintenance_plan.executed', input.planId, details);
+        }
+        return outcome;
+      });
+      return result === 'gone' ? { outcome: 'plan_gone' } : result;
+    },
+
+    /** Stores an accepted counter reading (once per request id) and, when it is due, the execution it causes. */
+    async recordCounterReading(input: CounterReadingInput): Promise<CounterReadingResult> {
+      const result = await withPlan(input, async (tx, plan) => {
+        const existing = await tx('maintenance_counter_readings').where({ tenant_id: input.tenantId, plan_id: input.planId, request_id: input.requestId }).first('id');
+        const execution = input.execution ? await executePlanInTx(tx, plan, input.execution) : null;
+        let readingId: string = existing?.id;
+        if (!existing) {
+          const [row] = await tx('maintenance_counter_readings')
+            .insert({
+              tenant_id: input.tenantId,
+              plan_id: input.planId,
+              counter: input.counter,
+              value: input.reading.value,
+              source: input.reading.source,
+              reset: input.reading.reset,
+              total: input.reading.total,
+              thresholds_crossed: input.thresholdsCrossed,
+              task_id: execution?.outcome === 'created' ? execution.task_id : null,
+              read_at: input.reading.at,
+              request_id: input.requestId,
+            })
+            .returning('id');
+          readingId = row.id;
+          if (input.origin) {
+            await auditInTx(tx, input.tenantId, input.origin.actor, input.origin.requestId, 'maintenance_plan.counter_recorded', input.planId, {
+              reading_id: readingId,
+              thresholds_crossed: input.thresholdsCrossed,
+              ...(execution?.outcome === 'created' ? { task_id: execution.task_id } : {}),
+            });
+          }
+        }
+        await saveScheduleSnapshot(tx, input.tenantId, input.planId, input.snapshot);
+        return { plan: 'present' as const, reading_id: readingId, execution };
+      });
+      return result === 'gone' ? { plan: 'gone' } : result;
+    },
+
+    /** The plan row's read model after a pause, resume, edit or re-arm. */
+    async savePlanSchedule(input: PlanRef & { snapshot: ScheduleSnapshot }): Promise<{ plan: 'present' | 'gone'; saved: boolean }> {
+      const result = await withPlan(input, async (tx) => saveScheduleSnapshot(tx, input.tenantId, input.planId, input.snapshot));
+      return result === 'gone' ? { plan: 'gone', saved: false } : { plan: 'present', saved: result };
+    },
+
+    /** Marks the plan's tasks open past due + 10 % of the interval, with one maintenance.task.overdue event each. */
+    async markOverdueTasks(input: PlanRef & { now: IsoTimestamp }): Promise<{ marked: number }> {
+      const rows = await db.transaction((tx) => markOverdueInTx(tx, input.tenantId, input.planId, new Date(input.now), GRACE_FRACTION));
+      return { marked: rows.length };
+    },
+
+    /**
+     * Queues the lead-time notification of a due time for the plan's recipients (resolved to
+     * addresses here, so they stay out of the workflow history). One per (plan, due time); null
+     * when nobody is to be told. The workflow then starts the notification's delivery workflow.
+     */
+    async queuePlanNotification(input: PlanRef & { dueAt: IsoTimestamp }): Promise<{ notificationId: string | null; recipients: number }> {
+      const plan = await db('maintenance_plans').where({ tenant_id: input.tenantId, id: input.planId }).whereNull('deleted_at').first();
+      if (!plan) return { notificationId: null, recipients: 0 };
+      const recipients = await planRecipients(db, plan);
+      if (recipients.length === 0) return { notificationId: null, recipients: 0 };
+      const text = planNotificationText(plan, 'lead_time', input.dueAt);
+      const { id } = await insertNotification(db, {
+        tenantId: input.tenantId,
+        category: 'maintenance.lead_time',
+        recipients: recipients.map((r) => r.email),
+        ...text,
+        idempotencyKey: `maintenance-lead:${input.planId}:${input.dueAt}`,
+      });
+      return { notificationId: id, recipients: recipients.length };
+    },
+  };
+}
+
+export type MaintenanceActivities = ReturnType<typeof createMaintenanceActivities>;

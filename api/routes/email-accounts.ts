@@ -1,0 +1,246 @@
+/**
+ * `/api/v1/email/accounts`: the SMTP mailboxes email agents send from. An account is verified by
+ * a real SMTP handshake when created and whenever its connection settings change or it is
+ * re-activated. The password is kept encrypted (infra/crypto.ts) and never returned.
+ * Status changes move the account's agents (DECISIONS.md, Agents).
+ */
+import { randomUUID } from 'node:crypto';
+import Joi from 'joi';
+import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { ChannelStatus } from '../../domain/agents/agents';
+import { decryptSecret, encryptSecret } from '../../infra/crypto';
+import { SmtpSettings, verifySmtp } from '../../infra/smtp-verify';
+import { userOf } from '../context';
+import { AppError, notFound } from '../errors';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { propagateChannelStatus, refuseDeleteInUse } from './channel-records';
+
+interface EmailAccountRow {
+  id: string;
+  name: string;
+  email_address: string;
+  smtp_host: string;
+  smtp_port: number;
+  smtp_secure: boolean;
+  username: string | null;
+  password_encrypted: string | null;
+  status: ChannelStatus;
+  verified_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface EmailAccountBody {
+  name?: string;
+  email_address?: string;
+  smtp_host?: string;
+  smtp_port?: number;
+  smtp_secure?: boolean;
+  username?: string | null;
+  password?: string | null;
+  status?: ChannelStatus;
+}
+
+const CONNECTION_FIELDS = ['smtp_host', 'smtp_port', 'smtp_secure', 'username', 'password'] as const;
+
+const fields = {
+  name: Joi.string().trim().min(1).max(200),
+  email_address: Joi.string().trim().email({ tlds: false }).max(320),
+  smtp_host: Joi.string().trim().hostname().max(253),
+  smtp_port: Joi.number().integer().min(1).max(65535),
+  smtp_secure: Joi.boolean(),
+  username: Joi.string().max(320).allow(null),
+  password: Joi.string().max(1_000).allow(null).description('Write-only; stored encrypted'),
+  status: Joi.string().valid('active', 'inactive'),
+};
+const createBody = Joi.object({
+  ...fields,
+  name: fields.name.required(),
+  email_address: fields.email_address.required(),
+  smtp_host: fields.smtp_host.required(),
+  smtp_port: fields.smtp_port.default(587),
+  status: Joi.forbidden(),
+});
+const updateBody = Joi.object(fields).min(1);
+const accountParams = Joi.object({ account_id: Joi.string().max(64).required() });
+
+const accountSchema = Joi.object({
+  id: Joi.string(),
+  name: Joi.string(),
+  email_address: Joi.string(),
+  smtp_host: Joi.string(),
+  smtp_port: Joi.number(),
+  smtp_secure: Joi.boolean(),
+  username: Joi.string().allow(null),
+  has_password: Joi.boolean().description('The password itself is never returned'),
+  status: Joi.string().valid('active', 'inactive'),
+  verified_at: Joi.string().isoDate().allow(null),
+  created_at: Joi.string().isoDate(),
+  updated_at: Joi.string().isoDate(),
+});
+
+const toAccount = (row: EmailAccountRow) => ({
+  id: row.id,
+  name: row.name,
+  email_address: row.email_address,
+  smtp_host: row.smtp_host,
+  smtp_port: row.smtp_port,
+  smtp_secure: row.smtp_secure,
+  username: row.username,
+  has_password: row.password_encrypted !== null,
+  status: row.status,
+  verified_at: row.verified_at ? new Date(row.verified_at).toISOString() : null,
+  created_at: new Date(row.created_at).toISOString(),
+  updated_at: new Date(row.updated_at).toISOString(),
+});
+
+const passwordContext = (id: string) => `email-account:${id}`;
+
+async function requireAccount(scope: TenantScope, id: string): Promise<EmailAccountRow> {
+  const row = isUuid(id) ? await scope.table('email_accounts').where('id', id).first() : undefined;
+  if (!row) throw notFound('email account');
+  return row;
+}
+
+/** Refuses an account whose SMTP server does not complete the handshake with these settings. */
+async function requireVerified(settings: SmtpSettings): Promise<void> {
+  const result = await verifySmtp(settings);
+  if (!result.ok) {
+    throw new AppError('EMAIL_ACCOUNT_VERIFICATION_FAILED', `the SMTP server did not accept the connection settings (${result.reason})`, { reason: result.reason }, 422);
+  }
+}
+
+export function emailAccountRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/email/accounts');
+  const tags = ['email accounts'];
+  const key = (ctx: { deps: { config: { secrets: { dataEncryptionKey: Buffer } } } }) => ctx.deps.config.secrets.dataEncryptionKey;
+
+  api.route<unknown, PageRequest & { status?: ChannelStatus }>({
+    method: 'get',
+    path: '/',
+    summary: 'List email accounts',
+    tags,
+    auth: 'user',
+    permission: 'view_agents',
+    query: Joi.object({ ...pageQuery, status: fields.status }),
+    responses: { 200: { description: 'A page of email accounts', schema: Joi.object({ items: Joi.array().items(accountSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    handler: async (ctx, { query }) => {
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('email_accounts').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      if (query.status) q.where('status', query.status);
+      ctx.body = await paginate(q, query, toAccount);
+    },
+  });
+
+  api.route<unknown, unknown, EmailAccountBody>({
+    method: 'post',
+    path: '/',
+    summary: 'Add an email account, verified by an SMTP handshake',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    body: createBody,
+    responses: { 201: { description: 'Created, verified, active account', schema: accountSchema }, 422: { description: 'Invalid body or EMAIL_ACCOUNT_VERIFICATION_FAILED' } },
+    handler: async (ctx, { body }) => {
+      const { tenantId } = userOf(ctx);
+      const secure = body.smtp_secure ?? body.smtp_port === 465;
+      await requireVerified({ host: body.smtp_host!, port: body.smtp_port!, secure, username: body.username ?? null, password: body.password ?? null });
+      const id = randomUUID();
+      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const { password, ...rest } = body;
+        const [row] = await unit.scope.insert('email_accounts', {
+          ...rest,
+          id,
+          smtp_secure: secure,
+          password_encrypted: password ? encryptSecret(password, key(ctx), passwordContext(id)) : null,
+          status: 'active',
+          verified_at: new Date(),
+        });
+        unit.audit({ action: 'email_account.created', resourceType: 'email_account', resourceId: id });
+        return row as EmailAccountRow;
+      });
+      ctx.status = 201;
+      ctx.body = toAccount(created);
+    },
+  });
+
+  api.route<{ account_id: string }>({
+    method: 'get',
+    path: '/:account_id',
+    summary: 'Get an email account',
+    tags,
+    auth: 'user',
+    permission: 'view_agents',
+    params: accountParams,
+    responses: { 200: { description: 'Email account', schema: accountSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      ctx.body = toAccount(await requireAccount(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.account_id));
+    },
+  });
+
+  api.route<{ account_id: string }, unknown, EmailAccountBody>({
+    method: 'put',
+    path: '/:account_id',
+    summary: 'Update the fields sent; re-verified when connection settings change or it is re-activated',
+    description: 'Deactivating moves the agents of the account from active to error; re-activating moves them back.',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    params: accountParams,
+    body: updateBody,
+    responses: { 200: { description: 'Updated account', schema: accountSchema }, 404: { description: 'Not found' }, 422: { description: 'Invalid body or EMAIL_ACCOUNT_VERIFICATION_FAILED' } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId } = userOf(ctx);
+      const current = await requireAccount(tenantScope(ctx.deps.db, tenantId), params.account_id);
+      const finalStatus = body.status ?? current.status;
+      const reconnecting = CONNECTION_FIELDS.some((f) => body[f] !== undefined) || (current.status === 'inactive' && body.status === 'active');
+      // The handshake runs before the transaction: no row lock is held during network I/O.
+      if (reconnecting && finalStatus === 'active') {
+        const password = body.password !== undefined ? body.password : current.password_encrypted && decryptSecret(current.password_encrypted, key(ctx), passwordContext(current.id));
+        await requireVerified({
+          host: body.smtp_host ?? current.smtp_host,
+          port: body.smtp_port ?? current.smtp_port,
+          secure: body.smtp_secure ?? current.smtp_secure,
+          username: body.username !== undefined ? body.username : current.username,
+          password: password ?? null,
+        });
+      }
+      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const before = await requireAccount(unit.scope, params.account_id);
+        const { password, ...rest } = body;
+        const changes: Record<string, unknown> = { ...rest, updated_at: new Date() };
+        if (password !== undefined) changes.password_encrypted = password ? encryptSecret(password, key(ctx), passwordContext(before.id)) : null;
+        if (reconnecting && finalStatus === 'active') changes.verified_at = new Date();
+        const [row] = await unit.scope.table('email_accounts').where('id', before.id).update(changes).returning('*');
+        const moved = await propagateChannelStatus(unit, 'email', before.id, before.status, row.status);
+        unit.audit({ action: 'email_account.updated', resourceType: 'email_account', resourceId: before.id, details: { fields: Object.keys(body), agents_moved: moved } });
+        return row as EmailAccountRow;
+      });
+      ctx.body = toAccount(updated);
+    },
+  });
+
+  api.route<{ account_id: string }>({
+    method: 'delete',
+    path: '/:account_id',
+    summary: 'Delete an email account no agent uses',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    params: accountParams,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'Agents use the account' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const account = await requireAccount(unit.scope, params.account_id);
+        await refuseDeleteInUse(unit, 'email', account.id);
+        await unit.scope.table('email_accounts').where('id', account.id).delete();
+        unit.audit({ action: 'email_account.deleted', resourceType: 'email_account', resourceId: account.id });
+      });
+      ctx.status = 204;
+    },
+  });
+
+  return api;
+}

@@ -1,0 +1,330 @@
+/**
+ * What the maintenance routers share: request and response schemas, row → resource mappers,
+ * lookups that answer 404, and the calls to a plan's workflow with their error mapping.
+ */
+import { Client } from '@temporalio/client';
+import Joi from 'joi';
+import { findPlan, findTask, PlanRow, PRIORITIES, saveScheduleSnapshot, TaskRow } from '../../db/queries/maintenance';
+import { Queryable } from '../../db/knex';
+import { isUuid, TenantScope } from '../../db/tenant-scope';
+import {
+  CALENDAR_MODES,
+  CALENDAR_UNITS,
+  DEFAULT_TASK_PREFIX,
+  isValidDuration,
+  isValidInstant,
+  isValidTaskPrefix,
+  ON_OPEN_TASK_POLICIES,
+  TASK_PREFIX_RULE,
+  TASK_STATUSES,
+  validateTrigger,
+} from '../../domain/maintenance';
+import { classifyPlanCallError, startPlanWorkflow, workflowStateOf } from '../../orchestration/maintenance';
+import type { PlanStateView } from '../../workflows/maintenance-plan-state';
+import { AppContext } from '../context';
+import { AppError, dependencyUnavailable, notFound, validationError } from '../errors';
+import { idParam } from '../validation';
+
+// ---- request schemas -------------------------------------------------------------------------
+
+const isoInstant = Joi.string()
+  .max(40)
+  .custom((v: string, h) => (isValidInstant(v) ? v : h.error('any.invalid')))
+  .messages({ 'any.invalid': 'must be an ISO 8601 timestamp with offset, e.g. 2024-01-31T08:00:00Z' });
+export const isoDuration = Joi.string()
+  .max(40)
+  .custom((v: string, h) => (isValidDuration(v) ? v : h.error('any.invalid')))
+  .messages({ 'any.invalid': 'must be an ISO 8601 duration such as P0D, PT12H or P1DT6H' });
+
+const calendarPart = {
+  every: Joi.number().integer().min(1).max(10_000).required(),
+  unit: Joi.string().valid(...CALENDAR_UNITS).required(),
+  start_at: isoInstant.required().description('The first due time'),
+  mode: Joi.string().valid(...CALENDAR_MODES).default('fixed').description('fixed: due dates stay on the grid; floating: next due counts from the last execution'),
+};
+const counterPart = {
+  counter: Joi.string().trim().min(1).max(100).required().description('Name of the meter, e.g. operating_hours'),
+  unit: Joi.string().trim().min(1).max(20).required(),
+  every: Joi.number().positive().max(1e12).required(),
+  start_value: Joi.number().min(-1e12).max(1e12).default(0).description('Meter reading when counting starts; first threshold = start_value + every'),
+};
+const triggerType = (type: string) => Joi.object({ type: Joi.valid(type) }).unknown();
+export const triggerSchema = Joi.alternatives()
+  .conditional(triggerType('calendar'), { then: Joi.object({ type: Joi.string().valid('calendar').required(), ...calendarPart }) })
+  .conditional(triggerType('counter'), { then: Joi.object({ type: Joi.string().valid('counter').required(), ...counterPart }) })
+  .conditional(triggerType('calendar_or_counter'), {
+    then: Joi.object({
+      type: Joi.string().valid('calendar_or_counter').required(),
+      calendar: Joi.object(calendarPart).required(),
+      counter: Joi.object(counterPart).required(),
+    }),
+    otherwise: Joi.object({ type: Joi.string().valid('calendar', 'counter', 'calendar_or_counter').required() }).unknown(),
+  })
+  // The domain's own check, and its canonical form (start_at as toISOString).
+  .custom((value, h) => {
+    const result = validateTrigger(value);
+    return result.ok ? result.value : h.message({ custom: result.errors.map((e) => `${e.field} ${e.message}`).join('; ') });
+  });
+
+const userId = Joi.string().guid({ version: ['uuidv4', 'uuidv5', 'uuidv7', 'uuidv1'] });
+export const notifySchema = Joi.object({
+  recipients: Joi.array().items(userId).max(50).unique().required().description('User ids of the tenant (the assignee is notified too)'),
+  lead_time: isoDuration.required().description('Notify this long before the due time'),
+});
+
+export const planFields = {
+  name: Joi.string().trim().min(1).max(200),
+  description: Joi.string().trim().max(2_000).allow(null, ''),
+  asset_ids: Joi.array().items(Joi.string().max(64)).max(200).unique(),
+  trigger: triggerSchema,
+  checklist: Joi.array().items(Joi.string().trim().min(1).max(500)).max(200),
+  assignee_id: userId.allow(null),
+  priority: Joi.string().valid(...PRIORITIES),
+  estimated_minutes: Joi.number().integer().min(1).max(100_000).allow(null),
+  task_prefix: Joi.string()
+    .custom((v: string, h) => (isValidTaskPrefix(v) ? v : h.error('any.invalid')))
+    .messages({ 'any.invalid': `must be ${TASK_PREFIX_RULE}` }),
+  notify: notifySchema.allow(null),
+  on_open_task: Joi.string().valid(...ON_OPEN_TASK_POLICIES).description('What a due time does while the previous task is open'),
+  generate_ahead: isoDuration.description('Create the task this long before its due time'),
+};
+export const createPlanBody = Joi.object({
+  ...planFields,
+  name: planFields.name.required(),
+  trigger: planFields.trigger.required(),
+  status: Joi.string().valid('active', 'paused').default('active'),
+});
+export const updatePlanBody = Joi.object(planFields).min(1);
+
+export interface PlanBody {
+  name?: string;
+  description?: string | null;
+  asset_ids?: string[];
+  trigger?: PlanRow['trigger'];
+  checklist?: string[];
+  assignee_id?: string | null;
+  priority?: PlanRow['priority'];
+  estimated_minutes?: number | null;
+  task_prefix?: string;
+  notify?: PlanRow['notify'];
+  on_open_task?: PlanRow['on_open_task'];
+  generate_ahead?: string;
+  status?: 'active' | 'paused';
+}
+
+export const planParams = Joi.object({ plan_id: idParam.required() });
+export const taskParams = Joi.object({ task_id: idParam.required() });
+
+// ---- response schemas and mappers ------------------------------------------------------------
+
+const ts = Joi.string().isoDate();
+export const planSchema = Joi.object({
+  id: Joi.string(),
+  name: Joi.string(),
+  description: Joi.string().allow(null),
+  asset_ids: Joi.array().items(Joi.string()),
+  trigger: Joi.object().unknown(true),
+  checklist: Joi.array().items(Joi.string()),
+  assignee_id: Joi.string().allow(null),
+  priority: Joi.string(),
+  estimated_minutes: Joi.number().allow(null),
+  task_prefix: Joi.string(),
+  notify: Joi.object().unknown(true).allow(null),
+  on_open_task: Joi.string(),
+  generate_ahead: Joi.string(),
+  status: Joi.string().valid('active', 'paused', 'archived'),
+  next_due_at: ts.allow(null).description('ISO 8601 UTC: calendar due time, counter projection, or the earlier of both'),
+  next_due_trigger: Joi.string().valid('calendar', 'counter').allow(null),
+  interval_hours: Joi.number().allow(null).description('Nominal interval (compliance grace base)'),
+  version: Joi.number().integer().description('Incremented by every change of the plan'),
+  workflow_id: Joi.string(),
+  created_at: ts,
+  updated_at: ts,
+});
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+const num = (n: string | number | null) => (n === null ? null : Number(n));
+
+export function toPlan(row: PlanRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    asset_ids: row.asset_ids,
+    trigger: row.trigger,
+    checklist: row.checklist,
+    assignee_id: row.assignee_id,
+    priority: row.priority,
+    estimated_minutes: row.estimated_minutes,
+    task_prefix: row.task_prefix,
+    notify: row.notify,
+    on_open_task: row.on_open_task,
+    generate_ahead: row.generate_ahead,
+    status: row.status,
+    next_due_at: iso(row.next_due_at),
+    next_due_trigger: row.next_due_trigger,
+    interval_hours: num(row.interval_hours),
+    version: row.version,
+    workflow_id: `maintenance-plan/${row.tenant_id}/${row.id}`,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+  };
+}
+
+export const taskSchema = Joi.object({
+  id: Joi.string(),
+  task_code: Joi.string(),
+  plan_id: Joi.string().allow(null),
+  asset_ids: Joi.array().items(Joi.string()),
+  title: Joi.string(),
+  checklist: Joi.array().items(Joi.string()),
+  assignee_id: Joi.string().allow(null),
+  priority: Joi.string(),
+  estimated_minutes: Joi.number().allow(null),
+  status: Joi.string().valid(...TASK_STATUSES),
+  kind: Joi.string(),
+  trigger: Joi.string().allow(null),
+  due_at: ts,
+  overdue: Joi.boolean().description('Open past due + 10 % of the plan interval'),
+  started_at: ts.allow(null),
+  completed_at: ts.allow(null),
+  completed_by: Joi.string().allow(null),
+  cancelled_at: ts.allow(null),
+  notes: Joi.string().allow(null),
+  created_at: ts,
+  updated_at: ts,
+});
+
+export function toTask(row: TaskRow) {
+  return {
+    id: row.id,
+    task_code: row.task_code,
+    plan_id: row.plan_id,
+    asset_ids: row.asset_ids,
+    title: row.title,
+    checklist: row.checklist,
+    assignee_id: row.assignee_id,
+    priority: row.priority,
+    estimated_minutes: row.estimated_minutes,
+    status: row.status,
+    kind: row.kind,
+    trigger: row.trigger,
+    due_at: iso(row.due_at)!,
+    overdue: row.overdue_at !== null && (row.status === 'open' || row.status === 'in_progress'),
+    started_at: iso(row.started_at),
+    completed_at: iso(row.completed_at),
+    completed_by: row.completed_by,
+    cancelled_at: iso(row.cancelled_at),
+    notes: row.notes,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+  };
+}
+
+// ---- lookups ---------------------------------------------------------------------------------
+
+/** A live plan of the tenant; another tenant's, a deleted one or a malformed id: 404. */
+export async function requirePlan(scope: TenantScope, id: string): Promise<PlanRow> {
+  const row = isUuid(id) ? await findPlan(scope, id) : undefined;
+  if (!row) throw notFound('maintenance plan');
+  return row;
+}
+
+export async function requireTask(scope: TenantScope, id: string): Promise<TaskRow> {
+  const row = isUuid(id) ? await findTask(scope, id) : undefined;
+  if (!row) throw notFound('maintenance task');
+  return row;
+}
+
+const unknownReference = (field: string, message: string) =>
+  validationError(`${field} ${message}`, [{ field: `body.${field}`, message, type: 'any.unknown_reference' }]);
+
+/** asset_ids, assignee_id and notify.recipients must name records of the caller's tenant. */
+export async function checkReferences(scope: TenantScope, body: PlanBody): Promise<void> {
+  if (body.asset_ids?.length) {
+    const valid = body.asset_ids.filter(isUuid);
+    const found = valid.length ? await scope.table('assets').whereIn('id', valid).pluck('id') : [];
+    if (found.length !== body.asset_ids.length) throw unknownReference('asset_ids', 'must name assets of this tenant');
+  }
+  const users = [...new Set([...(body.assignee_id ? [body.assignee_id] : []), ...(body.notify?.recipients ?? [])])];
+  if (users.length) {
+    const found: string[] = await scope.table('users').whereIn('id', users).pluck('id');
+    if (body.assignee_id && !found.includes(body.assignee_id)) throw unknownReference('assignee_id', 'must name a user of this tenant');
+    if (found.length !== users.length) throw unknownReference('notify.recipients', 'must name users of this tenant');
+  }
+}
+
+/** Column values of a plan body (JSON columns serialised; arrays of uuids as they are). */
+export function planColumns(body: PlanBody): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...body };
+  if (body.trigger !== undefined) out.trigger = JSON.stringify(body.trigger);
+  if (body.checklist !== undefined) out.checklist = JSON.stringify(body.checklist);
+  if (body.notify !== undefined) out.notify = body.notify === null ? null : JSON.stringify(body.notify);
+  if (body.description === '') out.description = null;
+  if (body.task_prefix === undefined && 'task_prefix' in out) delete out.task_prefix;
+  return out;
+}
+
+export const defaultTaskPrefix = DEFAULT_TASK_PREFIX;
+
+// ---- the plan's workflow ---------------------------------------------------------------------
+
+/** The request id an Update carries: the client's Idempotency-Key when sent, else this request's id. */
+export function updateRequestId(ctx: AppContext): string {
+  const key = ctx.get('idempotency-key');
+  if (key && /^[\x21-\x7e]{1,200}$/.test(key)) return `key:${key}`;
+  return ctx.state.requestId;
+}
+
+const REJECTION_STATUS: Record<string, number> = {
+  COUNTER_WENT_BACKWARDS: 422,
+  READING_OUT_OF_ORDER: 422,
+  INVALID_READING: 422,
+  PLAN_HAS_NO_COUNTER: 422,
+  STALE_PLAN_VERSION: 409,
+  EXECUTION_SKIPPED: 409,
+  INVALID_REQUEST: 400,
+};
+
+export async function temporalClient(ctx: AppContext): Promise<Client> {
+  try {
+    return await ctx.deps.temporal.client();
+  } catch (err) {
+    throw dependencyUnavailable('temporal', `Temporal is unreachable: ${(err as Error).message.split('\n')[0].slice(0, 200)}`);
+  }
+}
+
+/**
+ * Runs a call on the plan's workflow and maps its failures: a refused Update to its code (422 for
+ * readings, 409 for stale versions), an archived plan to 404, Temporal unreachable to 503. A live
+ * plan whose workflow is missing gets it started from its row (what the reconciler would do),
+ * and the call is made once more.
+ */
+export async function callPlanWorkflow<T>(ctx: AppContext, plan: PlanRow, call: (client: Client) => Promise<T>): Promise<T> {
+  const client = await temporalClient(ctx);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call(client);
+    } catch (err) {
+      const failure = classifyPlanCallError(err);
+      if (failure.kind === 'rejected') {
+        if (failure.code === 'PLAN_ARCHIVED') throw notFound('maintenance plan');
+        const extra = failure.details && typeof failure.details === 'object' ? { reason: failure.details } : {};
+        throw new AppError(failure.code as Uppercase<string>, failure.message, extra, REJECTION_STATUS[failure.code] ?? 409);
+      }
+      if (failure.kind === 'workflow_missing' && attempt === 1) {
+        ctx.state.log.warn({ planId: plan.id }, 'maintenance plan workflow missing: starting it from the plan row');
+        await startPlanWorkflow(client, workflowStateOf(plan, new Date()), { restart: true }).catch((e) => {
+          throw dependencyUnavailable('temporal', `could not start the plan's workflow: ${(e as Error).message.split('\n')[0].slice(0, 200)}`);
+        });
+        continue;
+      }
+      throw dependencyUnavailable('temporal', `the plan's workflow did not answer: ${failure.kind === 'unavailable' ? failure.message : failure.kind}`);
+    }
+  }
+}
+
+/** Writes what the workflow answered into the plan row's read model (never older than what is there). */
+export async function saveView(db: Queryable, plan: PlanRow, view: PlanStateView): Promise<void> {
+  await saveScheduleSnapshot(db, plan.tenant_id, plan.id, view.snapshot);
+}

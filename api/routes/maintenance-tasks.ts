@@ -1,0 +1,185 @@
+/**
+ * `/api/v1/maintenance/tasks` (work orders: list, get, start, complete, cancel) and
+ * `/api/v1/maintenance/compliance` (SMRP-style, domain/maintenance/compliance.ts).
+ */
+import Joi from 'joi';
+import { TaskRow } from '../../db/queries/maintenance';
+import { isUuid, tenantScope } from '../../db/tenant-scope';
+import { computeCompliance, parseCompliancePeriod, TASK_STATUSES, type TaskStatus } from '../../domain/maintenance';
+import { userOf } from '../context';
+import { invalidState } from '../errors';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { requireTask, taskParams, taskSchema, toTask } from './maintenance-resource';
+
+const TAGS = ['maintenance'];
+
+interface Transition {
+  action: 'start' | 'complete' | 'cancel';
+  from: TaskStatus[];
+  to: TaskStatus;
+  summary: string;
+}
+
+const TRANSITIONS: Transition[] = [
+  { action: 'start', from: ['open'], to: 'in_progress', summary: 'Start a task (open → in_progress)' },
+  { action: 'complete', from: ['open', 'in_progress'], to: 'done', summary: 'Complete a task (open or in_progress → done); emits maintenance.task.completed' },
+  { action: 'cancel', from: ['open', 'in_progress'], to: 'cancelled', summary: 'Cancel a task (open or in_progress → cancelled); not counted by compliance' },
+];
+
+export function registerTaskRoutes(api: ApiRouter): void {
+  api.route<unknown, PageRequest & { status?: TaskStatus; plan_id?: string; asset_id?: string; overdue?: boolean }>({
+    method: 'get',
+    path: '/tasks',
+    summary: 'List maintenance tasks (work orders), by due time',
+    tags: TAGS,
+    auth: 'user',
+    permission: 'view_maintenance',
+    query: Joi.object({
+      ...pageQuery,
+      status: Joi.string().valid(...TASK_STATUSES),
+      plan_id: Joi.string().max(64),
+      asset_id: Joi.string().max(64),
+      overdue: Joi.boolean().description('Only tasks open past their grace deadline'),
+    }),
+    responses: { 200: { description: 'A page of tasks', schema: Joi.object({ items: Joi.array().items(taskSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    handler: async (ctx, { query }) => {
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('maintenance_tasks').orderBy([{ column: 'due_at' }, { column: 'task_code' }]);
+      if (query.status) q.where('status', query.status);
+      for (const [key, column] of [['plan_id', 'plan_id'], ['asset_id', null]] as const) {
+        const value = query[key];
+        if (value === undefined) continue;
+        if (!isUuid(value)) q.whereRaw('false');
+        else if (column) q.where(column, value);
+        else q.whereRaw('asset_ids @> array[?]::uuid[]', [value]);
+      }
+      if (query.overdue !== undefined) {
+        if (query.overdue) q.whereNotNull('overdue_at').whereIn('status', ['open', 'in_progress']);
+        else q.where((w) => w.whereNull('overdue_at').orWhereNotIn('status', ['open', 'in_progress']));
+      }
+      ctx.body = await paginate(q, query, toTask);
+    },
+  });
+
+  api.route<{ task_id: string }>({
+    method: 'get',
+    path: '/tasks/:task_id',
+    summary: 'Get a task',
+    tags: TAGS,
+    auth: 'user',
+    permission: 'view_maintenance',
+    params: taskParams,
+    responses: { 200: { description: 'Task', schema: taskSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      ctx.body = toTask(await requireTask(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.task_id));
+    },
+  });
+
+  for (const t of TRANSITIONS) {
+    api.route<{ task_id: string }, unknown, { notes?: string }>({
+      method: 'post',
+      path: `/tasks/:task_id/${t.action}`,
+      summary: t.summary,
+      tags: TAGS,
+      auth: 'user',
+      permission: 'manage_maintenance',
+      params: taskParams,
+      body: Joi.object({ notes: Joi.string().trim().max(5_000) }),
+      responses: { 200: { description: 'The task', schema: taskSchema }, 404: { description: 'Not found' }, 409: { description: `Only a task ${t.from.join(' or ')} can be ${t.to}` } },
+      handler: async (ctx, { params, body }) => {
+        const { tenantId, userId } = userOf(ctx);
+        const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+          const task = await requireTask(unit.scope, params.task_id);
+          const [locked]: TaskRow[] = await unit.scope.table('maintenance_tasks').where('id', task.id).forUpdate().select('*');
+          if (!t.from.includes(locked.status)) throw invalidState(`the task is ${locked.status}; only a task ${t.from.join(' or ')} can be ${t.to}`);
+          const now = new Date();
+          const change: Record<string, unknown> = { status: t.to, updated_at: now, ...(body.notes !== undefined ? { notes: body.notes } : {}) };
+          if (t.action === 'start') change.started_at = now;
+          if (t.action === 'complete') Object.assign(change, { completed_at: now, completed_by: userId });
+          if (t.action === 'cancel') change.cancelled_at = now;
+          const [updated]: TaskRow[] = await unit.scope.table('maintenance_tasks').where('id', task.id).update(change).returning('*');
+          unit.audit({ action: `maintenance_task.${t.to}`, resourceType: 'maintenance_task', resourceId: task.id, details: { from: locked.status, plan_id: task.plan_id } });
+          if (t.action === 'complete') {
+            unit.emit('maintenance.task.completed', {
+              task_id: task.id,
+              task_code: task.task_code,
+              plan_id: task.plan_id,
+              asset_id: task.asset_ids[0] ?? null,
+              asset_ids: task.asset_ids,
+              due_at: new Date(task.due_at).toISOString(),
+              completed_at: now.toISOString(),
+            });
+          }
+          return updated;
+        });
+        ctx.body = toTask(row);
+      },
+    });
+  }
+}
+
+const day = Joi.string()
+  .pattern(/^\d{4}-\d{2}-\d{2}$/)
+  .messages({ 'string.pattern.base': 'must be a date in the form YYYY-MM-DD' });
+
+/** The period check of the domain (existing dates, end not before start) as joi rules, so it reads as a 422 on the field. */
+const complianceQuery = Joi.object({
+  start_date: day.required(),
+  end_date: day.required(),
+  plan_id: Joi.string().max(64),
+}).custom((value, h) => {
+  const period = parseCompliancePeriod(value.start_date, value.end_date);
+  if (period.ok) return value;
+  return h.message({ custom: `${period.field} ${period.message}` });
+});
+
+export function registerComplianceRoute(api: ApiRouter): void {
+  api.route<unknown, { start_date: string; end_date: string; plan_id?: string }>({
+    method: 'get',
+    path: '/compliance',
+    summary: 'PM compliance over tasks due in the period (both dates included)',
+    description:
+      'A task due in the period is on time when done no later than due + 10 % of its plan interval; overdue when done later or still open past that. `compliance_rate` (percent) is null when no task counts yet; `average_delay_hours` is over the overdue tasks. Cancelled tasks and open tasks not yet past the deadline are not counted.',
+    tags: TAGS,
+    auth: 'user',
+    permission: 'view_maintenance',
+    query: complianceQuery,
+    responses: {
+      200: {
+        description: 'Compliance metrics',
+        schema: Joi.object({
+          start_date: Joi.string(),
+          end_date: Joi.string(),
+          compliance_rate: Joi.number().allow(null),
+          on_time_count: Joi.number(),
+          overdue_count: Joi.number(),
+          average_delay_hours: Joi.number().allow(null),
+          pending_count: Joi.number(),
+          cancelled_count: Joi.number(),
+          total_tasks: Joi.number(),
+        }),
+      },
+    },
+    handler: async (ctx, { query }) => {
+      const period = parseCompliancePeriod(query.start_date, query.end_date);
+      if (!period.ok) throw new Error('unreachable: the query schema checks the period');
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('maintenance_tasks')
+        .whereNotNull('plan_id')
+        .where('due_at', '>=', period.period.start)
+        .where('due_at', '<', period.period.end)
+        .select('due_at', 'completed_at', 'status', 'interval_hours');
+      if (query.plan_id) {
+        if (isUuid(query.plan_id)) q.where('plan_id', query.plan_id);
+        else q.whereRaw('false');
+      }
+      const rows: Array<Pick<TaskRow, 'due_at' | 'completed_at' | 'status' | 'interval_hours'>> = await q;
+      const metrics = computeCompliance(
+        rows.map((r) => ({ due_at: r.due_at, completed_at: r.completed_at, status: r.status, interval_hours: Number(r.interval_hours ?? 0) })),
+        new Date(),
+      );
+      ctx.body = { start_date: query.start_date, end_date: query.end_date, ...metrics, total_tasks: rows.length };
+    },
+  });
+}

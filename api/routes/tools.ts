@@ -1,0 +1,227 @@
+/**
+ * `/api/v1/tools`: tools an agent may call. A tool is either one of the service's built-ins
+ * (`get_asset_health`, `create_maintenance_task`) or an HTTP call to an allow-listed https URL.
+ * `parameters` is a JSON schema (the function-calling subset, domain/agents/tool-parameters.ts).
+ */
+import Joi from 'joi';
+import { checkWebhookUrl } from '../../activities/webhooks/destination-guard';
+import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domain/agents/tool-parameters';
+import { userOf } from '../context';
+import { conflict, notFound, validationError } from '../errors';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+
+type ToolKind = 'built_in' | 'http';
+
+interface ToolRow {
+  id: string;
+  name: string;
+  description: string;
+  kind: ToolKind;
+  builtin: BuiltInTool | null;
+  url: string | null;
+  parameters: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface ToolBody {
+  name?: string;
+  description?: string;
+  kind?: ToolKind;
+  builtin?: BuiltInTool;
+  url?: string;
+  parameters?: Record<string, unknown>;
+}
+
+/**
+ * Tool URLs follow the webhook destination rules with no development exception: https only, no
+ * credentials, no private, loopback or metadata IP literals (host names are checked again when
+ * the tool is called).
+ */
+const toolUrl = Joi.string()
+  .trim()
+  .max(2_000)
+  .custom((value: string, helpers) => {
+    const check = checkWebhookUrl(value, { allowPrivate: false });
+    return check.kind === 'ok' ? value : helpers.message({ custom: check.reason });
+  });
+const parameters = Joi.object()
+  .unknown(true)
+  .custom((value, helpers) => {
+    const issues = validateToolParameters(value);
+    return issues.length === 0 ? value : helpers.message({ custom: issues.map((i) => `${i.path} ${i.message}`).join('; ') });
+  });
+const fields = {
+  name: Joi.string().pattern(/^[a-z][a-z0-9_]{0,63}$/).messages({ 'string.pattern.base': 'must be snake_case, at most 64 characters' }),
+  description: Joi.string().trim().min(1).max(1_000),
+  parameters,
+};
+const createBody = Joi.object({
+  ...fields,
+  name: fields.name.required(),
+  description: fields.description.required(),
+  kind: Joi.string().valid('built_in', 'http').required(),
+  builtin: Joi.string()
+    .valid(...BUILT_IN_TOOLS)
+    .when('kind', { is: 'built_in', then: Joi.required(), otherwise: Joi.forbidden() }),
+  url: toolUrl.when('kind', { is: 'http', then: Joi.required(), otherwise: Joi.forbidden() }),
+  parameters: parameters.default({ type: 'object', properties: {} }),
+});
+const updateBody = Joi.object({
+  ...fields,
+  url: toolUrl,
+  kind: Joi.any().forbidden().messages({ 'any.unknown': 'cannot be changed; create a new tool instead' }),
+  builtin: Joi.any().forbidden().messages({ 'any.unknown': 'cannot be changed; create a new tool instead' }),
+}).min(1);
+const toolParams = Joi.object({ tool_id: Joi.string().max(64).required() });
+
+const toolSchema = Joi.object({
+  id: Joi.string(),
+  name: Joi.string(),
+  description: Joi.string(),
+  kind: Joi.string().valid('built_in', 'http'),
+  builtin: Joi.string().valid(...BUILT_IN_TOOLS).allow(null),
+  url: Joi.string().allow(null),
+  parameters: Joi.object().unknown(true),
+  created_at: Joi.string().isoDate(),
+  updated_at: Joi.string().isoDate(),
+});
+
+const toTool = (row: ToolRow) => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  kind: row.kind,
+  builtin: row.builtin,
+  url: row.url,
+  parameters: row.parameters,
+  created_at: new Date(row.created_at).toISOString(),
+  updated_at: new Date(row.updated_at).toISOString(),
+});
+
+async function requireTool(scope: TenantScope, id: string): Promise<ToolRow> {
+  const row = isUuid(id) ? await scope.table('tools').where('id', id).first() : undefined;
+  if (!row) throw notFound('tool');
+  return row;
+}
+
+async function refuseTakenName(scope: TenantScope, name: string, exceptId?: string): Promise<void> {
+  const q = scope.table('tools').where('name', name);
+  if (exceptId) q.whereNot('id', exceptId);
+  if (await q.first('id')) throw conflict(`a tool named ${name} exists`);
+}
+
+const jsonColumns = (body: ToolBody) => ({ ...body, ...(body.parameters !== undefined ? { parameters: JSON.stringify(body.parameters) } : {}) });
+
+export function toolRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/tools');
+  const tags = ['tools'];
+
+  api.route<unknown, PageRequest & { kind?: ToolKind }>({
+    method: 'get',
+    path: '/',
+    summary: 'List tools',
+    tags,
+    auth: 'user',
+    permission: 'view_agents',
+    query: Joi.object({ ...pageQuery, kind: Joi.string().valid('built_in', 'http') }),
+    responses: { 200: { description: 'A page of tools', schema: Joi.object({ items: Joi.array().items(toolSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    handler: async (ctx, { query }) => {
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('tools').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      if (query.kind) q.where('kind', query.kind);
+      ctx.body = await paginate(q, query, toTool);
+    },
+  });
+
+  api.route<unknown, unknown, ToolBody>({
+    method: 'post',
+    path: '/',
+    summary: 'Create a tool',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    body: createBody,
+    responses: { 201: { description: 'Created tool', schema: toolSchema }, 409: { description: 'Name taken' } },
+    handler: async (ctx, { body }) => {
+      const { tenantId } = userOf(ctx);
+      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        await refuseTakenName(unit.scope, body.name!);
+        const [row] = await unit.scope.insert('tools', jsonColumns(body));
+        unit.audit({ action: 'tool.created', resourceType: 'tool', resourceId: row.id, details: { kind: row.kind } });
+        return row as ToolRow;
+      });
+      ctx.status = 201;
+      ctx.body = toTool(created);
+    },
+  });
+
+  api.route<{ tool_id: string }>({
+    method: 'get',
+    path: '/:tool_id',
+    summary: 'Get a tool',
+    tags,
+    auth: 'user',
+    permission: 'view_agents',
+    params: toolParams,
+    responses: { 200: { description: 'Tool', schema: toolSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      ctx.body = toTool(await requireTool(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.tool_id));
+    },
+  });
+
+  api.route<{ tool_id: string }, unknown, ToolBody>({
+    method: 'put',
+    path: '/:tool_id',
+    summary: 'Update the fields sent (kind and builtin are fixed)',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    params: toolParams,
+    body: updateBody,
+    responses: { 200: { description: 'Updated tool', schema: toolSchema }, 404: { description: 'Not found' }, 409: { description: 'Name taken' } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId } = userOf(ctx);
+      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const tool = await requireTool(unit.scope, params.tool_id);
+        if (body.url !== undefined && tool.kind !== 'http') {
+          throw validationError('invalid body: body.url applies only to http tools', [{ field: 'body.url', message: 'applies only to http tools', type: 'any.unknown' }]);
+        }
+        if (body.name) await refuseTakenName(unit.scope, body.name, tool.id);
+        const [row] = await unit.scope.table('tools').where('id', tool.id).update({ ...jsonColumns(body), updated_at: new Date() }).returning('*');
+        unit.audit({ action: 'tool.updated', resourceType: 'tool', resourceId: tool.id, details: { fields: Object.keys(body) } });
+        return row as ToolRow;
+      });
+      ctx.body = toTool(updated);
+    },
+  });
+
+  api.route<{ tool_id: string }>({
+    method: 'delete',
+    path: '/:tool_id',
+    summary: 'Delete a tool; it is removed from every agent that listed it',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    params: toolParams,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const tool = await requireTool(unit.scope, params.tool_id);
+        const agents = await unit.scope
+          .table('agents')
+          .whereRaw('? = any(tools)', [tool.id])
+          .update({ tools: unit.tx.raw('array_remove(tools, ?::uuid)', [tool.id]), updated_at: new Date() })
+          .returning('id');
+        await unit.scope.table('tools').where('id', tool.id).delete();
+        unit.audit({ action: 'tool.deleted', resourceType: 'tool', resourceId: tool.id, details: { removed_from_agents: agents.map((a: { id: string }) => a.id) } });
+      });
+      ctx.status = 204;
+    },
+  });
+
+  return api;
+}

@@ -1,0 +1,232 @@
+/**
+ * `/api/v1/whatsapp/numbers`: the WhatsApp Cloud API numbers WhatsApp agents answer on. The
+ * API keeps the provider's phone number id and the access token encrypted (infra/crypto.ts);
+ * the token is never returned. Status changes move the number's agents (DECISIONS.md, Agents).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import Joi from 'joi';
+import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { ChannelStatus } from '../../domain/agents/agents';
+import { encryptSecret } from '../../infra/crypto';
+import { userOf } from '../context';
+import { conflict, notFound } from '../errors';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { propagateChannelStatus, refuseDeleteInUse } from './channel-records';
+
+interface WhatsappNumberRow {
+  id: string;
+  display_phone_number: string;
+  phone_number_id: string;
+  business_account_id: string | null;
+  access_token_encrypted: string;
+  app_secret_encrypted: string | null;
+  verify_token_hash: string | null;
+  status: ChannelStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface WhatsappNumberBody {
+  display_phone_number?: string;
+  phone_number_id?: string;
+  business_account_id?: string | null;
+  access_token?: string;
+  app_secret?: string;
+  verify_token?: string;
+  status?: ChannelStatus;
+}
+
+const fields = {
+  display_phone_number: Joi.string().trim().pattern(/^\+[1-9]\d{6,14}$/).messages({ 'string.pattern.base': 'must be an E.164 number such as +34600111222' }),
+  phone_number_id: Joi.string().trim().pattern(/^\d{5,32}$/).messages({ 'string.pattern.base': "must be the provider's numeric phone number id" }),
+  business_account_id: Joi.string().trim().pattern(/^\d{5,32}$/).allow(null),
+  access_token: Joi.string().min(8).max(4_096).description('Write-only; stored encrypted'),
+  app_secret: Joi.string().min(16).max(256).description('Write-only: the Meta app secret that signs inbound webhooks (X-Hub-Signature-256)'),
+  verify_token: Joi.string().min(16).max(256).description('Write-only: the verify token of the webhook GET challenge'),
+  status: Joi.string().valid('active', 'inactive'),
+};
+const createBody = Joi.object({
+  ...fields,
+  display_phone_number: fields.display_phone_number.required(),
+  phone_number_id: fields.phone_number_id.required(),
+  access_token: fields.access_token.required(),
+  status: Joi.forbidden(),
+});
+const updateBody = Joi.object(fields).min(1);
+const numberParams = Joi.object({ number_id: Joi.string().max(64).required() });
+
+const numberSchema = Joi.object({
+  id: Joi.string(),
+  display_phone_number: Joi.string(),
+  phone_number_id: Joi.string(),
+  business_account_id: Joi.string().allow(null),
+  has_access_token: Joi.boolean().description('The token itself is never returned'),
+  inbound_webhook_configured: Joi.boolean().description('app_secret and verify_token are set'),
+  status: Joi.string().valid('active', 'inactive'),
+  created_at: Joi.string().isoDate(),
+  updated_at: Joi.string().isoDate(),
+});
+
+const toNumber = (row: WhatsappNumberRow) => ({
+  id: row.id,
+  display_phone_number: row.display_phone_number,
+  phone_number_id: row.phone_number_id,
+  business_account_id: row.business_account_id,
+  has_access_token: true,
+  inbound_webhook_configured: row.app_secret_encrypted !== null && row.verify_token_hash !== null,
+  status: row.status,
+  created_at: new Date(row.created_at).toISOString(),
+  updated_at: new Date(row.updated_at).toISOString(),
+});
+
+const tokenContext = (id: string) => `whatsapp-number:${id}`;
+export const appSecretContext = (id: string) => `whatsapp-app-secret:${id}`;
+export const verifyTokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+/** Columns of the write-only secrets sent in a body, encrypted or hashed for storage. */
+function secretColumns(body: WhatsappNumberBody, id: string, key: Buffer): Record<string, string> {
+  return {
+    ...(body.access_token !== undefined ? { access_token_encrypted: encryptSecret(body.access_token, key, tokenContext(id)) } : {}),
+    ...(body.app_secret !== undefined ? { app_secret_encrypted: encryptSecret(body.app_secret, key, appSecretContext(id)) } : {}),
+    ...(body.verify_token !== undefined ? { verify_token_hash: verifyTokenHash(body.verify_token) } : {}),
+  };
+}
+
+/** A verify token names one number: the GET challenge, which carries nothing else, finds it by the token. */
+async function refuseTakenVerifyToken(scope: TenantScope, token: string | undefined, exceptId?: string): Promise<void> {
+  if (token === undefined) return;
+  const q = scope.db('whatsapp_numbers').where('verify_token_hash', verifyTokenHash(token));
+  if (exceptId) q.whereNot('id', exceptId);
+  if (await q.first('id')) throw conflict('choose another verify_token');
+}
+
+async function requireNumber(scope: TenantScope, id: string): Promise<WhatsappNumberRow> {
+  const row = isUuid(id) ? await scope.table('whatsapp_numbers').where('id', id).first() : undefined;
+  if (!row) throw notFound('WhatsApp number');
+  return row;
+}
+
+/** The provider id names one number across all tenants: the inbound webhook finds the tenant by it. */
+async function refuseTakenPhoneNumberId(scope: TenantScope, phoneNumberId: string, exceptId?: string): Promise<void> {
+  const q = scope.db('whatsapp_numbers').where('phone_number_id', phoneNumberId);
+  if (exceptId) q.whereNot('id', exceptId);
+  if (await q.first('id')) throw conflict('this phone_number_id is already registered');
+}
+
+export function whatsappNumberRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/whatsapp/numbers');
+  const tags = ['whatsapp numbers'];
+
+  api.route<unknown, PageRequest & { status?: ChannelStatus }>({
+    method: 'get',
+    path: '/',
+    summary: 'List WhatsApp numbers',
+    tags,
+    auth: 'user',
+    permission: 'view_agents',
+    query: Joi.object({ ...pageQuery, status: fields.status }),
+    responses: { 200: { description: 'A page of numbers', schema: Joi.object({ items: Joi.array().items(numberSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    handler: async (ctx, { query }) => {
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('whatsapp_numbers').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      if (query.status) q.where('status', query.status);
+      ctx.body = await paginate(q, query, toNumber);
+    },
+  });
+
+  api.route<unknown, unknown, WhatsappNumberBody>({
+    method: 'post',
+    path: '/',
+    summary: 'Register a WhatsApp number',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    body: createBody,
+    responses: { 201: { description: 'Created, active number', schema: numberSchema }, 409: { description: 'phone_number_id already registered' } },
+    handler: async (ctx, { body }) => {
+      const { tenantId } = userOf(ctx);
+      const id = randomUUID();
+      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        await refuseTakenPhoneNumberId(unit.scope, body.phone_number_id!);
+        await refuseTakenVerifyToken(unit.scope, body.verify_token);
+        const { access_token, app_secret, verify_token, ...rest } = body;
+        const [row] = await unit.scope.insert('whatsapp_numbers', {
+          ...rest,
+          ...secretColumns(body, id, ctx.deps.config.secrets.dataEncryptionKey),
+          id,
+          status: 'active',
+        });
+        unit.audit({ action: 'whatsapp_number.created', resourceType: 'whatsapp_number', resourceId: id });
+        return row as WhatsappNumberRow;
+      });
+      ctx.status = 201;
+      ctx.body = toNumber(created);
+    },
+  });
+
+  api.route<{ number_id: string }>({
+    method: 'get',
+    path: '/:number_id',
+    summary: 'Get a WhatsApp number',
+    tags,
+    auth: 'user',
+    permission: 'view_agents',
+    params: numberParams,
+    responses: { 200: { description: 'Number', schema: numberSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      ctx.body = toNumber(await requireNumber(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.number_id));
+    },
+  });
+
+  api.route<{ number_id: string }, unknown, WhatsappNumberBody>({
+    method: 'put',
+    path: '/:number_id',
+    summary: 'Update the fields sent',
+    description: 'Deactivating moves the agents of the number from active to error; re-activating moves them back.',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    params: numberParams,
+    body: updateBody,
+    responses: { 200: { description: 'Updated number', schema: numberSchema }, 404: { description: 'Not found' }, 409: { description: 'phone_number_id already registered' } },
+    handler: async (ctx, { params, body }) => {
+      const { tenantId } = userOf(ctx);
+      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const before = await requireNumber(unit.scope, params.number_id);
+        if (body.phone_number_id) await refuseTakenPhoneNumberId(unit.scope, body.phone_number_id, before.id);
+        await refuseTakenVerifyToken(unit.scope, body.verify_token, before.id);
+        const { access_token, app_secret, verify_token, ...rest } = body;
+        const changes = { ...rest, ...secretColumns(body, before.id, ctx.deps.config.secrets.dataEncryptionKey), updated_at: new Date() };
+        const [row] = await unit.scope.table('whatsapp_numbers').where('id', before.id).update(changes).returning('*');
+        const moved = await propagateChannelStatus(unit, 'whatsapp', before.id, before.status, row.status);
+        unit.audit({ action: 'whatsapp_number.updated', resourceType: 'whatsapp_number', resourceId: before.id, details: { fields: Object.keys(body), agents_moved: moved } });
+        return row as WhatsappNumberRow;
+      });
+      ctx.body = toNumber(updated);
+    },
+  });
+
+  api.route<{ number_id: string }>({
+    method: 'delete',
+    path: '/:number_id',
+    summary: 'Delete a WhatsApp number no agent uses',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    params: numberParams,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'Agents use the number' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const number = await requireNumber(unit.scope, params.number_id);
+        await refuseDeleteInUse(unit, 'whatsapp', number.id);
+        await unit.scope.table('whatsapp_numbers').where('id', number.id).delete();
+        unit.audit({ action: 'whatsapp_number.deleted', resourceType: 'whatsapp_number', resourceId: number.id });
+      });
+      ctx.status = 204;
+    },
+  });
+
+  return api;
+}

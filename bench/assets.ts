@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { Knex } from 'knex';
+import { insertReadings, ReadingInput } from '../db/queries/readings';
+
+/**
+ * Assets benchmark (issue 6), bounded to about a minute:
+ * - readings per second through the gateway (POST /machine/readings/batch, 500 per batch, with
+ *   baselines on every series, so alerting and health/condition recomputation run), next to a
+ *   plain batch insert of the same rows into sensor_readings (insertReadings, one statement per
+ *   500), and their ratio (target >= 0.5). Measured twice: one sender sending batches one after the
+ *   other (every batch covers all 12 assets), and 4 senders at once, each a gateway for its own 3
+ *   assets (the plain insert then runs 4 at once too);
+ * - GET /dashboard latency (p50/p99) once the tenant holds at least 100 000 readings.
+ * The token must be a `manage_assets` + `view_dashboard` user (an admin) of an enterprise tenant
+ * (the run makes a few hundred requests). It adds assets and readings to that tenant.
+ */
+
+export interface AssetsBenchContext {
+  baseUrl: string;
+  token: string;
+  db: Knex;
+}
+
+const BATCH = 500;
+const ASSETS = 12;
+const SENDERS = 4;
+const PARAMETERS = ['temperature', 'pressure', 'vibration', 'speed'] as const;
+const BASELINE: Record<(typeof PARAMETERS)[number], number> = { temperature: 70, pressure: 6, vibration: 3, speed: 1500 };
+/** Per phase: batches in all (across senders), and a time budget. */
+const MAX_GATEWAY_BATCHES = 24;
+const GATEWAY_BUDGET_MS = 12_000;
+const DASHBOARD_READINGS = 100_000;
+const DASHBOARD_BUDGET_MS = 10_000;
+const MAX_DASHBOARD_REQUESTS = 300;
+
+function tenantOf(token: string): string {
+  const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { tenant_id?: string };
+  if (!claims.tenant_id) throw new Error('the token carries no tenant_id');
+  return claims.tenant_id;
+}
+
+async function call(ctx: AssetsBenchContext, path: string, init: { method?: string; json?: unknown } = {}): Promise<any> {
+  const res = await fetch(`${ctx.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { Authorization: `Bearer ${ctx.token}`, ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+/**
+ * Batch `index` of a deterministic stream: readings spread over every (asset, parameter), one second
+ * apart in device time starting `start`, inside the ±10 % band except for one sustained excursion
+ * per 10 000 readings (the first asset's temperature runs 20 % high for 2 500 readings), so alerts
+ * are raised and resolved at a plausible rate.
+ */
+function batchReadings(assetIds: readonly string[], start: number, index: number, runId: string): ReadingInput[] {
+  return Array.from({ length: BATCH }, (_, i) => {
+    const n = index * BATCH + i;
+    const parameter = PARAMETERS[n % PARAMETERS.length] as (typeof PARAMETERS)[number];
+    const asset = assetIds[Math.floor(n / PARAMETERS.length) % assetIds.length] as string;
+    const excursion = asset === assetIds[0] && parameter === 'temperature' && Math.floor(n / 2_500) % 4 === 1;
+    const wave = Math.sin(n / 37) * 0.06 + (excursion ? 0.2 : 0);
+    return {
+      asset_id: asset,
+      parameter,
+      ts: new Date(start + n * 1000),
+      value: round(BASELINE[parameter] * (1 + wave), 4),
+      unit: null,
+      source: 'bench',
+      sender_event_id: `${runId}-${n}`,
+    };
+  });
+}
+
+interface PhaseResult {
+  readings: number;
+  seconds: number;
+  batchMs: number[];
+  alertsRaised: number;
+}
+
+/** Each sender posts its own stream's batches one after the other; senders run at the same time. */
+async function gatewayPhase(ctx: AssetsBenchContext, streams: ((b: number) => ReadingInput[])[]): Promise<PhaseResult> {
+  const result: PhaseResult = { readings: 0, seconds: 0, batchMs: [], alertsRaised: 0 };
+  const perSender = Math.floor(MAX_GATEWAY_BATCHES / streams.length);
+  const started = Date.now();
+  await Promise.all(
+    streams.map(async (stream) => {
+      for (let b = 0; b < perSender && Date.now() - started < GATEWAY_BUDGET_MS; b++) {
+        const readings = stream(b).map((r) => ({
+          event_id: r.sender_event_id,
+          asset_id: r.asset_id,
+          parameter: r.parameter,
+          value: r.value,
+          timestamp: r.ts.toISOString(),
+          source: r.source,
+        }));
+        const t0 = performance.now();
+        const summary = await call(ctx, '/api/v1/machine/readings/batch', { method: 'POST', json: { readings } });
+        result.batchMs.push(performance.now() - t0);
+        result.readings += summary.stored;
+        result.alertsRaised += summary.alerts_raised;
+      }
+    }),
+  );
+  result.seconds = (Date.now() - started) / 1000;
+  return result;
+}
+
+/** The same rows (fresh event ids) by plain batch inserts, with the same number of batches and concurrency. */
+async function plainPhase(ctx: AssetsBenchContext, tenantId: string, streams: ((b: number) => ReadingInput[])[], batches: number): Promise<PhaseResult> {
+  const perSender = Math.ceil(batches / streams.length);
+  const started = Date.now();
+  const counts = await Promise.all(
+    streams.map(async (stream) => {
+      let stored = 0;
+      for (let b = 0; b < perSender; b++) {
+        stored += (await insertReadings(ctx.db, tenantId, stream(b).map((r) => ({ ...r, sender_event_id: `${r.sender_event_id}-plain` })))).length;
+      }
+      return stored;
+    }),
+  );
+  return { readings: counts.reduce((x, y) => x + y, 0), seconds: (Date.now() - started) / 1000, batchMs: [], alertsRaised: 0 };
+}
+
+export async function runAssetsBench(ctx: AssetsBenchContext): Promise<Record<string, number | string>> {
+  const tenantId = tenantOf(ctx.token);
+  const runId = `bench-${randomUUID().slice(0, 8)}`;
+  const started = Date.now();
+
+  const assetIds: string[] = [];
+  for (let i = 0; i < ASSETS; i++) {
+    const asset = await call(ctx, '/api/v1/assets', { method: 'POST', json: { name: `${runId} pump ${i}`, type: 'bench-pump' } });
+    assetIds.push(asset.id);
+    for (const parameter of PARAMETERS) {
+      await call(ctx, `/api/v1/assets/${asset.id}/baselines`, { method: 'POST', json: { parameter, baseline_value: BASELINE[parameter], tolerance_percent: 10 } });
+    }
+  }
+
+  // Device time: each phase has its own day, all well before now (future readings are refused).
+  const day = 86_400_000;
+  const origin = Date.now() - 4 * day;
+  const single = [(b: number) => batchReadings(assetIds, origin, b, `${runId}-s`)];
+  const shards = Array.from({ length: SENDERS }, (_, k) => assetIds.filter((_, i) => i % SENDERS === k));
+  const concurrent = shards.map((assets, k) => (b: number) => batchReadings(assets, origin + day, b, `${runId}-c${k}`));
+
+  const gatewaySingle = await gatewayPhase(ctx, single);
+  const plainSingle = await plainPhase(ctx, tenantId, single, gatewaySingle.batchMs.length);
+  const gatewayConcurrent = await gatewayPhase(ctx, concurrent);
+  const plainConcurrent = await plainPhase(ctx, tenantId, concurrent, gatewayConcurrent.batchMs.length);
+  const rps = (p: PhaseResult) => p.readings / p.seconds;
+
+  // Top the tenant up to 100 000 readings (plain inserts, a later day), then time the dashboard.
+  const [{ count }] = await ctx.db('sensor_readings').where({ tenant_id: tenantId }).count({ count: '*' });
+  let readingsInTenant = Number(count);
+  for (let b = 0; readingsInTenant < DASHBOARD_READINGS; b++) {
+    readingsInTenant += (await insertReadings(ctx.db, tenantId, batchReadings(assetIds, origin + 2 * day, b, `${runId}-fill`))).length;
+  }
+  await ctx.db.raw('analyze sensor_readings');
+
+  const dashboardMs: number[] = [];
+  const dashboardStart = Date.now();
+  while (dashboardMs.length < MAX_DASHBOARD_REQUESTS && Date.now() - dashboardStart < DASHBOARD_BUDGET_MS) {
+    const t0 = performance.now();
+    await call(ctx, '/api/v1/dashboard');
+    dashboardMs.push(performance.now() - t0);
+  }
+  dashboardMs.sort((x, y) => x - y);
+  const batchMs = [...gatewaySingle.batchMs].sort((x, y) => x - y);
+
+  return {
+    gateway_readings_per_s: round(rps(gatewaySingle), 0),
+    plain_insert_readings_per_s: round(rps(plainSingle), 0),
+    gateway_to_plain_ratio: round(rps(gatewaySingle) / rps(plainSingle), 3),
+    gateway_4_senders_readings_per_s: round(rps(gatewayConcurrent), 0),
+    plain_insert_4_at_once_readings_per_s: round(rps(plainConcurrent), 0),
+    gateway_to_plain_ratio_4_senders: round(rps(gatewayConcurrent) / rps(plainConcurrent), 3),
+    gateway_to_plain_target: 0.5,
+    batch_size: BATCH,
+    gateway_batches: gatewaySingle.batchMs.length + gatewayConcurrent.batchMs.length,
+    gateway_batch_p50_ms: round(percentile(batchMs, 50), 1),
+    gateway_batch_p99_ms: round(percentile(batchMs, 99), 1),
+    series_with_baselines: ASSETS * PARAMETERS.length,
+    gateway_alerts_raised: gatewaySingle.alertsRaised + gatewayConcurrent.alertsRaised,
+    readings_in_tenant: readingsInTenant,
+    dashboard_requests: dashboardMs.length,
+    dashboard_p50_ms: round(percentile(dashboardMs, 50), 1),
+    dashboard_p99_ms: round(percentile(dashboardMs, 99), 1),
+    total_seconds: round((Date.now() - started) / 1000, 1),
+  };
+}

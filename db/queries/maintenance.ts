@@ -1,0 +1,293 @@
+/**
+ * Maintenance plans and tasks in PostgreSQL: the reads the API answers from, and the writes the
+ * plan workflow's activities make (one transaction per execution: gap-free task code, task,
+ * execution history row, outbox event, plan read model).
+ */
+import { Knex } from 'knex';
+import { appendAudit, Actor } from '../audit';
+import { Queryable } from '../knex';
+import { appendEvent } from '../outbox';
+import { TenantScope } from '../tenant-scope';
+import {
+  actionOnDue,
+  DEFAULT_GENERATE_AHEAD,
+  DEFAULT_ON_OPEN_TASK,
+  formatTaskCode,
+  type ExecutedBy,
+  type ExecutionTrigger,
+  type IsoTimestamp,
+  type NotifySettings,
+  type OnOpenTask,
+  type SchedulePolicy,
+  type TaskStatus,
+  type Trigger,
+} from '../../domain/maintenance';
+
+export const PLAN_STATUSES = ['active', 'paused', 'archived'] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+export const PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+export const TASK_KINDS = ['preventive', 'corrective', 'inspection'] as const;
+export type TaskKind = (typeof TASK_KINDS)[number];
+
+export interface PlanRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  status: PlanStatus;
+  asset_ids: string[];
+  trigger: Trigger;
+  checklist: string[];
+  assignee_id: string | null;
+  priority: Priority;
+  estimated_minutes: number | null;
+  task_prefix: string;
+  notify: NotifySettings | null;
+  on_open_task: OnOpenTask;
+  generate_ahead: string;
+  next_due_at: Date | null;
+  next_due_trigger: ExecutionTrigger | null;
+  interval_hours: string | number | null;
+  schedule_seq: string | number;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export interface TaskRow {
+  id: string;
+  tenant_id: string;
+  plan_id: string | null;
+  asset_ids: string[];
+  task_code: string;
+  title: string;
+  checklist: string[];
+  assignee_id: string | null;
+  priority: Priority;
+  estimated_minutes: number | null;
+  status: TaskStatus;
+  kind: TaskKind;
+  trigger: ExecutionTrigger | null;
+  due_at: Date;
+  interval_hours: string | number | null;
+  started_at: Date | null;
+  completed_at: Date | null;
+  completed_by: string | null;
+  cancelled_at: Date | null;
+  overdue_at: Date | null;
+  notes: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The plan's scheduling policy, as its workflow holds it. */
+export function policyOf(plan: Pick<PlanRow, 'trigger' | 'on_open_task' | 'generate_ahead' | 'notify'>): SchedulePolicy {
+  return {
+    trigger: plan.trigger,
+    on_open_task: plan.on_open_task ?? DEFAULT_ON_OPEN_TASK,
+    generate_ahead: plan.generate_ahead ?? DEFAULT_GENERATE_AHEAD,
+    notify: plan.notify ?? null,
+  };
+}
+
+/** A live (not deleted) plan of the scope's tenant. */
+export function findPlan(scope: TenantScope, planId: string): Promise<PlanRow | undefined> {
+  return scope.table('maintenance_plans').where('id', planId).whereNull('deleted_at').first();
+}
+
+/** The plan row locked for the rest of the transaction (deleted ones too: the caller decides). */
+export function lockPlan(tx: Knex.Transaction, tenantId: string, planId: string): Promise<PlanRow | undefined> {
+  return tx('maintenance_plans').where({ tenant_id: tenantId, id: planId }).forUpdate().first();
+}
+
+export function findTask(scope: TenantScope, taskId: string): Promise<TaskRow | undefined> {
+  return scope.table('maintenance_tasks').where('id', taskId).first();
+}
+
+/** What the workflow's schedule looks like from outside: the plan row's read model. */
+export interface ScheduleSnapshot {
+  /** Monotonic per plan: a snapshot never overwrites a newer one. */
+  seq: number;
+  next_due_at: IsoTimestamp | null;
+  next_due_trigger: ExecutionTrigger | null;
+  interval_hours: number | null;
+}
+
+/** Writes the snapshot unless a newer one is already stored. Returns whether it was written. */
+export async function saveScheduleSnapshot(db: Queryable, tenantId: string, planId: string, s: ScheduleSnapshot): Promise<boolean> {
+  const n = await db('maintenance_plans')
+    .where({ tenant_id: tenantId, id: planId })
+    .where('schedule_seq', '<', s.seq)
+    .update({ schedule_seq: s.seq, next_due_at: s.next_due_at, next_due_trigger: s.next_due_trigger, interval_hours: s.interval_hours });
+  return n > 0;
+}
+
+/**
+ * The next number of (tenant, prefix), gap-free: the counter row is updated in the caller's
+ * transaction, so concurrent allocations queue on its row lock and a rollback returns the number.
+ */
+export async function allocateTaskCode(tx: Knex.Transaction, tenantId: string, prefix: string): Promise<string> {
+  const { rows } = await tx.raw(
+    `insert into maintenance_task_sequences as s (tenant_id, prefix, next) values (?, ?, 2)
+     on conflict (tenant_id, prefix) do update set next = s.next + 1
+     returning s.next - 1 as number`,
+    [tenantId, prefix],
+  );
+  return formatTaskCode(prefix, Number(rows[0].number));
+}
+
+/** The code the next task of the prefix would get, without taking it (preview). */
+export async function peekTaskCode(db: Queryable, tenantId: string, prefix: string): Promise<string> {
+  const row = await db('maintenance_task_sequences').where({ tenant_id: tenantId, prefix }).first('next');
+  return formatTaskCode(prefix, row ? Number(row.next) : 1);
+}
+
+export async function countOpenTasks(db: Queryable, tenantId: string, planId: string): Promise<{ count: number; oldest: string | null }> {
+  const rows = await db('maintenance_tasks')
+    .where({ tenant_id: tenantId, plan_id: planId })
+    .whereIn('status', ['open', 'in_progress'])
+    .orderBy([{ column: 'due_at' }, { column: 'id' }])
+    .select('id');
+  return { count: rows.length, oldest: rows[0]?.id ?? null };
+}
+
+export interface ExecutionRequest {
+  /** Idempotency key of the execution within the plan: the due time served, or the API request id. */
+  key: string;
+  trigger: ExecutionTrigger;
+  executedBy: ExecutedBy;
+  executedAt: IsoTimestamp;
+  dueAt: IsoTimestamp;
+  /** The plan's policy for a due time while a task is open; null = always create (a user's execute). */
+  onOpenTask: OnOpenTask | null;
+  thresholdsCrossed?: number;
+  intervalHours: number | null;
+}
+
+export type ExecutionOutcome =
+  | { outcome: 'created'; execution_id: string; task_id: string; task_code: string; due_at: IsoTimestamp }
+  | { outcome: 'skipped'; execution_id: string; kept_task_id: string | null };
+
+/**
+ * One execution of a locked, live plan: the task with its gap-free code (or a skip when the
+ * plan's previous task is still open and the policy says skip), its history row and the outbox
+ * event. Idempotent by (plan, key): a repeat answers what the first one did.
+ */
+export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: ExecutionRequest): Promise<ExecutionOutcome> {
+  const tenantId = plan.tenant_id;
+  const previous = await tx('maintenance_executions').where({ tenant_id: tenantId, plan_id: plan.id, idempotency_key: req.key }).first();
+  if (previous) return outcomeOf(tx, previous);
+
+  const open = await countOpenTasks(tx, tenantId, plan.id);
+  const action = req.onOpenTask === null ? 'create_task' : actionOnDue(req.onOpenTask, open.count);
+  const common = {
+    tenant_id: tenantId,
+    plan_id: plan.id,
+    trigger: req.trigger,
+    executed_at: req.executedAt,
+    executed_by: req.executedBy,
+    due_at: req.dueAt,
+    thresholds_crossed: req.thresholdsCrossed ?? null,
+    idempotency_key: req.key,
+  };
+  if (action === 'skip') {
+    const [row] = await tx('maintenance_executions').insert({ ...common, outcome: 'skipped', kept_task_id: open.oldest }).returning('execution_id');
+    return { outcome: 'skipped', execution_id: row.execution_id, kept_task_id: open.oldest };
+  }
+  const taskCode = await allocateTaskCode(tx, tenantId, plan.task_prefix);
+  const [task] = await tx('maintenance_tasks')
+    .insert({
+      tenant_id: tenantId,
+      plan_id: plan.id,
+      asset_ids: plan.asset_ids,
+      task_code: taskCode,
+      title: plan.name,
+      checklist: JSON.stringify(plan.checklist ?? []),
+      assignee_id: plan.assignee_id,
+      priority: plan.priority,
+      estimated_minutes: plan.estimated_minutes,
+      kind: 'preventive',
+      trigger: req.trigger,
+      due_at: req.dueAt,
+      interval_hours: req.intervalHours,
+    })
+    .returning(['id', 'task_code']);
+  const [execution] = await tx('maintenance_executions').insert({ ...common, outcome: 'created', task_id: task.id }).returning('execution_id');
+  await appendEvent(tx, {
+    tenantId,
+    type: 'maintenance.task.created',
+    source: 'worker',
+    data: {
+      task_id: task.id,
+      task_code: task.task_code,
+      plan_id: plan.id,
+      asset_id: plan.asset_ids[0] ?? null,
+      asset_ids: plan.asset_ids,
+      due_at: req.dueAt,
+      trigger: req.trigger,
+      executed_by: req.executedBy === 'system' ? 'system' : 'user',
+    },
+  });
+  return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: req.dueAt };
+}
+
+async function outcomeOf(db: Queryable, execution: { execution_id: string; outcome: string; task_id: string | null; kept_task_id: string | null; due_at: Date | null }): Promise<ExecutionOutcome> {
+  if (execution.outcome === 'skipped') return { outcome: 'skipped', execution_id: execution.execution_id, kept_task_id: execution.kept_task_id };
+  const task = await db('maintenance_tasks').where({ id: execution.task_id }).first('id', 'task_code', 'due_at');
+  return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: new Date(task.due_at).toISOString() };
+}
+
+/** The audit record of a user's action carried out by the workflow, in the activity's transaction. */
+export function auditInTx(tx: Knex.Transaction, tenantId: string, actor: Actor, requestId: string, action: string, planId: string, details: Record<string, unknown>) {
+  return appendAudit(tx, { tenantId, actor, requestId, action, resourceType: 'maintenance_plan', resourceId: planId, details });
+}
+
+export interface PlanRecipient {
+  user_id: string;
+  email: string;
+}
+
+/** Active users of the tenant the plan notifies: its notify recipients and its assignee. */
+export async function planRecipients(db: Queryable, plan: Pick<PlanRow, 'tenant_id' | 'notify' | 'assignee_id'>): Promise<PlanRecipient[]> {
+  const ids = [...new Set([...(plan.notify?.recipients ?? []), ...(plan.assignee_id ? [plan.assignee_id] : [])])];
+  if (ids.length === 0) return [];
+  const rows = await db('users').where({ tenant_id: plan.tenant_id, status: 'active' }).whereIn('id', ids).orderBy('id').select('id', 'email');
+  return rows.map((r: { id: string; email: string }) => ({ user_id: r.id, email: r.email }));
+}
+
+/** Subject and text of a plan notification (kept in the notification row, never in workflow history). */
+export function planNotificationText(plan: Pick<PlanRow, 'name' | 'id'>, kind: 'lead_time' | 'test', dueAt: IsoTimestamp | null) {
+  const due = dueAt ? ` is due at ${dueAt}` : ' has no due time yet';
+  if (kind === 'test') {
+    return {
+      subject: `[Test] Maintenance plan "${plan.name}"`,
+      body: `This is a test notification of maintenance plan "${plan.name}" (${plan.id}). The plan${due}.`,
+    };
+  }
+  return {
+    subject: `Maintenance due: ${plan.name}`,
+    body: `Maintenance plan "${plan.name}" (${plan.id})${due}. Its task will be created at that time.`,
+  };
+}
+
+/** Tasks of the plan open past their grace deadline (due + 10 % of interval), marked once each. */
+export async function markOverdueInTx(tx: Knex.Transaction, tenantId: string, planId: string, now: Date, graceFraction: number): Promise<TaskRow[]> {
+  const rows: TaskRow[] = await tx('maintenance_tasks')
+    .where({ tenant_id: tenantId, plan_id: planId })
+    .whereIn('status', ['open', 'in_progress'])
+    .whereNull('overdue_at')
+    .whereRaw(`due_at + coalesce(interval_hours, 0) * ? * interval '1 hour' <= ?`, [graceFraction, now.toISOString()])
+    .update({ overdue_at: now, updated_at: now })
+    .returning('*');
+  for (const task of rows) {
+    await appendEvent(tx, {
+      tenantId,
+      type: 'maintenance.task.overdue',
+      source: 'worker',
+      data: { task_id: task.id, task_code: task.task_code, plan_id: planId, asset_id: task.asset_ids[0] ?? null, asset_ids: task.asset_ids, due_at: new Date(task.due_at).toISOString() },
+    });
+  }
+  return rows;
+}

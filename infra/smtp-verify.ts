@@ -1,0 +1,41 @@
+/**
+ * A real SMTP handshake against a mailbox's server (connect, EHLO, STARTTLS when offered or
+ * required, AUTH), without sending mail: nodemailer's `transporter.verify()`.
+ */
+import nodemailer from 'nodemailer';
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** TLS from the first byte (port 465 style); otherwise STARTTLS when the server offers it. */
+  secure: boolean;
+  username: string | null;
+  password: string | null;
+}
+
+export type SmtpVerification = { ok: true } | { ok: false; reason: string };
+
+const TIMEOUT_MS = 10_000;
+
+export async function verifySmtp(settings: SmtpSettings): Promise<SmtpVerification> {
+  const transporter = nodemailer.createTransport({
+    host: settings.host,
+    port: settings.port,
+    secure: settings.secure,
+    auth: settings.username ? { user: settings.username, pass: settings.password ?? '' } : undefined,
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+    socketTimeout: TIMEOUT_MS,
+    logger: false,
+  });
+  try {
+    await transporter.verify();
+    return { ok: true };
+  } catch (err) {
+    // Only nodemailer's error code: the server's text may echo the user name.
+    const code = (err as { code?: unknown }).code;
+    return { ok: false, reason: typeof code === 'string' ? code : 'ECONNECTION' };
+  } finally {
+    transporter.close();
+  }
+}

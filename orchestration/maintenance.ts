@@ -1,0 +1,134 @@
+/**
+ * Client side of the maintenance plan workflows: start (idempotent by the business id), signals,
+ * updates and queries. Updates carry the API's request id as their update id, so Temporal itself
+ * deduplicates a retried call within a run, and the workflow's memory of recent results covers
+ * the rest.
+ */
+import {
+  Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowHandle,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { PlanIdKey, resourceSearchAttributes } from '../infra/search-attributes';
+import { TASK_QUEUES } from '../infra/task-queues';
+import { workflowIds } from '../infra/workflow-ids';
+import { policyOf, type PlanRow } from '../db/queries/maintenance';
+import { initialPlanState, type PlanPreview, type PlanStateView, type PlanWorkflowState } from '../workflows/maintenance-plan-state';
+import {
+  applyOptimizationUpdate,
+  archiveSignal,
+  executeUpdate,
+  pauseSignal,
+  planChangedSignal,
+  previewQuery,
+  recordCounterUpdate,
+  resumeSignal,
+  stateQuery,
+  type CounterRequest,
+  type CounterResult,
+  type ExecuteRequest,
+  type ExecuteResult,
+  type maintenancePlanWorkflow,
+  type OptimizationRequest,
+  type OptimizationResult,
+  type PlanChange,
+} from '../workflows/maintenance-plan';
+
+export type PlanWorkflowHandle = WorkflowHandle<typeof maintenancePlanWorkflow>;
+
+export function planWorkflowId(tenantId: string, planId: string): string {
+  return workflowIds.maintenancePlan(tenantId, planId);
+}
+
+export function planHandle(client: Client, tenantId: string, planId: string): PlanWorkflowHandle {
+  return client.workflow.getHandle<typeof maintenancePlanWorkflow>(planWorkflowId(tenantId, planId));
+}
+
+/** The first state of a plan's workflow, from its row (creation, and the repair of a missing workflow). */
+export function workflowStateOf(row: PlanRow, now: Date): PlanWorkflowState {
+  return initialPlanState({
+    tenantId: row.tenant_id,
+    planId: row.id,
+    version: row.version,
+    policy: policyOf(row),
+    status: row.status === 'paused' ? 'paused' : 'active',
+    now,
+  });
+}
+
+function startOptions(state: PlanWorkflowState, restart = false) {
+  return {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: planWorkflowId(state.tenantId, state.planId),
+    args: [state] as [PlanWorkflowState],
+    typedSearchAttributes: resourceSearchAttributes(state.tenantId, state.planId, [[PlanIdKey, state.planId]]),
+    // A new plan's id has never run. The reconciler restarts a live plan whose run was closed by hand.
+    workflowIdReusePolicy: restart ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    staticSummary: `Maintenance plan ${state.planId}`,
+  };
+}
+
+/** Starts the plan's workflow; a second start of the same plan is refused by Temporal and reported. */
+export async function startPlanWorkflow(client: Client, state: PlanWorkflowState, opts: { restart?: boolean } = {}): Promise<'started' | 'already_started'> {
+  try {
+    await client.workflow.start<typeof maintenancePlanWorkflow>('maintenancePlanWorkflow', startOptions(state, opts.restart));
+    return 'started';
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
+    throw err;
+  }
+}
+
+export type PlanSignal = { kind: 'pause' } | { kind: 'resume' } | { kind: 'archive' } | { kind: 'planChanged'; change: PlanChange };
+
+export async function signalPlan(client: Client, tenantId: string, planId: string, signal: PlanSignal): Promise<void> {
+  const handle = planHandle(client, tenantId, planId);
+  switch (signal.kind) {
+    case 'pause':
+      return handle.signal(pauseSignal);
+    case 'resume':
+      return handle.signal(resumeSignal);
+    case 'archive':
+      return handle.signal(archiveSignal);
+    case 'planChanged':
+      return handle.signal(planChangedSignal, signal.change);
+  }
+}
+
+export function executePlan(client: Client, tenantId: string, planId: string, req: ExecuteRequest): Promise<ExecuteResult> {
+  return planHandle(client, tenantId, planId).executeUpdate(executeUpdate, { args: [req], updateId: req.requestId });
+}
+
+export function recordCounter(client: Client, tenantId: string, planId: string, req: CounterRequest): Promise<CounterResult> {
+  return planHandle(client, tenantId, planId).executeUpdate(recordCounterUpdate, { args: [req], updateId: req.requestId });
+}
+
+export function applyOptimization(client: Client, tenantId: string, planId: string, req: OptimizationRequest): Promise<OptimizationResult> {
+  return planHandle(client, tenantId, planId).executeUpdate(applyOptimizationUpdate, { args: [req], updateId: req.requestId });
+}
+
+export function queryPlanState(client: Client, tenantId: string, planId: string): Promise<PlanStateView> {
+  return planHandle(client, tenantId, planId).query(stateQuery);
+}
+
+export function queryPlanPreview(client: Client, tenantId: string, planId: string): Promise<PlanPreview> {
+  return planHandle(client, tenantId, planId).query(previewQuery);
+}
+
+/** How a call to a plan's workflow failed, for the API to answer with the right status. */
+export type PlanCallFailure =
+  | { kind: 'rejected'; code: string; message: string; details: unknown } // the workflow refused the Update
+  | { kind: 'workflow_missing' }
+  | { kind: 'unavailable'; message: string };
+
+export function classifyPlanCallError(err: unknown): PlanCallFailure {
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    return { kind: 'rejected', code: err.cause.type ?? 'UPDATE_FAILED', message: err.cause.message, details: err.cause.details?.[0] ?? null };
+  }
+  if (err instanceof WorkflowNotFoundError) return { kind: 'workflow_missing' };
+  return { kind: 'unavailable', message: (err as Error)?.message?.split('\n')[0]?.slice(0, 200) ?? 'unknown error' };
+}

@@ -1,0 +1,397 @@
+/**
+ * The maintenance plan workflow on the time-skipping server, with its real activities against a
+ * real (migrated) PostgreSQL: tasks, execution history, counter readings and notification rows
+ * are read back from the database. Years of timers run in seconds.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createMaintenanceActivities } from '../../activities/maintenance';
+import { createNotificationActivities } from '../../activities/notifications';
+import { PlanRow, saveScheduleSnapshot } from '../../db/queries/maintenance';
+import { provisionTenant } from '../../db/tenants';
+import type { Trigger } from '../../domain/maintenance';
+import { TASK_QUEUES } from '../../infra/task-queues';
+import { workflowIds } from '../../infra/workflow-ids';
+import { workflowStateOf } from '../../orchestration/maintenance';
+import {
+  archiveSignal,
+  executeUpdate,
+  maintenancePlanWorkflow,
+  pauseSignal,
+  previewQuery,
+  recordCounterUpdate,
+  resumeSignal,
+  stateQuery,
+  type CounterRequest,
+} from '../../workflows/maintenance-plan';
+import { snapshotOf } from '../../workflows/maintenance-plan-state';
+import { createTimeSkippingEnv } from '../support/temporal-env';
+import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+
+jest.setTimeout(240_000);
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+// Stored with protobufjs' own JSON mapping (int64 as strings, enums by name), read back with fromObject.
+const HistoryProto = temporal.api.history.v1.History;
+const HISTORY_FILE = path.join(__dirname, 'histories', 'maintenance-plan-counter-pause.json');
+
+let pg: TestPostgres;
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+const workflowsPath = require.resolve('../../workflows');
+
+interface Tenant {
+  tenantId: string;
+  adminUserId: string;
+  email: string;
+}
+
+beforeAll(async () => {
+  [pg, env] = await Promise.all([startTestPostgres(), createTimeSkippingEnv()]);
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUES.main,
+    workflowsPath,
+    activities: {
+      ...createMaintenanceActivities({ db: pg.db }),
+      ...createNotificationActivities({ db: pg.db, mailer: null, from: 'test@example.com' }),
+    },
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+  await running?.catch(() => undefined);
+  await env?.teardown();
+  await pg?.stop();
+});
+
+async function newTenant(): Promise<Tenant> {
+  const suffix = randomUUID().slice(0, 8);
+  const email = `admin-${suffix}@example.com`;
+  const t = await provisionTenant(pg.db, { name: `mp ${suffix}`, plan: 'enterprise', adminEmail: email, adminPassword: 'pw-0123456789' });
+  return { tenantId: t.tenant_id, adminUserId: t.admin_user_id, email };
+}
+
+const serverNow = async () => new Date(await env.currentTimeMs());
+
+interface PlanOptions {
+  trigger: Trigger;
+  on_open_task?: 'skip' | 'stack';
+  generate_ahead?: string;
+  notify?: { recipients: string[]; lead_time: string } | null;
+  run_event_limit?: number;
+}
+
+/** A plan row and its running workflow, as the API creates them (without search attributes: the test server has none). */
+async function createPlan(t: Tenant, o: PlanOptions) {
+  const [row]: PlanRow[] = await pg.db('maintenance_plans')
+    .insert({
+      tenant_id: t.tenantId,
+      name: 'Lubricate bearings',
+      trigger: JSON.stringify(o.trigger),
+      on_open_task: o.on_open_task ?? 'skip',
+      generate_ahead: o.generate_ahead ?? 'P0D',
+      notify: o.notify ? JSON.stringify(o.notify) : null,
+    })
+    .returning('*');
+  const now = await serverNow();
+  const state = { ...workflowStateOf(row, now), ...(o.run_event_limit ? { run_event_limit: o.run_event_limit } : {}) };
+  await saveScheduleSnapshot(pg.db, t.tenantId, row.id, snapshotOf(state, now));
+  const handle = await env.client.workflow.start(maintenancePlanWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: workflowIds.maintenancePlan(t.tenantId, row.id),
+    args: [state],
+  });
+  return { row, handle };
+}
+
+const tasksOf = (planId: string) => pg.db('maintenance_tasks').where({ plan_id: planId }).orderBy('due_at');
+const executionsOf = (planId: string) => pg.db('maintenance_executions').where({ plan_id: planId }).orderBy('executed_at');
+const planRow = (planId: string) => pg.db('maintenance_plans').where({ id: planId }).first();
+const day = (d: Date | string) => new Date(d).toISOString().slice(0, 10);
+const origin = (t: Tenant) => ({ requestId: randomUUID(), actor: { type: 'user' as const, id: t.adminUserId } });
+
+/** Polls (real time) until `check` passes: activities run in real time while the clock is locked. */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function sleepUntil(target: Date): Promise<void> {
+  const ms = target.getTime() - (await env.currentTimeMs());
+  if (ms > 0) await env.sleep(ms);
+}
+
+function rejectionOf(err: unknown): { type: string | undefined } {
+  expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+  const cause = (err as WorkflowUpdateFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  return { type: (cause as ApplicationFailure).type };
+}
+
+describe('calendar plans over a year', () => {
+  it('fixed stays on the month-end grid (leap February); floating counts from each execution', async () => {
+    const t = await newTenant();
+    const start = '2028-01-31T08:00:00.000Z'; // 2028 is a leap year
+    const fixed = await createPlan(t, { trigger: { type: 'calendar', every: 1, unit: 'months', start_at: start, mode: 'fixed' }, on_open_task: 'stack' });
+    const floating = await createPlan(t, { trigger: { type: 'calendar', every: 1, unit: 'months', start_at: start, mode: 'floating' }, on_open_task: 'stack' });
+
+    await sleepUntil(new Date('2028-12-31T12:00:00Z'));
+
+    const fixedTasks = await eventually(async () => {
+      const rows = await tasksOf(fixed.row.id);
+      expect(rows).toHaveLength(12);
+      return rows;
+    });
+    expect(fixedTasks.map((r) => new Date(r.due_at).toISOString())).toEqual([
+      '2028-01-31T08:00:00.000Z', '2028-02-29T08:00:00.000Z', '2028-03-31T08:00:00.000Z', '2028-04-30T08:00:00.000Z',
+      '2028-05-31T08:00:00.000Z', '2028-06-30T08:00:00.000Z', '2028-07-31T08:00:00.000Z', '2028-08-31T08:00:00.000Z',
+      '2028-09-30T08:00:00.000Z', '2028-10-31T08:00:00.000Z', '2028-11-30T08:00:00.000Z', '2028-12-31T08:00:00.000Z',
+    ]);
+    const floatingTasks = await eventually(async () => {
+      const rows = await tasksOf(floating.row.id);
+      expect(rows).toHaveLength(12);
+      return rows;
+    });
+    // Floating: Feb 29 + 1 month = Mar 29, and the 29th sticks from then on.
+    expect(floatingTasks.map((r) => day(r.due_at))).toEqual([
+      '2028-01-31', '2028-02-29', '2028-03-29', '2028-04-29', '2028-05-29', '2028-06-29',
+      '2028-07-29', '2028-08-29', '2028-09-29', '2028-10-29', '2028-11-29', '2028-12-29',
+    ]);
+
+    // The read model follows, and the codes are gap-free across the tenant's two plans.
+    await eventually(async () => {
+      expect(new Date((await planRow(fixed.row.id)).next_due_at).toISOString()).toBe('2029-01-31T08:00:00.000Z');
+      expect(day((await planRow(floating.row.id)).next_due_at)).toBe('2029-01-29');
+    });
+    const codes = [...fixedTasks, ...floatingTasks].map((r) => r.task_code).sort();
+    expect(codes).toEqual(Array.from({ length: 24 }, (_, i) => `PM-${String(i + 1).padStart(6, '0')}`));
+    const history = await executionsOf(fixed.row.id);
+    expect(history.map((h) => [h.trigger, h.executed_by, h.outcome])).toEqual(Array(12).fill(['calendar', 'system', 'created']));
+    expect((await fixed.handle.query(stateQuery)).executions_total).toBe(12);
+
+    for (const p of [fixed, floating]) await p.handle.signal(archiveSignal);
+    expect(await fixed.handle.result()).toEqual({ status: 'archived', executions_total: 12 });
+  });
+
+  it('on_open_task skip records skipped executions while the task stays open', async () => {
+    const t = await newTenant();
+    const now = await serverNow();
+    const start = new Date(now.getTime() + DAY).toISOString();
+    const plan = await createPlan(t, { trigger: { type: 'calendar', every: 1, unit: 'days', start_at: start, mode: 'fixed' } });
+    await env.sleep(3 * DAY + HOUR);
+    const history = await eventually(async () => {
+      const rows = await executionsOf(plan.row.id);
+      expect(rows).toHaveLength(3);
+      return rows;
+    });
+    expect(history.map((h) => h.outcome)).toEqual(['created', 'skipped', 'skipped']);
+    const [task] = await tasksOf(plan.row.id);
+    expect(history.slice(1).map((h) => h.kept_task_id)).toEqual([task.id, task.id]);
+    await plan.handle.signal(archiveSignal);
+  });
+});
+
+describe('pause and resume', () => {
+  it('a fixed plan paused across its due time keeps next_due_at, and on resume moves to the next grid point', async () => {
+    const t = await newTenant();
+    const now = await serverNow();
+    const start = new Date(Math.ceil((now.getTime() + 2 * DAY) / HOUR) * HOUR);
+    const plan = await createPlan(t, { trigger: { type: 'calendar', every: 1, unit: 'days', start_at: start.toISOString(), mode: 'fixed' } });
+
+    await plan.handle.signal(pauseSignal);
+    await plan.handle.signal(pauseSignal); // twice is harmless
+    await env.sleep(5 * DAY);
+    expect(await tasksOf(plan.row.id)).toHaveLength(0);
+    const paused = await plan.handle.query(stateQuery);
+    expect(paused.status).toBe('paused');
+    expect(paused.next_due?.at).toBe(start.toISOString());
+
+    await plan.handle.signal(resumeSignal);
+    await plan.handle.signal(resumeSignal);
+    const resumedAt = await env.currentTimeMs();
+    const expected = new Date(start.getTime() + Math.floor((resumedAt - start.getTime()) / DAY + 1) * DAY).toISOString();
+    const resumed = await plan.handle.query(stateQuery);
+    expect(resumed.status).toBe('active');
+    expect(resumed.next_due?.at).toBe(expected);
+    await eventually(async () => expect(new Date((await planRow(plan.row.id)).next_due_at).toISOString()).toBe(expected));
+
+    await sleepUntil(new Date(new Date(expected).getTime() + HOUR));
+    const tasks = await eventually(async () => {
+      const rows = await tasksOf(plan.row.id);
+      expect(rows).toHaveLength(1);
+      return rows;
+    });
+    expect(new Date(tasks[0].due_at).toISOString()).toBe(expected); // nothing fired for the missed days
+    await plan.handle.signal(archiveSignal);
+  });
+
+  it('a floating plan resumed after its due time is due one interval after the resume; execute while paused creates a task and keeps it paused', async () => {
+    const t = await newTenant();
+    const now = await serverNow();
+    const plan = await createPlan(t, { trigger: { type: 'calendar', every: 2, unit: 'days', start_at: new Date(now.getTime() + DAY).toISOString(), mode: 'floating' } });
+    await plan.handle.signal(pauseSignal);
+
+    const executed = await plan.handle.executeUpdate(executeUpdate, { args: [{ requestId: 'exec-1', origin: origin(t) }] });
+    expect(executed.task_code).toBe('PM-000001');
+    const afterExecute = await plan.handle.query(stateQuery);
+    expect(afterExecute.status).toBe('paused');
+    // Floating: a user execution moves the due time to execution + interval.
+    expect(Math.abs(new Date(afterExecute.next_due!.at).getTime() - (now.getTime() + 2 * DAY))).toBeLessThan(60_000);
+    expect(executed.next_due_at).toBe(afterExecute.next_due!.at);
+
+    await env.sleep(4 * DAY);
+    await plan.handle.signal(resumeSignal);
+    const resumedAt = await env.currentTimeMs();
+    const resumed = await plan.handle.query(stateQuery);
+    expect(Math.abs(new Date(resumed.next_due!.at).getTime() - (resumedAt + 2 * DAY))).toBeLessThan(60_000);
+    const [history] = await executionsOf(plan.row.id);
+    expect(history).toMatchObject({ executed_by: t.adminUserId, trigger: 'calendar', outcome: 'created' });
+    await plan.handle.signal(archiveSignal);
+  });
+});
+
+describe('counter plans', () => {
+  it('executes at the threshold, once for several thresholds, refuses going backwards, accepts resets, projects the next due date', async () => {
+    const t = await newTenant();
+    const plan = await createPlan(t, { trigger: { type: 'counter', counter: 'operating_hours', unit: 'h', every: 100, start_value: 0 }, on_open_task: 'stack' });
+    const read = (requestId: string, value: number, extra: Partial<CounterRequest> = {}) =>
+      plan.handle.executeUpdate(recordCounterUpdate, { args: [{ requestId, value, source: 'gw-1', origin: origin(t), ...extra }], updateId: requestId });
+
+    const r50 = await read('r-50', 50);
+    expect(r50).toMatchObject({ thresholds_crossed: 0, execution: null, next_threshold: 100 });
+    await env.sleep(10 * HOUR);
+    const r120 = await read('r-120', 120);
+    expect(r120).toMatchObject({ thresholds_crossed: 1, execution: { outcome: 'created', task_code: 'PM-000001' }, next_threshold: 200 });
+    await env.sleep(10 * HOUR);
+    const r450 = await read('r-450', 450);
+    expect(r450).toMatchObject({ thresholds_crossed: 3, execution: { outcome: 'created', task_code: 'PM-000002' }, next_threshold: 500 });
+
+    // The same request again: the first answer, nothing recorded twice.
+    expect(await read('r-120', 120)).toEqual(r120);
+
+    const backwards = await read('r-400', 400).catch((e) => e);
+    expect(rejectionOf(backwards).type).toBe('COUNTER_WENT_BACKWARDS');
+
+    // The meter was replaced: 50 still to go, so the threshold is 50 on the new scale.
+    const reset = await read('r-reset', 30, { reset: true });
+    expect(reset).toMatchObject({ thresholds_crossed: 0, execution: null, next_threshold: 50 });
+
+    // ~21 per hour over the last readings: the next threshold is projected ahead, not null.
+    const preview = await plan.handle.query(previewQuery);
+    expect(preview).toMatchObject({ trigger: 'counter', projected: true, next_threshold: 50, counter_value: 30 });
+    expect(new Date(preview.due_at!).getTime()).toBeGreaterThanOrEqual(await env.currentTimeMs());
+
+    // Paused: the reading is recorded, the threshold it passes is consumed without a task.
+    await plan.handle.signal(pauseSignal);
+    const whilePaused = await read('r-paused', 80);
+    expect(whilePaused).toMatchObject({ thresholds_crossed: 1, execution: null, next_threshold: 150 });
+
+    const readings = await pg.db('maintenance_counter_readings').where({ plan_id: plan.row.id }).orderBy('read_at');
+    expect(readings.map((r) => [r.value, r.reset, r.total])).toEqual([[50, false, 50], [120, false, 120], [450, false, 450], [30, true, 480], [80, false, 530]]);
+    const tasks = await tasksOf(plan.row.id);
+    expect(tasks.map((x) => [x.task_code, x.trigger])).toEqual([['PM-000001', 'counter'], ['PM-000002', 'counter']]);
+    expect((await executionsOf(plan.row.id)).map((e) => e.thresholds_crossed)).toEqual([1, 3]);
+
+    // Record a history for the replay test (kept under test/workflows/histories when missing or asked for).
+    await plan.handle.signal(archiveSignal);
+    await plan.handle.result();
+    if (!fs.existsSync(HISTORY_FILE) || process.env.RECORD_HISTORIES === '1') {
+      fs.mkdirSync(path.dirname(HISTORY_FILE), { recursive: true });
+      fs.writeFileSync(HISTORY_FILE, JSON.stringify(HistoryProto.toObject(await plan.handle.fetchHistory() as temporal.api.history.v1.History, { longs: String, enums: String, bytes: String }), null, 1) + '\n');
+    }
+  });
+});
+
+describe('lead-time notification', () => {
+  it('queues one notification lead_time before due, delivered by the notification workflow, then the due time creates the task', async () => {
+    const t = await newTenant();
+    const now = await serverNow();
+    const due = new Date(Math.ceil((now.getTime() + 3 * DAY) / HOUR) * HOUR);
+    const plan = await createPlan(t, {
+      trigger: { type: 'calendar', every: 1, unit: 'weeks', start_at: due.toISOString(), mode: 'fixed' },
+      notify: { recipients: [t.adminUserId], lead_time: 'P1D' },
+    });
+    const leadNotifications = () => pg.db('notifications').where({ tenant_id: t.tenantId, category: 'maintenance.lead_time' });
+
+    console.error('A', new Date(await env.currentTimeMs()).toISOString(), due.toISOString());
+    await sleepUntil(new Date(due.getTime() - DAY - HOUR));
+    console.error('B', new Date(await env.currentTimeMs()).toISOString());
+    expect(await leadNotifications()).toHaveLength(0);
+    await sleepUntil(new Date(due.getTime() - DAY + HOUR));
+    console.error('C', new Date(await env.currentTimeMs()).toISOString(), JSON.stringify(await leadNotifications()));
+    const [notification] = await eventually(async () => {
+      const rows = await leadNotifications();
+      expect(rows.map((r) => r.status)).toEqual(['recorded']); // no SMTP here: delivered by recording
+      return rows;
+    });
+    expect(notification.recipients).toEqual([t.email]);
+    expect(notification.body).toContain(due.toISOString());
+    expect(await tasksOf(plan.row.id)).toHaveLength(0);
+
+    await sleepUntil(new Date(due.getTime() + HOUR));
+    await eventually(async () => expect((await tasksOf(plan.row.id)).map((x) => new Date(x.due_at).toISOString())).toEqual([due.toISOString()]));
+    expect(await leadNotifications()).toHaveLength(1);
+    // No personal data in the plan's history: the address stays in the notification row.
+    expect(JSON.stringify(await plan.handle.fetchHistory())).not.toContain(t.email);
+    await plan.handle.signal(archiveSignal);
+  });
+});
+
+describe('continue-as-new', () => {
+  it('continues as new after run_event_limit events and keeps its state and its memory of update results', async () => {
+    const t = await newTenant();
+    const now = await serverNow();
+    const plan = await createPlan(t, {
+      trigger: { type: 'calendar', every: 1, unit: 'months', start_at: new Date(now.getTime() + 30 * DAY).toISOString(), mode: 'fixed' },
+      run_event_limit: 8,
+    });
+    const firstRunId = plan.handle.firstExecutionRunId;
+    const results = [];
+    for (let i = 0; i < 25; i += 1) {
+      const handle = env.client.workflow.getHandle(plan.handle.workflowId);
+      results.push(await handle.executeUpdate(executeUpdate, { args: [{ requestId: `exec-${i}`, origin: origin(t) }], updateId: `exec-${i}` }));
+    }
+    expect(results.map((r) => r.task_code)).toEqual(Array.from({ length: 25 }, (_, i) => `PM-${String(i + 1).padStart(6, '0')}`));
+
+    const latest = env.client.workflow.getHandle(plan.handle.workflowId);
+    const description = await latest.describe();
+    expect(description.runId).not.toBe(firstRunId);
+    const firstRun = await env.client.workflow.getHandle(plan.handle.workflowId, firstRunId).fetchHistory();
+    expect(firstRun.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+
+    const view = await latest.query(stateQuery);
+    expect(view).toMatchObject({ executions_total: 25, status: 'active', version: 1 });
+    // A retried call after the run changed: same task, no new one.
+    const again = await latest.executeUpdate(executeUpdate, { args: [{ requestId: 'exec-24', origin: origin(t) }] });
+    expect(again).toEqual(results[24]);
+    expect(await tasksOf(plan.row.id)).toHaveLength(25);
+    await latest.signal(archiveSignal);
+    expect(await latest.result()).toEqual({ status: 'archived', executions_total: 25 });
+  });
+});
+
+describe('replay', () => {
+  it('replays the recorded history with the current workflow code', async () => {
+    expect(fs.existsSync(HISTORY_FILE)).toBe(true);
+    const history = HistoryProto.fromObject(JSON.parse(fs.readFileSync(HISTORY_FILE, 'utf8')));
+    await Worker.runReplayHistory({ workflowsPath, replayName: 'maintenance-plan' }, history);
+  });
+});

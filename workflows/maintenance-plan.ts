@@ -1,0 +1,512 @@
+/**
+ * One preventive maintenance plan as a long-running entity workflow, id
+ * `maintenance-plan/<tenant>/<plan>` (DESIGN.md, Temporal conventions).
+ *
+ * - Timers: the next of (lead-time notification, task generation = due - generate_ahead, overdue
+ *   check of the plan's tasks), recomputed from domain/maintenance whenever the plan changes; each
+ *   timer carries a one-line summary for the Temporal UI.
+ * - Signals: pause, resume, planChanged (a PUT), archive (a DELETE). Applied at once, so a query
+ *   right after the signal sees them; the plan row's read model is then written by an activity.
+ * - Updates (synchronous validators, idempotent by the API's request id): execute, recordCounter,
+ *   applyOptimization. Queries: state, preview.
+ * - Execute on a PAUSED plan is allowed (SPEC: "Plan exists → the task is generated
+ *   immediately") and does not resume it; the schedule moves as for any user execution
+ *   (fixed: unchanged; floating: from now). Counter readings while paused are recorded and a
+ *   threshold passed then is consumed without a task (domain README).
+ * - Activities and updates that change the schedule run one at a time (a FIFO lock), so an
+ *   execution never interleaves with another; signals apply synchronously and the execution's
+ *   schedule is derived from the state current when its activity has committed.
+ * - Continues as new (after its handlers finished) when Temporal suggests it or after
+ *   `run_event_limit` events, carrying its plain-JSON state. History holds ids, codes, numbers
+ *   and timestamps only.
+ */
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ExecutePlanInput, MaintenanceActivities, RequestOrigin } from '../activities/maintenance';
+import type { ExecutionOutcome, ExecutionRequest, ScheduleSnapshot } from '../db/queries/maintenance';
+import {
+  onCounterReading,
+  onExecuted,
+  onResume,
+  onTriggerChanged,
+  timerDueAt,
+  toMs,
+  validateReading,
+  type Execution,
+  type IsoTimestamp,
+  type RecordedReading,
+  type ScheduleState,
+  type SchedulePolicy,
+} from '../domain/maintenance';
+import {
+  dueNow,
+  findRecent,
+  manualExecutionTrigger,
+  nextWake,
+  overdueDeadline,
+  previewOf,
+  snapshotOf,
+  viewOf,
+  withOverdueCheck,
+  withoutPassedChecks,
+  withRecent,
+  type PlanPreview,
+  type PlanStateView,
+  type PlanWorkflowState,
+} from './maintenance-plan-state';
+import { startNotificationChild } from './start-notification';
+
+// ---- messages ---------------------------------------------------------------------------------
+
+export interface PlanChange {
+  version: number;
+  policy: SchedulePolicy;
+}
+
+export interface ExecuteRequest {
+  requestId: string;
+  origin: RequestOrigin;
+}
+
+export interface ExecuteResult {
+  task_id: string;
+  task_code: string;
+  execution_id: string;
+  next_due_at: IsoTimestamp | null;
+}
+
+export interface CounterRequest {
+  requestId: string;
+  value: number;
+  source: string;
+  reset?: boolean;
+  origin: RequestOrigin;
+}
+
+export interface CounterResult {
+  reading: RecordedReading;
+  reading_id: string;
+  thresholds_crossed: number;
+  /** The execution the reading caused (null: not due, or the plan is paused). */
+  execution: { outcome: 'created'; task_id: string; task_code: string } | { outcome: 'skipped'; kept_task_id: string | null } | null;
+  next_threshold: number | null;
+  next_due_at: IsoTimestamp | null;
+}
+
+export interface OptimizationRequest extends PlanChange {
+  requestId: string;
+}
+
+export interface OptimizationResult {
+  version: number;
+  /** The schedule under the new policy, for the plan row's read model. */
+  snapshot: ScheduleSnapshot;
+}
+
+export interface PlanWorkflowResult {
+  status: 'archived' | 'orphaned';
+  executions_total: number;
+}
+
+export const pauseSignal = defineSignal('pause');
+export const resumeSignal = defineSignal('resume');
+export const planChangedSignal = defineSignal<[PlanChange]>('planChanged');
+export const archiveSignal = defineSignal('archive');
+export const executeUpdate = defineUpdate<ExecuteResult, [ExecuteRequest]>('execute');
+export const recordCounterUpdate = defineUpdate<CounterResult, [CounterRequest]>('recordCounter');
+export const applyOptimizationUpdate = defineUpdate<OptimizationResult, [OptimizationRequest]>('applyOptimization');
+export const stateQuery = defineQuery<PlanStateView>('state');
+export const previewQuery = defineQuery<PlanPreview>('preview');
+
+const activities = proxyActivities<MaintenanceActivities>({
+  startToCloseTimeout: '30 seconds',
+  // Database outages are retried without end; a plan row that never appears ends in PlanNotFound.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** Update failures the API maps to HTTP answers (type = error code). */
+const fail = (message: string, type: string, details?: unknown) => ApplicationFailure.nonRetryable(message, type, details);
+
+export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise<PlanWorkflowResult> {
+  // ---- state ----------------------------------------------------------------------------------
+  const state: PlanWorkflowState = { ...input };
+  let ended: PlanWorkflowResult['status'] | null = null;
+  /** Bumped by every handler that may move the next timer. */
+  let changes = 0;
+  let eventsInRun = 0;
+  /** The last snapshot written to the plan row (the API wrote the first one, or the previous run). */
+  let persistedSeq = state.seq;
+  const lock = fifoLock();
+  const now = () => new Date();
+  const iso = (d: Date) => d.toISOString();
+
+  const touched = () => {
+    changes += 1;
+    eventsInRun += 1;
+  };
+  const assertRunning = () => {
+    if (ended) throw fail('the plan is archived', 'PLAN_ARCHIVED');
+  };
+
+  // ---- handlers (registered before the first await) --------------------------------------------
+  setHandler(stateQuery, () => viewOf(state, now()));
+  setHandler(previewQuery, () => previewOf(state, now()));
+
+  setHandler(pauseSignal, () => {
+    if (state.status === 'paused') return;
+    // next_due_at is kept: pausing only stops the timers.
+    state.status = 'paused';
+    state.seq += 1;
+    touched();
+  });
+
+  setHandler(resumeSignal, () => {
+    if (state.status === 'active') return;
+    state.schedule = onResume(state.schedule, state.policy.trigger, now());
+    state.status = 'active';
+    state.seq += 1;
+    touched();
+  });
+
+  const applyChange = (change: PlanChange) => {
+    state.schedule = onTriggerChanged(state.schedule, state.policy.trigger, change.policy.trigger, now());
+    state.policy = change.policy;
+    state.version = change.version;
+    state.seq += 1;
+    touched();
+  };
+
+  setHandler(planChangedSignal, (change) => {
+    // Versions only grow: a late or repeated signal (e.g. from the reconciler) changes nothing.
+    if (change.version > state.version) applyChange(change);
+  });
+
+  setHandler(archiveSignal, () => {
+    ended = 'archived';
+    touched();
+  });
+
+  setHandler(
+    executeUpdate,
+    (req) =>
+      lock.run(async () => {
+        const cached = findRecent<ExecuteResult>(state, req.requestId);
+        if (cached) return cached;
+        assertRunning();
+        const at = now();
+        const exec: Execution = { at, by: req.origin.actor.id ?? 'system', trigger: manualExecutionTrigger(state.policy.trigger) };
+        const derive = () => onExecuted(state.schedule, state.policy.trigger, exec);
+        const execution: ExecutionRequest = {
+          key: `request:${req.requestId}`,
+          trigger: exec.trigger,
+          executedBy: exec.by,
+          executedAt: iso(at),
+          dueAt: iso(at),
+          onOpenTask: null, // a user's execute always generates the task
+          intervalHours: null,
+        };
+        const outcome = await runExecution(execution, derive, at, req.origin);
+        if (outcome.outcome !== 'created') throw fail('the execution created no task', 'EXECUTION_SKIPPED');
+        const result: ExecuteResult = {
+          task_id: outcome.task_id,
+          task_code: outcome.task_code,
+          execution_id: outcome.execution_id,
+          next_due_at: snapshotOf(state, at).next_due_at,
+        };
+        state.recent = withRecent(state.recent, req.requestId, result);
+        return result;
+      }),
+    {
+      validator: (req) => {
+        if (typeof req?.requestId !== 'string' || req.requestId === '') throw fail('requestId is required', 'INVALID_REQUEST');
+        if (findRecent(state, req.requestId)) return;
+        assertRunning();
+      },
+    },
+  );
+
+  setHandler(
+    recordCounterUpdate,
+    (req) =>
+      lock.run(async () => {
+        const cached = findRecent<CounterResult>(state, req.requestId);
+        if (cached) return cached;
+        assertRunning();
+        const at = now();
+        const reading = { value: req.value, source: req.source, reset: req.reset === true, at };
+        // Derived from the state current at each call: a signal during the activity is kept.
+        const derive = () => {
+          const r = onCounterReading(state.schedule, reading);
+          if (!r.ok) return { r, schedule: state.schedule, executes: false };
+          const executes = r.thresholds_crossed > 0 && state.status === 'active';
+          const schedule = executes ? onExecuted(r.state, state.policy.trigger, { at, by: 'system', trigger: 'counter' }) : r.state;
+          return { r, schedule, executes };
+        };
+        const planned = derive();
+        if (!planned.r.ok) throw fail(planned.r.error.message, planned.r.error.code, planned.r.error);
+        const accepted = planned.r;
+        const snapshot = snapshotOf({ ...state, schedule: planned.schedule, seq: state.seq + 1 }, at);
+        const execution: ExecutionRequest | null = planned.executes
+          ? {
+              key: `counter:${req.requestId}`,
+              trigger: 'counter',
+              executedBy: 'system',
+              executedAt: iso(at),
+              dueAt: iso(at),
+              onOpenTask: state.policy.on_open_task,
+              thresholdsCrossed: accepted.thresholds_crossed,
+              intervalHours: snapshot.interval_hours,
+            }
+          : null;
+        const saved = await callActivity(() =>
+          activities.recordCounterReading({
+            tenantId: state.tenantId,
+            planId: state.planId,
+            requestId: req.requestId,
+            counter: 'counter' in state.schedule ? state.schedule.counter.counter : '',
+            reading: accepted.recorded,
+            thresholdsCrossed: accepted.thresholds_crossed,
+            execution,
+            snapshot,
+            origin: req.origin,
+          }),
+        );
+        if (saved.plan === 'gone') {
+          ended = 'archived';
+          throw fail('the plan was deleted', 'PLAN_ARCHIVED');
+        }
+        const committed = derive();
+        state.schedule = committed.schedule;
+        commitSeq(snapshot);
+        if (saved.execution) noteExecution(saved.execution, iso(at), snapshot.interval_hours);
+        const counter = 'counter' in state.schedule ? state.schedule.counter : null;
+        const result: CounterResult = {
+          reading: accepted.recorded,
+          reading_id: saved.reading_id,
+          thresholds_crossed: accepted.thresholds_crossed,
+          execution:
+            saved.execution === null
+              ? null
+              : saved.execution.outcome === 'created'
+                ? { outcome: 'created', task_id: saved.execution.task_id, task_code: saved.execution.task_code }
+                : { outcome: 'skipped', kept_task_id: saved.execution.kept_task_id },
+          next_threshold: counter?.next_threshold ?? null,
+          next_due_at: snapshotOf(state, at).next_due_at,
+        };
+        state.recent = withRecent(state.recent, req.requestId, result);
+        return result;
+      }),
+    {
+      // Synchronous and pure: a refused reading never enters the history as an accepted Update.
+      validator: (req) => {
+        if (typeof req?.requestId !== 'string' || req.requestId === '') throw fail('requestId is required', 'INVALID_REQUEST');
+        if (findRecent(state, req.requestId)) return;
+        assertRunning();
+        if (!('counter' in state.schedule)) throw fail('the plan has no counter trigger', 'PLAN_HAS_NO_COUNTER');
+        const rejection = validateReading(state.schedule.counter, { value: req.value, source: req.source, reset: req.reset === true, at: now() });
+        if (rejection) throw fail(rejection.message, rejection.code, rejection);
+      },
+    },
+  );
+
+  setHandler(
+    applyOptimizationUpdate,
+    (req) => {
+      const cached = findRecent<OptimizationResult>(state, req.requestId);
+      if (cached) return Promise.resolve(cached);
+      applyChange(req);
+      // The plan row is written by the main loop's activity, after the approving transaction
+      // commits (the API holds the row until this answer arrives).
+      const result: OptimizationResult = { version: state.version, snapshot: snapshotOf(state, now()) };
+      state.recent = withRecent(state.recent, req.requestId, result);
+      return Promise.resolve(result);
+    },
+    {
+      validator: (req) => {
+        if (typeof req?.requestId !== 'string' || req.requestId === '') throw fail('requestId is required', 'INVALID_REQUEST');
+        if (findRecent(state, req.requestId)) return;
+        assertRunning();
+        if (!(req.version > state.version)) throw fail(`plan version ${req.version} is not newer than ${state.version}`, 'STALE_PLAN_VERSION');
+      },
+    },
+  );
+
+  // ---- helpers that touch the state ------------------------------------------------------------
+
+  /** Activity call that ends the workflow when the plan row never appeared (its creation rolled back). */
+  async function callActivity<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'PlanNotFound') {
+        ended = 'orphaned';
+        throw fail('the plan does not exist', 'PLAN_ARCHIVED');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * After an execution's activity committed the planned snapshot (seq + 1). Signals bump seq
+   * too, so when one came in meanwhile the numbers differ and the loop writes the newer snapshot.
+   */
+  function commitSeq(written: ScheduleSnapshot): void {
+    state.seq += 1;
+    if (written.seq === state.seq) persistedSeq = state.seq;
+    touched();
+  }
+
+  function noteExecution(outcome: ExecutionOutcome, dueAt: IsoTimestamp, intervalHours: number | null): void {
+    state.executions_total += 1;
+    if (outcome.outcome === 'created') state.overdue_checks = withOverdueCheck(state.overdue_checks, overdueDeadline(dueAt, intervalHours));
+  }
+
+  /** One execution through the executePlan activity; the schedule is derived again after it committed. */
+  async function runExecution(execution: ExecutionRequest, derive: () => ScheduleState, at: Date, origin?: RequestOrigin) {
+    const planned = { ...state, schedule: derive(), seq: state.seq + 1 };
+    const snapshot = snapshotOf(planned, at);
+    const withInterval = { ...execution, intervalHours: execution.intervalHours ?? snapshot.interval_hours };
+    const payload: ExecutePlanInput = { tenantId: state.tenantId, planId: state.planId, execution: withInterval, snapshot, ...(origin ? { origin } : {}) };
+    const outcome = await callActivity(() =>
+      activities.executePlan.executeWithOptions(
+        { startToCloseTimeout: '30 seconds', summary: `${execution.executedBy === 'system' ? 'due' : 'user'} execution for ${execution.dueAt}` },
+        [payload],
+      ),
+    );
+    if (outcome.outcome === 'plan_gone') {
+      ended = 'archived';
+      throw fail('the plan was deleted', 'PLAN_ARCHIVED');
+    }
+    state.schedule = derive();
+    commitSeq(snapshot);
+    noteExecution(outcome, execution.dueAt, withInterval.intervalHours);
+    return outcome;
+  }
+
+  async function persistSnapshot(): Promise<void> {
+    const snapshot = snapshotOf(state, now());
+    const result = await callActivity(() =>
+      activities.savePlanSchedule.executeWithOptions(
+        { startToCloseTimeout: '30 seconds', summary: `read model: next due ${snapshot.next_due_at ?? 'none'} (${state.status})` },
+        [{ tenantId: state.tenantId, planId: state.planId, snapshot }],
+      ),
+    );
+    if (result.plan === 'gone') ended = 'archived';
+    persistedSeq = snapshot.seq;
+  }
+
+  /** What the timer woke us for, judged again now (a signal may have moved things meanwhile). */
+  async function serveWake(at: Date): Promise<void> {
+    const due = dueNow(state, at);
+    if (due.has('overdue_check')) {
+      await callActivity(() =>
+        activities.markOverdueTasks.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: `mark tasks overdue at ${iso(at)}` }, [
+          { tenantId: state.tenantId, planId: state.planId, now: iso(at) },
+        ]),
+      );
+      state.overdue_checks = withoutPassedChecks(state.overdue_checks, at);
+    }
+    const dueAt = timerDueAt(state.schedule);
+    if (due.has('notify') && dueAt !== null) {
+      const queued = await callActivity(() =>
+        activities.queuePlanNotification.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: `lead-time notification of due ${dueAt}` }, [
+          { tenantId: state.tenantId, planId: state.planId, dueAt },
+        ]),
+      );
+      if (queued.notificationId) await startNotificationChild(state.tenantId, queued.notificationId);
+      state.notified_due_at = dueAt;
+    }
+    if (due.has('generate') && dueAt !== null && !ended) {
+      const exec: Execution = { at, by: 'system', trigger: 'calendar' };
+      await runExecution(
+        {
+          key: `due:${dueAt}`,
+          trigger: 'calendar',
+          executedBy: 'system',
+          executedAt: iso(at),
+          dueAt,
+          onOpenTask: state.policy.on_open_task,
+          intervalHours: null,
+        },
+        () => onExecuted(state.schedule, state.policy.trigger, exec),
+        at,
+      );
+    }
+    eventsInRun += 1;
+  }
+
+  const continueAsNewDue = () => workflowInfo().continueAsNewSuggested || eventsInRun >= state.run_event_limit;
+
+  // ---- main loop ---------------------------------------------------------------------------------
+  try {
+    while (!ended) {
+      if (state.seq !== persistedSeq) {
+        await lock.run(persistSnapshot);
+        continue;
+      }
+      if (continueAsNewDue()) break;
+      const wake = nextWake(state);
+      setCurrentDetails(
+        `${state.status} · version ${state.version} · ${wake ? `next: ${wake.summary}` : 'waiting for counter readings or changes'}`,
+      );
+      const seen = changes;
+      const interrupted = () => ended !== null || changes !== seen || continueAsNewDue();
+      if (wake === null) {
+        await condition(interrupted);
+        continue;
+      }
+      const waitMs = toMs(wake.at) - Date.now();
+      if (waitMs > 0 && (await condition(interrupted, waitMs, { summary: wake.summary }))) continue;
+      await lock.run(() => serveWake(new Date()));
+    }
+  } catch (err) {
+    // Update handlers report their own failures; only the orphan case ends the loop by throwing.
+    if (!ended) throw err;
+  }
+
+  // Ending or continuing as new: let running handlers finish, and leave the read model current.
+  for (;;) {
+    await condition(allHandlersFinished);
+    if (ended) return { status: ended, executions_total: state.executions_total };
+    if (state.seq === persistedSeq) return continueAsNew<typeof maintenancePlanWorkflow>(state);
+    try {
+      await lock.run(persistSnapshot);
+    } catch (err) {
+      if (!ended) throw err;
+    }
+  }
+}
+
+/** Runs critical sections one at a time, in arrival order (deterministic: plain promises). */
+function fifoLock() {
+  let busy = false;
+  const waiting: Array<() => void> = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else busy = false;
+  };
+  return {
+    async run<T>(work: () => Promise<T>): Promise<T> {
+      if (busy) await new Promise<void>((resolve) => waiting.push(resolve));
+      else busy = true;
+      try {
+        return await work();
+      } finally {
+        release();
+      }
+    },
+  };
+}

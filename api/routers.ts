@@ -13,10 +13,11 @@ import { predictiveConfigRoutes } from './routes/predictive-config';
 import { toolRoutes } from './routes/tools';
 import { webhookRoutes } from './routes/webhooks';
 import { whatsappNumberRoutes } from './routes/whatsapp-numbers';
+import { whatsappWebhookRoutes } from './routes/whatsapp-webhook';
 
 /** Every feature router of the API. A new prefix is added here and nowhere else. */
 export function featureRouters(): ApiRouter[] {
   return [authRoutes(), auditRoutes(), internalRoutes(), assetRoutes(), webhookRoutes(), machineRoutes(), predictiveConfigRoutes(), dashboardRoutes(), maintenanceRoutes(),
     // Agents: /email/accounts before /email, whose /:agent_id would otherwise take "accounts".
-    agentRoutes(), emailAccountRoutes(), emailAgentRoutes(), whatsappNumberRoutes(), whatsappAgentRoutes(), toolRoutes(), conversationRoutes()];
+    agentRoutes(), emailAccountRoutes(), emailAgentRoutes(), whatsappNumberRoutes(), whatsappAgentRoutes(), whatsappWebhookRoutes(), toolRoutes(), conversationRoutes()];
 }

@@ -125,7 +125,7 @@ async function plainPhase(ctx: AssetsBenchContext, tenantId: string, streams: ((
     streams.map(async (stream) => {
       let stored = 0;
       for (let b = 0; b < perSender; b++) {
-        stored += (await insertReadings(ctx.db, tenantId, stream(b).map((r) => ({ ...r, sender_event_id: `${r.sender_event_id}-plain` })))).length;
+        stored += (await insertReadings(ctx.db, tenantId, stream(b).map((r) => ({ ...r, sender_event_id: `${r.sender_event_id}-plain` })))).size;
       }
       return stored;
     }),
@@ -164,7 +164,7 @@ export async function runAssetsBench(ctx: AssetsBenchContext): Promise<Record<st
   const [{ count }] = await ctx.db('sensor_readings').where({ tenant_id: tenantId }).count({ count: '*' });
   let readingsInTenant = Number(count);
   for (let b = 0; readingsInTenant < DASHBOARD_READINGS; b++) {
-    readingsInTenant += (await insertReadings(ctx.db, tenantId, batchReadings(assetIds, origin + 2 * day, b, `${runId}-fill`))).length;
+    readingsInTenant += (await insertReadings(ctx.db, tenantId, batchReadings(assetIds, origin + 2 * day, b, `${runId}-fill`))).size;
   }
   await ctx.db.raw('analyze sensor_readings');
 

@@ -11,6 +11,8 @@ export interface SmtpSettings {
   secure: boolean;
   username: string | null;
   password: string | null;
+  /** TLS server name when `host` is an address the caller already resolved and checked. */
+  servername?: string;
 }
 
 export type SmtpVerification = { ok: true } | { ok: false; reason: string };
@@ -27,6 +29,7 @@ export async function verifySmtp(settings: SmtpSettings): Promise<SmtpVerificati
     greetingTimeout: TIMEOUT_MS,
     socketTimeout: TIMEOUT_MS,
     logger: false,
+    ...(settings.servername ? { tls: { servername: settings.servername } } : {}),
   });
   try {
     await transporter.verify();

@@ -19,10 +19,6 @@ export async function startNotificationChild(tenantId: string, notificationId: s
       args: [{ tenantId, notificationId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: TenantIdKey, value: tenantId },
-        { key: ResourceIdKey, value: notificationId },
-      ],
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

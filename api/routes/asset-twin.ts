@@ -84,8 +84,8 @@ export function prognosticsBody(p: AssetPrognosis, cyclesAvailable: number, conf
 
 async function prognosisOf(db: Queryable, tenantId: string, asset: { id: string; type: string }) {
   const config = await effectiveConfig(db, tenantId, asset.type);
-  const series = await assetCycleSeries(db, tenantId, asset.id, config);
-  return { config, series, body: prognosticsBody(prognoseSeries(series, config), series.length, config) };
+  const input = await assetCycleSeries(db, tenantId, asset.id, config);
+  return { config, input, body: prognosticsBody(prognoseSeries(input, config), input.series.length, config) };
 }
 
 interface SimulationRow {
@@ -219,10 +219,10 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
       const { tenantId, userId } = userOf(ctx);
       const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
         const asset = await requireAsset(unit.scope, params.asset_id);
-        const { config, series, body: before } = await prognosisOf(unit.tx, tenantId, asset);
+        const { config, input, body: before } = await prognosisOf(unit.tx, tenantId, asset);
         const changes = resolveChanges(body.changes, config);
-        const changedSeries = applyToCycles(series, changes, PROGNOSTICS_MODEL.feature_spec.window);
-        const after = prognosticsBody(prognoseSeries(changedSeries, config), changedSeries.length, config);
+        const changed = { ...input, series: applyToCycles(input.series, changes, PROGNOSTICS_MODEL.feature_spec.window) };
+        const after = prognosticsBody(prognoseSeries(changed, config), changed.series.length, config);
         const latest = await latestReadings(unit.tx, tenantId, [asset.id]);
         const bands = await bandsOf(unit.tx, tenantId, asset.id, config);
         const result = {

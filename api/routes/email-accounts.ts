@@ -10,7 +10,8 @@ import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { decryptSecret, encryptSecret } from '../../infra/crypto';
 import { SmtpSettings, verifySmtp } from '../../infra/smtp-verify';
-import { userOf } from '../context';
+import { checkDestination, systemResolver } from '../../activities/webhooks/destination-guard';
+import { AppContext, userOf } from '../context';
 import { AppError, notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
@@ -104,18 +105,31 @@ async function requireAccount(scope: TenantScope, id: string): Promise<EmailAcco
   return row;
 }
 
-/** Refuses an account whose SMTP server does not complete the handshake with these settings. */
-async function requireVerified(settings: SmtpSettings): Promise<void> {
-  const result = await verifySmtp(settings);
-  if (!result.ok) {
-    throw new AppError('EMAIL_ACCOUNT_VERIFICATION_FAILED', `the SMTP server did not accept the connection settings (${result.reason})`, { reason: result.reason }, 422);
-  }
+const verificationFailed = (reason: string, detail: string): AppError =>
+  new AppError('EMAIL_ACCOUNT_VERIFICATION_FAILED', detail, { reason }, 422);
+
+/**
+ * Refuses an account whose SMTP server does not complete the handshake with these settings. The
+ * host must pass the webhook destination rules first (no private, loopback or metadata address
+ * outside development), and the handshake goes to the address that was checked, so the API
+ * cannot be used to probe the internal network.
+ */
+async function requireVerified(ctx: AppContext, settings: SmtpSettings): Promise<void> {
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const destination = await checkDestination(`https://${host}:${settings.port}/`, {
+    allowPrivate: ctx.deps.config.webhooks.allowPrivateDestinations,
+    resolver: systemResolver,
+  });
+  if (destination.kind === 'refused') throw verificationFailed('REFUSED_DESTINATION', `the SMTP host is not allowed: ${destination.reason}`);
+  if (destination.kind === 'unresolved') throw verificationFailed('EDNS', 'the SMTP host does not resolve');
+  const result = await verifySmtp({ ...settings, host: destination.addresses[0].address, servername: settings.host });
+  if (!result.ok) throw verificationFailed(result.reason, `the SMTP server did not accept the connection settings (${result.reason})`);
 }
 
 export function emailAccountRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/email/accounts');
   const tags = ['email accounts'];
-  const key = (ctx: { deps: { config: { secrets: { dataEncryptionKey: Buffer } } } }) => ctx.deps.config.secrets.dataEncryptionKey;
+  const key = (ctx: AppContext): Buffer => ctx.deps.config.secrets.dataEncryptionKey;
 
   api.route<unknown, PageRequest & { status?: ChannelStatus }>({
     method: 'get',
@@ -145,7 +159,7 @@ export function emailAccountRoutes(): ApiRouter {
     handler: async (ctx, { body }) => {
       const { tenantId } = userOf(ctx);
       const secure = body.smtp_secure ?? body.smtp_port === 465;
-      await requireVerified({ host: body.smtp_host!, port: body.smtp_port!, secure, username: body.username ?? null, password: body.password ?? null });
+      await requireVerified(ctx, { host: body.smtp_host!, port: body.smtp_port!, secure, username: body.username ?? null, password: body.password ?? null });
       const id = randomUUID();
       const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
         const { password, ...rest } = body;
@@ -198,7 +212,7 @@ export function emailAccountRoutes(): ApiRouter {
       // The handshake runs before the transaction: no row lock is held during network I/O.
       if (reconnecting && finalStatus === 'active') {
         const password = body.password !== undefined ? body.password : current.password_encrypted && decryptSecret(current.password_encrypted, key(ctx), passwordContext(current.id));
-        await requireVerified({
+        await requireVerified(ctx, {
           host: body.smtp_host ?? current.smtp_host,
           port: body.smtp_port ?? current.smtp_port,
           secure: body.smtp_secure ?? current.smtp_secure,

@@ -1,9 +1,11 @@
+import { Reading } from '../../domain/assets/excursion';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
+import { TREND_WINDOW } from '../../domain/assets/trend';
 import { unresolvedAlerts } from '../queries/alerts';
 import { activeBaselines } from '../queries/baselines';
 import { insertMachineEvents, MachineEventInput } from '../queries/machine-events';
 import { effectiveConfigs } from '../queries/predictive-configs';
-import { insertReadings, latestReadings, ReadingInput, SeriesKey, StoredReading, upsertLatestReadings } from '../queries/readings';
+import { insertReadings, LatestReading, latestReadings, ReadingInput, RecentWindow, SeriesKey, upsertLatestReadings } from '../queries/readings';
 import { applyJudgements, SeriesJudgement } from './judge';
 import { bandOf, recomputeAssetState } from './recompute';
 import { lockAssets, MonitoringUnit } from './unit';
@@ -36,58 +38,57 @@ export async function ingestReadings(
   const tenantId = unit.scope.tenantId;
   const assetIds = [...new Set(readings.map((r) => r.asset_id))];
   await lockAssets(unit.tx, tenantId, assetIds);
-  const stored = await insertReadings(unit.tx, tenantId, readings);
-  const summary: ReadingsSummary = { received: readings.length, stored: stored.length, duplicates: readings.length - stored.length, late: 0, alerts_raised: 0, alerts_resolved: 0 };
-  if (stored.length === 0) return summary;
+  const storedIds = await insertReadings(unit.tx, tenantId, readings);
+  const summary: ReadingsSummary = { received: readings.length, stored: storedIds.size, duplicates: readings.length - storedIds.size, late: 0, alerts_raised: 0, alerts_resolved: 0 };
+  if (storedIds.size === 0) return summary;
 
-  const bySeries = new Map<string, StoredReading[]>();
-  for (const r of stored) {
+  // The readings stored now: the first occurrence of each stored event id, grouped by series.
+  const bySeries = new Map<string, ReadingInput[]>();
+  for (const r of readings) {
+    if (!storedIds.delete(r.sender_event_id)) continue;
     const list = bySeries.get(key(r));
     if (list) list.push(r);
     else bySeries.set(key(r), [r]);
   }
-  const series: SeriesKey[] = [...bySeries.values()].map((rs) => ({ asset_id: (rs[0] as StoredReading).asset_id, parameter: (rs[0] as StoredReading).parameter }));
+  const series: SeriesKey[] = [...bySeries.values()].map(([first]) => ({ asset_id: (first as ReadingInput).asset_id, parameter: (first as ReadingInput).parameter }));
   const touchedAssets = [...new Set(series.map((s) => s.asset_id))];
 
   const previous = await latestReadings(unit.tx, tenantId, touchedAssets);
   const assetBaselines = await activeBaselines(unit.tx, tenantId, touchedAssets);
   const alerts = await unresolvedAlerts(unit.tx, tenantId, series);
   const configs = await effectiveConfigs(unit.tx, tenantId, touchedAssets.map((id) => assetTypes.get(id) as string));
-  const previousTs = new Map(previous.map((r) => [key(r), new Date(r.ts).getTime()]));
+  const latest = new Map(previous.map((r) => [key(r), r]));
   const alertOf = new Map(alerts.map((a) => [key(a), a]));
 
-  const newest: StoredReading[] = [];
-  const newerBySeries = new Map<string, StoredReading[]>();
+  // Per series: the readings newer than its latest one, in device-time order, move the latest
+  // reading and its window; older (late) ones are only stored.
+  const newerBySeries = new Map<string, Reading[]>();
+  const moved: LatestReading[] = [];
   for (const [k, rs] of bySeries) {
-    const since = previousTs.get(k) ?? -Infinity;
-    const newer = rs.filter((r) => new Date(r.ts).getTime() > since);
+    const before = latest.get(k);
+    const since = before ? new Date(before.ts).getTime() : -Infinity;
+    const newer = rs.filter((r) => r.ts.getTime() > since).sort((x, y) => x.ts.getTime() - y.ts.getTime());
     summary.late += rs.length - newer.length;
-    newerBySeries.set(k, newer);
-    if (newer.length) newest.push(newer.reduce((a, b) => (new Date(b.ts).getTime() >= new Date(a.ts).getTime() ? b : a)));
+    if (newer.length === 0) continue;
+    newerBySeries.set(k, newer.map((r) => ({ t: r.ts.getTime(), value: r.value })));
+    const last = newer[newer.length - 1] as ReadingInput;
+    const window: RecentWindow = [...(before?.recent ?? []), ...newer.map((r): [number, number] => [r.ts.getTime(), r.value])].slice(-TREND_WINDOW);
+    const row: LatestReading = { asset_id: last.asset_id, parameter: last.parameter, ts: last.ts, value: last.value, unit: last.unit, source: last.source, recent: window };
+    latest.set(k, row);
+    moved.push(row);
   }
 
   const judgements: SeriesJudgement[] = assetBaselines.flatMap((baseline) => {
-    const newer = newerBySeries.get(key(baseline)) ?? [];
-    if (newer.length === 0) return [];
+    const newer = newerBySeries.get(key(baseline));
+    if (!newer) return [];
     const config = configs.get(assetTypes.get(baseline.asset_id) as string) as PredictiveConfig;
-    return [
-      {
-        assetId: baseline.asset_id,
-        parameter: baseline.parameter,
-        baseline,
-        band: bandOf(baseline, config),
-        open: alertOf.get(key(baseline)) ?? null,
-        readings: newer.map((r) => ({ t: new Date(r.ts).getTime(), value: r.value })),
-      },
-    ];
+    return [{ assetId: baseline.asset_id, parameter: baseline.parameter, baseline, band: bandOf(baseline, config), open: alertOf.get(key(baseline)) ?? null, readings: newer }];
   });
   const counts = await applyJudgements(unit, judgements);
   summary.alerts_raised = counts.raised;
   summary.alerts_resolved = counts.resolved;
 
-  await upsertLatestReadings(unit.tx, tenantId, newest);
-  const latest = new Map(previous.map((r) => [key(r), r]));
-  for (const r of newest) latest.set(key(r), r);
+  await upsertLatestReadings(unit.tx, tenantId, moved);
   await recomputeAssetState(unit.tx, tenantId, touchedAssets, now, { assetTypes, configs, baselines: assetBaselines, latest: [...latest.values()] });
   return summary;
 }

@@ -1,6 +1,6 @@
-import { cycleSeries } from '../../domain/assets/cycles';
+import { cycleSeries, missingSensors } from '../../domain/assets/cycles';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
-import { FD001_MODEL, prognose, type CycleRecord, type RulModel } from '../../domain/prognostics';
+import { describeInsufficient, FD001_MODEL, prognose, type CycleRecord, type RulModel } from '../../domain/prognostics';
 import type { InsufficientPrognosis, Prognosis } from '../../domain/prognostics';
 import { Queryable } from '../knex';
 import { cycleAverages } from '../queries/readings';
@@ -15,8 +15,15 @@ const SECONDS_PER_DAY = 86_400;
 
 export type AssetPrognosis = Prognosis | InsufficientPrognosis | { readonly status: 'not_configured'; readonly model_version: string };
 
-/** The asset's readings as the model's cycle series (only the newest cycles the model can use). */
-export async function assetCycleSeries(db: Queryable, tenantId: string, assetId: string, config: PredictiveConfig): Promise<CycleRecord[]> {
+export interface AssetSeries {
+  /** Complete cycles, oldest first (only the newest ones the model can use). */
+  readonly series: CycleRecord[];
+  /** Model sensors with no mapped parameter or no reading in the window (empty without any data). */
+  readonly missing_sensors: string[];
+}
+
+/** The asset's readings as the model's cycle series. */
+export async function assetCycleSeries(db: Queryable, tenantId: string, assetId: string, config: PredictiveConfig): Promise<AssetSeries> {
   const parameters = Object.keys(config.model_inputs);
   const averages = await cycleAverages(
     db,
@@ -26,13 +33,21 @@ export async function assetCycleSeries(db: Queryable, tenantId: string, assetId:
     config.cycle_length_days * SECONDS_PER_DAY,
     PROGNOSTICS_MODEL.feature_spec.window + CYCLE_MARGIN,
   );
-  return cycleSeries(averages, config.model_inputs);
+  return {
+    series: cycleSeries(averages, config.model_inputs),
+    missing_sensors: missingSensors(averages, config.model_inputs, PROGNOSTICS_MODEL.feature_spec.sensors),
+  };
 }
 
-export function prognoseSeries(series: readonly CycleRecord[], config: PredictiveConfig): AssetPrognosis {
+export function prognoseSeries(input: AssetSeries, config: PredictiveConfig): AssetPrognosis {
   if (Object.keys(config.model_inputs).length === 0) return { status: 'not_configured', model_version: PROGNOSTICS_MODEL.model_version };
+  if (input.missing_sensors.length > 0) {
+    // Said before the cycle count: no amount of history helps while a sensor is never fed.
+    const insufficient = { reason: 'missing_sensors' as const, sensors: input.missing_sensors };
+    return { status: 'insufficient_data', insufficient, message: describeInsufficient(insufficient), model_version: PROGNOSTICS_MODEL.model_version };
+  }
   return prognose({
-    series,
+    series: input.series,
     cycle_length_days: config.cycle_length_days,
     horizon_days: FAILURE_WINDOW_DAYS,
     thresholds: config.action_thresholds,

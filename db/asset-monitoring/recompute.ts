@@ -6,10 +6,8 @@ import { Queryable } from '../knex';
 import { AssetState, recentInspections, saveAssetStates } from '../queries/asset-state';
 import { activeBaselines, BaselineRow } from '../queries/baselines';
 import { effectiveConfigs } from '../queries/predictive-configs';
-import { LatestReading, latestReadings, recentReadings } from '../queries/readings';
-
-/** Readings per parameter the health trend is fitted over. */
-export const TREND_WINDOW = 20;
+import { LatestReading, latestReadings } from '../queries/readings';
+import { tenantScope } from '../tenant-scope';
 
 export function bandOf(baseline: BaselineRow, config: PredictiveConfig): ToleranceBand {
   return toleranceBand(baseline.baseline_value, baseline.tolerance_percent, config.alert_sensitivity);
@@ -27,7 +25,7 @@ export interface KnownAssetData {
 
 async function readAssetData(db: Queryable, tenantId: string, ids: readonly string[]): Promise<KnownAssetData> {
   // One after the other: `db` is usually a transaction, a single connection.
-  const assets: { id: string; type: string }[] = await db('assets').where('tenant_id', tenantId).whereRaw('id = any(?::uuid[])', [[...ids]]).select('id', 'type');
+  const assets: { id: string; type: string }[] = await tenantScope(db, tenantId).table('assets').whereRaw('id = any(?::uuid[])', [[...ids]]).select('id', 'type');
   const configs = await effectiveConfigs(db, tenantId, assets.map((a) => a.type));
   const baselines = await activeBaselines(db, tenantId, ids);
   const latest = await latestReadings(db, tenantId, ids);
@@ -44,25 +42,23 @@ export async function recomputeAssetState(db: Queryable, tenantId: string, asset
   if (ids.length === 0) return;
   const { assetTypes, configs, baselines, latest } = known ?? (await readAssetData(db, tenantId, ids));
   const inspections = await recentInspections(db, tenantId, ids, 2);
-  const latestKeys = new Set(latest.map((r) => `${r.asset_id}|${r.parameter}`));
-  const judged = baselines.filter((b) => latestKeys.has(`${b.asset_id}|${b.parameter}`));
-  const recent = await recentReadings(db, tenantId, judged, TREND_WINDOW);
 
   const states: AssetState[] = [];
   for (const id of ids) {
     const asset = { id, type: assetTypes.get(id) as string };
     const config = configs.get(asset.type) as PredictiveConfig;
     const bands = new Map(baselines.filter((b) => b.asset_id === asset.id).map((b) => [b.parameter, bandOf(b, config)]));
-    const evidence: ParameterEvidence[] = [...bands].flatMap(([parameter, band]) => {
-      const points = recent.filter((r) => r.asset_id === asset.id && r.parameter === parameter).map((r) => ({ t: new Date(r.ts).getTime(), y: r.value }));
-      return points.length ? [{ parameter, band, recent: points }] : [];
+    const assetLatest = latest.filter((r) => r.asset_id === asset.id);
+    const evidence: ParameterEvidence[] = assetLatest.flatMap((r) => {
+      const band = bands.get(r.parameter);
+      if (!band) return [];
+      const window = r.recent.length ? r.recent : [[new Date(r.ts).getTime(), r.value] as [number, number]];
+      return [{ parameter: r.parameter, band, recent: window.map(([t, y]) => ({ t, y })) }];
     });
     const assetInspections = inspections
       .filter((i) => i.asset_id === asset.id)
       .map((i) => ({ condition: i.condition, performedAt: new Date(i.performed_at).getTime() }));
-    const monitored: MonitoredParameter[] = latest
-      .filter((r) => r.asset_id === asset.id)
-      .map((r) => ({ parameter: r.parameter, value: r.value, unit: r.unit, measuredAt: new Date(r.ts).getTime(), band: bands.get(r.parameter) ?? null }));
+    const monitored: MonitoredParameter[] = assetLatest.map((r) => ({ parameter: r.parameter, value: r.value, unit: r.unit, measuredAt: new Date(r.ts).getTime(), band: bands.get(r.parameter) ?? null }));
 
     states.push({
       asset_id: asset.id,

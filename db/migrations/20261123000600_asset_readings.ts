@@ -4,8 +4,8 @@ import { Knex } from 'knex';
  * The machine gateway's storage. sensor_readings is shaped for time series: no surrogate key, one
  * index per series (tenant, asset, parameter, device time) and the sender's event id as the
  * idempotency key, so batch inserts use ON CONFLICT DO NOTHING. asset_parameter_latest keeps the
- * newest reading of each series (device time), which alerting, condition and the twin read
- * without scanning the series. machine_events are raw events, kept apart for retention sweeps.
+ * newest reading of each series (device time) and a short window of the ones before it, which
+ * alerting, health, condition and the twin read without scanning the series. machine_events are raw events, kept apart for retention sweeps.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -33,6 +33,8 @@ export async function up(knex: Knex): Promise<void> {
       value double precision not null,
       unit text,
       source text,
+      -- The series' newest readings in device-time order, [[epoch ms, value], ...] (health trends).
+      recent jsonb not null default '[]',
       updated_at timestamptz not null default now(),
       primary key (tenant_id, asset_id, parameter),
       constraint asset_parameter_latest_asset_fk foreign key (tenant_id, asset_id) references assets (tenant_id, id) on delete cascade

@@ -1,6 +1,6 @@
-import { pgArray } from './pg-array';
 import { Queryable } from '../knex';
-import { TenantScope } from '../tenant-scope';
+import { TenantScope, tenantScope } from '../tenant-scope';
+import { pgArray } from './pg-array';
 import { SeriesKey } from './readings';
 
 export type AlertStatus = 'open' | 'acknowledged' | 'resolved';
@@ -58,8 +58,8 @@ export const ALERT_COLUMNS = [
 /** Unresolved alerts (open or acknowledged) of the given series. */
 export async function unresolvedAlerts(db: Queryable, tenantId: string, series: readonly SeriesKey[]): Promise<AlertRow[]> {
   if (series.length === 0) return [];
-  return db('asset_alerts')
-    .where('tenant_id', tenantId)
+  return tenantScope(db, tenantId)
+    .table('asset_alerts')
     .whereNot('status', 'resolved')
     .whereRaw('(asset_id, parameter) in (select * from unnest(?::uuid[], ?::text[]))', [pgArray(series.map((s) => s.asset_id)), pgArray(series.map((s) => s.parameter))])
     .select(ALERT_COLUMNS);

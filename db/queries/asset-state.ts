@@ -1,7 +1,8 @@
-import { pgArray } from './pg-array';
 import type { AssetCondition } from '../../domain/assets/condition';
 import type { Condition, Health } from '../../domain/assets/health';
 import { Queryable } from '../knex';
+import { tenantScope } from '../tenant-scope';
+import { pgArray } from './pg-array';
 
 /** Stored health, condition and inspections of assets (derived state is written, never computed on read). */
 
@@ -34,12 +35,13 @@ export interface InspectionRow {
 export const INSPECTION_COLUMNS = ['id', 'asset_id', 'performed_at', 'condition', 'notes', 'recorded_by', 'created_at'] as const;
 
 export function findHealth(db: Queryable, tenantId: string, assetId: string): Promise<HealthRow | undefined> {
-  return db('asset_health').where({ tenant_id: tenantId, asset_id: assetId }).first('asset_id', 'health_score', 'status', 'factors', 'last_updated');
+  return tenantScope(db, tenantId).table('asset_health').where({ asset_id: assetId }).first('asset_id', 'health_score', 'status', 'factors', 'last_updated');
 }
 
 export function findCondition(db: Queryable, tenantId: string, assetId: string): Promise<ConditionRow | undefined> {
-  return db('asset_conditions')
-    .where({ tenant_id: tenantId, asset_id: assetId })
+  return tenantScope(db, tenantId)
+    .table('asset_conditions')
+    .where({ asset_id: assetId })
     .first('asset_id', 'overall_condition', 'parameters', 'last_inspection_at', 'updated_at');
 }
 
@@ -50,35 +52,32 @@ export interface AssetState {
   last_inspection_at: Date | null;
 }
 
-/** Stores the health and condition of several assets: one multi-row upsert per table. */
+/** Stores the health and condition of several assets in one statement (two multi-row upserts). */
 export async function saveAssetStates(db: Queryable, tenantId: string, states: readonly AssetState[], at: Date): Promise<void> {
   if (states.length === 0) return;
-  await db('asset_health')
-    .insert(
-      states.map((s) => ({
-        tenant_id: tenantId,
-        asset_id: s.asset_id,
-        health_score: s.health.health_score,
-        status: s.health.status,
-        factors: JSON.stringify(s.health.factors),
-        last_updated: at,
-      })),
-    )
-    .onConflict(['tenant_id', 'asset_id'])
-    .merge();
-  await db('asset_conditions')
-    .insert(
-      states.map((s) => ({
-        tenant_id: tenantId,
-        asset_id: s.asset_id,
-        overall_condition: s.condition.overall_condition,
-        parameters: JSON.stringify(s.condition.parameters),
-        last_inspection_at: s.last_inspection_at,
-        updated_at: at,
-      })),
-    )
-    .onConflict(['tenant_id', 'asset_id'])
-    .merge();
+  const health = states.map((s) => ({ asset_id: s.asset_id, health_score: s.health.health_score, status: s.health.status, factors: s.health.factors }));
+  const conditions = states.map((s) => ({
+    asset_id: s.asset_id,
+    overall_condition: s.condition.overall_condition,
+    parameters: s.condition.parameters,
+    last_inspection_at: s.last_inspection_at?.toISOString() ?? null,
+  }));
+  await db.raw(
+    `with health as (
+       insert into asset_health (tenant_id, asset_id, health_score, status, factors, last_updated)
+       select ?::uuid, x.asset_id, x.health_score, x.status, x.factors, ?::timestamptz
+         from jsonb_to_recordset(?::jsonb) as x(asset_id uuid, health_score integer, status text, factors jsonb)
+       on conflict (tenant_id, asset_id) do update
+         set health_score = excluded.health_score, status = excluded.status, factors = excluded.factors, last_updated = excluded.last_updated
+     )
+     insert into asset_conditions (tenant_id, asset_id, overall_condition, parameters, last_inspection_at, updated_at)
+     select ?::uuid, x.asset_id, x.overall_condition, x.parameters, x.last_inspection_at, ?::timestamptz
+       from jsonb_to_recordset(?::jsonb) as x(asset_id uuid, overall_condition text, parameters jsonb, last_inspection_at timestamptz)
+     on conflict (tenant_id, asset_id) do update
+       set overall_condition = excluded.overall_condition, parameters = excluded.parameters,
+           last_inspection_at = excluded.last_inspection_at, updated_at = excluded.updated_at`,
+    [tenantId, at.toISOString(), JSON.stringify(health), tenantId, at.toISOString(), JSON.stringify(conditions)],
+  );
 }
 
 /** The newest `perAsset` inspections of each asset (by the time they were performed). */

@@ -1,6 +1,6 @@
-import { pgArray } from './pg-array';
 import { Queryable } from '../knex';
-import { TenantScope } from '../tenant-scope';
+import { TenantScope, tenantScope } from '../tenant-scope';
+import { pgArray } from './pg-array';
 import { SeriesKey } from './readings';
 
 export interface BaselineRow {
@@ -32,8 +32,8 @@ export const BASELINE_COLUMNS = [
 /** Active baselines of the given assets (optionally only the given series). */
 export async function activeBaselines(db: Queryable, tenantId: string, assetIds: readonly string[], series?: readonly SeriesKey[]): Promise<BaselineRow[]> {
   if (assetIds.length === 0) return [];
-  const q = db('asset_baselines')
-    .where('tenant_id', tenantId)
+  const q = tenantScope(db, tenantId)
+    .table('asset_baselines')
     .where('active', true)
     .whereRaw('asset_id = any(?::uuid[])', [pgArray(assetIds)])
     .select(BASELINE_COLUMNS);

@@ -1,5 +1,5 @@
-import { pgArray } from './pg-array';
 import { Queryable } from '../knex';
+import { pgArray } from './pg-array';
 
 export interface MachineEventInput {
   readonly asset_id: string;

@@ -1,6 +1,7 @@
-import { pgArray } from './pg-array';
 import { GRACE_FRACTION } from '../../domain/maintenance/compliance';
 import { Queryable } from '../knex';
+import { tenantScope } from '../tenant-scope';
+import { pgArray } from './pg-array';
 
 /**
  * What the assets feature reads from the maintenance tables (CROSS_FEATURE_CONTRACT.md). The
@@ -24,16 +25,17 @@ export async function assetMaintenance(db: Queryable, tenantId: string, assetId:
   const present = await tablesPresent(db, ['maintenance_plans', 'maintenance_tasks']);
   // One after the other, so `db` may be a transaction too.
   const next = present.maintenance_plans
-    ? await db('maintenance_plans')
-        .where({ tenant_id: tenantId, status: 'active' })
+    ? await tenantScope(db, tenantId)
+        .table('maintenance_plans')
+        .where({ status: 'active' })
         .whereNull('deleted_at')
         .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
         .min({ next: 'next_due_at' })
         .first()
     : undefined;
   const open = present.maintenance_tasks
-    ? await db('maintenance_tasks')
-        .where({ tenant_id: tenantId })
+    ? await tenantScope(db, tenantId)
+        .table('maintenance_tasks')
         .whereIn('status', ['open', 'in_progress'])
         .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
         .count({ count: '*' })

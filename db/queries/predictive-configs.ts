@@ -1,6 +1,7 @@
-import { pgArray } from './pg-array';
 import { defaultPredictiveConfig, PredictiveConfig } from '../../domain/assets/predictive-config';
 import { Queryable } from '../knex';
+import { tenantScope } from '../tenant-scope';
+import { pgArray } from './pg-array';
 
 export interface PredictiveConfigRow extends PredictiveConfig {
   id: string;
@@ -21,14 +22,14 @@ export const PREDICTIVE_CONFIG_COLUMNS = [
 ] as const;
 
 export function findPredictiveConfig(db: Queryable, tenantId: string, assetType: string): Promise<PredictiveConfigRow | undefined> {
-  return db('predictive_configs').where({ tenant_id: tenantId, asset_type: assetType }).first(PREDICTIVE_CONFIG_COLUMNS);
+  return tenantScope(db, tenantId).table('predictive_configs').where({ asset_type: assetType }).first(PREDICTIVE_CONFIG_COLUMNS);
 }
 
 /** The effective config of each asset type (stored, or the defaults). */
 export async function effectiveConfigs(db: Queryable, tenantId: string, assetTypes: readonly string[]): Promise<Map<string, PredictiveConfig>> {
   const unique = [...new Set(assetTypes)];
   const rows: PredictiveConfigRow[] = unique.length
-    ? await db('predictive_configs').where('tenant_id', tenantId).whereRaw('asset_type = any(?::text[])', [pgArray(unique)]).select(PREDICTIVE_CONFIG_COLUMNS)
+    ? await tenantScope(db, tenantId).table('predictive_configs').whereRaw('asset_type = any(?::text[])', [pgArray(unique)]).select(PREDICTIVE_CONFIG_COLUMNS)
     : [];
   const byType = new Map<string, PredictiveConfig>(unique.map((t) => [t, defaultPredictiveConfig(t)]));
   for (const row of rows) byType.set(row.asset_type, toConfig(row));

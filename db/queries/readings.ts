@@ -1,5 +1,6 @@
-import { pgArray } from './pg-array';
 import { Queryable } from '../knex';
+import { tenantScope } from '../tenant-scope';
+import { pgArray } from './pg-array';
 
 /** One sensor reading as the gateway received it (device time). */
 export interface ReadingInput {
@@ -10,15 +11,6 @@ export interface ReadingInput {
   readonly unit: string | null;
   readonly source: string | null;
   readonly sender_event_id: string;
-}
-
-export interface StoredReading {
-  asset_id: string;
-  parameter: string;
-  ts: Date;
-  value: number;
-  unit: string | null;
-  source: string | null;
 }
 
 export interface SeriesKey {
@@ -39,19 +31,22 @@ const columnArrays = (readings: readonly ReadingInput[]) => [
 /**
  * Inserts a batch in one statement (one array parameter per column), skipping sender event ids
  * already stored for the tenant (also within the batch: the first occurrence wins). Returns the
- * rows stored by this call, so a repeated batch returns none.
+ * sender event ids stored by this call, so a repeated batch returns none.
  */
-export async function insertReadings(db: Queryable, tenantId: string, readings: readonly ReadingInput[]): Promise<StoredReading[]> {
-  if (readings.length === 0) return [];
+export async function insertReadings(db: Queryable, tenantId: string, readings: readonly ReadingInput[]): Promise<Set<string>> {
+  if (readings.length === 0) return new Set();
   const { rows } = await db.raw(
     `insert into sensor_readings (tenant_id, asset_id, parameter, ts, value, unit, source, sender_event_id)
      select ?::uuid, r.* from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::float8[], ?::text[], ?::text[], ?::text[]) as r
      on conflict (tenant_id, sender_event_id) do nothing
-     returning asset_id, parameter, ts, value, unit, source`,
+     returning sender_event_id`,
     [tenantId, ...columnArrays(readings)],
   );
-  return rows;
+  return new Set(rows.map((r: { sender_event_id: string }) => r.sender_event_id));
 }
+
+/** [epoch ms, value] pairs, oldest first. */
+export type RecentWindow = [number, number][];
 
 export interface LatestReading {
   asset_id: string;
@@ -60,26 +55,28 @@ export interface LatestReading {
   value: number;
   unit: string | null;
   source: string | null;
+  /** The newest readings of the series in device-time order, the latest one last (late readings are not in it). */
+  recent: RecentWindow;
 }
 
-/** The newest reading (device time) of each series of the given assets. */
+/** The newest reading (device time) of each series of the given assets, with its recent window. */
 export async function latestReadings(db: Queryable, tenantId: string, assetIds: readonly string[]): Promise<LatestReading[]> {
   if (assetIds.length === 0) return [];
-  return db('asset_parameter_latest')
-    .where('tenant_id', tenantId)
+  return tenantScope(db, tenantId)
+    .table('asset_parameter_latest')
     .whereRaw('asset_id = any(?::uuid[])', [pgArray(assetIds)])
-    .select('asset_id', 'parameter', 'ts', 'value', 'unit', 'source')
+    .select('asset_id', 'parameter', 'ts', 'value', 'unit', 'source', 'recent')
     .orderBy([{ column: 'asset_id' }, { column: 'parameter' }]);
 }
 
-/** Records the newest reading of each series, unless a newer one is already recorded (late readings). */
-export async function upsertLatestReadings(db: Queryable, tenantId: string, latest: readonly StoredReading[]): Promise<void> {
+/** Records the newest reading and window of each series, unless a newer reading is already recorded. */
+export async function upsertLatestReadings(db: Queryable, tenantId: string, latest: readonly LatestReading[]): Promise<void> {
   if (latest.length === 0) return;
   await db.raw(
-    `insert into asset_parameter_latest as l (tenant_id, asset_id, parameter, ts, value, unit, source, updated_at)
-     select ?::uuid, r.*, now() from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::float8[], ?::text[], ?::text[]) as r
+    `insert into asset_parameter_latest as l (tenant_id, asset_id, parameter, ts, value, unit, source, recent, updated_at)
+     select ?::uuid, r.*, now() from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::float8[], ?::text[], ?::text[], ?::jsonb[]) as r
      on conflict (tenant_id, asset_id, parameter) do update
-       set ts = excluded.ts, value = excluded.value, unit = excluded.unit, source = excluded.source, updated_at = now()
+       set ts = excluded.ts, value = excluded.value, unit = excluded.unit, source = excluded.source, recent = excluded.recent, updated_at = now()
        where excluded.ts >= l.ts`,
     [
       tenantId,
@@ -89,6 +86,7 @@ export async function upsertLatestReadings(db: Queryable, tenantId: string, late
       pgArray(latest.map((r) => r.value)),
       pgArray(latest.map((r) => r.unit)),
       pgArray(latest.map((r) => r.source)),
+      pgArray(latest.map((r) => JSON.stringify(r.recent))),
     ],
   );
 }

@@ -27,3 +27,13 @@ export function cycleSeries(averages: readonly CycleAverage[], modelInputs: Read
     .sort(([a], [b]) => a - b)
     .map(([cycle, sensors]) => ({ cycle, sensors }));
 }
+
+/**
+ * Model sensors the averages cannot feed: not mapped by the config, or mapped from a parameter
+ * without any reading in the window. Empty when there are no averages at all (that is "no data").
+ */
+export function missingSensors(averages: readonly CycleAverage[], modelInputs: Readonly<Record<string, string>>, modelSensors: readonly string[]): string[] {
+  if (averages.length === 0) return [];
+  const fed = new Set(averages.flatMap((a) => (modelInputs[a.parameter] !== undefined ? [modelInputs[a.parameter] as string] : [])));
+  return modelSensors.filter((sensor) => !fed.has(sensor));
+}

@@ -10,6 +10,8 @@ export interface TimedValue {
   readonly y: number;
 }
 
+/** Readings per parameter a trend is fitted over (the newest ones). */
+export const TREND_WINDOW = 20;
 /** Fewer points than this are no trend: `stable`. */
 export const MIN_TREND_POINTS = 3;
 /** A score change over the window smaller than this (in score points) is `stable`. */

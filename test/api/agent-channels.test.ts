@@ -56,6 +56,11 @@ describe('email accounts: SMTP verification', () => {
     expectError(down, 422, 'EMAIL_ACCOUNT_VERIFICATION_FAILED');
     expect(down.body.reason).toBe('ESOCKET');
     expect(await api.deps.db('email_accounts').where({ tenant_id: tenant.tenantId, smtp_port: port })).toEqual([]);
+
+    // A cloud metadata address is refused before any connection, even in development.
+    const metadata = await call('/api/v1/email/accounts', 'POST', accountBody({ smtp_host: '169.254.169.254' }));
+    expectError(metadata, 422, 'EMAIL_ACCOUNT_VERIFICATION_FAILED');
+    expect(metadata.body.reason).toBe('REFUSED_DESTINATION');
   });
 
   it('re-verifies when connection settings change, and keeps the old settings when the server refuses', async () => {

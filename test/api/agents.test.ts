@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { storeMessageBody } from '../../db/queries/conversations';
 import { tenantScope } from '../../db/tenant-scope';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestResponse, TestTenant } from '../support/api';
+import { captureServiceLogs, LogCapture } from '../support/log-capture';
 import { startSmtpTestServer, SmtpTestServer } from '../support/smtp-test-server';
 
 const SMTP_PASSWORD = `smtp-pw-${randomUUID()}`;
 const WA_TOKEN = `EAAG-wa-token-${randomUUID()}`;
 
 let api: TestApi;
+let logs: LogCapture;
 let smtp: SmtpTestServer;
 let tenant: TestTenant;
 let other: TestTenant;
@@ -60,10 +62,13 @@ const machineBody = (extra: Record<string, unknown> = {}) => ({
 
 beforeAll(async () => {
   smtp = await startSmtpTestServer('mailer@plant.example.com', SMTP_PASSWORD);
-  api = await startTestApi();
+  logs = captureServiceLogs();
+  // Every log line, request logs included, so the scan below sees what production would write.
+  api = await startTestApi({ logLevel: 'trace' });
   [tenant, other] = await Promise.all([createTenant(api), createTenant(api)]);
 });
 afterAll(async () => {
+  logs.stop();
   await api.close();
   await smtp.close();
 });
@@ -351,7 +356,7 @@ describe('tenant isolation and secrets', () => {
     expect(account.body).toMatchObject({ has_password: true, username: smtp.username, status: 'active', verified_at: expect.any(String) });
     expect(Object.keys(account.body)).not.toContain('password');
     const number = await call(tenant, `/api/v1/whatsapp/numbers/${numberId}`);
-    expect(Object.keys(number.body).sort()).toEqual(['business_account_id', 'created_at', 'display_phone_number', 'has_access_token', 'id', 'phone_number_id', 'status', 'updated_at']);
+    expect(Object.keys(number.body).sort()).toEqual(['business_account_id', 'created_at', 'display_phone_number', 'has_access_token', 'id', 'inbound_webhook_configured', 'phone_number_id', 'status', 'updated_at']);
     await call(tenant, '/api/v1/email/accounts');
     await call(tenant, '/api/v1/whatsapp/numbers');
     await call(tenant, '/api/v1/openapi.json');
@@ -369,5 +374,9 @@ describe('tenant isolation and secrets', () => {
     for (const text of seen) {
       expect(text.includes(SMTP_PASSWORD) || text.includes(WA_TOKEN)).toBe(false);
     }
+    await new Promise((resolve) => setTimeout(resolve, 50)); // pino flushes asynchronously
+    const lines = logs.lines();
+    expect(lines.filter((l) => l.includes('"msg":"request"')).length).toBeGreaterThan(50);
+    expect(lines.filter((l) => l.includes(SMTP_PASSWORD) || l.includes(WA_TOKEN))).toEqual([]);
   });
 });

@@ -471,6 +471,19 @@ describe('prognostics and the digital twin', () => {
     });
   });
 
+  it('names the model sensors that no reading feeds', async () => {
+    const asset = await createAsset(a, { name: 'Partly wired engine', type });
+    const wired = new Set(['s2', 's3', 's4']);
+    await ingest(a, engineReadings(asset, 31).filter((r) => wired.has(r.parameter.replace('sensor_', ''))));
+    const res = await api.request(`/api/v1/assets/${asset}/prognostics`, { token: a.token });
+    expect(res.body).toMatchObject({
+      status: 'insufficient_data',
+      remaining_useful_life: null,
+      reason: { code: 'missing_sensors', sensors: sensors.filter((s) => !wired.has(s)) },
+      inputs: { cycles_available: 0 },
+    });
+  });
+
   it('predicts from a seeded FD001 engine exactly as the model does on the same cycles', async () => {
     const asset = await createAsset(a, { name: 'Engine 1', type });
     const readings = engineReadings(asset, engine1.records.length);

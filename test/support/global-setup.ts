@@ -10,6 +10,7 @@ import runnerLib = require('../../scripts/lib/process-runner.cjs');
 import services = require('../../scripts/lib/services.cjs');
 import toolsLib = require('../../scripts/lib/tools.cjs');
 import secretsLib = require('../../scripts/lib/dev-secrets.cjs');
+import { startSmtpSink } from './smtp-sink';
 import { rememberTestStack, stopTestStack } from './test-stack';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -71,6 +72,10 @@ export default async function globalSetup(): Promise<void> {
       }),
     ]);
 
+    // A real SMTP server catching the worker's mail as files (test/support/mail.ts waitForMail).
+    const smtp = await startSmtpSink(path.join(tmpDir, 'mail'));
+    runner.register('smtp', smtp.close);
+
     const stackEnv: Record<string, string> = {
       APP_ENV: 'test',
       API_HOST: services.HOST,
@@ -84,6 +89,8 @@ export default async function globalSetup(): Promise<void> {
       INTERNAL_JWT_SECRET: secrets.INTERNAL_JWT_SECRET,
       DATA_ENCRYPTION_KEY: secrets.DATA_ENCRYPTION_KEY,
       WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true',
+      SMTP_URL: smtp.url,
+      MAIL_SINK_DIR: smtp.dir,
     };
     Object.assign(process.env, stackEnv);
     const childOptions = { env: { ...process.env }, cwd: ROOT, echo: false };

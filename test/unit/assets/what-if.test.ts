@@ -1,5 +1,5 @@
 import { toleranceBand } from '../../../domain/assets/band';
-import { cycleSeries } from '../../../domain/assets/cycles';
+import { cycleSeries, missingSensors } from '../../../domain/assets/cycles';
 import { defaultPredictiveConfig } from '../../../domain/assets/predictive-config';
 import { applyToCycles, projectParameters, resolveChanges } from '../../../domain/assets/what-if';
 
@@ -63,5 +63,20 @@ describe('cycleSeries', () => {
       { cycle: 1, sensors: { s7: 80, s3: 60 } },
       { cycle: 2, sensors: { s7: 81, s3: 61 } },
     ]);
+  });
+});
+
+describe('missingSensors', () => {
+  const averages = [
+    { cycle: 1, parameter: 'motor_load', value: 80 },
+    { cycle: 1, parameter: 'humidity', value: 3 },
+  ];
+
+  it('lists model sensors not mapped, or mapped from a parameter without readings', () => {
+    expect(missingSensors(averages, config.model_inputs, ['s3', 's7', 's9'])).toEqual(['s3', 's9']);
+  });
+
+  it('is empty without any data (that is too few cycles, not a missing sensor)', () => {
+    expect(missingSensors([], config.model_inputs, ['s3', 's7', 's9'])).toEqual([]);
   });
 });

@@ -1,0 +1,143 @@
+/**
+ * `/api/v1/whatsapp/webhook`: the WhatsApp Cloud API's callback. Not authenticated by a user
+ * token but by the provider's own means: the GET subscription challenge by the verify token of a
+ * registered number, each POST by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the
+ * number's app secret). The tenant is the one of the receiving number (`phone_number_id`).
+ *
+ * Each inbound message is stored with its contact (matched by phone), in the open conversation of
+ * the number's active agent with that contact, in its own unit of work with its audit record and
+ * the outbox events `conversation.started` and `conversation.message.received` (ids only).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import Joi from 'joi';
+import { contactByPhone, openConversation, storeMessageBody } from '../../db/queries/conversations';
+import { inboundMessages, InboundWhatsappMessage, isWhatsappPayload, receivingNumbers } from '../../domain/agents/whatsapp-inbound';
+import { decryptSecret } from '../../infra/crypto';
+import { AppContext } from '../context';
+import { AppError, forbidden, unauthenticated } from '../errors';
+import { runMutation } from '../mutation';
+import { ApiRouter } from '../route';
+import { appSecretContext, verifyTokenHash } from './whatsapp-numbers';
+
+const ACTOR = { type: 'service', id: 'whatsapp-cloud-api' } as const;
+
+interface ReceivingNumber {
+  id: string;
+  tenant_id: string;
+  phone_number_id: string;
+  app_secret_encrypted: string | null;
+  status: 'active' | 'inactive';
+}
+
+/** `sha256=<hex>` over the exact bytes received, compared in constant time. */
+export function hubSignatureMatches(rawBody: string, header: string | undefined, appSecret: string): boolean {
+  if (!header?.startsWith('sha256=')) return false;
+  const given = Buffer.from(header.slice('sha256='.length), 'hex');
+  const expected = createHmac('sha256', appSecret).update(rawBody, 'utf8').digest();
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * The registered numbers a payload is for, once its signature is proven under each one's app
+ * secret. Unknown numbers, numbers without an app secret, or a bad signature: 401, nothing stored.
+ */
+async function authenticatedNumbers(ctx: AppContext, payload: Record<string, unknown>): Promise<Map<string, ReceivingNumber>> {
+  const ids = receivingNumbers(payload);
+  if (ids.length === 0) throw unauthenticated('the payload names no receiving number');
+  const rows: ReceivingNumber[] = await ctx.deps
+    .db('whatsapp_numbers')
+    .whereIn('phone_number_id', ids)
+    .select('id', 'tenant_id', 'phone_number_id', 'app_secret_encrypted', 'status');
+  const rawBody = (ctx.request as { rawBody?: string }).rawBody ?? '';
+  const signature = ctx.get('x-hub-signature-256') || undefined;
+  const key = ctx.deps.config.secrets.dataEncryptionKey;
+  const verified =
+    rows.length === ids.length &&
+    rows.every((r) => r.app_secret_encrypted !== null && hubSignatureMatches(rawBody, signature, decryptSecret(r.app_secret_encrypted, key, appSecretContext(r.id))));
+  if (!verified) throw unauthenticated('X-Hub-Signature-256 does not verify');
+  return new Map(rows.map((r) => [r.phone_number_id, r]));
+}
+
+type Outcome = 'stored' | 'duplicate' | 'unrouted';
+
+async function receive(ctx: AppContext, number: ReceivingNumber, message: InboundWhatsappMessage): Promise<Outcome> {
+  return runMutation(ctx, number.tenant_id, ACTOR, async (unit) => {
+    const agent = number.status === 'active'
+      ? await unit.scope.table('agents').where({ whatsapp_number_id: number.id, type: 'whatsapp', status: 'active' }).orderBy([{ column: 'created_at' }, { column: 'id' }]).first('id')
+      : undefined;
+    if (!agent) {
+      unit.audit({ action: 'whatsapp.message_unrouted', resourceType: 'whatsapp_number', resourceId: number.id });
+      return 'unrouted';
+    }
+    const contact = await contactByPhone(unit.scope, message.fromPhone, message.profileName);
+    const { conversation, started } = await openConversation(unit.scope, { agentId: agent.id, contactId: contact.id, channel: 'whatsapp', startedAt: message.sentAt });
+    const stored = await storeMessageBody(unit.scope, {
+      conversationId: conversation.id,
+      direction: 'inbound',
+      body: message.body,
+      createdAt: message.sentAt,
+      providerMessageId: message.providerMessageId,
+    });
+    const ids = { conversation_id: conversation.id, agent_id: agent.id, contact_id: contact.id, channel: 'whatsapp' };
+    if (started) unit.emit('conversation.started', ids);
+    if (stored) unit.emit('conversation.message.received', { ...ids, message_id: stored.id });
+    unit.audit({
+      action: stored ? 'conversation.message_received' : 'conversation.message_duplicate',
+      resourceType: 'conversation',
+      resourceId: conversation.id,
+      subjectId: contact.id,
+      details: stored ? { message_id: stored.id, conversation_started: started } : {},
+    });
+    return stored ? 'stored' : 'duplicate';
+  });
+}
+
+export function whatsappWebhookRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/whatsapp/webhook');
+  const tags = ['whatsapp webhook'];
+
+  api.route<unknown, { 'hub.mode': string; 'hub.verify_token': string; 'hub.challenge': string }>({
+    method: 'get',
+    path: '/',
+    summary: 'WhatsApp Cloud API subscription challenge',
+    description: 'Answers `hub.challenge` as text when `hub.verify_token` is the verify token of a registered number.',
+    tags,
+    auth: 'none',
+    query: Joi.object({
+      'hub.mode': Joi.string().valid('subscribe').required(),
+      'hub.verify_token': Joi.string().max(256).required(),
+      'hub.challenge': Joi.string().max(256).required(),
+    }),
+    responses: { 200: { description: 'The challenge, as text/plain' }, 403: { description: 'Unknown verify token' } },
+    handler: async (ctx, { query }) => {
+      const number = await ctx.deps.db('whatsapp_numbers').where('verify_token_hash', verifyTokenHash(query['hub.verify_token'])).first('id');
+      if (!number) throw forbidden('unknown verify token');
+      ctx.type = 'text/plain';
+      ctx.body = query['hub.challenge'];
+    },
+  });
+
+  api.route<unknown, unknown, Record<string, unknown>>({
+    method: 'post',
+    path: '/',
+    summary: 'WhatsApp Cloud API webhook (inbound messages)',
+    description: 'Authenticated by X-Hub-Signature-256. Messages are stored once per provider message id.',
+    tags,
+    auth: 'none',
+    body: Joi.object().unknown(true),
+    responses: {
+      200: { description: 'Counts of stored, duplicate and unrouted messages', schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }) },
+      400: { description: 'Not a WhatsApp Cloud API payload' },
+      401: { description: 'Signature missing or wrong, or unknown receiving number' },
+    },
+    handler: async (ctx, { body }) => {
+      if (!isWhatsappPayload(body)) throw new AppError('BAD_REQUEST', 'not a WhatsApp Cloud API payload');
+      const numbers = await authenticatedNumbers(ctx, body);
+      const counts: Record<Outcome, number> = { stored: 0, duplicate: 0, unrouted: 0 };
+      for (const message of inboundMessages(body)) counts[await receive(ctx, numbers.get(message.phoneNumberId)!, message)] += 1;
+      ctx.body = { stored: counts.stored, duplicates: counts.duplicate, unrouted: counts.unrouted };
+    },
+  });
+
+  return api;
+}

@@ -10,6 +10,7 @@ import { internalRoutes } from './routes/internal';
 import { machineRoutes } from './routes/machine';
 import { maintenanceRoutes } from './routes/maintenance';
 import { predictiveConfigRoutes } from './routes/predictive-config';
+import { promptRoutes } from './routes/prompts';
 import { toolRoutes } from './routes/tools';
 import { webhookRoutes } from './routes/webhooks';
 import { whatsappNumberRoutes } from './routes/whatsapp-numbers';
@@ -19,5 +20,5 @@ import { whatsappWebhookRoutes } from './routes/whatsapp-webhook';
 export function featureRouters(): ApiRouter[] {
   return [authRoutes(), auditRoutes(), internalRoutes(), assetRoutes(), webhookRoutes(), machineRoutes(), predictiveConfigRoutes(), dashboardRoutes(), maintenanceRoutes(),
     // Agents: /email/accounts before /email, whose /:agent_id would otherwise take "accounts".
-    agentRoutes(), emailAccountRoutes(), emailAgentRoutes(), whatsappNumberRoutes(), whatsappAgentRoutes(), whatsappWebhookRoutes(), toolRoutes(), conversationRoutes()];
+    agentRoutes(), emailAccountRoutes(), emailAgentRoutes(), whatsappNumberRoutes(), whatsappAgentRoutes(), whatsappWebhookRoutes(), toolRoutes(), conversationRoutes(), promptRoutes()];
 }

@@ -4,6 +4,7 @@
  */
 import { createDeps } from '../api/deps';
 import { loadConfig } from '../infra/config';
+import { runAssetsBenchOn } from './assets';
 import { runHttpBench } from './http';
 import { runPiiBench } from './pii';
 
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   const deps = createDeps(loadConfig());
   const benches: Bench[] = [
     { name: 'http', target: 'authenticated list p99 within 3x of bare Koa (p99_ratio <= 3)', run: () => runHttpBench(deps) },
+    { name: 'assets', target: 'gateway ingest >= 0.5x plain batch insert; GET /dashboard p99 with 100 000 readings', run: () => runAssetsBenchOn(deps) },
     { name: 'pii', target: 'recall >= 0.95 for email and phone, precision >= 0.95 overall', run: () => runPiiBench() },
   ];
   const wanted = process.argv.slice(2);

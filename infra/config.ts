@@ -21,8 +21,16 @@ export interface Config {
   smtp: { url: string | null; from: string };
   logLevel: string;
   webhooks: { allowPrivateDestinations: boolean };
+  /** OpenAI-compatible language model (DESIGN.md, Language models); null base URL: built-in engine only. */
+  llm: LlmConfig;
   /** Deprecation headers per route prefix; see api/middleware/deprecation.ts. */
   deprecations: DeprecationRule[];
+}
+
+export interface LlmConfig {
+  baseUrl: string | null;
+  apiKey: string | null;
+  model: string;
 }
 
 export interface DeprecationRule {
@@ -108,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtp: { url: env.SMTP_URL || null, from: env.MAIL_FROM || 'Industrial Ops <no-reply@localhost>' },
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'warn' : 'info'),
     webhooks: { allowPrivateDestinations: allowPrivate },
+    llm: { baseUrl: env.LLM_BASE_URL?.trim() || null, apiKey: env.LLM_API_KEY?.trim() || null, model: env.LLM_MODEL?.trim() || 'gpt-4o-mini' },
     deprecations: parseDeprecations(env.API_DEPRECATIONS, problems),
   };
   if (config.secrets.jwt && config.secrets.jwt === config.secrets.internalJwt) {

@@ -223,11 +223,13 @@ async function main() {
     const check = await verifiedCurl(apiBase, login).catch((error) => ({ ok: false, note: error.message, curl: null }));
     printSummary({ apiBase, temporal, minio, secrets, login, check, env: stackEnv });
 
-    // A child that dies on its own takes the stack down with a clear message, instead of half a stack.
-    for (const child of runner.runningChildren()) {
-      child.exited.then(({ code, signal }) => {
+    // A process that dies on its own takes the stack down with a clear message, not half a stack.
+    const watched = runner.runningChildren().map((child) => [child.name, child.exited]);
+    if (postgres) watched.push(['postgres', postgres.exited]);
+    for (const [name, exited] of watched) {
+      exited.then(({ code, signal }) => {
         if (runner.stopping) return;
-        log(`${child.name} exited unexpectedly (${signal ? 'signal ' + signal : 'code ' + code}); stopping everything`);
+        log(`${name} exited unexpectedly (${signal ? 'signal ' + signal : 'code ' + code}); stopping everything`);
         runner.stopAll().finally(() => {
           fs.rmSync(STACK_ENV_FILE, { force: true });
           process.exit(1);

@@ -62,6 +62,7 @@ export const triggerSchema = Joi.alternatives()
   })
   // The domain's own check, and its canonical form (start_at as toISOString).
   .custom((value, h) => {
+    if (value === undefined) return value;
     const result = validateTrigger(value);
     return result.ok ? result.value : h.message({ custom: result.errors.map((e) => `${e.field} ${e.message}`).join('; ') });
   });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { isRole, Permission, Role } from './permissions';
 
@@ -8,6 +8,17 @@ const ALGORITHM = 'HS256' as const;
 const USER_AUDIENCE = 'api';
 const INTERNAL_AUDIENCE = 'internal';
 const ISSUER = 'industrial-ops';
+
+/** jsonwebtoken turns a string secret into a KeyObject on every call; doing it once per secret saves that work per request. */
+const keyCache = new Map<string, KeyObject>();
+function keyOf(secret: string): KeyObject {
+  let key = keyCache.get(secret);
+  if (!key) {
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    keyCache.set(secret, key);
+  }
+  return key;
+}
 
 export interface AccessClaims {
   sub: string;
@@ -19,7 +30,7 @@ export interface AccessClaims {
 export function signAccessToken(claims: AccessClaims, secret: string, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): string {
   return jwt.sign(
     { tenant_id: claims.tenant_id, role: claims.role, permissions: claims.permissions },
-    secret,
+    keyOf(secret),
     { algorithm: ALGORITHM, expiresIn: ttlSeconds, subject: claims.sub, audience: USER_AUDIENCE, issuer: ISSUER },
   );
 }
@@ -29,7 +40,7 @@ export type TokenCheck<T> = { ok: true; claims: T } | { ok: false; reason: 'expi
 /** The algorithm is pinned: `alg: none` and tokens signed with anything but HS256 are refused. */
 export function verifyAccessToken(token: string, secret: string): TokenCheck<AccessClaims> {
   try {
-    const payload = jwt.verify(token, secret, { algorithms: [ALGORITHM], audience: USER_AUDIENCE, issuer: ISSUER });
+    const payload = jwt.verify(token, keyOf(secret), { algorithms: [ALGORITHM], audience: USER_AUDIENCE, issuer: ISSUER });
     if (typeof payload === 'string') return { ok: false, reason: 'invalid' };
     const { sub, tenant_id, role, permissions } = payload as Record<string, unknown>;
     if (typeof sub !== 'string' || typeof tenant_id !== 'string' || !isRole(role) || !Array.isArray(permissions)) {
@@ -43,7 +54,7 @@ export function verifyAccessToken(token: string, secret: string): TokenCheck<Acc
 
 /** Service-to-service token: a JWT with `aud: internal`, signed with a secret separate from user tokens. */
 export function signInternalToken(serviceId: string, secret: string, ttlSeconds = 300): string {
-  return jwt.sign({}, secret, {
+  return jwt.sign({}, keyOf(secret), {
     algorithm: ALGORITHM,
     expiresIn: ttlSeconds,
     subject: serviceId,
@@ -54,7 +65,7 @@ export function signInternalToken(serviceId: string, secret: string, ttlSeconds 
 
 export function verifyInternalToken(token: string, secret: string): TokenCheck<{ sub: string }> {
   try {
-    const payload = jwt.verify(token, secret, { algorithms: [ALGORITHM], audience: INTERNAL_AUDIENCE, issuer: ISSUER });
+    const payload = jwt.verify(token, keyOf(secret), { algorithms: [ALGORITHM], audience: INTERNAL_AUDIENCE, issuer: ISSUER });
     if (typeof payload === 'string' || typeof payload.sub !== 'string') return { ok: false, reason: 'invalid' };
     return { ok: true, claims: { sub: payload.sub } };
   } catch (err) {

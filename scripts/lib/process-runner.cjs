@@ -277,7 +277,8 @@ class ProcessRunner {
     const lines = [];
     child.onLine((line) => lines.push(line));
     const { code, signal, error } = await child.exited;
-    await child.closed;
+    // The last lines may still be in the pipe; a grandchild holding it open must not block us.
+    await Promise.race([child.closed, new Promise((resolve) => setTimeout(resolve, 1000))]);
     if (code !== 0) {
       const how = error ? error.message : signal ? `signal ${signal}` : `code ${code}`;
       throw new Error(`${name} failed (${how})${child.describeRecent()}`);

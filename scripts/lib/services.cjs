@@ -149,7 +149,7 @@ async function loadEmbeddedPostgres() {
  * @param {{ runner?: ProcessRunner, dataDir: string, port: number, password: string,
  *   persistent?: boolean, database?: string, echo?: boolean, logFile?: string }} options
  *   persistent: false = throwaway cluster (tests): durability settings off, data dir removed on stop.
- * @returns {Promise<{ databaseUrl: string, port: number, stop: () => Promise<void> }>}
+ * @returns {Promise<{ databaseUrl: string, port: number, exited: Promise<{ code, signal }>, stop: () => Promise<void> }>}
  */
 async function startPostgres({
   runner,
@@ -225,9 +225,15 @@ async function startPostgres({
       : '';
     throw new Error(`PostgreSQL: could not create database ${database}: ${error.message}${hint}`);
   }
+  const proc = pg.process;
+  const exited = new Promise((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) resolve({ code: proc.exitCode, signal: proc.signalCode });
+    else proc.once('exit', (code, signal) => resolve({ code, signal }));
+  });
   return {
     databaseUrl: `postgres://postgres:${encodeURIComponent(password)}@${HOST}:${port}/${database}`,
     port,
+    exited,
     stop,
   };
 }

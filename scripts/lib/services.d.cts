@@ -21,7 +21,13 @@ interface Common {
 
 export declare function startPostgres(
   options: Common & { dataDir: string; port: number; password: string; persistent?: boolean; database?: string },
-): Promise<{ databaseUrl: string; port: number; stop: () => Promise<void> }>;
+): Promise<{
+  databaseUrl: string;
+  port: number;
+  /** Resolves when the PostgreSQL server process exits (for whatever reason). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop: () => Promise<void>;
+}>;
 
 export declare function startTemporal(
   options: Common & {

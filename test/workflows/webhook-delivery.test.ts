@@ -186,7 +186,7 @@ describe('webhook delivery workflow', () => {
   });
 
   it.only('after the fifth failure marks the webhook failing and notifies the admins once per episode; a success ends the episode', async () => {
-    setTimeout(async () => { const h = (globalThis as any).lastHandle; const hist = await h.fetchHistory(); console.log('WF', JSON.stringify(hist.events?.slice(-4).map((e: any) => [e.eventType, JSON.stringify(e).slice(0, 800)]))); }, 20000);
+    setTimeout(async () => { const h = (globalThis as any).lastHandle; const hist = await h.fetchHistory(); console.log('WF', JSON.stringify(hist.events?.slice(-4).map((e: any) => [e.eventType, JSON.stringify(e).slice(0, 300)]))); const ns = await pg.db('notifications').where({tenant_id: tenantId}); for (const n of ns) { const nh = await env.client.workflow.getHandle(workflowIds.notification(tenantId, n.id)).fetchHistory(); console.log('NOTIF', n.status, JSON.stringify(nh.events?.map((e: any) => [e.eventType, JSON.stringify(e).slice(0, 300)]))); } }, 20000);
     const webhook = await createWebhook();
     receiver.script(webhook.path, [{ status: 500 }]);
     const before = (await failingNotifications()).length;

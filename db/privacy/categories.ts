@@ -1,0 +1,118 @@
+/**
+ * The database side of the privacy registry (domain/privacy/registry.ts): which rows of a category
+ * belong to a subject, batch erasure, and retention deletes. Every query is tenant-filtered.
+ */
+import { Knex } from 'knex';
+import { DataCategory } from '../../domain/privacy/registry';
+import { DeleteRange } from '../../domain/privacy/settings';
+import { Queryable } from '../knex';
+
+export interface SubjectKey {
+  id: string;
+  /** sha256(tenant salt || id): finds audit rows whose raw reference is already cleared. */
+  hash: string;
+}
+
+/** `select ... from <table> where <row belongs to the subject>`, tenant-filtered. */
+export function subjectRows(db: Queryable, tenantId: string, category: DataCategory, subject: SubjectKey): Knex.QueryBuilder {
+  const t = category.table;
+  const q = db(t).where(`${t}.tenant_id`, tenantId);
+  const link = category.link;
+  switch (link.kind) {
+    case 'self':
+      return q.where(`${t}.id`, subject.id);
+    case 'column':
+      return q.where(`${t}.${link.column}`, subject.id);
+    case 'join':
+      return q.whereIn(
+        `${t}.${link.column}`,
+        db(link.parent.table).select('id').where({ tenant_id: tenantId, [link.parent.subjectColumn]: subject.id }),
+      );
+    case 'audit':
+      return q.where((w) => w.where(`${t}.subject_ref`, subject.id).orWhere(`${t}.subject_hash`, subject.hash));
+    case 'none':
+      return q.whereRaw('false');
+  }
+}
+
+/** The next export batch after `after` (keyset on the category's key column). */
+export async function subjectRowsPage(
+  db: Queryable, tenantId: string, category: DataCategory, subject: SubjectKey, after: string | number | null, limit: number,
+): Promise<Record<string, unknown>[]> {
+  const key = `${category.table}.${category.keyColumn}`;
+  const q = subjectRows(db, tenantId, category, subject)
+    .select(category.exportColumns.map((c) => `${category.table}.${c}`))
+    .orderBy(key)
+    .limit(limit);
+  if (after !== null) q.where(key, '>', after);
+  return q;
+}
+
+export async function countSubjectRows(db: Queryable, tenantId: string, category: DataCategory, subject: SubjectKey): Promise<number> {
+  const row = await subjectRows(db, tenantId, category, subject).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Erases up to `limit` of the subject's rows of one category in the caller's transaction; returns
+ * how many rows changed (0: the category is done). Running it again after it is done changes nothing.
+ */
+export async function eraseSubjectBatch(
+  tx: Knex.Transaction, tenantId: string, category: DataCategory, subject: SubjectKey, opts: { preserveAudit: boolean; limit: number },
+): Promise<number> {
+  const t = category.table;
+  const batch = subjectRows(tx, tenantId, category, subject).select(`${t}.${category.keyColumn}`).limit(opts.limit);
+  const target = () => tx(t).where(`${t}.tenant_id`, tenantId).whereIn(category.keyColumn, batch);
+  switch (category.erasure.kind) {
+    case 'delete':
+      return target().delete();
+    case 'anonymise':
+      return target().update(Object.fromEntries(category.erasure.nullify.map((c) => [c, null])));
+    case 'audit_subject': {
+      // Only rows that still carry something to clear, so the batch loop ends.
+      const audit = tx(t).where(`${t}.tenant_id`, tenantId);
+      if (opts.preserveAudit) {
+        return audit
+          .whereIn('seq', tx(t).select('seq').where({ tenant_id: tenantId, subject_ref: subject.id }).limit(opts.limit))
+          .update({ subject_ref: null });
+      }
+      return audit
+        .whereIn('seq', subjectRows(tx, tenantId, category, subject).select('seq').limit(opts.limit))
+        .update({ subject_ref: null, subject_hash: null, subject_nonce: null });
+    }
+    case 'none':
+      return 0;
+  }
+}
+
+/** Object keys held by the subject's rows of a category (deleted from MinIO before the rows). */
+export async function subjectObjectKeys(db: Queryable, tenantId: string, category: DataCategory, subject: SubjectKey, limit: number): Promise<string[]> {
+  if (!category.objectKeyColumn) return [];
+  const col = `${category.table}.${category.objectKeyColumn}`;
+  const rows = await subjectRows(db, tenantId, category, subject).whereNotNull(col).select({ key: col }).limit(limit);
+  return rows.map((r: { key: string }) => r.key);
+}
+
+/**
+ * Deletes up to `limit` rows of a category whose timestamp falls in one of `ranges`; returns the
+ * count. The audit trail's own trigger refuses rows younger than 365 days whatever is asked.
+ */
+export async function deleteExpiredBatch(
+  db: Knex, tenantId: string, category: DataCategory & { retention: NonNullable<DataCategory['retention']> }, ranges: DeleteRange[], limit: number,
+): Promise<number> {
+  if (ranges.length === 0) return 0;
+  const t = category.table;
+  const ts = `${t}.${category.retention.timestampColumn}`;
+  return db.transaction(async (tx) => {
+    if (category.link.kind === 'audit') await tx.raw(`set local app.audit_retention_purge = 'on'`);
+    const batch = tx(t)
+      .select(category.keyColumn)
+      .where(`${t}.tenant_id`, tenantId)
+      .where((w) => {
+        for (const r of ranges) w.orWhere((x) => (r.from ? x.where(ts, '<', r.before).andWhere(ts, '>=', r.from) : x.where(ts, '<', r.before)));
+      })
+      .orderBy(category.keyColumn)
+      .limit(limit);
+    return tx(t).where(`${t}.tenant_id`, tenantId).whereIn(category.keyColumn, batch).delete();
+  });
+}

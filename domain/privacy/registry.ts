@@ -1,0 +1,147 @@
+/**
+ * The one registry of personal-data categories (issue 9). Export, erasure, retention and purge all
+ * iterate over it, so a table added here is covered by all four, and a table with a subject link
+ * that is missing here fails test/api/privacy.test.ts (information_schema scan).
+ *
+ * Order matters: erasure and purge walk it top to bottom, so dependants come before what they
+ * reference (messages before conversations before contacts). Adding files, extracted records or
+ * CSAT responses is one entry each.
+ */
+import type { RetentionKey } from './settings';
+
+/** How a row reaches the data subject (a `contacts` row). */
+export type SubjectLink =
+  /** The subject table itself: the row's `id` is the subject id. */
+  | { kind: 'self' }
+  /** A column of the row holds the subject id. */
+  | { kind: 'column'; column: string }
+  /** The row references a parent row whose column holds the subject id. */
+  | { kind: 'join'; column: string; parent: { table: string; subjectColumn: string } }
+  /** Audit trail: rows carry the salted subject hash (and a raw reference erasure clears). */
+  | { kind: 'audit' }
+  /** Operational data with no subject: covered by retention and purge only. */
+  | { kind: 'none' };
+
+/** What erasure does to a linked row. */
+export type ErasureAction =
+  | { kind: 'delete' }
+  /** Keep the row (it matters to operations) but null the personal fields and the link. */
+  | { kind: 'anonymise'; nullify: string[] }
+  /** Clear the audit subject columns; the hash stays when the audit is preserved. */
+  | { kind: 'audit_subject' }
+  | { kind: 'none' };
+
+export interface DataCategory {
+  /** Stable name: the export's file name (`<name>.json`) and the key of erasure/purge counts. */
+  name: string;
+  table: string;
+  link: SubjectLink;
+  erasure: ErasureAction;
+  /** Columns written to the export (never tenant_id or internal hashes). Empty: not exported. */
+  exportColumns: string[];
+  /** Ordering/keyset column for batches (unique per row). */
+  keyColumn: string;
+  retention?: { setting: RetentionKey; timestampColumn: string };
+  /** Column holding a MinIO object key that belongs to the row: deleted with it. */
+  objectKeyColumn?: string;
+}
+
+export const PRIVACY_CATEGORIES: readonly DataCategory[] = [
+  {
+    name: 'messages',
+    table: 'messages',
+    link: { kind: 'join', column: 'conversation_id', parent: { table: 'conversations', subjectColumn: 'contact_id' } },
+    erasure: { kind: 'delete' },
+    exportColumns: ['id', 'conversation_id', 'direction', 'body', 'created_at'],
+    keyColumn: 'id',
+    retention: { setting: 'conversations_days', timestampColumn: 'created_at' },
+  },
+  {
+    name: 'conversations',
+    table: 'conversations',
+    link: { kind: 'column', column: 'contact_id' },
+    erasure: { kind: 'delete' },
+    exportColumns: ['id', 'agent_id', 'channel', 'status', 'started_at', 'closed_at'],
+    keyColumn: 'id',
+    retention: { setting: 'conversations_days', timestampColumn: 'started_at' },
+  },
+  {
+    name: 'maintenance_tasks',
+    table: 'maintenance_tasks',
+    link: { kind: 'column', column: 'contact_id' },
+    // Tasks belong to the plant's history: keep them, drop the person and free text about them.
+    erasure: { kind: 'anonymise', nullify: ['contact_id', 'notes'] },
+    exportColumns: ['id', 'task_code', 'title', 'status', 'kind', 'due_at', 'completed_at', 'notes', 'created_at'],
+    keyColumn: 'id',
+  },
+  {
+    name: 'privacy_exports',
+    table: 'privacy_exports',
+    link: { kind: 'column', column: 'subject_id' },
+    erasure: { kind: 'delete' },
+    exportColumns: [],
+    keyColumn: 'id',
+    objectKeyColumn: 'object_key',
+  },
+  {
+    name: 'audit_trail',
+    table: 'audit_log',
+    link: { kind: 'audit' },
+    erasure: { kind: 'audit_subject' },
+    exportColumns: ['seq', 'occurred_at', 'actor_type', 'actor_id', 'action', 'resource_type', 'resource_id', 'details'],
+    keyColumn: 'seq',
+    retention: { setting: 'audit_trail_days', timestampColumn: 'occurred_at' },
+  },
+  {
+    name: 'machine_events',
+    table: 'machine_events',
+    link: { kind: 'none' },
+    erasure: { kind: 'none' },
+    exportColumns: [],
+    keyColumn: 'id',
+    retention: { setting: 'machine_events_days', timestampColumn: 'received_at' },
+  },
+  {
+    name: 'alerts',
+    table: 'asset_alerts',
+    link: { kind: 'none' },
+    erasure: { kind: 'none' },
+    exportColumns: [],
+    keyColumn: 'id',
+    retention: { setting: 'alerts_days', timestampColumn: 'raised_at' },
+  },
+  {
+    // Last: everything above references the subject row.
+    name: 'contact',
+    table: 'contacts',
+    link: { kind: 'self' },
+    erasure: { kind: 'delete' },
+    exportColumns: ['id', 'name', 'phone', 'email', 'created_at', 'updated_at'],
+    keyColumn: 'id',
+  },
+];
+
+/**
+ * Tables that hold contact-like columns but are not about data subjects: staff logins, the tenant's
+ * own channel accounts, and system notifications to staff. The registry completeness test skips
+ * them, and only them.
+ */
+export const NOT_SUBJECT_DATA: Readonly<Record<string, string>> = {
+  users: 'staff accounts of the tenant, not data subjects',
+  email_accounts: "the tenant's own sending mailboxes",
+  whatsapp_numbers: "the tenant's own business numbers",
+  notifications: 'notifications to staff recipients',
+};
+
+/** Categories a subject's rows can be found in (export and erasure). */
+export const subjectCategories = (): DataCategory[] => PRIVACY_CATEGORIES.filter((c) => c.link.kind !== 'none');
+/** Categories with a retention setting (sweep and purge). */
+export const retentionCategories = (): Array<DataCategory & { retention: NonNullable<DataCategory['retention']> }> =>
+  PRIVACY_CATEGORIES.filter((c): c is DataCategory & { retention: NonNullable<DataCategory['retention']> } => c.retention !== undefined);
+export const exportedCategories = (): DataCategory[] => subjectCategories().filter((c) => c.exportColumns.length > 0);
+
+export function categoryByName(name: string): DataCategory {
+  const found = PRIVACY_CATEGORIES.find((c) => c.name === name);
+  if (!found) throw new Error(`unknown privacy category ${name}`);
+  return found;
+}

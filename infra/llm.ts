@@ -1,0 +1,52 @@
+/**
+ * The OpenAI-compatible provider (DESIGN.md, Language models): `POST {LLM_BASE_URL}/chat/completions`
+ * with `Authorization: Bearer {LLM_API_KEY}` when a key is set. Configured from the environment
+ * (infra/config.ts); without LLM_BASE_URL there is no provider and callers use the built-in engine.
+ * Errors name the HTTP status only: never the key, never the provider's body (it may echo input).
+ */
+import type { LlmConfig } from './config';
+import type { CompletionRequest, CompletionResult, LlmProvider } from '../domain/llm/provider';
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+export class LlmProviderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LlmProviderError';
+  }
+}
+
+export function createOpenAiCompatibleProvider(
+  config: { baseUrl: string; apiKey: string | null; model: string },
+  options: { timeoutMs?: number; fetchImpl?: typeof fetch } = {},
+): LlmProvider {
+  const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const doFetch = options.fetchImpl ?? fetch;
+  return {
+    engine: 'openai-compatible',
+    model: config.model,
+    async complete(request: CompletionRequest): Promise<CompletionResult> {
+      let res: Response;
+      try {
+        res = await doFetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+          body: JSON.stringify({ model: config.model, messages: request.messages, ...(request.temperature !== undefined ? { temperature: request.temperature } : {}) }),
+          signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+        });
+      } catch (err) {
+        throw new LlmProviderError(`language model request failed: ${(err as Error).name}`);
+      }
+      if (!res.ok) throw new LlmProviderError(`language model answered HTTP ${res.status}`);
+      const body = (await res.json().catch(() => null)) as { model?: unknown; choices?: { message?: { content?: unknown } }[] } | null;
+      const text = body?.choices?.[0]?.message?.content;
+      if (typeof text !== 'string') throw new LlmProviderError('language model answer has no choices[0].message.content');
+      return { engine: 'openai-compatible', model: typeof body?.model === 'string' ? body.model : config.model, text };
+    },
+  };
+}
+
+/** The configured provider, or null when LLM_BASE_URL is not set (the built-in engine is used). */
+export function llmProviderFrom(config: LlmConfig): LlmProvider | null {
+  return config.baseUrl ? createOpenAiCompatibleProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey, model: config.model }) : null;
+}

@@ -221,7 +221,42 @@ async function installPythonTools(dirs, log) {
   log(`tools: Temporal CLI and test server ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+/**
+ * Built binaries are also kept in a per-user cache outside the repository, keyed by version, so a
+ * second clone on the same machine (a CI run, a teammate's worktree) copies MinIO in a second
+ * instead of building it again. INDUSTRIAL_OPS_TOOL_CACHE moves the cache; "off" disables it.
+ */
+function userCacheFile(name) {
+  const setting = process.env.INDUSTRIAL_OPS_TOOL_CACHE;
+  if (setting === 'off') return null;
+  const base = setting || path.join(process.env.XDG_CACHE_HOME || path.join(require('node:os').homedir(), '.cache'), 'industrial-ops-tools');
+  return path.join(base, name);
+}
+
 async function installMinio(dirs, log) {
+  const cached = userCacheFile(`minio-${VERSIONS.minio}`);
+  const target = path.join(dirs.bin, 'minio');
+  if (cached && isExecutable(cached)) {
+    fs.mkdirSync(dirs.bin, { recursive: true });
+    fs.copyFileSync(cached, target);
+    fs.chmodSync(target, 0o755);
+    log(`tools: MinIO ${VERSIONS.minio} copied from the user cache (${cached})`);
+    return;
+  }
+  await buildMinio(dirs, log);
+  if (cached) {
+    try {
+      fs.mkdirSync(path.dirname(cached), { recursive: true });
+      fs.copyFileSync(target, `${cached}.tmp`);
+      fs.chmodSync(`${cached}.tmp`, 0o755);
+      fs.renameSync(`${cached}.tmp`, cached);
+    } catch (error) {
+      log(`tools: could not keep MinIO in the user cache (${error.message}); it stays in .tools/ only`);
+    }
+  }
+}
+
+async function buildMinio(dirs, log) {
   const go = findCommand([process.env.GO, 'go'], ['version']);
   const goVersion = go && /go(\d+)\.(\d+)/.exec(go.version);
   if (!go || !goVersion) {

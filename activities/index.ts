@@ -1,10 +1,16 @@
 import { Db } from '../db/knex';
 import { ObjectStore } from '../infra/object-store';
+import { createMachineAgentActivities } from './machine-agents';
 import { createMaintenanceActivities } from './maintenance';
 import { createNotificationActivities } from './notifications';
+import { createPrivacyErasureActivities } from './privacy/erasure';
+import { createPrivacyExportActivities } from './privacy/exports';
+import { createRetentionActivities } from './privacy/retention';
 import { createWebhookDeliveryActivities } from './webhooks/deliver';
 import { createWebhookHealthActivities } from './webhooks/health';
 import type { Transporter } from 'nodemailer';
+import { TemporalGateway } from '../infra/temporal';
+import { startNotificationDelivery } from '../orchestration/notifications';
 
 export interface ActivityDeps {
   db: Db;
@@ -15,14 +21,21 @@ export interface ActivityDeps {
   dataEncryptionKey: Buffer;
   /** Development setting WEBHOOK_ALLOW_PRIVATE_DESTINATIONS. */
   allowPrivateWebhookDestinations: boolean;
+  /** Client side of Temporal, for activities that start workflows (idempotently, by id). */
+  temporal: TemporalGateway;
 }
 
 /** Every activity the worker registers, built from real dependencies. */
 export function createActivities(deps: ActivityDeps) {
+  const startNotification = (tenantId: string, notificationId: string) => startNotificationDelivery(deps.temporal, tenantId, notificationId);
   return {
     ...createNotificationActivities({ db: deps.db, mailer: deps.mailer, from: deps.mailFrom }),
-    ...createWebhookDeliveryActivities({ db: deps.db, dataEncryptionKey: deps.dataEncryptionKey, allowPrivateDestinations: deps.allowPrivateWebhookDestinations }),
-    ...createWebhookHealthActivities({ db: deps.db }),
+    ...createWebhookDeliveryActivities({ db: deps.db, dataEncryptionKey: deps.dataEncryptionKey, allowPrivateDestinations: deps.allowPrivateWebhookDestinations, startNotification }),
+    ...createWebhookHealthActivities({ db: deps.db, startNotification }),
     ...createMaintenanceActivities({ db: deps.db }),
+    ...createPrivacyExportActivities({ db: deps.db, objectStore: deps.objectStore }),
+    ...createPrivacyErasureActivities({ db: deps.db, objectStore: deps.objectStore }),
+    ...createRetentionActivities({ db: deps.db }),
+    ...createMachineAgentActivities({ db: deps.db, startNotification }),
   };
 }

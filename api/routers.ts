@@ -10,6 +10,7 @@ import { internalRoutes } from './routes/internal';
 import { machineRoutes } from './routes/machine';
 import { maintenanceRoutes } from './routes/maintenance';
 import { predictiveConfigRoutes } from './routes/predictive-config';
+import { privacyRoutes } from './routes/privacy';
 import { promptRoutes } from './routes/prompts';
 import { toolRoutes } from './routes/tools';
 import { webhookRoutes } from './routes/webhooks';
@@ -18,7 +19,7 @@ import { whatsappWebhookRoutes } from './routes/whatsapp-webhook';
 
 /** Every feature router of the API. A new prefix is added here and nowhere else. */
 export function featureRouters(): ApiRouter[] {
-  return [authRoutes(), auditRoutes(), internalRoutes(), assetRoutes(), webhookRoutes(), machineRoutes(), predictiveConfigRoutes(), dashboardRoutes(), maintenanceRoutes(),
+  return [authRoutes(), auditRoutes(), internalRoutes(), assetRoutes(), webhookRoutes(), machineRoutes(), predictiveConfigRoutes(), dashboardRoutes(), maintenanceRoutes(), privacyRoutes(),
     // Agents: /email/accounts before /email, whose /:agent_id would otherwise take "accounts".
     agentRoutes(), emailAccountRoutes(), emailAgentRoutes(), whatsappNumberRoutes(), whatsappAgentRoutes(), whatsappWebhookRoutes(), toolRoutes(), conversationRoutes(), promptRoutes()];
 }

@@ -7,6 +7,7 @@ export const workflowIds = {
   notification: (tenantId: string, notificationId: string) => `notification/${tenantId}/${notificationId}`,
   maintenancePlan: (tenantId: string, planId: string) => `maintenance-plan/${tenantId}/${planId}`,
   webhookDelivery: (tenantId: string, deliveryId: string) => `webhook-delivery/${tenantId}/${deliveryId}`,
+  machineAgent: (tenantId: string, agentId: string, assetKey: string) => `machine-agent/${tenantId}/${agentId}/${assetKey}`,
   privacyExport: (tenantId: string, exportId: string) => `privacy-export/${tenantId}/${exportId}`,
   privacyErasure: (tenantId: string, erasureId: string) => `privacy-erasure/${tenantId}/${erasureId}`,
 } as const;

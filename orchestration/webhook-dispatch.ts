@@ -12,6 +12,7 @@ import { RECEIVING_STATUSES } from '../db/queries/webhooks';
 import { deliveryIdFor } from '../domain/webhooks/delivery-id';
 import { matches, type WebhookFilters } from '../domain/webhooks/matching';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
+import { signalMachineAgents } from './machine-agents';
 import { startWebhookDeliveries } from './webhooks';
 
 export const DEFAULT_DISPATCH_BATCH = 200;
@@ -76,6 +77,8 @@ export async function dispatchOutboxBatch(
       .select('id', 'tenant_id', 'events', 'filters', 'created_at');
     const deliveries = planDeliveries(events, webhooks);
     const outcomes = await startWebhookDeliveries(client, deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY);
+    // The same events reach machine agents (issue 7); a failure rolls the batch back like a failed start.
+    await signalMachineAgents(tx, client, events);
     await tx('outbox_events').whereIn('id', events.map((event) => event.id)).update({ dispatched_at: tx.fn.now() });
     return { events: events.length, deliveries: deliveries.length, alreadyStarted: outcomes.filter((o) => o === 'already_started').length };
   });

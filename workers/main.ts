@@ -11,6 +11,7 @@ import { Connection } from '@temporalio/client';
 import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcile';
 import { WEBHOOK_WORKER_TUNING, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
+import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startWebhookDispatcher } from './webhook-dispatcher';
 
 async function main(): Promise<void> {
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
   const mailer = config.smtp.url ? nodemailer.createTransport(config.smtp.url) : null;
   // One bundle for both workers: bundling is the slow part of a worker's start.
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') });
+  const temporal = createTemporalGateway(config.temporal.address, config.temporal.namespace);
   const activities = createActivities({
     db,
     objectStore,
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
     mailFrom: config.smtp.from,
     dataEncryptionKey: config.secrets.dataEncryptionKey,
     allowPrivateWebhookDestinations: config.webhooks.allowPrivateDestinations,
+    temporal,
   });
   const worker = await Worker.create({
     connection,
@@ -57,7 +60,6 @@ async function main(): Promise<void> {
     ...WEBHOOK_WORKER_TUNING,
   });
 
-  const temporal = createTemporalGateway(config.temporal.address, config.temporal.namespace);
   const shutdown = () => {
     for (const w of [worker, webhookWorker]) if (w.getState() === 'RUNNING') w.shutdown();
   };
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
 
   const running = Promise.all([worker.run(), webhookWorker.run()]);
   await ensureWebhookSchedules(await temporal.client());
+  await ensureRetentionSchedule(await temporal.client());
   const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, log });
   lifecycle.info({ taskQueue: TASK_QUEUES.main, namespace: config.temporal.namespace }, 'worker ready');
   await reconcileQueuedNotifications(db, temporal, log);

@@ -3,3 +3,7 @@ export { notificationWorkflow } from './notification';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { webhookDeliveryRetentionWorkflow, webhookSuccessRateCheckWorkflow } from './webhook-maintenance';
 export { maintenancePlanWorkflow } from './maintenance-plan';
+export { machineAgentWorkflow } from './machine-agent';
+export { privacyExportWorkflow } from './privacy-export';
+export { privacyErasureWorkflow } from './privacy-erasure';
+export { retentionSweepWorkflow } from './retention-sweep';

@@ -24,14 +24,17 @@ import {
   ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
   condition,
   continueAsNew,
   defineQuery,
   defineSignal,
   defineUpdate,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ExecutePlanInput, MaintenanceActivities, RequestOrigin } from '../activities/maintenance';
@@ -133,6 +136,14 @@ export const previewQuery = defineQuery<PlanPreview>('preview');
 const activities = proxyActivities<MaintenanceActivities>({
   startToCloseTimeout: '30 seconds',
   // Database outages are retried without end; a plan row that never appears ends in PlanNotFound.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+// A user's execute and a counter reading answer an HTTP call: their activity runs as a local
+// activity in the same workflow task, which saves two server round trips per call. Timer-driven
+// work uses normal activities (each with its summary in the UI).
+const requestActivities = proxyLocalActivities<MaintenanceActivities>({
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
@@ -271,7 +282,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
             }
           : null;
         const saved = await callActivity(() =>
-          activities.recordCounterReading({
+          requestActivities.recordCounterReading({
             tenantId: state.tenantId,
             planId: state.planId,
             requestId: req.requestId,
@@ -379,11 +390,11 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     const snapshot = snapshotOf(planned, at);
     const withInterval = { ...execution, intervalHours: execution.intervalHours ?? snapshot.interval_hours };
     const payload: ExecutePlanInput = { tenantId: state.tenantId, planId: state.planId, execution: withInterval, snapshot, ...(origin ? { origin } : {}) };
+    const summary = `${origin ? 'user' : 'due'} execution for ${execution.dueAt}`;
     const outcome = await callActivity(() =>
-      activities.executePlan.executeWithOptions(
-        { startToCloseTimeout: '30 seconds', summary: `${execution.executedBy === 'system' ? 'due' : 'user'} execution for ${execution.dueAt}` },
-        [payload],
-      ),
+      origin
+        ? requestActivities.executePlan.executeWithOptions({ startToCloseTimeout: '30 seconds', summary }, [payload])
+        : activities.executePlan.executeWithOptions({ startToCloseTimeout: '30 seconds', summary }, [payload]),
     );
     if (outcome.outcome === 'plan_gone') {
       ended = 'archived';
@@ -450,6 +461,9 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
   const continueAsNewDue = () => workflowInfo().continueAsNewSuggested || eventsInRun >= state.run_event_limit;
 
   // ---- main loop ---------------------------------------------------------------------------------
+  // One timer at a time, for the next wake; it is kept while the wake time stays the same (an
+  // execution of a fixed plan, a counter reading) and replaced when it moves.
+  let timer: ArmedTimer | null = null;
   try {
     while (!ended) {
       if (state.seq !== persistedSeq) {
@@ -458,23 +472,29 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       }
       if (continueAsNewDue()) break;
       const wake = nextWake(state);
-      setCurrentDetails(
-        `${state.status} · version ${state.version} · ${wake ? `next: ${wake.summary}` : 'waiting for counter readings or changes'}`,
-      );
-      const seen = changes;
-      const interrupted = () => ended !== null || changes !== seen || continueAsNewDue();
-      if (wake === null) {
-        await condition(interrupted);
+      if (timer && timer.at !== wake?.at) {
+        timer.scope.cancel();
+        timer = null;
+      }
+      if (wake && toMs(wake.at) <= Date.now()) {
+        await lock.run(() => serveWake(new Date()));
         continue;
       }
-      const waitMs = toMs(wake.at) - Date.now();
-      if (waitMs > 0 && (await condition(interrupted, waitMs, { summary: wake.summary }))) continue;
-      await lock.run(() => serveWake(new Date()));
+      if (wake && !timer) timer = armTimer(wake.at, toMs(wake.at) - Date.now(), wake.summary);
+      setCurrentDetails(`${state.status} · version ${state.version} · ${wake ? `next: ${wake.summary}` : 'waiting for counter readings or changes'}`);
+      const seen = changes;
+      const armed = timer;
+      await condition(() => ended !== null || changes !== seen || continueAsNewDue() || armed?.fired === true);
+      if (armed?.fired && !ended) {
+        timer = null;
+        await lock.run(() => serveWake(new Date()));
+      }
     }
   } catch (err) {
     // Update handlers report their own failures; only the orphan case ends the loop by throwing.
     if (!ended) throw err;
   }
+  if (timer) (timer as ArmedTimer).scope.cancel();
 
   // Ending or continuing as new: let running handlers finish, and leave the read model current.
   for (;;) {
@@ -487,6 +507,26 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       if (!ended) throw err;
     }
   }
+}
+
+interface ArmedTimer {
+  at: IsoTimestamp;
+  scope: CancellationScope;
+  fired: boolean;
+}
+
+/** A durable timer with its UI summary, cancellable when the plan's next wake moves. */
+function armTimer(at: IsoTimestamp, ms: number, summary: string): ArmedTimer {
+  const timer: ArmedTimer = { at, scope: new CancellationScope(), fired: false };
+  timer.scope
+    .run(() => sleep(ms, { summary }))
+    .then(
+      () => {
+        timer.fired = true;
+      },
+      () => undefined, // cancelled: the wake moved
+    );
+  return timer;
 }
 
 /** Runs critical sections one at a time, in arrival order (deterministic: plain promises). */

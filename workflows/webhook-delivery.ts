@@ -9,7 +9,6 @@ import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeliveryRef, SkipReason, WebhookDeliveryActivities } from '../activities/webhooks/deliver';
 import { classifyOutcome } from '../domain/webhooks/outcome';
 import { planNextAttempt } from '../domain/webhooks/schedule';
-import { startNotificationChild } from './start-notification';
 
 export type WebhookDeliveryInput = DeliveryRef;
 
@@ -50,8 +49,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         await disableWebhook(input);
         return { status: 'gone', attempts: attempt };
       case 'attempts_exhausted': {
-        const { notificationId } = await markWebhookFailing(input);
-        if (notificationId) await startNotificationChild(input.tenantId, notificationId);
+        await markWebhookFailing(input);
         return { status: 'failed', attempts: attempt };
       }
     }

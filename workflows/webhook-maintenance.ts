@@ -4,7 +4,6 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { WebhookHealthActivities } from '../activities/webhooks/health';
-import { startNotificationChild } from './start-notification';
 
 const { checkWebhookSuccessRates } = proxyActivities<WebhookHealthActivities>({
   startToCloseTimeout: '5 minutes',
@@ -19,7 +18,6 @@ const { sweepWebhookDeliveries } = proxyActivities<WebhookHealthActivities>({
 /** Hourly: one alert per webhook whose success rate over 24 h fell below 50 %. */
 export async function webhookSuccessRateCheckWorkflow(): Promise<{ checked: number; alerted: number; cleared: number }> {
   const result = await checkWebhookSuccessRates();
-  for (const { tenantId, notificationId } of result.notifications) await startNotificationChild(tenantId, notificationId);
   return { checked: result.checked, alerted: result.alerted.length, cleared: result.cleared.length };
 }
 

@@ -30,6 +30,8 @@ export interface WebhookDeliveryDeps {
   dataEncryptionKey: Buffer;
   /** Development setting: loopback and private destinations allowed. */
   allowPrivateDestinations: boolean;
+  /** Starts the delivery workflow of a queued notification row (idempotent by its id). */
+  startNotification(tenantId: string, notificationId: string): Promise<void>;
   maxInFlightPerWebhook?: number;
   /** Tests fake name resolution here. */
   resolver?: Resolver;
@@ -97,26 +99,27 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
 
     /**
      * After the fifth failed attempt: active → failing, once per failing episode. The transition
-     * writes the `webhook.failing` event and queues one notification to the tenant's admins.
-     * Returns the episode's notification while it is still queued (so a retried activity, or a
-     * second exhausted delivery racing the first, still gets it started; the start is idempotent).
+     * writes the `webhook.failing` event and queues one notification to the tenant's admins, whose
+     * workflow is started after the commit. A retried activity (or a second exhausted delivery
+     * racing the first) finds the episode's notification still queued and starts it again, which
+     * is idempotent: the notification is sent once.
      */
-    async markWebhookFailing(input: DeliveryRef): Promise<{ notificationId: string | null }> {
-      return db.transaction(async (tx) => {
+    async markWebhookFailing(input: DeliveryRef): Promise<{ failing: boolean; notified: boolean }> {
+      const episode = await db.transaction(async (tx) => {
         const [changed] = await tx('webhooks')
           .where({ tenant_id: input.tenantId, id: input.webhookId, status: 'active' })
           .update({ status: 'failing', failing_since: tx.fn.now(), updated_at: tx.fn.now() })
           .returning(['failing_since']);
         const webhook = await findWebhook(tenantScope(tx, input.tenantId), input.webhookId);
-        if (!webhook || webhook.status !== 'failing' || !webhook.failing_since) return { notificationId: null };
-        const episode = `webhook.failing/${webhook.id}/${webhook.failing_since.toISOString()}`;
+        if (!webhook || webhook.status !== 'failing' || !webhook.failing_since) return null;
+        const key = `webhook.failing/${webhook.id}/${webhook.failing_since.toISOString()}`;
         if (changed) {
           await appendEvent(tx, {
             tenantId: input.tenantId,
             type: 'webhook.failing',
             data: { webhook_id: webhook.id, delivery_id: input.deliveryId, failing_since: webhook.failing_since.toISOString() },
             source: 'webhooks',
-            idempotencyKey: episode,
+            idempotencyKey: key,
           });
           await appendAudit(tx, {
             tenantId: input.tenantId,
@@ -128,8 +131,11 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
             details: { delivery_id: input.deliveryId },
           });
         }
-        return { notificationId: await queueAdminNotification(tx, webhook, episode, failingMessage(webhook)) };
+        return { notificationId: await queueAdminNotification(tx, webhook, key, failingMessage(webhook)) };
       });
+      if (!episode) return { failing: false, notified: false };
+      if (episode.notificationId) await deps.startNotification(input.tenantId, episode.notificationId);
+      return { failing: true, notified: episode.notificationId !== null };
     },
 
     /** A success while failing ends the episode: failing → active. */

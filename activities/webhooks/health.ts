@@ -18,17 +18,17 @@ const SWEEP_BATCH = 5_000;
 
 export interface WebhookHealthDeps {
   db: Db;
+  /** Starts the delivery workflow of a queued notification row (idempotent by its id). */
+  startNotification(tenantId: string, notificationId: string): Promise<void>;
 }
 
 export interface SuccessRateCheck {
   checked: number;
   alerted: string[];
   cleared: string[];
-  /** Queued notifications the workflow starts (ids only). */
-  notifications: Array<{ tenantId: string; notificationId: string }>;
 }
 
-export function createWebhookHealthActivities({ db }: WebhookHealthDeps) {
+export function createWebhookHealthActivities({ db, startNotification }: WebhookHealthDeps) {
   return {
     /**
      * Success rate of every webhook over the last 24 h of attempts. Below 50 % (with enough
@@ -44,7 +44,7 @@ export function createWebhookHealthActivities({ db }: WebhookHealthDeps) {
            join webhooks w on w.id = s.webhook_id`,
         [LOW_SUCCESS_WINDOW_HOURS],
       );
-      const result: SuccessRateCheck = { checked: rows.length, alerted: [], cleared: [], notifications: [] };
+      const result: SuccessRateCheck = { checked: rows.length, alerted: [], cleared: [] };
       for (const row of rows as Array<{ id: string; tenant_id: string; low_success_alerted_at: Date | null; total: number; succeeded: number }>) {
         const rate = row.succeeded / row.total;
         const low = row.total >= LOW_SUCCESS_MIN_ATTEMPTS && rate < LOW_SUCCESS_THRESHOLD;
@@ -52,7 +52,7 @@ export function createWebhookHealthActivities({ db }: WebhookHealthDeps) {
           const notificationId = await openLowSuccessEpisode(db, row.tenant_id, row.id, { rate, attempts: row.total });
           if (notificationId !== undefined) {
             result.alerted.push(row.id);
-            if (notificationId) result.notifications.push({ tenantId: row.tenant_id, notificationId });
+            if (notificationId) await startNotification(row.tenant_id, notificationId);
           }
         } else if (!low && row.low_success_alerted_at) {
           await db('webhooks').where({ id: row.id }).update({ low_success_alerted_at: null });

@@ -27,6 +27,7 @@ import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from './agent-resource';
 import { registerAgentConversationsRoute } from './conversations';
+import { registerMachineAgentRunsRoute } from './machine-agent-runs';
 
 // ---- schemas ---------------------------------------------------------------------------------
 
@@ -304,6 +305,7 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
   });
 
   registerAgentConversationsRoute(api, fixedType);
+  if (!fixedType) registerMachineAgentRunsRoute(api);
   return api;
 }
 

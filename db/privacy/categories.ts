@@ -38,10 +38,11 @@ export function subjectRows(db: Queryable, tenantId: string, category: DataCateg
 /** The next export batch after `after` (keyset on the category's key column). */
 export async function subjectRowsPage(
   db: Queryable, tenantId: string, category: DataCategory, subject: SubjectKey, after: string | number | null, limit: number,
+  columns: string[] = category.exportColumns,
 ): Promise<Record<string, unknown>[]> {
   const key = `${category.table}.${category.keyColumn}`;
   const q = subjectRows(db, tenantId, category, subject)
-    .select(category.exportColumns.map((c) => `${category.table}.${c}`))
+    .select(columns.map((c) => `${category.table}.${c}`))
     .orderBy(key)
     .limit(limit);
   if (after !== null) q.where(key, '>', after);
@@ -103,7 +104,7 @@ export async function deleteExpiredBatch(
   if (ranges.length === 0) return 0;
   const t = category.table;
   const ts = `${t}.${category.retention.timestampColumn}`;
-  return db.transaction(async (tx) => {
+  return db.transaction<number>(async (tx) => {
     if (category.link.kind === 'audit') await tx.raw(`set local app.audit_retention_purge = 'on'`);
     const batch = tx(t)
       .select(category.keyColumn)
@@ -113,6 +114,6 @@ export async function deleteExpiredBatch(
       })
       .orderBy(category.keyColumn)
       .limit(limit);
-    return tx(t).where(`${t}.tenant_id`, tenantId).whereIn(category.keyColumn, batch).delete();
+    return Number(await tx(t).where(`${t}.tenant_id`, tenantId).whereIn(category.keyColumn, batch).delete());
   });
 }

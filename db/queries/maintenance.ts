@@ -180,7 +180,8 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
   const previous = await tx('maintenance_executions').where({ tenant_id: tenantId, plan_id: plan.id, idempotency_key: req.key }).first();
   if (previous) return outcomeOf(tx, previous);
 
-  const open = await countOpenTasks(tx, tenantId, plan.id);
+  // A user's execute always creates: the open tasks only matter to a due time.
+  const open = req.onOpenTask === null ? { count: 0, oldest: null } : await countOpenTasks(tx, tenantId, plan.id);
   const action = req.onOpenTask === null ? 'create_task' : actionOnDue(req.onOpenTask, open.count);
   const common = {
     tenant_id: tenantId,

@@ -63,7 +63,9 @@ export const PRIVACY_CATEGORIES: readonly DataCategory[] = [
     erasure: { kind: 'delete' },
     exportColumns: ['id', 'agent_id', 'channel', 'status', 'started_at', 'closed_at'],
     keyColumn: 'id',
-    retention: { setting: 'conversations_days', timestampColumn: 'started_at' },
+    // By closing time: an open conversation is not cut from under its recent messages, and a
+    // closed one's messages are all older than its closing.
+    retention: { setting: 'conversations_days', timestampColumn: 'closed_at' },
   },
   {
     name: 'maintenance_tasks',
@@ -108,7 +110,8 @@ export const PRIVACY_CATEGORIES: readonly DataCategory[] = [
     erasure: { kind: 'none' },
     exportColumns: [],
     keyColumn: 'id',
-    retention: { setting: 'alerts_days', timestampColumn: 'raised_at' },
+    // By resolution time: unresolved alerts (resolved_at null) are never swept.
+    retention: { setting: 'alerts_days', timestampColumn: 'resolved_at' },
   },
   {
     // Last: everything above references the subject row.

@@ -72,9 +72,12 @@ export function retentionRanges(policy: RetentionPolicy, now: Date): DeleteRange
   return [{ from: protectedBefore, before }, { before: priorCutoff }].filter((r) => !r.from || r.from < r.before);
 }
 
-/** The audit trail is never purged past the minimum, whatever is asked. */
+/**
+ * The audit trail is never purged past the minimum, whatever is asked. One hour of margin, so clock
+ * skew between a worker and the database never trips the audit trigger (which checks 365 days too).
+ */
 export function clampAuditCutoff(cutoff: Date, now: Date): Date {
-  const minimum = new Date(now.getTime() - MIN_AUDIT_RETENTION_DAYS * DAY_MS);
+  const minimum = new Date(now.getTime() - MIN_AUDIT_RETENTION_DAYS * DAY_MS - 3_600_000);
   return cutoff < minimum ? cutoff : minimum;
 }
 

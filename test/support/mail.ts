@@ -9,10 +9,37 @@ import type { SinkEnvelope } from './smtp-sink';
 export interface CaughtMail {
   from: string | null;
   to: string[];
+  /** Decoded (RFC 2047 encoded words). */
   subject: string;
+  /** The body, decoded when quoted-printable or base64. */
+  text: string;
   /** The raw message (headers and body). */
   raw: string;
   received_at: string;
+}
+
+/** `=?UTF-8?Q?...?=` / `=?UTF-8?B?...?=` words of a header, as nodemailer writes them. */
+function decodeWords(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_, _charset: string, enc: string, text: string) =>
+      enc.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+    );
+}
+
+function decodeQuotedPrintable(text: string): string {
+  const escaped = text.replace(/=\r?\n/g, '').replace(/%/g, '%25').replace(/=([0-9A-Fa-f]{2})/g, '%$1');
+  return decodeURIComponent(escaped);
+}
+
+function bodyOf(raw: string): string {
+  const split = raw.search(/\r?\n\r?\n/);
+  const headers = raw.slice(0, split);
+  const body = raw.slice(split).replace(/^\r?\n\r?\n/, '');
+  const encoding = /^Content-Transfer-Encoding: *(\S+)/im.exec(headers)?.[1].toLowerCase();
+  if (encoding === 'quoted-printable') return decodeQuotedPrintable(body);
+  if (encoding === 'base64') return Buffer.from(body, 'base64').toString('utf8');
+  return body;
 }
 
 function readAll(dir: string): CaughtMail[] {
@@ -22,8 +49,8 @@ function readAll(dir: string): CaughtMail[] {
     .map((f) => {
       const envelope = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as SinkEnvelope;
       const raw = fs.readFileSync(path.join(dir, envelope.eml), 'utf8');
-      const subject = /^Subject: (.*(?:\r?\n[ \t].*)*)/im.exec(raw)?.[1].replace(/\r?\n[ \t]/g, ' ') ?? '';
-      return { from: envelope.from, to: envelope.to, subject, raw, received_at: envelope.received_at };
+      const subject = decodeWords(/^Subject: (.*(?:\r?\n[ \t].*)*)/im.exec(raw)?.[1].replace(/\r?\n[ \t]/g, ' ') ?? '');
+      return { from: envelope.from, to: envelope.to, subject, text: bodyOf(raw), raw, received_at: envelope.received_at };
     });
 }
 

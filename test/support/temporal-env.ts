@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES } from '../../infra/search-attributes';
 import runnerLib = require('../../scripts/lib/process-runner.cjs');
 import services = require('../../scripts/lib/services.cjs');
 
@@ -49,4 +51,16 @@ export async function startDevServerForTest(): Promise<DevServerForTest> {
     echo: false,
   });
   return { address: server.address, namespace: 'default', stop: () => runner.stopAll() };
+}
+
+/**
+ * Registers the custom search attributes of infra/search-attributes.json on a time-skipping
+ * server, so workflows started with TenantId/ResourceId (as in production) are accepted. (The
+ * server can add but not list them, so infra/temporal's ensureSearchAttributes cannot be used.)
+ */
+export async function registerSearchAttributes(env: TestWorkflowEnvironment): Promise<void> {
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((a) => [a.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+  });
 }

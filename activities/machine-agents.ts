@@ -1,0 +1,82 @@
+/**
+ * The machine agent's one activity with effects: record what the agent did for one event (the
+ * built-in engine's reply, and a notification to the tenant's admins), in one transaction, then
+ * start the notification's workflow. Idempotent: a redispatched event finds its run and does
+ * nothing more; a retry after the commit finds the run too, and the notification is also started
+ * by the worker's reconciler for rows left queued.
+ */
+import { Db } from '../db/knex';
+import { insertNotification } from '../db/notifications';
+import { insertMachineAgentRun } from '../db/queries/machine-agent-runs';
+import { tenantAdminEmails } from '../db/queries/webhooks';
+import { TriggerConfig } from '../domain/agents/agents';
+import { machineAgentReply, NO_ASSET } from '../domain/agents/machine-agent';
+
+export interface MachineAgentEventRef {
+  tenantId: string;
+  agentId: string;
+  assetKey: string;
+  eventId: string;
+}
+
+/** What the workflow does next: cool down after a run, or take the next event at once. */
+export type MachineAgentOutcome =
+  | { kind: 'ran'; runId: string; cooldownMinutes: number; notified: boolean }
+  | { kind: 'skipped'; reason: 'agent_not_active' | 'event_not_found' | 'event_type_not_listed' | 'already_ran' };
+
+type Recorded = { kind: 'ran'; runId: string; cooldownMinutes: number; notificationId: string | null } | Extract<MachineAgentOutcome, { kind: 'skipped' }>;
+
+export function createMachineAgentActivities(deps: { db: Db; startNotification(tenantId: string, notificationId: string): Promise<void> }) {
+  const { db } = deps;
+  return {
+    async runMachineAgent(ref: MachineAgentEventRef): Promise<MachineAgentOutcome> {
+      const recorded = await db.transaction(async (tx): Promise<Recorded> => {
+        const agent: { name: string; status: string; trigger_config: TriggerConfig } | undefined = await tx('agents')
+          .where({ tenant_id: ref.tenantId, id: ref.agentId, type: 'machine' })
+          .first('name', 'status', 'trigger_config');
+        if (!agent || agent.status !== 'active') return { kind: 'skipped', reason: 'agent_not_active' };
+        const event: { type: string; data: unknown } | undefined = await tx('outbox_events').where({ tenant_id: ref.tenantId, id: ref.eventId }).first('type', 'data');
+        if (!event) return { kind: 'skipped', reason: 'event_not_found' };
+        // The agent's trigger may have changed since the event was dispatched.
+        if (!agent.trigger_config.event_types.includes(event.type)) return { kind: 'skipped', reason: 'event_type_not_listed' };
+
+        const recipients = await tenantAdminEmails(tx, ref.tenantId);
+        const notified = recipients.length > 0;
+        const replyText = machineAgentReply({ agentName: agent.name, eventType: event.type, assetKey: ref.assetKey, data: event.data, notified });
+        const run = await insertMachineAgentRun(tx, {
+          tenantId: ref.tenantId,
+          agentId: ref.agentId,
+          assetId: ref.assetKey === NO_ASSET ? null : ref.assetKey,
+          eventId: ref.eventId,
+          eventType: event.type,
+          action: notified ? 'notified' : 'recorded',
+          replyText,
+        });
+        if (!run) return { kind: 'skipped', reason: 'already_ran' };
+        let notificationId: string | null = null;
+        if (notified) {
+          ({ id: notificationId } = await insertNotification(tx, {
+            tenantId: ref.tenantId,
+            category: 'machine_agent.run',
+            recipients,
+            subject: `Machine agent "${agent.name}": ${event.type}`,
+            body: replyText,
+            idempotencyKey: `machine-agent-run:${run.id}`,
+          }));
+          await tx('machine_agent_runs').where({ id: run.id }).update({ notification_id: notificationId });
+        }
+        return { kind: 'ran', runId: run.id, cooldownMinutes: agent.trigger_config.cooldown_minutes, notificationId };
+      });
+      if (recorded.kind !== 'ran') return recorded;
+      if (recorded.notificationId) await deps.startNotification(ref.tenantId, recorded.notificationId);
+      return { kind: 'ran', runId: recorded.runId, cooldownMinutes: recorded.cooldownMinutes, notified: recorded.notificationId !== null };
+    },
+
+    /** Sets the number of events a run's cooldown held back (a set, so a retry is harmless). */
+    async recordSuppressedEvents(input: { tenantId: string; runId: string; count: number }): Promise<void> {
+      await db('machine_agent_runs').where({ tenant_id: input.tenantId, id: input.runId }).update({ suppressed_events: input.count });
+    },
+  };
+}
+
+export type MachineAgentActivities = ReturnType<typeof createMachineAgentActivities>;

@@ -1,0 +1,152 @@
+/**
+ * Subject export activities: the ZIP is streamed from PostgreSQL batches through the ZIP writer
+ * straight into MinIO (nothing is held whole in memory), and the presigned URL is stored on the
+ * export row. Activity inputs and results carry ids and counts only, so workflow history never
+ * holds personal data or the URL.
+ */
+import { Context } from '@temporalio/activity';
+import { PassThrough } from 'node:stream';
+import { subjectHash } from '../../db/audit';
+import { Db } from '../../db/knex';
+import { subjectRowsPage, SubjectKey } from '../../db/privacy/categories';
+import { DataCategory, exportedCategories } from '../../domain/privacy/registry';
+import { ObjectStore } from '../../infra/object-store';
+import { ZipStreamWriter } from './zip-stream';
+
+export const EXPORT_URL_TTL_SECONDS = 24 * 60 * 60;
+const PAGE = 500;
+
+export interface ExportRef {
+  tenantId: string;
+  exportId: string;
+}
+
+export interface ManifestPart {
+  file: string;
+  category: string;
+  count: number;
+  bytes: number;
+  sha256: string;
+}
+
+function heartbeat(details: unknown): void {
+  try {
+    Context.current().heartbeat(details);
+  } catch {
+    // Outside an activity (direct calls in tests): nothing to report to.
+  }
+}
+
+/** One category as a JSON array, page by page. */
+async function* categoryJson(db: Db, tenantId: string, category: DataCategory, subject: SubjectKey, counter: { count: number }): AsyncGenerator<string> {
+  yield '[';
+  let after: string | number | null = null;
+  for (;;) {
+    const rows = await subjectRowsPage(db, tenantId, category, subject, after, PAGE);
+    for (const row of rows) {
+      yield (counter.count === 0 ? '\n' : ',\n') + JSON.stringify(row);
+      counter.count++;
+    }
+    if (rows.length < PAGE) break;
+    after = rows[rows.length - 1][category.keyColumn] as string | number;
+    heartbeat({ category: category.name, count: counter.count });
+  }
+  yield counter.count === 0 ? ']' : '\n]';
+}
+
+/**
+ * The MinIO objects of the subject's rows (e.g. uploaded files) in exported categories, one at a
+ * time, each streamed from the object store into the archive as `files/<category>/<row id>-<name>`.
+ */
+async function* subjectFiles(db: Db, objectStore: ObjectStore, tenantId: string, subject: SubjectKey) {
+  for (const category of exportedCategories()) {
+    const objectColumn = category.objectKeyColumn;
+    if (!objectColumn) continue;
+    let after: string | number | null = null;
+    for (;;) {
+      const rows = await subjectRowsPage(db, tenantId, category, subject, after, PAGE, [category.keyColumn, objectColumn]);
+      for (const row of rows) {
+        const key = row[objectColumn] as string | null;
+        if (!key) continue;
+        const name = `files/${category.name}/${String(row[category.keyColumn])}-${key.split('/').pop()}`;
+        yield { name, category: category.name, content: await objectStore.client.getObject(objectStore.bucket, key) };
+      }
+      if (rows.length < PAGE) break;
+      after = rows[rows.length - 1][category.keyColumn] as string | number;
+    }
+  }
+}
+
+export function createPrivacyExportActivities(deps: { db: Db; objectStore: ObjectStore }) {
+  const { db, objectStore } = deps;
+  const exportRow = async (ref: ExportRef) => {
+    const row = await db('privacy_exports').where({ tenant_id: ref.tenantId, id: ref.exportId }).first();
+    if (!row) throw new Error(`privacy export ${ref.exportId} not found`);
+    return row;
+  };
+
+  return {
+    /** Streams the subject's ZIP into MinIO; a retry rewrites the same object key. */
+    async buildSubjectExport(ref: ExportRef): Promise<{ parts: number; rows: number; bytes: number }> {
+      const row = await exportRow(ref);
+      const subject: SubjectKey = { id: row.subject_id, hash: await subjectHash(db, ref.tenantId, row.subject_id) };
+      const objectKey = `privacy-exports/${ref.tenantId}/${ref.exportId}.zip`;
+      await db('privacy_exports').where({ id: ref.exportId }).update({ status: 'running', object_key: objectKey });
+
+      const body = new PassThrough();
+      const upload = objectStore.client.putObject(objectStore.bucket, objectKey, body, undefined, { 'Content-Type': 'application/zip' });
+      upload.catch(() => body.destroy());
+      const zip = new ZipStreamWriter(body, new Date(row.created_at));
+      const parts: ManifestPart[] = [];
+      try {
+        for (const category of exportedCategories()) {
+          const counter = { count: 0 };
+          const file = `${category.name}.json`;
+          const entry = await zip.addEntry(file, categoryJson(db, ref.tenantId, category, subject, counter));
+          parts.push({ file, category: category.name, count: counter.count, bytes: entry.size, sha256: entry.sha256 });
+          heartbeat({ done: parts.length });
+        }
+        for await (const file of subjectFiles(db, objectStore, ref.tenantId, subject)) {
+          const entry = await zip.addEntry(file.name, file.content);
+          parts.push({ file: file.name, category: file.category, count: 1, bytes: entry.size, sha256: entry.sha256 });
+          heartbeat({ done: parts.length });
+        }
+        const manifest = {
+          export_id: ref.exportId,
+          subject_id: row.subject_id,
+          format: row.format,
+          generated_at: new Date().toISOString(),
+          parts,
+        };
+        await zip.addEntry('manifest.json', [JSON.stringify(manifest, null, 2)]);
+        await zip.finish();
+      } catch (err) {
+        body.destroy(err as Error);
+        await upload.catch(() => undefined);
+        throw err;
+      }
+      await upload;
+      await db('privacy_exports')
+        .where({ id: ref.exportId })
+        .update({ size_bytes: zip.bytesWritten, manifest: JSON.stringify({ parts }) });
+      return { parts: parts.length, rows: parts.reduce((n, p) => n + p.count, 0), bytes: zip.bytesWritten };
+    },
+
+    /** Presigns the ZIP for the public endpoint (24 h) and marks the export ready; idempotent. */
+    async publishSubjectExport(ref: ExportRef): Promise<void> {
+      const row = await exportRow(ref);
+      if (row.status === 'ready') return;
+      const url = await objectStore.publicClient.presignedGetObject(objectStore.bucket, row.object_key, EXPORT_URL_TTL_SECONDS);
+      const now = new Date();
+      await db('privacy_exports')
+        .where({ id: ref.exportId })
+        .update({ status: 'ready', url, ready_at: now, expires_at: new Date(now.getTime() + EXPORT_URL_TTL_SECONDS * 1000) });
+    },
+
+    async failSubjectExport(ref: ExportRef): Promise<void> {
+      await db('privacy_exports').where({ tenant_id: ref.tenantId, id: ref.exportId }).whereNot({ status: 'ready' }).update({ status: 'failed', error: 'export_failed' });
+    },
+  };
+}
+
+export type PrivacyExportActivities = ReturnType<typeof createPrivacyExportActivities>;

@@ -1,0 +1,59 @@
+/**
+ * `GET /api/v1/agents/{agent_id}/runs`: what a machine agent did (issue 7), newest first. Each run
+ * is one triggering event outside the cooldown of its (agent, asset); `suppressed_events` counts
+ * the events its cooldown held back. Another type's agent simply has no runs.
+ */
+import Joi from 'joi';
+import { MACHINE_AGENT_RUN_COLUMNS, MachineAgentRunRow } from '../../db/queries/machine-agent-runs';
+import { isUuid, tenantScope } from '../../db/tenant-scope';
+import { userOf } from '../context';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { agentParams, requireAgent } from './agent-resource';
+
+const runSchema = Joi.object({
+  id: Joi.string(),
+  agent_id: Joi.string(),
+  asset_id: Joi.string().allow(null).description('null when the event named no asset'),
+  event_id: Joi.string(),
+  event_type: Joi.string(),
+  action: Joi.string().valid('notified', 'recorded'),
+  notification_id: Joi.string().allow(null),
+  engine: Joi.string().valid('built-in').description('Who wrote reply_text'),
+  reply_text: Joi.string(),
+  suppressed_events: Joi.number().integer().description("Events of the same asset that arrived during this run's cooldown"),
+  created_at: Joi.string().isoDate(),
+});
+
+const toRun = (row: MachineAgentRunRow) => ({ ...row, created_at: new Date(row.created_at).toISOString() });
+
+export function registerMachineAgentRunsRoute(api: ApiRouter): void {
+  api.route<{ agent_id: string }, PageRequest & { asset_id?: string }>({
+    method: 'get',
+    path: '/:agent_id/runs',
+    summary: "List a machine agent's runs, newest first",
+    tags: ['agents'],
+    auth: 'user',
+    permission: 'view_agents',
+    params: agentParams,
+    query: Joi.object({ ...pageQuery, asset_id: Joi.string().max(64) }),
+    responses: {
+      200: { description: 'A page of runs', schema: Joi.object({ items: Joi.array().items(runSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) },
+      404: { description: 'Agent not found' },
+    },
+    handler: async (ctx, { params, query }) => {
+      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const agent = await requireAgent(scope, params.agent_id);
+      const q = scope
+        .table('machine_agent_runs')
+        .where('agent_id', agent.id)
+        .select([...MACHINE_AGENT_RUN_COLUMNS])
+        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+      if (query.asset_id !== undefined) {
+        if (isUuid(query.asset_id)) q.where('asset_id', query.asset_id);
+        else q.whereRaw('false');
+      }
+      ctx.body = await paginate(q, query, toRun);
+    },
+  });
+}

@@ -1,0 +1,224 @@
+/**
+ * Maintenance benchmark (issue 4), bounded to a few minutes on 2 cores:
+ * - `POST /plans/{id}/execute` round trip (HTTP → API → Workflow Update → activity: gap-free code,
+ *   task, history row, outbox event, audit → answer), p50/p99 over sequential calls, next to a raw
+ *   Update on a no-op workflow on the same Temporal server (its worker runs in this process), and
+ *   their p99 ratio (target <= 1.5);
+ * - the service worker's memory (RSS, from /proc) with N idle plan workflows (default 10 000),
+ *   started straight through the Temporal client (no rows: their first timer is a year away, so
+ *   they stay idle). If starting them all does not fit the time budget, the figures say how many
+ *   ran and the per-workflow cost is extrapolated to N, marked as such.
+ * The started workflows are terminated afterwards (a batch operation by their tenant id).
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { Knex } from 'knex';
+import { createApp } from '../api/app';
+import { AppDeps } from '../api/context';
+import { provisionTenant } from '../db/tenants';
+import { TASK_QUEUES } from '../infra/task-queues';
+import { startPlanWorkflow } from '../orchestration/maintenance';
+import { initialPlanState } from '../workflows/maintenance-plan-state';
+import { benchNoopWorkflow, noopUpdate, stopSignal } from './noop-workflow';
+
+export interface MaintenanceBenchContext {
+  baseUrl: string;
+  /** An admin (manage_maintenance) of an enterprise tenant. */
+  token: string;
+  temporal: { address: string; namespace: string };
+  db: Knex;
+  /** The service worker's process id (scripts/bench.mjs exports BENCH_WORKER_PID); memory is skipped without it. */
+  workerPid?: number;
+  /** Defaults: 200 timed calls each, 10 000 idle plans, 150 s to start them. */
+  calls?: number;
+  idlePlans?: number;
+  idleBudgetMs?: number;
+}
+
+const WARMUP = 20;
+const NOOP_QUEUE = 'bench-noop';
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function timed(n: number, call: (i: number) => Promise<void>): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < WARMUP; i += 1) await call(-1 - i);
+  const ms: number[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const t0 = process.hrtime.bigint();
+    await call(i);
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: round(percentile(ms, 50)), p99: round(percentile(ms, 99)) };
+}
+
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+function rssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
+  return round(kb / 1024, 1);
+}
+
+async function executeRoundTrip(ctx: MaintenanceBenchContext, calls: number) {
+  const headers = { Authorization: `Bearer ${ctx.token}`, 'Content-Type': 'application/json' };
+  const created = await fetch(`${ctx.baseUrl}/api/v1/maintenance/plans`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      name: 'Bench plan',
+      trigger: { type: 'calendar', every: 1, unit: 'months', start_at: new Date(Date.now() + 365 * 86_400_000).toISOString(), mode: 'fixed' },
+      on_open_task: 'stack',
+    }),
+  });
+  if (created.status !== 201) throw new Error(`plan create failed: ${created.status} ${await created.text()}`);
+  const plan = (await created.json()) as { id: string };
+  return timed(calls, async () => {
+    const res = await fetch(`${ctx.baseUrl}/api/v1/maintenance/plans/${plan.id}/execute`, { method: 'POST', headers, body: '{}' });
+    if (res.status !== 200) throw new Error(`execute failed: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  });
+}
+
+async function rawUpdateRoundTrip(ctx: MaintenanceBenchContext, client: Client, calls: number) {
+  const connection = await NativeConnection.connect({ address: ctx.temporal.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: ctx.temporal.namespace,
+    taskQueue: NOOP_QUEUE,
+    workflowsPath: require.resolve('./noop-workflow'),
+  });
+  try {
+    return await worker.runUntil(async () => {
+      const handle = await client.workflow.start(benchNoopWorkflow, { taskQueue: NOOP_QUEUE, workflowId: `bench-noop/${randomUUID()}` });
+      const result = await timed(calls, async (i) => {
+        await handle.executeUpdate(noopUpdate, { args: [`r${i}`] });
+      });
+      await handle.signal(stopSignal);
+      await handle.result();
+      return result;
+    });
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Starts up to `count` idle plan workflows within the budget; answers how many and how fast. */
+async function startIdlePlans(client: Client, tenantId: string, count: number, budgetMs: number) {
+  const due = new Date(Date.now() + 365 * 86_400_000).toISOString();
+  const deadline = Date.now() + budgetMs;
+  let next = 0;
+  let started = 0;
+  const t0 = Date.now();
+  const lanes = Array.from({ length: 32 }, async () => {
+    while (next < count && Date.now() < deadline) {
+      next += 1;
+      const state = initialPlanState({
+        tenantId,
+        planId: randomUUID(),
+        version: 1,
+        policy: { trigger: { type: 'calendar', every: 1, unit: 'months', start_at: due, mode: 'fixed' }, on_open_task: 'skip', generate_ahead: 'P0D', notify: null },
+        status: 'active',
+        now: new Date(),
+      });
+      if ((await startPlanWorkflow(client, state)) === 'started') started += 1;
+    }
+  });
+  await Promise.all(lanes);
+  return { started, seconds: (Date.now() - t0) / 1000 };
+}
+
+/** RSS once the worker has taken the first task of every started workflow: sampled until it settles. */
+async function settledRss(pid: number, maxWaitMs: number): Promise<number> {
+  const samples: number[] = [];
+  const deadline = Date.now() + maxWaitMs;
+  for (;;) {
+    samples.push(rssMiB(pid));
+    const last = samples.slice(-4);
+    if (last.length === 4 && Math.max(...last) - Math.min(...last) <= Math.max(2, 0.01 * Math.max(...last))) return Math.max(...last);
+    if (Date.now() > deadline) return Math.max(...samples.slice(-4));
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+}
+
+async function terminateTenantWorkflows(client: Client, namespace: string, tenantId: string): Promise<void> {
+  await client.workflowService.startBatchOperation({
+    namespace,
+    jobId: `bench-cleanup-${randomUUID()}`,
+    reason: 'maintenance benchmark cleanup',
+    visibilityQuery: `WorkflowType = 'maintenancePlanWorkflow' AND TenantId = '${tenantId}' AND ExecutionStatus = 'Running'`,
+    terminationOperation: {},
+  });
+}
+
+export async function runMaintenanceBench(ctx: MaintenanceBenchContext): Promise<Record<string, number | string>> {
+  const calls = ctx.calls ?? 200;
+  const idlePlans = ctx.idlePlans ?? 10_000;
+  const connection = await Connection.connect({ address: ctx.temporal.address });
+  const client = new Client({ connection, namespace: ctx.temporal.namespace });
+  try {
+    const execute = await executeRoundTrip(ctx, calls);
+    const raw = await rawUpdateRoundTrip(ctx, client, calls);
+    const out: Record<string, number | string> = {
+      execute_calls: calls,
+      execute_p50_ms: execute.p50,
+      execute_p99_ms: execute.p99,
+      raw_update_p50_ms: raw.p50,
+      raw_update_p99_ms: raw.p99,
+      p99_ratio: round(execute.p99 / raw.p99),
+    };
+    if (!ctx.workerPid) return { ...out, idle_plans: 'skipped: no worker pid (BENCH_WORKER_PID)' };
+    if (idlePlans === 0) return out;
+
+    const benchTenant = randomUUID(); // workflows only: no rows, so nothing else is touched
+    const before = rssMiB(ctx.workerPid);
+    const { started, seconds } = await startIdlePlans(client, benchTenant, idlePlans, ctx.idleBudgetMs ?? 150_000);
+    const after = await settledRss(ctx.workerPid, 60_000);
+    const perWorkflowKiB = started > 0 ? ((after - before) * 1024) / started : 0;
+    await terminateTenantWorkflows(client, ctx.temporal.namespace, benchTenant).catch(() => undefined);
+    return {
+      ...out,
+      idle_plans_started: started,
+      idle_plans_start_rate_per_s: round(started / seconds, 0),
+      worker_rss_before_mib: before,
+      worker_rss_after_mib: after,
+      worker_rss_per_plan_kib: round(perWorkflowKiB, 1),
+      [`worker_rss_at_${idlePlans}_mib`]: started >= idlePlans ? after : `${round(before + (perWorkflowKiB * idlePlans) / 1024, 0)} (extrapolated from ${started})`,
+    };
+  } finally {
+    await connection.close();
+  }
+}
+
+/** For bench/run.ts: an in-process API on the stack's services and a fresh enterprise tenant. */
+export async function runMaintenanceBenchOn(deps: AppDeps): Promise<Record<string, number | string>> {
+  const server = createServer(createApp(deps).app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const suffix = randomUUID().slice(0, 8);
+    const email = `maintenance-bench-${suffix}@bench.example.com`;
+    const password = `bench-password-${suffix}`;
+    await provisionTenant(deps.db, { name: `Maintenance bench ${suffix}`, plan: 'enterprise', adminEmail: email, adminPassword: password });
+    const login = await fetch(`${baseUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    const { access_token: token } = (await login.json()) as { access_token: string };
+    const pid = Number(process.env.BENCH_WORKER_PID);
+    return await runMaintenanceBench({
+      baseUrl,
+      token,
+      temporal: { address: deps.config.temporal.address, namespace: deps.config.temporal.namespace },
+      db: deps.db,
+      workerPid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
+      idlePlans: process.env.BENCH_IDLE_PLANS ? Number(process.env.BENCH_IDLE_PLANS) : undefined,
+    });
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

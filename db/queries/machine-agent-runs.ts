@@ -1,0 +1,44 @@
+/** Storage of machine agent runs (issue 7). */
+import { Queryable } from '../knex';
+
+export type MachineAgentAction = 'notified' | 'recorded';
+
+export interface MachineAgentRunRow {
+  id: string;
+  agent_id: string;
+  asset_id: string | null;
+  event_id: string;
+  event_type: string;
+  action: MachineAgentAction;
+  notification_id: string | null;
+  engine: 'built-in';
+  reply_text: string;
+  suppressed_events: number;
+  created_at: Date;
+}
+
+export const MACHINE_AGENT_RUN_COLUMNS = [
+  'id', 'agent_id', 'asset_id', 'event_id', 'event_type', 'action', 'notification_id', 'engine', 'reply_text', 'suppressed_events', 'created_at',
+] as const;
+
+/** Records a run; null when this agent already ran for this event (a redispatched event). */
+export async function insertMachineAgentRun(
+  db: Queryable,
+  run: { tenantId: string; agentId: string; assetId: string | null; eventId: string; eventType: string; action: MachineAgentAction; replyText: string },
+): Promise<{ id: string } | null> {
+  const [row] = await db('machine_agent_runs')
+    .insert({
+      tenant_id: run.tenantId,
+      agent_id: run.agentId,
+      asset_id: run.assetId,
+      event_id: run.eventId,
+      event_type: run.eventType,
+      action: run.action,
+      engine: 'built-in',
+      reply_text: run.replyText,
+    })
+    .onConflict(['tenant_id', 'agent_id', 'event_id'])
+    .ignore()
+    .returning('id');
+  return row ? { id: row.id } : null;
+}

@@ -1,0 +1,75 @@
+/**
+ * Client side of the privacy workflows: export and erasure starts (idempotent by business id),
+ * the export's progress query, and the retention sweep's Schedule (created idempotently at worker
+ * start, like the webhook schedules).
+ */
+import { Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { resourceSearchAttributes } from '../infra/search-attributes';
+import { TASK_QUEUES } from '../infra/task-queues';
+import { workflowIds } from '../infra/workflow-ids';
+import type { privacyErasureWorkflow, PrivacyErasureInput } from '../workflows/privacy-erasure';
+import type { ExportProgress, privacyExportWorkflow } from '../workflows/privacy-export';
+
+export const RETENTION_SCHEDULE = { id: 'privacy-retention-sweep', workflowType: 'retentionSweepWorkflow', every: '24 hours' } as const;
+
+async function ignoreAlreadyStarted(start: Promise<unknown>): Promise<void> {
+  await start.catch((err: Error) => {
+    if (err.name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+  });
+}
+
+export async function startPrivacyExport(client: Client, tenantId: string, exportId: string): Promise<void> {
+  await ignoreAlreadyStarted(
+    client.workflow.start<typeof privacyExportWorkflow>('privacyExportWorkflow', {
+      taskQueue: TASK_QUEUES.main,
+      workflowId: workflowIds.privacyExport(tenantId, exportId),
+      args: [{ tenantId, exportId }],
+      typedSearchAttributes: resourceSearchAttributes(tenantId, exportId),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    }),
+  );
+}
+
+export async function startPrivacyErasure(client: Client, input: PrivacyErasureInput): Promise<void> {
+  await ignoreAlreadyStarted(
+    client.workflow.start<typeof privacyErasureWorkflow>('privacyErasureWorkflow', {
+      taskQueue: TASK_QUEUES.main,
+      workflowId: workflowIds.privacyErasure(input.tenantId, input.erasureId),
+      args: [input],
+      typedSearchAttributes: resourceSearchAttributes(input.tenantId, input.erasureId),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    }),
+  );
+}
+
+/** The running export's progress; null when the workflow cannot be asked (e.g. not found). */
+export async function exportProgress(client: Client, tenantId: string, exportId: string): Promise<ExportProgress | null> {
+  try {
+    return await client.workflow.getHandle(workflowIds.privacyExport(tenantId, exportId)).query<ExportProgress>('progress');
+  } catch {
+    return null;
+  }
+}
+
+/** Creates the retention sweep's Schedule when missing; true when it created it. */
+export async function ensureRetentionSchedule(client: Client): Promise<boolean> {
+  try {
+    await client.schedule.create({
+      scheduleId: RETENTION_SCHEDULE.id,
+      spec: { intervals: [{ every: RETENTION_SCHEDULE.every }] },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+      action: {
+        type: 'startWorkflow',
+        workflowType: RETENTION_SCHEDULE.workflowType,
+        workflowId: RETENTION_SCHEDULE.id,
+        taskQueue: TASK_QUEUES.main,
+        args: [],
+        typedSearchAttributes: resourceSearchAttributes('system', RETENTION_SCHEDULE.id),
+      },
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof ScheduleAlreadyRunning) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,344 @@
+/**
+ * Privacy over real HTTP: registry completeness, settings, subject export (ZIP read file by file,
+ * history free of personal data), erasure (no trace left in any table or the bucket, audit chain
+ * still valid), purge-old, the retention Schedule with the non-retroactive rule, tenant isolation.
+ */
+import { randomUUID } from 'node:crypto';
+import { appendAudit, subjectHash } from '../../db/audit';
+import { readStoredZip } from '../../activities/privacy/zip-stream';
+import { NOT_SUBJECT_DATA, PRIVACY_CATEGORIES } from '../../domain/privacy/registry';
+import { workflowIds } from '../../infra/workflow-ids';
+import { RETENTION_SCHEDULE } from '../../orchestration/privacy';
+import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+
+let api: TestApi;
+let t: TestTenant;
+let other: TestTenant;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  [t, other] = await Promise.all([createTenant(api), createTenant(api)]);
+});
+afterAll(() => api.close());
+
+const DAY = 86_400_000;
+const daysAgo = (n: number) => new Date(Date.now() - n * DAY);
+
+interface Person { id: string; name: string; phone: string; email: string }
+
+function person(label: string): Omit<Person, 'id'> {
+  const tag = randomUUID().slice(0, 8);
+  return { name: `${label} Zyx${tag}`, phone: `+4915${Math.floor(1e8 + Math.random() * 8e8)}`, email: `${label.toLowerCase()}.${tag}@mail.example.org` };
+}
+
+/** A subject with data in every category that links to one: contact, conversation + messages, task, audit. */
+async function seedSubject(tenantId: string, label: string): Promise<Person & { conversationId: string; taskId: string }> {
+  const db = api.deps.db;
+  const p = person(label);
+  const [contact] = await db('contacts').insert({ tenant_id: tenantId, ...p }).returning('id');
+  const [conversation] = await db('conversations').insert({ tenant_id: tenantId, agent_id: randomUUID(), contact_id: contact.id, channel: 'whatsapp' }).returning('id');
+  await db('messages').insert([
+    { tenant_id: tenantId, conversation_id: conversation.id, direction: 'inbound', body: `Hello, I am ${p.name}, mail me at ${p.email} or call ${p.phone}` },
+    { tenant_id: tenantId, conversation_id: conversation.id, direction: 'outbound', body: 'Thanks, a technician will come by.' },
+  ]);
+  const [task] = await db('maintenance_tasks')
+    .insert({ tenant_id: tenantId, task_code: `T-${randomUUID().slice(0, 8)}`, title: 'Pump leak reported by a visitor', due_at: new Date(), contact_id: contact.id, notes: `Call back ${p.name} on ${p.phone}` })
+    .returning('id');
+  await db.transaction((tx) =>
+    appendAudit(tx, { tenantId, actor: { type: 'system', id: null }, action: 'contact.created', resourceType: 'contact', resourceId: contact.id, requestId: null, subjectId: contact.id }),
+  );
+  return { id: contact.id, ...p, conversationId: conversation.id, taskId: task.id };
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Every string of a workflow history, payload bytes decoded. */
+function historyText(value: unknown, out: string[] = []): string[] {
+  if (value instanceof Uint8Array) out.push(Buffer.from(value).toString('utf8'));
+  else if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) value.forEach((v) => historyText(v, out));
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => historyText(v, out));
+  return out;
+}
+
+/** Rows of any public table whose text/json columns contain the needle (case-insensitive). */
+async function tablesContaining(needle: string): Promise<string[]> {
+  const db = api.deps.db;
+  const columns = await db('information_schema.columns')
+    .where({ table_schema: 'public' })
+    .whereIn('data_type', ['text', 'character varying', 'jsonb', 'json', 'ARRAY'])
+    .select('table_name', 'column_name');
+  const hits: string[] = [];
+  for (const c of columns) {
+    const row = await db(c.table_name).whereRaw('??::text ilike ?', [c.column_name, `%${needle}%`]).count({ n: '*' }).first();
+    if (Number(row?.n) > 0) hits.push(`${c.table_name}.${c.column_name}`);
+  }
+  return hits;
+}
+
+/** Keys of the bucket's objects under `prefix` whose content contains any of the needles. */
+async function bucketObjectsContaining(prefix: string, needles: string[]): Promise<string[]> {
+  const { client, bucket } = api.deps.objectStore;
+  const keys: string[] = [];
+  for await (const item of client.listObjectsV2(bucket, prefix, true)) if (item.name) keys.push(item.name);
+  const hits: string[] = [];
+  for (const key of keys) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await client.getObject(bucket, key)) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (needles.some((n) => text.includes(n))) hits.push(key);
+  }
+  return hits;
+}
+
+async function exportReady(token: string, exportId: string) {
+  return waitFor(async () => {
+    const res = await api.request(`/api/v1/privacy/exports/${exportId}`, { token });
+    expect(res.status).toBe(200);
+    expect(res.body.status).not.toBe('failed');
+    return res.body.status === 'ready' ? res.body : null;
+  });
+}
+
+describe('registry', () => {
+  it('covers every table with a subject link or contact columns', async () => {
+    const rows = await api.deps.db('information_schema.columns')
+      .where({ table_schema: 'public' })
+      .where((w) => w.whereIn('column_name', ['contact_id', 'subject_id', 'phone', 'email', 'subject_ref']).orWhere('column_name', 'like', '%\\_contact\\_id'))
+      .distinct('table_name');
+    const linked = rows.map((r: { table_name: string }) => r.table_name).sort();
+    expect(linked).toEqual(expect.arrayContaining(['contacts', 'conversations', 'maintenance_tasks', 'audit_log']));
+    const covered = new Set([...PRIVACY_CATEGORIES.map((c) => c.table), ...Object.keys(NOT_SUBJECT_DATA)]);
+    expect(linked.filter((table: string) => !covered.has(table))).toEqual([]);
+  });
+});
+
+describe('settings', () => {
+  it('answers SPEC.md defaults, enforces bounds and fixed encryption, and stores per tenant', async () => {
+    const res = await api.request('/api/v1/privacy/settings', { token: t.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      retention: { machine_events_days: 90, alerts_days: 180, conversations_days: 365, audit_trail_days: 2555, extracted_records_days: 1825 },
+      encryption: { at_rest: 'AES-256', in_transit: 'TLS 1.3' },
+      pii: { auto_redact: false },
+      updated_at: null,
+    });
+    expectError(await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { retention: { audit_trail_days: 364 } } }), 422, 'VALIDATION_ERROR');
+    expectError(await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { retention: { alerts_days: 0 } } }), 422, 'VALIDATION_ERROR');
+    expectError(await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { encryption: { at_rest: 'AES-128' } } }), 422, 'VALIDATION_ERROR');
+    expectError(await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { encryption: { in_transit: 'TLS 1.2' } } }), 422, 'VALIDATION_ERROR');
+
+    const put = await api.request('/api/v1/privacy/settings', {
+      method: 'PUT', token: t.token,
+      json: { retention: { audit_trail_days: 365, alerts_days: 30 }, encryption: { at_rest: 'AES-256' }, pii: { auto_redact: true } },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.retention).toMatchObject({ audit_trail_days: 365, alerts_days: 30, machine_events_days: 90 });
+    expect(put.body.pii).toEqual({ auto_redact: true });
+    const stored = await api.deps.db('tenant_settings').where({ tenant_id: t.tenantId }).first('retention', 'pii_auto_redact');
+    expect(stored.pii_auto_redact).toBe(true);
+    expect(stored.retention.alerts_days).toEqual({ days: 30, grandfathered: { protectedBefore: expect.any(String), priorDays: 180 } });
+    // A manager reads but cannot change privacy settings or start subject requests.
+    const manager = await createUser(api, t.tenantId, 'manager');
+    expect((await api.request('/api/v1/privacy/settings', { token: manager.token })).status).toBe(200);
+    expectError(await api.request('/api/v1/privacy/settings', { method: 'PUT', token: manager.token, json: { pii: { auto_redact: true } } }), 403, 'FORBIDDEN');
+    expectError(await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: manager.token, json: { older_than: 'P1D' } }), 403, 'FORBIDDEN');
+    // The other tenant keeps its defaults.
+    expect((await api.request('/api/v1/privacy/settings', { token: other.token })).body.retention.alerts_days).toBe(180);
+    await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { pii: { auto_redact: false } } });
+  });
+});
+
+describe('export, erasure and isolation', () => {
+  let alice: Awaited<ReturnType<typeof seedSubject>>;
+  let bob: Awaited<ReturnType<typeof seedSubject>>;
+  let exportId: string;
+
+  beforeAll(async () => {
+    alice = await seedSubject(t.tenantId, 'Alice');
+    bob = await seedSubject(t.tenantId, 'Bob');
+  });
+
+  it('exports a ZIP with one JSON file per category and a manifest, through a 24 h URL', async () => {
+    const res = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ export_id: expect.any(String), status: 'pending', subject_id: alice.id });
+    exportId = res.body.export_id;
+    const ready = await exportReady(t.token, exportId);
+    expect(ready.progress).toEqual({ phase: 'ready', percent: 100 });
+    const url = new URL(ready.url);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('86400');
+    expect(new Date(ready.expires_at).getTime() - new Date(ready.ready_at).getTime()).toBe(86_400_000);
+
+    const download = await fetch(ready.url);
+    expect(download.status).toBe(200);
+    const files = readStoredZip(Buffer.from(await download.arrayBuffer()));
+    expect([...files.keys()].sort()).toEqual(['audit_trail.json', 'contact.json', 'conversations.json', 'maintenance_tasks.json', 'manifest.json', 'messages.json']);
+    const json = (name: string) => JSON.parse(files.get(name)!.toString('utf8'));
+
+    expect(json('contact.json')).toEqual([expect.objectContaining({ id: alice.id, name: alice.name, phone: alice.phone, email: alice.email })]);
+    expect(json('conversations.json')).toEqual([expect.objectContaining({ id: alice.conversationId, channel: 'whatsapp' })]);
+    const messages = json('messages.json');
+    expect(messages).toHaveLength(2);
+    expect(messages.map((m: any) => m.conversation_id)).toEqual([alice.conversationId, alice.conversationId]);
+    expect(messages.map((m: any) => m.body)).toEqual(expect.arrayContaining([expect.stringContaining(alice.email)]));
+    expect(json('maintenance_tasks.json')).toEqual([expect.objectContaining({ id: alice.taskId, notes: `Call back ${alice.name} on ${alice.phone}` })]);
+    const audit = json('audit_trail.json');
+    expect(audit.map((a: any) => a.action)).toEqual(['contact.created', 'privacy.export.requested']);
+    // Nothing of Bob's.
+    for (const [, content] of files) expect(content.toString('utf8')).not.toContain(bob.email);
+
+    const manifest = json('manifest.json');
+    expect(manifest.export_id).toBe(exportId);
+    const { createHash } = await import('node:crypto');
+    for (const part of manifest.parts) {
+      const content = files.get(part.file)!;
+      expect(part.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+      expect(part.bytes).toBe(content.length);
+      expect(part.count).toBe(JSON.parse(content.toString('utf8')).length);
+    }
+    expect(Object.fromEntries(manifest.parts.map((p: any) => [p.category, p.count]))).toEqual({ messages: 2, conversations: 1, maintenance_tasks: 1, audit_trail: 2, contact: 1 });
+
+    // Workflow history: ids and counts only.
+    const client = await api.deps.temporal.client();
+    const history = historyText(await client.workflow.getHandle(workflowIds.privacyExport(t.tenantId, exportId)).fetchHistory()).join('\n');
+    expect(history).toContain(exportId);
+    for (const secret of [alice.email, alice.phone, alice.name, 'X-Amz-Signature', url.host]) expect(history).not.toContain(secret);
+  });
+
+  it('returns the same export within 24 h of a ready one, and a new one after', async () => {
+    const again = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ export_id: exportId, status: 'ready', url: expect.any(String) });
+    // Age the ready export past its 24 h.
+    await api.deps.db('privacy_exports').where({ id: exportId }).update({ expires_at: daysAgo(0.001), ready_at: daysAgo(1.001) });
+    const expired = await api.request(`/api/v1/privacy/exports/${exportId}`, { token: t.token });
+    expect(expired.body).toMatchObject({ status: 'expired', url: null });
+    const fresh = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
+    expect(fresh.status).toBe(202);
+    expect(fresh.body.export_id).not.toBe(exportId);
+    await exportReady(t.token, fresh.body.export_id);
+  });
+
+  it("answers 404 for unknown subjects and for another tenant's subject, export and erasure", async () => {
+    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: randomUUID(), format: 'json' } }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: 'not-a-uuid', format: 'json' } }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: other.token, json: { subject_id: alice.id, format: 'json' } }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'csv' } }), 422, 'VALIDATION_ERROR');
+    expectError(await api.request(`/api/v1/privacy/exports/${exportId}`, { token: other.token }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/privacy/exports/nope', { token: t.token }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: other.token, json: { subject_id: alice.id, reason: 'request', preserve_audit: true } }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: randomUUID(), reason: 'request', preserve_audit: true } }), 404, 'NOT_FOUND');
+  });
+
+  it('erases with preserve_audit: no trace of the name, phone or email anywhere, the hash kept, the chain valid', async () => {
+    const exportKeys = (await api.deps.db('privacy_exports').where({ subject_id: alice.id }).pluck('object_key')) as string[];
+    expect(exportKeys.length).toBe(2);
+    expect((await bucketObjectsContaining(`privacy-exports/${t.tenantId}/`, [alice.email])).sort()).toEqual([...exportKeys].sort());
+    const res = await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, reason: 'GDPR art. 17 request', preserve_audit: true } });
+    expect(res.status).toBe(202);
+    const erasureId = res.body.erasure_id;
+    const done = await waitFor(async () => {
+      const r = await api.request(`/api/v1/privacy/erasures/${erasureId}`, { token: t.token });
+      return r.body.status === 'completed' ? r.body : null;
+    });
+    expect(done.counts).toEqual({ messages: 2, conversations: 1, maintenance_tasks: 1, privacy_exports: 2, audit_trail: 5, contact: 1 });
+    expectError(await api.request(`/api/v1/privacy/erasures/${erasureId}`, { token: other.token }), 404, 'NOT_FOUND');
+
+    for (const needle of [alice.name, alice.phone, alice.email]) expect(await tablesContaining(needle)).toEqual([]);
+    for (const key of exportKeys) await expect(api.deps.objectStore.client.statObject(api.deps.objectStore.bucket, key)).rejects.toThrow();
+    expect(await bucketObjectsContaining(`privacy-exports/${t.tenantId}/`, [alice.name, alice.phone, alice.email])).toEqual([]);
+    // Bob untouched.
+    expect(await tablesContaining(bob.phone)).toEqual(expect.arrayContaining(['contacts.phone', 'messages.body', 'maintenance_tasks.notes']));
+    expect(await api.deps.db('messages').where({ conversation_id: bob.conversationId }).count({ n: '*' }).first()).toEqual({ n: '2' });
+    // The task stays, unlinked and without the notes about the person.
+    expect(await api.deps.db('maintenance_tasks').where({ id: alice.taskId }).first('contact_id', 'notes', 'title')).toEqual({ contact_id: null, notes: null, title: 'Pump leak reported by a visitor' });
+
+    const hash = await subjectHash(api.deps.db, t.tenantId, alice.id);
+    const audit = await api.deps.db('audit_log').where({ tenant_id: t.tenantId, subject_hash: hash }).select('subject_ref');
+    expect(audit.length).toBe(5);
+    expect(audit.every((a: any) => a.subject_ref === null)).toBe(true);
+    expect(await api.deps.db('audit_log').where({ tenant_id: t.tenantId, subject_ref: alice.id }).count({ n: '*' }).first()).toEqual({ n: '0' });
+    const verify = await api.request('/api/v1/audit/verify', { token: t.token });
+    expect(verify.body).toMatchObject({ valid: true });
+
+    // Twice is harmless: the same erasure answers.
+    const twice = await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, reason: 'again', preserve_audit: true } });
+    expect(twice.status).toBe(202);
+    expect(twice.body.erasure_id).toBe(erasureId);
+  });
+
+  it('erases without preserve_audit: the audit hash goes too, and the chain still verifies', async () => {
+    const res = await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: bob.id, reason: 'request', preserve_audit: false } });
+    expect(res.status).toBe(202);
+    await waitFor(async () => (await api.request(`/api/v1/privacy/erasures/${res.body.erasure_id}`, { token: t.token })).body.status === 'completed');
+    const hash = await subjectHash(api.deps.db, t.tenantId, bob.id);
+    expect(await api.deps.db('audit_log').where({ tenant_id: t.tenantId, subject_hash: hash }).count({ n: '*' }).first()).toEqual({ n: '0' });
+    for (const needle of [bob.name, bob.phone, bob.email]) expect(await tablesContaining(needle)).toEqual([]);
+    expect((await api.request('/api/v1/audit/verify', { token: t.token })).body).toMatchObject({ valid: true });
+  });
+});
+
+describe('purge-old', () => {
+  it('deletes old rows per category at once, never audit rows younger than 365 days', async () => {
+    const p = await createTenant(api);
+    const db = api.deps.db;
+    const [asset] = await db('assets').insert({ tenant_id: p.tenantId, name: 'Pump', type: 'pump' }).returning('id');
+    const event = (days: number) => ({ tenant_id: p.tenantId, asset_id: asset.id, event_type: 'door.opened', ts: daysAgo(days), sender_event_id: randomUUID(), received_at: daysAgo(days) });
+    await db('machine_events').insert([event(200), event(100), event(10)]);
+    const contact = await seedSubject(p.tenantId, 'Carol');
+    await db('conversations').where({ id: contact.conversationId }).update({ started_at: daysAgo(130), status: 'closed', closed_at: daysAgo(120) });
+    // An open conversation started long ago stays; only its old messages go.
+    const [open] = await db('conversations').insert({ tenant_id: p.tenantId, agent_id: randomUUID(), contact_id: contact.id, channel: 'email', started_at: daysAgo(300) }).returning('id');
+    await db('messages').insert([
+      { tenant_id: p.tenantId, conversation_id: open.id, direction: 'inbound', body: 'old', created_at: daysAgo(299) },
+      { tenant_id: p.tenantId, conversation_id: open.id, direction: 'inbound', body: 'recent', created_at: daysAgo(2) },
+    ]);
+    await db('messages').where({ conversation_id: contact.conversationId }).update({ created_at: daysAgo(120) });
+    expectError(await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: '90 days' } }), 422, 'VALIDATION_ERROR');
+    expectError(await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: '2999-01-01' } }), 422, 'VALIDATION_ERROR');
+
+    const res = await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: 'P90D' } });
+    expect(res.status).toBe(200);
+    expect(res.body.counts).toEqual({ messages: 3, conversations: 1, audit_trail: 0, machine_events: 2, alerts: 0 });
+    expect(await db('messages').where({ conversation_id: open.id }).pluck('body')).toEqual(['recent']);
+    expect(new Date(res.body.cutoff).getTime()).toBeCloseTo(daysAgo(90).getTime(), -4);
+    expect(new Date(res.body.audit_cutoff).getTime()).toBeLessThan(daysAgo(365).getTime());
+    expect(await db('machine_events').where({ tenant_id: p.tenantId }).count({ n: '*' }).first()).toEqual({ n: '1' });
+    expect((await api.request('/api/v1/audit/verify', { token: p.token })).body.valid).toBe(true);
+  });
+});
+
+describe('retention sweep', () => {
+  it('runs from the Schedule with each tenant’s settings, and a lowered value is not retroactive', async () => {
+    const r = await createTenant(api);
+    const db = api.deps.db;
+    const [asset] = await db('assets').insert({ tenant_id: r.tenantId, name: 'Press', type: 'press' }).returning('id');
+    const ids: Record<string, string> = {};
+    for (const age of [100, 60, 20]) {
+      const [row] = await db('machine_events')
+        .insert({ tenant_id: r.tenantId, asset_id: asset.id, event_type: 'cycle.done', ts: daysAgo(age), sender_event_id: randomUUID(), received_at: daysAgo(age) })
+        .returning('id');
+      ids[age] = row.id;
+    }
+    // 90 → 30 days: the 60-day-old event was past 30 days at the change: it stays until 90.
+    const put = await api.request('/api/v1/privacy/settings', { method: 'PUT', token: r.token, json: { retention: { machine_events_days: 30 } } });
+    expect(put.status).toBe(200);
+
+    const client = await api.deps.temporal.client();
+    const schedule = client.schedule.getHandle(RETENTION_SCHEDULE.id);
+    expect((await schedule.describe()).action).toMatchObject({ workflowType: RETENTION_SCHEDULE.workflowType });
+    await schedule.trigger();
+    await waitFor(async () => !(await db('machine_events').where({ id: ids[100] }).first('id')), 60_000);
+    const left = await db('machine_events').where({ tenant_id: r.tenantId }).pluck('id');
+    expect(left.sort()).toEqual([ids[60], ids[20]].sort());
+  });
+});

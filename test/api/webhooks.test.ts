@@ -1,0 +1,521 @@
+/**
+ * Webhooks over real HTTP against the real stack: the API, the worker from dist/ (its outbox
+ * dispatcher and delivery workflows), PostgreSQL, Temporal, and a real loopback receiver.
+ */
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { appendEvent } from '../../db/outbox';
+import { signInternalToken } from '../../domain/auth/tokens';
+import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
+import { WEBHOOK_SCHEDULES } from '../../orchestration/webhook-schedules';
+import { startWebhookDelivery } from '../../orchestration/webhooks';
+import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
+
+jest.setTimeout(60_000);
+
+const BASE = '/api/v1/integrations/webhooks';
+let api: TestApi;
+let tenant: TestTenant;
+let other: TestTenant;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  [tenant, other, receiver] = await Promise.all([createTenant(api), createTenant(api), startWebhookReceiver()]);
+});
+afterAll(async () => {
+  await receiver?.close();
+  await api?.close();
+});
+
+interface Created {
+  id: string;
+  secret: string;
+  path: string;
+  body: any;
+}
+
+async function createWebhook(t: TestTenant, fields: Record<string, unknown> = {}): Promise<Created> {
+  const path = `/r/${randomUUID()}`;
+  const res = await api.request(BASE, { method: 'POST', token: t.token, json: { url: receiver.url(path), events: ['*'], ...fields } });
+  expect(res.status).toBe(201);
+  return { id: res.body.id, secret: res.body.secret, path, body: res.body };
+}
+
+/** The snippet of domain/webhooks/README.md and docs/webhooks.md, as a receiver would run it. */
+function receiverVerifies(secret: string, headers: Record<string, string>, rawBody: string): boolean {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const timestamp = headers['x-signature-timestamp'];
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const expected = createHmac('sha256', key).update(`${timestamp}.${rawBody}`).digest();
+  return headers['x-signature']
+    .split(',')
+    .map((s) => s.trim().replace(/^sha256=/, ''))
+    .some((hex) => hex.length === 64 && timingSafeEqual(Buffer.from(hex, 'hex'), expected));
+}
+
+const auditCount = async (tenantId: string) => Number((await api.deps.db('audit_log').where({ tenant_id: tenantId }).count({ n: '*' }))[0].n);
+
+describe('webhook CRUD', () => {
+  it('creates with the secret shown once, reads, lists, updates and deletes', async () => {
+    const created = await createWebhook(tenant, { events: ['maintenance.*', 'asset.created'], filters: { 'data.asset_id': 'a1' }, description: 'ERP' });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      url: receiver.url(created.path),
+      events: ['maintenance.*', 'asset.created'],
+      filters: { 'data.asset_id': 'a1' },
+      description: 'ERP',
+      status: 'active',
+      failing_since: null,
+      disabled_reason: null,
+      previous_secret_expires_at: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
+    // Stored encrypted, never in clear.
+    const row = await api.deps.db('webhooks').where({ id: created.id }).first();
+    expect(row.secret_encrypted).toMatch(/^v1\./);
+    expect(JSON.stringify(row)).not.toContain(created.secret.slice(6));
+
+    const got = await api.request(`${BASE}/${created.id}`, { token: tenant.token });
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({ ...created.body, secret: undefined });
+    expect(got.body).not.toHaveProperty('secret');
+
+    const list = await api.request(`${BASE}?limit=100`, { token: tenant.token });
+    expect(list.body.items.map((w: any) => w.id)).toContain(created.id);
+    expect(list.body.items.every((w: any) => !('secret' in w))).toBe(true);
+
+    const updated = await api.request(`${BASE}/${created.id}`, { method: 'PUT', token: tenant.token, json: { events: ['asset.*'], status: 'paused', description: null } });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ events: ['asset.*'], status: 'paused', description: null, filters: { 'data.asset_id': 'a1' } });
+    const paused = await api.request(`${BASE}?status=paused&limit=100`, { token: tenant.token });
+    expect(paused.body.items.map((w: any) => w.id)).toEqual([created.id]);
+
+    const actions = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, resource_id: created.id }).orderBy('seq').pluck('action');
+    expect(actions).toEqual(['webhook.created', 'webhook.updated']);
+
+    expect((await api.request(`${BASE}/${created.id}`, { method: 'DELETE', token: tenant.token })).status).toBe(204);
+    expectError(await api.request(`${BASE}/${created.id}`, { token: tenant.token }), 404, 'NOT_FOUND');
+  });
+
+  it('refuses bad URLs, event patterns, filters and statuses with 422', async () => {
+    const post = (json: unknown) => api.request(BASE, { method: 'POST', token: tenant.token, json });
+    const url = receiver.url('/x');
+    for (const [json, field] of [
+      [{ url: 'ftp://example.com/x', events: ['*'] }, 'body.url'],
+      [{ url: 'not a url', events: ['*'] }, 'body.url'],
+      [{ url: 'https://user:pw@example.com/x', events: ['*'] }, 'body.url'],
+      [{ url, events: ['maint*'] }, 'body.events.0'],
+      [{ url, events: ['*.created'] }, 'body.events.0'],
+      [{ url, events: [] }, 'body.events'],
+      [{ url, events: ['asset.created'], filters: { asset_id: 'a1' } }, 'body.filters'],
+      [{ url, events: ['asset.created'], filters: { 'data.asset_id': { nested: true } } }, 'body.filters'],
+      [{ url, events: ['asset.created'], status: 'failing' }, 'body.status'],
+      [{ url, events: ['asset.created'], secret: 'whsec_mine' }, 'body.secret'],
+    ] as const) {
+      const res = await post(json);
+      expectError(res, 422, 'VALIDATION_ERROR');
+      expect(res.body.fields.map((f: any) => f.field)).toContain(field);
+    }
+  });
+
+  it('counts webhooks against the plan', async () => {
+    const free = await createTenant(api, 'free');
+    await createWebhook(free);
+    await createWebhook(free);
+    const third = await api.request(BASE, { method: 'POST', token: free.token, json: { url: receiver.url('/x'), events: ['*'] } });
+    expectError(third, 403, 'PLAN_LIMIT_REACHED');
+    expect(third.body).toMatchObject({ resource: 'webhooks', limit: 2 });
+  });
+
+  it('needs view_webhooks to read and manage_webhooks to write', async () => {
+    const viewer = await createUser(api, tenant.tenantId, 'viewer');
+    expectError(await api.request(BASE, { token: viewer.token }), 403, 'FORBIDDEN');
+    const manager = await createUser(api, tenant.tenantId, 'manager');
+    expect((await api.request(BASE, { token: manager.token })).status).toBe(200);
+  });
+});
+
+describe('test call', () => {
+  it('POSTs sample_payload signed (Standard Webhooks library and X-Signature both verify), with no audit, record or workflow', async () => {
+    const webhook = await createWebhook(tenant);
+    receiver.script(webhook.path, [{ status: 202, body: 'accepted' }]);
+    const audits = await auditCount(tenant.tenantId);
+    const sample = { type: 'task.created', task_id: 't-42', nested: { b: 2, a: 1 } };
+
+    const res = await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: sample } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status_code: 202, response_body: 'accepted', latency_ms: expect.any(Number), success: true });
+
+    const [received] = receiver.on(webhook.path);
+    expect(received.method).toBe('POST');
+    expect(received.headers['content-type']).toBe('application/json');
+    expect(received.body).toBe('{"nested":{"a":1,"b":2},"task_id":"t-42","type":"task.created"}');
+    expect(received.headers['webhook-id']).toMatch(/^test_[0-9a-f-]{36}$/);
+    expect(received.headers['x-webhook-id']).toBe(received.headers['webhook-id']);
+    expect(new Webhook(webhook.secret).verify(received.body, received.headers)).toEqual(sample);
+    expect(receiverVerifies(webhook.secret, received.headers, received.body)).toBe(true);
+    expect(receiverVerifies(webhook.secret, received.headers, received.body.replace('42', '43'))).toBe(false);
+
+    expect(await auditCount(tenant.tenantId)).toBe(audits);
+    expect(await api.deps.db('webhook_deliveries').where({ webhook_id: webhook.id })).toHaveLength(0);
+  });
+
+  it('reports a failing destination with the first 1 KB of its answer', async () => {
+    const webhook = await createWebhook(tenant);
+    receiver.script(webhook.path, [{ status: 500, body: 'é'.repeat(700) }]);
+    const res = await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: {} } });
+    expect(res.body).toMatchObject({ status_code: 500, success: false });
+    expect(res.body.response_body).toBe('é'.repeat(512)); // 1024 bytes of 2-byte characters
+    expectError(await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: {} }), 422, 'VALIDATION_ERROR');
+  });
+});
+
+describe('secret rotation', () => {
+  it('answers a new secret once; both secrets sign for 24 h, the new one first', async () => {
+    const webhook = await createWebhook(tenant);
+    const rotated = await api.request(`${BASE}/${webhook.id}/rotate-secret`, { method: 'POST', token: tenant.token });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(webhook.secret);
+    const expires = Date.parse(rotated.body.previous_secret_expires_at) - Date.now();
+    expect(expires).toBeGreaterThan(24 * 3600_000 - 60_000);
+    expect(expires).toBeLessThanOrEqual(24 * 3600_000);
+    expect((await api.request(`${BASE}/${webhook.id}`, { token: tenant.token })).body).not.toHaveProperty('secret');
+
+    await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: { n: 1 } } });
+    const [received] = receiver.on(webhook.path);
+    expect(received.headers['x-signature'].split(', ')).toHaveLength(2);
+    expect(received.headers['webhook-signature'].split(' ')).toHaveLength(2);
+    for (const secret of [rotated.body.secret, webhook.secret]) {
+      expect(new Webhook(secret).verify(received.body, received.headers)).toEqual({ n: 1 });
+      expect(receiverVerifies(secret, received.headers, received.body)).toBe(true);
+    }
+
+    // After the 24 h, only the new secret signs.
+    await api.deps.db('webhooks').where({ id: webhook.id }).update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
+    await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: { n: 2 } } });
+    const second = receiver.on(webhook.path)[1];
+    expect(second.headers['webhook-signature'].split(' ')).toHaveLength(1);
+    expect(() => new Webhook(webhook.secret).verify(second.body, second.headers)).toThrow();
+    expect(new Webhook(rotated.body.secret).verify(second.body, second.headers)).toEqual({ n: 2 });
+  });
+});
+
+describe('events reaching webhooks', () => {
+  it('an asset created through the API reaches the webhook signed, and is logged as a delivery', async () => {
+    const webhook = await createWebhook(tenant, { events: ['asset.created'] });
+    const unrelated = await createWebhook(tenant, { events: ['maintenance.*'] });
+    const asset = await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: 'Pump 7', type: 'pump' } });
+    expect(asset.status).toBe(201);
+
+    await receiver.waitFor(() => receiver.on(webhook.path).length === 1, 20_000, 'the asset.created delivery');
+    const [received] = receiver.on(webhook.path);
+    const payload = new Webhook(webhook.secret).verify(received.body, received.headers) as any;
+    expect(payload).toEqual({
+      id: expect.any(String),
+      type: 'asset.created',
+      tenant_id: tenant.tenantId,
+      occurred_at: expect.any(String),
+      api_version: 'v1',
+      data: { asset_id: asset.body.id, type: 'pump', parent_id: null },
+    });
+    expect(receiverVerifies(webhook.secret, received.headers, received.body)).toBe(true);
+    expect(received.headers['webhook-id']).toBe(deliveryIdFor(payload.id, webhook.id));
+
+    // The record is written right after the receiver answered.
+    let deliveries: any;
+    for (let i = 0; i < 100; i++) {
+      deliveries = await api.request(`${BASE}/${webhook.id}/deliveries`, { token: tenant.token });
+      if (deliveries.body.total === 1) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(deliveries.body).toMatchObject({ total: 1, skip: 0, limit: 20 });
+    expect(deliveries.body.items[0]).toMatchObject({
+      delivery_id: received.headers['webhook-id'],
+      webhook_id: webhook.id,
+      event_id: payload.id,
+      event_type: 'asset.created',
+      payload,
+      attempt: 1,
+      status: 'succeeded',
+      status_code: 200,
+      response_body: 'ok',
+      next_attempt_at: null,
+      redelivery_of: null,
+    });
+    expect(receiver.on(unrelated.path)).toHaveLength(0);
+  });
+
+  it('an internal event with filters reaches only the webhooks whose filters hold', async () => {
+    const matching = await createWebhook(tenant, { events: ['machine.*'], filters: { 'data.line': ['L1', 'L2'] } });
+    const filteredOut = await createWebhook(tenant, { events: ['machine.*'], filters: { 'data.line': 'L9' } });
+    const token = signInternalToken('tests', api.deps.config.secrets.internalJwt);
+    const event = await api.request('/internal/events', { method: 'POST', token, json: { tenant_id: tenant.tenantId, type: 'machine.vibration.threshold_exceeded', data: { line: 'L2' } } });
+    expect(event.status).toBe(202);
+    await receiver.waitFor(() => receiver.on(matching.path).length === 1, 20_000, 'the internal event');
+    expect(JSON.parse(receiver.on(matching.path)[0].body)).toMatchObject({ id: event.body.id, type: 'machine.vibration.threshold_exceeded', data: { line: 'L2' } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.on(filteredOut.path)).toHaveLength(0);
+    // Another tenant's webhooks never see it.
+    const foreign = await createWebhook(other, { events: ['*'] });
+    expect(receiver.on(foreign.path)).toHaveLength(0);
+  });
+
+  it('a dispatch redone after a crash (workflow started, event not marked) starts nothing twice', async () => {
+    const webhook = await createWebhook(tenant, { events: ['asset.deleted'] });
+    // The event as a crashed dispatcher leaves it: its delivery started, the row not marked.
+    const eventId = await api.deps.db.transaction(async (tx) => {
+      const { id } = await appendEvent(tx, { tenantId: tenant.tenantId, type: 'asset.deleted', data: { asset_id: 'a-crash' } });
+      await tx('outbox_events').where({ id }).update({ dispatched_at: tx.fn.now() });
+      return id;
+    });
+    const deliveryId = deliveryIdFor(eventId, webhook.id);
+    const client = await api.deps.temporal.client();
+    expect(await startWebhookDelivery(client, { tenantId: tenant.tenantId, webhookId: webhook.id, eventId, deliveryId })).toBe('started');
+    await receiver.waitFor(() => receiver.on(webhook.path).length === 1, 20_000, 'the first delivery');
+    await api.deps.db('outbox_events').where({ id: eventId }).update({ dispatched_at: null });
+
+    // The dispatcher (fallback poll) redoes the batch: same delivery id, refused by Temporal.
+    for (let i = 0; i < 200 && !(await api.deps.db('outbox_events').where({ id: eventId }).first()).dispatched_at; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await api.deps.db('outbox_events').where({ id: eventId }).first()).dispatched_at).not.toBeNull();
+    expect(await startWebhookDelivery(client, { tenantId: tenant.tenantId, webhookId: webhook.id, eventId, deliveryId })).toBe('already_started');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.on(webhook.path)).toHaveLength(1);
+  });
+});
+
+describe('delivery log', () => {
+  /** Known records, written as the engine writes them. */
+  async function seed(webhookId: string, rows: Array<{ status: 'succeeded' | 'failed'; code: number | null; cause?: string; latency?: number; daysAgo?: number; type?: string }>) {
+    await api.deps.db('webhook_deliveries').insert(
+      rows.map((r, i) => ({
+        tenant_id: tenant.tenantId,
+        webhook_id: webhookId,
+        delivery_id: randomUUID(),
+        event_id: randomUUID(),
+        event_type: r.type ?? 'asset.created',
+        attempt: 1,
+        status: r.status,
+        status_code: r.code,
+        latency_ms: r.latency ?? null,
+        failure_cause: r.status === 'failed' ? (r.cause ?? 'http_status') : null,
+        created_at: api.deps.db.raw(`date_trunc('day', now() at time zone 'utc') at time zone 'utc' - make_interval(days => ?) + make_interval(mins => ?)`, [r.daysAgo ?? 0, i]),
+      })),
+    );
+  }
+
+  it('pages and filters by status and event type', async () => {
+    const webhook = await createWebhook(tenant);
+    await seed(webhook.id, [
+      { status: 'succeeded', code: 200 },
+      { status: 'failed', code: 500 },
+      { status: 'failed', code: 503, type: 'maintenance.task.created' },
+      { status: 'succeeded', code: 204, type: 'maintenance.task.created' },
+      { status: 'succeeded', code: 200 },
+    ]);
+    const page = async (query: string) => (await api.request(`${BASE}/${webhook.id}/deliveries?${query}`, { token: tenant.token })).body;
+    const first = await page('limit=2');
+    expect(first).toMatchObject({ total: 5, skip: 0, limit: 2 });
+    expect(first.items.map((d: any) => d.status_code)).toEqual([200, 204]); // newest first
+    expect((await page('limit=2&skip=4')).items.map((d: any) => d.status_code)).toEqual([200]);
+    expect((await page('status=failed')).items.map((d: any) => d.status_code)).toEqual([503, 500]);
+    expect((await page('event_type=maintenance.task.created')).items.map((d: any) => d.status_code)).toEqual([204, 503]);
+    expect((await page('event_type=maintenance.task.created&status=succeeded')).total).toBe(1);
+    expect((await page('limit=2')).items[0].payload).toBeNull(); // seeded records have no stored event
+    expectError(await api.request(`${BASE}/${webhook.id}/deliveries?limit=101`, { token: tenant.token }), 422, 'VALIDATION_ERROR');
+    expectError(await api.request(`${BASE}/${webhook.id}/deliveries?status=pending`, { token: tenant.token }), 422, 'VALIDATION_ERROR');
+  });
+
+  it('analytics: 7 days with zeros, success rate, average latency and top 5 error codes, in SQL', async () => {
+    const webhook = await createWebhook(tenant);
+    await seed(webhook.id, [
+      { status: 'succeeded', code: 200, latency: 100 },
+      { status: 'succeeded', code: 200, latency: 300 },
+      { status: 'failed', code: 500, latency: 50 },
+      { status: 'failed', code: 500, latency: 50, daysAgo: 2 },
+      { status: 'failed', code: 503, latency: 100, daysAgo: 2 },
+      { status: 'failed', code: null, cause: 'timeout', latency: 10_000, daysAgo: 6 },
+      { status: 'failed', code: 404, latency: 20, daysAgo: 6 },
+      { status: 'failed', code: 410, cause: 'gone', latency: 20, daysAgo: 6 },
+      { status: 'failed', code: 429, latency: 20, daysAgo: 6 },
+      { status: 'succeeded', code: 200, latency: 100, daysAgo: 6 },
+      { status: 'failed', code: 500, latency: 1, daysAgo: 7 }, // outside the 7 days
+    ]);
+    const res = await api.request(`${BASE}/${webhook.id}/analytics`, { token: tenant.token });
+    expect(res.status).toBe(200);
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+    expect(res.body).toEqual({
+      window_days: 7,
+      total_deliveries: 10,
+      succeeded: 3,
+      failed: 7,
+      success_rate_percent: 30,
+      average_latency_ms: 1076, // (100+300+50+50+100+10000+20+20+20+100) / 10
+      deliveries_per_day: [
+        { date: day(6), total: 5, succeeded: 1, failed: 4 },
+        { date: day(5), total: 0, succeeded: 0, failed: 0 },
+        { date: day(4), total: 0, succeeded: 0, failed: 0 },
+        { date: day(3), total: 0, succeeded: 0, failed: 0 },
+        { date: day(2), total: 2, succeeded: 0, failed: 2 },
+        { date: day(1), total: 0, succeeded: 0, failed: 0 },
+        { date: day(0), total: 3, succeeded: 2, failed: 1 },
+      ],
+      top_error_codes: [
+        { code: '500', count: 2 },
+        { code: '404', count: 1 },
+        { code: '410', count: 1 },
+        { code: '429', count: 1 },
+        { code: '503', count: 1 },
+      ],
+    });
+    const empty = await createWebhook(tenant);
+    const none = await api.request(`${BASE}/${empty.id}/analytics`, { token: tenant.token });
+    expect(none.body).toMatchObject({ total_deliveries: 0, success_rate_percent: null, average_latency_ms: null, top_error_codes: [] });
+    expect(none.body.deliveries_per_day).toHaveLength(7);
+  });
+
+  it('redeliver sends the same event again as a new delivery', async () => {
+    const webhook = await createWebhook(tenant, { events: ['asset.created'] });
+    await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: 'Fan', type: 'fan' } });
+    await receiver.waitFor(() => receiver.on(webhook.path).length === 1, 20_000, 'the delivery');
+    const first = receiver.on(webhook.path)[0];
+    const originalId = first.headers['webhook-id'];
+    await waitForRecords(webhook.id, 1);
+
+    const res = await api.request(`${BASE}/${webhook.id}/deliveries/${originalId}/redeliver`, { method: 'POST', token: tenant.token });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ delivery_id: expect.any(String), redelivery_of: originalId, event_id: JSON.parse(first.body).id });
+    await receiver.waitFor(() => receiver.on(webhook.path).length === 2, 20_000, 'the redelivery');
+    const again = receiver.on(webhook.path)[1];
+    expect(again.headers['webhook-id']).toBe(res.body.delivery_id);
+    expect(again.body).toBe(first.body); // byte for byte the same payload
+    await waitForRecords(webhook.id, 2);
+    const records = (await api.request(`${BASE}/${webhook.id}/deliveries`, { token: tenant.token })).body.items;
+    expect(records[0]).toMatchObject({ delivery_id: res.body.delivery_id, redelivery_of: originalId, status: 'succeeded' });
+    expectError(await api.request(`${BASE}/${webhook.id}/deliveries/${randomUUID()}/redeliver`, { method: 'POST', token: tenant.token }), 404, 'NOT_FOUND');
+
+    await api.request(`${BASE}/${webhook.id}`, { method: 'PUT', token: tenant.token, json: { status: 'paused' } });
+    expectError(await api.request(`${BASE}/${webhook.id}/deliveries/${originalId}/redeliver`, { method: 'POST', token: tenant.token }), 409, 'INVALID_STATE');
+  });
+
+  it('recover resends the deliveries that failed for good since a time, once', async () => {
+    const webhook = await createWebhook(tenant);
+    // Two stored events (already dispatched) whose deliveries failed: one for good, one still retrying.
+    const [gaveUp, retrying] = await api.deps.db.transaction(async (tx) => {
+      const ids: string[] = [];
+      for (const n of [1, 2]) {
+        const { id } = await appendEvent(tx, { tenantId: tenant.tenantId, type: 'asset.created', data: { asset_id: `rec-${n}` } });
+        await tx('outbox_events').where({ id }).update({ dispatched_at: tx.fn.now() });
+        ids.push(id);
+      }
+      return ids;
+    });
+    const failedDelivery = randomUUID();
+    await api.deps.db('webhook_deliveries').insert([
+      ...[1, 2, 3, 4, 5].map((attempt) => ({ tenant_id: tenant.tenantId, webhook_id: webhook.id, delivery_id: failedDelivery, event_id: gaveUp, event_type: 'asset.created', attempt, status: 'failed', status_code: 500, failure_cause: 'http_status', next_attempt_at: null })),
+      { tenant_id: tenant.tenantId, webhook_id: webhook.id, delivery_id: randomUUID(), event_id: retrying, event_type: 'asset.created', attempt: 1, status: 'failed', status_code: 500, failure_cause: 'http_status', next_attempt_at: new Date(Date.now() + 30_000) },
+    ]);
+    const since = new Date(Date.now() - 3600_000).toISOString();
+    expectError(await api.request(`${BASE}/${webhook.id}/recover`, { method: 'POST', token: tenant.token }), 422, 'VALIDATION_ERROR');
+
+    const res = await api.request(`${BASE}/${webhook.id}/recover?since=${encodeURIComponent(since)}`, { method: 'POST', token: tenant.token });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ since, recovered: 1, truncated: false, deliveries: [{ delivery_id: expect.any(String), redelivery_of: failedDelivery, event_id: gaveUp }] });
+    await receiver.waitFor(() => receiver.on(webhook.path).length === 1, 20_000, 'the recovered delivery');
+    expect(JSON.parse(receiver.on(webhook.path)[0].body)).toMatchObject({ id: gaveUp, data: { asset_id: 'rec-1' } });
+    await waitForRecords(webhook.id, 7);
+
+    const again = await api.request(`${BASE}/${webhook.id}/recover?since=${encodeURIComponent(since)}`, { method: 'POST', token: tenant.token });
+    expect(again.body).toMatchObject({ recovered: 0, deliveries: [] });
+  });
+});
+
+async function waitForRecords(webhookId: string, count: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await api.deps.db('webhook_deliveries').where({ webhook_id: webhookId })).length >= count) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`fewer than ${count} delivery records for ${webhookId}`);
+}
+
+describe('ai-config', () => {
+  it('drafts a configuration with the built-in engine and creates nothing', async () => {
+    const before = await api.deps.db('webhooks').where({ tenant_id: tenant.tenantId }).count({ n: '*' });
+    const res = await api.request(`${BASE}/ai-config`, { method: 'POST', token: tenant.token, json: { description: 'Open a ticket in our CMMS whenever a maintenance task is overdue' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ engine: 'built-in', draft: true, suggestion: { events: ['maintenance.task.overdue'], filters: {}, payload_format: { content_type: 'application/json' } } });
+    expect(res.body.suggestion.auth_headers.map((h: any) => h.name)).toEqual(['X-Signature', 'X-Signature-Timestamp', 'X-Webhook-Id', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(await api.deps.db('webhooks').where({ tenant_id: tenant.tenantId }).count({ n: '*' })).toEqual(before);
+    expectError(await api.request(`${BASE}/ai-config`, { method: 'POST', token: tenant.token, json: {} }), 422, 'VALIDATION_ERROR');
+  });
+});
+
+describe('tenant isolation', () => {
+  it("another tenant's webhook is 404 on every route, like a missing or malformed id", async () => {
+    const foreign = await createWebhook(other);
+    const deliveryId = randomUUID();
+    const since = encodeURIComponent(new Date(Date.now() - 60_000).toISOString());
+    for (const id of [foreign.id, randomUUID(), 'not-a-uuid']) {
+      const routes: Array<[string, string, unknown?]> = [
+        ['GET', `${BASE}/${id}`],
+        ['PUT', `${BASE}/${id}`, { description: 'x' }],
+        ['DELETE', `${BASE}/${id}`],
+        ['POST', `${BASE}/${id}/rotate-secret`],
+        ['POST', `${BASE}/${id}/test`, { sample_payload: {} }],
+        ['GET', `${BASE}/${id}/deliveries`],
+        ['POST', `${BASE}/${id}/deliveries/${deliveryId}/redeliver`],
+        ['POST', `${BASE}/${id}/recover?since=${since}`],
+        ['GET', `${BASE}/${id}/analytics`],
+      ];
+      for (const [method, path, json] of routes) {
+        expectError(await api.request(path, { method, token: tenant.token, json }), 404, 'NOT_FOUND');
+      }
+    }
+    expect(receiver.on(foreign.path)).toHaveLength(0);
+    expect((await api.request(`${BASE}/${foreign.id}`, { token: other.token })).body.description).toBeNull();
+  });
+});
+
+describe('destinations in production mode (development setting off)', () => {
+  let strict: TestApi;
+  let strictTenant: TestTenant;
+  beforeAll(async () => {
+    strict = await startTestApi({ webhooks: { allowPrivateDestinations: false } });
+    strictTenant = await createTenant(strict);
+  });
+  afterAll(() => strict?.close());
+
+  it.each(['http://127.0.0.1:8080/x', 'https://127.0.0.1/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/x', 'https://[::ffff:10.0.0.1]/x'])(
+    'refuses %s when the webhook is saved',
+    async (url) => {
+      const res = await strict.request(BASE, { method: 'POST', token: strictTenant.token, json: { url, events: ['*'] } });
+      expectError(res, 422, 'VALIDATION_ERROR');
+      expect(res.body.fields[0].field).toBe('body.url');
+    },
+  );
+
+  it('refuses, at call time and without sending anything, a host name that resolves to loopback', async () => {
+    const created = await strict.request(BASE, { method: 'POST', token: strictTenant.token, json: { url: `https://localhost:${receiver.port}/ssrf`, events: ['*'] } });
+    expect(created.status).toBe(201);
+    const res = await strict.request(`${BASE}/${created.body.id}/test`, { method: 'POST', token: strictTenant.token, json: { sample_payload: {} } });
+    expect(res.body).toMatchObject({ status_code: null, success: false, error: expect.stringMatching(/^refused_destination: localhost resolves to .*loopback/) });
+    expect(receiver.on('/ssrf')).toHaveLength(0);
+  });
+});
+
+describe('schedules', () => {
+  it('the worker created the webhook schedules (hourly success-rate check, daily retention sweep)', async () => {
+    const client = await api.deps.temporal.client();
+    for (const schedule of Object.values(WEBHOOK_SCHEDULES)) {
+      const description = await client.schedule.getHandle(schedule.id).describe();
+      expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: schedule.workflowType });
+      expect(description.spec.intervals?.[0].every).toBe(schedule.every === '1 hour' ? 3_600_000 : 86_400_000);
+    }
+  });
+});

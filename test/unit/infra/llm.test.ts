@@ -1,0 +1,43 @@
+import { createOpenAiCompatibleProvider, llmProviderFrom, LlmProviderError } from '../../../infra/llm';
+
+const KEY = 'sk-secret-value-42';
+
+function stubFetch(respond: (url: string, init: RequestInit) => Response | Promise<Response>) {
+  const calls: { url: string; init: RequestInit }[] = [];
+  const fetchImpl = (async (url: string, init: RequestInit) => {
+    calls.push({ url, init });
+    return respond(url, init);
+  }) as unknown as typeof fetch;
+  return { calls, fetchImpl };
+}
+
+describe('OpenAI-compatible provider', () => {
+  it('posts the chat completion request and reads choices[0].message.content', async () => {
+    const { calls, fetchImpl } = stubFetch(() => Response.json({ model: 'm-2024', choices: [{ message: { content: 'Improved prompt' } }] }));
+    const provider = createOpenAiCompatibleProvider({ baseUrl: 'http://llm.local/v1/', apiKey: KEY, model: 'm' }, { fetchImpl });
+    const result = await provider.complete({ messages: [{ role: 'user', content: 'hi' }], temperature: 0 });
+    expect(result).toEqual({ engine: 'openai-compatible', model: 'm-2024', text: 'Improved prompt' });
+    expect(calls[0].url).toBe('http://llm.local/v1/chat/completions');
+    expect((calls[0].init.headers as Record<string, string>).authorization).toBe(`Bearer ${KEY}`);
+    expect(JSON.parse(calls[0].init.body as string)).toEqual({ model: 'm', messages: [{ role: 'user', content: 'hi' }], temperature: 0 });
+  });
+
+  it('fails with the HTTP status only, never the key or the provider body', async () => {
+    const { fetchImpl } = stubFetch(() => new Response(`invalid key ${KEY}`, { status: 401 }));
+    const provider = createOpenAiCompatibleProvider({ baseUrl: 'http://llm.local/v1', apiKey: KEY, model: 'm' }, { fetchImpl });
+    const err = await provider.complete({ messages: [] }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(LlmProviderError);
+    expect((err as Error).message).toBe('language model answered HTTP 401');
+  });
+
+  it('refuses an answer without content', async () => {
+    const { fetchImpl } = stubFetch(() => Response.json({ choices: [] }));
+    const provider = createOpenAiCompatibleProvider({ baseUrl: 'http://llm.local', apiKey: null, model: 'm' }, { fetchImpl });
+    await expect(provider.complete({ messages: [] })).rejects.toThrow('language model answer has no choices[0].message.content');
+  });
+
+  it('is configured only when LLM_BASE_URL is set', () => {
+    expect(llmProviderFrom({ baseUrl: null, apiKey: KEY, model: 'm' })).toBeNull();
+    expect(llmProviderFrom({ baseUrl: 'http://llm.local', apiKey: null, model: 'm' })?.model).toBe('m');
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * Machine agents on the time-skipping server, with their real activities against a real
+ * (migrated) PostgreSQL, fed by the dispatcher's own signalling code (orchestration/machine-agents):
+ * a burst of events inside the cooldown runs the agent once, and the next event after the
+ * cooldown runs it again.
+ */
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createMachineAgentActivities } from '../../activities/machine-agents';
+import { createNotificationActivities } from '../../activities/notifications';
+import { appendEvent } from '../../db/outbox';
+import { provisionTenant } from '../../db/tenants';
+import { NO_ASSET, TriggeringEvent } from '../../domain/agents/machine-agent';
+import { TASK_QUEUES } from '../../infra/task-queues';
+import { workflowIds } from '../../infra/workflow-ids';
+import type { TemporalGateway } from '../../infra/temporal';
+import { signalMachineAgent, signalMachineAgents } from '../../orchestration/machine-agents';
+import { startNotificationDelivery } from '../../orchestration/notifications';
+import { machineAgentStateQuery, MachineAgentState } from '../../workflows/machine-agent';
+import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
+import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+
+jest.setTimeout(240_000);
+
+let pg: TestPostgres;
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  [pg, env] = await Promise.all([startTestPostgres(), createTimeSkippingEnv()]);
+  await registerSearchAttributes(env); // the dispatcher and notification starts set TenantId/ResourceId, as in production
+  const gateway: TemporalGateway = { client: async () => env.client, ping: async () => undefined, close: async () => undefined };
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUES.main,
+    workflowsPath: require.resolve('../../workflows'),
+    activities: {
+      ...createMachineAgentActivities({ db: pg.db, startNotification: (tenant, id) => startNotificationDelivery(gateway, tenant, id) }),
+      ...createNotificationActivities({ db: pg.db, mailer: null, from: 'test@example.com' }),
+    },
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+  await running?.catch(() => undefined);
+  await env?.teardown();
+  await pg?.stop();
+});
+
+async function machineAgent(cooldownMinutes: number): Promise<{ tenantId: string; agentId: string }> {
+  const suffix = randomUUID().slice(0, 8);
+  const { tenant_id: tenantId } = await provisionTenant(pg.db, { name: `Plant ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: `pw-${randomUUID()}` });
+  const [agent] = await pg.db('agents')
+    .insert({
+      tenant_id: tenantId,
+      name: 'Vibration watcher',
+      type: 'machine',
+      system_prompt: 'Watch vibration alarms.',
+      model: 'built-in',
+      temperature: 0.2,
+      trigger_config: JSON.stringify({ event_types: ['vibration.threshold_exceeded'], cooldown_minutes: cooldownMinutes }),
+      created_at: new Date(Date.now() - 60_000),
+    })
+    .returning('id');
+  return { tenantId, agentId: agent.id };
+}
+
+async function storeEvents(tenantId: string, type: string, data: Record<string, unknown>, count: number): Promise<TriggeringEvent[]> {
+  return pg.db.transaction(async (tx) => {
+    const events: TriggeringEvent[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const { id } = await appendEvent(tx, { tenantId, type, data: { ...data, seq: i } });
+      events.push(await tx('outbox_events').where({ id }).first('id', 'tenant_id', 'type', 'data', 'created_at'));
+    }
+    return events;
+  });
+}
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const runsOf = (tenantId: string, agentId: string) =>
+  pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).orderBy('created_at').select('event_id', 'asset_id', 'action', 'suppressed_events', 'reply_text', 'notification_id');
+
+describe('machine agent workflow', () => {
+  it('runs once for a burst of 10 events inside the cooldown, and again after the cooldown', async () => {
+    const { tenantId, agentId } = await machineAgent(30);
+    const assetId = randomUUID();
+    const burst = await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId, rms_mm_s: 11.2 }, 10);
+    // An event type the agent does not list never reaches it.
+    const other = await storeEvents(tenantId, 'asset.created', { asset_id: assetId }, 1);
+    expect(await signalMachineAgents(pg.db, env.client, [...burst, ...other])).toBe(10);
+
+    const handle = env.client.workflow.getHandle(workflowIds.machineAgent(tenantId, agentId, assetId));
+    const state = await until<MachineAgentState>(() => handle.query(machineAgentStateQuery), (s) => s.coolingDown && s.runs + s.suppressed === 10, 'the burst');
+    expect(state).toEqual({ runs: 1, suppressed: 9, coolingDown: true, pending: 0 });
+
+    const [first] = await runsOf(tenantId, agentId);
+    expect(first).toMatchObject({ event_id: burst[0].id, asset_id: assetId, action: 'notified', suppressed_events: 0 });
+    expect(first.reply_text).toBe(
+      `[built-in engine] Event vibration.threshold_exceeded on asset ${assetId} (rms_mm_s=11.2, seq=0). Agent "Vibration watcher" notified the tenant's administrators; further events of this asset wait for the cooldown.`,
+    );
+    const notification = await until(() => pg.db('notifications').where({ id: first.notification_id }).first('category', 'status', 'body'), (n) => n?.status === 'recorded', 'the notification');
+    expect(notification).toEqual({ category: 'machine_agent.run', status: 'recorded', body: first.reply_text });
+
+    // Still inside the cooldown: suppressed.
+    await env.sleep('29 minutes');
+    await signalMachineAgents(pg.db, env.client, await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId }, 1));
+    await until(() => handle.query(machineAgentStateQuery), (s) => s.suppressed === 10, 'the 11th event');
+    expect(await runsOf(tenantId, agentId)).toHaveLength(1);
+
+    // The cooldown ends: the suppressed count lands on the run and the idle workflow ends.
+    await env.sleep('2 minutes');
+    expect(await handle.result()).toEqual({ runs: 1, suppressed: 10 });
+    expect((await runsOf(tenantId, agentId))[0].suppressed_events).toBe(10);
+
+    // After the cooldown the next event runs the agent again.
+    const [later] = await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId }, 1);
+    await signalMachineAgents(pg.db, env.client, [later]);
+    const runs = await until(() => runsOf(tenantId, agentId), (r) => r.length === 2, 'the second run');
+    expect(runs[1]).toMatchObject({ event_id: later.id, action: 'notified', suppressed_events: 0 });
+  });
+
+  it('keeps one cooldown per asset, and runs every event with cooldown 0', async () => {
+    const { tenantId, agentId } = await machineAgent(0);
+    const [a, b] = [randomUUID(), randomUUID()];
+    const events = [
+      ...(await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: a }, 3)),
+      ...(await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: b }, 2)),
+    ];
+    await signalMachineAgents(pg.db, env.client, events);
+    const runs = await until(() => runsOf(tenantId, agentId), (r) => r.length === 5, 'five runs');
+    expect(runs.filter((r) => r.asset_id === a)).toHaveLength(3);
+    expect(runs.filter((r) => r.asset_id === b)).toHaveLength(2);
+    const handleA = () => env.client.workflow.getHandle(workflowIds.machineAgent(tenantId, agentId, a));
+    expect(await handleA().result()).toEqual({ runs: 3, suppressed: 0 });
+    // A redispatched event does not run the agent twice.
+    await signalMachineAgents(pg.db, env.client, [events[0]]);
+    expect(await handleA().result()).toEqual({ runs: 0, suppressed: 0 });
+    expect(await runsOf(tenantId, agentId)).toHaveLength(5);
+  });
+
+  it('does nothing for an inactive agent, whether the dispatcher or the activity finds it inactive', async () => {
+    const { tenantId, agentId } = await machineAgent(10);
+    await pg.db('agents').where({ id: agentId }).update({ status: 'inactive' });
+    const [event] = await storeEvents(tenantId, 'vibration.threshold_exceeded', {}, 1);
+    expect(await signalMachineAgents(pg.db, env.client, [event])).toBe(0);
+    // Deactivated after the dispatcher signalled it: the activity skips the event, no cooldown starts.
+    await signalMachineAgent(env.client, { tenantId, agentId, assetKey: NO_ASSET, eventId: event.id });
+    expect(await env.client.workflow.getHandle(workflowIds.machineAgent(tenantId, agentId, NO_ASSET)).result()).toEqual({ runs: 0, suppressed: 0 });
+    expect(await runsOf(tenantId, agentId)).toHaveLength(0);
+  });
+});

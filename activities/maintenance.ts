@@ -40,10 +40,10 @@ export interface RequestOrigin {
 
 export type ExecutionResult = ExecutionOutcome | { outcome: 'plan_gone' };
 
+/** A due time's execution (a user's execute is written by the API, see api/routes/maintenance.ts). */
 export interface ExecutePlanInput extends PlanRef {
   execution: ExecutionRequest;
   snapshot: ScheduleSnapshot;
-  origin?: RequestOrigin;
 }
 
 export interface CounterReadingInput extends PlanRef {
@@ -85,10 +85,6 @@ export function createMaintenanceActivities(deps: { db: Db }) {
       const result = await withPlan(input, async (tx, plan) => {
         const outcome = await executePlanInTx(tx, plan, input.execution);
         await saveScheduleSnapshot(tx, input.tenantId, input.planId, input.snapshot);
-        if (input.origin) {
-          const details = outcome.outcome === 'created' ? { task_id: outcome.task_id, execution_id: outcome.execution_id } : { execution_id: outcome.execution_id };
-          await auditInTx(tx, input.tenantId, input.origin.actor, input.origin.requestId, 'maintenance_plan.executed', input.planId, details);
-        }
         return outcome;
       });
       return result === 'gone' ? { outcome: 'plan_gone' } : result;

@@ -16,8 +16,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { PlanIdKey, resourceSearchAttributes } from '../infra/search-attributes';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
-import { policyOf, type PlanRow } from '../db/queries/maintenance';
-import { initialPlanState, type PlanPreview, type PlanStateView, type PlanWorkflowState } from '../workflows/maintenance-plan-state';
+import { randomUUID } from 'node:crypto';
+import { Knex } from 'knex';
+import { executePlanInTx, policyOf, saveScheduleSnapshot, type PlanRow } from '../db/queries/maintenance';
+import { initialPlanState, manualExecutionTrigger, type PlanPreview, type PlanStateView, type PlanWorkflowState } from '../workflows/maintenance-plan-state';
 import {
   applyOptimizationUpdate,
   archiveSignal,
@@ -101,6 +103,51 @@ export async function signalPlan(client: Client, tenantId: string, planId: strin
 
 export function executePlan(client: Client, tenantId: string, planId: string, req: ExecuteRequest): Promise<ExecuteResult> {
   return planHandle(client, tenantId, planId).executeUpdate(executeUpdate, { args: [req], updateId: req.requestId });
+}
+
+export interface ManualExecution {
+  task_id: string;
+  task_code: string;
+  execution_id: string;
+  next_due_at: string | null;
+}
+
+/**
+ * A user's execute: the task, its history row and event in the caller's transaction (on the
+ * locked plan row) and, at the same time, the Update that moves the plan's schedule; then the
+ * plan's read model. The caller commits after both succeeded, so a refused or unreachable
+ * workflow leaves no task. Idempotent by request id: a repeat finds its task, and Temporal (or
+ * the workflow's memory) answers the first Update again.
+ */
+export async function executeNow(
+  tx: Knex.Transaction,
+  plan: PlanRow,
+  req: { requestId: string; userId: string; at: Date },
+  send: (update: ExecuteRequest) => Promise<ExecuteResult>,
+): Promise<ManualExecution> {
+  const at = req.at.toISOString();
+  const taskId = randomUUID();
+  // Both before the commit; allSettled so no query is left running on a transaction being rolled back.
+  const [written, answered] = await Promise.allSettled([
+    executePlanInTx(tx, plan, {
+      key: `request:${req.requestId}`,
+      trigger: manualExecutionTrigger(plan.trigger),
+      executedBy: req.userId,
+      executedAt: at,
+      dueAt: at,
+      onOpenTask: null,
+      intervalHours: plan.interval_hours === null ? null : Number(plan.interval_hours),
+      taskId,
+    }),
+    send({ requestId: req.requestId, executedBy: req.userId, taskId, dueAt: at }),
+  ]);
+  if (written.status === 'rejected') throw written.reason;
+  if (answered.status === 'rejected') throw answered.reason;
+  const outcome = written.value;
+  const result = answered.value;
+  if (outcome.outcome !== 'created') throw new Error('a user execution always creates its task');
+  await saveScheduleSnapshot(tx, plan.tenant_id, plan.id, result.snapshot);
+  return { task_id: outcome.task_id, task_code: outcome.task_code, execution_id: outcome.execution_id, next_due_at: result.next_due_at };
 }
 
 export function recordCounter(client: Client, tenantId: string, planId: string, req: CounterRequest): Promise<CounterResult> {

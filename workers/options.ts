@@ -14,8 +14,11 @@ export const WORKER_TUNING: Pick<
   shutdownGraceTime: '10 seconds',
 };
 
-/** The webhook queue's worker: attempts are short I/O waits, so more of them run at once. */
+/**
+ * The webhook queue's worker: an attempt is an I/O wait (or a short wait for its webhook's
+ * in-flight limit), so many run at once; a slow receiver holds at most 16 running + 64 waiting.
+ */
 export const WEBHOOK_WORKER_TUNING: typeof WORKER_TUNING = {
   ...WORKER_TUNING,
-  maxConcurrentActivityTaskExecutions: 200,
+  maxConcurrentActivityTaskExecutions: 400,
 };

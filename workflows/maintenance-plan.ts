@@ -38,7 +38,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ExecutePlanInput, MaintenanceActivities, RequestOrigin } from '../activities/maintenance';
-import type { ExecutionOutcome, ExecutionRequest, ScheduleSnapshot } from '../db/queries/maintenance';
+import type { ExecutionRequest, ScheduleSnapshot } from '../db/queries/maintenance';
 import {
   onCounterReading,
   onExecuted,
@@ -78,16 +78,24 @@ export interface PlanChange {
   policy: SchedulePolicy;
 }
 
+/**
+ * A user's execute, already written by the API in its transaction (task, history row, event,
+ * audit); the workflow moves the schedule and answers the plan's new read model. The API sends it
+ * before committing, so a refused or unreachable workflow rolls the task back.
+ */
 export interface ExecuteRequest {
   requestId: string;
-  origin: RequestOrigin;
+  /** The user id (execution history `executed_by`). */
+  executedBy: string;
+  taskId: string;
+  /** The task's due time (now, for a user's execute): its overdue check. */
+  dueAt: IsoTimestamp;
 }
 
 export interface ExecuteResult {
-  task_id: string;
-  task_code: string;
-  execution_id: string;
   next_due_at: IsoTimestamp | null;
+  /** The schedule after the execution, for the plan row's read model (written in the same transaction). */
+  snapshot: ScheduleSnapshot;
 }
 
 export interface CounterRequest {
@@ -139,9 +147,9 @@ const activities = proxyActivities<MaintenanceActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-// A user's execute and a counter reading answer an HTTP call: their activity runs as a local
-// activity in the same workflow task, which saves two server round trips per call. Timer-driven
-// work uses normal activities (each with its summary in the UI).
+// A counter reading answers an HTTP call: its activity runs as a local activity in the same
+// workflow task, which saves two server round trips per call. Timer-driven work uses normal
+// activities (each with its summary in the UI).
 const requestActivities = proxyLocalActivities<MaintenanceActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -209,36 +217,24 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     touched();
   });
 
+  // Synchronous on purpose: the API holds the plan row while it waits for this answer, so the
+  // handler must not wait for an activity (which might need that row) nor for the lock.
   setHandler(
     executeUpdate,
-    (req) =>
-      lock.run(async () => {
-        const cached = findRecent<ExecuteResult>(state, req.requestId);
-        if (cached) return cached;
-        assertRunning();
-        const at = now();
-        const exec: Execution = { at, by: req.origin.actor.id ?? 'system', trigger: manualExecutionTrigger(state.policy.trigger) };
-        const derive = () => onExecuted(state.schedule, state.policy.trigger, exec);
-        const execution: ExecutionRequest = {
-          key: `request:${req.requestId}`,
-          trigger: exec.trigger,
-          executedBy: exec.by,
-          executedAt: iso(at),
-          dueAt: iso(at),
-          onOpenTask: null, // a user's execute always generates the task
-          intervalHours: null,
-        };
-        const outcome = await runExecution(execution, derive, at, req.origin);
-        if (outcome.outcome !== 'created') throw fail('the execution created no task', 'EXECUTION_SKIPPED');
-        const result: ExecuteResult = {
-          task_id: outcome.task_id,
-          task_code: outcome.task_code,
-          execution_id: outcome.execution_id,
-          next_due_at: snapshotOf(state, at).next_due_at,
-        };
-        state.recent = withRecent(state.recent, req.requestId, result);
-        return result;
-      }),
+    (req) => {
+      const cached = findRecent<ExecuteResult>(state, req.requestId);
+      if (cached) return Promise.resolve(cached);
+      const at = now();
+      state.schedule = onExecuted(state.schedule, state.policy.trigger, { at, by: req.executedBy, trigger: manualExecutionTrigger(state.policy.trigger) });
+      state.seq += 1;
+      touched();
+      const snapshot = snapshotOf(state, at);
+      persistedSeq = state.seq; // the API writes this snapshot with the task
+      noteExecution(true, req.dueAt, snapshot.interval_hours);
+      const result: ExecuteResult = { next_due_at: snapshot.next_due_at, snapshot };
+      state.recent = withRecent(state.recent, req.requestId, result);
+      return Promise.resolve(result);
+    },
     {
       validator: (req) => {
         if (typeof req?.requestId !== 'string' || req.requestId === '') throw fail('requestId is required', 'INVALID_REQUEST');
@@ -301,7 +297,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
         const committed = derive();
         state.schedule = committed.schedule;
         commitSeq(snapshot);
-        if (saved.execution) noteExecution(saved.execution, iso(at), snapshot.interval_hours);
+        if (saved.execution) noteExecution(saved.execution.outcome === 'created', iso(at), snapshot.interval_hours);
         const counter = 'counter' in state.schedule ? state.schedule.counter : null;
         const result: CounterResult = {
           reading: accepted.recorded,
@@ -379,22 +375,20 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     touched();
   }
 
-  function noteExecution(outcome: ExecutionOutcome, dueAt: IsoTimestamp, intervalHours: number | null): void {
+  /** Counts an execution; a created task gets its overdue check. */
+  function noteExecution(created: boolean, dueAt: IsoTimestamp, intervalHours: number | null): void {
     state.executions_total += 1;
-    if (outcome.outcome === 'created') state.overdue_checks = withOverdueCheck(state.overdue_checks, overdueDeadline(dueAt, intervalHours));
+    if (created) state.overdue_checks = withOverdueCheck(state.overdue_checks, overdueDeadline(dueAt, intervalHours));
   }
 
   /** One execution through the executePlan activity; the schedule is derived again after it committed. */
-  async function runExecution(execution: ExecutionRequest, derive: () => ScheduleState, at: Date, origin?: RequestOrigin) {
+  async function runExecution(execution: ExecutionRequest, derive: () => ScheduleState, at: Date) {
     const planned = { ...state, schedule: derive(), seq: state.seq + 1 };
     const snapshot = snapshotOf(planned, at);
     const withInterval = { ...execution, intervalHours: execution.intervalHours ?? snapshot.interval_hours };
-    const payload: ExecutePlanInput = { tenantId: state.tenantId, planId: state.planId, execution: withInterval, snapshot, ...(origin ? { origin } : {}) };
-    const summary = `${origin ? 'user' : 'due'} execution for ${execution.dueAt}`;
+    const payload: ExecutePlanInput = { tenantId: state.tenantId, planId: state.planId, execution: withInterval, snapshot };
     const outcome = await callActivity(() =>
-      origin
-        ? requestActivities.executePlan.executeWithOptions({ startToCloseTimeout: '30 seconds', summary }, [payload])
-        : activities.executePlan.executeWithOptions({ startToCloseTimeout: '30 seconds', summary }, [payload]),
+      activities.executePlan.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: `create the task of due ${execution.dueAt}` }, [payload]),
     );
     if (outcome.outcome === 'plan_gone') {
       ended = 'archived';
@@ -402,7 +396,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     }
     state.schedule = derive();
     commitSeq(snapshot);
-    noteExecution(outcome, execution.dueAt, withInterval.intervalHours);
+    noteExecution(outcome.outcome === 'created', execution.dueAt, withInterval.intervalHours);
     return outcome;
   }
 

@@ -58,8 +58,8 @@ async function* categoryJson(db: Db, tenantId: string, category: DataCategory, s
  * The MinIO objects of the subject's rows (e.g. uploaded files) in exported categories, one at a
  * time, each streamed from the object store into the archive as `files/<category>/<row id>-<name>`.
  */
-async function* subjectFiles(db: Db, objectStore: ObjectStore, tenantId: string, subject: SubjectKey) {
-  for (const category of exportedCategories()) {
+async function* subjectFiles(db: Db, objectStore: ObjectStore, categories: readonly DataCategory[], tenantId: string, subject: SubjectKey) {
+  for (const category of categories) {
     const objectColumn = category.objectKeyColumn;
     if (!objectColumn) continue;
     let after: string | number | null = null;
@@ -77,8 +77,16 @@ async function* subjectFiles(db: Db, objectStore: ObjectStore, tenantId: string,
   }
 }
 
-export function createPrivacyExportActivities(deps: { db: Db; objectStore: ObjectStore }) {
+export interface PrivacyExportDeps {
+  db: Db;
+  objectStore: ObjectStore;
+  /** The exported categories; the registry's unless a test passes its own. */
+  categories?: readonly DataCategory[];
+}
+
+export function createPrivacyExportActivities(deps: PrivacyExportDeps) {
   const { db, objectStore } = deps;
+  const categories = deps.categories ?? exportedCategories();
   const exportRow = async (ref: ExportRef) => {
     const row = await db('privacy_exports').where({ tenant_id: ref.tenantId, id: ref.exportId }).first();
     if (!row) throw new Error(`privacy export ${ref.exportId} not found`);
@@ -91,22 +99,28 @@ export function createPrivacyExportActivities(deps: { db: Db; objectStore: Objec
       const row = await exportRow(ref);
       const subject: SubjectKey = { id: row.subject_id, hash: await subjectHash(db, ref.tenantId, row.subject_id) };
       const objectKey = `privacy-exports/${ref.tenantId}/${ref.exportId}.zip`;
-      await db('privacy_exports').where({ id: ref.exportId }).update({ status: 'running', object_key: objectKey });
+      await db('privacy_exports').where({ id: ref.exportId }).update({ status: 'running' });
 
       const body = new PassThrough();
-      const upload = objectStore.client.putObject(objectStore.bucket, objectKey, body, undefined, { 'Content-Type': 'application/zip' });
-      upload.catch(() => body.destroy());
+      // Failures surface through `upload` or the writer's rejected write, not as an unhandled event.
+      body.on('error', () => undefined);
+      const upload = objectStore.client
+        .putObject(objectStore.bucket, objectKey, body, undefined, { 'Content-Type': 'application/zip' })
+        .catch((err: Error) => {
+          body.destroy(err);
+          throw err;
+        });
       const zip = new ZipStreamWriter(body, new Date(row.created_at));
       const parts: ManifestPart[] = [];
       try {
-        for (const category of exportedCategories()) {
+        for (const category of categories) {
           const counter = { count: 0 };
           const file = `${category.name}.json`;
           const entry = await zip.addEntry(file, categoryJson(db, ref.tenantId, category, subject, counter));
           parts.push({ file, category: category.name, count: counter.count, bytes: entry.size, sha256: entry.sha256 });
           heartbeat({ done: parts.length });
         }
-        for await (const file of subjectFiles(db, objectStore, ref.tenantId, subject)) {
+        for await (const file of subjectFiles(db, objectStore, categories, ref.tenantId, subject)) {
           const entry = await zip.addEntry(file.name, file.content);
           parts.push({ file: file.name, category: file.category, count: 1, bytes: entry.size, sha256: entry.sha256 });
           heartbeat({ done: parts.length });
@@ -121,14 +135,21 @@ export function createPrivacyExportActivities(deps: { db: Db; objectStore: Objec
         await zip.addEntry('manifest.json', [JSON.stringify(manifest, null, 2)]);
         await zip.finish();
       } catch (err) {
+        // Aborts the upload: a stream that errors is never stored as a complete object.
         body.destroy(err as Error);
-        await upload.catch(() => undefined);
+        upload.catch(() => undefined);
         throw err;
       }
       await upload;
-      await db('privacy_exports')
+      // object_key is set once the object exists, so it always names a complete ZIP.
+      const updated = await db('privacy_exports')
         .where({ id: ref.exportId })
-        .update({ size_bytes: zip.bytesWritten, manifest: JSON.stringify({ parts }) });
+        .update({ object_key: objectKey, size_bytes: zip.bytesWritten, manifest: JSON.stringify({ parts }) });
+      if (updated === 0) {
+        // Erased while it was being built: the ZIP must not outlive its row.
+        await objectStore.client.removeObject(objectStore.bucket, objectKey);
+        throw new Error(`privacy export ${ref.exportId} disappeared while being built`);
+      }
       return { parts: parts.length, rows: parts.reduce((n, p) => n + p.count, 0), bytes: zip.bytesWritten };
     },
 

@@ -121,7 +121,9 @@ export class ZipStreamWriter {
   }
 
   private async write(buf: Buffer): Promise<void> {
+    if (this.out.destroyed) throw new Error('zip output stream is closed');
     this.offset += buf.length;
+    // `once` rejects when the stream errors (e.g. the upload behind it failed) instead of waiting forever.
     if (!this.out.write(buf)) await once(this.out, 'drain');
   }
 }

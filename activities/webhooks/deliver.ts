@@ -10,19 +10,24 @@ import { appendAudit } from '../../db/audit';
 import { Db, Queryable } from '../../db/knex';
 import { insertNotification } from '../../db/notifications';
 import { appendEvent } from '../../db/outbox';
-import { findWebhook, signingSecrets, tenantAdminEmails, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
+import { findWebhook, RECEIVING_STATUSES, signingSecrets, tenantAdminEmails, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
 import { tenantScope } from '../../db/tenant-scope';
 import { classifyOutcome, DeliveryOutcome, HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { buildPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
 import { planNextAttempt } from '../../domain/webhooks/schedule';
 import { signDelivery } from '../../domain/webhooks/signing';
 import type { Resolver } from './destination-guard';
+import { LeaseWaiters } from './lease-waiters';
 import { postSigned } from './safe-http';
 
 /** Attempts of one webhook in flight at once, so one slow receiver cannot hold every worker slot. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 16;
 /** Longer than an attempt can last (10 s deadline + database), so only a dead worker's lease expires. */
 const LEASE_TTL = '30 seconds';
+/** How long an attempt waits in this process for a lease of a busy webhook before Temporal retries it. */
+const LEASE_WAIT_MS = 2_000;
+/** Re-check the database this often while waiting (leases released by other worker processes). */
+const LEASE_RECHECK_MS = 100;
 const SYSTEM_ACTOR = { type: 'system', id: 'webhook-delivery' } as const;
 
 export interface WebhookDeliveryDeps {
@@ -70,30 +75,41 @@ interface EventRow {
 export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
   const { db } = deps;
   const maxInFlight = deps.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK;
+  const waiters = new LeaseWaiters(4 * maxInFlight);
 
-  async function acquireLease(webhookId: string, deliveryId: string): Promise<boolean> {
-    const { rows } = await db.raw('select webhook_acquire_lease(?, ?, ?, ?::interval) as ok', [webhookId, deliveryId, maxInFlight, LEASE_TTL]);
-    return rows[0].ok === true;
+  /** Loads the attempt, waiting a bounded time in this process while the webhook is at its limit. */
+  async function loadWithLease(input: AttemptInput) {
+    const deadline = Date.now() + LEASE_WAIT_MS;
+    for (;;) {
+      const loaded = await loadAttempt(db, input, maxInFlight);
+      const mayRun = loaded && RECEIVING_STATUSES.includes(loaded.webhook.status) && loaded.event;
+      if (!mayRun || loaded.leased) return loaded;
+      const remaining = deadline - Date.now();
+      const waited = remaining > 0 ? waiters.wait(input.webhookId, Math.min(remaining, LEASE_RECHECK_MS)) : undefined;
+      if (!waited) throw busy(input.webhookId);
+      await waited;
+    }
   }
 
   return {
     async deliverWebhookAttempt(input: AttemptInput): Promise<AttemptReport> {
-      const scope = tenantScope(db, input.tenantId);
-      const webhook = await findWebhook(scope, input.webhookId);
-      if (!webhook) return { kind: 'skipped', reason: 'webhook_deleted' };
+      const loaded = await loadWithLease(input);
+      if (!loaded) return { kind: 'skipped', reason: 'webhook_deleted' };
+      const { webhook, event, leased } = loaded;
       if (webhook.status === 'paused') return { kind: 'skipped', reason: 'webhook_paused' };
       if (webhook.status === 'disabled') return { kind: 'skipped', reason: 'webhook_disabled' };
-      const event: EventRow | undefined = await scope.table('outbox_events').where('outbox_events.id', input.eventId).first('id', 'tenant_id', 'type', 'data', 'occurred_at');
       if (!event) return { kind: 'skipped', reason: 'event_missing' };
+      if (!leased) throw busy(webhook.id);
 
-      if (!(await acquireLease(webhook.id, input.deliveryId))) throw busy(webhook.id);
+      let released = false;
       try {
         const result = await send(deps, webhook, event, input.deliveryId);
-        const recorded = await recordAttempt(db, input, event.type, result);
-        if (!recorded) return { kind: 'skipped', reason: 'webhook_deleted' };
+        released = await recordAttemptAndRelease(db, input, event.type, result);
+        if (!released) return { kind: 'skipped', reason: 'webhook_deleted' };
         return { kind: 'attempted', result: withoutTexts(result), webhookStatus: webhook.status };
       } finally {
-        await db('webhook_delivery_leases').where({ delivery_id: input.deliveryId }).delete();
+        if (!released) await db('webhook_delivery_leases').where({ delivery_id: input.deliveryId }).delete();
+        waiters.wake(webhook.id);
       }
     },
 
@@ -204,11 +220,35 @@ async function send(deps: WebhookDeliveryDeps, webhook: WebhookRow, event: Event
 }
 
 /**
- * One record per attempt; a retried activity (the worker died after the POST) overwrites its own
- * attempt's record. `next_attempt_at` uses the workflow's own judgement (same pure functions).
- * False when the webhook was deleted meanwhile (the record's foreign key fails).
+ * The webhook, the event and, when the attempt may run, a lease: one round trip. The lease is
+ * taken only for a receiving webhook and an existing event, so a skipped attempt holds none.
+ * Undefined when the webhook does not exist (deleted).
  */
-async function recordAttempt(db: Db, input: AttemptInput, eventType: string, result: HttpAttemptResult): Promise<boolean> {
+async function loadAttempt(db: Db, input: AttemptInput, maxInFlight: number): Promise<{ webhook: WebhookRow; event?: EventRow; leased: boolean } | undefined> {
+  const { rows } = await db.raw(
+    `select w.*, e.id as event_id, e.type as event_type, e.data as event_data, e.occurred_at as event_occurred_at,
+            case when w.status in ('active', 'failing') and e.id is not null
+                 then webhook_acquire_lease(w.id, ?, ?, ?::interval) else false end as leased
+       from webhooks w
+       left join outbox_events e on e.tenant_id = w.tenant_id and e.id = ?
+      where w.tenant_id = ? and w.id = ?`,
+    [input.deliveryId, maxInFlight, LEASE_TTL, input.eventId, input.tenantId, input.webhookId],
+  );
+  if (rows.length === 0) return undefined;
+  const { event_id, event_type, event_data, event_occurred_at, leased, ...webhook } = rows[0];
+  const event: EventRow | undefined = event_id
+    ? { id: event_id, tenant_id: input.tenantId, type: event_type, data: event_data, occurred_at: event_occurred_at }
+    : undefined;
+  return { webhook: webhook as WebhookRow, event, leased: leased === true };
+}
+
+/**
+ * Writes the attempt's record and releases its lease in one statement. One record per attempt; a
+ * retried activity (the worker died after the POST) overwrites its own attempt's record.
+ * `next_attempt_at` uses the workflow's own judgement (the same pure functions). False when the
+ * webhook was deleted meanwhile (the record's foreign key fails; its leases went with it).
+ */
+async function recordAttemptAndRelease(db: Db, input: AttemptInput, eventType: string, result: HttpAttemptResult): Promise<boolean> {
   const outcome = classifyOutcome(result);
   const now = new Date();
   const next = planNextAttempt(input.attempt, outcome, now);
@@ -230,7 +270,11 @@ async function recordAttempt(db: Db, input: AttemptInput, eventType: string, res
     created_at: now,
   };
   try {
-    await db('webhook_deliveries').insert(row).onConflict(['delivery_id', 'attempt']).merge();
+    await db('webhook_deliveries')
+      .with('released', db.raw('delete from webhook_delivery_leases where delivery_id = ?', [input.deliveryId]))
+      .insert(row)
+      .onConflict(['delivery_id', 'attempt'])
+      .merge();
     return true;
   } catch (err) {
     if ((err as { code?: string }).code === '23503') return false; // foreign_key_violation: webhook deleted

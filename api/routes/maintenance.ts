@@ -24,6 +24,7 @@ import { isUuid, tenantScope } from '../../db/tenant-scope';
 import { actionOnDue, counterPartOf, sameTrigger } from '../../domain/maintenance';
 import { startNotificationDelivery } from '../../orchestration/notifications';
 import {
+  executeNow,
   executePlan,
   planHandle,
   queryPlanPreview,
@@ -240,20 +241,26 @@ function registerPlanActions(api: ApiRouter): void {
   api.route<{ plan_id: string }>({
     method: 'post',
     path: '/plans/:plan_id/execute',
-    summary: 'Generate the task now (a Workflow Update); floating plans move next_due_at, fixed ones do not',
+    summary: 'Generate the task now; floating plans move next_due_at, fixed ones do not',
     description:
-      'Allowed on a paused plan (the plan stays paused). Retries with the same `Idempotency-Key` header return the first result.',
+      "The task is written in the request's transaction and the plan's workflow moves its schedule through a Workflow Update before the commit (Temporal unreachable: 503, no task). Allowed on a paused plan (the plan stays paused). Retries with the same `Idempotency-Key` header return the first result.",
     tags: TAGS,
     auth: 'user',
     permission: 'manage_maintenance',
     params: planParams,
     responses: { 200: { description: 'The generated task', schema: executeResult }, 404: { description: 'Not found' }, 503: { description: 'Temporal unreachable' } },
     handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const plan = await requirePlan(tenantScope(ctx.deps.db, tenantId), params.plan_id);
-      const result = await callPlanWorkflow(ctx, plan, (c) =>
-        executePlan(c, tenantId, plan.id, { requestId: updateRequestId(ctx), origin: { requestId: ctx.state.requestId, actor: actorOf(ctx) } }),
-      );
+      const { tenantId, userId } = userOf(ctx);
+      const requestId = updateRequestId(ctx);
+      await temporalClient(ctx);
+      const result = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const plan = await lockLivePlan(unit.tx, tenantId, params.plan_id);
+        const done = await executeNow(unit.tx, plan, { requestId, userId, at: new Date() }, (update) =>
+          callPlanWorkflow(ctx, plan, (c) => executePlan(c, tenantId, plan.id, update)),
+        );
+        unit.audit({ action: 'maintenance_plan.executed', resourceType: 'maintenance_plan', resourceId: plan.id, details: { task_id: done.task_id, execution_id: done.execution_id } });
+        return done;
+      });
       ctx.body = { task_id: result.task_id, task_code: result.task_code, next_due_at: result.next_due_at };
     },
   });

@@ -83,7 +83,9 @@ async function findContact(ctx: AppContext, tenantId: string, subjectId: string)
 async function progressOf(ctx: AppContext, row: ExportRow, now: Date) {
   const status = exportStatus(row, now);
   if (status === 'pending' || status === 'running') {
-    return (await exportProgress(await ctx.deps.temporal.client(), row.tenant_id, row.id)) ?? { phase: 'queued', percent: 0 };
+    // Progress is informative: Temporal being unreachable must not fail the status read.
+    const client = await ctx.deps.temporal.client().catch(() => null);
+    return (client && (await exportProgress(client, row.tenant_id, row.id))) ?? { phase: 'queued', percent: 0 };
   }
   return { phase: status, percent: 100 };
 }

@@ -164,6 +164,8 @@ export interface ExecutionRequest {
   onOpenTask: OnOpenTask | null;
   thresholdsCrossed?: number;
   intervalHours: number | null;
+  /** The new task's id when the caller chose it beforehand (a user's execute sends it to the workflow meanwhile). */
+  taskId?: string;
 }
 
 export type ExecutionOutcome =
@@ -200,6 +202,7 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
   const taskCode = await allocateTaskCode(tx, tenantId, plan.task_prefix);
   const [task] = await tx('maintenance_tasks')
     .insert({
+      ...(req.taskId ? { id: req.taskId } : {}),
       tenant_id: tenantId,
       plan_id: plan.id,
       asset_ids: plan.asset_ids,

@@ -4,9 +4,12 @@
  * still valid), purge-old, the retention Schedule with the non-retroactive rule, tenant isolation.
  */
 import { randomUUID } from 'node:crypto';
-import { appendAudit, subjectHash } from '../../db/audit';
+import { appendAudit, subjectHash, verifyTenantChain } from '../../db/audit';
+import { deleteExpiredBatch } from '../../db/privacy/categories';
+import { clampAuditCutoff } from '../../domain/privacy/settings';
+import { createPrivacyExportActivities } from '../../activities/privacy/exports';
 import { readStoredZip } from '../../activities/privacy/zip-stream';
-import { NOT_SUBJECT_DATA, PRIVACY_CATEGORIES } from '../../domain/privacy/registry';
+import { categoryByName, NOT_SUBJECT_DATA, PRIVACY_CATEGORIES } from '../../domain/privacy/registry';
 import { workflowIds } from '../../infra/workflow-ids';
 import { RETENTION_SCHEDULE } from '../../orchestration/privacy';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
@@ -214,6 +217,26 @@ describe('export, erasure and isolation', () => {
     for (const secret of [alice.email, alice.phone, alice.name, 'X-Amz-Signature', url.host]) expect(history).not.toContain(secret);
   });
 
+  it("puts the MinIO objects of a category's rows (uploaded files) into the ZIP", async () => {
+    // A stand-in for the future files category: the subject's earlier export rows and their ZIPs.
+    const uploads = { name: 'uploads', table: 'privacy_exports', link: { kind: 'column' as const, column: 'subject_id' }, erasure: { kind: 'delete' as const }, exportColumns: ['id', 'format'], keyColumn: 'id', objectKeyColumn: 'object_key' };
+    const activities = createPrivacyExportActivities({ db: api.deps.db, objectStore: api.deps.objectStore, categories: [uploads] });
+    const [row] = await api.deps.db('privacy_exports').insert({ tenant_id: t.tenantId, subject_id: alice.id }).returning('id');
+    const built = await activities.buildSubjectExport({ tenantId: t.tenantId, exportId: row.id });
+    await activities.publishSubjectExport({ tenantId: t.tenantId, exportId: row.id });
+    const url = (await api.deps.db('privacy_exports').where({ id: row.id }).first('url')).url;
+    const files = readStoredZip(Buffer.from(await (await fetch(url)).arrayBuffer()));
+    const nested = [...files.keys()].filter((k) => k.startsWith('files/uploads/'));
+    expect(nested).toEqual([`files/uploads/${exportId}-${exportId}.zip`]);
+    // The embedded object is the first export's ZIP, byte for byte readable.
+    expect(readStoredZip(files.get(nested[0])!).get('contact.json')!.toString('utf8')).toContain(alice.email);
+    const manifest = JSON.parse(files.get('manifest.json')!.toString('utf8'));
+    expect(manifest.parts.map((p: any) => p.file)).toEqual(['uploads.json', nested[0]]);
+    expect(built.parts).toBe(2);
+    await api.deps.db('privacy_exports').where({ id: row.id }).delete();
+    await api.deps.objectStore.client.removeObject(api.deps.objectStore.bucket, `privacy-exports/${t.tenantId}/${row.id}.zip`);
+  });
+
   it('returns the same export within 24 h of a ready one, and a new one after', async () => {
     const again = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
     expect(again.status).toBe(202);
@@ -314,6 +337,23 @@ describe('purge-old', () => {
     expect(new Date(res.body.audit_cutoff).getTime()).toBeLessThan(daysAgo(365).getTime());
     expect(await db('machine_events').where({ tenant_id: p.tenantId }).count({ n: '*' }).first()).toEqual({ n: '1' });
     expect((await api.request('/api/v1/audit/verify', { token: p.token })).body.valid).toBe(true);
+  });
+});
+
+describe('audit retention', () => {
+  it('deletes audit rows past 365 days from the head of the chain, which still verifies; younger rows are refused', async () => {
+    const db = api.deps.db;
+    const { randomBytes } = await import('node:crypto');
+    const [tenant] = await db('tenants').insert({ name: 'Old', slug: `old-${randomUUID()}`, plan: 'free', audit_salt: randomBytes(16) }).returning('id');
+    const entry = (occurredAt: Date) => ({ tenantId: tenant.id, actor: { type: 'system' as const, id: null }, action: 'x.done', resourceType: 'x', resourceId: null, requestId: null, occurredAt });
+    for (const age of [500, 400, 100, 0]) await db.transaction((tx) => appendAudit(tx, entry(daysAgo(age))));
+    const audit = categoryByName('audit_trail');
+    const retention = audit.retention!;
+    const now = new Date();
+    await expect(deleteExpiredBatch(db, tenant.id, { ...audit, retention }, [{ before: daysAgo(30) }], 10)).rejects.toThrow(/append-only/);
+    expect(await deleteExpiredBatch(db, tenant.id, { ...audit, retention }, [{ before: clampAuditCutoff(daysAgo(30), now) }], 10)).toBe(2);
+    expect(await db('audit_log').where({ tenant_id: tenant.id }).orderBy('seq').pluck('seq')).toEqual(['3', '4']);
+    expect(await verifyTenantChain(db, tenant.id)).toMatchObject({ valid: true, checked: 2 });
   });
 });
 

@@ -7,6 +7,9 @@ import { Webhook } from 'standardwebhooks';
 import { appendEvent } from '../../db/outbox';
 import { signInternalToken } from '../../domain/auth/tokens';
 import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
+import { ResourceIdKey, TenantIdKey, WebhookIdKey } from '../../infra/search-attributes';
+import { TASK_QUEUES } from '../../infra/task-queues';
+import { workflowIds } from '../../infra/workflow-ids';
 import { WEBHOOK_SCHEDULES } from '../../orchestration/webhook-schedules';
 import { startWebhookDelivery } from '../../orchestration/webhooks';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
@@ -248,6 +251,15 @@ describe('events reaching webhooks', () => {
       redelivery_of: null,
     });
     expect(receiver.on(unrelated.path)).toHaveLength(0);
+
+    // The workflow is findable by tenant, delivery and webhook, on the webhook queue.
+    const description = await (await api.deps.temporal.client()).workflow.getHandle(workflowIds.webhookDelivery(tenant.tenantId, received.headers['webhook-id'])).describe();
+    expect(description.taskQueue).toBe(TASK_QUEUES.webhooks);
+    expect([description.typedSearchAttributes.get(TenantIdKey), description.typedSearchAttributes.get(ResourceIdKey), description.typedSearchAttributes.get(WebhookIdKey)]).toEqual([
+      tenant.tenantId,
+      received.headers['webhook-id'],
+      webhook.id,
+    ]);
   });
 
   it('an internal event with filters reaches only the webhooks whose filters hold', async () => {

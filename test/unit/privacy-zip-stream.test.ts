@@ -50,3 +50,13 @@ describe('ZipStreamWriter', () => {
     expect(execFileSync('unzip', ['-p', file, 'one.json']).toString()).toBe('{"a":1}');
   });
 });
+
+describe('ZipStreamWriter failures', () => {
+  it('rejects instead of hanging when the output fails while it waits for drain', async () => {
+    const out = new PassThrough({ highWaterMark: 16 });
+    out.on('error', () => undefined);
+    const zip = new ZipStreamWriter(out, new Date('2026-11-23T00:00:00Z'));
+    setTimeout(() => out.destroy(new Error('upload failed')), 20);
+    await expect(zip.addEntry('big.json', ['x'.repeat(1024), 'y'.repeat(1024)])).rejects.toThrow(/upload failed|closed/);
+  });
+});

@@ -18,7 +18,7 @@ import { provisionTenant } from '../../db/tenants';
 import type { Trigger } from '../../domain/maintenance';
 import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
-import { workflowStateOf } from '../../orchestration/maintenance';
+import { executeNow, workflowStateOf } from '../../orchestration/maintenance';
 import {
   archiveSignal,
   executeUpdate,
@@ -120,6 +120,17 @@ const executionsOf = (planId: string) => pg.db('maintenance_executions').where({
 const planRow = (planId: string) => pg.db('maintenance_plans').where({ id: planId }).first();
 const day = (d: Date | string) => new Date(d).toISOString().slice(0, 10);
 const origin = (t: Tenant) => ({ requestId: randomUUID(), actor: { type: 'user' as const, id: t.adminUserId } });
+
+/** A user's execute as the API makes it: task and history in a transaction, the Update before the commit. */
+async function execute(t: Tenant, planId: string, requestId: string) {
+  return pg.db.transaction(async (tx) => {
+    const plan: PlanRow = await tx('maintenance_plans').where({ id: planId }).forUpdate().first();
+    const handle = env.client.workflow.getHandle(workflowIds.maintenancePlan(t.tenantId, planId));
+    return executeNow(tx, plan, { requestId, userId: t.adminUserId, at: await serverNow() }, (update) =>
+      handle.executeUpdate(executeUpdate, { args: [update], updateId: update.requestId }),
+    );
+  });
+}
 
 /** Polls (real time) until `check` passes: activities run in real time while the clock is locked. */
 async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
@@ -256,7 +267,7 @@ describe('pause and resume', () => {
     const plan = await createPlan(t, { trigger: { type: 'calendar', every: 2, unit: 'days', start_at: new Date(now.getTime() + DAY).toISOString(), mode: 'floating' } });
     await plan.handle.signal(pauseSignal);
 
-    const executed = await plan.handle.executeUpdate(executeUpdate, { args: [{ requestId: 'exec-1', origin: origin(t) }] });
+    const executed = await execute(t, plan.row.id, 'exec-1');
     expect(executed.task_code).toBe('PM-000001');
     const afterExecute = await plan.handle.query(stateQuery);
     expect(afterExecute.status).toBe('paused');
@@ -369,10 +380,7 @@ describe('continue-as-new', () => {
     });
     const firstRunId = plan.handle.firstExecutionRunId;
     const results = [];
-    for (let i = 0; i < 25; i += 1) {
-      const handle = env.client.workflow.getHandle(plan.handle.workflowId);
-      results.push(await handle.executeUpdate(executeUpdate, { args: [{ requestId: `exec-${i}`, origin: origin(t) }], updateId: `exec-${i}` }));
-    }
+    for (let i = 0; i < 25; i += 1) results.push(await execute(t, plan.row.id, `exec-${i}`));
     expect(results.map((r) => r.task_code)).toEqual(Array.from({ length: 25 }, (_, i) => `PM-${String(i + 1).padStart(6, '0')}`));
 
     const latest = env.client.workflow.getHandle(plan.handle.workflowId);
@@ -384,8 +392,11 @@ describe('continue-as-new', () => {
     const view = await latest.query(stateQuery);
     expect(view).toMatchObject({ executions_total: 25, status: 'active', version: 1 });
     // A retried call after the run changed: same task, no new one.
-    const again = await latest.executeUpdate(executeUpdate, { args: [{ requestId: 'exec-24', origin: origin(t) }] });
+    const again = await execute(t, plan.row.id, 'exec-24');
     expect(again).toEqual(results[24]);
+    // An Update of a request from two runs ago is answered from the carried memory, not counted again.
+    await latest.executeUpdate(executeUpdate, { args: [{ requestId: 'exec-3', executedBy: t.adminUserId, taskId: results[3].task_id, dueAt: new Date().toISOString() }] });
+    expect((await latest.query(stateQuery)).executions_total).toBe(25);
     expect(await tasksOf(plan.row.id)).toHaveLength(25);
     await latest.signal(archiveSignal);
     expect(await latest.result()).toEqual({ status: 'archived', executions_total: 25 });

@@ -1,0 +1,243 @@
+/**
+ * Webhook delivery benchmark (issue 5) against a running stack (DATABASE_URL, TEMPORAL_ADDRESS,
+ * DATA_ENCRYPTION_KEY... from the environment; its worker must run with
+ * WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=true, as `npm run bench`'s ephemeral stack does, because the
+ * receiver is on loopback).
+ *
+ * - ceiling: an empty workflow started and completed by an in-process worker on its own task
+ *   queue, with the same start concurrency as the dispatcher: Temporal's own cost of one short
+ *   workflow on this server and machine;
+ * - burst: events committed to the outbox as fast as possible (batches of 100 per transaction),
+ *   each delivered to one webhook on a loopback receiver: deliveries/s from the first commit to the
+ *   last first attempt, and commit → first attempt latency;
+ * - paced: events at a steady rate well under the burst rate, one per transaction (as a business
+ *   transaction writes them): commit → first attempt p50/p99, the latency a receiver sees.
+ * Every phase has a deadline; the whole run stays under 60 s.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Client } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createDb, Db } from '../db/knex';
+import { appendEvent } from '../db/outbox';
+import { encryptWebhookSecret } from '../db/queries/webhooks';
+import { provisionTenant } from '../db/tenants';
+import { generateSecret } from '../domain/webhooks/signing';
+import { loadConfig } from '../infra/config';
+import { createTemporalGateway, TemporalGateway } from '../infra/temporal';
+import { benchEmptyWorkflow } from './empty-workflow';
+
+const BURST_EVENTS = Number(process.env.WEBHOOK_BENCH_EVENTS ?? 1_000);
+const PACED_RATE_PER_S = Number(process.env.WEBHOOK_BENCH_PACED_RATE ?? 20);
+const PACED_SECONDS = 8;
+const CEILING_WORKFLOWS = 500;
+const START_CONCURRENCY = 32; // the dispatcher's
+const BURST_DEADLINE_MS = 25_000;
+const EVENT_TYPE = 'bench.ping';
+
+export interface WebhookBenchDeps {
+  db: Db;
+  temporal: TemporalGateway;
+  dataEncryptionKey: Buffer;
+  temporalAddress: string;
+  namespace: string;
+}
+
+export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<string, number | string>> {
+  const deps = given ?? depsFromEnv();
+  const receiver = await startReceiver();
+  try {
+    const client = await deps.temporal.client();
+    const ceiling = await emptyWorkflowRate(deps, client);
+    const { tenantId, webhookId } = await benchWebhook(deps, receiver.url);
+    await sendEvents(deps.db, tenantId, 1, 1); // warm-up: first connections, caches
+    await receiver.waitForCount(1, 10_000);
+    receiver.reset();
+
+    const burst = await burstPhase(deps.db, tenantId, receiver);
+    receiver.reset();
+    const paced = await pacedPhase(deps.db, tenantId, receiver);
+    await deps.db('webhooks').where({ id: webhookId }).update({ status: 'disabled', disabled_reason: 'bench finished' });
+
+    return {
+      ceiling_empty_workflows_per_s: round(ceiling.completedPerS),
+      ceiling_starts_per_s: round(ceiling.startsPerS),
+      burst_events: BURST_EVENTS,
+      burst_delivered: burst.delivered,
+      deliveries_per_s: round(burst.perS),
+      ratio_to_ceiling: round(burst.perS / ceiling.completedPerS, 2),
+      burst_first_attempt_p50_ms: burst.p50,
+      burst_first_attempt_p99_ms: burst.p99,
+      paced_rate_per_s: PACED_RATE_PER_S,
+      paced_delivered: `${paced.delivered}/${paced.sent}`,
+      first_attempt_p50_ms: paced.p50,
+      first_attempt_p99_ms: paced.p99,
+      first_attempt_max_ms: paced.max,
+    };
+  } finally {
+    await receiver.close();
+    if (!given) {
+      await deps.temporal.close();
+      await deps.db.destroy();
+    }
+  }
+}
+
+function depsFromEnv(): WebhookBenchDeps {
+  const config = loadConfig();
+  return {
+    db: createDb(config.databaseUrl, { min: 0, max: 10 }),
+    temporal: createTemporalGateway(config.temporal.address, config.temporal.namespace),
+    dataEncryptionKey: config.secrets.dataEncryptionKey,
+    temporalAddress: config.temporal.address,
+    namespace: config.temporal.namespace,
+  };
+}
+
+/** Empty workflows started with the dispatcher's concurrency and run to completion. */
+async function emptyWorkflowRate(deps: WebhookBenchDeps, client: Client): Promise<{ startsPerS: number; completedPerS: number }> {
+  const taskQueue = `bench-empty-${randomUUID()}`;
+  const connection = await NativeConnection.connect({ address: deps.temporalAddress });
+  try {
+    const worker = await Worker.create({ connection, namespace: deps.namespace, taskQueue, workflowsPath: require.resolve('./empty-workflow') });
+    return await worker.runUntil(async () => {
+      const t0 = performance.now();
+      let next = 0;
+      let startsDoneAt = 0;
+      const results: Array<Promise<unknown>> = [];
+      await Promise.all(
+        Array.from({ length: START_CONCURRENCY }, async () => {
+          while (next < CEILING_WORKFLOWS) {
+            next += 1;
+            const handle = await client.workflow.start(benchEmptyWorkflow, { taskQueue, workflowId: `bench-empty/${randomUUID()}` });
+            results.push(handle.result());
+          }
+          startsDoneAt = performance.now();
+        }),
+      );
+      await Promise.all(results);
+      const seconds = (performance.now() - t0) / 1000;
+      return { startsPerS: CEILING_WORKFLOWS / ((startsDoneAt - t0) / 1000), completedPerS: CEILING_WORKFLOWS / seconds };
+    });
+  } finally {
+    await connection.close();
+  }
+}
+
+async function benchWebhook(deps: WebhookBenchDeps, url: string): Promise<{ tenantId: string; webhookId: string }> {
+  const suffix = randomUUID().slice(0, 8);
+  const tenant = await provisionTenant(deps.db, { name: `Webhook bench ${suffix}`, plan: 'enterprise', adminEmail: `bench-${suffix}@bench.example.com`, adminPassword: randomUUID() });
+  const webhookId = randomUUID();
+  await deps.db('webhooks').insert({
+    id: webhookId,
+    tenant_id: tenant.tenant_id,
+    url,
+    events: [EVENT_TYPE],
+    secret_encrypted: encryptWebhookSecret(webhookId, generateSecret(), deps.dataEncryptionKey),
+  });
+  return { tenantId: tenant.tenant_id, webhookId };
+}
+
+/** Commits `count` events, `perTransaction` per transaction; answers each event's commit time. */
+async function sendEvents(db: Db, tenantId: string, count: number, perTransaction: number, committed = new Map<string, number>()): Promise<Map<string, number>> {
+  for (let sent = 0; sent < count; sent += perTransaction) {
+    const ids = await db.transaction(async (tx) => {
+      const batch: string[] = [];
+      for (let i = 0; i < Math.min(perTransaction, count - sent); i++) {
+        batch.push((await appendEvent(tx, { tenantId, type: EVENT_TYPE, data: { n: sent + i } })).id);
+      }
+      return batch;
+    });
+    const at = performance.now();
+    for (const id of ids) committed.set(id, at);
+  }
+  return committed;
+}
+
+async function burstPhase(db: Db, tenantId: string, receiver: Receiver) {
+  const t0 = performance.now();
+  const committed = await sendEvents(db, tenantId, BURST_EVENTS, 100);
+  await receiver.waitForCount(BURST_EVENTS, BURST_DEADLINE_MS).catch(() => undefined);
+  const latencies = latenciesOf(committed, receiver.firstArrivals);
+  const last = Math.max(...receiver.firstArrivals.values());
+  return { delivered: latencies.length, perS: latencies.length / ((last - t0) / 1000), ...percentiles(latencies) };
+}
+
+async function pacedPhase(db: Db, tenantId: string, receiver: Receiver) {
+  const committed = new Map<string, number>();
+  const total = PACED_RATE_PER_S * PACED_SECONDS;
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / PACED_RATE_PER_S;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await sendEvents(db, tenantId, 1, 1, committed);
+  }
+  await receiver.waitForCount(total, 10_000).catch(() => undefined);
+  const latencies = latenciesOf(committed, receiver.firstArrivals);
+  return { sent: total, delivered: latencies.length, ...percentiles(latencies) };
+}
+
+function latenciesOf(committed: Map<string, number>, arrivals: Map<string, number>): number[] {
+  return [...committed].flatMap(([id, at]) => (arrivals.has(id) ? [arrivals.get(id)! - at] : [])).sort((a, b) => a - b);
+}
+
+function percentiles(sorted: number[]): { p50: number; p99: number; max: number } {
+  const at = (q: number) => (sorted.length === 0 ? NaN : Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]));
+  return { p50: at(0.5), p99: at(0.99), max: at(1) };
+}
+
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+interface Receiver {
+  url: string;
+  /** Event id → first arrival (performance.now()). */
+  firstArrivals: Map<string, number>;
+  reset(): void;
+  waitForCount(count: number, timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Records the first arrival of each event id; answers 200 at once. */
+async function startReceiver(): Promise<Receiver> {
+  const firstArrivals = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = performance.now();
+      const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
+      if (!firstArrivals.has(id)) firstArrivals.set(id, at);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench`,
+    firstArrivals,
+    reset: () => firstArrivals.clear(),
+    async waitForCount(count, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (firstArrivals.size < count) {
+        if (Date.now() > deadline) throw new Error(`${firstArrivals.size}/${count} delivered within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+if (require.main === module) {
+  runWebhookBench()
+    .then((result) => {
+      for (const [key, value] of Object.entries(result)) process.stdout.write(`${key.padEnd(32)} ${value}\n`);
+    })
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
+}

@@ -21,7 +21,6 @@ import { Knex } from 'knex';
 import { createApp } from '../api/app';
 import { AppDeps } from '../api/context';
 import { provisionTenant } from '../db/tenants';
-import { TASK_QUEUES } from '../infra/task-queues';
 import { startPlanWorkflow } from '../orchestration/maintenance';
 import { initialPlanState } from '../workflows/maintenance-plan-state';
 import { benchNoopWorkflow, noopUpdate, stopSignal } from './noop-workflow';

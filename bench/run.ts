@@ -7,6 +7,7 @@ import { loadConfig } from '../infra/config';
 import { runAssetsBenchOn } from './assets';
 import { runHttpBench } from './http';
 import { runPiiBench } from './pii';
+import { runWebhookBench } from './webhooks';
 
 type Bench = { name: string; target: string; run: () => Promise<unknown> };
 
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   const benches: Bench[] = [
     { name: 'http', target: 'authenticated list p99 within 3x of bare Koa (p99_ratio <= 3)', run: () => runHttpBench(deps) },
     { name: 'assets', target: 'gateway ingest >= 0.5x plain batch insert; GET /dashboard p99 with 100 000 readings', run: () => runAssetsBenchOn(deps) },
+    { name: 'webhooks', target: 'deliveries/s >= 0.7 of the no-op workflow ceiling; first-attempt p99 < 1 s', run: () => runWebhookBench(deps) },
     { name: 'pii', target: 'recall >= 0.95 for email and phone, precision >= 0.95 overall', run: () => runPiiBench() },
   ];
   const wanted = process.argv.slice(2);

@@ -16,7 +16,8 @@ import {
   WebhookStatus,
 } from '../../db/queries/webhooks';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
-import { suggestWebhookConfig, MAX_DESCRIPTION_LENGTH } from '../../domain/webhooks/ai-config';
+import { aiConfigMessages, MAX_DESCRIPTION_LENGTH, suggestionFromModel, suggestWebhookConfig } from '../../domain/webhooks/ai-config';
+import { llmProviderFrom } from '../../infra/llm';
 import { isValidEventPattern, validateFilters, type WebhookFilters } from '../../domain/webhooks/matching';
 import type { HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { buildPayload, canonicalJson, JsonObject } from '../../domain/webhooks/payload';
@@ -283,15 +284,31 @@ export function webhookRoutes(): ApiRouter {
     path: '/ai-config',
     summary: 'Suggest a webhook configuration for a use case described in words (a draft; nothing is created)',
     description:
-      'Answers `{engine, draft: true, suggestion}`. The built-in engine matches the description against the event catalogue ' +
-      'deterministically; `suggestion` (events, filters, payload format, auth headers) becomes a webhook only when sent to POST / or PUT /{id}.',
+      'Answers `{engine, model, draft: true, suggestion}`. Without a configured language model the built-in engine matches the description ' +
+      'against the event catalogue deterministically (`engine: "built-in"`); with LLM_BASE_URL the model chooses (`engine: "openai-compatible"`), ' +
+      'and an answer that is not a valid configuration falls back to the built-in one (with `notice`). `suggestion` (events, filters, payload format, ' +
+      'auth headers) becomes a webhook only when sent to POST / or PUT /{id}.',
     tags: ['webhooks'],
     auth: 'user',
     permission: 'manage_webhooks',
     body: Joi.object({ description: Joi.string().trim().min(1).max(MAX_DESCRIPTION_LENGTH).required() }),
     responses: { 200: { description: 'Suggested configuration' } },
     handler: async (ctx, { body }) => {
-      ctx.body = { engine: 'built-in', draft: true, suggestion: suggestWebhookConfig(body.description) };
+      const builtIn = { engine: 'built-in', model: 'built-in', draft: true, suggestion: suggestWebhookConfig(body.description) };
+      const provider = llmProviderFrom(ctx.deps.config.llm);
+      if (!provider) {
+        ctx.body = builtIn;
+        return;
+      }
+      try {
+        const answer = await provider.complete({ temperature: 0, messages: aiConfigMessages(body.description) });
+        const suggestion = suggestionFromModel(answer.text);
+        if (!suggestion) throw new Error('the language model did not answer a valid configuration');
+        ctx.body = { engine: answer.engine, model: answer.model, draft: true, suggestion };
+      } catch (err) {
+        ctx.state.log.warn({ err: (err as Error).message }, 'language model failed; answering with the built-in suggestion');
+        ctx.body = { ...builtIn, notice: "The configured language model failed or answered an invalid configuration; this suggestion is the built-in engine's." };
+      }
     },
   });
 

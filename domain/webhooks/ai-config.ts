@@ -4,11 +4,14 @@
  * model: the API labels its answers `engine: "built-in"`). Each catalogue type has subject words
  * (what it is about) and action words (what happened); a type is suggested when both occur, and
  * every type of a subject when only the subject occurs. Ids written next to a subject become
- * filters on the payload field that carries them. Pure.
+ * filters on the payload field that carries them. When a language model is configured, the route
+ * asks it instead (`aiConfigMessages`) and keeps its answer only if it is a valid configuration
+ * (`suggestionFromModel`). Pure.
  */
 import { EVENT_CATALOGUE } from '../events/catalogue';
+import type { ChatMessage } from '../llm/provider';
 import { API_VERSION } from './payload';
-import type { FilterCondition } from './matching';
+import { validateEventPatterns, validateFilters, type FilterCondition } from './matching';
 
 export interface WebhookConfigSuggestion {
   events: string[];
@@ -126,9 +129,14 @@ export function suggestWebhookConfig(description: string): WebhookConfigSuggesti
     notes.push(`No event type of the catalogue matched the description; choose from: ${EVENT_CATALOGUE.map((e) => e.type).join(', ')}.`);
   }
 
+  return withFormat(events, suggestFilters(text, events, notes), rationale, notes);
+}
+
+/** The parts of a suggestion that are facts of this service, whoever chose the events. */
+function withFormat(events: string[], filters: Record<string, FilterCondition>, rationale: WebhookConfigSuggestion['rationale'], notes: string[]): WebhookConfigSuggestion {
   return {
     events,
-    filters: suggestFilters(text, events, notes),
+    filters,
     payload_format: {
       content_type: 'application/json',
       api_version: API_VERSION,
@@ -153,6 +161,39 @@ export function suggestWebhookConfig(description: string): WebhookConfigSuggesti
     rationale,
     notes,
   };
+}
+
+/** The request to a language model: the catalogue, the rules, and the user's description. */
+export function aiConfigMessages(description: string): ChatMessage[] {
+  const catalogue = EVENT_CATALOGUE.map((e) => `- ${e.type}: ${e.description} data fields: ${e.dataFields.join(', ')}`).join('\n');
+  return [
+    {
+      role: 'system',
+      content:
+        'You configure outbound webhooks of an industrial operations service. Choose the events to subscribe to from this catalogue only:\n' +
+        `${catalogue}\n` +
+        'An entry of "events" is a type of the catalogue, a prefix pattern like "maintenance.*", or "*". ' +
+        '"filters" maps "data.<field>" to one value or a list of allowed values (exact match); use it only for ids or values the user names. ' +
+        'Answer with one JSON object and nothing else: {"events": [...], "filters": {...}, "rationale": "<one sentence>"}.',
+    },
+    { role: 'user', content: description },
+  ];
+}
+
+/** The model's answer as a suggestion, or undefined when it is not a valid configuration. */
+export function suggestionFromModel(text: string): WebhookConfigSuggestion | undefined {
+  const json = /\{[\s\S]*\}/.exec(text.replace(/```(?:json)?/g, ''))?.[0];
+  let answer: { events?: unknown; filters?: unknown; rationale?: unknown };
+  try {
+    answer = JSON.parse(json ?? '');
+  } catch {
+    return undefined;
+  }
+  const filters = answer.filters ?? {};
+  if (validateEventPatterns(answer.events).length > 0 || validateFilters(filters).length > 0) return undefined;
+  const events = answer.events as string[];
+  const notes = typeof answer.rationale === 'string' ? [answer.rationale.slice(0, 1_000)] : [];
+  return withFormat(events, filters as Record<string, FilterCondition>, events.map((event) => ({ event, matched: [] })), notes);
 }
 
 /** Replaces every complete group of catalogue types sharing a prefix by `<prefix>.*`. */

@@ -461,10 +461,41 @@ describe('ai-config', () => {
     const before = await api.deps.db('webhooks').where({ tenant_id: tenant.tenantId }).count({ n: '*' });
     const res = await api.request(`${BASE}/ai-config`, { method: 'POST', token: tenant.token, json: { description: 'Open a ticket in our CMMS whenever a maintenance task is overdue' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ engine: 'built-in', draft: true, suggestion: { events: ['maintenance.task.overdue'], filters: {}, payload_format: { content_type: 'application/json' } } });
+    expect(res.body).toMatchObject({ engine: 'built-in', model: 'built-in', draft: true, suggestion: { events: ['maintenance.task.overdue'], filters: {}, payload_format: { content_type: 'application/json' } } });
     expect(res.body.suggestion.auth_headers.map((h: any) => h.name)).toEqual(['X-Signature', 'X-Signature-Timestamp', 'X-Webhook-Id', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
     expect(await api.deps.db('webhooks').where({ tenant_id: tenant.tenantId }).count({ n: '*' })).toEqual(before);
     expectError(await api.request(`${BASE}/ai-config`, { method: 'POST', token: tenant.token, json: {} }), 422, 'VALIDATION_ERROR');
+  });
+});
+
+describe('ai-config with a configured language model (a fake OpenAI-compatible endpoint on loopback)', () => {
+  let modelApi: TestApi;
+  let modelTenant: TestTenant;
+  let model: WebhookReceiver;
+  const answer = (content: string) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'fake-1', choices: [{ message: { content } }] }) });
+  beforeAll(async () => {
+    model = await startWebhookReceiver();
+    modelApi = await startTestApi({ llm: { baseUrl: model.url('/v1'), apiKey: null, model: 'fake-1' } });
+    modelTenant = await createTenant(modelApi);
+  });
+  afterAll(async () => {
+    await modelApi?.close();
+    await model?.close();
+  });
+
+  it("answers the model's configuration, labelled as the model's, after checking it", async () => {
+    model.script('/v1/chat/completions', [answer('{"events": ["asset.alert.raised"], "filters": {"data.asset_id": "a-9"}, "rationale": "alerts of pump a-9"}')]);
+    const res = await modelApi.request(`${BASE}/ai-config`, { method: 'POST', token: modelTenant.token, json: { description: 'tell me about alarms on pump a-9' } });
+    expect(res.body).toMatchObject({ engine: 'openai-compatible', model: 'fake-1', draft: true, suggestion: { events: ['asset.alert.raised'], filters: { 'data.asset_id': 'a-9' }, notes: ['alerts of pump a-9'] } });
+    const sent = JSON.parse(model.on('/v1/chat/completions')[0].body);
+    expect(sent).toMatchObject({ model: 'fake-1', temperature: 0 });
+    expect(sent.messages[1]).toEqual({ role: 'user', content: 'tell me about alarms on pump a-9' });
+  });
+
+  it('falls back to the built-in engine, saying so, when the model answers an invalid configuration', async () => {
+    model.script('/v1/chat/completions', [answer('{"events": ["alarms!"]}')]);
+    const res = await modelApi.request(`${BASE}/ai-config`, { method: 'POST', token: modelTenant.token, json: { description: 'whenever a work order is overdue' } });
+    expect(res.body).toMatchObject({ engine: 'built-in', model: 'built-in', suggestion: { events: ['maintenance.task.overdue'] }, notice: expect.stringContaining('built-in') });
   });
 });
 

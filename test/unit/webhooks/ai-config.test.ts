@@ -1,4 +1,4 @@
-import { suggestWebhookConfig } from '../../../domain/webhooks/ai-config';
+import { aiConfigMessages, suggestionFromModel, suggestWebhookConfig } from '../../../domain/webhooks/ai-config';
 import { EVENT_TYPES } from '../../../domain/events/catalogue';
 import { isValidEventType, validateEventPatterns, validateFilters } from '../../../domain/webhooks/matching';
 
@@ -49,5 +49,24 @@ describe('built-in ai-config engine', () => {
     expect(EVENT_TYPES.every(isValidEventType)).toBe(true);
     expect(new Set(EVENT_TYPES).size).toBe(EVENT_TYPES.length);
     expect(EVENT_TYPES).toHaveLength(14);
+  });
+});
+
+describe('language-model answers', () => {
+  it('sends the catalogue and the rules, then keeps a valid answer (fenced or not) with the service\'s own format and headers', () => {
+    const [system, user] = aiConfigMessages('alerts on line 3');
+    expect(system.content).toContain('- asset.alert.raised: ');
+    expect(user).toEqual({ role: 'user', content: 'alerts on line 3' });
+
+    const s = suggestionFromModel('```json\n{"events": ["asset.alert.*"], "filters": {"data.asset_id": "a1"}, "rationale": "alerts only"}\n```');
+    expect(s).toMatchObject({ events: ['asset.alert.*'], filters: { 'data.asset_id': 'a1' }, notes: ['alerts only'], rationale: [{ event: 'asset.alert.*', matched: [] }] });
+    expect(s!.auth_headers).toEqual(suggestWebhookConfig('x').auth_headers);
+    expect(suggestionFromModel('{"events": ["maintenance.task.overdue"]}')!.filters).toEqual({});
+  });
+
+  it('refuses what is not a valid configuration', () => {
+    for (const text of ['no json here', '{"events": []}', '{"events": ["maint*"]}', '{"events": ["*"], "filters": {"asset_id": 1}}', '{"events": "asset.created"}']) {
+      expect(suggestionFromModel(text)).toBeUndefined();
+    }
   });
 });

@@ -110,6 +110,8 @@ export interface ManualExecution {
   task_code: string;
   execution_id: string;
   next_due_at: string | null;
+  /** A retried request: the first call's task. */
+  repeated: boolean;
 }
 
 /**
@@ -147,7 +149,7 @@ export async function executeNow(
   const result = answered.value;
   if (outcome.outcome !== 'created') throw new Error('a user execution always creates its task');
   await saveScheduleSnapshot(tx, plan.tenant_id, plan.id, result.snapshot);
-  return { task_id: outcome.task_id, task_code: outcome.task_code, execution_id: outcome.execution_id, next_due_at: result.next_due_at };
+  return { task_id: outcome.task_id, task_code: outcome.task_code, execution_id: outcome.execution_id, next_due_at: result.next_due_at, repeated: outcome.repeated === true };
 }
 
 export function recordCounter(client: Client, tenantId: string, planId: string, req: CounterRequest): Promise<CounterResult> {

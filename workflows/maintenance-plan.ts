@@ -414,8 +414,9 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
 
   /** What the timer woke us for, judged again now (a signal may have moved things meanwhile). */
   async function serveWake(at: Date): Promise<void> {
-    const due = dueNow(state, at);
-    if (due.has('overdue_check')) {
+    // Judged before each step: a signal during the previous step's activity may have paused the plan.
+    const due = () => dueNow(state, at);
+    if (due().has('overdue_check')) {
       await callActivity(() =>
         activities.markOverdueTasks.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: `mark tasks overdue at ${iso(at)}` }, [
           { tenantId: state.tenantId, planId: state.planId, now: iso(at) },
@@ -424,7 +425,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       state.overdue_checks = withoutPassedChecks(state.overdue_checks, at);
     }
     const dueAt = timerDueAt(state.schedule);
-    if (due.has('notify') && dueAt !== null) {
+    if (due().has('notify') && dueAt !== null) {
       const queued = await callActivity(() =>
         activities.queuePlanNotification.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: `lead-time notification of due ${dueAt}` }, [
           { tenantId: state.tenantId, planId: state.planId, dueAt },
@@ -433,15 +434,16 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       if (queued.notificationId) await startNotificationChild(state.tenantId, queued.notificationId);
       state.notified_due_at = dueAt;
     }
-    if (due.has('generate') && dueAt !== null && !ended) {
+    const dueNowAt = timerDueAt(state.schedule);
+    if (due().has('generate') && dueNowAt !== null && !ended) {
       const exec: Execution = { at, by: 'system', trigger: 'calendar' };
       await runExecution(
         {
-          key: `due:${dueAt}`,
+          key: `due:${dueNowAt}`,
           trigger: 'calendar',
           executedBy: 'system',
           executedAt: iso(at),
-          dueAt,
+          dueAt: dueNowAt,
           onOpenTask: state.policy.on_open_task,
           intervalHours: null,
         },

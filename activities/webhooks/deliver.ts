@@ -3,7 +3,8 @@
  * the webhook and the event, signs the canonical payload, POSTs it, writes the delivery record and
  * returns what the receiver answered. It never throws for an HTTP outcome (the workflow judges
  * those and owns the schedule); it throws only for infrastructure trouble (database down) and when
- * the webhook already has its maximum of attempts in flight, and Temporal retries those.
+ * its webhook stayed at its in-flight limit (16) for the 2 s it may wait in this process, and
+ * Temporal retries those (so they never count as attempts of the schedule).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { appendAudit } from '../../db/audit';

@@ -258,7 +258,8 @@ function registerPlanActions(api: ApiRouter): void {
         const done = await executeNow(unit.tx, plan, { requestId, userId, at: new Date() }, (update) =>
           callPlanWorkflow(ctx, plan, (c) => executePlan(c, tenantId, plan.id, update)),
         );
-        unit.audit({ action: 'maintenance_plan.executed', resourceType: 'maintenance_plan', resourceId: plan.id, details: { task_id: done.task_id, execution_id: done.execution_id } });
+        const action = done.repeated ? 'maintenance_plan.execute_repeated' : 'maintenance_plan.executed';
+        unit.audit({ action, resourceType: 'maintenance_plan', resourceId: plan.id, details: { task_id: done.task_id, execution_id: done.execution_id } });
         return done;
       });
       ctx.body = { task_id: result.task_id, task_code: result.task_code, next_due_at: result.next_due_at };

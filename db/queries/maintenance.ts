@@ -168,9 +168,10 @@ export interface ExecutionRequest {
   taskId?: string;
 }
 
+/** `repeated`: the execution of this key existed already (a retried call); nothing was written. */
 export type ExecutionOutcome =
-  | { outcome: 'created'; execution_id: string; task_id: string; task_code: string; due_at: IsoTimestamp }
-  | { outcome: 'skipped'; execution_id: string; kept_task_id: string | null };
+  | { outcome: 'created'; execution_id: string; task_id: string; task_code: string; due_at: IsoTimestamp; repeated?: true }
+  | { outcome: 'skipped'; execution_id: string; kept_task_id: string | null; repeated?: true };
 
 /**
  * One execution of a locked, live plan: the task with its gap-free code (or a skip when the
@@ -238,9 +239,9 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
 }
 
 async function outcomeOf(db: Queryable, execution: { execution_id: string; outcome: string; task_id: string | null; kept_task_id: string | null; due_at: Date | null }): Promise<ExecutionOutcome> {
-  if (execution.outcome === 'skipped') return { outcome: 'skipped', execution_id: execution.execution_id, kept_task_id: execution.kept_task_id };
+  if (execution.outcome === 'skipped') return { outcome: 'skipped', execution_id: execution.execution_id, kept_task_id: execution.kept_task_id, repeated: true };
   const task = await db('maintenance_tasks').where({ id: execution.task_id }).first('id', 'task_code', 'due_at');
-  return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: new Date(task.due_at).toISOString() };
+  return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: new Date(task.due_at).toISOString(), repeated: true };
 }
 
 /** The audit record of a user's action carried out by the workflow, in the activity's transaction. */

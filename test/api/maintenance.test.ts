@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PlanIdKey, ResourceIdKey, TenantIdKey } from '../../infra/search-attributes';
+import { reconcilePlanWorkflows } from '../../workers/reconcile';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { waitForMail } from '../support/mail';
 
@@ -156,6 +157,29 @@ describe('plans CRUD and the workflow behind each plan', () => {
     } finally {
       await down.close();
     }
+  });
+
+  it('repairs a plan whose workflow is gone: the worker reconciler, and any call that finds it missing', async () => {
+    const t = await createTenant(api);
+    const start = hourAhead(24);
+    const plan = await createPlan(t, { trigger: calendar(start) });
+    const client = await api.deps.temporal.client();
+    const first = await workflowOf(t, plan.id);
+    await first.terminate('test: lost workflow');
+    const restarted = await eventually(async () => {
+      await reconcilePlanWorkflows(api.deps.db, api.deps.temporal, api.deps.logger);
+      const d = await client.workflow.getHandle(first.workflowId).describe();
+      expect(d.status.name).toBe('RUNNING');
+      return d;
+    });
+    expect(restarted.typedSearchAttributes.get(PlanIdKey)).toBe(plan.id);
+    expect(((await client.workflow.getHandle(first.workflowId).query('state')) as any).next_due.at).toBe(start);
+
+    // Terminated again: an execute starts it from the row and goes through.
+    await client.workflow.getHandle(first.workflowId).terminate('test: lost again');
+    const executed = await post(t, `/plans/${plan.id}/execute`);
+    expect(executed.status).toBe(200);
+    expect(executed.body).toMatchObject({ task_code: 'PM-000001', next_due_at: start });
   });
 
   it('lets a viewer read but not change plans', async () => {

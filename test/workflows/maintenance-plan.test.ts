@@ -393,7 +393,7 @@ describe('continue-as-new', () => {
     expect(view).toMatchObject({ executions_total: 25, status: 'active', version: 1 });
     // A retried call after the run changed: same task, no new one.
     const again = await execute(t, plan.row.id, 'exec-24');
-    expect(again).toEqual(results[24]);
+    expect(again).toEqual({ ...results[24], repeated: true });
     // An Update of a request from two runs ago is answered from the carried memory, not counted again.
     await latest.executeUpdate(executeUpdate, { args: [{ requestId: 'exec-3', executedBy: t.adminUserId, taskId: results[3].task_id, dueAt: new Date().toISOString() }] });
     expect((await latest.query(stateQuery)).executions_total).toBe(25);

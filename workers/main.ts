@@ -15,6 +15,13 @@ import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startWebhookDispatcher } from './webhook-dispatcher';
 
 async function main(): Promise<void> {
+  // A stop requested while the worker is still starting (bundling takes seconds) must not be lost.
+  let stopRequested = false;
+  let stop: () => void = () => {
+    stopRequested = true;
+  };
+  process.once('SIGINT', () => stop());
+  process.once('SIGTERM', () => stop());
   const config = loadConfig();
   const log = createLogger(config.logLevel, { component: 'worker' });
   // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
@@ -60,13 +67,12 @@ async function main(): Promise<void> {
     ...WEBHOOK_WORKER_TUNING,
   });
 
-  const shutdown = () => {
+  stop = () => {
     for (const w of [worker, webhookWorker]) if (w.getState() === 'RUNNING') w.shutdown();
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
 
   const running = Promise.all([worker.run(), webhookWorker.run()]);
+  if (stopRequested) stop();
   await ensureWebhookSchedules(await temporal.client());
   await ensureRetentionSchedule(await temporal.client());
   const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, log });

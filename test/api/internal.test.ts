@@ -64,7 +64,7 @@ describe('POST /internal/events', () => {
     expect(again.body).toEqual({ id: first.body.id, duplicate: true });
     const rows = await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, idempotency_key: 'gw-7:991' });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ type: 'machine.vibration.threshold_exceeded', data: { asset_id: 'a-1', value: 12.5 }, dispatched_at: null });
+    expect(rows[0]).toMatchObject({ type: 'machine.vibration.threshold_exceeded', data: { asset_id: 'a-1', value: 12.5 }, source: 'internal' });
     const audit = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'event.ingested', resource_id: first.body.id });
     expect(audit[0]).toMatchObject({ actor_type: 'service', actor_id: 'test-suite' });
   });

@@ -1,0 +1,18 @@
+// Types for ephemeral-stack.cjs.
+import type { ProcessRunner } from './process-runner.cjs';
+
+export interface EphemeralStack {
+  env: Record<string, string>;
+  runner: ProcessRunner;
+  tmpDir: string;
+  stop(): Promise<void>;
+}
+
+export declare function startEphemeralStack(options: {
+  root: string;
+  runDir: string;
+  log: (text: string) => void;
+  worker?: boolean;
+  extraEnv?: Record<string, string>;
+  beforeWorker?: (ctx: { tmpDir: string; env: Record<string, string>; runner: ProcessRunner }) => Promise<Record<string, string> | void>;
+}): Promise<EphemeralStack>;

@@ -5,6 +5,7 @@
 // The API tests' stack (PostgreSQL, Temporal, MinIO, worker) is started by test/support/global-setup.ts.
 // Exits non-zero on any failure; prints the time of each step and the total.
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,21 +45,40 @@ async function main() {
   const failed = results.filter((result) => result.status === 'rejected');
   if (failed.length) throw new Error(failed.map((result) => result.reason.message).join('\n  '));
   log('▸ jest');
-  await timed('jest', () =>
-    runCommand(localBin(ROOT, 'jest'), ['--ci', ...process.argv.slice(2)], { cwd: ROOT }).catch(() => {
-      throw new Error('jest reported failures (see above)');
-    }),
-  );
+  const resultsFile = path.join(ROOT, '.run', 'jest-results.json');
+  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
+  fs.rmSync(resultsFile, { force: true });
+  const jestArgs = ['--ci', '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)];
+  try {
+    await timed('jest', () =>
+      runCommand(localBin(ROOT, 'jest'), jestArgs, { cwd: ROOT }).catch(() => {
+        throw new Error('jest reported failures (see above)');
+      }),
+    );
+  } finally {
+    printTally(resultsFile);
+  }
 }
+
+/** The plain closing line CI reads in any language: `tests: N passed, N failed`. */
+function printTally(resultsFile) {
+  if (!fs.existsSync(resultsFile)) return;
+  const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+  tally = `tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed` + (results.numPendingTests ? `, ${results.numPendingTests} skipped` : '');
+  if (results.numTotalTests === 0) throw new Error('jest ran no test');
+}
+let tally = null;
 
 const started = Date.now();
 main().then(
   () => {
     log(`\n✓ npm test passed in ${seconds(Date.now() - started)} (${timings.join(', ')})`);
+    if (tally) log(tally);
   },
   (error) => {
     log(`\n✗ ${error.message}`);
     log(`npm test FAILED after ${seconds(Date.now() - started)} (${timings.join(', ')})`);
+    if (tally) log(tally);
     process.exit(1);
   },
 );

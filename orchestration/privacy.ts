@@ -3,9 +3,10 @@
  * the export's progress query, and the retention sweep's Schedule (created idempotently at worker
  * start, like the webhook schedules).
  */
-import { Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { Client, WorkflowIdReusePolicy } from '@temporalio/client';
 import { resourceSearchAttributes } from '../infra/search-attributes';
 import { TASK_QUEUES } from '../infra/task-queues';
+import { ensureIntervalSchedule } from './schedules';
 import { workflowIds } from '../infra/workflow-ids';
 import type { privacyErasureWorkflow, PrivacyErasureInput } from '../workflows/privacy-erasure';
 import type { ExportProgress, privacyExportWorkflow } from '../workflows/privacy-export';
@@ -52,24 +53,6 @@ export async function exportProgress(client: Client, tenantId: string, exportId:
 }
 
 /** Creates the retention sweep's Schedule when missing; true when it created it. */
-export async function ensureRetentionSchedule(client: Client): Promise<boolean> {
-  try {
-    await client.schedule.create({
-      scheduleId: RETENTION_SCHEDULE.id,
-      spec: { intervals: [{ every: RETENTION_SCHEDULE.every }] },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-      action: {
-        type: 'startWorkflow',
-        workflowType: RETENTION_SCHEDULE.workflowType,
-        workflowId: RETENTION_SCHEDULE.id,
-        taskQueue: TASK_QUEUES.main,
-        args: [],
-        typedSearchAttributes: resourceSearchAttributes('system', RETENTION_SCHEDULE.id),
-      },
-    });
-    return true;
-  } catch (err) {
-    if (err instanceof ScheduleAlreadyRunning) return false;
-    throw err;
-  }
+export function ensureRetentionSchedule(client: Client): Promise<boolean> {
+  return ensureIntervalSchedule(client, RETENTION_SCHEDULE, TASK_QUEUES.main);
 }

@@ -30,6 +30,7 @@ export async function reconcilePlanWorkflows(db: Db, temporal: TemporalGateway, 
     running.add(wf.workflowId);
   }
   let started = 0;
+  let failed = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const rows: PlanRow[] = await db('maintenance_plans').whereNull('deleted_at').where('id', '>', after).orderBy('id').limit(500);
@@ -37,9 +38,16 @@ export async function reconcilePlanWorkflows(db: Db, temporal: TemporalGateway, 
     after = rows[rows.length - 1].id;
     for (const row of rows) {
       if (running.has(planWorkflowId(row.tenant_id, row.id))) continue;
-      if ((await startPlanWorkflow(client, workflowStateOf(row, new Date()), { restart: true })) === 'started') started += 1;
+      // One plan that cannot be restarted (say, a row written around the API with a bad trigger)
+      // is reported and skipped: it must not stop the repair of every other plan.
+      try {
+        if ((await startPlanWorkflow(client, workflowStateOf(row, new Date()), { restart: true })) === 'started') started += 1;
+      } catch (err) {
+        failed += 1;
+        log.error({ err, tenant_id: row.tenant_id, plan_id: row.id }, 'could not restart maintenance plan workflow');
+      }
     }
   }
-  if (started > 0) log.warn({ count: started }, 'started missing maintenance plan workflows');
+  if (started > 0 || failed > 0) log.warn({ started, failed }, 'reconciled maintenance plan workflows');
   return started;
 }

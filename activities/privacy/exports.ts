@@ -157,8 +157,8 @@ export function createPrivacyExportActivities(deps: PrivacyExportDeps) {
     async publishSubjectExport(ref: ExportRef): Promise<void> {
       const row = await exportRow(ref);
       if (row.status === 'ready') return;
-      const url = await objectStore.publicClient.presignedGetObject(objectStore.bucket, row.object_key, EXPORT_URL_TTL_SECONDS);
       const now = new Date();
+      const url = await presignExportUrl(objectStore, row.object_key, now);
       await db('privacy_exports')
         .where({ id: ref.exportId })
         .update({ status: 'ready', url, ready_at: now, expires_at: new Date(now.getTime() + EXPORT_URL_TTL_SECONDS * 1000) });
@@ -171,3 +171,11 @@ export function createPrivacyExportActivities(deps: PrivacyExportDeps) {
 }
 
 export type PrivacyExportActivities = ReturnType<typeof createPrivacyExportActivities>;
+
+/**
+ * The export's download URL: signed for the public S3 endpoint, valid EXPORT_URL_TTL_SECONDS from
+ * `signedAt`. The store itself enforces the expiry, so an old URL stops working without our help.
+ */
+export function presignExportUrl(objectStore: ObjectStore, objectKey: string, signedAt: Date): Promise<string> {
+  return objectStore.publicClient.presignedGetObject(objectStore.bucket, objectKey, EXPORT_URL_TTL_SECONDS, {}, signedAt);
+}

@@ -166,6 +166,8 @@ describe('plans CRUD and the workflow behind each plan', () => {
     const client = await api.deps.temporal.client();
     const first = await workflowOf(t, plan.id);
     await first.terminate('test: lost workflow');
+    // A row written around the API with an unusable trigger must not stop the repair of the others.
+    await api.deps.db('maintenance_plans').insert({ tenant_id: t.tenantId, name: 'broken', trigger: JSON.stringify({ type: 'calendar' }) });
     const restarted = await eventually(async () => {
       await reconcilePlanWorkflows(api.deps.db, api.deps.temporal, api.deps.logger);
       const d = await client.workflow.getHandle(first.workflowId).describe();

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { appendAudit, subjectHash, verifyTenantChain } from '../../db/audit';
 import { deleteExpiredBatch } from '../../db/privacy/categories';
 import { clampAuditCutoff } from '../../domain/privacy/settings';
-import { createPrivacyExportActivities } from '../../activities/privacy/exports';
+import { createPrivacyExportActivities, presignExportUrl } from '../../activities/privacy/exports';
 import { readStoredZip } from '../../activities/privacy/zip-stream';
 import { categoryByName, NOT_SUBJECT_DATA, PRIVACY_CATEGORIES } from '../../domain/privacy/registry';
 import { workflowIds } from '../../infra/workflow-ids';
@@ -235,6 +235,13 @@ describe('export, erasure and isolation', () => {
     expect(built.parts).toBe(2);
     await api.deps.db('privacy_exports').where({ id: row.id }).delete();
     await api.deps.objectStore.client.removeObject(api.deps.objectStore.bucket, `privacy-exports/${t.tenantId}/${row.id}.zip`);
+  });
+
+  it('signs URLs that the object store itself refuses once 24 h have passed', async () => {
+    const row = await api.deps.db('privacy_exports').where({ id: exportId }).first('object_key');
+    const signedAgo = async (ms: number) => (await fetch(await presignExportUrl(api.deps.objectStore, row.object_key, new Date(Date.now() - ms)))).status;
+    expect(await signedAgo(24 * 3_600_000 - 60_000)).toBe(200); // 23 h 59 min old: still valid
+    expect(await signedAgo(24 * 3_600_000 + 60_000)).toBe(403); // 24 h 1 min old: expired
   });
 
   it('returns the same export within 24 h of a ready one, and a new one after', async () => {

@@ -30,9 +30,5 @@ export function tenantScope(db: Queryable, tenantId: string): TenantScope {
   };
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Ids are UUIDs; anything else cannot name a record, so it is "not found" without a query error. */
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID_RE.test(value);
-}
+export { isUuid } from '../domain/ids';

@@ -46,7 +46,7 @@ export function createTemporalGateway(address: string, namespace: string): Tempo
 }
 
 /** Adds the search attributes that are missing; existing ones are left as they are. */
-export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
+export async function ensureSearchAttributes(connection: Pick<Connection, 'operatorService'>, namespace: string): Promise<string[]> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const known = new Set(Object.keys(existing.customAttributes ?? {}));
   const missing = SEARCH_ATTRIBUTES.filter((a) => !known.has(a.name));

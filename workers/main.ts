@@ -7,7 +7,6 @@ import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes } from '../infra/temporal';
-import { Connection } from '@temporalio/client';
 import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcile';
 import { WEBHOOK_WORKER_TUNING, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
@@ -30,16 +29,15 @@ async function main(): Promise<void> {
   const objectStore = createObjectStore(config.s3);
   await objectStore.ensureBucket();
 
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
-  const added = await ensureSearchAttributes(clientConnection, config.temporal.namespace);
+  // One client connection for the worker's whole life: search attributes, schedules, reconcilers, dispatcher.
+  const temporal = createTemporalGateway(config.temporal.address, config.temporal.namespace);
+  const added = await ensureSearchAttributes((await temporal.client()).connection, config.temporal.namespace);
   if (added.length > 0) log.info({ added }, 'registered search attributes');
-  await clientConnection.close();
 
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const mailer = config.smtp.url ? nodemailer.createTransport(config.smtp.url) : null;
   // One bundle for both workers: bundling is the slow part of a worker's start.
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') });
-  const temporal = createTemporalGateway(config.temporal.address, config.temporal.namespace);
   const activities = createActivities({
     db,
     objectStore,

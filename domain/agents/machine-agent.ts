@@ -4,11 +4,11 @@
  * outbox dispatcher and the worker's activities.
  */
 import type { TriggerConfig } from './agents';
+import { isUuid } from '../ids';
 
 /** The cooldown key of events that name no asset: one cooldown per agent for all of them. */
 export const NO_ASSET = 'none';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface TriggeringEvent {
   id: string;
@@ -36,7 +36,7 @@ export interface MachineAgentSignal {
 /** The asset an event is about (`data.asset_id`), or NO_ASSET. */
 export function assetKeyOf(data: unknown): string {
   const id = typeof data === 'object' && data !== null ? (data as Record<string, unknown>).asset_id : undefined;
-  return typeof id === 'string' && UUID.test(id) ? id.toLowerCase() : NO_ASSET;
+  return isUuid(id) ? id.toLowerCase() : NO_ASSET;
 }
 
 /**

@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import readline from 'node:readline';
 import { signInternalToken } from '../../domain/auth/tokens';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { startTestPostgres } from '../support/test-postgres';
 
 let api: TestApi;
 let tenant: TestTenant;
@@ -33,14 +31,11 @@ describe('GET /internal/health', () => {
   });
 
   it('answers 503 naming PostgreSQL once PostgreSQL is stopped', async () => {
-    const pg = spawn(process.execPath, [path.resolve(__dirname, '../support/standalone-postgres.cjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise((resolve) => pg.once('exit', resolve));
-    const [line] = await readline.createInterface({ input: pg.stdout! })[Symbol.asyncIterator]().next().then((r) => [r.value as string]);
-    const own = await startTestApi({ databaseUrl: JSON.parse(line).databaseUrl });
+    const pg = await startTestPostgres({ migrate: false });
+    const own = await startTestApi({ databaseUrl: pg.databaseUrl });
     try {
       expect((await own.request('/internal/health', { token: internalToken })).status).toBe(200);
-      pg.kill('SIGTERM');
-      await exited;
+      await pg.stopServer();
       const res = await own.request('/internal/health', { token: internalToken });
       expectError(res, 503, 'DEPENDENCY_UNAVAILABLE');
       expect(res.body.down).toEqual(['postgres']);
@@ -49,7 +44,7 @@ describe('GET /internal/health', () => {
       expect(res.body.components.object_store.status).toBe('up');
     } finally {
       await own.close();
-      if (pg.exitCode === null) pg.kill('SIGTERM');
+      await pg.stop();
     }
   });
 });

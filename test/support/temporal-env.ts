@@ -58,6 +58,8 @@ export async function startDevServerForTest(): Promise<DevServerForTest> {
  * server, so workflows started with TenantId/ResourceId (as in production) are accepted. (The
  * server can add but not list them, so infra/temporal's ensureSearchAttributes cannot be used.)
  */
+// Not infra/temporal.ensureSearchAttributes: the time-skipping server does not implement
+// ListSearchAttributes, so this adds the whole list to its fresh namespace directly.
 export async function registerSearchAttributes(env: TestWorkflowEnvironment): Promise<void> {
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',

@@ -4,7 +4,7 @@ import { withTimeout } from '../../infra/object-store';
 import { appendEvent } from '../../db/outbox';
 import { insertNotification } from '../../db/notifications';
 import { AppContext } from '../context';
-import { AppError, notFound } from '../errors';
+import { AppError, notFound, errorSummary } from '../errors';
 import { runMutation, actorOf } from '../mutation';
 import { startNotificationDelivery } from '../../orchestration/notifications';
 import { ApiRouter } from '../route';
@@ -20,7 +20,7 @@ async function check(probe: () => Promise<unknown>): Promise<ComponentStatus> {
     await withTimeout(probe(), CHECK_TIMEOUT_MS, `no answer within ${CHECK_TIMEOUT_MS} ms`);
     return { status: 'up', latency_ms: Date.now() - started };
   } catch (err) {
-    return { status: 'down', latency_ms: Date.now() - started, detail: (err as Error).message.split('\n')[0].slice(0, 200) };
+    return { status: 'down', latency_ms: Date.now() - started, detail: errorSummary(err) };
   }
 }
 

@@ -22,7 +22,7 @@ import {
 import { classifyPlanCallError, startPlanWorkflow, workflowStateOf } from '../../orchestration/maintenance';
 import type { PlanStateView } from '../../workflows/maintenance-plan-state';
 import { AppContext } from '../context';
-import { AppError, dependencyUnavailable, notFound, validationError } from '../errors';
+import { AppError, dependencyUnavailable, notFound, validationError, errorSummary } from '../errors';
 import { idParam } from '../validation';
 
 // ---- request schemas -------------------------------------------------------------------------
@@ -291,7 +291,7 @@ export async function temporalClient(ctx: AppContext): Promise<Client> {
   try {
     return await ctx.deps.temporal.client();
   } catch (err) {
-    throw dependencyUnavailable('temporal', `Temporal is unreachable: ${(err as Error).message.split('\n')[0].slice(0, 200)}`);
+    throw dependencyUnavailable('temporal', `Temporal is unreachable: ${errorSummary(err)}`);
   }
 }
 
@@ -316,7 +316,7 @@ export async function callPlanWorkflow<T>(ctx: AppContext, plan: PlanRow, call: 
       if (failure.kind === 'workflow_missing' && attempt === 1) {
         ctx.state.log.warn({ planId: plan.id }, 'maintenance plan workflow missing: starting it from the plan row');
         await startPlanWorkflow(client, workflowStateOf(plan, new Date()), { restart: true }).catch((e) => {
-          throw dependencyUnavailable('temporal', `could not start the plan's workflow: ${(e as Error).message.split('\n')[0].slice(0, 200)}`);
+          throw dependencyUnavailable('temporal', `could not start the plan's workflow: ${errorSummary(e)}`);
         });
         continue;
       }

@@ -37,7 +37,7 @@ import {
 } from '../../orchestration/maintenance';
 import { snapshotOf } from '../../workflows/maintenance-plan-state';
 import { AppContext, userOf } from '../context';
-import { AppError, dependencyUnavailable, notFound } from '../errors';
+import { AppError, dependencyUnavailable, notFound, errorSummary } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { assertWithinPlanLimit } from '../plan-limits';
@@ -75,7 +75,7 @@ async function signalOrFail(client: Client, plan: PlanRow, signal: PlanSignal): 
   } catch (err) {
     // An archive of a workflow that is already gone has nothing left to do.
     if (signal.kind === 'archive' && (err as Error).name === 'WorkflowNotFoundError') return;
-    throw dependencyUnavailable('temporal', `could not signal the plan's workflow: ${(err as Error).message.split('\n')[0].slice(0, 200)}`);
+    throw dependencyUnavailable('temporal', `could not signal the plan's workflow: ${errorSummary(err)}`);
   }
 }
 
@@ -145,7 +145,7 @@ function registerPlanCrud(api: ApiRouter): void {
           try {
             await startPlanWorkflow(client, state);
           } catch (err) {
-            throw dependencyUnavailable('temporal', `could not start the plan's workflow: ${(err as Error).message.split('\n')[0].slice(0, 200)}`);
+            throw dependencyUnavailable('temporal', `could not start the plan's workflow: ${errorSummary(err)}`);
           }
           started = { planId: id };
           return (await unit.scope.table('maintenance_plans').where('id', id).first()) as PlanRow;

@@ -28,7 +28,7 @@ import { DELIVERY_RETENTION_DAYS } from '../../activities/webhooks/health';
 import { startWebhookDeliveries } from '../../orchestration/webhooks';
 import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery';
 import { AppContext, userOf } from '../context';
-import { dependencyUnavailable, invalidState, notFound, validationError } from '../errors';
+import { dependencyUnavailable, invalidState, notFound, validationError, errorSummary } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
@@ -220,7 +220,7 @@ async function startDeliveries(ctx: AppContext, inputs: WebhookDeliveryInput[]):
   try {
     await startWebhookDeliveries(await ctx.deps.temporal.client(), inputs);
   } catch (err) {
-    throw dependencyUnavailable('temporal', `could not start the deliveries: ${(err as Error).message.split('\n')[0].slice(0, 200)}`);
+    throw dependencyUnavailable('temporal', `could not start the deliveries: ${errorSummary(err)}`);
   }
 }
 

@@ -86,7 +86,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (dataKeyText && dataEncryptionKey.length !== 32) {
     problems.push('DATA_ENCRYPTION_KEY must be the base64 encoding of 32 bytes');
   }
-  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === 'true';
+  // Unset: allowed in development only, so a local receiver on loopback works out of the box.
+  const allowPrivate =
+    env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === undefined ? appEnv === 'development' : env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === 'true';
   if (allowPrivate && appEnv === 'production') {
     problems.push('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be enabled in production');
   }

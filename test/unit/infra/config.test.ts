@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError, loadConfig } from '../../../infra/config';
+
+const base = () => ({
+  DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db',
+  S3_ENDPOINT: 'http://127.0.0.1:9000',
+  S3_ACCESS_KEY: 'key',
+  S3_SECRET_KEY: 'secret-key',
+  JWT_SECRET: randomBytes(32).toString('base64url'),
+  INTERNAL_JWT_SECRET: randomBytes(32).toString('base64url'),
+  DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+});
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+}
+
+describe('loadConfig', () => {
+  it('refuses to start in production without real secrets', () => {
+    const problems = problemsOf({ ...base(), APP_ENV: 'production', JWT_SECRET: undefined, INTERNAL_JWT_SECRET: 'changeme-changeme-changeme-changeme-1' });
+    expect(problems).toEqual(
+      expect.arrayContaining(['JWT_SECRET is required', 'INTERNAL_JWT_SECRET looks like a placeholder; production needs a real secret']),
+    );
+    expect(problemsOf({ ...base(), APP_ENV: 'production', DATA_ENCRYPTION_KEY: randomBytes(16).toString('base64') })).toEqual([
+      'DATA_ENCRYPTION_KEY must be at least 32 characters',
+      'DATA_ENCRYPTION_KEY must be the base64 encoding of 32 bytes',
+    ]);
+    expect(problemsOf({ ...base(), APP_ENV: 'production' })).toEqual([]);
+  });
+
+  it('allows private webhook destinations by default in development only, and never in production', () => {
+    expect(loadConfig({ ...base(), APP_ENV: 'development' }).webhooks.allowPrivateDestinations).toBe(true);
+    expect(loadConfig({ ...base(), APP_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false' }).webhooks.allowPrivateDestinations).toBe(false);
+    expect(loadConfig({ ...base(), APP_ENV: 'test' }).webhooks.allowPrivateDestinations).toBe(false);
+    expect(loadConfig({ ...base(), APP_ENV: 'production' }).webhooks.allowPrivateDestinations).toBe(false);
+    expect(problemsOf({ ...base(), APP_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true' })).toEqual([
+      'WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be enabled in production',
+    ]);
+  });
+});

@@ -8,7 +8,7 @@
 import {
   calendarMilestones,
   estimateRatePerHour,
-  GRACE_FRACTION,
+  graceDeadline,
   initialSchedule,
   MS_PER_HOUR,
   nextDue,
@@ -145,7 +145,8 @@ export function dueNow(state: PlanWorkflowState, now: Date): Set<WakeReason> {
 
 /** The deadline after which an open task is overdue: due + 10 % of the plan interval. */
 export function overdueDeadline(dueAt: IsoTimestamp, intervalHours: number | null): IsoTimestamp {
-  return new Date(toMs(dueAt) + Math.max(0, intervalHours ?? 0) * GRACE_FRACTION * MS_PER_HOUR).toISOString();
+  // The compliance rule's deadline; an unknown interval (counter plan, no meter rate yet) gives no grace.
+  return graceDeadline({ due_at: dueAt, interval_hours: intervalHours ?? 0 }).toISOString();
 }
 
 export function withOverdueCheck(checks: IsoTimestamp[], deadline: IsoTimestamp): IsoTimestamp[] {

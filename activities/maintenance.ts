@@ -25,7 +25,7 @@ import {
   saveScheduleSnapshot,
   ScheduleSnapshot,
 } from '../db/queries/maintenance';
-import { GRACE_FRACTION, type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
+import { type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
 
 export interface PlanRef {
   tenantId: string;
@@ -133,9 +133,9 @@ export function createMaintenanceActivities(deps: { db: Db }) {
       return result === 'gone' ? { plan: 'gone', saved: false } : { plan: 'present', saved: result };
     },
 
-    /** Marks the plan's tasks open past due + 10 % of the interval, with one maintenance.task.overdue event each. */
+    /** Marks the plan's tasks open past their grace deadline, with one maintenance.task.overdue event each. */
     async markOverdueTasks(input: PlanRef & { now: IsoTimestamp }): Promise<{ marked: number }> {
-      const rows = await db.transaction((tx) => markOverdueInTx(tx, input.tenantId, input.planId, new Date(input.now), GRACE_FRACTION));
+      const rows = await db.transaction((tx) => markOverdueInTx(tx, input.tenantId, input.planId, new Date(input.now)));
       return { marked: rows.length };
     },
 

@@ -143,9 +143,13 @@ export function dueNow(state: PlanWorkflowState, now: Date): Set<WakeReason> {
   return due;
 }
 
-/** The deadline after which an open task is overdue: due + 10 % of the plan interval. */
-export function overdueDeadline(dueAt: IsoTimestamp, intervalHours: number | null): IsoTimestamp {
-  // The compliance rule's deadline; an unknown interval (counter plan, no meter rate yet) gives no grace.
+/**
+ * The deadline after which an open task is overdue: the compliance rule's (due + 10 % of the plan
+ * interval, a day when the interval is unknown). `legacyNoGraceWhenUnknown` keeps histories
+ * recorded before that floor existed replaying as they ran (an unknown interval gave no grace).
+ */
+export function overdueDeadline(dueAt: IsoTimestamp, intervalHours: number | null, legacyNoGraceWhenUnknown = false): IsoTimestamp {
+  if (legacyNoGraceWhenUnknown && !(intervalHours && intervalHours > 0)) return new Date(toMs(dueAt)).toISOString();
   return graceDeadline({ due_at: dueAt, interval_hours: intervalHours ?? 0 }).toISOString();
 }
 

@@ -30,6 +30,7 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -130,6 +131,9 @@ export interface PlanWorkflowResult {
   status: 'archived' | 'orphaned';
   executions_total: number;
 }
+
+/** Patch id: a task of a plan with an unknown interval gets a day of grace (was none). */
+const UNKNOWN_INTERVAL_GRACE_PATCH = 'unknown-interval-grace-floor';
 
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
@@ -378,7 +382,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
   /** Counts an execution; a created task gets its overdue check. */
   function noteExecution(created: boolean, dueAt: IsoTimestamp, intervalHours: number | null): void {
     state.executions_total += 1;
-    if (created) state.overdue_checks = withOverdueCheck(state.overdue_checks, overdueDeadline(dueAt, intervalHours));
+    if (created) state.overdue_checks = withOverdueCheck(state.overdue_checks, overdueDeadline(dueAt, intervalHours, !patched(UNKNOWN_INTERVAL_GRACE_PATCH)));
   }
 
   /** One execution through the executePlan activity; the schedule is derived again after it committed. */

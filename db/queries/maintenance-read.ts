@@ -1,4 +1,4 @@
-import { GRACE_FRACTION } from '../../domain/maintenance/compliance';
+import { graceDeadlineSql } from './grace-deadline-sql';
 import { Queryable } from '../knex';
 import { tenantScope } from '../tenant-scope';
 import { pgArray } from './pg-array';
@@ -54,7 +54,7 @@ export interface MaintenanceKpis {
 
 /**
  * Dashboard maintenance numbers in one statement, with the maintenance feature's rules: a task's
- * deadline is due_at + 10 % of its interval (`interval_hours`, 0 when none). `overdue_tasks`: open
+ * deadline is the compliance rule's (graceDeadlineSql). `overdue_tasks`: open
  * or in progress past the deadline. Compliance this month: tasks due in [month start, next month
  * start) UTC; on time when completed by the deadline, overdue when completed later or still open
  * past it; pending and cancelled tasks do not count.
@@ -68,6 +68,7 @@ export async function maintenanceKpis(
   const present = known ?? (await tablesPresent(db, ['maintenance_tasks']));
   if (!present.maintenance_tasks) return { open_tasks: 0, overdue_tasks: 0, compliance_on_time: 0, compliance_overdue: 0 };
   const at = now.toISOString();
+  const deadline = graceDeadlineSql('t');
   const { rows } = await db.raw(
     `with month as (select date_trunc('month', ?::timestamptz at time zone 'UTC') at time zone 'UTC' as start),
      judged as (
@@ -75,7 +76,7 @@ export async function maintenanceKpis(
               t.status in ('open', 'in_progress') as unfinished,
               t.status = 'done' and t.completed_at is not null as completed,
               t.due_at >= m.start and t.due_at < m.start + interval '1 month' as due_this_month,
-              t.due_at + coalesce(t.interval_hours, 0) * ? * interval '1 hour' as deadline
+              ${deadline.sql} as deadline
          from maintenance_tasks t cross join month m
         where t.tenant_id = ? and t.status <> 'cancelled'
      )
@@ -84,7 +85,7 @@ export async function maintenanceKpis(
             count(*) filter (where due_this_month and completed and completed_at <= deadline)::int as compliance_on_time,
             count(*) filter (where due_this_month and ((completed and completed_at > deadline) or (not completed and deadline < ?::timestamptz)))::int as compliance_overdue
        from judged`,
-    [at, GRACE_FRACTION, tenantId, at, at],
+    [at, ...deadline.bindings, tenantId, at, at],
   );
   return rows[0];
 }

@@ -8,6 +8,7 @@ import { appendAudit, Actor } from '../audit';
 import { Queryable } from '../knex';
 import { appendEvent } from '../outbox';
 import { TenantScope } from '../tenant-scope';
+import { graceDeadlineSql } from './grace-deadline-sql';
 import {
   actionOnDue,
   DEFAULT_GENERATE_AHEAD,
@@ -277,13 +278,14 @@ export function planNotificationText(plan: Pick<PlanRow, 'name' | 'id'>, kind: '
   };
 }
 
-/** Tasks of the plan open past their grace deadline (due + 10 % of interval), marked once each. */
-export async function markOverdueInTx(tx: Knex.Transaction, tenantId: string, planId: string, now: Date, graceFraction: number): Promise<TaskRow[]> {
+/** Tasks of the plan open past their grace deadline (the compliance rule), marked once each. */
+export async function markOverdueInTx(tx: Knex.Transaction, tenantId: string, planId: string, now: Date): Promise<TaskRow[]> {
+  const deadline = graceDeadlineSql();
   const rows: TaskRow[] = await tx('maintenance_tasks')
     .where({ tenant_id: tenantId, plan_id: planId })
     .whereIn('status', ['open', 'in_progress'])
     .whereNull('overdue_at')
-    .whereRaw(`due_at + coalesce(interval_hours, 0) * ? * interval '1 hour' <= ?`, [graceFraction, now.toISOString()])
+    .whereRaw(`${deadline.sql} <= ?`, [...deadline.bindings, now.toISOString()])
     .update({ overdue_at: now, updated_at: now })
     .returning('*');
   for (const task of rows) {

@@ -4,11 +4,16 @@ import type { Instant, TaskStatus } from './types';
 import { MS_PER_HOUR, toDate, toMs } from './instant';
 
 export const GRACE_FRACTION = 0.1;
+/**
+ * Grace of a task whose plan interval is not known (a counter plan before its meter rate is
+ * measured): a day, so the task is not overdue the moment it is created.
+ */
+export const UNKNOWN_INTERVAL_GRACE_HOURS = 24;
 
 export interface ComplianceTask {
   due_at: Instant;
   completed_at: Instant | null;
-  interval_hours: number; // the plan's nominal interval (triggerIntervalHours); 0 = no grace
+  interval_hours: number; // the plan's nominal interval (triggerIntervalHours); 0 = unknown
   status: TaskStatus;
 }
 
@@ -28,9 +33,13 @@ export interface ComplianceMetrics {
   cancelled_count: number;
 }
 
+/** Hours a task may run past its due time and still count as on time. */
+export function graceHours(intervalHours: number): number {
+  return intervalHours > 0 ? intervalHours * GRACE_FRACTION : UNKNOWN_INTERVAL_GRACE_HOURS;
+}
+
 export function graceDeadline(task: Pick<ComplianceTask, 'due_at' | 'interval_hours'>): Date {
-  const hours = Math.max(0, task.interval_hours) * GRACE_FRACTION;
-  return new Date(toMs(task.due_at) + hours * MS_PER_HOUR);
+  return new Date(toMs(task.due_at) + graceHours(task.interval_hours) * MS_PER_HOUR);
 }
 
 export function classifyTask(task: ComplianceTask, now: Instant): TaskCompliance {

@@ -602,14 +602,14 @@ describe('GET /dashboard', () => {
         due_at: new Date(now - dueMsAgo),
         completed_at: completedMsAgo === null ? null : new Date(now - completedMsAgo),
         kind: 'preventive',
+        interval_hours: 1, // grace 10 % of an hour: 6 minutes
       });
-      // Tasks without an interval have no grace: the deadline is the due time.
       await api.deps.db('maintenance_tasks').insert([
         task('open', -DAY, null), // not due yet: pending
-        task('in_progress', 60_000, null), // past due, open: overdue
+        task('in_progress', 600_000, null), // 10 min past due, open: overdue
         task('done', 120_000, 180_000), // completed before due: on time
-        task('done', 120_000, 60_000), // completed after due: late
-        task('cancelled', 60_000, null), // not counted
+        task('done', 1_200_000, 60_000), // completed 19 min after due: late
+        task('cancelled', 600_000, null), // not counted
         { ...task('in_progress', 2 * 3_600_000, null), interval_hours: 24 }, // 2 h past due, within 10 % of 24 h: not overdue
       ]);
     }

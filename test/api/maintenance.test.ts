@@ -336,17 +336,21 @@ describe('tasks', () => {
     expect((await get(t, '/tasks?status=done')).body.items.map((x: { id: string }) => x.id)).toEqual([a]);
   });
 
-  it('a task open past due + 10 % of the interval is marked overdue by the plan workflow, with its event', async () => {
+  it('a counter plan task with no known meter rate yet gets a day of grace: the plan workflow arms its overdue check at due + 24 h', async () => {
+    // Marking at the deadline, with its event, is covered on the time-skipping server (test/workflows/maintenance-plan.test.ts).
     const t = await createTenant(api);
-    // A counter plan without a known rate yet has no interval, so no grace: the deadline is the due time.
     const plan = await createPlan(t, { trigger: counter(100) });
     const { execution } = (await post(t, `/plans/${plan.id}/counter`, { value: 120, source: 'gw-1' })).body;
-    await eventually(async () => expect((await get(t, `/tasks/${execution.task_id}`)).body.overdue).toBe(true));
-    const overdue = await events(t, 'maintenance.task.overdue');
-    expect(overdue.map((e) => e.data)).toEqual([expect.objectContaining({ task_id: execution.task_id, plan_id: plan.id })]);
-    expect((await get(t, '/tasks?overdue=true')).body.items.map((x: { id: string }) => x.id)).toEqual([execution.task_id]);
-    // Completing it clears the flag in the answer; the event is not repeated.
-    expect((await post(t, `/tasks/${execution.task_id}/complete`)).body.overdue).toBe(false);
+    const task = (await get(t, `/tasks/${execution.task_id}`)).body;
+    expect(task.overdue).toBe(false);
+    const wake = await eventually(async () => {
+      const state = await (await workflowOf(t, plan.id)).query<{ wake: { at: string; reasons: string[] } | null }>('state');
+      expect(state.wake?.reasons).toEqual(['overdue_check']);
+      return state.wake!;
+    });
+    expect(new Date(wake.at).getTime() - new Date(task.due_at).getTime()).toBe(24 * 3_600_000);
+    expect((await get(t, '/tasks?overdue=true')).body.items).toEqual([]);
+    expect(await events(t, 'maintenance.task.overdue')).toEqual([]);
   });
 });
 

@@ -338,6 +338,32 @@ describe('counter plans', () => {
   });
 });
 
+describe('overdue', () => {
+  it('a counter task with no known meter rate is overdue a day after its due time, with one event', async () => {
+    const t = await newTenant();
+    const plan = await createPlan(t, { trigger: { type: 'counter', counter: 'operating_hours', unit: 'h', every: 100, start_value: 0 } });
+    // The first reading crosses the threshold: no rate is known yet, so the interval is unknown.
+    const result = await plan.handle.executeUpdate(recordCounterUpdate, { args: [{ requestId: 'r-120', value: 120, source: 'gw-1', origin: origin(t) }], updateId: 'r-120' });
+    expect(result.execution).toMatchObject({ outcome: 'created' });
+    const [task] = await tasksOf(plan.row.id);
+    const overdueEvents = () => pg.db('outbox_events').where({ tenant_id: t.tenantId, type: 'maintenance.task.overdue' });
+
+    await sleepUntil(new Date(new Date(task.due_at).getTime() + 23 * HOUR));
+    expect((await pg.db('maintenance_tasks').where({ id: task.id }).first()).overdue_at).toBeNull();
+
+    await sleepUntil(new Date(new Date(task.due_at).getTime() + DAY + 60_000));
+    const marked = await eventually(async () => {
+      const row = await pg.db('maintenance_tasks').where({ id: task.id }).first();
+      expect(row.overdue_at).not.toBeNull();
+      return row;
+    });
+    expect(new Date(marked.overdue_at).getTime() - new Date(task.due_at).getTime()).toBeGreaterThanOrEqual(DAY);
+    expect((await overdueEvents()).map((e) => e.data.task_id)).toEqual([task.id]);
+    await plan.handle.signal(archiveSignal);
+    await plan.handle.result();
+  });
+});
+
 describe('lead-time notification', () => {
   it('queues one notification lead_time before due, delivered by the notification workflow, then the due time creates the task', async () => {
     const t = await newTenant();

@@ -30,8 +30,12 @@ describe('classifyTask: the 10 % grace boundary', () => {
   it('cancelled tasks are not counted', () => {
     expect(classifyTask({ ...base, status: 'cancelled', completed_at: null }, '2024-04-01T00:00:00Z')).toEqual({ kind: 'excluded' });
   });
-  it('interval 0 (unknown) means no grace', () => {
-    expect(classifyTask({ ...done('2024-03-01T00:01:00Z'), interval_hours: 0 }, '2024-04-01T00:00:00Z').kind).toBe('late');
+  it('interval 0 (unknown: counter plan before its meter rate is known) gets a day of grace', () => {
+    const unknown = (completedAt: string) => ({ ...done(completedAt), interval_hours: 0 });
+    expect(graceDeadline(unknown('2024-03-01T00:00:00Z')).toISOString()).toBe('2024-03-02T00:00:00.000Z');
+    expect(classifyTask(unknown('2024-03-02T00:00:00Z'), '2024-04-01T00:00:00Z').kind).toBe('on_time');
+    expect(classifyTask(unknown('2024-03-02T00:00:01Z'), '2024-04-01T00:00:00Z').kind).toBe('late');
+    expect(classifyTask({ ...unknown('2024-03-01T00:00:00Z'), status: 'open', completed_at: null }, '2024-03-01T23:59:00Z').kind).toBe('pending');
   });
 });
 

@@ -43,6 +43,12 @@ export function toAppError(err: unknown): AppError {
   if (e?.type === 'entity.parse.failed' || (err instanceof SyntaxError && e?.status === 400)) {
     return new AppError('BAD_REQUEST', 'request body is not valid JSON');
   }
+  // A unique index lost a race the handler's own check could not see (two creates at once): the
+  // second is a conflict, not a server error. The constraint names the rule, never the values.
+  const pg = err as { code?: unknown; constraint?: unknown };
+  if (pg?.code === '23505') {
+    return new AppError('CONFLICT', `conflicts with an existing record${typeof pg.constraint === 'string' ? ` (${pg.constraint})` : ''}`);
+  }
   if (e?.status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'unsupported media type');
   if (e?.status === 405) return new AppError('METHOD_NOT_ALLOWED', e.message ?? 'method not allowed');
   if (e?.status === 400 && e.expose) return new AppError('BAD_REQUEST', e.message ?? 'bad request');

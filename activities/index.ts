@@ -1,15 +1,19 @@
 import { Db } from '../db/knex';
 import { ObjectStore } from '../infra/object-store';
+import { createConversationActivities } from './conversations';
+import { createExtractionActivities } from './extraction/activities';
 import { createMachineAgentActivities } from './machine-agents';
 import { createMaintenanceActivities } from './maintenance';
 import { createNotificationActivities } from './notifications';
 import { createPrivacyErasureActivities } from './privacy/erasure';
 import { createPrivacyExportActivities } from './privacy/exports';
+import { createReportActivities } from './reports';
 import { createRetentionActivities } from './privacy/retention';
 import { createWebhookDeliveryActivities } from './webhooks/deliver';
 import { createWebhookHealthActivities } from './webhooks/health';
 import type { Transporter } from 'nodemailer';
 import { TemporalGateway } from '../infra/temporal';
+import type { LlmProvider } from '../domain/llm/provider';
 import { startNotificationDelivery } from '../orchestration/notifications';
 
 export interface ActivityDeps {
@@ -23,6 +27,10 @@ export interface ActivityDeps {
   allowPrivateWebhookDestinations: boolean;
   /** Client side of Temporal, for activities that start workflows (idempotently, by id). */
   temporal: TemporalGateway;
+  /** WHATSAPP_API_BASE_URL: conversation replies on WhatsApp. */
+  whatsappApiBaseUrl: string;
+  /** The configured language model (infra/llm.ts); null: built-in engine. */
+  llm: LlmProvider | null;
 }
 
 /** Every activity the worker registers, built from real dependencies. */
@@ -34,8 +42,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookHealthActivities({ db: deps.db, startNotification }),
     ...createMaintenanceActivities({ db: deps.db }),
     ...createPrivacyExportActivities({ db: deps.db, objectStore: deps.objectStore }),
+    ...createReportActivities({ db: deps.db, objectStore: deps.objectStore, mailer: deps.mailer, mailFrom: deps.mailFrom }),
     ...createPrivacyErasureActivities({ db: deps.db, objectStore: deps.objectStore }),
     ...createRetentionActivities({ db: deps.db }),
     ...createMachineAgentActivities({ db: deps.db, startNotification }),
+    ...createConversationActivities({ db: deps.db, dataEncryptionKey: deps.dataEncryptionKey, whatsappApiBaseUrl: deps.whatsappApiBaseUrl, allowPrivateDestinations: deps.allowPrivateWebhookDestinations, llm: deps.llm }),
+    ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm }),
   };
 }

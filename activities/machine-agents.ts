@@ -5,7 +5,9 @@
  * nothing more; a retry after the commit finds the run too, and the notification is also started
  * by the worker's reconciler for rows left queued.
  */
+import { Knex } from 'knex';
 import { Db } from '../db/knex';
+import { createCorrectiveTask } from '../db/queries/corrective-tasks';
 import { insertNotification } from '../db/notifications';
 import { insertMachineAgentRun } from '../db/queries/machine-agent-runs';
 import { tenantAdminEmails } from '../db/queries/webhooks';
@@ -26,14 +28,43 @@ export type MachineAgentOutcome =
 
 type Recorded = { kind: 'ran'; runId: string; cooldownMinutes: number; notificationId: string | null } | Extract<MachineAgentOutcome, { kind: 'skipped' }>;
 
+interface MachineAgentRow {
+  name: string;
+  status: string;
+  trigger_config: TriggerConfig;
+  tools: string[];
+}
+
+/**
+ * A corrective task for the event's asset when the agent has the built-in
+ * `create_maintenance_task` tool and the asset exists. Events about tasks themselves never open
+ * one (an agent listening to `maintenance.task.created` would otherwise feed itself).
+ */
+async function openCorrectiveTask(tx: Knex.Transaction, ref: MachineAgentEventRef, agent: MachineAgentRow, eventType: string): Promise<{ id: string; task_code: string } | null> {
+  if (ref.assetKey === NO_ASSET || eventType.startsWith('maintenance.task.') || (agent.tools ?? []).length === 0) return null;
+  const tool = await tx('tools').where({ tenant_id: ref.tenantId, kind: 'built_in', builtin: 'create_maintenance_task' }).whereIn('id', agent.tools).first('id');
+  if (!tool) return null;
+  const asset = await tx('assets').where({ tenant_id: ref.tenantId, id: ref.assetKey }).first('id', 'name');
+  if (!asset) return null;
+  return createCorrectiveTask(tx, {
+    tenantId: ref.tenantId,
+    assetId: asset.id,
+    title: `Corrective: ${eventType} on ${asset.name}`,
+    priority: 'high',
+    dueAt: new Date(),
+    createdBy: 'machine_agent',
+    agentId: ref.agentId,
+  });
+}
+
 export function createMachineAgentActivities(deps: { db: Db; startNotification(tenantId: string, notificationId: string): Promise<void> }) {
   const { db } = deps;
   return {
     async runMachineAgent(ref: MachineAgentEventRef): Promise<MachineAgentOutcome> {
       const recorded = await db.transaction(async (tx): Promise<Recorded> => {
-        const agent: { name: string; status: string; trigger_config: TriggerConfig } | undefined = await tx('agents')
+        const agent: MachineAgentRow | undefined = await tx('agents')
           .where({ tenant_id: ref.tenantId, id: ref.agentId, type: 'machine' })
-          .first('name', 'status', 'trigger_config');
+          .first('name', 'status', 'trigger_config', 'tools');
         if (!agent || agent.status !== 'active') return { kind: 'skipped', reason: 'agent_not_active' };
         const event: { type: string; data: unknown } | undefined = await tx('outbox_events').where({ tenant_id: ref.tenantId, id: ref.eventId }).first('type', 'data');
         if (!event) return { kind: 'skipped', reason: 'event_not_found' };
@@ -53,6 +84,10 @@ export function createMachineAgentActivities(deps: { db: Db; startNotification(t
           replyText,
         });
         if (!run) return { kind: 'skipped', reason: 'already_ran' };
+        // In the run's transaction: a retried activity finds the run above and creates nothing.
+        const task = await openCorrectiveTask(tx, ref, agent, event.type);
+        const runText = task ? `${replyText} Opened corrective task ${task.task_code}.` : replyText;
+        if (task) await tx('machine_agent_runs').where({ id: run.id }).update({ task_id: task.id, reply_text: runText });
         let notificationId: string | null = null;
         if (notified) {
           ({ id: notificationId } = await insertNotification(tx, {
@@ -60,7 +95,7 @@ export function createMachineAgentActivities(deps: { db: Db; startNotification(t
             category: 'machine_agent.run',
             recipients,
             subject: `Machine agent "${agent.name}": ${event.type}`,
-            body: replyText,
+            body: runText,
             idempotencyKey: `machine-agent-run:${run.id}`,
           }));
           await tx('machine_agent_runs').where({ id: run.id }).update({ notification_id: notificationId });

@@ -50,6 +50,7 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { version: string 
     if (route.body) {
       operation.requestBody = { required: true, content: { 'application/json': { schema: toJsonSchema(route.body) } } };
     }
+    if (route.multipart) operation.requestBody = multipartBody(route.multipart);
     (paths[path] ??= {})[route.method] = operation;
   }
   return {
@@ -69,6 +70,14 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { version: string 
       schemas: { Error: errorSchema },
     },
   };
+}
+
+function multipartBody(fields: NonNullable<RegisteredRoute['multipart']>): JsonSchema {
+  const properties = Object.fromEntries(
+    Object.entries(fields).map(([name, f]) => [name, { type: 'string', ...(f.type === 'file' ? { format: 'binary' } : {}), description: f.description }]),
+  );
+  const required = Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name);
+  return { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties, required } } } };
 }
 
 function operationId(route: RegisteredRoute): string {

@@ -32,6 +32,11 @@ export interface RouteSpec<TParams = any, TQuery = any, TBody = any> {
   params?: Joi.ObjectSchema;
   query?: Joi.ObjectSchema;
   body?: Joi.Schema;
+  /**
+   * A `multipart/form-data` body the handler streams itself (uploads): the JSON body parser and
+   * `body` validation never touch it; these form fields document it in OpenAPI.
+   */
+  multipart?: Record<string, { type: 'file' | 'string'; description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
   handler: (ctx: AppContext, input: { params: TParams; query: TQuery; body: TBody }) => Promise<void>;
 }

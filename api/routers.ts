@@ -3,9 +3,15 @@ import { agentRoutes, emailAgentRoutes, whatsappAgentRoutes } from './routes/age
 import { assetRoutes } from './routes/assets';
 import { auditRoutes } from './routes/audit';
 import { authRoutes } from './routes/auth';
+import { collectionRoutes } from './routes/collections';
 import { conversationRoutes } from './routes/conversations';
+import { csatRoutes } from './routes/csat';
 import { dashboardRoutes } from './routes/dashboard';
 import { emailAccountRoutes } from './routes/email-accounts';
+import { extractionTemplateRoutes } from './routes/extraction-templates';
+import { extractionRoutes } from './routes/extractions';
+import { emailInboundRoutes } from './routes/email-inbound';
+import { fileRoutes } from './routes/files';
 import { internalRoutes } from './routes/internal';
 import { machineRoutes } from './routes/machine';
 import { maintenanceRoutes } from './routes/maintenance';
@@ -14,6 +20,9 @@ import { privacyRoutes } from './routes/privacy';
 import { promptRoutes } from './routes/prompts';
 import { toolRoutes } from './routes/tools';
 import { webhookRoutes } from './routes/webhooks';
+import { brandingRoutes } from './routes/brandings';
+import { reportRoutes } from './routes/reports';
+import { scheduledReportRoutes } from './routes/scheduled-reports';
 import { whatsappNumberRoutes } from './routes/whatsapp-numbers';
 import { whatsappWebhookRoutes } from './routes/whatsapp-webhook';
 
@@ -21,5 +30,8 @@ import { whatsappWebhookRoutes } from './routes/whatsapp-webhook';
 export function featureRouters(): ApiRouter[] {
   return [authRoutes(), auditRoutes(), internalRoutes(), assetRoutes(), webhookRoutes(), machineRoutes(), predictiveConfigRoutes(), dashboardRoutes(), maintenanceRoutes(), privacyRoutes(),
     // Agents: /email/accounts before /email, whose /:agent_id would otherwise take "accounts".
-    agentRoutes(), emailAccountRoutes(), emailAgentRoutes(), whatsappNumberRoutes(), whatsappAgentRoutes(), whatsappWebhookRoutes(), toolRoutes(), conversationRoutes(), promptRoutes()];
+    agentRoutes(), emailAccountRoutes(), emailInboundRoutes(), emailAgentRoutes(), whatsappNumberRoutes(), whatsappAgentRoutes(), whatsappWebhookRoutes(), toolRoutes(), conversationRoutes(), promptRoutes(),
+    fileRoutes(), collectionRoutes(), csatRoutes(),
+    extractionTemplateRoutes(), extractionRoutes(),
+    reportRoutes(), scheduledReportRoutes(), brandingRoutes()];
 }

@@ -23,6 +23,8 @@ export interface Config {
   webhooks: { allowPrivateDestinations: boolean };
   /** OpenAI-compatible language model (DESIGN.md, Language models); null base URL: built-in engine only. */
   llm: LlmConfig;
+  /** WhatsApp Cloud API base URL for outbound messages (WHATSAPP_API_BASE_URL). */
+  whatsapp: { apiBaseUrl: string };
   /** Deprecation headers per route prefix; see api/middleware/deprecation.ts. */
   deprecations: DeprecationRule[];
 }
@@ -120,6 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: { allowPrivateDestinations: allowPrivate },
     llm: { baseUrl: env.LLM_BASE_URL?.trim() || null, apiKey: env.LLM_API_KEY?.trim() || null, model: env.LLM_MODEL?.trim() || 'gpt-4o-mini' },
     deprecations: parseDeprecations(env.API_DEPRECATIONS, problems),
+    whatsapp: { apiBaseUrl: env.WHATSAPP_API_BASE_URL?.trim() || 'https://graph.facebook.com/v21.0' },
   };
   if (config.secrets.jwt && config.secrets.jwt === config.secrets.internalJwt) {
     problems.push('JWT_SECRET and INTERNAL_JWT_SECRET must differ');

@@ -9,5 +9,10 @@ export const workflowIds = {
   webhookDelivery: (tenantId: string, deliveryId: string) => `webhook-delivery/${tenantId}/${deliveryId}`,
   machineAgent: (tenantId: string, agentId: string, assetKey: string) => `machine-agent/${tenantId}/${agentId}/${assetKey}`,
   privacyExport: (tenantId: string, exportId: string) => `privacy-export/${tenantId}/${exportId}`,
+  conversation: (tenantId: string, conversationId: string) => `conversation/${tenantId}/${conversationId}`,
   privacyErasure: (tenantId: string, erasureId: string) => `privacy-erasure/${tenantId}/${erasureId}`,
+  extraction: (tenantId: string, extractionId: string) => `extraction/${tenantId}/${extractionId}`,
+  report: (tenantId: string, reportId: string) => `report/${tenantId}/${reportId}`,
+  /** The Schedule's id, and the workflow id prefix of its runs (Temporal appends the scheduled time). */
+  scheduledReport: (tenantId: string, scheduledReportId: string) => `scheduled-report/${tenantId}/${scheduledReportId}`,
 } as const;

@@ -3,6 +3,7 @@ import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
 import { createDb } from '../db/knex';
 import { loadConfig } from '../infra/config';
+import { llmProviderFrom } from '../infra/llm';
 import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
@@ -46,6 +47,8 @@ async function main(): Promise<void> {
     dataEncryptionKey: config.secrets.dataEncryptionKey,
     allowPrivateWebhookDestinations: config.webhooks.allowPrivateDestinations,
     temporal,
+    whatsappApiBaseUrl: config.whatsapp.apiBaseUrl,
+    llm: llmProviderFrom(config.llm),
   });
   const worker = await Worker.create({
     connection,

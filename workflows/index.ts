@@ -7,3 +7,7 @@ export { machineAgentWorkflow } from './machine-agent';
 export { privacyExportWorkflow } from './privacy-export';
 export { privacyErasureWorkflow } from './privacy-erasure';
 export { retentionSweepWorkflow } from './retention-sweep';
+export { reportWorkflow } from './report';
+export { scheduledReportWorkflow } from './scheduled-report';
+export { conversationWorkflow } from './conversation';
+export { extractionWorkflow } from './extraction';

@@ -16,6 +16,17 @@ export async function propagateChannelStatus(unit: MutationUnit, channel: Channe
   return moved;
 }
 
+/**
+ * A channel record that stayed active got new credentials (access token, SMTP settings): agents
+ * the provider's credentials rejection put in `error` go back to `active`. Emits
+ * `agent.status_changed` per agent moved.
+ */
+export async function restoreAgentsAfterCredentialFix(unit: MutationUnit, channel: ChannelType, id: string): Promise<string[]> {
+  const moved = await applyChannelStatusToAgents(unit.scope, channel, id, 'active');
+  for (const agentId of moved) unit.emit('agent.status_changed', { agent_id: agentId, status: 'active', reason: `${channel}_credentials_updated` });
+  return moved;
+}
+
 export async function refuseDeleteInUse(unit: MutationUnit, channel: ChannelType, id: string): Promise<void> {
   const agents = await countAgentsOnChannel(unit.scope, channel, id);
   if (agents > 0) {

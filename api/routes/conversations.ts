@@ -5,11 +5,13 @@
  * listed here by `agent_id`.
  */
 import Joi from 'joi';
-import { CONVERSATION_COLUMNS, ConversationRow, MESSAGE_COLUMNS, MessageRow } from '../../db/queries/conversations';
+import { closeOpenConversation, CONVERSATION_COLUMNS, ConversationRow, MESSAGE_COLUMNS, MessageRow } from '../../db/queries/conversations';
+import { signalConversationClose } from '../../orchestration/conversations';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { AgentType } from '../../domain/agents/agents';
 import { AppContext, userOf } from '../context';
-import { notFound } from '../errors';
+import { dependencyUnavailable, errorSummary, invalidState, notFound } from '../errors';
+import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from './agent-resource';
@@ -31,6 +33,20 @@ const messageSchema = Joi.object({
   conversation_id: Joi.string(),
   direction: Joi.string().valid('inbound', 'outbound'),
   body: Joi.string().allow('').description('Redacted when the tenant turned pii.auto_redact on'),
+  delivery_status: Joi.string().valid('pending', 'sent', 'failed').allow(null).description('Outbound messages only'),
+  sent_at: Joi.string().isoDate().allow(null),
+  created_at: Joi.string().isoDate(),
+});
+const toolCallSchema = Joi.object({
+  id: Joi.string(),
+  conversation_id: Joi.string(),
+  message_id: Joi.string().allow(null).description('The inbound message the call answered'),
+  tool_id: Joi.string().allow(null),
+  name: Joi.string(),
+  arguments: Joi.object().unknown(true),
+  result: Joi.object().unknown(true).allow(null),
+  status: Joi.string().valid('succeeded', 'failed'),
+  duration_ms: Joi.number().integer(),
   created_at: Joi.string().isoDate(),
 });
 const pageOf = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
@@ -49,8 +65,12 @@ const toMessage = (row: MessageRow) => ({
   conversation_id: row.conversation_id,
   direction: row.direction,
   body: row.body,
+  delivery_status: row.delivery_status,
+  sent_at: row.sent_at ? new Date(row.sent_at).toISOString() : null,
   created_at: new Date(row.created_at).toISOString(),
 });
+const TOOL_CALL_COLUMNS = ['id', 'conversation_id', 'message_id', 'tool_id', 'name', 'arguments', 'result', 'status', 'duration_ms', 'created_at'] as const;
+const toToolCall = (row: Record<(typeof TOOL_CALL_COLUMNS)[number], any>) => ({ ...row, created_at: new Date(row.created_at).toISOString() });
 
 interface ConversationFilters {
   agent_id?: string;
@@ -158,6 +178,58 @@ export function conversationRoutes(): ApiRouter {
         .select([...MESSAGE_COLUMNS])
         .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       ctx.body = await paginate(q, query, toMessage);
+    },
+  });
+
+  api.route<{ conversation_id: string }, PageRequest>({
+    method: 'get',
+    path: '/:conversation_id/tool-calls',
+    summary: "The tool calls the agent made in a conversation, oldest first",
+    tags,
+    auth: 'user',
+    permission: 'view_agents',
+    params: conversationParams,
+    query: Joi.object(pageQuery),
+    responses: { 200: { description: 'A page of tool calls', schema: pageOf(toolCallSchema) }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params, query }) => {
+      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const conversation = await requireConversation(scope, params.conversation_id);
+      const q = scope
+        .table('tool_calls')
+        .where('conversation_id', conversation.id)
+        .select([...TOOL_CALL_COLUMNS])
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      ctx.body = await paginate(q, query, toToolCall);
+    },
+  });
+
+  api.route<{ conversation_id: string }>({
+    method: 'post',
+    path: '/:conversation_id/close',
+    summary: 'Close an open conversation',
+    description:
+      'Emits `conversation.closed`; the conversation workflow then sends the CSAT invitation when a survey applies. A closed conversation answers 409.',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    params: conversationParams,
+    responses: { 200: { description: 'The closed conversation', schema: conversationSchema }, 404: { description: 'Not found' }, 409: { description: 'Already closed' }, 503: { description: 'Temporal unreachable: nothing changed' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      const closed = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const conversation = await requireConversation(unit.scope, params.conversation_id);
+        const changed = await closeOpenConversation(unit.tx, { tenantId, conversationId: conversation.id, reason: 'closed_by_person', at: new Date(), source: 'api' });
+        if (!changed) throw invalidState('the conversation is already closed');
+        unit.audit({ action: 'conversation.closed', resourceType: 'conversation', resourceId: conversation.id, subjectId: conversation.contact_id });
+        // Before the commit: if the workflow cannot be told, nothing changes (503).
+        try {
+          await signalConversationClose(await ctx.deps.temporal.client(), { tenantId, conversationId: conversation.id });
+        } catch (err) {
+          throw dependencyUnavailable('temporal', `the conversation workflow could not be signalled: ${errorSummary(err)}`);
+        }
+        return requireConversation(unit.scope, conversation.id);
+      });
+      ctx.body = toConversation(closed);
     },
   });
 

@@ -8,15 +8,17 @@ import { randomUUID } from 'node:crypto';
 import Joi from 'joi';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
+import { secretContexts } from '../../domain/agents/channel-secrets';
 import { decryptSecret, encryptSecret } from '../../infra/crypto';
 import { SmtpSettings, verifySmtp } from '../../infra/smtp-verify';
-import { checkDestination, systemResolver } from '../../activities/webhooks/destination-guard';
+import { checkSmtpDestination } from '../../activities/smtp-destination';
 import { AppContext, userOf } from '../context';
 import { AppError, notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
-import { propagateChannelStatus, refuseDeleteInUse } from './channel-records';
+import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from './channel-records';
+import { inboundSecretColumns, newInboundSecret } from './email-inbound-secret';
 
 interface EmailAccountRow {
   id: string;
@@ -27,6 +29,7 @@ interface EmailAccountRow {
   smtp_secure: boolean;
   username: string | null;
   password_encrypted: string | null;
+  inbound_secret_encrypted: string | null;
   status: ChannelStatus;
   verified_at: Date | null;
   created_at: Date;
@@ -76,6 +79,7 @@ const accountSchema = Joi.object({
   smtp_secure: Joi.boolean(),
   username: Joi.string().allow(null),
   has_password: Joi.boolean().description('The password itself is never returned'),
+  inbound_configured: Joi.boolean().description('An inbound secret exists (POST /api/v1/email/inbound/{id}); the secret itself is returned only when generated'),
   status: Joi.string().valid('active', 'inactive'),
   verified_at: Joi.string().isoDate().allow(null),
   created_at: Joi.string().isoDate(),
@@ -91,13 +95,14 @@ const toAccount = (row: EmailAccountRow) => ({
   smtp_secure: row.smtp_secure,
   username: row.username,
   has_password: row.password_encrypted !== null,
+  inbound_configured: row.inbound_secret_encrypted !== null,
   status: row.status,
   verified_at: row.verified_at ? new Date(row.verified_at).toISOString() : null,
   created_at: new Date(row.created_at).toISOString(),
   updated_at: new Date(row.updated_at).toISOString(),
 });
 
-const passwordContext = (id: string) => `email-account:${id}`;
+const passwordContext = secretContexts.emailPassword;
 
 async function requireAccount(scope: TenantScope, id: string): Promise<EmailAccountRow> {
   const row = isUuid(id) ? await scope.table('email_accounts').where('id', id).first() : undefined;
@@ -115,14 +120,10 @@ const verificationFailed = (reason: string, detail: string): AppError =>
  * cannot be used to probe the internal network.
  */
 async function requireVerified(ctx: AppContext, settings: SmtpSettings): Promise<void> {
-  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  const destination = await checkDestination(`https://${host}:${settings.port}/`, {
-    allowPrivate: ctx.deps.config.webhooks.allowPrivateDestinations,
-    resolver: systemResolver,
-  });
+  const destination = await checkSmtpDestination(settings.host, settings.port, ctx.deps.config.webhooks.allowPrivateDestinations);
   if (destination.kind === 'refused') throw verificationFailed('REFUSED_DESTINATION', `the SMTP host is not allowed: ${destination.reason}`);
   if (destination.kind === 'unresolved') throw verificationFailed('EDNS', 'the SMTP host does not resolve');
-  const result = await verifySmtp({ ...settings, host: destination.addresses[0].address, servername: settings.host });
+  const result = await verifySmtp({ ...settings, host: destination.address, servername: settings.host });
   if (!result.ok) throw verificationFailed(result.reason, `the SMTP server did not accept the connection settings (${result.reason})`);
 }
 
@@ -155,16 +156,18 @@ export function emailAccountRoutes(): ApiRouter {
     auth: 'user',
     permission: 'manage_agents',
     body: createBody,
-    responses: { 201: { description: 'Created, verified, active account', schema: accountSchema }, 422: { description: 'Invalid body or EMAIL_ACCOUNT_VERIFICATION_FAILED' } },
+    responses: { 201: { description: 'Created, verified, active account, with its inbound_secret (shown only this once)', schema: accountSchema.keys({ inbound_secret: Joi.string() }) }, 422: { description: 'Invalid body or EMAIL_ACCOUNT_VERIFICATION_FAILED' } },
     handler: async (ctx, { body }) => {
       const { tenantId } = userOf(ctx);
       const secure = body.smtp_secure ?? body.smtp_port === 465;
       await requireVerified(ctx, { host: body.smtp_host!, port: body.smtp_port!, secure, username: body.username ?? null, password: body.password ?? null });
       const id = randomUUID();
+      const inboundSecret = newInboundSecret();
       const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
         const { password, ...rest } = body;
         const [row] = await unit.scope.insert('email_accounts', {
           ...rest,
+          ...inboundSecretColumns(inboundSecret, key(ctx), id),
           id,
           smtp_secure: secure,
           password_encrypted: password ? encryptSecret(password, key(ctx), passwordContext(id)) : null,
@@ -175,7 +178,7 @@ export function emailAccountRoutes(): ApiRouter {
         return row as EmailAccountRow;
       });
       ctx.status = 201;
-      ctx.body = toAccount(created);
+      ctx.body = { ...toAccount(created), inbound_secret: inboundSecret };
     },
   });
 
@@ -227,11 +230,37 @@ export function emailAccountRoutes(): ApiRouter {
         if (password !== undefined) changes.password_encrypted = password ? encryptSecret(password, key(ctx), passwordContext(before.id)) : null;
         if (reconnecting && finalStatus === 'active') changes.verified_at = new Date();
         const [row] = await unit.scope.table('email_accounts').where('id', before.id).update(changes).returning('*');
-        const moved = await propagateChannelStatus(unit, 'email', before.id, before.status, row.status);
+        const moved = [
+          ...(await propagateChannelStatus(unit, 'email', before.id, before.status, row.status)),
+          // Re-verified credentials on an account that stayed active end a credentials rejection.
+          ...(reconnecting && before.status === 'active' && row.status === 'active' ? await restoreAgentsAfterCredentialFix(unit, 'email', before.id) : []),
+        ];
         unit.audit({ action: 'email_account.updated', resourceType: 'email_account', resourceId: before.id, details: { fields: Object.keys(body), agents_moved: moved } });
         return row as EmailAccountRow;
       });
       ctx.body = toAccount(updated);
+    },
+  });
+
+  api.route<{ account_id: string }>({
+    method: 'post',
+    path: '/:account_id/inbound-secret',
+    summary: 'Generate (or rotate) the inbound secret of the account',
+    description:
+      'The secret signs POST /api/v1/email/inbound/{account_id} (X-Inbound-Signature: sha256=<HMAC-SHA256 of the raw body>). It is returned only here; the previous one stops working at once.',
+    tags,
+    auth: 'user',
+    permission: 'manage_agents',
+    params: accountParams,
+    responses: { 200: { description: 'The new secret', schema: Joi.object({ inbound_secret: Joi.string() }) }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      const inboundSecret = newInboundSecret();
+      await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
+        const account = await requireAccount(unit.scope, params.account_id);
+        await unit.scope.table('email_accounts').where('id', account.id).update({ ...inboundSecretColumns(inboundSecret, key(ctx), account.id), updated_at: new Date() });
+        unit.audit({ action: 'email_account.inbound_secret_rotated', resourceType: 'email_account', resourceId: account.id });
+      });
+      ctx.body = { inbound_secret: inboundSecret };
     },
   });
 

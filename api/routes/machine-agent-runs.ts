@@ -19,6 +19,7 @@ const runSchema = Joi.object({
   event_type: Joi.string(),
   action: Joi.string().valid('notified', 'recorded'),
   notification_id: Joi.string().allow(null),
+  task_id: Joi.string().allow(null).description('The corrective maintenance task the run opened, if the agent has the create_maintenance_task tool'),
   engine: Joi.string().valid('built-in').description('Who wrote reply_text'),
   reply_text: Joi.string(),
   suppressed_events: Joi.number().integer().description("Events of the same asset that arrived during this run's cooldown"),

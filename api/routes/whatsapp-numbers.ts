@@ -7,13 +7,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import Joi from 'joi';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
+import { secretContexts } from '../../domain/agents/channel-secrets';
 import { encryptSecret } from '../../infra/crypto';
 import { userOf } from '../context';
 import { conflict, notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
-import { propagateChannelStatus, refuseDeleteInUse } from './channel-records';
+import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from './channel-records';
 
 interface WhatsappNumberRow {
   id: string;
@@ -81,8 +82,8 @@ const toNumber = (row: WhatsappNumberRow) => ({
   updated_at: new Date(row.updated_at).toISOString(),
 });
 
-const tokenContext = (id: string) => `whatsapp-number:${id}`;
-export const appSecretContext = (id: string) => `whatsapp-app-secret:${id}`;
+const tokenContext = secretContexts.whatsappAccessToken;
+export const appSecretContext = secretContexts.whatsappAppSecret;
 export const verifyTokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** Columns of the write-only secrets sent in a body, encrypted or hashed for storage. */
@@ -183,7 +184,7 @@ export function whatsappNumberRoutes(): ApiRouter {
     method: 'put',
     path: '/:number_id',
     summary: 'Update the fields sent',
-    description: 'Deactivating moves the agents of the number from active to error; re-activating moves them back.',
+    description: 'Deactivating moves the agents of the number from active to error; re-activating it, or a new access_token after the provider rejected the old one, moves them back.',
     tags,
     auth: 'user',
     permission: 'manage_agents',
@@ -199,7 +200,11 @@ export function whatsappNumberRoutes(): ApiRouter {
         const { access_token, app_secret, verify_token, ...rest } = body;
         const changes = { ...rest, ...secretColumns(body, before.id, ctx.deps.config.secrets.dataEncryptionKey), updated_at: new Date() };
         const [row] = await unit.scope.table('whatsapp_numbers').where('id', before.id).update(changes).returning('*');
-        const moved = await propagateChannelStatus(unit, 'whatsapp', before.id, before.status, row.status);
+        const moved = [
+          ...(await propagateChannelStatus(unit, 'whatsapp', before.id, before.status, row.status)),
+          // A new access token on a number that stayed active ends a credentials rejection.
+          ...(access_token !== undefined && before.status === 'active' && row.status === 'active' ? await restoreAgentsAfterCredentialFix(unit, 'whatsapp', before.id) : []),
+        ];
         unit.audit({ action: 'whatsapp_number.updated', resourceType: 'whatsapp_number', resourceId: before.id, details: { fields: Object.keys(body), agents_moved: moved } });
         return row as WhatsappNumberRow;
       });

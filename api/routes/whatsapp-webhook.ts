@@ -5,18 +5,17 @@
  * number's app secret). The tenant is the one of the receiving number (`phone_number_id`).
  *
  * Each inbound message is stored with its contact (matched by phone), in the open conversation of
- * the number's active agent with that contact, in its own unit of work with its audit record and
- * the outbox events `conversation.started` and `conversation.message.received` (ids only).
+ * the number's active agent with that contact, by receiveInboundMessage (inbound-messages.ts),
+ * which then hands it to the conversation's workflow for an answer.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import Joi from 'joi';
-import { contactByPhone, openConversation, storeMessageBody } from '../../db/queries/conversations';
 import { inboundMessages, InboundWhatsappMessage, isWhatsappPayload, receivingNumbers } from '../../domain/agents/whatsapp-inbound';
 import { decryptSecret } from '../../infra/crypto';
 import { AppContext } from '../context';
 import { AppError, forbidden, unauthenticated } from '../errors';
-import { runMutation } from '../mutation';
 import { ApiRouter } from '../route';
+import { InboundOutcome, receiveInboundMessage } from './inbound-messages';
+import { sha256SignatureMatches } from './provider-signature';
 import { appSecretContext, verifyTokenHash } from './whatsapp-numbers';
 
 const ACTOR = { type: 'service', id: 'whatsapp-cloud-api' } as const;
@@ -29,13 +28,6 @@ interface ReceivingNumber {
   status: 'active' | 'inactive';
 }
 
-/** `sha256=<hex>` over the exact bytes received, compared in constant time. */
-export function hubSignatureMatches(rawBody: string, header: string | undefined, appSecret: string): boolean {
-  if (!header?.startsWith('sha256=')) return false;
-  const given = Buffer.from(header.slice('sha256='.length), 'hex');
-  const expected = createHmac('sha256', appSecret).update(rawBody, 'utf8').digest();
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 /**
  * The registered numbers a payload is for, once its signature is proven under each one's app
@@ -53,42 +45,21 @@ async function authenticatedNumbers(ctx: AppContext, payload: Record<string, unk
   const key = ctx.deps.config.secrets.dataEncryptionKey;
   const verified =
     rows.length === ids.length &&
-    rows.every((r) => r.app_secret_encrypted !== null && hubSignatureMatches(rawBody, signature, decryptSecret(r.app_secret_encrypted, key, appSecretContext(r.id))));
+    rows.every((r) => r.app_secret_encrypted !== null && sha256SignatureMatches(rawBody, signature, decryptSecret(r.app_secret_encrypted, key, appSecretContext(r.id))));
   if (!verified) throw unauthenticated('X-Hub-Signature-256 does not verify');
   return new Map(rows.map((r) => [r.phone_number_id, r]));
 }
 
-type Outcome = 'stored' | 'duplicate' | 'unrouted';
-
-async function receive(ctx: AppContext, number: ReceivingNumber, message: InboundWhatsappMessage): Promise<Outcome> {
-  return runMutation(ctx, number.tenant_id, ACTOR, async (unit) => {
-    const agent = number.status === 'active'
-      ? await unit.scope.table('agents').where({ whatsapp_number_id: number.id, type: 'whatsapp', status: 'active' }).orderBy([{ column: 'created_at' }, { column: 'id' }]).first('id')
-      : undefined;
-    if (!agent) {
-      unit.audit({ action: 'whatsapp.message_unrouted', resourceType: 'whatsapp_number', resourceId: number.id });
-      return 'unrouted';
-    }
-    const contact = await contactByPhone(unit.scope, message.fromPhone, message.profileName);
-    const { conversation, started } = await openConversation(unit.scope, { agentId: agent.id, contactId: contact.id, channel: 'whatsapp', startedAt: message.sentAt });
-    const stored = await storeMessageBody(unit.scope, {
-      conversationId: conversation.id,
-      direction: 'inbound',
-      body: message.body,
-      createdAt: message.sentAt,
-      providerMessageId: message.providerMessageId,
-    });
-    const ids = { conversation_id: conversation.id, agent_id: agent.id, contact_id: contact.id, channel: 'whatsapp' };
-    if (started) unit.emit('conversation.started', ids);
-    if (stored) unit.emit('conversation.message.received', { ...ids, message_id: stored.id });
-    unit.audit({
-      action: stored ? 'conversation.message_received' : 'conversation.message_duplicate',
-      resourceType: 'conversation',
-      resourceId: conversation.id,
-      subjectId: contact.id,
-      details: stored ? { message_id: stored.id, conversation_started: started } : {},
-    });
-    return stored ? 'stored' : 'duplicate';
+function receive(ctx: AppContext, number: ReceivingNumber, message: InboundWhatsappMessage): Promise<InboundOutcome> {
+  return receiveInboundMessage(ctx, ACTOR, {
+    channel: 'whatsapp',
+    tenantId: number.tenant_id,
+    receiver: { id: number.id, status: number.status },
+    from: message.fromPhone,
+    senderName: message.profileName,
+    body: message.body,
+    providerMessageId: message.providerMessageId,
+    sentAt: message.sentAt,
   });
 }
 
@@ -133,7 +104,7 @@ export function whatsappWebhookRoutes(): ApiRouter {
     handler: async (ctx, { body }) => {
       if (!isWhatsappPayload(body)) throw new AppError('BAD_REQUEST', 'not a WhatsApp Cloud API payload');
       const numbers = await authenticatedNumbers(ctx, body);
-      const counts: Record<Outcome, number> = { stored: 0, duplicate: 0, unrouted: 0 };
+      const counts: Record<InboundOutcome, number> = { stored: 0, duplicate: 0, unrouted: 0 };
       for (const message of inboundMessages(body)) counts[await receive(ctx, numbers.get(message.phoneNumberId)!, message)] += 1;
       ctx.body = { stored: counts.stored, duplicates: counts.duplicate, unrouted: counts.unrouted };
     },

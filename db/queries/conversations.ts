@@ -1,18 +1,25 @@
 /** Storage of contacts, conversations and messages (issue 7). */
 import { redactPii, SPEC_AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
-import { TenantScope } from '../tenant-scope';
+import { Knex } from 'knex';
+import { appendEvent } from '../outbox';
+import { tenantScope, TenantScope } from '../tenant-scope';
 
 export type MessageDirection = 'inbound' | 'outbound';
+
+/** Outbound only: pending until the provider accepted it (sent) or refused it for good (failed). */
+export type DeliveryStatus = 'pending' | 'sent' | 'failed';
 
 export interface MessageRow {
   id: string;
   conversation_id: string;
   direction: MessageDirection;
   body: string;
+  delivery_status: DeliveryStatus | null;
+  sent_at: Date | null;
   created_at: Date;
 }
 
-export const MESSAGE_COLUMNS = ['id', 'conversation_id', 'direction', 'body', 'created_at'] as const;
+export const MESSAGE_COLUMNS = ['id', 'conversation_id', 'direction', 'body', 'delivery_status', 'sent_at', 'created_at'] as const;
 
 export interface ConversationRow {
   id: string;
@@ -32,26 +39,41 @@ export async function piiAutoRedact(scope: TenantScope): Promise<boolean> {
   return row?.pii_auto_redact === true;
 }
 
+export type StoredMessage =
+  | { direction: 'inbound'; providerMessageId?: string; subject?: string | null }
+  /** Written pending; `idempotencyKey` names what it answers, so a retried write finds it. */
+  | { direction: 'outbound'; idempotencyKey?: string };
+
 /**
- * The one way a message body is stored: redacted (e-mail and phone values, SPEC.md's
- * `pii.auto_redact`) when the tenant turned redaction on, as received otherwise. With a
- * provider message id already stored (a redelivered webhook), nothing is stored: null.
+ * The one way a message body (and an e-mail subject) is stored: redacted (e-mail and phone
+ * values, SPEC.md's `pii.auto_redact`) when the tenant turned redaction on, as received
+ * otherwise. An inbound message whose provider message id is already stored (a redelivered
+ * webhook), or an outbound one whose idempotency key is, is not stored again: null.
  */
 export async function storeMessageBody(
   scope: TenantScope,
-  message: { conversationId: string; direction: MessageDirection; body: string; createdAt?: Date; providerMessageId?: string },
+  message: StoredMessage & { conversationId: string; body: string; createdAt?: Date },
 ): Promise<MessageRow | null> {
-  const body = (await piiAutoRedact(scope)) ? redactPii(message.body, { types: SPEC_AUTO_REDACT_TYPES }).text : message.body;
+  const redact = await piiAutoRedact(scope);
+  const clean = (text: string) => (redact ? redactPii(text, { types: SPEC_AUTO_REDACT_TYPES }).text : text);
   const row = {
     conversation_id: message.conversationId,
     direction: message.direction,
-    body,
+    body: clean(message.body),
     tenant_id: scope.tenantId,
     ...(message.createdAt ? { created_at: message.createdAt } : {}),
-    ...(message.providerMessageId ? { provider_message_id: message.providerMessageId } : {}),
+    ...(message.direction === 'inbound'
+      ? { provider_message_id: message.providerMessageId ?? null, subject: message.subject ? clean(message.subject) : null }
+      : { idempotency_key: message.idempotencyKey ?? null, delivery_status: 'pending' }),
   };
-  const [stored] = await scope.db('messages').insert(row).onConflict(['tenant_id', 'provider_message_id']).ignore().returning([...MESSAGE_COLUMNS]);
+  const key = message.direction === 'inbound' ? 'provider_message_id' : 'idempotency_key';
+  const [stored] = await scope.db('messages').insert(row).onConflict(['tenant_id', key]).ignore().returning([...MESSAGE_COLUMNS]);
   return (stored as MessageRow | undefined) ?? null;
+}
+
+/** An outbound message by its idempotency key (the one a previous attempt stored). */
+export async function outboundByKey(scope: TenantScope, idempotencyKey: string): Promise<{ id: string } | undefined> {
+  return scope.table('messages').where({ idempotency_key: idempotencyKey }).first('id');
 }
 
 /** The tenant's contact with this phone number, created (with the name given) when new. */
@@ -61,6 +83,17 @@ export async function contactByPhone(scope: TenantScope, phone: string, name: st
      on conflict (tenant_id, phone) where phone is not null do update set updated_at = contacts.updated_at
      returning id, (xmax = 0) as created`,
     [scope.tenantId, phone, name],
+  );
+  return rows[0];
+}
+
+/** The tenant's contact with this e-mail address (case-insensitive), created (with the name given) when new. */
+export async function contactByEmail(scope: TenantScope, email: string, name: string | null): Promise<{ id: string; created: boolean }> {
+  const { rows } = await scope.db.raw(
+    `insert into contacts (tenant_id, email, name) values (?, ?, ?)
+     on conflict (tenant_id, lower(email)) where email is not null do update set updated_at = contacts.updated_at
+     returning id, (xmax = 0) as created`,
+    [scope.tenantId, email, name],
   );
   return rows[0];
 }
@@ -84,4 +117,30 @@ export async function openConversation(
     [...CONVERSATION_COLUMNS],
   );
   return { conversation, started: true };
+}
+
+/**
+ * Closes an open conversation and emits `conversation.closed` (ids and the reason) in the caller's
+ * transaction; false when it was already closed. The conversation workflow's idle close and a
+ * person's close both come here.
+ */
+export async function closeOpenConversation(
+  tx: Knex.Transaction,
+  input: { tenantId: string; conversationId: string; reason: 'idle' | 'closed_by_person'; at: Date; source: 'api' | 'worker' },
+): Promise<boolean> {
+  const rows = await tenantScope(tx, input.tenantId)
+    .table('conversations')
+    .where({ id: input.conversationId, status: 'open' })
+    .update({ status: 'closed', closed_at: input.at })
+    .returning(['id', 'agent_id', 'contact_id', 'channel']);
+  if (rows.length === 0) return false;
+  const [row] = rows;
+  await appendEvent(tx, {
+    tenantId: input.tenantId,
+    type: 'conversation.closed',
+    source: input.source,
+    occurredAt: input.at,
+    data: { conversation_id: row.id, agent_id: row.agent_id, contact_id: row.contact_id, channel: row.channel, reason: input.reason },
+  });
+  return true;
 }

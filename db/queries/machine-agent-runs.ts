@@ -11,6 +11,8 @@ export interface MachineAgentRunRow {
   event_type: string;
   action: MachineAgentAction;
   notification_id: string | null;
+  /** The corrective task the run opened (agents with the create_maintenance_task tool). */
+  task_id: string | null;
   engine: 'built-in';
   reply_text: string;
   suppressed_events: number;
@@ -18,7 +20,7 @@ export interface MachineAgentRunRow {
 }
 
 export const MACHINE_AGENT_RUN_COLUMNS = [
-  'id', 'agent_id', 'asset_id', 'event_id', 'event_type', 'action', 'notification_id', 'engine', 'reply_text', 'suppressed_events', 'created_at',
+  'id', 'agent_id', 'asset_id', 'event_id', 'event_type', 'action', 'notification_id', 'task_id', 'engine', 'reply_text', 'suppressed_events', 'created_at',
 ] as const;
 
 /** Records a run; null when this agent already ran for this event (a redispatched event). */

@@ -23,7 +23,11 @@ export const EVENT_CATALOGUE: readonly EventTypeInfo[] = [
   { type: 'maintenance.plan.resumed', description: 'A preventive maintenance plan was resumed.', dataFields: ['plan_id'] },
   { type: 'conversation.started', description: 'A conversation with an agent started.', dataFields: ['conversation_id', 'agent_id'] },
   { type: 'conversation.message.received', description: 'A message was received in a conversation.', dataFields: ['conversation_id', 'agent_id'] },
+  { type: 'conversation.closed', description: 'A conversation was closed (idle for 24 hours, or by a person).', dataFields: ['conversation_id', 'agent_id'] },
   { type: 'extraction.completed', description: 'An AI extraction finished and its record was stored.', dataFields: ['extraction_id'] },
+  { type: 'file.uploaded', description: 'A file was uploaded and stored.', dataFields: ['file_id', 'contact_id'] },
+  { type: 'csat.response.received', description: 'A CSAT/NPS survey response was recorded.', dataFields: ['response_id', 'survey_id', 'conversation_id', 'agent_id'] },
+  { type: 'report.completed', description: 'A report (on demand or scheduled) was generated and stored.', dataFields: ['report_id', 'report_type', 'scheduled_report_id'] },
   { type: 'webhook.failing', description: 'A webhook failed five attempts of a delivery and is now failing.', dataFields: ['webhook_id'] },
   { type: 'webhook.low_success_rate', description: 'A webhook delivered less than half of its attempts over 24 hours.', dataFields: ['webhook_id'] },
 ];

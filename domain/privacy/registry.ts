@@ -47,12 +47,79 @@ export interface DataCategory {
 }
 
 export const PRIVACY_CATEGORIES: readonly DataCategory[] = [
+  // Issue 8 (files and CSAT): before conversations and contacts, which they reference.
+  {
+    name: 'files',
+    table: 'files',
+    link: { kind: 'column', column: 'contact_id' },
+    erasure: { kind: 'delete' },
+    exportColumns: ['id', 'name', 'size_bytes', 'content_type', 'sha256', 'created_at'],
+    keyColumn: 'id',
+    objectKeyColumn: 'object_key',
+  },
+  {
+    name: 'csat_invitations',
+    table: 'csat_invitations',
+    link: { kind: 'column', column: 'contact_id' },
+    erasure: { kind: 'delete' },
+    exportColumns: ['id', 'survey_id', 'conversation_id', 'channel', 'status', 'sent_at', 'expires_at', 'answered_at'],
+    keyColumn: 'id',
+  },
+  {
+    name: 'csat_responses',
+    table: 'csat_responses',
+    link: { kind: 'column', column: 'contact_id' },
+    // The score stays for the aggregates; the person and their words go.
+    erasure: { kind: 'anonymise', nullify: ['contact_id', 'comment'] },
+    exportColumns: ['id', 'survey_id', 'conversation_id', 'agent_id', 'score', 'comment', 'responded_at'],
+    keyColumn: 'id',
+  },
+  // Issue 8 (extraction): corrections before their records, records before contacts.
+  {
+    name: 'extracted_record_corrections',
+    table: 'extracted_record_corrections',
+    link: { kind: 'join', column: 'record_id', parent: { table: 'extracted_records', subjectColumn: 'subject_contact_id' } },
+    erasure: { kind: 'delete' },
+    exportColumns: ['id', 'record_id', 'field', 'original_value', 'corrected_value', 'corrected_at', 'reason'],
+    keyColumn: 'id',
+    // Deleted with their record (foreign key cascade) when retention removes it.
+  },
+  {
+    name: 'extracted_records',
+    table: 'extracted_records',
+    link: { kind: 'column', column: 'subject_contact_id' },
+    erasure: { kind: 'delete' },
+    exportColumns: ['id', 'template_id', 'file_id', 'fields', 'engine', 'model', 'created_at', 'updated_at'],
+    keyColumn: 'id',
+    retention: { setting: 'extracted_records_days', timestampColumn: 'created_at' },
+  },
+  {
+    // The jobs: ids and status once finished (their input text is transient, see the migration);
+    // kept as long as the records they made.
+    name: 'extractions',
+    table: 'extractions',
+    link: { kind: 'none' },
+    erasure: { kind: 'none' },
+    exportColumns: [],
+    keyColumn: 'id',
+    retention: { setting: 'extracted_records_days', timestampColumn: 'created_at' },
+  },
   {
     name: 'messages',
     table: 'messages',
     link: { kind: 'join', column: 'conversation_id', parent: { table: 'conversations', subjectColumn: 'contact_id' } },
     erasure: { kind: 'delete' },
-    exportColumns: ['id', 'conversation_id', 'direction', 'body', 'created_at'],
+    exportColumns: ['id', 'conversation_id', 'direction', 'subject', 'body', 'created_at'],
+    keyColumn: 'id',
+    retention: { setting: 'conversations_days', timestampColumn: 'created_at' },
+  },
+  {
+    // Arguments and results may quote the subject's message (http tools) or name their asset.
+    name: 'tool_calls',
+    table: 'tool_calls',
+    link: { kind: 'join', column: 'conversation_id', parent: { table: 'conversations', subjectColumn: 'contact_id' } },
+    erasure: { kind: 'delete' },
+    exportColumns: ['id', 'conversation_id', 'name', 'arguments', 'result', 'status', 'created_at'],
     keyColumn: 'id',
     retention: { setting: 'conversations_days', timestampColumn: 'created_at' },
   },

@@ -27,6 +27,15 @@ export const RESOURCE_LIMITS: Readonly<Record<PlanName, Readonly<Record<LimitedR
   enterprise: { agents: null, assets: null, maintenance_plans: null, webhooks: null, users: null },
 };
 
+const MiB = 1024 * 1024;
+/** The largest file one upload may store (POST /api/v1/files answers 413 above it). */
+export const MAX_UPLOAD_BYTES: Readonly<Record<PlanName, number>> = {
+  free: 10 * MiB,
+  starter: 50 * MiB,
+  professional: 200 * MiB,
+  enterprise: 1024 * MiB,
+};
+
 export function isPlanName(value: unknown): value is PlanName {
   return typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
 }

@@ -80,7 +80,7 @@ describe('GET /api/v1/agents/:agent_id/runs', () => {
     expect(byEvent.get(fanEvent)).toMatchObject({ asset_id: fan });
     expect(byEvent.has(ignored)).toBe(false);
     expect(Object.keys(res.body.items[0]).sort()).toEqual(
-      ['action', 'agent_id', 'asset_id', 'created_at', 'engine', 'event_id', 'event_type', 'id', 'notification_id', 'reply_text', 'suppressed_events'],
+      ['action', 'agent_id', 'asset_id', 'created_at', 'engine', 'event_id', 'event_type', 'id', 'notification_id', 'reply_text', 'suppressed_events', 'task_id'],
     );
 
     // A burst inside the pump's cooldown: dispatched, but no new run.

@@ -35,7 +35,7 @@ function person(label: string): Omit<Person, 'id'> {
 }
 
 /** A subject with data in every category that links to one: contact, conversation + messages, task, audit. */
-async function seedSubject(tenantId: string, label: string): Promise<Person & { conversationId: string; taskId: string }> {
+async function seedSubject(tenantId: string, label: string): Promise<Person & { conversationId: string; taskId: string; csatResponseId: string; extractedRecordId: string }> {
   const db = api.deps.db;
   const p = person(label);
   const [contact] = await db('contacts').insert({ tenant_id: tenantId, ...p }).returning('id');
@@ -47,10 +47,23 @@ async function seedSubject(tenantId: string, label: string): Promise<Person & { 
   const [task] = await db('maintenance_tasks')
     .insert({ tenant_id: tenantId, task_code: `T-${randomUUID().slice(0, 8)}`, title: 'Pump leak reported by a visitor', due_at: new Date(), contact_id: contact.id, notes: `Call back ${p.name} on ${p.phone}` })
     .returning('id');
+  // Issue 8's categories: a CSAT answer with a comment naming the person, a record extracted from their mail.
+  const [survey] = await db('csat_surveys').insert({ tenant_id: tenantId, name: `Survey ${label}`, question: 'How did we do?', scale: 'csat_5', channels: ['whatsapp'] }).returning('id');
+  const [csat] = await db('csat_responses')
+    .insert({ tenant_id: tenantId, survey_id: survey.id, conversation_id: conversation.id, contact_id: contact.id, score: 4, comment: `Quick fix, thanks from ${p.name}`, responded_at: new Date() })
+    .returning('id');
+  const fieldsDef = [{ name: 'requester_email', type: 'string' }];
+  const [template] = await db('extraction_templates').insert({ tenant_id: tenantId, name: `Request ${randomUUID()}`, fields: JSON.stringify(fieldsDef) }).returning('id');
+  const [record] = await db('extracted_records')
+    .insert({
+      tenant_id: tenantId, template_id: template.id, template_fields: JSON.stringify(fieldsDef), subject_contact_id: contact.id, engine: 'built-in', model: 'built-in',
+      fields: JSON.stringify({ requester_email: { value: p.email, confidence: 0.9, source: { start: 0, end: p.email.length, text: p.email }, engine: 'built-in' } }),
+    })
+    .returning('id');
   await db.transaction((tx) =>
     appendAudit(tx, { tenantId, actor: { type: 'system', id: null }, action: 'contact.created', resourceType: 'contact', resourceId: contact.id, requestId: null, subjectId: contact.id }),
   );
-  return { id: contact.id, ...p, conversationId: conversation.id, taskId: task.id };
+  return { id: contact.id, ...p, conversationId: conversation.id, taskId: task.id, csatResponseId: csat.id, extractedRecordId: record.id };
 }
 
 async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
@@ -184,8 +197,13 @@ describe('export, erasure and isolation', () => {
     const download = await fetch(ready.url);
     expect(download.status).toBe(200);
     const files = readStoredZip(Buffer.from(await download.arrayBuffer()));
-    expect([...files.keys()].sort()).toEqual(['audit_trail.json', 'contact.json', 'conversations.json', 'maintenance_tasks.json', 'manifest.json', 'messages.json']);
+    expect([...files.keys()].sort()).toEqual([
+      'audit_trail.json', 'contact.json', 'conversations.json', 'csat_invitations.json', 'csat_responses.json', 'extracted_record_corrections.json',
+      'extracted_records.json', 'files.json', 'maintenance_tasks.json', 'manifest.json', 'messages.json', 'tool_calls.json',
+    ]);
     const json = (name: string) => JSON.parse(files.get(name)!.toString('utf8'));
+    expect(json('csat_responses.json')).toEqual([expect.objectContaining({ id: alice.csatResponseId, score: 4, comment: `Quick fix, thanks from ${alice.name}` })]);
+    expect(json('extracted_records.json')).toEqual([expect.objectContaining({ id: alice.extractedRecordId, fields: expect.objectContaining({ requester_email: expect.objectContaining({ value: alice.email }) }) })]);
 
     expect(json('contact.json')).toEqual([expect.objectContaining({ id: alice.id, name: alice.name, phone: alice.phone, email: alice.email })]);
     expect(json('conversations.json')).toEqual([expect.objectContaining({ id: alice.conversationId, channel: 'whatsapp' })]);
@@ -208,7 +226,10 @@ describe('export, erasure and isolation', () => {
       expect(part.bytes).toBe(content.length);
       expect(part.count).toBe(JSON.parse(content.toString('utf8')).length);
     }
-    expect(Object.fromEntries(manifest.parts.map((p: any) => [p.category, p.count]))).toEqual({ messages: 2, conversations: 1, maintenance_tasks: 1, audit_trail: 2, contact: 1 });
+    expect(Object.fromEntries(manifest.parts.map((p: any) => [p.category, p.count]))).toEqual({
+      messages: 2, conversations: 1, maintenance_tasks: 1, audit_trail: 2, contact: 1,
+      csat_responses: 1, csat_invitations: 0, extracted_records: 1, extracted_record_corrections: 0, files: 0, tool_calls: 0,
+    });
 
     // Workflow history: ids and counts only.
     const client = await api.deps.temporal.client();
@@ -280,7 +301,7 @@ describe('export, erasure and isolation', () => {
       const r = await api.request(`/api/v1/privacy/erasures/${erasureId}`, { token: t.token });
       return r.body.status === 'completed' ? r.body : null;
     });
-    expect(done.counts).toEqual({ messages: 2, conversations: 1, maintenance_tasks: 1, privacy_exports: 2, audit_trail: 5, contact: 1 });
+    expect(done.counts).toEqual({ messages: 2, conversations: 1, maintenance_tasks: 1, privacy_exports: 2, audit_trail: 5, contact: 1, csat_responses: 1, extracted_records: 1 });
     expectError(await api.request(`/api/v1/privacy/erasures/${erasureId}`, { token: other.token }), 404, 'NOT_FOUND');
 
     for (const needle of [alice.name, alice.phone, alice.email]) expect(await tablesContaining(needle)).toEqual([]);
@@ -289,6 +310,10 @@ describe('export, erasure and isolation', () => {
     // Bob untouched.
     expect(await tablesContaining(bob.phone)).toEqual(expect.arrayContaining(['contacts.phone', 'messages.body', 'maintenance_tasks.notes']));
     expect(await api.deps.db('messages').where({ conversation_id: bob.conversationId }).count({ n: '*' }).first()).toEqual({ n: '2' });
+    // The CSAT score stays for the aggregates, without the person or their comment; the extracted record goes.
+    expect(await api.deps.db('csat_responses').where({ id: alice.csatResponseId }).first('contact_id', 'comment', 'score')).toEqual({ contact_id: null, comment: null, score: 4 });
+    expect(await api.deps.db('extracted_records').where({ id: alice.extractedRecordId }).first()).toBeUndefined();
+    expect(await api.deps.db('extracted_records').where({ id: bob.extractedRecordId }).first('subject_contact_id')).toEqual({ subject_contact_id: bob.id });
     // The task stays, unlinked and without the notes about the person.
     expect(await api.deps.db('maintenance_tasks').where({ id: alice.taskId }).first('contact_id', 'notes', 'title')).toEqual({ contact_id: null, notes: null, title: 'Pump leak reported by a visitor' });
 
@@ -333,12 +358,14 @@ describe('purge-old', () => {
       { tenant_id: p.tenantId, conversation_id: open.id, direction: 'inbound', body: 'recent', created_at: daysAgo(2) },
     ]);
     await db('messages').where({ conversation_id: contact.conversationId }).update({ created_at: daysAgo(120) });
+    await db('extracted_records').where({ id: contact.extractedRecordId }).update({ created_at: daysAgo(120) });
     expectError(await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: '90 days' } }), 422, 'VALIDATION_ERROR');
     expectError(await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: '2999-01-01' } }), 422, 'VALIDATION_ERROR');
 
     const res = await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: 'P90D' } });
     expect(res.status).toBe(200);
-    expect(res.body.counts).toEqual({ messages: 3, conversations: 1, audit_trail: 0, machine_events: 2, alerts: 0 });
+    expect(res.body.counts).toEqual({ messages: 3, conversations: 1, audit_trail: 0, machine_events: 2, alerts: 0, extracted_records: 1, extractions: 0, tool_calls: 0 });
+    expect(await db('extracted_records').where({ id: contact.extractedRecordId }).first()).toBeUndefined();
     expect(await db('messages').where({ conversation_id: open.id }).pluck('body')).toEqual(['recent']);
     expect(new Date(res.body.cutoff).getTime()).toBeCloseTo(daysAgo(90).getTime(), -4);
     expect(new Date(res.body.audit_cutoff).getTime()).toBeLessThan(daysAgo(365).getTime());

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import stackLib = require('../../scripts/lib/ephemeral-stack.cjs');
 import { startSmtpSink } from './smtp-sink';
+import { startWhatsappSink } from './whatsapp-sink';
 import { rememberTestStack } from './test-stack';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -23,7 +24,10 @@ export default async function globalSetup(): Promise<void> {
     beforeWorker: async ({ tmpDir, runner }) => {
       const smtp = await startSmtpSink(path.join(tmpDir, 'mail'));
       runner.register('smtp', smtp.close);
-      return { SMTP_URL: smtp.url, MAIL_SINK_DIR: smtp.dir };
+      // The WhatsApp Cloud API stand-in the worker sends conversation replies to (whatsapp-sink.ts).
+      const whatsapp = await startWhatsappSink(path.join(tmpDir, 'whatsapp'));
+      runner.register('whatsapp-sink', whatsapp.close);
+      return { SMTP_URL: smtp.url, MAIL_SINK_DIR: smtp.dir, WHATSAPP_API_BASE_URL: whatsapp.url, WHATSAPP_SINK_DIR: whatsapp.dir! };
     },
   });
   rememberTestStack(stack);

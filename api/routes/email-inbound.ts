@@ -1,0 +1,103 @@
+/**
+ * `POST /api/v1/email/inbound/{account_id}`: inbound e-mail for an email account, as the raw MIME
+ * message (`Content-Type: message/rfc822`) the receiving MTA or provider got. Not authenticated by
+ * a user token but by the sender's own means, like the WhatsApp webhook: `X-Inbound-Signature:
+ * sha256=<hex>`, the HMAC-SHA256 of the raw bytes under the account's inbound secret
+ * (email-inbound-secret.ts). Unknown account, no secret or a bad signature: 401, nothing stored.
+ *
+ * The message is parsed with mailparser: the contact is the From address, the body the text part
+ * (or the text of the HTML part), the redelivery key the Message-ID (a SHA-256 of the raw bytes
+ * when there is none), its time when it arrived here. receiveInboundMessage (inbound-messages.ts) stores and routes it.
+ */
+import { createHash } from 'node:crypto';
+import Joi from 'joi';
+import { simpleParser } from 'mailparser';
+import { isUuid } from '../../db/tenant-scope';
+import { ChannelStatus } from '../../domain/agents/agents';
+import { AppContext } from '../context';
+import { AppError, unauthenticated } from '../errors';
+import { ApiRouter } from '../route';
+import { decryptInboundSecret } from './email-inbound-secret';
+import { receiveInboundMessage } from './inbound-messages';
+import { sha256SignatureMatches } from './provider-signature';
+
+/** Raw messages up to 10 MiB (attachments are not kept, but they arrive with the text). */
+export const MAX_INBOUND_EMAIL_BYTES = 10 * 1024 * 1024;
+const ACTOR = { type: 'service', id: 'inbound-email' } as const;
+
+interface ReceivingAccount {
+  id: string;
+  tenant_id: string;
+  status: ChannelStatus;
+  inbound_secret_encrypted: string | null;
+}
+
+async function readRawBody(ctx: AppContext): Promise<Buffer> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > MAX_INBOUND_EMAIL_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the message exceeds ${MAX_INBOUND_EMAIL_BYTES} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_INBOUND_EMAIL_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the message exceeds ${MAX_INBOUND_EMAIL_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function authenticatedAccount(ctx: AppContext, accountId: string, raw: Buffer): Promise<ReceivingAccount> {
+  const account: ReceivingAccount | undefined = isUuid(accountId)
+    ? await ctx.deps.db('email_accounts').where('id', accountId).first('id', 'tenant_id', 'status', 'inbound_secret_encrypted')
+    : undefined;
+  const key = ctx.deps.config.secrets.dataEncryptionKey;
+  const signature = ctx.get('x-inbound-signature') || undefined;
+  const verified = account?.inbound_secret_encrypted && sha256SignatureMatches(raw, signature, decryptInboundSecret(account.inbound_secret_encrypted, key, account.id));
+  if (!account || !verified) throw unauthenticated('X-Inbound-Signature does not verify');
+  return account;
+}
+
+export function emailInboundRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/email/inbound');
+
+  api.route<{ account_id: string }>({
+    method: 'post',
+    path: '/:account_id',
+    summary: 'Inbound e-mail (raw MIME) for an email account',
+    description:
+      'Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID.',
+    tags: ['email inbound'],
+    auth: 'none',
+    params: Joi.object({ account_id: Joi.string().max(64).required() }),
+    responses: {
+      200: { description: 'Counts of stored, duplicate and unrouted messages (one message: one of them is 1)', schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }) },
+      400: { description: 'Not a message with a From address' },
+      401: { description: 'Signature missing or wrong, or unknown account' },
+      413: { description: 'Larger than 10 MiB' },
+      415: { description: 'Not message/rfc822' },
+    },
+    handler: async (ctx, { params }) => {
+      if (!ctx.is('message/rfc822')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the raw message as message/rfc822');
+      const raw = await readRawBody(ctx);
+      const account = await authenticatedAccount(ctx, params.account_id, raw);
+      const mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
+      const sender = mail.from?.value.find((a) => a.address);
+      if (!sender?.address) throw new AppError('BAD_REQUEST', 'the message has no From address');
+      const body = (mail.text ?? '').trim() || '[empty message]';
+      const outcome = await receiveInboundMessage(ctx, ACTOR, {
+        channel: 'email',
+        tenantId: account.tenant_id,
+        receiver: { id: account.id, status: account.status },
+        from: sender.address.toLowerCase(),
+        senderName: sender.name || null,
+        body,
+        subject: mail.subject ?? null,
+        providerMessageId: mail.messageId ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`,
+        // Received now: the Date header is the sender's claim.
+        sentAt: new Date(),
+      });
+      ctx.body = { stored: outcome === 'stored' ? 1 : 0, duplicates: outcome === 'duplicate' ? 1 : 0, unrouted: outcome === 'unrouted' ? 1 : 0 };
+    },
+  });
+
+  return api;
+}

@@ -1,0 +1,209 @@
+import Joi from 'joi';
+import { removeCollectionMemberships } from '../../db/queries/collections';
+import { FILE_COLUMNS, fileById, FileRow, newFileObjectKey, toFileRow } from '../../db/queries/files';
+import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { MAX_UPLOAD_BYTES, PlanName } from '../../domain/tenancy/plans';
+import { userOf } from '../context';
+import { notFound, validationError } from '../errors';
+import { receiveUpload } from '../multipart-upload';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+
+/** Presigned download URLs are short-lived: a leaked link stops working within minutes. */
+export const DOWNLOAD_URL_TTL_SECONDS = 300;
+
+export const fileSchema = Joi.object({
+  id: Joi.string().uuid(),
+  name: Joi.string(),
+  size_bytes: Joi.number().integer(),
+  content_type: Joi.string().description('Sniffed from the bytes, not taken from the client'),
+  sha256: Joi.string().description('Hex SHA-256 of the bytes'),
+  uploaded_by: Joi.string().uuid().allow(null),
+  contact_id: Joi.string().uuid().allow(null).description('The data subject the file concerns'),
+  created_at: Joi.string().isoDate(),
+});
+
+export const toFile = (row: FileRow) => ({
+  id: row.id,
+  name: row.name,
+  size_bytes: Number(row.size_bytes),
+  content_type: row.content_type,
+  sha256: row.sha256,
+  uploaded_by: row.uploaded_by,
+  contact_id: row.contact_id,
+  created_at: row.created_at.toISOString(),
+});
+
+const fileParams = Joi.object({ file_id: Joi.string().max(64).required() });
+
+export async function requireFile(scope: TenantScope, id: string): Promise<FileRow> {
+  const row = isUuid(id) ? await fileById(scope, id) : undefined;
+  if (!row) throw notFound('file');
+  return row;
+}
+
+/** RFC 6266 attachment header for the download, so a browser saves the file instead of rendering it. */
+const attachment = (name: string) => `attachment; filename*=UTF-8''${encodeURIComponent(name)}`;
+
+export function fileRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/files');
+
+  api.route({
+    method: 'post',
+    path: '/',
+    summary: 'Upload a file (multipart/form-data, streamed to object storage)',
+    description:
+      'Field `file` (required) and optional `contact_id` (the data subject the file concerns). The content type is sniffed from ' +
+      'the bytes; a declared part Content-Type that contradicts them is refused with 415 CONTENT_TYPE_MISMATCH. Size limit per plan: ' +
+      'free 10 MiB, starter 50 MiB, professional 200 MiB, enterprise 1 GiB (413).',
+    tags: ['files'],
+    auth: 'user',
+    permission: 'manage_files',
+    multipart: {
+      file: { type: 'file', description: 'The file', required: true },
+      contact_id: { type: 'string', description: 'Id of the contact (data subject) the file concerns' },
+    },
+    responses: {
+      201: { description: 'Stored file', schema: fileSchema },
+      413: { description: "File over the plan's upload limit" },
+      415: { description: 'Not multipart/form-data, or CONTENT_TYPE_MISMATCH: the declared type contradicts the bytes' },
+      422: { description: 'Missing file, unknown form field or unknown contact' },
+    },
+    handler: async (ctx) => {
+      const { tenantId, userId } = userOf(ctx);
+      const { db, objectStore } = ctx.deps;
+      const tenant: { plan: PlanName } = await db('tenants').where({ id: tenantId }).first('plan');
+      const objectKey = newFileObjectKey(tenantId);
+      const upload = await receiveUpload(ctx, {
+        objectStore,
+        objectKey,
+        maxBytes: MAX_UPLOAD_BYTES[tenant.plan],
+        fileField: 'file',
+        fields: { contact_id: isUuid },
+      });
+      try {
+        const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+          const contactId = upload.fields.contact_id ?? null;
+          if (contactId && !(await unit.scope.table('contacts').where('id', contactId).first('id'))) {
+            throw validationError('contact_id does not name a contact of this tenant', [
+              { field: 'body.contact_id', message: 'unknown contact', type: 'any.unknown_reference' },
+            ]);
+          }
+          const [row] = await unit.scope.insert(
+            'files',
+            { name: upload.fileName, size_bytes: upload.sizeBytes, content_type: upload.contentType, sha256: upload.sha256, object_key: objectKey, uploaded_by: userId, contact_id: contactId },
+            [...FILE_COLUMNS],
+          );
+          unit.audit({
+            action: 'file.uploaded',
+            resourceType: 'file',
+            resourceId: row.id,
+            details: { size_bytes: upload.sizeBytes, content_type: upload.contentType },
+            ...(contactId ? { subjectId: contactId } : {}),
+          });
+          unit.emit('file.uploaded', { file_id: row.id, contact_id: contactId });
+          return toFileRow(row);
+        });
+        ctx.status = 201;
+        ctx.body = toFile(created);
+      } catch (err) {
+        await objectStore.client.removeObject(objectStore.bucket, objectKey).catch(() => undefined);
+        throw err;
+      }
+    },
+  });
+
+  api.route<unknown, PageRequest & { content_type?: string; contact_id?: string }>({
+    method: 'get',
+    path: '/',
+    summary: 'List files',
+    tags: ['files'],
+    auth: 'user',
+    permission: 'view_files',
+    query: Joi.object({
+      ...pageQuery,
+      content_type: Joi.string().max(200).description('Exact sniffed content type, e.g. application/pdf'),
+      contact_id: Joi.string().max(64),
+    }),
+    responses: {
+      200: { description: 'A page of files', schema: Joi.object({ items: Joi.array().items(fileSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) },
+    },
+    handler: async (ctx, { query }) => {
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('files').select([...FILE_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      if (query.content_type) q.where('content_type', query.content_type.toLowerCase());
+      if (query.contact_id) {
+        if (isUuid(query.contact_id)) q.where('contact_id', query.contact_id);
+        else q.whereRaw('false');
+      }
+      ctx.body = await paginate(q, query, toFile);
+    },
+  });
+
+  api.route<{ file_id: string }>({
+    method: 'get',
+    path: '/:file_id',
+    summary: "Get a file's metadata",
+    tags: ['files'],
+    auth: 'user',
+    permission: 'view_files',
+    params: fileParams,
+    responses: { 200: { description: 'File', schema: fileSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      ctx.body = toFile(await requireFile(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.file_id));
+    },
+  });
+
+  api.route<{ file_id: string }>({
+    method: 'get',
+    path: '/:file_id/download',
+    summary: 'A short-lived (5 minutes) presigned URL to download the file',
+    tags: ['files'],
+    auth: 'user',
+    permission: 'view_files',
+    params: fileParams,
+    responses: {
+      200: { description: 'Presigned URL', schema: Joi.object({ url: Joi.string().uri(), expires_at: Joi.string().isoDate() }) },
+      404: { description: 'Not found' },
+    },
+    handler: async (ctx, { params }) => {
+      const { objectStore } = ctx.deps;
+      const file = await requireFile(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.file_id);
+      const signedAt = new Date();
+      const url = await objectStore.publicClient.presignedGetObject(
+        objectStore.bucket,
+        file.object_key,
+        DOWNLOAD_URL_TTL_SECONDS,
+        { 'response-content-type': file.content_type, 'response-content-disposition': attachment(file.name) },
+        signedAt,
+      );
+      ctx.body = { url, expires_at: new Date(signedAt.getTime() + DOWNLOAD_URL_TTL_SECONDS * 1000).toISOString() };
+    },
+  });
+
+  api.route<{ file_id: string }>({
+    method: 'delete',
+    path: '/:file_id',
+    summary: 'Delete a file: its object, its row and its collection memberships',
+    tags: ['files'],
+    auth: 'user',
+    permission: 'manage_files',
+    params: fileParams,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      const { tenantId } = userOf(ctx);
+      const { objectStore } = ctx.deps;
+      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        const file = await requireFile(unit.scope, params.file_id);
+        const memberships = await removeCollectionMemberships(unit.scope, 'file', file.id);
+        await unit.scope.table('files').where('id', file.id).delete();
+        unit.audit({ action: 'file.deleted', resourceType: 'file', resourceId: file.id, details: { collection_memberships: memberships } });
+        // Last, inside the transaction: if the store refuses, the row stays and the call fails.
+        await objectStore.client.removeObject(objectStore.bucket, file.object_key);
+      });
+      ctx.status = 204;
+    },
+  });
+
+  return api;
+}

@@ -1,0 +1,92 @@
+/**
+ * What every inbound channel does with one message (WhatsApp webhook, inbound e-mail): route it
+ * to the receiving record's oldest active agent of the channel, find or create the contact,
+ * store the message once per provider message id in the open conversation (started when none),
+ * emit `conversation.started` / `conversation.message.received` (ids only) and audit it with the
+ * contact as subject, all in one unit of work. After the commit the conversation's workflow is
+ * signalled (signal-with-start), also for a redelivered message: if Temporal is unreachable the
+ * caller answers 503, the provider redelivers, and the duplicate is signalled then.
+ */
+import { contactByEmail, contactByPhone, openConversation, storeMessageBody } from '../../db/queries/conversations';
+import { Actor } from '../../db/audit';
+import { ChannelStatus } from '../../domain/agents/agents';
+import { signalInboundMessage } from '../../orchestration/conversations';
+import { AppContext } from '../context';
+import { dependencyUnavailable, errorSummary } from '../errors';
+import { runMutation } from '../mutation';
+
+export type InboundChannel = 'whatsapp' | 'email';
+
+export interface InboundMessage {
+  channel: InboundChannel;
+  tenantId: string;
+  /** The receiving record: a `whatsapp_numbers` or `email_accounts` row of the tenant. */
+  receiver: { id: string; status: ChannelStatus };
+  /** The sender: an E.164 phone (WhatsApp) or an e-mail address. */
+  from: string;
+  senderName: string | null;
+  body: string;
+  subject?: string | null;
+  providerMessageId: string;
+  sentAt: Date;
+}
+
+export type InboundOutcome = 'stored' | 'duplicate' | 'unrouted';
+
+const RECEIVER = {
+  whatsapp: { column: 'whatsapp_number_id', resourceType: 'whatsapp_number' },
+  email: { column: 'email_account_id', resourceType: 'email_account' },
+} as const;
+
+type Routed = { outcome: 'unrouted' } | { outcome: 'stored' | 'duplicate'; conversationId: string; messageId: string };
+
+export async function receiveInboundMessage(ctx: AppContext, actor: Actor, message: InboundMessage): Promise<InboundOutcome> {
+  const receiver = RECEIVER[message.channel];
+  const routed = await runMutation(ctx, message.tenantId, actor, async (unit): Promise<Routed> => {
+    const agent =
+      message.receiver.status === 'active'
+        ? await unit.scope
+            .table('agents')
+            .where({ [receiver.column]: message.receiver.id, type: message.channel, status: 'active' })
+            .orderBy([{ column: 'created_at' }, { column: 'id' }])
+            .first('id')
+        : undefined;
+    if (!agent) {
+      unit.audit({ action: `${message.channel}.message_unrouted`, resourceType: receiver.resourceType, resourceId: message.receiver.id });
+      return { outcome: 'unrouted' };
+    }
+    const contact =
+      message.channel === 'whatsapp' ? await contactByPhone(unit.scope, message.from, message.senderName) : await contactByEmail(unit.scope, message.from, message.senderName);
+    const { conversation, started } = await openConversation(unit.scope, { agentId: agent.id, contactId: contact.id, channel: message.channel, startedAt: message.sentAt });
+    const stored = await storeMessageBody(unit.scope, {
+      conversationId: conversation.id,
+      direction: 'inbound',
+      body: message.body,
+      subject: message.subject,
+      createdAt: message.sentAt,
+      providerMessageId: message.providerMessageId,
+    });
+    const ids = { conversation_id: conversation.id, agent_id: agent.id, contact_id: contact.id, channel: message.channel };
+    if (started) unit.emit('conversation.started', ids);
+    if (stored) unit.emit('conversation.message.received', { ...ids, message_id: stored.id });
+    unit.audit({
+      action: stored ? 'conversation.message_received' : 'conversation.message_duplicate',
+      resourceType: 'conversation',
+      resourceId: conversation.id,
+      subjectId: contact.id,
+      details: stored ? { message_id: stored.id, conversation_started: started } : {},
+    });
+    if (stored) return { outcome: 'stored', conversationId: conversation.id, messageId: stored.id };
+    // The first delivery's row (possibly in an older conversation): signalled again below.
+    const first = await unit.scope.table('messages').where({ provider_message_id: message.providerMessageId }).first('id', 'conversation_id');
+    return { outcome: 'duplicate', conversationId: first.conversation_id, messageId: first.id };
+  });
+  if (routed.outcome === 'unrouted') return 'unrouted';
+  try {
+    await signalInboundMessage(await ctx.deps.temporal.client(), { tenantId: message.tenantId, conversationId: routed.conversationId, messageId: routed.messageId });
+  } catch (err) {
+    ctx.state.log.error({ err: errorSummary(err) }, 'conversation workflow not signalled');
+    throw dependencyUnavailable('temporal', 'the message is stored but its answer could not be scheduled; deliver it again');
+  }
+  return routed.outcome;
+}

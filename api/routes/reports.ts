@@ -1,0 +1,206 @@
+import Joi from 'joi';
+import { ReportJobRow, reportRequestOf } from '../../db/queries/report-jobs';
+import { isUuid, tenantScope } from '../../db/tenant-scope';
+import { checkPeriod } from '../../domain/reports/period';
+import { REPORT_FORMATS, REPORT_TYPE_INFO, REPORT_TYPES, ReportFormat, ReportPeriod, ReportType, reportFileName } from '../../domain/reports/types';
+import { produceReport } from '../../infra/reports/produce';
+import { startReport } from '../../orchestration/reports';
+import { userOf } from '../context';
+import { AppError, errorSummary, notFound } from '../errors';
+import { actorOf, runMutation } from '../mutation';
+import { pageQuery, paginate, PageRequest } from '../pagination';
+import { ApiRouter } from '../route';
+import { requireBrandingReference } from './brandings';
+
+/**
+ * On-demand reports. Every report runs as `report/<tenant>/<id>` into the object store (202, then
+ * GET for the status and a short-lived download URL); `/direct/<type>.<format>` renders one in the
+ * request for callers that want the bytes at once (docs/DECISIONS.md, Reports).
+ */
+
+const TAGS = ['reports'];
+/** Lifetime of a report's download URL. */
+export const REPORT_URL_TTL_SECONDS = 15 * 60;
+
+const day = Joi.string()
+  .pattern(/^\d{4}-\d{2}-\d{2}$/)
+  .messages({ 'string.pattern.base': 'must be a date in the form YYYY-MM-DD' });
+
+/** `period` is required by period reports and refused by snapshots; its days must make a valid period. */
+function periodRule(value: { type: ReportType; period?: ReportPeriod }, h: Joi.CustomHelpers) {
+  const needs = REPORT_TYPE_INFO[value.type].needsPeriod;
+  if (needs && !value.period) return h.message({ custom: `period is required for ${value.type} reports` });
+  if (!needs && value.period) return h.message({ custom: `${value.type} is a snapshot as of now and takes no period` });
+  if (value.period) {
+    const checked = checkPeriod(value.period);
+    if (!checked.ok) return h.message({ custom: `period ${checked.message}` });
+  }
+  return value;
+}
+
+const createBody = Joi.object({
+  type: Joi.string().valid(...REPORT_TYPES).required(),
+  format: Joi.string().valid(...REPORT_FORMATS).required(),
+  period: Joi.object({ from: day.required(), to: day.required() }).description('Both days included (UTC); required by maintenance_compliance, webhook_health and csat'),
+  branding_id: Joi.string().max(64),
+}).custom(periodRule);
+
+const directQuery = Joi.object({ from: day, to: day, branding_id: Joi.string().max(64) });
+const FILE_PATTERN = new RegExp(`^(${REPORT_TYPES.join('|')})\\.(${REPORT_FORMATS.join('|')})$`);
+
+export const reportSchema = Joi.object({
+  id: Joi.string(),
+  type: Joi.string().valid(...REPORT_TYPES),
+  format: Joi.string().valid(...REPORT_FORMATS),
+  period: Joi.object({ from: Joi.string(), to: Joi.string() }).allow(null),
+  branding_id: Joi.string().allow(null),
+  status: Joi.string().valid('queued', 'running', 'completed', 'failed'),
+  size_bytes: Joi.number().allow(null),
+  error: Joi.string().allow(null),
+  scheduled_report_id: Joi.string().allow(null),
+  created_at: Joi.string().isoDate(),
+  completed_at: Joi.string().isoDate().allow(null),
+  download_url: Joi.string().allow(null).description(`Presigned, valid ${REPORT_URL_TTL_SECONDS / 60} minutes; present when completed`),
+  download_expires_at: Joi.string().isoDate().allow(null),
+});
+
+export function toReport(row: ReportJobRow, download: { url: string; expiresAt: Date } | null = null) {
+  const request = reportRequestOf(row);
+  return {
+    id: row.id,
+    type: request.type,
+    format: request.format,
+    period: request.period,
+    branding_id: row.branding_id,
+    status: row.status,
+    size_bytes: row.size_bytes === null ? null : Number(row.size_bytes),
+    error: row.error,
+    scheduled_report_id: row.scheduled_report_id,
+    created_at: new Date(row.created_at).toISOString(),
+    completed_at: row.completed_at ? new Date(row.completed_at).toISOString() : null,
+    download_url: download?.url ?? null,
+    download_expires_at: download ? download.expiresAt.toISOString() : null,
+  };
+}
+
+const reportParams = Joi.object({ report_id: Joi.string().max(64).required() });
+
+export function reportRoutes(): ApiRouter {
+  const api = new ApiRouter('/api/v1/reports');
+
+  api.route<unknown, PageRequest & { type?: ReportType; status?: string; scheduled_report_id?: string }>({
+    method: 'get',
+    path: '/',
+    summary: 'Report history, newest first',
+    tags: TAGS,
+    auth: 'user',
+    permission: 'view_reports',
+    query: Joi.object({ ...pageQuery, type: Joi.string().valid(...REPORT_TYPES), status: Joi.string().valid('queued', 'running', 'completed', 'failed'), scheduled_report_id: Joi.string().max(64) }),
+    responses: { 200: { description: 'A page of reports', schema: Joi.object({ items: Joi.array().items(reportSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    handler: async (ctx, { query }) => {
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('report_jobs').select('*').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+      if (query.type) q.where('report_type', query.type);
+      if (query.status) q.where('status', query.status);
+      if (query.scheduled_report_id) {
+        if (isUuid(query.scheduled_report_id)) q.where('scheduled_report_id', query.scheduled_report_id);
+        else q.whereRaw('false');
+      }
+      ctx.body = await paginate(q, query, (row: ReportJobRow) => toReport(row));
+    },
+  });
+
+  api.route<unknown, unknown, { type: ReportType; format: ReportFormat; period?: ReportPeriod; branding_id?: string }>({
+    method: 'post',
+    path: '/',
+    summary: 'Generate a report (asynchronously): 202 with its id; GET it for the status and download URL',
+    description:
+      'Types: maintenance_compliance, webhook_health and csat cover `period` (both days included, UTC, at most 366 days); asset_health and open_alerts are snapshots as of now. ' +
+      'The report runs as the workflow `report/<tenant>/<id>` and is stored in the object store; `report.completed` is emitted when it is.',
+    tags: TAGS,
+    auth: 'user',
+    permission: 'view_reports',
+    body: createBody,
+    responses: { 202: { description: 'Accepted', schema: reportSchema }, 422: { description: 'Invalid type, format, period or branding' } },
+    handler: async (ctx, { body }) => {
+      const { tenantId, userId } = userOf(ctx);
+      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+        if (body.branding_id) await requireBrandingReference(unit.scope, body.branding_id);
+        const [created] = await unit.scope.insert('report_jobs', {
+          report_type: body.type,
+          format: body.format,
+          period_from: body.period?.from ?? null,
+          period_to: body.period?.to ?? null,
+          branding_id: body.branding_id ?? null,
+          requested_by: userId,
+        });
+        unit.audit({ action: 'report.requested', resourceType: 'report', resourceId: created.id, details: { type: body.type, format: body.format } });
+        return created as ReportJobRow;
+      });
+      try {
+        await startReport(await ctx.deps.temporal.client(), tenantId, row.id);
+      } catch (err) {
+        // Never started: the job says so instead of staying queued forever.
+        await ctx.deps.db('report_jobs').where({ id: row.id }).update({ status: 'failed', error: 'start_failed', completed_at: new Date() });
+        throw new AppError('DEPENDENCY_UNAVAILABLE', `the report could not be started: ${errorSummary(err)}`, { component: 'temporal' });
+      }
+      ctx.status = 202;
+      ctx.body = toReport(row);
+    },
+  });
+
+  // Static before /:report_id.
+  api.route<{ file: string }, { from?: string; to?: string; branding_id?: string }>({
+    method: 'get',
+    path: '/direct/:file',
+    summary: 'Render a report in the request and answer its bytes (e.g. /direct/open_alerts.pdf)',
+    description: '`file` is `<type>.<pdf|xlsx>`; `from`/`to` as for POST. Meant for small reports: nothing is stored and no history is kept.',
+    tags: TAGS,
+    auth: 'user',
+    permission: 'view_reports',
+    params: Joi.object({ file: Joi.string().pattern(FILE_PATTERN).required().messages({ 'string.pattern.base': `must be <type>.<format>, type one of ${REPORT_TYPES.join(', ')}, format pdf or xlsx` }) }),
+    query: directQuery,
+    responses: { 200: { description: 'The PDF or XLSX' }, 422: { description: 'Invalid type, format, period or branding' } },
+    handler: async (ctx, { params, query }) => {
+      const { tenantId } = userOf(ctx);
+      const [, type, format] = FILE_PATTERN.exec(params.file) as unknown as [string, ReportType, ReportFormat];
+      const period = query.from || query.to ? { from: query.from ?? '', to: query.to ?? '' } : undefined;
+      const checked = createBody.validate({ type, format, ...(period ? { period } : {}), ...(query.branding_id ? { branding_id: query.branding_id } : {}) });
+      if (checked.error) throw new AppError('VALIDATION_ERROR', checked.error.message.replace('period', 'from/to'), { fields: [{ field: 'query', message: checked.error.message, type: 'any.custom' }] });
+      if (query.branding_id) await requireBrandingReference(tenantScope(ctx.deps.db, tenantId), query.branding_id, 'query.branding_id');
+      const produced = await produceReport(ctx.deps, tenantId, { type, format, period: period ?? null, brandingId: query.branding_id ?? null }, new Date());
+      ctx.set('Content-Type', produced.contentType);
+      ctx.set('Content-Disposition', `attachment; filename="${produced.fileName}"`);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = produced.bytes;
+    },
+  });
+
+  api.route<{ report_id: string }>({
+    method: 'get',
+    path: '/:report_id',
+    summary: 'Status of a report and, when completed, a short-lived download URL',
+    tags: TAGS,
+    auth: 'user',
+    permission: 'view_reports',
+    params: reportParams,
+    responses: { 200: { description: 'Report', schema: reportSchema }, 404: { description: 'Not found' } },
+    handler: async (ctx, { params }) => {
+      const row: ReportJobRow | undefined = isUuid(params.report_id)
+        ? await tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('report_jobs').where('id', params.report_id).first()
+        : undefined;
+      if (!row) throw notFound('report');
+      let download: { url: string; expiresAt: Date } | null = null;
+      if (row.status === 'completed' && row.object_key) {
+        const now = new Date();
+        const { objectStore } = ctx.deps;
+        const request = reportRequestOf(row);
+        const disposition = { 'response-content-disposition': `attachment; filename="${reportFileName(request.type, request.format, request.period)}"` };
+        const url = await objectStore.publicClient.presignedGetObject(objectStore.bucket, row.object_key, REPORT_URL_TTL_SECONDS, disposition, now);
+        download = { url, expiresAt: new Date(now.getTime() + REPORT_URL_TTL_SECONDS * 1000) };
+      }
+      ctx.body = toReport(row, download);
+    },
+  });
+
+  return api;
+}

@@ -1,0 +1,197 @@
+/**
+ * What the reports read. Counts that the dashboard already computes (health distribution, open
+ * alerts, open work orders) come from db/queries/dashboard.ts so both always agree; the rest are
+ * bounded reads over indexed columns (tenant first).
+ */
+import type { CompliancePeriod } from '../../domain/maintenance/compliance';
+import type { HealthStatus } from '../../domain/assets/health';
+import type { TaskStatus } from '../../domain/maintenance/types';
+import type { CsatScale } from '../../domain/csat/scale';
+import { Queryable } from '../knex';
+import { AlertKpis, AssetKpis, dashboardData } from './dashboard';
+
+/** Rows a table of a report lists at most (the totals are always complete). */
+export const REPORT_ROW_CAP = 1000;
+
+export interface ComplianceTaskRow {
+  id: string;
+  task_code: string;
+  title: string;
+  plan_id: string;
+  plan_name: string;
+  due_at: Date;
+  completed_at: Date | null;
+  status: TaskStatus;
+  interval_hours: number;
+}
+
+/** Plan tasks due in the period, like GET /maintenance/compliance, with their plan's name. */
+export async function complianceTasks(db: Queryable, tenantId: string, range: CompliancePeriod): Promise<ComplianceTaskRow[]> {
+  const rows = await db('maintenance_tasks as t')
+    .join('maintenance_plans as p', function joinPlan() {
+      this.on('p.id', '=', 't.plan_id').andOn('p.tenant_id', '=', 't.tenant_id');
+    })
+    .where('t.tenant_id', tenantId)
+    .where('t.due_at', '>=', range.start)
+    .where('t.due_at', '<', range.end)
+    .orderBy([{ column: 't.due_at' }, { column: 't.task_code' }])
+    .select('t.id', 't.task_code', 't.title', 't.plan_id', 'p.name as plan_name', 't.due_at', 't.completed_at', 't.status', 't.interval_hours');
+  return rows.map((r) => ({ ...r, interval_hours: Number(r.interval_hours ?? 0) }));
+}
+
+export interface AssetHealthEntry {
+  asset_id: string;
+  name: string;
+  type: string;
+  /** null: not assessed yet (counted as excellent, like the dashboard). */
+  health_score: number | null;
+  status: HealthStatus;
+  open_alerts: number;
+  open_work_orders: number;
+}
+
+export interface AssetHealthData {
+  assets: AssetKpis;
+  open_work_orders: number;
+  overdue_work_orders: number;
+  /** The N assets with the lowest score, lowest first. */
+  worst: AssetHealthEntry[];
+}
+
+export async function assetHealthData(db: Queryable, tenantId: string, now: Date, worstCount: number): Promise<AssetHealthData> {
+  const [kpis, worst] = await Promise.all([
+    dashboardData(db, tenantId, now),
+    db.raw(
+      `select a.id as asset_id, a.name, a.type, h.health_score, coalesce(h.status, 'excellent') as status,
+              (select count(*) from asset_alerts al
+                where al.tenant_id = a.tenant_id and al.asset_id = a.id and al.status in ('open', 'acknowledged'))::int as open_alerts,
+              (select count(*) from maintenance_tasks t
+                where t.tenant_id = a.tenant_id and t.status in ('open', 'in_progress') and t.asset_ids @> array[a.id])::int as open_work_orders
+         from assets a left join asset_health h on h.tenant_id = a.tenant_id and h.asset_id = a.id
+        where a.tenant_id = ?
+        order by coalesce(h.health_score, 101), a.name, a.id
+        limit ?`,
+      [tenantId, worstCount],
+    ),
+  ]);
+  return {
+    assets: kpis.assets,
+    open_work_orders: kpis.maintenance.open_tasks,
+    overdue_work_orders: kpis.maintenance.overdue_tasks,
+    worst: worst.rows,
+  };
+}
+
+export interface OpenAlertRow {
+  id: string;
+  asset_id: string;
+  asset_name: string;
+  parameter: string;
+  severity: 'warning' | 'critical';
+  status: 'open' | 'acknowledged';
+  direction: 'above' | 'below';
+  value: number;
+  peak_value: number;
+  lower_bound: number;
+  upper_bound: number;
+  raised_at: Date;
+}
+
+export interface OpenAlertsData {
+  counts: AlertKpis;
+  /** Oldest first, at most REPORT_ROW_CAP. */
+  alerts: OpenAlertRow[];
+}
+
+export async function openAlertsData(db: Queryable, tenantId: string, now: Date): Promise<OpenAlertsData> {
+  const [kpis, alerts] = await Promise.all([
+    dashboardData(db, tenantId, now),
+    db('asset_alerts as al')
+      .join('assets as a', function joinAsset() {
+        this.on('a.id', '=', 'al.asset_id').andOn('a.tenant_id', '=', 'al.tenant_id');
+      })
+      .where('al.tenant_id', tenantId)
+      .whereIn('al.status', ['open', 'acknowledged'])
+      .orderBy([{ column: 'al.raised_at' }, { column: 'al.id' }])
+      .limit(REPORT_ROW_CAP)
+      .select('al.id', 'al.asset_id', 'a.name as asset_name', 'al.parameter', 'al.severity', 'al.status', 'al.direction', 'al.value', 'al.peak_value', 'al.lower_bound', 'al.upper_bound', 'al.raised_at'),
+  ]);
+  return { counts: kpis.alerts, alerts };
+}
+
+export interface WebhookHealthRow {
+  webhook_id: string;
+  url: string;
+  status: string;
+  attempts: number;
+  succeeded_attempts: number;
+  failed_attempts: number;
+  /** Distinct deliveries (an event to a webhook) with at least one attempt in the period. */
+  deliveries: number;
+  /** Deliveries with a successful attempt. */
+  delivered: number;
+  /** Deliveries that failed their last attempt with no further attempt planned. */
+  failed: number;
+  /** Over attempts that recorded a latency; null without any. */
+  p50_latency_ms: number | null;
+  p95_latency_ms: number | null;
+}
+
+/** Per webhook of the tenant (also those without attempts), over attempts made in the period. */
+export async function webhookHealthData(db: Queryable, tenantId: string, range: CompliancePeriod): Promise<WebhookHealthRow[]> {
+  const { rows } = await db.raw(
+    `with attempts as (
+       select * from webhook_deliveries where tenant_id = ? and created_at >= ? and created_at < ?
+     ), last_attempt as (
+       select distinct on (delivery_id) delivery_id, webhook_id, status, next_attempt_at
+         from attempts order by delivery_id, attempt desc
+     )
+     select w.id as webhook_id, w.url, w.status,
+            (select count(*) from attempts a where a.webhook_id = w.id)::int as attempts,
+            (select count(*) from attempts a where a.webhook_id = w.id and a.status = 'succeeded')::int as succeeded_attempts,
+            (select count(*) from attempts a where a.webhook_id = w.id and a.status = 'failed')::int as failed_attempts,
+            (select count(distinct delivery_id) from attempts a where a.webhook_id = w.id)::int as deliveries,
+            (select count(distinct delivery_id) from attempts a where a.webhook_id = w.id and a.status = 'succeeded')::int as delivered,
+            (select count(*) from last_attempt l where l.webhook_id = w.id and l.status = 'failed' and l.next_attempt_at is null)::int as failed,
+            (select percentile_cont(0.5) within group (order by latency_ms) from attempts a where a.webhook_id = w.id and latency_ms is not null) as p50_latency_ms,
+            (select percentile_cont(0.95) within group (order by latency_ms) from attempts a where a.webhook_id = w.id and latency_ms is not null) as p95_latency_ms
+       from webhooks w
+      where w.tenant_id = ?
+      order by w.created_at, w.id
+      limit ?`,
+    [tenantId, range.start.toISOString(), range.end.toISOString(), tenantId, REPORT_ROW_CAP],
+  );
+  return rows.map((r: WebhookHealthRow) => ({
+    ...r,
+    p50_latency_ms: r.p50_latency_ms === null ? null : Math.round(Number(r.p50_latency_ms)),
+    p95_latency_ms: r.p95_latency_ms === null ? null : Math.round(Number(r.p95_latency_ms)),
+  }));
+}
+
+export interface CsatTallyRow {
+  survey_id: string;
+  survey_name: string;
+  scale: CsatScale;
+  agent_id: string | null;
+  agent_name: string | null;
+  /** UTC month of the responses, YYYY-MM. */
+  month: string;
+  score: number;
+  count: number;
+}
+
+/** Responses given in the period, counted per (survey, agent, UTC month, score): aggregates never load rows. */
+export async function csatTallies(db: Queryable, tenantId: string, range: CompliancePeriod): Promise<CsatTallyRow[]> {
+  const { rows } = await db.raw(
+    `select r.survey_id, s.name as survey_name, s.scale, r.agent_id, ag.name as agent_name,
+            to_char(r.responded_at at time zone 'UTC', 'YYYY-MM') as month, r.score, count(*)::int as count
+       from csat_responses r
+       join csat_surveys s on s.id = r.survey_id and s.tenant_id = r.tenant_id
+       left join agents ag on ag.id = r.agent_id and ag.tenant_id = r.tenant_id
+      where r.tenant_id = ? and r.responded_at >= ? and r.responded_at < ?
+      group by 1, 2, 3, 4, 5, 6, 7
+      order by 1, 4, 6, 7`,
+    [tenantId, range.start.toISOString(), range.end.toISOString()],
+  );
+  return rows;
+}

@@ -1,0 +1,11 @@
+/**
+ * The encryption contexts (infra/crypto.ts additional data) of channel secrets: a ciphertext
+ * decrypts only for the row and purpose it was written for. Shared by the routes that store the
+ * secrets and the activities that use them. Pure.
+ */
+export const secretContexts = {
+  emailPassword: (accountId: string) => `email-account:${accountId}`,
+  emailInboundSecret: (accountId: string) => `email-inbound-secret:${accountId}`,
+  whatsappAccessToken: (numberId: string) => `whatsapp-number:${numberId}`,
+  whatsappAppSecret: (numberId: string) => `whatsapp-app-secret:${numberId}`,
+} as const;

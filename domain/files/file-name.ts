@@ -1,0 +1,11 @@
+/**
+ * The display name of an uploaded file: the client's file name without any path (some browsers
+ * send `C:\fakepath\...`), control characters or surrounding spaces, at most 255 characters.
+ * Only ever shown back; the object key never contains it.
+ */
+export function cleanFileName(raw: string | undefined, fallback = 'upload'): string {
+  const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const name = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return name === '' || name === '.' || name === '..' ? fallback : name;
+}

@@ -1,0 +1,85 @@
+/**
+ * One report from request to bytes: read the data (db/queries/reports.ts), shape it (domain/reports),
+ * load the branding and its logo, render PDF or XLSX. Used by the report activity (stored in the
+ * object store) and by the API's direct download of small reports.
+ */
+import { Db } from '../../db/knex';
+import { assetHealthData, complianceTasks, csatTallies, openAlertsData, webhookHealthData } from '../../db/queries/reports';
+import { complianceReport } from '../../domain/reports/compliance';
+import { csatReport } from '../../domain/reports/csat';
+import { ReportDocument } from '../../domain/reports/document';
+import { checkPeriod } from '../../domain/reports/period';
+import { assetHealthReport, openAlertsReport, webhookHealthReport } from '../../domain/reports/snapshots';
+import { CONTENT_TYPES, ReportPeriod, ReportRequest, ReportType, reportFileName } from '../../domain/reports/types';
+import { ObjectStore } from '../object-store';
+import { DEFAULT_BRANDING, RenderBranding } from './branding';
+import { loadLogo } from './logo';
+import { renderPdf } from './pdf';
+import { renderXlsx } from './xlsx';
+
+/** Rows of the asset health report's "lowest health" table. */
+export const WORST_ASSETS = 10;
+
+export interface ReportSources {
+  db: Db;
+  objectStore: ObjectStore;
+}
+
+export interface ProducedReport {
+  bytes: Buffer;
+  contentType: string;
+  fileName: string;
+}
+
+function rangeOf(period: ReportPeriod | null) {
+  if (!period) throw new Error('this report type needs a period');
+  const checked = checkPeriod(period);
+  if (!checked.ok) throw new Error(`invalid period: ${checked.message}`);
+  return { period, range: checked.range };
+}
+
+export async function buildReportDocument(db: Db, tenantId: string, type: ReportType, period: ReportPeriod | null, now: Date): Promise<ReportDocument> {
+  switch (type) {
+    case 'maintenance_compliance': {
+      const { period: p, range } = rangeOf(period);
+      return complianceReport({ period: p, tasks: await complianceTasks(db, tenantId, range), now });
+    }
+    case 'asset_health': {
+      const data = await assetHealthData(db, tenantId, now, WORST_ASSETS);
+      return assetHealthReport({ ...data.assets, open_work_orders: data.open_work_orders, overdue_work_orders: data.overdue_work_orders, worst: data.worst }, now);
+    }
+    case 'open_alerts':
+      return openAlertsReport(await openAlertsData(db, tenantId, now), now);
+    case 'webhook_health': {
+      const { period: p, range } = rangeOf(period);
+      return webhookHealthReport({ period: p, webhooks: await webhookHealthData(db, tenantId, range), now });
+    }
+    case 'csat': {
+      const { period: p, range } = rangeOf(period);
+      return csatReport({ period: p, tallies: await csatTallies(db, tenantId, range), now });
+    }
+  }
+}
+
+/** The tenant's branding with its logo bytes; the default look without one (or when it was deleted). */
+export async function loadBranding(sources: ReportSources, tenantId: string, brandingId: string | null): Promise<RenderBranding> {
+  if (!brandingId) return DEFAULT_BRANDING;
+  const row = await sources.db('brandings').where({ tenant_id: tenantId, id: brandingId }).first();
+  if (!row) return DEFAULT_BRANDING;
+  return {
+    companyName: row.company_name,
+    primaryColor: row.primary_color,
+    accentColor: row.accent_color,
+    footerText: row.footer_text,
+    logo: row.logo_file_id ? await loadLogo(sources, tenantId, row.logo_file_id) : null,
+  };
+}
+
+export async function produceReport(sources: ReportSources, tenantId: string, request: ReportRequest, now: Date): Promise<ProducedReport> {
+  const [document, branding] = await Promise.all([
+    buildReportDocument(sources.db, tenantId, request.type, request.period, now),
+    loadBranding(sources, tenantId, request.brandingId),
+  ]);
+  const bytes = request.format === 'pdf' ? await renderPdf(document, branding) : await renderXlsx(document, branding);
+  return { bytes, contentType: CONTENT_TYPES[request.format], fileName: reportFileName(request.type, request.format, request.period) };
+}

@@ -1,0 +1,183 @@
+/**
+ * Conversation workflows on the time-skipping server, with their real activities against a real
+ * (migrated) PostgreSQL and a loopback WhatsApp provider (test/support/whatsapp-sink.ts), started
+ * by the inbound paths' own signalling code (orchestration/conversations): a reply whose send
+ * fails twice is retried and sent once; a rejected access token fails the message and puts the
+ * agent in error; an idle conversation closes after 24 hours and sends the CSAT invitation.
+ */
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createConversationActivities } from '../../activities/conversations';
+import { provisionTenant } from '../../db/tenants';
+import { secretContexts } from '../../domain/agents/channel-secrets';
+import { encryptSecret } from '../../infra/crypto';
+import { TASK_QUEUES } from '../../infra/task-queues';
+import { workflowIds } from '../../infra/workflow-ids';
+import { signalInboundMessage } from '../../orchestration/conversations';
+import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
+import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+import { startWhatsappSink, WhatsappSink } from '../support/whatsapp-sink';
+
+jest.setTimeout(240_000);
+
+const KEY = Buffer.alloc(32, 7);
+let pg: TestPostgres;
+let env: TestWorkflowEnvironment;
+let sink: WhatsappSink;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  [pg, env, sink] = await Promise.all([startTestPostgres(), createTimeSkippingEnv(), startWhatsappSink()]);
+  await registerSearchAttributes(env);
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUES.main,
+    workflowsPath: require.resolve('../../workflows'),
+    activities: createConversationActivities({ db: pg.db, dataEncryptionKey: KEY, whatsappApiBaseUrl: sink.url, allowPrivateDestinations: true, llm: null }),
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+  await running?.catch(() => undefined);
+  await env?.teardown();
+  await sink?.close();
+  await pg?.stop();
+});
+
+interface Fixture {
+  tenantId: string;
+  agentId: string;
+  phoneNumberId: string;
+  conversationId: string;
+  contactId: string;
+}
+
+/** A tenant with a WhatsApp number (this access token), its agent with get_asset_health, a contact and an open conversation. */
+async function whatsappConversation(accessToken: string): Promise<Fixture> {
+  const suffix = randomUUID().slice(0, 8);
+  const { tenant_id: tenantId } = await provisionTenant(pg.db, { name: `Plant ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: `pw-${randomUUID()}` });
+  const numberId = randomUUID();
+  const phoneNumberId = String(100000000000 + Math.floor(Math.random() * 9e11));
+  await pg.db('whatsapp_numbers').insert({
+    id: numberId,
+    tenant_id: tenantId,
+    display_phone_number: '+34600111222',
+    phone_number_id: phoneNumberId,
+    access_token_encrypted: encryptSecret(accessToken, KEY, secretContexts.whatsappAccessToken(numberId)),
+  });
+  const [tool] = await pg.db('tools')
+    .insert({ tenant_id: tenantId, name: 'asset_health', description: 'Health of an asset', kind: 'built_in', builtin: 'get_asset_health', parameters: JSON.stringify({ type: 'object', properties: {} }) })
+    .returning('id');
+  const [agent] = await pg.db('agents')
+    .insert({ tenant_id: tenantId, name: 'Plant helpdesk', type: 'whatsapp', system_prompt: 'Help.', model: 'built-in', temperature: 0.2, whatsapp_number_id: numberId, tools: [tool.id] })
+    .returning('id');
+  const [asset] = await pg.db('assets').insert({ tenant_id: tenantId, name: 'Pump P-101', type: 'pump' }).returning('id');
+  await pg.db('asset_health').insert({ tenant_id: tenantId, asset_id: asset.id, health_score: 72, status: 'fair', factors: JSON.stringify([]), last_updated: new Date() });
+  const [contact] = await pg.db('contacts').insert({ tenant_id: tenantId, phone: '+34611222333', name: 'Ana' }).returning('id');
+  const [conversation] = await pg.db('conversations').insert({ tenant_id: tenantId, agent_id: agent.id, contact_id: contact.id, channel: 'whatsapp' }).returning('id');
+  return { tenantId, agentId: agent.id, phoneNumberId, conversationId: conversation.id, contactId: contact.id };
+}
+
+async function inbound(f: Fixture, body: string): Promise<string> {
+  const [row] = await pg.db('messages')
+    .insert({ tenant_id: f.tenantId, conversation_id: f.conversationId, direction: 'inbound', body, provider_message_id: `wamid.${randomUUID()}` })
+    .returning('id');
+  await signalInboundMessage(env.client, { tenantId: f.tenantId, conversationId: f.conversationId, messageId: row.id });
+  return row.id;
+}
+
+/** Polls while letting the time-skipping server advance (activity retry backoffs are server timers). */
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await env.sleep('5 seconds');
+  }
+}
+
+const outbound = (f: Fixture) =>
+  pg.db('messages').where({ tenant_id: f.tenantId, conversation_id: f.conversationId, direction: 'outbound' }).orderBy('created_at').select('id', 'body', 'delivery_status', 'failure_reason', 'provider_message_id', 'idempotency_key', 'sent_at');
+
+describe('conversation workflow', () => {
+  it('retries a send through a provider outage, sends it once, then closes when idle and sends the survey', async () => {
+    const token = `tok-${randomUUID()}`;
+    const f = await whatsappConversation(token);
+    await pg.db('csat_surveys').insert({ tenant_id: f.tenantId, name: 'After chat', question: 'How satisfied are you with our help?', scale: 'csat_5', channels: ['whatsapp'] });
+    const before = sink.requests().length;
+    sink.failNext(2);
+    const messageId = await inbound(f, 'How is pump P-101 doing?');
+
+    const [reply] = await until(() => outbound(f), (rows) => rows[0]?.delivery_status === 'sent', 'the reply to be sent');
+    expect(reply).toMatchObject({
+      body: 'Pump P-101 is fair with a health score of 72/100 and no open alerts.',
+      idempotency_key: `reply:${messageId}`,
+      provider_message_id: expect.stringMatching(/^wamid\./),
+    });
+    const sends = sink.requests().slice(before);
+    expect(sends.map((s) => s.status)).toEqual([503, 503, 200]);
+    expect(sends[2]).toMatchObject({
+      phone_number_id: f.phoneNumberId,
+      authorization: `Bearer ${token}`,
+      body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: '34611222333', type: 'text', text: { preview_url: false, body: reply.body } },
+    });
+    expect(sends[2].body.text.body).toBe(reply.body);
+
+    // The tool call is logged once, with its arguments and result.
+    const calls = await pg.db('tool_calls').where({ tenant_id: f.tenantId }).select('name', 'arguments', 'status', 'message_id', 'result');
+    expect(calls).toEqual([expect.objectContaining({ name: 'asset_health', arguments: { asset: 'P-101' }, status: 'succeeded', message_id: messageId })]);
+    expect(calls[0].result).toMatchObject({ asset_name: 'Pump P-101', health_score: 72, status: 'fair', open_alerts: 0 });
+
+    // The history shows the third attempt of the one delivery activity.
+    const handle = env.client.workflow.getHandle(workflowIds.conversation(f.tenantId, f.conversationId));
+    const history = await handle.fetchHistory();
+    const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverMessage');
+    expect(scheduled).toHaveLength(1);
+    const started = (history.events ?? []).find((e) => e.activityTaskStartedEventAttributes && Number(e.activityTaskStartedEventAttributes.scheduledEventId) === Number(scheduled[0].eventId));
+    expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(3);
+    // Ids only in history: no body, phone or token.
+    const serialized = JSON.stringify(history.events);
+    expect(serialized).not.toContain('P-101');
+    expect(serialized).not.toContain(token);
+
+    // Still open just before the idle timeout.
+    await env.sleep('23 hours');
+    expect((await pg.db('conversations').where({ id: f.conversationId }).first('status')).status).toBe('open');
+    await env.sleep('2 hours');
+    expect(await handle.result()).toEqual({ answered: 1, closedBy: 'idle' });
+    const conversation = await pg.db('conversations').where({ id: f.conversationId }).first('status', 'closed_at');
+    expect(conversation.status).toBe('closed');
+    const closedEvents = await pg.db('outbox_events').where({ tenant_id: f.tenantId, type: 'conversation.closed' }).select('data');
+    expect(closedEvents.map((e) => e.data)).toEqual([{ conversation_id: f.conversationId, agent_id: f.agentId, contact_id: f.contactId, channel: 'whatsapp', reason: 'idle' }]);
+
+    const messages = await outbound(f);
+    expect(messages).toHaveLength(2);
+    expect(messages[1]).toMatchObject({ idempotency_key: `survey:${f.conversationId}`, delivery_status: 'sent' });
+    expect(messages[1].body).toContain('How satisfied are you with our help?');
+    expect(sink.requests().at(-1)?.body.text.body).toBe(messages[1].body);
+    expect(await pg.db('csat_invitations').where({ tenant_id: f.tenantId, conversation_id: f.conversationId }).select('status')).toEqual([{ status: 'pending' }]);
+  });
+
+  it('fails the message and puts the agent in error when the provider rejects the access token', async () => {
+    const f = await whatsappConversation(`rejected-${randomUUID()}`);
+    const before = sink.requests().length;
+    await inbound(f, 'hello');
+    const [reply] = await until(() => outbound(f), (rows) => rows[0]?.delivery_status === 'failed', 'the reply to fail');
+    expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'credentials_rejected', sent_at: null });
+    // Not retried: one request, answered 401.
+    expect(sink.requests().slice(before).map((s) => s.status)).toEqual([401]);
+    expect((await pg.db('agents').where({ id: f.agentId }).first('status')).status).toBe('error');
+    const events = await pg.db('outbox_events').where({ tenant_id: f.tenantId, type: 'agent.status_changed' }).select('data');
+    expect(events.map((e) => e.data)).toEqual([{ agent_id: f.agentId, status: 'error', reason: 'whatsapp_credentials_rejected' }]);
+
+    // An agent in error does not answer: the next message gets no reply.
+    await inbound(f, 'anyone there?');
+    await env.sleep('1 minute');
+    expect(await outbound(f)).toHaveLength(1);
+  });
+});

@@ -3,8 +3,7 @@
  * the server rejecting the credentials (535, EAUTH) or the message for good (other 5xx); anything
  * else (connection, timeout, 4xx) is thrown, so the caller's retry policy handles it.
  */
-import nodemailer from 'nodemailer';
-import type { SmtpSettings } from './smtp-verify';
+import { smtpTransport, type SmtpSettings } from './smtp-verify';
 
 export interface OutgoingMail {
   from: string;
@@ -32,17 +31,7 @@ export class SmtpTransientError extends Error {
 }
 
 export async function sendSmtpMail(settings: SmtpSettings, mail: OutgoingMail): Promise<SmtpSendResult> {
-  const transporter = nodemailer.createTransport({
-    host: settings.host,
-    port: settings.port,
-    secure: settings.secure,
-    auth: settings.username ? { user: settings.username, pass: settings.password ?? '' } : undefined,
-    connectionTimeout: TIMEOUT_MS,
-    greetingTimeout: TIMEOUT_MS,
-    socketTimeout: TIMEOUT_MS,
-    logger: false,
-    ...(settings.servername ? { tls: { servername: settings.servername } } : {}),
-  });
+  const transporter = smtpTransport(settings, TIMEOUT_MS);
   try {
     const info = await transporter.sendMail({ ...mail, references: mail.references });
     return { kind: 'sent', messageId: info.messageId ?? mail.messageId };

@@ -19,18 +19,23 @@ export type SmtpVerification = { ok: true } | { ok: false; reason: string };
 
 const TIMEOUT_MS = 10_000;
 
-export async function verifySmtp(settings: SmtpSettings): Promise<SmtpVerification> {
-  const transporter = nodemailer.createTransport({
+/** A transport to a tenant's own SMTP server, every phase bounded by `timeoutMs`; nodemailer's logger off (it would log credentials). */
+export function smtpTransport(settings: SmtpSettings, timeoutMs: number) {
+  return nodemailer.createTransport({
     host: settings.host,
     port: settings.port,
     secure: settings.secure,
     auth: settings.username ? { user: settings.username, pass: settings.password ?? '' } : undefined,
-    connectionTimeout: TIMEOUT_MS,
-    greetingTimeout: TIMEOUT_MS,
-    socketTimeout: TIMEOUT_MS,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
     logger: false,
     ...(settings.servername ? { tls: { servername: settings.servername } } : {}),
   });
+}
+
+export async function verifySmtp(settings: SmtpSettings): Promise<SmtpVerification> {
+  const transporter = smtpTransport(settings, TIMEOUT_MS);
   try {
     await transporter.verify();
     return { ok: true };

@@ -7,6 +7,7 @@ import type { CompliancePeriod } from '../../domain/maintenance/compliance';
 import type { HealthStatus } from '../../domain/assets/health';
 import type { TaskStatus } from '../../domain/maintenance/types';
 import type { CsatScale } from '../../domain/csat/scale';
+import type { WebhookHealthInput } from '../../domain/reports/snapshots';
 import { Queryable } from '../knex';
 import { AlertKpis, AssetKpis, dashboardData } from './dashboard';
 
@@ -119,22 +120,9 @@ export async function openAlertsData(db: Queryable, tenantId: string, now: Date)
   return { counts: kpis.alerts, alerts };
 }
 
-export interface WebhookHealthRow {
+/** Per webhook over the period: the report's input (domain/reports/snapshots.ts) and its id. */
+export interface WebhookHealthRow extends WebhookHealthInput {
   webhook_id: string;
-  url: string;
-  status: string;
-  attempts: number;
-  succeeded_attempts: number;
-  failed_attempts: number;
-  /** Distinct deliveries (an event to a webhook) with at least one attempt in the period. */
-  deliveries: number;
-  /** Deliveries with a successful attempt. */
-  delivered: number;
-  /** Deliveries that failed their last attempt with no further attempt planned. */
-  failed: number;
-  /** Over attempts that recorded a latency; null without any. */
-  p50_latency_ms: number | null;
-  p95_latency_ms: number | null;
 }
 
 /** Per webhook of the tenant (also those without attempts), over attempts made in the period. */

@@ -162,15 +162,20 @@ export function openAlertsReport(data: OpenAlertsInput, now: Date): ReportDocume
   };
 }
 
+/** One webhook's attempts over the period. */
 export interface WebhookHealthInput {
   url: string;
   status: string;
   attempts: number;
   succeeded_attempts: number;
   failed_attempts: number;
+  /** Distinct deliveries (an event to a webhook) with at least one attempt in the period. */
   deliveries: number;
+  /** Deliveries with a successful attempt. */
   delivered: number;
+  /** Deliveries that failed their last attempt with no further attempt planned. */
   failed: number;
+  /** Over attempts that recorded a latency; null without any. */
   p50_latency_ms: number | null;
   p95_latency_ms: number | null;
 }

@@ -56,9 +56,12 @@ describe('snapshot, overdue deadlines and the memory of results', () => {
     expect(previewOf(plan(), NOW)).toMatchObject({ due_at: '2030-01-14T08:00:00.000Z', trigger: 'calendar', projected: false, generate_at: '2030-01-14T08:00:00.000Z' });
   });
 
-  it('an overdue deadline is due + 10 % of the interval; checks stay sorted and unique', () => {
+  it('an overdue deadline is due + 10 % of the interval (a day when unknown; none in replayed legacy histories); checks stay sorted and unique', () => {
     expect(overdueDeadline('2030-01-14T08:00:00.000Z', 168)).toBe('2030-01-15T00:48:00.000Z');
-    expect(overdueDeadline('2030-01-14T08:00:00.000Z', null)).toBe('2030-01-14T08:00:00.000Z');
+    expect(overdueDeadline('2030-01-14T08:00:00.000Z', null)).toBe('2030-01-15T08:00:00.000Z');
+    expect(overdueDeadline('2030-01-14T08:00:00.000Z', 0)).toBe('2030-01-15T08:00:00.000Z');
+    expect(overdueDeadline('2030-01-14T08:00:00.000Z', null, true)).toBe('2030-01-14T08:00:00.000Z');
+    expect(overdueDeadline('2030-01-14T08:00:00.000Z', 168, true)).toBe('2030-01-15T00:48:00.000Z');
     expect(withOverdueCheck(withOverdueCheck(['2030-01-20T00:00:00.000Z'], '2030-01-15T00:00:00.000Z'), '2030-01-15T00:00:00.000Z')).toEqual([
       '2030-01-15T00:00:00.000Z',
       '2030-01-20T00:00:00.000Z',

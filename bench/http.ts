@@ -7,6 +7,7 @@ import Koa from 'koa';
 import { createApp } from '../api/app';
 import { AppDeps } from '../api/context';
 import { provisionTenant } from '../db/tenants';
+import type { LoadSpec } from './load-generator';
 
 /**
  * Foundation benchmark: an authenticated list request through the whole chain (JWT, per-tenant
@@ -31,18 +32,9 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ ur
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-interface Load {
-  url: string;
-  path?: string;
-  connections: number;
-  duration?: number;
-  amount?: number;
-  overallRate?: number;
-  tokens?: string[];
-}
 
 /** autocannon in a child process (bench/load-generator.ts), so it does not compete with the servers. */
-function run(load: Load): Promise<autocannon.Result> {
+function run(load: LoadSpec): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [path.join(__dirname, 'load-generator.js'), JSON.stringify(load)], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) =>
       err ? reject(err) : resolve(JSON.parse(stdout) as autocannon.Result),

@@ -5,7 +5,7 @@
  */
 import autocannon from 'autocannon';
 
-interface LoadSpec {
+export interface LoadSpec {
   url: string;
   path?: string;
   connections: number;

@@ -182,6 +182,16 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
   const assertRunning = () => {
     if (ended) throw fail('the plan is archived', 'PLAN_ARCHIVED');
   };
+  /**
+   * Every update validator starts here: a request id is required; a known one is answered again
+   * from memory (true: nothing else to check); a new one needs the plan not archived.
+   */
+  const isRepeatedRequest = (req: { requestId?: unknown } | undefined): boolean => {
+    if (typeof req?.requestId !== 'string' || req.requestId === '') throw fail('requestId is required', 'INVALID_REQUEST');
+    if (findRecent(state, req.requestId)) return true;
+    assertRunning();
+    return false;
+  };
 
   // ---- handlers (registered before the first await) --------------------------------------------
   setHandler(stateQuery, () => viewOf(state, now()));
@@ -241,9 +251,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     },
     {
       validator: (req) => {
-        if (typeof req?.requestId !== 'string' || req.requestId === '') throw fail('requestId is required', 'INVALID_REQUEST');
-        if (findRecent(state, req.requestId)) return;
-        assertRunning();
+        if (isRepeatedRequest(req)) return;
       },
     },
   );
@@ -322,9 +330,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     {
       // Synchronous and pure: a refused reading never enters the history as an accepted Update.
       validator: (req) => {
-        if (typeof req?.requestId !== 'string' || req.requestId === '') throw fail('requestId is required', 'INVALID_REQUEST');
-        if (findRecent(state, req.requestId)) return;
-        assertRunning();
+        if (isRepeatedRequest(req)) return;
         if (!('counter' in state.schedule)) throw fail('the plan has no counter trigger', 'PLAN_HAS_NO_COUNTER');
         const rejection = validateReading(state.schedule.counter, { value: req.value, source: req.source, reset: req.reset === true, at: now() });
         if (rejection) throw fail(rejection.message, rejection.code, rejection);
@@ -346,9 +352,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     },
     {
       validator: (req) => {
-        if (typeof req?.requestId !== 'string' || req.requestId === '') throw fail('requestId is required', 'INVALID_REQUEST');
-        if (findRecent(state, req.requestId)) return;
-        assertRunning();
+        if (isRepeatedRequest(req)) return;
         if (!(req.version > state.version)) throw fail(`plan version ${req.version} is not newer than ${state.version}`, 'STALE_PLAN_VERSION');
       },
     },

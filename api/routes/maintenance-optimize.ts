@@ -8,7 +8,6 @@ import Joi from 'joi';
 import { Knex } from 'knex';
 import { Queryable } from '../../db/knex';
 import { lockPlan, PlanRow, policyOf, saveScheduleSnapshot } from '../../db/queries/maintenance';
-import { tablesPresent } from '../../db/queries/maintenance-read';
 import { pgArray } from '../../db/queries/pg-array';
 import { isUuid, tenantScope } from '../../db/tenant-scope';
 import {
@@ -92,7 +91,6 @@ async function locationsOf(db: Queryable, tenantId: string, assetIds: string[]):
 async function optimizeInput(db: Queryable, plan: PlanRow, now: Date): Promise<OptimizeInput> {
   const tenantId = plan.tenant_id;
   const since = new Date(now.getTime() - 365 * DAY_MS);
-  const present = await tablesPresent(db, ['machine_events']);
   const [tasks, corrective, failures, technicians, otherPlans, readings] = await Promise.all([
     db('maintenance_tasks').where({ tenant_id: tenantId, plan_id: plan.id }).where('due_at', '>=', since).select('due_at', 'completed_at', 'status'),
     plan.asset_ids.length
@@ -102,7 +100,7 @@ async function optimizeInput(db: Queryable, plan: PlanRow, now: Date): Promise<O
           .whereRaw('asset_ids && ?::uuid[]', [pgArray(plan.asset_ids)])
           .select('asset_ids', 'created_at')
       : [],
-    present.machine_events && plan.asset_ids.length
+    plan.asset_ids.length
       ? db('machine_events').where({ tenant_id: tenantId, severity: 'critical' }).where('ts', '>=', since).whereIn('asset_id', plan.asset_ids).select('asset_id', 'ts')
       : [],
     db('users as u')

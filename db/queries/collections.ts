@@ -30,14 +30,9 @@ const ITEM_TABLES: Readonly<Record<CollectionItemType, string>> = { file: 'files
 export const collectionById = (scope: TenantScope, id: string): Promise<CollectionRow | undefined> =>
   scope.table('collections').where('id', id).first([...COLLECTION_COLUMNS]);
 
-/**
- * Whether the tenant has this item. The extracted_records table lands with another feature; until
- * it exists, no extracted record can be found.
- */
+/** Whether the tenant has this item. */
 export async function collectionItemExists(scope: TenantScope, type: CollectionItemType, id: string): Promise<boolean> {
   const table = ITEM_TABLES[type];
-  const { rows } = await scope.db.raw('select to_regclass(?) as present', [table]);
-  if (!rows[0]?.present) return false;
   return (await scope.table(table).where(`${table}.id`, id).first('id')) !== undefined;
 }
 

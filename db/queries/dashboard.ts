@@ -1,6 +1,6 @@
 import { HEALTH_STATUSES, HealthStatus } from '../../domain/assets/health';
 import { Queryable } from '../knex';
-import { maintenanceKpis, MaintenanceKpis, tablesPresent } from './maintenance-read';
+import { maintenanceKpis, MaintenanceKpis } from './maintenance-read';
 
 /**
  * Dashboard KPIs of one tenant, each computed by SQL over small, indexed tables: stored asset
@@ -39,21 +39,18 @@ export interface DashboardData {
   conversations_today: number;
 }
 
-const OPTIONAL_TABLES = ['maintenance_tasks', 'webhook_deliveries', 'conversations'] as const;
-
 export async function dashboardData(db: Queryable, tenantId: string, now: Date): Promise<DashboardData> {
-  const present = await tablesPresent(db, OPTIONAL_TABLES);
   const [assets, alerts, maintenance, webhooks, conversations] = await Promise.all([
     assetKpis(db, tenantId),
     alertKpis(db, tenantId),
-    maintenanceKpis(db, tenantId, now, present),
-    present.webhook_deliveries ? webhookKpis(db, tenantId, now) : { attempts: 0, succeeded: 0 },
-    present.conversations ? conversationsToday(db, tenantId, now) : 0,
+    maintenanceKpis(db, tenantId, now),
+    webhookKpis(db, tenantId, now),
+    conversationsToday(db, tenantId, now),
   ]);
   return { assets, alerts, maintenance, webhooks, conversations_today: conversations };
 }
 
-async function assetKpis(db: Queryable, tenantId: string): Promise<AssetKpis> {
+export async function assetKpis(db: Queryable, tenantId: string): Promise<AssetKpis> {
   const { rows } = await db.raw(
     `select (select count(*) from assets where tenant_id = ?)::int as total,
             coalesce((select json_object_agg(status, n) from (
@@ -68,7 +65,7 @@ async function assetKpis(db: Queryable, tenantId: string): Promise<AssetKpis> {
   return { total, by_health_status: byHealth, not_assessed: notAssessed };
 }
 
-async function alertKpis(db: Queryable, tenantId: string): Promise<AlertKpis> {
+export async function alertKpis(db: Queryable, tenantId: string): Promise<AlertKpis> {
   const { rows } = await db.raw(
     `select count(*)::int as open,
             count(*) filter (where status = 'open')::int as unacknowledged,
@@ -88,7 +85,7 @@ async function webhookKpis(db: Queryable, tenantId: string, now: Date): Promise<
   return rows[0];
 }
 
-/** Conversations started since 00:00 UTC; the conversations table comes with the agents feature. */
+/** Conversations started since 00:00 UTC. */
 async function conversationsToday(db: Queryable, tenantId: string, now: Date): Promise<number> {
   const { rows } = await db.raw(
     `select count(*)::int as n from conversations

@@ -1,18 +1,8 @@
 import { graceDeadlineSql } from './grace-deadline-sql';
 import { Queryable } from '../knex';
 import { tenantScope } from '../tenant-scope';
-import { pgArray } from './pg-array';
 
-/**
- * What the assets feature reads from the maintenance tables (CROSS_FEATURE_CONTRACT.md). The
- * tables come with the maintenance feature; until they exist every read here answers "nothing"
- * (checked with to_regclass), so assets work on their own.
- */
-
-export async function tablesPresent<T extends string>(db: Queryable, tables: readonly T[]): Promise<Record<T, boolean>> {
-  const { rows } = await db.raw(`select t.name, to_regclass(t.name) is not null as present from unnest(?::text[]) as t(name)`, [pgArray(tables)]);
-  return Object.fromEntries(rows.map((r: { name: T; present: boolean }) => [r.name, r.present])) as Record<T, boolean>;
-}
+/** What the assets feature (condition, dashboard) reads from the maintenance tables. */
 
 export interface AssetMaintenance {
   /** Earliest next due time of the asset's active plans; null without plans. */
@@ -22,25 +12,20 @@ export interface AssetMaintenance {
 }
 
 export async function assetMaintenance(db: Queryable, tenantId: string, assetId: string): Promise<AssetMaintenance> {
-  const present = await tablesPresent(db, ['maintenance_plans', 'maintenance_tasks']);
   // One after the other, so `db` may be a transaction too.
-  const next = present.maintenance_plans
-    ? await tenantScope(db, tenantId)
-        .table('maintenance_plans')
-        .where({ status: 'active' })
-        .whereNull('deleted_at')
-        .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
-        .min({ next: 'next_due_at' })
-        .first()
-    : undefined;
-  const open = present.maintenance_tasks
-    ? await tenantScope(db, tenantId)
-        .table('maintenance_tasks')
-        .whereIn('status', ['open', 'in_progress'])
-        .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
-        .count({ count: '*' })
-        .first()
-    : undefined;
+  const next = await tenantScope(db, tenantId)
+    .table('maintenance_plans')
+    .where({ status: 'active' })
+    .whereNull('deleted_at')
+    .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
+    .min({ next: 'next_due_at' })
+    .first();
+  const open = await tenantScope(db, tenantId)
+    .table('maintenance_tasks')
+    .whereIn('status', ['open', 'in_progress'])
+    .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
+    .count({ count: '*' })
+    .first();
   return { next_due_at: next?.next ? new Date(next.next) : null, open_work_orders: open ? Number(open.count) : 0 };
 }
 
@@ -59,14 +44,7 @@ export interface MaintenanceKpis {
  * start) UTC; on time when completed by the deadline, overdue when completed later or still open
  * past it; pending and cancelled tasks do not count.
  */
-export async function maintenanceKpis(
-  db: Queryable,
-  tenantId: string,
-  now: Date,
-  known?: Record<'maintenance_tasks', boolean>,
-): Promise<MaintenanceKpis> {
-  const present = known ?? (await tablesPresent(db, ['maintenance_tasks']));
-  if (!present.maintenance_tasks) return { open_tasks: 0, overdue_tasks: 0, compliance_on_time: 0, compliance_overdue: 0 };
+export async function maintenanceKpis(db: Queryable, tenantId: string, now: Date): Promise<MaintenanceKpis> {
   const at = now.toISOString();
   const deadline = graceDeadlineSql('t');
   const { rows } = await db.raw(

@@ -1,29 +1,22 @@
 /**
  * What the reports read. Counts that the dashboard already computes (health distribution, open
- * alerts, open work orders) come from db/queries/dashboard.ts so both always agree; the rest are
+ * alerts, open work orders) come from the dashboard's own queries (dashboard.ts, maintenance-read.ts)
+ * so both always agree; the rest are
  * bounded reads over indexed columns (tenant first).
  */
 import type { CompliancePeriod } from '../../domain/maintenance/compliance';
-import type { HealthStatus } from '../../domain/assets/health';
-import type { TaskStatus } from '../../domain/maintenance/types';
-import type { CsatScale } from '../../domain/csat/scale';
-import type { WebhookHealthInput } from '../../domain/reports/snapshots';
+import type { ComplianceReportTask } from '../../domain/reports/compliance';
+import type { CsatReportTally } from '../../domain/reports/csat';
+import type { AssetHealthEntry, OpenAlertEntry, WebhookHealthInput } from '../../domain/reports/snapshots';
 import { Queryable } from '../knex';
-import { AlertKpis, AssetKpis, dashboardData } from './dashboard';
+import { AlertKpis, alertKpis, AssetKpis, assetKpis } from './dashboard';
+import { maintenanceKpis } from './maintenance-read';
 
 /** Rows a table of a report lists at most (the totals are always complete). */
 export const REPORT_ROW_CAP = 1000;
 
-export interface ComplianceTaskRow {
+export interface ComplianceTaskRow extends ComplianceReportTask {
   id: string;
-  task_code: string;
-  title: string;
-  plan_id: string;
-  plan_name: string;
-  due_at: Date;
-  completed_at: Date | null;
-  status: TaskStatus;
-  interval_hours: number;
 }
 
 /** Plan tasks due in the period, like GET /maintenance/compliance, with their plan's name. */
@@ -40,15 +33,8 @@ export async function complianceTasks(db: Queryable, tenantId: string, range: Co
   return rows.map((r) => ({ ...r, interval_hours: Number(r.interval_hours ?? 0) }));
 }
 
-export interface AssetHealthEntry {
+export interface AssetHealthRow extends AssetHealthEntry {
   asset_id: string;
-  name: string;
-  type: string;
-  /** null: not assessed yet (counted as excellent, like the dashboard). */
-  health_score: number | null;
-  status: HealthStatus;
-  open_alerts: number;
-  open_work_orders: number;
 }
 
 export interface AssetHealthData {
@@ -56,12 +42,13 @@ export interface AssetHealthData {
   open_work_orders: number;
   overdue_work_orders: number;
   /** The N assets with the lowest score, lowest first. */
-  worst: AssetHealthEntry[];
+  worst: AssetHealthRow[];
 }
 
 export async function assetHealthData(db: Queryable, tenantId: string, now: Date, worstCount: number): Promise<AssetHealthData> {
-  const [kpis, worst] = await Promise.all([
-    dashboardData(db, tenantId, now),
+  const [assets, maintenance, worst] = await Promise.all([
+    assetKpis(db, tenantId),
+    maintenanceKpis(db, tenantId, now),
     db.raw(
       `select a.id as asset_id, a.name, a.type, h.health_score, coalesce(h.status, 'excellent') as status,
               (select count(*) from asset_alerts al
@@ -76,26 +63,16 @@ export async function assetHealthData(db: Queryable, tenantId: string, now: Date
     ),
   ]);
   return {
-    assets: kpis.assets,
-    open_work_orders: kpis.maintenance.open_tasks,
-    overdue_work_orders: kpis.maintenance.overdue_tasks,
+    assets,
+    open_work_orders: maintenance.open_tasks,
+    overdue_work_orders: maintenance.overdue_tasks,
     worst: worst.rows,
   };
 }
 
-export interface OpenAlertRow {
+export interface OpenAlertRow extends OpenAlertEntry {
   id: string;
   asset_id: string;
-  asset_name: string;
-  parameter: string;
-  severity: 'warning' | 'critical';
-  status: 'open' | 'acknowledged';
-  direction: 'above' | 'below';
-  value: number;
-  peak_value: number;
-  lower_bound: number;
-  upper_bound: number;
-  raised_at: Date;
 }
 
 export interface OpenAlertsData {
@@ -104,9 +81,9 @@ export interface OpenAlertsData {
   alerts: OpenAlertRow[];
 }
 
-export async function openAlertsData(db: Queryable, tenantId: string, now: Date): Promise<OpenAlertsData> {
-  const [kpis, alerts] = await Promise.all([
-    dashboardData(db, tenantId, now),
+export async function openAlertsData(db: Queryable, tenantId: string): Promise<OpenAlertsData> {
+  const [counts, alerts] = await Promise.all([
+    alertKpis(db, tenantId),
     db('asset_alerts as al')
       .join('assets as a', function joinAsset() {
         this.on('a.id', '=', 'al.asset_id').andOn('a.tenant_id', '=', 'al.tenant_id');
@@ -117,7 +94,7 @@ export async function openAlertsData(db: Queryable, tenantId: string, now: Date)
       .limit(REPORT_ROW_CAP)
       .select('al.id', 'al.asset_id', 'a.name as asset_name', 'al.parameter', 'al.severity', 'al.status', 'al.direction', 'al.value', 'al.peak_value', 'al.lower_bound', 'al.upper_bound', 'al.raised_at'),
   ]);
-  return { counts: kpis.alerts, alerts };
+  return { counts, alerts };
 }
 
 /** Per webhook over the period: the report's input (domain/reports/snapshots.ts) and its id. */
@@ -156,17 +133,7 @@ export async function webhookHealthData(db: Queryable, tenantId: string, range: 
   }));
 }
 
-export interface CsatTallyRow {
-  survey_id: string;
-  survey_name: string;
-  scale: CsatScale;
-  agent_id: string | null;
-  agent_name: string | null;
-  /** UTC month of the responses, YYYY-MM. */
-  month: string;
-  score: number;
-  count: number;
-}
+export type CsatTallyRow = CsatReportTally;
 
 /** Responses given in the period, counted per (survey, agent, UTC month, score): aggregates never load rows. */
 export async function csatTallies(db: Queryable, tenantId: string, range: CompliancePeriod): Promise<CsatTallyRow[]> {

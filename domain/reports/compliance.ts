@@ -1,6 +1,6 @@
 /**
  * Maintenance compliance report: the tasks due in the period judged by the maintenance rules
- * (domain/maintenance/compliance.ts: on time until due + 10 % of the interval), overall, by UTC
+ * (domain/maintenance/compliance.ts: on time until its grace deadline), overall, by UTC
  * month and by plan, plus the list of late and overdue tasks.
  */
 import { classifyTask, ComplianceTask, computeCompliance } from '../maintenance/compliance';

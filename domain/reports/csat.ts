@@ -14,12 +14,18 @@ export interface CsatReportTally extends ScoreTally {
   scale: CsatScale;
   agent_id: string | null;
   agent_name: string | null;
+  /** UTC month of the responses, YYYY-MM. */
   month: string;
 }
 
 function groups<T>(rows: readonly T[], key: (row: T) => string): [string, T[]][] {
   const map = new Map<string, T[]>();
-  for (const row of rows) map.set(key(row), [...(map.get(key(row)) ?? []), row]);
+  for (const row of rows) {
+    const k = key(row);
+    const group = map.get(k);
+    if (group) group.push(row);
+    else map.set(k, [row]);
+  }
   return [...map.entries()];
 }
 

@@ -15,20 +15,24 @@ export const HEALTH_BANDS: Readonly<Record<HealthStatus, { range: string; color:
   excellent: { range: '91–100', color: '#2E8B57' },
 };
 
+/** One asset of the "worst health" table. */
+export interface AssetHealthEntry {
+  name: string;
+  type: string;
+  /** null: not assessed yet (counted as excellent, like the dashboard). */
+  health_score: number | null;
+  status: HealthStatus;
+  open_alerts: number;
+  open_work_orders: number;
+}
+
 export interface AssetHealthInput {
   total: number;
   by_health_status: Record<HealthStatus, number>;
   not_assessed: number;
   open_work_orders: number;
   overdue_work_orders: number;
-  worst: readonly {
-    name: string;
-    type: string;
-    health_score: number | null;
-    status: HealthStatus;
-    open_alerts: number;
-    open_work_orders: number;
-  }[];
+  worst: readonly AssetHealthEntry[];
 }
 
 export function assetHealthReport(data: AssetHealthInput, now: Date): ReportDocument {
@@ -82,20 +86,23 @@ export function assetHealthReport(data: AssetHealthInput, now: Date): ReportDocu
   };
 }
 
+/** One unresolved alert of the report's table. */
+export interface OpenAlertEntry {
+  asset_name: string;
+  parameter: string;
+  severity: 'warning' | 'critical';
+  status: 'open' | 'acknowledged';
+  direction: 'above' | 'below';
+  value: number;
+  peak_value: number;
+  lower_bound: number;
+  upper_bound: number;
+  raised_at: Date;
+}
+
 export interface OpenAlertsInput {
   counts: { open: number; unacknowledged: number; critical: number };
-  alerts: readonly {
-    asset_name: string;
-    parameter: string;
-    severity: 'warning' | 'critical';
-    status: 'open' | 'acknowledged';
-    direction: 'above' | 'below';
-    value: number;
-    peak_value: number;
-    lower_bound: number;
-    upper_bound: number;
-    raised_at: Date;
-  }[];
+  alerts: readonly OpenAlertEntry[];
 }
 
 const HOUR_MS = 3_600_000;

@@ -49,7 +49,7 @@ export async function buildReportDocument(db: Db, tenantId: string, type: Report
       return assetHealthReport({ ...data.assets, open_work_orders: data.open_work_orders, overdue_work_orders: data.overdue_work_orders, worst: data.worst }, now);
     }
     case 'open_alerts':
-      return openAlertsReport(await openAlertsData(db, tenantId, now), now);
+      return openAlertsReport(await openAlertsData(db, tenantId), now);
     case 'webhook_health': {
       const { period: p, range } = rangeOf(period);
       return webhookHealthReport({ period: p, webhooks: await webhookHealthData(db, tenantId, range), now });

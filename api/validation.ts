@@ -18,13 +18,18 @@ export function validate<T>(schema: Joi.Schema, value: unknown, part: 'body' | '
       message: d.message,
       type: d.type,
     }));
-    throw validationError(`invalid ${part}: ${fields.map((f) => `${f.field} ${stripLabel(f.message)}`).join('; ')}`, fields);
+    const summary = error.details.map((d, i) => `${fields[i]!.field} ${withoutLabel(d.message, d.context?.label)}`);
+    throw validationError(`invalid ${part}: ${summary.join('; ')}`, fields);
   }
   return result as T;
 }
 
-function stripLabel(message: string): string {
-  return message.replace(/^\S+ /, '');
+/**
+ * Joi's own messages start with the field's label, which the summary replaces by the full path;
+ * a rule's custom message (`h.message`) need not, and then is kept whole.
+ */
+function withoutLabel(message: string, label: string | undefined): string {
+  return label && message.startsWith(`${label} `) ? message.slice(label.length + 1) : message;
 }
 
 /** Path ids are UUIDs; see tenant-scope.isUuid for why a malformed id is a 404, not a 422. */

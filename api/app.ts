@@ -1,15 +1,14 @@
 import Koa from 'koa';
-import bodyParser from 'koa-bodyparser';
 import { AppDeps, AppState } from './context';
 import { deprecationHeaders } from './middleware/deprecation';
 import { errorHandler } from './middleware/errors';
+import { methodNotAllowed } from './middleware/method-not-allowed';
 import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
 import { ApiRouter, RegisteredRoute } from './route';
 import { featureRouters } from './routers';
 import { metaRoutes } from './routes/meta';
 
-export const MAX_BODY = '1mb';
 const VERSION = '1.0.0';
 
 export interface BuiltApp {
@@ -32,10 +31,8 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(securityHeaders);
   app.use(deprecationHeaders(deps.config.deprecations));
   app.use(errorHandler);
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: MAX_BODY, strict: true }));
-  for (const r of routers) {
-    app.use(r.router.routes());
-    app.use(r.router.allowedMethods({ throw: true }));
-  }
+  // JSON bodies are parsed per route, after authentication (api/route.ts).
+  app.use(methodNotAllowed(() => routers.map((r) => r.router)));
+  for (const r of routers) app.use(r.router.routes());
   return { app, routes: routes() };
 }

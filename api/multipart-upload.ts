@@ -29,8 +29,11 @@ export interface UploadOptions {
   objectKey: string;
   maxBytes: number;
   fileField: string;
-  /** Allowed text fields and their check; any other field is a 422. */
-  fields: Record<string, (value: string) => boolean>;
+  /**
+   * Allowed text fields and their check; any other field is a 422. Looked up as own keys only:
+   * a field named `__proto__` or `constructor` is just another unknown field.
+   */
+  fields: Readonly<Record<string, (value: string) => boolean>>;
 }
 
 /** Room for boundaries and part headers around the file in a request's Content-Length. */
@@ -65,7 +68,7 @@ export async function receiveUpload(ctx: AppContext, opts: UploadOptions): Promi
   }
 
   return new Promise<ReceivedUpload>((resolve, reject) => {
-    const fields: Record<string, string> = {};
+    const fields: Record<string, string> = Object.create(null);
     let stored: Promise<Omit<ReceivedUpload, 'fields'>> | null = null;
     let fileStream: Readable | null = null;
     let failed = false;
@@ -84,21 +87,38 @@ export async function receiveUpload(ctx: AppContext, opts: UploadOptions): Promi
     };
     const refuse = (field: string, message: string) => validationError(`${field} ${message}`, [{ field: `body.${field}`, message, type: 'any.invalid' }]);
 
-    parser.on('field', (name, value, info) => {
-      const check = opts.fields[name];
-      if (!check) return fail(refuse(name, 'is not an accepted form field'));
-      if (info.valueTruncated || !check(value)) return fail(refuse(name, 'is invalid'));
-      fields[name] = value;
-    });
-    parser.on('file', (name, stream, info) => {
-      if (name !== opts.fileField) {
-        stream.resume();
-        return fail(refuse(name, `is not an accepted form field (send the file as "${opts.fileField}")`));
-      }
-      fileStream = stream;
-      stored = storeFile(stream, info, opts);
-      stored.catch(fail);
-    });
+    // An exception in a parser callback would escape the request and end the process: each
+    // callback fails this request instead.
+    const guarded =
+      <A extends unknown[]>(handler: (...args: A) => void) =>
+      (...args: A): void => {
+        try {
+          handler(...args);
+        } catch (err) {
+          fail(err);
+        }
+      };
+    parser.on(
+      'field',
+      guarded((name: string, value: string, info: busboy.FieldInfo) => {
+        const check = Object.hasOwn(opts.fields, name) ? opts.fields[name] : undefined;
+        if (!check) return fail(refuse(printable(name), 'is not an accepted form field'));
+        if (info.valueTruncated || value.includes('\u0000') || !check(value)) return fail(refuse(name, 'is invalid'));
+        fields[name] = value;
+      }),
+    );
+    parser.on(
+      'file',
+      guarded((name: string, stream: Readable, info: busboy.FileInfo) => {
+        if (name !== opts.fileField) {
+          stream.resume();
+          return fail(refuse(printable(name), `is not an accepted form field (send the file as "${opts.fileField}")`));
+        }
+        fileStream = stream;
+        stored = storeFile(stream, info, opts);
+        stored.catch(fail);
+      }),
+    );
     parser.on('filesLimit', () => fail(refuse(opts.fileField, 'must be the only file of the request')));
     parser.on('fieldsLimit', () => fail(refuse('form', 'has too many fields')));
     parser.on('error', () => fail(new AppError('BAD_REQUEST', 'malformed multipart/form-data body')));
@@ -108,6 +128,7 @@ export async function receiveUpload(ctx: AppContext, opts: UploadOptions): Promi
       stored.then((file) => resolve({ ...file, fields }), () => undefined);
     });
     ctx.req.on('aborted', () => fail(new AppError('BAD_REQUEST', 'the client aborted the upload')));
+    ctx.req.on('error', () => fail(new AppError('BAD_REQUEST', 'the upload connection failed')));
     ctx.req.pipe(parser);
   });
 }
@@ -157,6 +178,12 @@ async function readHead(chunks: AsyncIterator<Buffer>, bytes: number): Promise<{
     length += chunk.length;
   }
   return { head: Buffer.concat(parts, length), ended: false };
+}
+
+/** A client's field name as it may appear in an error: bounded, without control characters. */
+function printable(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return name.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 100);
 }
 
 function closeAfterResponse(ctx: AppContext): void {

@@ -3,10 +3,12 @@ import Joi from 'joi';
 import { Middleware } from 'koa';
 import { Permission } from '../domain/auth/permissions';
 import { AppContext, AppState, AppDeps } from './context';
-import { forbidden } from './errors';
+import { AppError, forbidden } from './errors';
+import { isUuid } from '../domain/ids';
+import { parseJsonBody } from './middleware/json-body';
 import { authenticateInternal, authenticateUser } from './middleware/authenticate';
 import { rateLimit } from './middleware/rate-limit';
-import { validate } from './validation';
+import { assertStorable, validate } from './validation';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -38,6 +40,11 @@ export interface RouteSpec<TParams = any, TQuery = any, TBody = any> {
    */
   multipart?: Record<string, { type: 'file' | 'string'; description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
+  /**
+   * Largest JSON body accepted, default 1 MB for authenticated routes and 64 KiB for routes
+   * without authentication, so an anonymous client cannot make the API buffer a megabyte.
+   */
+  bodyLimit?: string;
   handler: (ctx: AppContext, input: { params: TParams; query: TQuery; body: TBody }) => Promise<void>;
 }
 
@@ -61,8 +68,12 @@ export class ApiRouter {
     if (spec.auth === 'user') chain.push(authenticateUser, rateLimit);
     if (spec.auth === 'internal') chain.push(authenticateInternal);
     if (spec.permission) chain.push(requirePermission(spec.permission));
+    const ids = pathIdNames(spec.path);
+    if (ids.length) chain.push(requireUuidPathIds(ids));
+    // The body is read only once the caller is known: nothing is buffered for a refused request.
+    if (spec.body) chain.push(parseJsonBody(spec.bodyLimit ?? (spec.auth === 'none' ? ANONYMOUS_BODY_LIMIT : AUTHENTICATED_BODY_LIMIT)));
     chain.push(async (ctx: AppContext) => {
-      const params = spec.params ? validate<P>(spec.params, ctx.params, 'params') : (ctx.params as P);
+      const params = spec.params ? validate<P>(spec.params, ctx.params, 'params') : (assertStorable(ctx.params, 'params'), ctx.params as P);
       const query = spec.query ? validate<Q>(spec.query, ctx.query, 'query') : ({} as Q);
       const body = spec.body ? validate<B>(spec.body, ctx.request.body ?? {}, 'body') : ({} as B);
       await spec.handler(ctx, { params, query, body });
@@ -71,6 +82,28 @@ export class ApiRouter {
     this.routes.push({ ...(spec as RouteSpec), fullPath: `${this.prefix}${spec.path}` });
     return this;
   }
+}
+
+export const AUTHENTICATED_BODY_LIMIT = '1mb';
+export const ANONYMOUS_BODY_LIMIT = '64kb';
+
+/** The `:xxx_id` segments of a route path: each names a record, and every record id is a UUID. */
+export function pathIdNames(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z0-9_]+_id)\b/g)].map((m) => m[1]!);
+}
+
+/**
+ * A path id that is not a UUID cannot name a record: the same 404 as an unknown id, on every route,
+ * before any query (no cast error can reach PostgreSQL).
+ */
+function requireUuidPathIds(names: string[]): Middleware<AppState> {
+  return async (ctx, next) => {
+    const params = (ctx as AppContext).params;
+    for (const name of names) {
+      if (!isUuid(params[name])) throw new AppError('NOT_FOUND', `${name.slice(0, -3).replace(/_/g, ' ')} not found`);
+    }
+    await next();
+  };
 }
 
 function requirePermission(permission: Permission): Middleware<AppState> {

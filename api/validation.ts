@@ -1,11 +1,14 @@
 import Joi from 'joi';
+import { emailSchema } from '../domain/email';
 import { FieldError, validationError } from './errors';
 
 /**
  * Validates one part of a request. Unknown body fields are an error rather than silently
- * dropped: a typo in a field name should not look like success.
+ * dropped: a typo in a field name should not look like success. Every string of the part, key or
+ * value, must be one PostgreSQL can store (see `assertStorable`), whatever the schema says.
  */
 export function validate<T>(schema: Joi.Schema, value: unknown, part: 'body' | 'query' | 'params'): T {
+  assertStorable(value, part);
   const { error, value: result } = schema.validate(value, {
     abortEarly: false,
     convert: true,
@@ -25,6 +28,53 @@ export function validate<T>(schema: Joi.Schema, value: unknown, part: 'body' | '
 }
 
 /**
+ * Refused here, once, for every route, whatever its schema:
+ * - the NUL character, which PostgreSQL refuses in text and jsonb (a JSON body may carry it as
+ *   `\u0000`, a query or path as `%00`); nothing else a JSON or URL decoder yields is unstorable
+ *   (lone surrogates are sent by the driver as U+FFFD), so no handler can forward one and answer 500;
+ * - the key `__proto__`, which JSON.parse keeps as an own key but any later copy by assignment
+ *   (a schema library's clone, a merge) turns into the object's prototype.
+ */
+export function assertStorable(value: unknown, part: string): void {
+  const bad = firstUnsafe(value, [part], 0);
+  if (bad) {
+    const field = bad.path.join('.');
+    throw validationError(`invalid ${part}: ${field} ${bad.message}`, [{ field, message: bad.message, type: bad.type }]);
+  }
+}
+
+/** Deeper than any schema of the API: a body nested further is refused rather than walked. */
+const MAX_DEPTH = 64;
+
+interface Unsafe {
+  path: string[];
+  message: string;
+  type: string;
+}
+
+const NUL: Omit<Unsafe, 'path'> = { message: 'contains a NUL character (\\u0000), which cannot be stored', type: 'string.nul' };
+
+function firstUnsafe(value: unknown, path: string[], depth: number): Unsafe | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? { path, ...NUL } : null;
+  if (value === null || typeof value !== 'object') return null;
+  if (depth > MAX_DEPTH) return { path, message: `is nested deeper than ${MAX_DEPTH} levels`, type: 'object.depth' };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = firstUnsafe(value[i], [...path, String(i)], depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    if (key.includes('\u0000')) return { path: [...path, key.replace(/\u0000/g, '\\u0000')], ...NUL };
+    if (key === '__proto__') return { path: [...path, key], message: 'is a reserved key', type: 'object.reserved' };
+    const found = firstUnsafe((value as Record<string, unknown>)[key], [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
  * Joi's own messages start with the field's label, which the summary replaces by the full path;
  * a rule's custom message (`h.message`) need not, and then is kept whole.
  */
@@ -32,5 +82,29 @@ function withoutLabel(message: string, label: string | undefined): string {
   return label && message.startsWith(`${label} `) ? message.slice(label.length + 1) : message;
 }
 
-/** Path ids are UUIDs; see tenant-scope.isUuid for why a malformed id is a 404, not a 422. */
-export const idParam = Joi.string().max(64);
+/**
+ * A reference to a record in a body or query: every record id is a UUID, so anything else is a
+ * validation error (422) before it reaches a query, never a cast error or an echoed filter.
+ */
+export const idRef = Joi.string().guid().description('UUID of the record');
+
+/**
+ * Path ids (`:xxx_id`) are checked by the router itself (api/route.ts: a malformed id is 404
+ * NOT_FOUND, like an unknown one); the schema only documents them.
+ */
+export const idParam = idRef;
+
+/** The one email rule (domain/email.ts), for request schemas. */
+export const emailField = emailSchema;
+
+/** Colours as CSS writes them: `#RGB` or `#RRGGBB`, stored expanded and lower-case. */
+export const colourField = Joi.string()
+  .trim()
+  .pattern(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/)
+  .custom((value: string) => expandColour(value))
+  .messages({ 'string.pattern.base': 'must be a colour in the form #RGB or #RRGGBB' });
+
+export function expandColour(value: string): string {
+  const hex = value.slice(1).toLowerCase();
+  return `#${hex.length === 3 ? [...hex].map((c) => c + c).join('') : hex}`;
+}

@@ -1,6 +1,6 @@
 import { Middleware } from 'koa';
 import { AppState } from '../context';
-import { AppError } from '../errors';
+import { AppError, ErrorCode } from '../errors';
 
 /**
  * The one error path: whatever fails below turns into `{detail, error_code, request_id}` with
@@ -33,12 +33,13 @@ export const errorHandler: Middleware<AppState> = async (ctx, next) => {
   }
 };
 
-/** Maps errors thrown by libraries (body parser, router) onto the catalogue. */
+/** Maps errors thrown by libraries (body parser, raw-body, busboy, router) onto the catalogue. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const e = err as { status?: number; type?: string; expose?: boolean; message?: string; headers?: Record<string, string> };
+  const e = err as { status?: number; type?: string; expose?: boolean; message?: string; limit?: number };
   if (e?.type === 'entity.too.large' || e?.status === 413) {
-    return new AppError('PAYLOAD_TOO_LARGE', 'request body exceeds the 1 MB limit');
+    const limit = typeof e.limit === 'number' ? `the ${e.limit}-byte limit of this route` : 'the limit of this route';
+    return new AppError('PAYLOAD_TOO_LARGE', `request body exceeds ${limit}`, typeof e.limit === 'number' ? { max_bytes: e.limit } : {});
   }
   if (e?.type === 'entity.parse.failed' || (err instanceof SyntaxError && e?.status === 400)) {
     return new AppError('BAD_REQUEST', 'request body is not valid JSON');
@@ -51,6 +52,22 @@ export function toAppError(err: unknown): AppError {
   }
   if (e?.status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'unsupported media type');
   if (e?.status === 405) return new AppError('METHOD_NOT_ALLOWED', e.message ?? 'method not allowed');
-  if (e?.status === 400 && e.expose) return new AppError('BAD_REQUEST', e.message ?? 'bad request');
+  // Any other client error a library raises on purpose (aborted or truncated body, bad
+  // Content-Length, unsupported charset) keeps its 4xx status under a catalogue code.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
+    return new AppError(CLIENT_ERROR_CODES[e.status] ?? 'BAD_REQUEST', e.message ?? 'bad request', {}, e.status);
+  }
   return new AppError('INTERNAL_ERROR', 'internal server error');
 }
+
+const CLIENT_ERROR_CODES: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'VALIDATION_ERROR',
+  429: 'RATE_LIMITED',
+};

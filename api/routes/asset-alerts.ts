@@ -10,6 +10,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { assetParams, requireAsset } from './asset-resource';
+import { idRef } from '../validation';
 
 /** Baselines of an asset's parameters and the alerts their excursions raise. */
 
@@ -138,7 +139,7 @@ export function registerAlertListRoute(api: ApiRouter): void {
     tags: ['assets'],
     auth: 'user',
     permission: 'view_assets',
-    query: Joi.object({ ...alertFilters, asset_id: Joi.string().max(64) }),
+    query: Joi.object({ ...alertFilters, asset_id: idRef }),
     responses: { 200: { description: 'A page of alerts', schema: page(alertSchema) } },
     handler: async (ctx, { query }) => {
       const q = alertQuery(ctx.deps.db, userOf(ctx).tenantId, query);
@@ -246,7 +247,7 @@ export function registerAlertRoutes(api: ApiRouter): void {
     tags: ['assets'],
     auth: 'user',
     permission: 'manage_assets',
-    params: assetParams.keys({ alert_id: Joi.string().max(64).required() }),
+    params: assetParams.keys({ alert_id: idRef.required() }),
     body: Joi.object({ note: Joi.string().trim().max(1000) }),
     responses: { 200: { description: 'The alert', schema: alertSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, body }) => {

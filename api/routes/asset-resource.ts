@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { AssetRow, findAsset } from '../../db/queries/assets';
 import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { notFound } from '../errors';
+import { idRef } from '../validation';
 
 /** The asset resource as the assets router and its sub-resource modules share it. */
 
@@ -11,7 +12,7 @@ export const location = Joi.object({
   zone: Joi.string().max(200),
 });
 
-export const assetParams = Joi.object({ asset_id: Joi.string().max(64).required() });
+export const assetParams = Joi.object({ asset_id: idRef.required() });
 
 export const assetSchema = Joi.object({
   id: Joi.string(),

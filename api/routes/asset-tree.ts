@@ -5,6 +5,7 @@ import { userOf } from '../context';
 import { notFound } from '../errors';
 import { ApiRouter } from '../route';
 import { assetSchema, toAsset } from './asset-resource';
+import { idRef } from '../validation';
 
 export const DEFAULT_TREE_DEPTH = 5;
 export const MAX_TREE_DEPTH = 10;
@@ -32,7 +33,7 @@ export function registerAssetTreeRoute(api: ApiRouter): void {
     auth: 'user',
     permission: 'view_assets',
     query: Joi.object({
-      root_id: Joi.string().max(64),
+      root_id: idRef,
       depth: Joi.number().integer().min(1).max(MAX_TREE_DEPTH).default(DEFAULT_TREE_DEPTH),
     }),
     responses: {

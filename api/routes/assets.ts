@@ -12,6 +12,7 @@ import { registerAssetStateRoutes } from './asset-state';
 import { registerAssetTreeRoute } from './asset-tree';
 import { registerDigitalTwinRoutes } from './asset-twin';
 import { assetParams, assetSchema, location, requireAsset, toAsset } from './asset-resource';
+import { idRef } from '../validation';
 
 export { assetSchema, requireAsset, toAsset } from './asset-resource';
 
@@ -22,7 +23,7 @@ const metadata = Joi.object().unknown(true).custom((value, helpers) =>
 const assetFields = {
   name: Joi.string().trim().min(1).max(200),
   type: Joi.string().trim().min(1).max(100),
-  parent_id: Joi.string().allow(null),
+  parent_id: idRef.allow(null),
   location,
   metadata,
 };
@@ -58,7 +59,7 @@ export function assetRoutes(): ApiRouter {
     tags: ['assets'],
     auth: 'user',
     permission: 'view_assets',
-    query: Joi.object({ ...pageQuery, type: Joi.string().max(100), parent_id: Joi.string().max(64) }),
+    query: Joi.object({ ...pageQuery, type: Joi.string().max(100), parent_id: idRef }),
     responses: {
       200: { description: 'A page of assets', schema: Joi.object({ items: Joi.array().items(assetSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) },
     },

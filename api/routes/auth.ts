@@ -8,6 +8,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../domain/auth/tok
 import { AppContext, userOf } from '../context';
 import { AppError, unauthenticated } from '../errors';
 import { ApiRouter } from '../route';
+import { emailField } from '../validation';
 
 const tokenPair = Joi.object({
   access_token: Joi.string(),
@@ -55,7 +56,7 @@ export function authRoutes(): ApiRouter {
     summary: 'Exchange email and password for an access token (15 min) and a refresh token (30 days)',
     tags: ['auth'],
     auth: 'none',
-    body: Joi.object({ email: Joi.string().email().max(254).required(), password: Joi.string().max(200).required() }),
+    body: Joi.object({ email: emailField.required(), password: Joi.string().max(200).required() }),
     responses: { 200: { description: 'Tokens', schema: tokenPair }, 401: { description: 'Wrong email or password' }, 429: { description: 'Too many failed logins for this email (10 per 15 minutes)' } },
     handler: async (ctx, { body }) => {
       const guard = ctx.deps.rateLimiter.login;

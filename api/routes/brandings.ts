@@ -8,17 +8,16 @@ import { conflict, notFound, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
+import { colourField, idRef } from '../validation';
 
 /** Branding presets: what a report shows of the company (logo, colours, name, footer). */
 
 const TAGS = ['reports'];
-const color = Joi.string()
-  .pattern(/^#[0-9A-Fa-f]{6}$/)
-  .messages({ 'string.pattern.base': 'must be a colour in the form #RRGGBB' });
+const color = colourField;
 const fields = {
   name: Joi.string().trim().min(1).max(100),
   company_name: Joi.string().trim().min(1).max(200),
-  logo_file_id: Joi.string().allow(null).description('A PNG or JPEG uploaded through /api/v1/files'),
+  logo_file_id: idRef.allow(null).description('A PNG or JPEG uploaded through /api/v1/files'),
   primary_color: color.description('Title band, table headers and bars'),
   accent_color: color.description('Key figure marks and the footer line'),
   footer_text: Joi.string().trim().max(300).allow(null, ''),
@@ -38,7 +37,7 @@ export const brandingSchema = Joi.object({
   created_at: Joi.string().isoDate(),
   updated_at: Joi.string().isoDate(),
 });
-const params = Joi.object({ branding_id: Joi.string().max(64).required() });
+const params = Joi.object({ branding_id: idRef.required() });
 
 export function toBranding(row: BrandingRow) {
   return {

@@ -16,6 +16,7 @@ import { conflict, notFound, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
+import { idRef } from '../validation';
 
 const collectionSchema = Joi.object({
   id: Joi.string().uuid(),
@@ -53,12 +54,12 @@ const toItem = (row: CollectionItemRow) => ({
 const fields = {
   name: Joi.string().trim().min(1).max(200),
   description: Joi.string().trim().max(2000).allow(null, ''),
-  agent_id: Joi.string().max(64).allow(null),
+  agent_id: idRef.allow(null),
 };
 type CollectionBody = { name?: string; description?: string | null; agent_id?: string | null };
 
-const collectionParams = Joi.object({ collection_id: Joi.string().max(64).required() });
-const itemParams = Joi.object({ collection_id: Joi.string().max(64).required(), item_id: Joi.string().max(64).required() });
+const collectionParams = Joi.object({ collection_id: idRef.required() });
+const itemParams = Joi.object({ collection_id: idRef.required(), item_id: idRef.required() });
 
 async function requireCollection(scope: TenantScope, id: string): Promise<CollectionRow> {
   const row = isUuid(id) ? await collectionById(scope, id) : undefined;
@@ -96,7 +97,7 @@ export function collectionRoutes(): ApiRouter {
     tags: ['collections'],
     auth: 'user',
     permission: 'view_files',
-    query: Joi.object({ ...pageQuery, agent_id: Joi.string().max(64) }),
+    query: Joi.object({ ...pageQuery, agent_id: idRef }),
     responses: { 200: { description: 'A page of collections', schema: page(collectionSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('collections').select([...COLLECTION_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
@@ -217,7 +218,7 @@ export function collectionRoutes(): ApiRouter {
     auth: 'user',
     permission: 'manage_files',
     params: collectionParams,
-    body: Joi.object({ item_type: Joi.string().valid(...COLLECTION_ITEM_TYPES).required(), item_id: Joi.string().max(64).required() }),
+    body: Joi.object({ item_type: Joi.string().valid(...COLLECTION_ITEM_TYPES).required(), item_id: idRef.required() }),
     responses: {
       201: { description: 'Membership', schema: itemSchema },
       404: { description: 'Collection not found' },

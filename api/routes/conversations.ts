@@ -15,6 +15,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from './agent-resource';
+import { idRef } from '../validation';
 
 const CHANNELS = ['whatsapp', 'email', 'machine'] as const;
 const CONVERSATION_STATUSES = ['open', 'closed'] as const;
@@ -81,7 +82,7 @@ interface ConversationFilters {
 
 const filterQuery = {
   ...pageQuery,
-  contact_id: Joi.string().max(64),
+  contact_id: idRef,
   channel: Joi.string().valid(...CHANNELS),
   status: Joi.string().valid(...CONVERSATION_STATUSES),
 };
@@ -131,7 +132,7 @@ export function registerAgentConversationsRoute(api: ApiRouter, fixedType?: Agen
 export function conversationRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/conversations');
   const tags = ['conversations'];
-  const conversationParams = Joi.object({ conversation_id: Joi.string().max(64).required() });
+  const conversationParams = Joi.object({ conversation_id: idRef.required() });
 
   api.route<unknown, PageRequest & ConversationFilters>({
     method: 'get',
@@ -140,7 +141,7 @@ export function conversationRoutes(): ApiRouter {
     tags,
     auth: 'user',
     permission: 'view_agents',
-    query: Joi.object({ ...filterQuery, agent_id: Joi.string().max(64) }),
+    query: Joi.object({ ...filterQuery, agent_id: idRef }),
     responses: { 200: { description: 'A page of conversations', schema: pageOf(conversationSchema) } },
     handler: async (ctx, { query }) => listConversations(ctx, query, query),
   });

@@ -8,6 +8,7 @@ import { AppError, conflict, notFound, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
+import { idRef } from '../validation';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Aggregates without `from` cover the last 30 days; a period is at most 366 days (per_day stays small). */
@@ -55,12 +56,12 @@ const surveyFields = {
   question: Joi.string().trim().min(1).max(1000),
   scale: Joi.string().valid(...CSAT_SCALES),
   channels: Joi.array().items(Joi.string().valid(...CSAT_CHANNELS)).unique().max(CSAT_CHANNELS.length),
-  agent_id: Joi.string().max(64).allow(null),
+  agent_id: idRef.allow(null),
   status: Joi.string().valid('active', 'inactive'),
 };
 type SurveyBody = { name?: string; question?: string; scale?: CsatScale; channels?: CsatChannel[]; agent_id?: string | null; status?: 'active' | 'inactive' };
 
-const surveyParams = Joi.object({ survey_id: Joi.string().max(64).required() });
+const surveyParams = Joi.object({ survey_id: idRef.required() });
 
 async function requireSurvey(scope: TenantScope, id: string): Promise<CsatSurveyRow> {
   const row = isUuid(id) ? await surveyById(scope, id) : undefined;
@@ -214,10 +215,10 @@ export function csatRoutes(): ApiRouter {
     auth: 'user',
     permission: 'manage_csat',
     body: Joi.object({
-      survey_id: Joi.string().max(64).required(),
+      survey_id: idRef.required(),
       score: Joi.number().integer().min(0).max(10).required(),
       comment: Joi.string().trim().max(2000).allow(null, ''),
-      conversation_id: Joi.string().max(64),
+      conversation_id: idRef,
       responded_at: Joi.date().iso().max('now'),
     }),
     responses: { 201: { description: 'Recorded response', schema: responseSchema }, 422: { description: 'Unknown survey or conversation, or score off the scale' } },
@@ -270,7 +271,7 @@ export function csatRoutes(): ApiRouter {
     tags: ['csat'],
     auth: 'user',
     permission: 'view_csat',
-    query: Joi.object({ ...pageQuery, survey_id: Joi.string().max(64), agent_id: Joi.string().max(64), from: Joi.date().iso(), to: Joi.date().iso() }),
+    query: Joi.object({ ...pageQuery, survey_id: idRef, agent_id: idRef, from: Joi.date().iso(), to: Joi.date().iso() }),
     responses: { 200: { description: 'A page of responses', schema: page(responseSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('csat_responses').select([...RESPONSE_COLUMNS]).orderBy([{ column: 'responded_at' }, { column: 'id' }]);
@@ -297,7 +298,7 @@ export function csatRoutes(): ApiRouter {
     tags: ['csat'],
     auth: 'user',
     permission: 'view_csat',
-    query: Joi.object({ from: Joi.date().iso(), to: Joi.date().iso(), survey_id: Joi.string().max(64) }),
+    query: Joi.object({ from: Joi.date().iso(), to: Joi.date().iso(), survey_id: idRef }),
     responses: { 200: { description: 'Aggregates', schema: aggregatesSchema } },
     handler: async (ctx, { query }) => {
       const { from, to } = period(query, new Date());

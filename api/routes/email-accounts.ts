@@ -19,6 +19,7 @@ import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from './channel-records';
 import { inboundSecretColumns, newInboundSecret } from './email-inbound-secret';
+import { idRef } from '../validation';
 
 interface EmailAccountRow {
   id: string;
@@ -68,7 +69,7 @@ const createBody = Joi.object({
   status: Joi.forbidden(),
 });
 const updateBody = Joi.object(fields).min(1);
-const accountParams = Joi.object({ account_id: Joi.string().max(64).required() });
+const accountParams = Joi.object({ account_id: idRef.required() });
 
 const accountSchema = Joi.object({
   id: Joi.string(),

@@ -20,6 +20,7 @@ import { ApiRouter } from '../route';
 import { decryptInboundSecret } from './email-inbound-secret';
 import { receiveInboundMessage } from './inbound-messages';
 import { sha256SignatureMatches } from './provider-signature';
+import { idRef } from '../validation';
 
 /** Raw messages up to 10 MiB (attachments are not kept, but they arrive with the text). */
 export const MAX_INBOUND_EMAIL_BYTES = 10 * 1024 * 1024;
@@ -67,7 +68,7 @@ export function emailInboundRoutes(): ApiRouter {
       'Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID.',
     tags: ['email inbound'],
     auth: 'none',
-    params: Joi.object({ account_id: Joi.string().max(64).required() }),
+    params: Joi.object({ account_id: idRef.required() }),
     responses: {
       200: { description: 'Counts of stored, duplicate and unrouted messages (one message: one of them is 1)', schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }) },
       400: { description: 'Not a message with a From address' },

@@ -3,9 +3,10 @@ import Joi from 'joi';
 import { CorrectionRow, ExtractionRow, RecordRow, TemplateRow } from '../../db/queries/extractions';
 import { missingRequired } from '../../domain/extraction/merge';
 import { ARRAY_ITEM_TYPES, FIELD_TYPES } from '../../domain/extraction/types';
+import { idParam } from '../validation';
 
 const iso = (v: Date | string | null) => (v ? new Date(v).toISOString() : null);
-export const idParams = (name: string) => Joi.object({ [name]: Joi.string().max(64).required() });
+export const idParams = (name: string) => Joi.object({ [name]: idParam.required() });
 
 const SNAKE_CASE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 

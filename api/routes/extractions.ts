@@ -19,6 +19,8 @@ import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { extractionSchema, idParams, recordSchema, recordSummarySchema, toExtraction, toRecord, toRecordSummary } from './extraction-resource';
 import { requireTemplate } from './extraction-templates';
+import { ownValue } from '../../domain/own';
+import { idRef } from '../validation';
 
 /** Characters of text a request may carry (the JSON body is limited to 1 MB anyway). */
 export const MAX_TEXT_INPUT = 900_000;
@@ -48,7 +50,7 @@ function registerRecordRoutes(api: ApiRouter): void {
     tags: ['extractions'],
     auth: 'user',
     permission: 'view_extractions',
-    query: Joi.object({ ...pageQuery, template_id: Joi.string().max(64), subject_contact_id: Joi.string().max(64) }),
+    query: Joi.object({ ...pageQuery, template_id: idRef, subject_contact_id: idRef }),
     responses: { 200: { description: 'A page of records', schema: page(recordSummarySchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('extracted_records').select([...RECORD_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
@@ -104,7 +106,7 @@ function registerRecordRoutes(api: ApiRouter): void {
             errors.push({ field: `body.fields.${name}`, message: coerced.reason, type: `field.${field.type}` });
             continue;
           }
-          const previous = fields[name] ?? { value: null, confidence: 0, source: null, engine: 'person' as const };
+          const previous = ownValue(fields, name) ?? { value: null, confidence: 0, source: null, engine: 'person' as const };
           changes.push({ field: name, original: previous.value, corrected: coerced.value });
           fields[name] = { ...previous, value: coerced.value, confidence: 1, engine: 'person' };
         }
@@ -177,7 +179,7 @@ export function extractionRoutes(): ApiRouter {
     tags: ['extractions'],
     auth: 'user',
     permission: 'view_extractions',
-    query: Joi.object({ ...pageQuery, status: Joi.string().valid('queued', 'running', 'completed', 'failed'), template_id: Joi.string().max(64) }),
+    query: Joi.object({ ...pageQuery, status: Joi.string().valid('queued', 'running', 'completed', 'failed'), template_id: idRef }),
     responses: { 200: { description: 'A page of extraction jobs', schema: page(extractionSchema) } },
     handler: async (ctx, { query }) => {
       const q = extractionsQuery(tenantScope(ctx.deps.db, userOf(ctx).tenantId)).orderBy([{ column: 'extractions.created_at' }, { column: 'extractions.id' }]);
@@ -199,8 +201,8 @@ export function extractionRoutes(): ApiRouter {
     auth: 'user',
     permission: 'manage_extractions',
     body: Joi.object({
-      template_id: Joi.string().max(64).required(),
-      file_id: Joi.string().max(64),
+      template_id: idRef.required(),
+      file_id: idRef,
       text: Joi.string().min(1).max(MAX_TEXT_INPUT),
     }).xor('file_id', 'text'),
     responses: { 202: { description: 'Queued extraction', schema: extractionSchema }, 422: { description: 'Unknown template or file' } },

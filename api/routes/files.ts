@@ -9,6 +9,7 @@ import { receiveUpload } from '../multipart-upload';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
+import { idRef } from '../validation';
 
 /** Presigned download URLs are short-lived: a leaked link stops working within minutes. */
 export const DOWNLOAD_URL_TTL_SECONDS = 300;
@@ -35,7 +36,7 @@ export const toFile = (row: FileRow) => ({
   created_at: row.created_at.toISOString(),
 });
 
-const fileParams = Joi.object({ file_id: Joi.string().max(64).required() });
+const fileParams = Joi.object({ file_id: idRef.required() });
 
 export async function requireFile(scope: TenantScope, id: string): Promise<FileRow> {
   const row = isUuid(id) ? await fileById(scope, id) : undefined;
@@ -124,7 +125,7 @@ export function fileRoutes(): ApiRouter {
     query: Joi.object({
       ...pageQuery,
       content_type: Joi.string().max(200).description('Exact sniffed content type, e.g. application/pdf'),
-      contact_id: Joi.string().max(64),
+      contact_id: idRef,
     }),
     responses: {
       200: { description: 'A page of files', schema: Joi.object({ items: Joi.array().items(fileSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) },

@@ -10,6 +10,7 @@ import { userOf } from '../context';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from './agent-resource';
+import { idRef } from '../validation';
 
 const runSchema = Joi.object({
   id: Joi.string(),
@@ -37,7 +38,7 @@ export function registerMachineAgentRunsRoute(api: ApiRouter): void {
     auth: 'user',
     permission: 'view_agents',
     params: agentParams,
-    query: Joi.object({ ...pageQuery, asset_id: Joi.string().max(64) }),
+    query: Joi.object({ ...pageQuery, asset_id: idRef }),
     responses: {
       200: { description: 'A page of runs', schema: Joi.object({ items: Joi.array().items(runSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) },
       404: { description: 'Agent not found' },

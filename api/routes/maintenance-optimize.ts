@@ -27,6 +27,7 @@ import { AppError, invalidState, notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
 import { callPlanWorkflow, planParams, planSchema, requirePlan, toPlan } from './maintenance-resource';
+import { idRef } from '../validation';
 
 const TAGS = ['maintenance'];
 const DAY_MS = 86_400_000;
@@ -157,7 +158,7 @@ async function lockDraft(tx: Knex.Transaction, tenantId: string, planId: string,
 }
 
 export function registerOptimizeRoutes(api: ApiRouter): void {
-  const draftParams = Joi.object({ plan_id: Joi.string().max(64).required(), draft_id: Joi.string().max(64).required() });
+  const draftParams = Joi.object({ plan_id: idRef.required(), draft_id: idRef.required() });
 
   api.route<{ plan_id: string }>({
     method: 'post',

@@ -23,7 +23,7 @@ import { classifyPlanCallError, startPlanWorkflow, workflowStateOf } from '../..
 import type { PlanStateView } from '../../workflows/maintenance-plan-state';
 import { AppContext } from '../context';
 import { AppError, dependencyUnavailable, notFound, validationError, errorSummary } from '../errors';
-import { idParam } from '../validation';
+import { idParam, idRef } from '../validation';
 
 // ---- request schemas -------------------------------------------------------------------------
 
@@ -76,7 +76,7 @@ export const notifySchema = Joi.object({
 export const planFields = {
   name: Joi.string().trim().min(1).max(200),
   description: Joi.string().trim().max(2_000).allow(null, ''),
-  asset_ids: Joi.array().items(Joi.string().max(64)).max(200).unique(),
+  asset_ids: Joi.array().items(idRef).max(200).unique(),
   trigger: triggerSchema,
   checklist: Joi.array().items(Joi.string().trim().min(1).max(500)).max(200),
   assignee_id: userId.allow(null),

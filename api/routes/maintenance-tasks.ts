@@ -12,6 +12,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { requireTask, taskParams, taskSchema, toTask } from './maintenance-resource';
+import { idRef } from '../validation';
 
 const TAGS = ['maintenance'];
 
@@ -39,8 +40,8 @@ export function registerTaskRoutes(api: ApiRouter): void {
     query: Joi.object({
       ...pageQuery,
       status: Joi.string().valid(...TASK_STATUSES),
-      plan_id: Joi.string().max(64),
-      asset_id: Joi.string().max(64),
+      plan_id: idRef,
+      asset_id: idRef,
       overdue: Joi.boolean().description('Only tasks open past their grace deadline'),
     }),
     responses: { 200: { description: 'A page of tasks', schema: Joi.object({ items: Joi.array().items(taskSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
@@ -127,7 +128,7 @@ const day = Joi.string()
 const complianceQuery = Joi.object({
   start_date: day.required(),
   end_date: day.required(),
-  plan_id: Joi.string().max(64),
+  plan_id: idRef,
 }).custom((value, h) => {
   const period = parseCompliancePeriod(value.start_date, value.end_date);
   if (period.ok) return value;

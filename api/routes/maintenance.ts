@@ -59,6 +59,7 @@ import {
 } from './maintenance-resource';
 import { registerOptimizeRoutes } from './maintenance-optimize';
 import { registerComplianceRoute, registerTaskRoutes } from './maintenance-tasks';
+import { idRef } from '../validation';
 
 const TAGS = ['maintenance'];
 const pageOf = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
@@ -101,7 +102,7 @@ function registerPlanCrud(api: ApiRouter): void {
     tags: TAGS,
     auth: 'user',
     permission: 'view_maintenance',
-    query: Joi.object({ ...pageQuery, status: Joi.string().valid('active', 'paused'), asset_id: Joi.string().max(64) }),
+    query: Joi.object({ ...pageQuery, status: Joi.string().valid('active', 'paused'), asset_id: idRef }),
     responses: { 200: { description: 'A page of plans', schema: pageOf(planSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)

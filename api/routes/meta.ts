@@ -85,7 +85,7 @@ export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string):
         ctx.body = DOCS_INIT;
         return;
       }
-      const type = DOC_ASSETS[params.asset];
+      const type = Object.hasOwn(DOC_ASSETS, params.asset) ? DOC_ASSETS[params.asset] : undefined;
       if (!type) throw new AppError('NOT_FOUND', 'no such asset');
       ctx.type = type;
       ctx.body = fs.createReadStream(path.join(SWAGGER_DIR, params.asset));

@@ -14,6 +14,7 @@ import { notFound, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
 import { registerPrivacySettingsRoutes } from './privacy-settings';
+import { idParam, idRef } from '../validation';
 
 const PURGE_BATCH = 1000;
 
@@ -38,7 +39,7 @@ const erasureSchema = Joi.object({
   created_at: Joi.string().isoDate(),
   completed_at: Joi.string().isoDate().allow(null),
 });
-const idParams = (name: string) => Joi.object({ [name]: Joi.string().required() });
+const idParams = (name: string) => Joi.object({ [name]: idParam.required() });
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 
 type ExportRow = Record<string, any>;
@@ -101,7 +102,7 @@ export function privacyRoutes(): ApiRouter {
     tags: ['privacy'],
     auth: 'user',
     permission: 'manage_privacy',
-    body: Joi.object({ subject_id: Joi.string().required(), format: Joi.string().valid('json').default('json') }),
+    body: Joi.object({ subject_id: idRef.required(), format: Joi.string().valid('json').default('json') }),
     responses: { 202: { description: 'The export (a ready one of the last 24 h is returned as is)', schema: exportSchema }, 404: { description: 'Unknown subject' } },
     handler: async (ctx, { body }) => {
       const { tenantId } = userOf(ctx);
@@ -148,7 +149,7 @@ export function privacyRoutes(): ApiRouter {
     tags: ['privacy'],
     auth: 'user',
     permission: 'manage_privacy',
-    body: Joi.object({ subject_id: Joi.string().required(), reason: Joi.string().trim().min(1).max(1000).required(), preserve_audit: Joi.boolean().required() }),
+    body: Joi.object({ subject_id: idRef.required(), reason: Joi.string().trim().min(1).max(1000).required(), preserve_audit: Joi.boolean().required() }),
     responses: { 202: { description: 'The erasure, running or (for an already erased subject) its last record', schema: erasureSchema }, 404: { description: 'Unknown subject' } },
     handler: async (ctx, { body }) => {
       const { tenantId } = userOf(ctx);

@@ -11,6 +11,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { requireBrandingReference } from './brandings';
+import { idRef } from '../validation';
 
 /**
  * On-demand reports. Every report runs as `report/<tenant>/<id>` into the object store (202, then
@@ -42,10 +43,10 @@ const createBody = Joi.object({
   type: Joi.string().valid(...REPORT_TYPES).required(),
   format: Joi.string().valid(...REPORT_FORMATS).required(),
   period: Joi.object({ from: day.required(), to: day.required() }).description('Both days included (UTC); required by maintenance_compliance, webhook_health and csat'),
-  branding_id: Joi.string().max(64),
+  branding_id: idRef,
 }).custom(periodRule);
 
-const directQuery = Joi.object({ from: day, to: day, branding_id: Joi.string().max(64) });
+const directQuery = Joi.object({ from: day, to: day, branding_id: idRef });
 const FILE_PATTERN = new RegExp(`^(${REPORT_TYPES.join('|')})\\.(${REPORT_FORMATS.join('|')})$`);
 
 export const reportSchema = Joi.object({
@@ -83,7 +84,7 @@ export function toReport(row: ReportJobRow, download: { url: string; expiresAt: 
   };
 }
 
-const reportParams = Joi.object({ report_id: Joi.string().max(64).required() });
+const reportParams = Joi.object({ report_id: idRef.required() });
 
 export function reportRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/reports');
@@ -95,7 +96,7 @@ export function reportRoutes(): ApiRouter {
     tags: TAGS,
     auth: 'user',
     permission: 'view_reports',
-    query: Joi.object({ ...pageQuery, type: Joi.string().valid(...REPORT_TYPES), status: Joi.string().valid('queued', 'running', 'completed', 'failed'), scheduled_report_id: Joi.string().max(64) }),
+    query: Joi.object({ ...pageQuery, type: Joi.string().valid(...REPORT_TYPES), status: Joi.string().valid('queued', 'running', 'completed', 'failed'), scheduled_report_id: idRef }),
     responses: { 200: { description: 'A page of reports', schema: Joi.object({ items: Joi.array().items(reportSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('report_jobs').select('*').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);

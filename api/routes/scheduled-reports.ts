@@ -19,6 +19,7 @@ import { actorOf, MutationUnit, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { requireBrandingReference } from './brandings';
+import { idRef } from '../validation';
 
 /**
  * Scheduled reports, each mirrored by the Temporal Schedule `scheduled-report/<tenant>/<id>`.
@@ -50,7 +51,7 @@ const fields = {
   name: Joi.string().trim().min(1).max(200),
   report_type: Joi.string().valid(...REPORT_TYPES),
   format: Joi.string().valid(...REPORT_FORMATS),
-  branding_id: Joi.string().max(64).allow(null),
+  branding_id: idRef.allow(null),
   period_rule: Joi.string()
     .valid(...PERIOD_RULES)
     .allow(null)
@@ -83,7 +84,7 @@ const createBody = Joi.object({
   recipients: fields.recipients.required(),
 });
 const updateBody = Joi.object(fields).min(1);
-const params = Joi.object({ scheduled_report_id: Joi.string().max(64).required() });
+const params = Joi.object({ scheduled_report_id: idRef.required() });
 
 /** The period rule must match the (possibly changed) type: required by period reports, refused by snapshots. */
 function checkPeriodRule(type: ReportType, rule: PeriodRule | null | undefined): void {

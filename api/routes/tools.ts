@@ -12,6 +12,7 @@ import { conflict, notFound, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
+import { idRef } from '../validation';
 
 type ToolKind = 'built_in' | 'http';
 
@@ -76,7 +77,7 @@ const updateBody = Joi.object({
   kind: Joi.any().forbidden().messages({ 'any.unknown': 'cannot be changed; create a new tool instead' }),
   builtin: Joi.any().forbidden().messages({ 'any.unknown': 'cannot be changed; create a new tool instead' }),
 }).min(1);
-const toolParams = Joi.object({ tool_id: Joi.string().max(64).required() });
+const toolParams = Joi.object({ tool_id: idRef.required() });
 
 const toolSchema = Joi.object({
   id: Joi.string(),

@@ -33,6 +33,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
+import { idRef } from '../validation';
 
 const MAX_RECOVER = 1_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -59,8 +60,8 @@ const webhookFields = {
 };
 const createBody = Joi.object({ ...webhookFields, url: webhookFields.url.required(), events: webhookFields.events.required() });
 const updateBody = Joi.object(webhookFields).min(1);
-const webhookParams = Joi.object({ webhook_id: Joi.string().max(64).required() });
-const deliveryParams = Joi.object({ webhook_id: Joi.string().max(64).required(), delivery_id: Joi.string().max(64).required() });
+const webhookParams = Joi.object({ webhook_id: idRef.required() });
+const deliveryParams = Joi.object({ webhook_id: idRef.required(), delivery_id: idRef.required() });
 
 export const webhookSchema = Joi.object({
   id: Joi.string(),
@@ -457,7 +458,7 @@ export function webhookRoutes(): ApiRouter {
       ...pageQuery,
       status: Joi.string().valid('succeeded', 'failed'),
       event_type: Joi.string().max(100),
-      delivery_id: Joi.string().max(64),
+      delivery_id: idRef,
     }),
     responses: { 200: { description: 'A page of delivery records', schema: Joi.object({ items: Joi.array().items(deliverySchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {

@@ -15,6 +15,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from './channel-records';
+import { idRef } from '../validation';
 
 interface WhatsappNumberRow {
   id: string;
@@ -56,7 +57,7 @@ const createBody = Joi.object({
   status: Joi.forbidden(),
 });
 const updateBody = Joi.object(fields).min(1);
-const numberParams = Joi.object({ number_id: Joi.string().max(64).required() });
+const numberParams = Joi.object({ number_id: idRef.required() });
 
 const numberSchema = Joi.object({
   id: Joi.string(),

@@ -95,6 +95,9 @@ export function whatsappWebhookRoutes(): ApiRouter {
     description: 'Authenticated by X-Hub-Signature-256. Messages are stored once per provider message id.',
     tags,
     auth: 'none',
+    // The provider batches several messages and statuses in one call: more room than other
+    // anonymous routes, still far below the authenticated megabyte.
+    bodyLimit: '256kb',
     body: Joi.object().unknown(true),
     responses: {
       200: { description: 'Counts of stored, duplicate and unrouted messages', schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }) },

@@ -1,4 +1,5 @@
 import type { CycleRecord } from '../prognostics/types';
+import { ownValue } from '../own';
 
 /** Per-cycle averages of asset parameters, as the readings store returns them. */
 export interface CycleAverage {
@@ -16,7 +17,7 @@ export function cycleSeries(averages: readonly CycleAverage[], modelInputs: Read
   const mapped = Object.keys(modelInputs);
   const byCycle = new Map<number, Record<string, number>>();
   for (const a of averages) {
-    const sensor = modelInputs[a.parameter];
+    const sensor = ownValue(modelInputs, a.parameter);
     if (sensor === undefined || !Number.isFinite(a.value)) continue;
     const sensors = byCycle.get(a.cycle) ?? {};
     sensors[sensor] = a.value;
@@ -34,6 +35,6 @@ export function cycleSeries(averages: readonly CycleAverage[], modelInputs: Read
  */
 export function missingSensors(averages: readonly CycleAverage[], modelInputs: Readonly<Record<string, string>>, modelSensors: readonly string[]): string[] {
   if (averages.length === 0) return [];
-  const fed = new Set(averages.flatMap((a) => (modelInputs[a.parameter] !== undefined ? [modelInputs[a.parameter] as string] : [])));
+  const fed = new Set(averages.flatMap((a) => ((sensor) => (sensor !== undefined ? [sensor] : []))(ownValue(modelInputs, a.parameter))));
   return modelSensors.filter((sensor) => !fed.has(sensor));
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_ACTION_THRESHOLDS, type ActionThresholds } from '../prognostics/actions';
+import { ownValue } from '../own';
 
 /**
  * Predictive configuration of one asset type in one tenant: which asset parameters feed the
@@ -36,5 +37,5 @@ export function defaultPredictiveConfig(assetType: string): PredictiveConfig {
 
 /** The asset parameter behind an operational parameter. */
 export function operationalParameterName(config: PredictiveConfig, name: OperationalParameter): string {
-  return config.operational_parameters[name] ?? name;
+  return ownValue(config.operational_parameters, name) ?? name;
 }

@@ -1,6 +1,7 @@
 import type { CycleRecord } from '../prognostics/types';
 import { bandPosition, round2, ToleranceBand } from './band';
 import { operationalParameterName, OPERATIONAL_PARAMETERS, OperationalParameter, PredictiveConfig } from './predictive-config';
+import { ownValue } from '../own';
 
 /**
  * What-if scenarios of the digital twin: percent changes of operational parameters (`load`,
@@ -25,7 +26,7 @@ export function resolveChanges(changes: ScenarioChanges, config: PredictiveConfi
     const parameter = (OPERATIONAL_PARAMETERS as readonly string[]).includes(target)
       ? operationalParameterName(config, target as OperationalParameter)
       : target;
-    return { target, parameter, percent, model_sensor: config.model_inputs[parameter] ?? null };
+    return { target, parameter, percent, model_sensor: ownValue(config.model_inputs, parameter) ?? null };
   });
 }
 

@@ -7,6 +7,7 @@
  */
 import type { ChunkResult, ExtractedFields, FieldResult, TemplateField } from './types';
 import { emptyField } from './types';
+import { ownValue } from '../own';
 
 export type RecordEngine = 'built-in' | 'openai-compatible' | 'mixed';
 
@@ -30,7 +31,7 @@ export function mergeChunkResults(fields: readonly TemplateField[], chunks: read
   const engine: RecordEngine = engines.size === 1 ? [...engines][0] : engines.size === 0 ? 'built-in' : 'mixed';
   const merged: ExtractedFields = {};
   for (const field of fields) {
-    merged[field.name] = chunks.reduce<FieldResult>((best, c) => (c.fields[field.name] ? preferred(best, c.fields[field.name]) : best), emptyField(engine === 'openai-compatible' ? 'openai-compatible' : 'built-in'));
+    merged[field.name] = chunks.reduce<FieldResult>((best, c) => ((found) => (found ? preferred(best, found) : best))(ownValue(c.fields, field.name)), emptyField(engine === 'openai-compatible' ? 'openai-compatible' : 'built-in'));
   }
   const modelChunk = chunks.find((c) => c.engine === 'openai-compatible');
   const fellBack = chunks.filter((c) => c.fellBack).length;
@@ -44,5 +45,5 @@ export function mergeChunkResults(fields: readonly TemplateField[], chunks: read
 
 /** Required fields the record has no value for (a person should fill them in). */
 export function missingRequired(fields: readonly TemplateField[], values: ExtractedFields): string[] {
-  return fields.filter((f) => f.required && (values[f.name]?.value ?? null) === null).map((f) => f.name);
+  return fields.filter((f) => f.required && (ownValue(values, f.name)?.value ?? null) === null).map((f) => f.name);
 }

@@ -8,6 +8,7 @@ import type { ChatMessage } from '../llm/provider';
 import { coerceFieldValue } from './coerce';
 import type { ExtractedFields, FieldResult, TemplateField } from './types';
 import { emptyField } from './types';
+import { ownValue } from '../own';
 
 export const MODEL_CONFIDENCE = { QUOTED: 0.8, UNQUOTED: 0.5 } as const;
 
@@ -54,7 +55,7 @@ export function parseModelAnswer(fields: readonly TemplateField[], answer: strin
   const object = jsonObjectIn(answer);
   const out: ExtractedFields = {};
   for (const field of fields) {
-    const entry = object[field.name];
+    const entry = ownValue(object, field.name);
     const raw = entry && typeof entry === 'object' && !Array.isArray(entry) && 'value' in entry ? (entry as { value: unknown }).value : entry;
     const coerced = raw === undefined ? null : coerceFieldValue(field, raw);
     if (!coerced || !coerced.ok || coerced.value === null) {

@@ -3,6 +3,8 @@
  * trusted). Pure: the upload route hands it the head of the stream (SNIFF_BYTES at most) and
  * whether that head is the whole file.
  */
+import { ownValue } from '../own';
+
 export const SNIFF_BYTES = 4096;
 
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -96,7 +98,7 @@ const isRecognisable = (type: string) =>
 export function normaliseMediaType(declared: string | undefined): string | undefined {
   const type = declared?.split(';')[0].trim().toLowerCase();
   if (!type) return undefined;
-  return ALIASES[type] ?? type;
+  return ownValue(ALIASES, type) ?? type;
 }
 
 /**

@@ -21,6 +21,7 @@ import type { ChunkResult, TemplateField } from '../../domain/extraction/types';
 import type { LlmProvider } from '../../domain/llm/provider';
 import { ObjectStore } from '../../infra/object-store';
 import { pdfText, PdfTextError } from './pdf-text';
+import { storableText } from '../../domain/text';
 
 /** Bytes read from a file to extract from, and characters of text extracted: beyond, the job fails. */
 export const MAX_SOURCE_BYTES = 50 * 1024 * 1024;
@@ -77,9 +78,9 @@ export function createExtractionActivities(deps: ExtractionDeps) {
     }
     if (file.size_bytes > MAX_SOURCE_BYTES) throw sourceError(`the file is larger than ${MAX_SOURCE_BYTES / 1024 / 1024} MiB, the extraction limit`);
     const bytes = await readAll(await openFileStream(objectStore, file), MAX_SOURCE_BYTES);
-    if (type === 'text/plain') return bytes.toString('utf8');
+    if (type === 'text/plain') return storableText(bytes.toString('utf8'));
     try {
-      return await pdfText(bytes);
+      return storableText(await pdfText(bytes));
     } catch (err) {
       if (err instanceof PdfTextError) throw sourceError(err.message);
       throw err;

@@ -11,6 +11,7 @@ import { contactByEmail, contactByPhone, openConversation, storeMessageBody } fr
 import { Actor } from '../../db/audit';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { signalInboundMessage } from '../../orchestration/conversations';
+import { storableOrNull, storableText } from '../../domain/text';
 import { AppContext } from '../context';
 import { dependencyUnavailable, errorSummary } from '../errors';
 import { runMutation } from '../mutation';
@@ -40,7 +41,16 @@ const RECEIVER = {
 
 type Routed = { outcome: 'unrouted' } | { outcome: 'stored' | 'duplicate'; conversationId: string; messageId: string };
 
-export async function receiveInboundMessage(ctx: AppContext, actor: Actor, message: InboundMessage): Promise<InboundOutcome> {
+export async function receiveInboundMessage(ctx: AppContext, actor: Actor, received: InboundMessage): Promise<InboundOutcome> {
+  // What a provider relays is kept as sent, less what PostgreSQL cannot store.
+  const message: InboundMessage = {
+    ...received,
+    from: storableText(received.from),
+    senderName: storableOrNull(received.senderName),
+    body: storableText(received.body),
+    subject: storableOrNull(received.subject),
+    providerMessageId: storableText(received.providerMessageId),
+  };
   const receiver = RECEIVER[message.channel];
   const routed = await runMutation(ctx, message.tenantId, actor, async (unit): Promise<Routed> => {
     const agent =

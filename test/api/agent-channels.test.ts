@@ -176,7 +176,7 @@ describe('conversations', () => {
     const perContact = await call(`/api/v1/conversations?contact_id=${ana.id}`);
     expect(perContact.body.items.map((c: { id: string }) => c.id)).toEqual([ids[3], ids[2], ids[0]]);
     expect((await call(`/api/v1/conversations?contact_id=${ana.id}&agent_id=${agentB}`)).body.total).toBe(1);
-    expect((await call('/api/v1/conversations?contact_id=nope')).body.total).toBe(0);
+    expectError(await call('/api/v1/conversations?contact_id=nope'), 422, 'VALIDATION_ERROR');
     expect((await call(`/api/v1/conversations/${ids[1]}`)).body.status).toBe('closed');
     // An agent of another type is not found under a type-filtered prefix.
     expectError(await call(`/api/v1/email/${agentA}/conversations`), 404, 'NOT_FOUND');

@@ -108,7 +108,7 @@ describe('GET /assets/tree', () => {
     expect((await api.request('/api/v1/assets/tree?depth=10', { token: tenant.token })).status).toBe(200);
     expectError(await api.request(`/api/v1/assets/tree?root_id=${randomUUID()}`, { token: tenant.token }), 404, 'NOT_FOUND');
     expectError(await api.request(`/api/v1/assets/tree?root_id=${ids.root}`, { token: b.token }), 404, 'NOT_FOUND');
-    expectError(await api.request('/api/v1/assets/tree?root_id=not-a-uuid', { token: tenant.token }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/assets/tree?root_id=not-a-uuid', { token: tenant.token }), 422, 'VALIDATION_ERROR');
   });
 
   it('refuses a parent that would close a cycle (409)', async () => {

@@ -149,7 +149,8 @@ describe('inbound e-mail', () => {
     expectError(await postEmail(accountId, raw, 'whin_not-the-secret'), 401, 'UNAUTHENTICATED');
     expectError(await postEmail(accountId, raw, null), 401, 'UNAUTHENTICATED');
     expectError(await postEmail(randomUUID(), raw), 401, 'UNAUTHENTICATED');
-    expectError(await postEmail('not-a-uuid', raw), 401, 'UNAUTHENTICATED');
+    // A malformed id names no account: the router's one answer for malformed path ids.
+    expectError(await postEmail('not-a-uuid', raw), 404, 'NOT_FOUND');
     expectError(await postEmail(accountId, raw, inboundSecret, 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE');
     // Signed, then altered in transit.
     const signature = `sha256=${createHmac('sha256', inboundSecret).update(raw).digest('hex')}`;

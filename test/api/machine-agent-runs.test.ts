@@ -92,7 +92,7 @@ describe('GET /api/v1/agents/:agent_id/runs', () => {
     const pumpOnly = await runsOf(tenant, agentId, `?asset_id=${pump}&limit=1`);
     expect(pumpOnly.body).toMatchObject({ total: 1, skip: 0, limit: 1 });
     expect(pumpOnly.body.items[0].event_id).toBe(first);
-    expect((await runsOf(tenant, agentId, '?asset_id=not-a-uuid')).body.total).toBe(0);
+    expectError(await runsOf(tenant, agentId, '?asset_id=not-a-uuid'), 422, 'VALIDATION_ERROR');
   });
 
   it("answers 404 for another tenant's agent and an unknown id", async () => {

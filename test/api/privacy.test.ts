@@ -281,7 +281,7 @@ describe('export, erasure and isolation', () => {
 
   it("answers 404 for unknown subjects and for another tenant's subject, export and erasure", async () => {
     expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: randomUUID(), format: 'json' } }), 404, 'NOT_FOUND');
-    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: 'not-a-uuid', format: 'json' } }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: 'not-a-uuid', format: 'json' } }), 422, 'VALIDATION_ERROR');
     expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: other.token, json: { subject_id: alice.id, format: 'json' } }), 404, 'NOT_FOUND');
     expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'csv' } }), 422, 'VALIDATION_ERROR');
     expectError(await api.request(`/api/v1/privacy/exports/${exportId}`, { token: other.token }), 404, 'NOT_FOUND');

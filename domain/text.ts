@@ -1,0 +1,13 @@
+/**
+ * Text that arrives from a document or a provider rather than from an API client (a parsed email,
+ * a WhatsApp message, a PDF's text) is kept, not refused: its NUL characters, which PostgreSQL
+ * cannot store, become U+FFFD. One UTF-16 unit for one, so offsets into the text (source spans of
+ * extractions) stay valid. Client input is refused instead (api/validation.ts).
+ */
+export function storableText(text: string): string {
+  return text.includes('\u0000') ? text.replace(/\u0000/g, '\uFFFD') : text;
+}
+
+export function storableOrNull(text: string | null | undefined): string | null {
+  return text == null ? null : storableText(text);
+}

@@ -1,22 +1,18 @@
-import { createServer } from 'node:http';
 import { loadConfig } from '../infra/config';
 import { createApp } from './app';
 import { createDeps } from './deps';
 import { createLogger } from '../infra/logger';
+import { apiUrl, createApiServer } from './listen';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const deps = createDeps(config);
   const { app } = createApp(deps);
-  const server = createServer(app.callback());
-  // Keep-alive longer than typical load balancer idle timeouts, so they close first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
+  const server = createApiServer(app.callback(), config.api.tls);
   await new Promise<void>((resolve) => server.listen(config.api.port, config.api.host, resolve));
   // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
   const lifecycle = createLogger('info', { component: 'api' });
-  lifecycle.info({ url: `http://${config.api.host}:${config.api.port}/api/v1` }, 'api listening');
+  lifecycle.info({ url: apiUrl(config) }, 'api listening');
 
   const stop = () => {
     lifecycle.info('api stopping');

@@ -6,7 +6,8 @@ export type AppEnv = 'development' | 'test' | 'production';
 
 export interface Config {
   appEnv: AppEnv;
-  api: { host: string; port: number };
+  /** `tls`: serve HTTPS with TLS 1.3 as the minimum (API_TLS_CERT_FILE + API_TLS_KEY_FILE); null: plain HTTP behind a TLS proxy. */
+  api: { host: string; port: number; tls: { certFile: string; keyFile: string } | null };
   databaseUrl: string;
   temporal: { address: string; namespace: string; uiUrl: string };
   s3: {
@@ -97,7 +98,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const config: Config = {
     appEnv,
-    api: { host: env.API_HOST || '127.0.0.1', port: port('API_PORT', 3000) },
+    api: { host: env.API_HOST || '127.0.0.1', port: port('API_PORT', 3000), tls: apiTls(env, problems) },
     databaseUrl: required('DATABASE_URL'),
     temporal: {
       address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
@@ -129,6 +130,17 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function apiTls(env: NodeJS.ProcessEnv, problems: string[]): Config['api']['tls'] {
+  const certFile = env.API_TLS_CERT_FILE?.trim();
+  const keyFile = env.API_TLS_KEY_FILE?.trim();
+  if (!certFile && !keyFile) return null;
+  if (!certFile || !keyFile) {
+    problems.push('API_TLS_CERT_FILE and API_TLS_KEY_FILE go together (both or neither)');
+    return null;
+  }
+  return { certFile, keyFile };
 }
 
 function parseAppEnv(raw: string | undefined, problems: string[]): AppEnv {

@@ -5,7 +5,7 @@
 import Joi from 'joi';
 import { TaskRow } from '../../db/queries/maintenance';
 import { isUuid, tenantScope } from '../../db/tenant-scope';
-import { computeCompliance, parseCompliancePeriod, TASK_STATUSES, type TaskStatus } from '../../domain/maintenance';
+import { computePlanCompliance, parseCompliancePeriod, TASK_STATUSES, type TaskStatus } from '../../domain/maintenance';
 import { userOf } from '../context';
 import { invalidState } from '../errors';
 import { actorOf, runMutation } from '../mutation';
@@ -141,7 +141,7 @@ export function registerComplianceRoute(api: ApiRouter): void {
     path: '/compliance',
     summary: 'PM compliance over tasks due in the period (both dates included)',
     description:
-      'A task due in the period is on time when done no later than due + 10 % of its plan interval; overdue when done later or still open past that. `compliance_rate` (percent) is null when no task counts yet; `average_delay_hours` is over the overdue tasks. Cancelled tasks and open tasks not yet past the deadline are not counted.',
+      'SPEC.md counts plans. A task due in the period is on time when done no later than due + 10 % of its plan interval, late when done after that, overdue-open when still open past it. A plan with tasks due in the period is executed on time when each of them that counts was on time, overdue when one was late or is overdue-open; a plan whose due tasks are all pending (deadline not reached) or cancelled does not count yet (`pending_count`). `compliance_rate` (percent of counted plans on time) is null when no plan counts; `average_delay_hours` is over late executions (due to completion). `tasks` gives the same figures per task.',
     tags: TAGS,
     auth: 'user',
     permission: 'view_maintenance',
@@ -152,12 +152,21 @@ export function registerComplianceRoute(api: ApiRouter): void {
         schema: Joi.object({
           start_date: Joi.string(),
           end_date: Joi.string(),
-          compliance_rate: Joi.number().allow(null),
-          on_time_count: Joi.number(),
-          overdue_count: Joi.number(),
-          average_delay_hours: Joi.number().allow(null),
-          pending_count: Joi.number(),
-          cancelled_count: Joi.number(),
+          compliance_rate: Joi.number().allow(null).description('Percent of counted plans executed on time'),
+          on_time_count: Joi.number().description('Plans whose every counted task was done by its deadline'),
+          overdue_count: Joi.number().description('Plans with a task done late or still open past its deadline'),
+          average_delay_hours: Joi.number().allow(null).description('Average delay of late executions (due to completion)'),
+          pending_count: Joi.number().description('Plans with tasks due whose deadlines have not passed yet'),
+          total_plans: Joi.number().description('Plans with a task due in the period'),
+          tasks: Joi.object({
+            compliance_rate: Joi.number().allow(null),
+            on_time_count: Joi.number(),
+            overdue_count: Joi.number(),
+            average_delay_hours: Joi.number().allow(null),
+            pending_count: Joi.number(),
+            cancelled_count: Joi.number(),
+            total: Joi.number(),
+          }).description('The same figures per task'),
           total_tasks: Joi.number(),
         }),
       },
@@ -170,14 +179,14 @@ export function registerComplianceRoute(api: ApiRouter): void {
         .whereNotNull('plan_id')
         .where('due_at', '>=', period.period.start)
         .where('due_at', '<', period.period.end)
-        .select('due_at', 'completed_at', 'status', 'interval_hours');
+        .select('plan_id', 'due_at', 'completed_at', 'status', 'interval_hours');
       if (query.plan_id) {
         if (isUuid(query.plan_id)) q.where('plan_id', query.plan_id);
         else q.whereRaw('false');
       }
-      const rows: Array<Pick<TaskRow, 'due_at' | 'completed_at' | 'status' | 'interval_hours'>> = await q;
-      const metrics = computeCompliance(
-        rows.map((r) => ({ due_at: r.due_at, completed_at: r.completed_at, status: r.status, interval_hours: Number(r.interval_hours ?? 0) })),
+      const rows: Array<Pick<TaskRow, 'due_at' | 'completed_at' | 'status' | 'interval_hours'> & { plan_id: string }> = await q;
+      const metrics = computePlanCompliance(
+        rows.map((r) => ({ plan_id: r.plan_id, due_at: r.due_at, completed_at: r.completed_at, status: r.status, interval_hours: Number(r.interval_hours ?? 0) })),
         new Date(),
       );
       ctx.body = { start_date: query.start_date, end_date: query.end_date, ...metrics, total_tasks: rows.length };

@@ -28,7 +28,8 @@ export interface ComplianceMetrics {
   compliance_rate: number | null; // percent, 2 decimals; null when no task counts (nothing was due)
   on_time_count: number;
   overdue_count: number; // late completions + open tasks past their deadline
-  average_delay_hours: number | null; // over overdue tasks, 2 decimals; null when there are none
+  /** SPEC.md: over late executions (completed after the deadline), 2 decimals; null when none. */
+  average_delay_hours: number | null;
   pending_count: number;
   cancelled_count: number;
 }
@@ -57,25 +58,79 @@ export function classifyTask(task: ComplianceTask, now: Instant): TaskCompliance
 /** Metrics over the given tasks (the caller selects the tasks due in the period). */
 export function computeCompliance(tasks: ComplianceTask[], now: Instant): ComplianceMetrics {
   let onTime = 0;
+  let overdue = 0;
   let pending = 0;
   let cancelled = 0;
-  const delays: number[] = [];
+  const lateDelays: number[] = [];
   for (const task of tasks) {
     const result = classifyTask(task, now);
     if (result.kind === 'on_time') onTime += 1;
     else if (result.kind === 'pending') pending += 1;
     else if (result.kind === 'excluded') cancelled += 1;
-    else delays.push(result.delay_hours);
+    else {
+      overdue += 1;
+      // A task still open has no execution yet: its delay is not an execution's delay.
+      if (result.kind === 'late') lateDelays.push(result.delay_hours);
+    }
   }
-  const counted = onTime + delays.length;
+  const counted = onTime + overdue;
   return {
     compliance_rate: counted === 0 ? null : round2((onTime / counted) * 100),
     on_time_count: onTime,
-    overdue_count: delays.length,
-    average_delay_hours: delays.length === 0 ? null : round2(delays.reduce((a, b) => a + b, 0) / delays.length),
+    overdue_count: overdue,
+    average_delay_hours: average(lateDelays),
     pending_count: pending,
     cancelled_count: cancelled,
   };
+}
+
+export interface PlanComplianceTask extends ComplianceTask {
+  plan_id: string;
+}
+
+/**
+ * SPEC.md's compliance metrics, whose unit is the plan: a plan with tasks due in the period is
+ * executed on time when every one of them that counts was done by its deadline, and overdue when
+ * one was done late or is still open past it. A plan whose due tasks are all pending (deadline not
+ * reached) or cancelled does not count yet. `average_delay_hours` is over late executions. The
+ * task-level figures are kept beside them.
+ */
+export interface PlanComplianceMetrics {
+  compliance_rate: number | null;
+  on_time_count: number;
+  overdue_count: number;
+  average_delay_hours: number | null;
+  pending_count: number;
+  total_plans: number;
+  tasks: ComplianceMetrics & { total: number };
+}
+
+export function computePlanCompliance(tasks: readonly PlanComplianceTask[], now: Instant): PlanComplianceMetrics {
+  const byPlan = new Map<string, TaskCompliance['kind'][]>();
+  for (const task of tasks) byPlan.set(task.plan_id, [...(byPlan.get(task.plan_id) ?? []), classifyTask(task, now).kind]);
+  let onTime = 0;
+  let overdue = 0;
+  let pending = 0;
+  for (const kinds of byPlan.values()) {
+    if (kinds.some((k) => k === 'late' || k === 'overdue_open')) overdue += 1;
+    else if (kinds.includes('on_time')) onTime += 1;
+    else if (kinds.includes('pending')) pending += 1;
+  }
+  const taskMetrics = computeCompliance([...tasks], now);
+  const counted = onTime + overdue;
+  return {
+    compliance_rate: counted === 0 ? null : round2((onTime / counted) * 100),
+    on_time_count: onTime,
+    overdue_count: overdue,
+    average_delay_hours: taskMetrics.average_delay_hours,
+    pending_count: pending,
+    total_plans: byPlan.size,
+    tasks: { ...taskMetrics, total: tasks.length },
+  };
+}
+
+function average(values: readonly number[]): number | null {
+  return values.length === 0 ? null : round2(values.reduce((a, b) => a + b, 0) / values.length);
 }
 
 export interface CompliancePeriod {

@@ -370,14 +370,35 @@ describe('compliance', () => {
     await api.deps.db('maintenance_tasks').where({ id: late }).update({ due_at: tenDaysAgo });
     await post(t, `/tasks/${late}/complete`);
 
+    // A second plan executed once, on time; a third whose only task is still within its grace.
+    const second = await createPlan(t, { trigger: calendar(hourAhead(24 * 3)) });
+    await post(t, `/tasks/${(await post(t, `/plans/${second.id}/execute`)).body.task_id}/complete`);
+    const third = await createPlan(t, { trigger: calendar(hourAhead(24 * 3)) });
+    await post(t, `/plans/${third.id}/execute`);
+
+    // SPEC.md counts plans: the first is overdue (one late execution), the second on time, the
+    // third not counted yet. The average delay is over late executions only.
     const start = tenDaysAgo.toISOString().slice(0, 10);
     const res = await get(t, `/compliance?start_date=${start}&end_date=${today}`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ start_date: start, end_date: today, on_time_count: 1, overdue_count: 1, compliance_rate: 50, pending_count: 1, cancelled_count: 1, total_tasks: 4 });
+    expect(res.body).toMatchObject({
+      start_date: start,
+      end_date: today,
+      on_time_count: 1,
+      overdue_count: 1,
+      compliance_rate: 50,
+      pending_count: 1,
+      total_plans: 3,
+      tasks: { on_time_count: 2, overdue_count: 1, pending_count: 2, cancelled_count: 1, total: 6, compliance_rate: 66.67 },
+      total_tasks: 6,
+    });
     expect(res.body.average_delay_hours).toBeGreaterThan(239.9);
     expect(res.body.average_delay_hours).toBeLessThan(240.1);
-    expect((await get(t, `/compliance?start_date=${today}&end_date=${today}`)).body).toMatchObject({ on_time_count: 1, overdue_count: 0, compliance_rate: 100, average_delay_hours: null });
-    expect((await get(other, `/compliance?start_date=${start}&end_date=${today}&plan_id=${plan.id}`)).body).toMatchObject({ total_tasks: 0, compliance_rate: null });
+    expect(res.body.tasks.average_delay_hours).toBe(res.body.average_delay_hours);
+    // Today alone: the late task is outside the period, so the first plan was executed on time too.
+    expect((await get(t, `/compliance?start_date=${today}&end_date=${today}`)).body).toMatchObject({ on_time_count: 2, overdue_count: 0, pending_count: 1, compliance_rate: 100, average_delay_hours: null });
+    expect((await get(t, `/compliance?start_date=${start}&end_date=${today}&plan_id=${plan.id}`)).body).toMatchObject({ total_plans: 1, overdue_count: 1, compliance_rate: 0 });
+    expect((await get(other, `/compliance?start_date=${start}&end_date=${today}&plan_id=${plan.id}`)).body).toMatchObject({ total_tasks: 0, total_plans: 0, compliance_rate: null });
 
     expectError(await get(t, `/compliance?start_date=2024-02-30&end_date=2024-03-01`), 422, 'VALIDATION_ERROR');
     expectError(await get(t, `/compliance?start_date=2024-03-02&end_date=2024-03-01`), 422, 'VALIDATION_ERROR');

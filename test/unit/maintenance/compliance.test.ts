@@ -1,6 +1,7 @@
 import {
   classifyTask,
   computeCompliance,
+  computePlanCompliance,
   graceDeadline,
   isDueInPeriod,
   parseCompliancePeriod,
@@ -40,7 +41,7 @@ describe('classifyTask: the 10 % grace boundary', () => {
 });
 
 describe('computeCompliance', () => {
-  it('counts on-time, late and open-overdue; averages the delay over the overdue ones', () => {
+  it('counts on-time, late and open-overdue; averages the delay over the late executions only', () => {
     const tasks = [
       done('2024-03-02T00:00:00Z'), // on time
       done('2024-03-04T00:00:00Z'), // on time (boundary)
@@ -53,7 +54,7 @@ describe('computeCompliance', () => {
       compliance_rate: 50,
       on_time_count: 2,
       overdue_count: 2,
-      average_delay_hours: 85,
+      average_delay_hours: 73, // the open overdue task (97 h) has no execution yet
       pending_count: 1,
       cancelled_count: 1,
     });
@@ -71,6 +72,36 @@ describe('computeCompliance', () => {
   });
   it('all on time: 100, average delay null', () => {
     expect(computeCompliance([done('2024-03-01T00:00:00Z')], '2024-04-01T00:00:00Z')).toMatchObject({ compliance_rate: 100, average_delay_hours: null });
+  });
+});
+
+describe('computePlanCompliance: SPEC.md counts plans', () => {
+  const of = (plan_id: string, task: ReturnType<typeof done>) => ({ ...task, plan_id });
+  it('a plan is on time when each counted task was, overdue when one was late or is open past its deadline', () => {
+    const m = computePlanCompliance(
+      [
+        of('a', done('2024-03-02T00:00:00Z')),
+        of('a', done('2024-03-03T00:00:00Z')), // a: on time
+        of('b', done('2024-03-02T00:00:00Z')),
+        of('b', done('2024-03-04T01:00:00Z')), // b: one late execution (73 h) → overdue
+        of('c', open()), // c: open past its deadline → overdue
+        of('d', { ...open(), due_at: '2024-03-04T00:00:00Z' }), // d: pending only, not counted
+        of('e', { ...base, status: 'cancelled' as const, completed_at: null }), // e: cancelled only
+      ],
+      '2024-03-05T01:00:00Z',
+    );
+    expect(m).toEqual({
+      compliance_rate: 33.33,
+      on_time_count: 1,
+      overdue_count: 2,
+      average_delay_hours: 73,
+      pending_count: 1,
+      total_plans: 5,
+      tasks: { compliance_rate: 60, on_time_count: 3, overdue_count: 2, average_delay_hours: 73, pending_count: 1, cancelled_count: 1, total: 7 },
+    });
+  });
+  it('no plan counts: rate and average are null', () => {
+    expect(computePlanCompliance([], '2024-04-01T00:00:00Z')).toMatchObject({ compliance_rate: null, average_delay_hours: null, total_plans: 0 });
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { Client } from '@temporalio/client';
 import Joi from 'joi';
-import { findPlan, findTask, PlanRow, PRIORITIES, saveScheduleSnapshot, TaskRow } from '../../db/queries/maintenance';
+import { findPlan, findTask, PLAN_TASK_KINDS, PlanRow, PlanTaskKind, PRIORITIES, saveScheduleSnapshot, TaskRow } from '../../db/queries/maintenance';
 import { Queryable } from '../../db/knex';
 import { isUuid, TenantScope } from '../../db/tenant-scope';
 import {
@@ -82,6 +82,9 @@ export const planFields = {
   assignee_id: userId.allow(null),
   priority: Joi.string().valid(...PRIORITIES),
   estimated_minutes: Joi.number().integer().min(1).max(100_000).allow(null),
+  task_kind: Joi.string()
+    .valid(...PLAN_TASK_KINDS)
+    .description('Kind of the generated tasks: an `inspection` is completed with the inspector\'s condition rating, which is recorded on the assets'),
   task_prefix: Joi.string()
     .custom((v: string, h) => (isValidTaskPrefix(v) ? v : h.error('any.invalid')))
     .messages({ 'any.invalid': `must be ${TASK_PREFIX_RULE}` }),
@@ -106,6 +109,7 @@ export interface PlanBody {
   assignee_id?: string | null;
   priority?: PlanRow['priority'];
   estimated_minutes?: number | null;
+  task_kind?: PlanTaskKind;
   task_prefix?: string;
   notify?: PlanRow['notify'];
   on_open_task?: PlanRow['on_open_task'];
@@ -129,6 +133,7 @@ export const planSchema = Joi.object({
   assignee_id: Joi.string().allow(null),
   priority: Joi.string(),
   estimated_minutes: Joi.number().allow(null),
+  task_kind: Joi.string().valid(...PLAN_TASK_KINDS),
   task_prefix: Joi.string(),
   notify: Joi.object().unknown(true).allow(null),
   on_open_task: Joi.string(),
@@ -157,6 +162,7 @@ export function toPlan(row: PlanRow) {
     assignee_id: row.assignee_id,
     priority: row.priority,
     estimated_minutes: row.estimated_minutes,
+    task_kind: row.task_kind,
     task_prefix: row.task_prefix,
     notify: row.notify,
     on_open_task: row.on_open_task,

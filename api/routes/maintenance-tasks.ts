@@ -3,11 +3,13 @@
  * `/api/v1/maintenance/compliance` (SMRP-style, domain/maintenance/compliance.ts).
  */
 import Joi from 'joi';
+import { recordInspection } from '../../db/asset-monitoring/inspection';
 import { TaskRow } from '../../db/queries/maintenance';
+import { Condition, CONDITIONS } from '../../domain/assets/health';
 import { isUuid, tenantScope } from '../../db/tenant-scope';
 import { computePlanCompliance, parseCompliancePeriod, TASK_STATUSES, type TaskStatus } from '../../domain/maintenance';
 import { userOf } from '../context';
-import { invalidState } from '../errors';
+import { invalidState, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest } from '../pagination';
 import { ApiRouter } from '../route';
@@ -25,7 +27,12 @@ interface Transition {
 
 const TRANSITIONS: Transition[] = [
   { action: 'start', from: ['open'], to: 'in_progress', summary: 'Start a task (open → in_progress)' },
-  { action: 'complete', from: ['open', 'in_progress'], to: 'done', summary: 'Complete a task (open or in_progress → done); emits maintenance.task.completed' },
+  {
+    action: 'complete',
+    from: ['open', 'in_progress'],
+    to: 'done',
+    summary: 'Complete a task (open or in_progress → done); emits maintenance.task.completed. An inspection is completed with its `condition`, recorded on its assets.',
+  },
   { action: 'cancel', from: ['open', 'in_progress'], to: 'cancelled', summary: 'Cancel a task (open or in_progress → cancelled); not counted by compliance' },
 ];
 
@@ -78,7 +85,7 @@ export function registerTaskRoutes(api: ApiRouter): void {
   });
 
   for (const t of TRANSITIONS) {
-    api.route<{ task_id: string }, unknown, { notes?: string }>({
+    api.route<{ task_id: string }, unknown, { notes?: string; condition?: Condition }>({
       method: 'post',
       path: `/tasks/:task_id/${t.action}`,
       summary: t.summary,
@@ -86,7 +93,12 @@ export function registerTaskRoutes(api: ApiRouter): void {
       auth: 'user',
       permission: 'manage_maintenance',
       params: taskParams,
-      body: Joi.object({ notes: Joi.string().trim().max(5_000) }),
+      body: Joi.object({
+        notes: Joi.string().trim().max(5_000),
+        ...(t.action === 'complete'
+          ? { condition: Joi.string().valid(...CONDITIONS).description("Inspections only (required for them): the inspector's rating, recorded on each asset of the task") }
+          : {}),
+      }),
       responses: { 200: { description: 'The task', schema: taskSchema }, 404: { description: 'Not found' }, 409: { description: `Only a task ${t.from.join(' or ')} can be ${t.to}` } },
       handler: async (ctx, { params, body }) => {
         const { tenantId, userId } = userOf(ctx);
@@ -94,13 +106,23 @@ export function registerTaskRoutes(api: ApiRouter): void {
           const task = await requireTask(unit.scope, params.task_id);
           const [locked]: TaskRow[] = await unit.scope.table('maintenance_tasks').where('id', task.id).forUpdate().select('*');
           if (!t.from.includes(locked.status)) throw invalidState(`the task is ${locked.status}; only a task ${t.from.join(' or ')} can be ${t.to}`);
+          if (t.action === 'complete') assertInspectionResult(locked, body.condition);
           const now = new Date();
           const change: Record<string, unknown> = { status: t.to, updated_at: now, ...(body.notes !== undefined ? { notes: body.notes } : {}) };
           if (t.action === 'start') change.started_at = now;
           if (t.action === 'complete') Object.assign(change, { completed_at: now, completed_by: userId });
           if (t.action === 'cancel') change.cancelled_at = now;
           const [updated]: TaskRow[] = await unit.scope.table('maintenance_tasks').where('id', task.id).update(change).returning('*');
-          unit.audit({ action: `maintenance_task.${t.to}`, resourceType: 'maintenance_task', resourceId: task.id, details: { from: locked.status, plan_id: task.plan_id } });
+          // SPEC.md: the condition is recalculated each time an inspection is completed.
+          const inspectionIds: string[] = [];
+          if (t.action === 'complete' && locked.kind === 'inspection' && body.condition) {
+            for (const assetId of locked.asset_ids) {
+              const inspection = await recordInspection(unit, assetId, { performed_at: now, condition: body.condition, notes: body.notes ?? null, recorded_by: userId }, now);
+              inspectionIds.push(inspection.id);
+            }
+          }
+          const inspected = inspectionIds.length > 0 ? { inspection_ids: inspectionIds, condition: body.condition } : {};
+          unit.audit({ action: `maintenance_task.${t.to}`, resourceType: 'maintenance_task', resourceId: task.id, details: { from: locked.status, plan_id: task.plan_id, ...inspected } });
           if (t.action === 'complete') {
             unit.emit('maintenance.task.completed', {
               task_id: task.id,
@@ -117,6 +139,20 @@ export function registerTaskRoutes(api: ApiRouter): void {
         ctx.body = toTask(row);
       },
     });
+  }
+}
+
+/** An inspection is completed with its result; any other task has none to give. */
+function assertInspectionResult(task: TaskRow, condition: Condition | undefined): void {
+  if (task.kind === 'inspection' && condition === undefined) {
+    throw validationError('an inspection is completed with its condition (good, fair, poor or critical)', [
+      { field: 'body.condition', message: 'is required to complete an inspection', type: 'any.required' },
+    ]);
+  }
+  if (task.kind !== 'inspection' && condition !== undefined) {
+    throw validationError(`condition is the result of an inspection; this task is ${task.kind}`, [
+      { field: 'body.condition', message: 'applies to inspection tasks only', type: 'any.unknown' },
+    ]);
   }
 }
 

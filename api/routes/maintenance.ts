@@ -294,7 +294,7 @@ function registerPlanActions(api: ApiRouter): void {
           task_code: code,
           task_code_reserved: false,
           title: plan.name,
-          kind: 'preventive',
+          kind: plan.task_kind,
           asset_ids: plan.asset_ids,
           checklist: plan.checklist,
           assignee_id: plan.assignee_id,

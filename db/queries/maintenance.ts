@@ -29,6 +29,9 @@ export type PlanStatus = (typeof PLAN_STATUSES)[number];
 export const PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 export const TASK_KINDS = ['preventive', 'corrective', 'inspection'] as const;
+/** Plans generate preventive tasks or inspections; corrective tasks come from alerts and agents. */
+export const PLAN_TASK_KINDS = ['preventive', 'inspection'] as const;
+export type PlanTaskKind = (typeof PLAN_TASK_KINDS)[number];
 export type TaskKind = (typeof TASK_KINDS)[number];
 
 export interface PlanRow {
@@ -43,6 +46,8 @@ export interface PlanRow {
   assignee_id: string | null;
   priority: Priority;
   estimated_minutes: number | null;
+  /** The kind of the tasks the plan generates. */
+  task_kind: PlanTaskKind;
   task_prefix: string;
   notify: NotifySettings | null;
   on_open_task: OnOpenTask;
@@ -214,7 +219,7 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
       assignee_id: plan.assignee_id,
       priority: plan.priority,
       estimated_minutes: plan.estimated_minutes,
-      kind: 'preventive',
+      kind: plan.task_kind,
       trigger: req.trigger,
       due_at: req.dueAt,
       interval_hours: req.intervalHours,

@@ -26,6 +26,7 @@ import {
   ScheduleSnapshot,
 } from '../db/queries/maintenance';
 import { type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
+import { counterSourceText } from '../db/queries/counter-sources';
 
 export interface PlanRef {
   tenantId: string;
@@ -103,7 +104,7 @@ export function createMaintenanceActivities(deps: { db: Db }) {
               plan_id: input.planId,
               counter: input.counter,
               value: input.reading.value,
-              source: input.reading.source,
+              source: await counterSourceText(tx, input.tenantId, input.reading.source),
               reset: input.reading.reset,
               total: input.reading.total,
               thresholds_crossed: input.thresholdsCrossed,

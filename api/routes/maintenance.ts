@@ -60,6 +60,7 @@ import {
 import { registerOptimizeRoutes } from './maintenance-optimize';
 import { registerComplianceRoute, registerTaskRoutes } from './maintenance-tasks';
 import { idRef } from '../validation';
+import { counterSourceRef } from '../../db/queries/counter-sources';
 
 const TAGS = ['maintenance'];
 const pageOf = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
@@ -405,14 +406,15 @@ function registerPlanActions(api: ApiRouter): void {
     path: '/plans/:plan_id/counter',
     summary: 'Record a counter reading (a Workflow Update); reaching the threshold executes the plan',
     description:
-      'A value below the last one is refused (422 COUNTER_WENT_BACKWARDS) unless `reset: true` says the meter was reset. One reading that passes several thresholds executes once. `source` is an identifier (it is kept in the workflow history, so no free text).',
+      'A value below the last one is refused (422 COUNTER_WENT_BACKWARDS) unless `reset: true` says the meter was reset. One reading that passes several thresholds executes once. `source` is free text (trimmed, at most 200 characters); the workflow history carries only a reference to it.',
     tags: TAGS,
     auth: 'user',
     permission: 'manage_maintenance',
     params: planParams,
     body: Joi.object({
       value: Joi.number().min(-1e15).max(1e15).required(),
-      source: Joi.string().pattern(/^[A-Za-z0-9._:-]{1,100}$/).required().messages({ 'string.pattern.base': 'must be an identifier (letters, digits, . _ : -), at most 100 characters' }),
+      // eslint-disable-next-line no-control-regex
+      source: Joi.string().trim().min(1).max(200).pattern(/^[^\u0000-\u001f\u007f]*$/).required().messages({ 'string.pattern.base': 'must be one line of text without control characters' }),
       reset: Joi.boolean().default(false),
     }),
     responses: { 200: { description: 'The recorded reading and what it caused' }, 404: { description: 'Not found' }, 422: { description: 'Refused reading, or the plan has no counter' } },
@@ -421,11 +423,13 @@ function registerPlanActions(api: ApiRouter): void {
       const plan = await requirePlan(tenantScope(ctx.deps.db, tenantId), params.plan_id);
       const part = counterPartOf(plan.trigger);
       if (!part) throw new AppError('PLAN_HAS_NO_COUNTER', 'the plan has no counter trigger', {}, 422);
+      // Free text stays in PostgreSQL; the Update (and so the history) carries its reference.
+      const sourceRef = await counterSourceRef(ctx.deps.db, tenantId, body.source);
       const r = await callPlanWorkflow(ctx, plan, (c) =>
-        recordCounter(c, tenantId, plan.id, { requestId: updateRequestId(ctx), value: body.value, source: body.source, reset: body.reset, origin: { requestId: ctx.state.requestId, actor: actorOf(ctx) } }),
+        recordCounter(c, tenantId, plan.id, { requestId: updateRequestId(ctx), value: body.value, source: sourceRef, reset: body.reset, origin: { requestId: ctx.state.requestId, actor: actorOf(ctx) } }),
       );
       ctx.body = {
-        reading: { id: r.reading_id, counter: part.counter, value: r.reading.value, source: r.reading.source, reset: r.reading.reset, total: r.reading.total, read_at: r.reading.at },
+        reading: { id: r.reading_id, counter: part.counter, value: r.reading.value, source: body.source, reset: r.reading.reset, total: r.reading.total, read_at: r.reading.at },
         thresholds_crossed: r.thresholds_crossed,
         executed: r.execution?.outcome === 'created',
         execution: r.execution,

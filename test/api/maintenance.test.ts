@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { PlanIdKey, ResourceIdKey, TenantIdKey } from '../../infra/search-attributes';
 import { reconcilePlanWorkflows } from '../../workers/reconcile';
+import { historyText } from '../support/history-text';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { waitForMail } from '../support/mail';
 
@@ -300,11 +301,20 @@ describe('counter readings', () => {
     expect(back.body.reason).toMatchObject({ last_value: 350, value: 300 });
     const reset = await read(20, { reset: true });
     expect(reset.body).toMatchObject({ reading: { reset: true, total: 370 }, executed: false, next_threshold: 50 });
-    expectError(await read(10, { source: 'John Smith' }), 422, 'VALIDATION_ERROR');
+    // SPEC.md: the source is free text. It is stored and answered trimmed; the plan workflow's
+    // history carries only a reference to it.
+    const text = 'Line 3 PLC (north hall, Ana Lopez)';
+    const free = await read(30, { source: `  ${text}  ` });
+    expect(free.body).toMatchObject({ reading: { value: 30, source: text } });
+    const history = await historyText(await api.deps.temporal.client(), plan.workflow_id);
+    expect(history).toContain('operating_hours'); // the payloads were decoded: the counter's name is in them
+    expect(history).not.toContain('Ana Lopez');
+    expectError(await read(40, { source: 'two\nlines' }), 422, 'VALIDATION_ERROR');
+    expectError(await read(40, { source: 'x'.repeat(201) }), 422, 'VALIDATION_ERROR');
 
     const page = await get(t, `/plans/${plan.id}/counter/history?limit=2`);
-    expect(page.body).toMatchObject({ total: 3, limit: 2 });
-    expect(page.body.items.map((r: { value: number }) => r.value)).toEqual([20, 350]);
+    expect(page.body).toMatchObject({ total: 4, limit: 2 });
+    expect(page.body.items.map((r: { value: number; source: string }) => [r.value, r.source])).toEqual([[30, text], [20, 'gateway-7']]);
     expect((await get(t, `/plans/${plan.id}/history`)).body.items).toMatchObject([{ trigger: 'counter', executed_by: 'system', thresholds_crossed: 3 }]);
 
     const calendarPlan = await createPlan(t, { trigger: calendar(hourAhead(24)) });

@@ -13,6 +13,7 @@ import { insertMachineAgentRun } from '../db/queries/machine-agent-runs';
 import { tenantAdminEmails } from '../db/queries/webhooks';
 import { TriggerConfig } from '../domain/agents/agents';
 import { machineAgentReply, NO_ASSET } from '../domain/agents/machine-agent';
+import { isTaskEvent, listsEventType } from '../domain/events/catalogue';
 
 export interface MachineAgentEventRef {
   tenantId: string;
@@ -38,10 +39,10 @@ interface MachineAgentRow {
 /**
  * A corrective task for the event's asset when the agent has the built-in
  * `create_maintenance_task` tool and the asset exists. Events about tasks themselves never open
- * one (an agent listening to `maintenance.task.created` would otherwise feed itself).
+ * one (an agent listening to `task.created` would otherwise feed itself).
  */
 async function openCorrectiveTask(tx: Knex.Transaction, ref: MachineAgentEventRef, agent: MachineAgentRow, eventType: string): Promise<{ id: string; task_code: string } | null> {
-  if (ref.assetKey === NO_ASSET || eventType.startsWith('maintenance.task.') || (agent.tools ?? []).length === 0) return null;
+  if (ref.assetKey === NO_ASSET || isTaskEvent(eventType) || (agent.tools ?? []).length === 0) return null;
   const tool = await tx('tools').where({ tenant_id: ref.tenantId, kind: 'built_in', builtin: 'create_maintenance_task' }).whereIn('id', agent.tools).first('id');
   if (!tool) return null;
   const asset = await tx('assets').where({ tenant_id: ref.tenantId, id: ref.assetKey }).first('id', 'name');
@@ -69,7 +70,7 @@ export function createMachineAgentActivities(deps: { db: Db; startNotification(t
         const event: { type: string; data: unknown } | undefined = await tx('outbox_events').where({ tenant_id: ref.tenantId, id: ref.eventId }).first('type', 'data');
         if (!event) return { kind: 'skipped', reason: 'event_not_found' };
         // The agent's trigger may have changed since the event was dispatched.
-        if (!agent.trigger_config.event_types.includes(event.type)) return { kind: 'skipped', reason: 'event_type_not_listed' };
+        if (!listsEventType(agent.trigger_config.event_types, event.type)) return { kind: 'skipped', reason: 'event_type_not_listed' };
 
         const recipients = await tenantAdminEmails(tx, ref.tenantId);
         const notified = recipients.length > 0;

@@ -134,7 +134,7 @@ export function createMaintenanceActivities(deps: { db: Db }) {
       return result === 'gone' ? { plan: 'gone', saved: false } : { plan: 'present', saved: result };
     },
 
-    /** Marks the plan's tasks open past their grace deadline, with one maintenance.task.overdue event each. */
+    /** Marks the plan's tasks open past their grace deadline, with one task.overdue event each. */
     async markOverdueTasks(input: PlanRef & { now: IsoTimestamp }): Promise<{ marked: number }> {
       const rows = await db.transaction((tx) => markOverdueInTx(tx, input.tenantId, input.planId, new Date(input.now)));
       return { marked: rows.length };

@@ -1,13 +1,15 @@
 /**
  * One delivery of one event to one webhook (DESIGN.md): attempt 1 at once, then 30 s, 5 min,
  * 30 min and 2 h as durable timers; each attempt is one activity whose HTTP outcome this workflow
- * judges with the pure schedule (domain/webhooks). 410 disables the webhook; the fifth failure
- * marks it failing (one notification per failing episode); a success while failing marks it active.
+ * judges with the pure schedule (domain/webhooks) under the webhook's delivery policy: by default
+ * (SPEC.md) every failure is retried on the schedule; 410 disables the webhook only when it opted
+ * in. The fifth failure marks it failing (one notification per failing episode, the webhook keeps
+ * receiving); a success while failing marks it active.
  * Input, result and history carry ids and status codes only.
  */
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeliveryRef, SkipReason, WebhookDeliveryActivities } from '../activities/webhooks/deliver';
-import { classifyOutcome } from '../domain/webhooks/outcome';
+import { classifyOutcome, type DeliveryPolicy } from '../domain/webhooks/outcome';
 import { planNextAttempt } from '../domain/webhooks/schedule';
 
 export type WebhookDeliveryInput = DeliveryRef;
@@ -30,12 +32,19 @@ const { markWebhookFailing, markWebhookRecovered, disableWebhook } = proxyActivi
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/**
+ * Attempts recorded before the policy existed carry none; they are judged as they were then
+ * (410 disabled, Retry-After honoured), so replaying those histories makes the same decisions.
+ */
+const POLICY_BEFORE_OPT_INS: DeliveryPolicy = { disableOnGone: true, honourRetryAfter: true };
+
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   for (let attempt = 1; ; ) {
     const report = await deliverWebhookAttempt({ ...input, attempt });
     if (report.kind === 'skipped') return { status: 'skipped', reason: report.reason, attempts: attempt - 1 };
 
-    const next = planNextAttempt(attempt, classifyOutcome(report.result), new Date());
+    const policy = report.policy ?? POLICY_BEFORE_OPT_INS;
+    const next = planNextAttempt(attempt, classifyOutcome(report.result, policy), new Date(), policy);
     if (next.kind === 'retry') {
       await sleep(next.delayMs);
       attempt = next.attempt;

@@ -11,9 +11,9 @@ import { appendAudit } from '../../db/audit';
 import { Db, Queryable } from '../../db/knex';
 import { insertNotification } from '../../db/notifications';
 import { appendEvent } from '../../db/outbox';
-import { findWebhook, RECEIVING_STATUSES, signingSecrets, tenantAdminEmails, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
+import { deliveryPolicyOf, findWebhook, RECEIVING_STATUSES, signingSecrets, webhookOwnerEmails, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
 import { tenantScope } from '../../db/tenant-scope';
-import { classifyOutcome, DeliveryOutcome, HttpAttemptResult } from '../../domain/webhooks/outcome';
+import { classifyOutcome, DeliveryOutcome, DeliveryPolicy, HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { buildPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
 import { planNextAttempt } from '../../domain/webhooks/schedule';
 import { signDelivery } from '../../domain/webhooks/signing';
@@ -61,8 +61,11 @@ export interface AttemptInput extends DeliveryRef {
 export type SkipReason = 'webhook_deleted' | 'webhook_paused' | 'webhook_disabled' | 'event_missing';
 
 export type AttemptReport =
-  /** `result` is stripped of the response body and error texts (they are in the delivery record). */
-  | { kind: 'attempted'; result: HttpAttemptResult; webhookStatus: WebhookStatus }
+  /**
+   * `result` is stripped of the response body and error texts (they are in the delivery record).
+   * `policy` is the webhook's at the time of the attempt, so a changed opt-in applies from the next one.
+   */
+  | { kind: 'attempted'; result: HttpAttemptResult; webhookStatus: WebhookStatus; policy: DeliveryPolicy }
   | { kind: 'skipped'; reason: SkipReason };
 
 interface EventRow {
@@ -105,9 +108,10 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
       let released = false;
       try {
         const result = await send(deps, webhook, event, input.deliveryId);
-        released = await recordAttemptAndRelease(db, input, event.type, result);
+        const policy = deliveryPolicyOf(webhook);
+        released = await recordAttemptAndRelease(db, input, event.type, result, policy);
         if (!released) return { kind: 'skipped', reason: 'webhook_deleted' };
-        return { kind: 'attempted', result: withoutTexts(result), webhookStatus: webhook.status };
+        return { kind: 'attempted', result: withoutTexts(result), webhookStatus: webhook.status, policy };
       } finally {
         if (!released) await db('webhook_delivery_leases').where({ delivery_id: input.deliveryId }).delete();
         waiters.wake(webhook.id);
@@ -116,7 +120,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
 
     /**
      * After the fifth failed attempt: active → failing, once per failing episode. The transition
-     * writes the `webhook.failing` event and queues one notification to the tenant's admins, whose
+     * writes the `webhook.failing` event and queues one notification to the webhook's owner, whose
      * workflow is started after the commit. A retried activity (or a second exhausted delivery
      * racing the first) finds the episode's notification still queued and starts it again, which
      * is idempotent: the notification is sent once.
@@ -148,7 +152,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
             details: { delivery_id: input.deliveryId },
           });
         }
-        return { notificationId: await queueAdminNotification(tx, webhook, key, failingMessage(webhook)) };
+        return { notificationId: await queueWebhookAlert(tx, webhook, key, failingMessage(webhook)) };
       });
       if (!episode) return { failing: false, notified: false };
       if (episode.notificationId) await deps.startNotification(input.tenantId, episode.notificationId);
@@ -175,7 +179,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
       });
     },
 
-    /** 410 Gone: the receiver says the endpoint no longer exists. */
+    /** 410 Gone on a webhook that opted in (`disable_on_gone`): the endpoint no longer exists. */
     async disableWebhook(input: DeliveryRef): Promise<{ disabled: boolean }> {
       return db.transaction(async (tx) => {
         const changed = await tx('webhooks')
@@ -249,10 +253,10 @@ async function loadAttempt(db: Db, input: AttemptInput, maxInFlight: number): Pr
  * `next_attempt_at` uses the workflow's own judgement (the same pure functions). False when the
  * webhook was deleted meanwhile (the record's foreign key fails; its leases went with it).
  */
-async function recordAttemptAndRelease(db: Db, input: AttemptInput, eventType: string, result: HttpAttemptResult): Promise<boolean> {
-  const outcome = classifyOutcome(result);
+async function recordAttemptAndRelease(db: Db, input: AttemptInput, eventType: string, result: HttpAttemptResult, policy: DeliveryPolicy): Promise<boolean> {
+  const outcome = classifyOutcome(result, policy);
   const now = new Date();
-  const next = planNextAttempt(input.attempt, outcome, now);
+  const next = planNextAttempt(input.attempt, outcome, now, policy);
   const row = {
     tenant_id: input.tenantId,
     webhook_id: input.webhookId,
@@ -333,13 +337,13 @@ function busy(webhookId: string): ApplicationFailure {
   });
 }
 
-interface AdminMessage {
+interface WebhookAlert {
   category: string;
   subject: string;
   body: string;
 }
 
-function failingMessage(webhook: WebhookRow): AdminMessage {
+function failingMessage(webhook: WebhookRow): WebhookAlert {
   return {
     category: 'webhook.failing',
     subject: 'A webhook is failing',
@@ -350,9 +354,12 @@ function failingMessage(webhook: WebhookRow): AdminMessage {
   };
 }
 
-/** Queues the message for the tenant's admins once per key; returns the row while it is still queued. */
-export async function queueAdminNotification(tx: Queryable, webhook: WebhookRow, key: string, message: AdminMessage): Promise<string | null> {
-  const recipients = await tenantAdminEmails(tx, webhook.tenant_id);
+/**
+ * Queues the message for the webhook's owner (its admins when it has none) once per key; returns
+ * the row while it is still queued.
+ */
+export async function queueWebhookAlert(tx: Queryable, webhook: WebhookRow, key: string, message: WebhookAlert): Promise<string | null> {
+  const recipients = await webhookOwnerEmails(tx, webhook);
   if (recipients.length === 0) return null;
   const { id } = await insertNotification(tx, { tenantId: webhook.tenant_id, ...message, recipients, idempotencyKey: key });
   const row = await tx('notifications').where({ id }).first('status');

@@ -31,7 +31,7 @@ const TRANSITIONS: Transition[] = [
     action: 'complete',
     from: ['open', 'in_progress'],
     to: 'done',
-    summary: 'Complete a task (open or in_progress → done); emits maintenance.task.completed. An inspection is completed with its `condition`, recorded on its assets.',
+    summary: 'Complete a task (open or in_progress → done); emits task.completed. An inspection is completed with its `condition`, recorded on its assets.',
   },
   { action: 'cancel', from: ['open', 'in_progress'], to: 'cancelled', summary: 'Cancel a task (open or in_progress → cancelled); not counted by compliance' },
 ];
@@ -124,7 +124,7 @@ export function registerTaskRoutes(api: ApiRouter): void {
           const inspected = inspectionIds.length > 0 ? { inspection_ids: inspectionIds, condition: body.condition } : {};
           unit.audit({ action: `maintenance_task.${t.to}`, resourceType: 'maintenance_task', resourceId: task.id, details: { from: locked.status, plan_id: task.plan_id, ...inspected } });
           if (t.action === 'complete') {
-            unit.emit('maintenance.task.completed', {
+            unit.emit('task.completed', {
               task_id: task.id,
               task_code: task.task_code,
               plan_id: task.plan_id,

@@ -57,6 +57,10 @@ const webhookFields = {
   description: Joi.string().trim().max(500).allow(null, ''),
   // `failing` is the engine's to set; a user pauses, disables or re-activates.
   status: Joi.string().valid('active', 'paused', 'disabled'),
+  // Opt-ins beyond SPEC.md's failure rules (off by default: SPEC.md retries every failure on its schedule).
+  disable_on_gone: Joi.boolean().description('410 Gone disables the webhook at once instead of being retried (default false)'),
+  honour_retry_after: Joi.boolean().description('Retry-After on 429/503 moves the next retry within the schedule (default false)'),
+  owner_id: idRef.description('User who receives the webhook\'s alerts; defaults to its creator'),
 };
 const createBody = Joi.object({ ...webhookFields, url: webhookFields.url.required(), events: webhookFields.events.required() });
 const updateBody = Joi.object(webhookFields).min(1);
@@ -72,6 +76,9 @@ export const webhookSchema = Joi.object({
   status: Joi.string().valid('active', 'paused', 'failing', 'disabled'),
   failing_since: Joi.string().isoDate().allow(null),
   disabled_reason: Joi.string().allow(null),
+  disable_on_gone: Joi.boolean(),
+  honour_retry_after: Joi.boolean(),
+  owner_id: Joi.string().allow(null).description('Receives the alerts; null when that user was deleted (the admins receive them)'),
   previous_secret_expires_at: Joi.string().isoDate().allow(null).description('While set, the previous secret also signs'),
   created_at: Joi.string().isoDate(),
   updated_at: Joi.string().isoDate(),
@@ -96,6 +103,17 @@ const deliverySchema = Joi.object({
   created_at: Joi.string().isoDate(),
 });
 
+interface CreateWebhookBody {
+  url: string;
+  events: string[];
+  filters?: WebhookFilters;
+  description?: string | null;
+  status?: WebhookStatus;
+  disable_on_gone?: boolean;
+  honour_retry_after?: boolean;
+  owner_id?: string;
+}
+
 // ---- mapping ---------------------------------------------------------------------------------
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
@@ -111,6 +129,9 @@ export function toWebhook(row: WebhookRow, now = new Date()) {
     status: row.status,
     failing_since: iso(row.failing_since),
     disabled_reason: row.disabled_reason,
+    disable_on_gone: row.disable_on_gone,
+    honour_retry_after: row.honour_retry_after,
+    owner_id: row.owner_user_id,
     previous_secret_expires_at: rotating ? iso(row.previous_secret_expires_at) : null,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
@@ -211,6 +232,15 @@ function toTestResult(result: HttpAttemptResult) {
   }
 }
 
+/** An owner must be an active user of the tenant: someone the alerts can reach. */
+async function assertOwner(scope: TenantScope, userId: string): Promise<void> {
+  const user = await scope.table('users').where({ id: userId, status: 'active' }).first('id');
+  if (!user) {
+    const message = 'must be an active user of this tenant';
+    throw validationError(`invalid body: body.owner_id ${message}`, [{ field: 'body.owner_id', message, type: 'any.invalid' }]);
+  }
+}
+
 function requireReceiving(webhook: WebhookRow): void {
   if (!RECEIVING_STATUSES.includes(webhook.status)) {
     throw invalidState(`the webhook is ${webhook.status}; set its status to active first`);
@@ -246,7 +276,7 @@ export function webhookRoutes(): ApiRouter {
     },
   });
 
-  api.route<unknown, unknown, { url: string; events: string[]; filters?: WebhookFilters; description?: string | null; status?: WebhookStatus }>({
+  api.route<unknown, unknown, CreateWebhookBody>({
     method: 'post',
     path: '/',
     summary: 'Create a webhook; the answer holds its signing secret, shown this once',
@@ -262,6 +292,7 @@ export function webhookRoutes(): ApiRouter {
       const secret = generateSecret();
       const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
         await assertWithinPlanLimit(unit.tx, tenantId, 'webhooks', countRows('webhooks', tenantId));
+        if (body.owner_id !== undefined) await assertOwner(unit.scope, body.owner_id);
         const [row] = await unit.scope.insert('webhooks', {
           id,
           url: body.url,
@@ -269,6 +300,9 @@ export function webhookRoutes(): ApiRouter {
           filters: JSON.stringify(body.filters ?? {}),
           description: body.description || null,
           status: body.status ?? 'active',
+          disable_on_gone: body.disable_on_gone ?? false,
+          honour_retry_after: body.honour_retry_after ?? false,
+          owner_user_id: body.owner_id ?? userOf(ctx).userId,
           secret_encrypted: encryptWebhookSecret(id, secret, ctx.deps.config.secrets.dataEncryptionKey),
         });
         unit.audit({ action: 'webhook.created', resourceType: 'webhook', resourceId: id, details: { events: body.events, status: row.status } });
@@ -327,7 +361,7 @@ export function webhookRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ webhook_id: string }, unknown, { url?: string; events?: string[]; filters?: WebhookFilters; description?: string | null; status?: WebhookStatus }>({
+  api.route<{ webhook_id: string }, unknown, Partial<CreateWebhookBody>>({
     method: 'put',
     path: '/:webhook_id',
     summary: 'Update the fields sent; omitted fields keep their values',
@@ -348,6 +382,12 @@ export function webhookRoutes(): ApiRouter {
         if (body.events !== undefined) changes.events = body.events;
         if (body.filters !== undefined) changes.filters = JSON.stringify(body.filters);
         if (body.description !== undefined) changes.description = body.description || null;
+        if (body.disable_on_gone !== undefined) changes.disable_on_gone = body.disable_on_gone;
+        if (body.honour_retry_after !== undefined) changes.honour_retry_after = body.honour_retry_after;
+        if (body.owner_id !== undefined) {
+          await assertOwner(unit.scope, body.owner_id);
+          changes.owner_user_id = body.owner_id;
+        }
         if (body.status !== undefined && body.status !== current.status) {
           changes.status = body.status;
           changes.failing_since = null;

@@ -1,7 +1,7 @@
 /**
  * Corrective maintenance tasks (work orders outside any plan: `plan_id` null, kind `corrective`)
  * opened by agents: a machine agent reacting to an event, or a conversation agent's
- * `create_maintenance_task` tool. Same table, gap-free codes and `maintenance.task.created` event
+ * `create_maintenance_task` tool. Same table, gap-free codes and `task.created` event
  * as plan executions (db/queries/maintenance.ts); the caller's transaction makes it idempotent
  * together with the record that says why it was created (the run, the reply).
  */
@@ -42,7 +42,7 @@ export async function createCorrectiveTask(tx: Knex.Transaction, input: Correcti
     .returning(['id', 'task_code']);
   await appendEvent(tx, {
     tenantId: input.tenantId,
-    type: 'maintenance.task.created',
+    type: 'task.created',
     source: 'worker',
     data: {
       task_id: task.id,

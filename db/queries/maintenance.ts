@@ -228,7 +228,7 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
   const [execution] = await tx('maintenance_executions').insert({ ...common, outcome: 'created', task_id: task.id }).returning('execution_id');
   await appendEvent(tx, {
     tenantId,
-    type: 'maintenance.task.created',
+    type: 'task.created',
     source: 'worker',
     data: {
       task_id: task.id,
@@ -296,7 +296,7 @@ export async function markOverdueInTx(tx: Knex.Transaction, tenantId: string, pl
   for (const task of rows) {
     await appendEvent(tx, {
       tenantId,
-      type: 'maintenance.task.overdue',
+      type: 'task.overdue',
       source: 'worker',
       data: { task_id: task.id, task_code: task.task_code, plan_id: planId, asset_id: task.asset_ids[0] ?? null, asset_ids: task.asset_ids, due_at: new Date(task.due_at).toISOString() },
     });

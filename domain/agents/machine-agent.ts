@@ -4,6 +4,7 @@
  * outbox dispatcher and the worker's activities.
  */
 import type { TriggerConfig } from './agents';
+import { listsEventType } from '../events/catalogue';
 import { isUuid } from '../ids';
 
 /** The cooldown key of events that name no asset: one cooldown per agent for all of them. */
@@ -46,7 +47,7 @@ export function assetKeyOf(data: unknown): string {
 export function planMachineAgentSignals(events: readonly TriggeringEvent[], agents: readonly MachineAgentTrigger[]): MachineAgentSignal[] {
   return events.flatMap((event) =>
     agents
-      .filter((a) => a.tenant_id === event.tenant_id && a.created_at <= event.created_at && a.trigger_config.event_types.includes(event.type))
+      .filter((a) => a.tenant_id === event.tenant_id && a.created_at <= event.created_at && listsEventType(a.trigger_config.event_types, event.type))
       .map((a) => ({ tenantId: event.tenant_id, agentId: a.id, assetKey: assetKeyOf(event.data), eventId: event.id })),
   );
 }

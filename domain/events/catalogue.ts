@@ -9,6 +9,11 @@ export interface EventTypeInfo {
   readonly description: string;
   /** Fields of `data` that identify what the event is about (usable as webhook filters). */
   readonly dataFields: readonly string[];
+  /**
+   * Earlier names of the same event, still honoured by webhook subscriptions and machine-agent
+   * triggers (an integration subscribed to one keeps receiving the event under its SPEC.md name).
+   */
+  readonly formerly?: readonly string[];
 }
 
 export const EVENT_CATALOGUE: readonly EventTypeInfo[] = [
@@ -16,9 +21,10 @@ export const EVENT_CATALOGUE: readonly EventTypeInfo[] = [
   { type: 'asset.deleted', description: 'An asset was deleted.', dataFields: ['asset_id'] },
   { type: 'asset.alert.raised', description: 'A reading left its baseline tolerance: an alert was raised.', dataFields: ['alert_id', 'asset_id'] },
   { type: 'asset.alert.resolved', description: 'Readings returned inside the tolerance: the alert was resolved.', dataFields: ['alert_id', 'asset_id'] },
-  { type: 'maintenance.task.created', description: 'A maintenance task (work order) was created.', dataFields: ['task_id', 'plan_id', 'asset_id'] },
-  { type: 'maintenance.task.completed', description: 'A maintenance task was completed.', dataFields: ['task_id', 'plan_id', 'asset_id'] },
-  { type: 'maintenance.task.overdue', description: 'A maintenance task passed its due time while open.', dataFields: ['task_id', 'plan_id', 'asset_id'] },
+  // SPEC.md names `task.created`; the service emitted `maintenance.task.*` before, kept as aliases.
+  { type: 'task.created', description: 'A maintenance task (work order) was created.', dataFields: ['task_id', 'plan_id', 'asset_id'], formerly: ['maintenance.task.created'] },
+  { type: 'task.completed', description: 'A maintenance task was completed.', dataFields: ['task_id', 'plan_id', 'asset_id'], formerly: ['maintenance.task.completed'] },
+  { type: 'task.overdue', description: 'A maintenance task passed its due time while open.', dataFields: ['task_id', 'plan_id', 'asset_id'], formerly: ['maintenance.task.overdue'] },
   { type: 'maintenance.plan.paused', description: 'A preventive maintenance plan was paused.', dataFields: ['plan_id'] },
   { type: 'maintenance.plan.resumed', description: 'A preventive maintenance plan was resumed.', dataFields: ['plan_id'] },
   { type: 'conversation.started', description: 'A conversation with an agent started.', dataFields: ['conversation_id', 'agent_id'] },
@@ -36,4 +42,19 @@ export const EVENT_TYPES: readonly string[] = EVENT_CATALOGUE.map((entry) => ent
 
 export function eventTypeInfo(type: string): EventTypeInfo | undefined {
   return EVENT_CATALOGUE.find((entry) => entry.type === type);
+}
+
+/** Every name an emitted event answers to: its own, then its former names. */
+export function namesOfEventType(type: string): readonly string[] {
+  return [type, ...(eventTypeInfo(type)?.formerly ?? [])];
+}
+
+/** Does a list of event type names (a machine agent's trigger) name this event, by any of its names? */
+export function listsEventType(listed: readonly string[], type: string): boolean {
+  return namesOfEventType(type).some((name) => listed.includes(name));
+}
+
+/** Events about maintenance tasks themselves (an agent must not open a task because a task was opened). */
+export function isTaskEvent(type: string): boolean {
+  return namesOfEventType(type).some((name) => name.startsWith('task.') || name.startsWith('maintenance.task.'));
 }

@@ -47,9 +47,9 @@ const TOPICS: readonly Topic[] = [
   {
     subject: ['task', 'work order', 'workorder', 'work-order', 'job', 'ticket'],
     types: [
-      { type: 'maintenance.task.created', actions: ['creat', 'new', 'open', 'generat', 'assign', 'rais', 'issu'] },
-      { type: 'maintenance.task.completed', actions: ['complet', 'done', 'finish', 'clos', 'resolv', 'fix'] },
-      { type: 'maintenance.task.overdue', actions: ['overdue', 'late', 'miss', 'past due', 'delay', 'sla'] },
+      { type: 'task.created', actions: ['creat', 'new', 'open', 'generat', 'assign', 'rais', 'issu'] },
+      { type: 'task.completed', actions: ['complet', 'done', 'finish', 'clos', 'resolv', 'fix'] },
+      { type: 'task.overdue', actions: ['overdue', 'late', 'miss', 'past due', 'delay', 'sla'] },
     ],
   },
   {

@@ -12,6 +12,7 @@
  *   is a dotted path starting at `data`, a value is one allowed scalar or a non-empty array of
  *   allowed scalars (any of them). A missing field or a non-scalar field never matches.
  */
+import { namesOfEventType } from '../events/catalogue';
 
 const SEGMENT = '[a-z][a-z0-9_]*';
 const EVENT_TYPE = new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})+$`);
@@ -86,9 +87,11 @@ export function patternMatches(pattern: string, eventType: string): boolean {
  * dispatcher find subscribed webhooks with an indexed array overlap (`events && ?`) in SQL.
  */
 export function patternsMatching(eventType: string): string[] {
-  const segments = eventType.split('.');
-  const prefixes = segments.slice(0, -1).map((_, i) => `${segments.slice(0, i + 1).join('.')}.*`);
-  return ['*', ...prefixes, eventType];
+  const patterns = namesOfEventType(eventType).flatMap((name) => {
+    const segments = name.split('.');
+    return [...segments.slice(0, -1).map((_, i) => `${segments.slice(0, i + 1).join('.')}.*`), name];
+  });
+  return ['*', ...new Set(patterns)];
 }
 
 export function validateEventPatterns(events: unknown, path = 'events'): ValidationIssue[] {
@@ -143,7 +146,8 @@ export function filtersMatch(filters: WebhookFilters, event: MatchableEvent): bo
 /** Does `subscription` want `event`? Status (active, paused...) is the caller's concern. */
 export function matches(subscription: Subscription, event: MatchableEvent): boolean {
   return (
-    subscription.events.some((pattern) => patternMatches(pattern, event.type)) &&
+    // Former names count too: `maintenance.task.created` or `maintenance.*` still receive `task.created`.
+    namesOfEventType(event.type).some((name) => subscription.events.some((pattern) => patternMatches(pattern, name))) &&
     filtersMatch(subscription.filters, event)
   );
 }

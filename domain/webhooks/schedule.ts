@@ -3,7 +3,7 @@
  * 30 min and 2 h; five attempts at most. Pure and free of Node modules: the delivery workflow
  * imports it and gets `now` from its deterministic clock.
  */
-import type { DeliveryOutcome } from './outcome';
+import type { DeliveryOutcome, DeliveryPolicy } from './outcome';
 import { parseRetryAfter } from './retry-after';
 
 const SECOND = 1000;
@@ -39,8 +39,11 @@ export type NextAttempt =
   | { kind: 'retry'; attempt: number; delayMs: number; retryAfterHonoured: boolean }
   | { kind: 'stop'; reason: 'delivered' | 'gone' | 'attempts_exhausted' };
 
-/** What the workflow does after `attempt` ended with `outcome`, at workflow time `now`. */
-export function planNextAttempt(attempt: number, outcome: DeliveryOutcome, now: Date): NextAttempt {
+/**
+ * What the workflow does after `attempt` ended with `outcome`, at workflow time `now`. A
+ * `Retry-After` counts only when the webhook opted in (`policy.honourRetryAfter`).
+ */
+export function planNextAttempt(attempt: number, outcome: DeliveryOutcome, now: Date, policy: DeliveryPolicy): NextAttempt {
   delayBeforeAttempt(attempt); // validates the attempt number
   if (outcome.kind === 'success') return { kind: 'stop', reason: 'delivered' };
   if (outcome.kind === 'gone') return { kind: 'stop', reason: 'gone' };
@@ -48,7 +51,7 @@ export function planNextAttempt(attempt: number, outcome: DeliveryOutcome, now: 
 
   const next = attempt + 1;
   const scheduled = delayBeforeAttempt(next);
-  const requested = requestedDelay(outcome, now);
+  const requested = policy.honourRetryAfter ? requestedDelay(outcome, now) : undefined;
   if (requested === undefined) return { kind: 'retry', attempt: next, delayMs: scheduled, retryAfterHonoured: false };
   const { minMs, maxMs } = retryAfterBounds(next);
   const delayMs = Math.min(maxMs, Math.max(minMs, requested));

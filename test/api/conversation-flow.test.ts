@@ -224,7 +224,7 @@ describe('machine agents with create_maintenance_task', () => {
     const tasks = await api.deps.db('maintenance_tasks').where({ tenant_id: tenant.tenantId, kind: 'corrective' }).whereRaw('? = any(asset_ids)', [asset.body.id]).select('id', 'plan_id', 'task_code', 'priority', 'status');
     expect(tasks).toEqual([{ id: run.task_id, plan_id: null, task_code: expect.stringMatching(/^CM-\d+$/), priority: 'high', status: 'open' }]);
     expect(run.reply_text).toContain(`Opened corrective task ${tasks[0].task_code}.`);
-    const created = await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, type: 'maintenance.task.created' }).whereRaw(`data->>'task_id' = ?`, [run.task_id]);
+    const created = await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, type: 'task.created' }).whereRaw(`data->>'task_id' = ?`, [run.task_id]);
     expect(created).toHaveLength(1);
     expect(created[0].data).toMatchObject({ kind: 'corrective', plan_id: null, asset_id: asset.body.id, executed_by: 'machine_agent', agent_id: agent.body.id });
   });

@@ -233,7 +233,7 @@ describe('execute, preview and history', () => {
     expect(history.body).toMatchObject({ total: 1, items: [{ task_id: first.body.task_id, task_code: 'PM-000001', trigger: 'calendar', executed_by: t.adminUserId, outcome: 'created' }] });
     const task = await get(t, `/tasks/${first.body.task_id}`);
     expect(task.body).toMatchObject({ task_code: 'PM-000001', plan_id: fixed.id, status: 'open', title: 'Grease pump bearings', kind: 'preventive', trigger: 'calendar' });
-    const created = await events(t, 'maintenance.task.created');
+    const created = await events(t, 'task.created');
     expect(created.map((e) => e.data.task_code)).toEqual(['PM-000001', 'PM-000002']);
     const audit = await api.deps.db('audit_log').where({ tenant_id: t.tenantId, action: 'maintenance_plan.executed' });
     expect(audit.map((a) => a.actor_id)).toEqual([t.adminUserId, t.adminUserId]);
@@ -341,7 +341,7 @@ describe('tasks', () => {
     expectError(await post(t, `/tasks/${a}/cancel`), 409, 'INVALID_STATE');
     expect((await post(t, `/tasks/${b}/cancel`)).body.status).toBe('cancelled');
 
-    const completed = await events(t, 'maintenance.task.completed');
+    const completed = await events(t, 'task.completed');
     expect(completed.map((e) => e.data)).toEqual([expect.objectContaining({ task_id: a, task_code: 'PM-000001', plan_id: plan.id })]);
     expect((await get(t, '/tasks?status=done')).body.items.map((x: { id: string }) => x.id)).toEqual([a]);
   });
@@ -360,7 +360,7 @@ describe('tasks', () => {
     });
     expect(new Date(wake.at).getTime() - new Date(task.due_at).getTime()).toBe(24 * 3_600_000);
     expect((await get(t, '/tasks?overdue=true')).body.items).toEqual([]);
-    expect(await events(t, 'maintenance.task.overdue')).toEqual([]);
+    expect(await events(t, 'task.overdue')).toEqual([]);
   });
 });
 

@@ -72,6 +72,10 @@ describe('webhook CRUD', () => {
       status: 'active',
       failing_since: null,
       disabled_reason: null,
+      // SPEC.md's failure rules by default; the creator owns the webhook (receives its alerts).
+      disable_on_gone: false,
+      honour_retry_after: false,
+      owner_id: tenant.adminUserId,
       previous_secret_expires_at: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
@@ -139,6 +143,50 @@ describe('webhook CRUD', () => {
     expectError(await api.request(BASE, { token: viewer.token }), 403, 'FORBIDDEN');
     const manager = await createUser(api, tenant.tenantId, 'manager');
     expect((await api.request(BASE, { token: manager.token })).status).toBe(200);
+  });
+});
+
+describe('owner and delivery policy', () => {
+  it('defaults to SPEC.md (both opt-ins off), takes the opt-ins, and changes the owner only to an active user of the tenant', async () => {
+    const created = await createWebhook(tenant, { events: ['asset.*'], honour_retry_after: true });
+    expect(created.body).toMatchObject({ disable_on_gone: false, honour_retry_after: true, owner_id: tenant.adminUserId });
+    const manager = await createUser(api, tenant.tenantId, 'manager');
+    const moved = await api.request(`${BASE}/${created.id}`, { method: 'PUT', token: tenant.token, json: { owner_id: manager.userId, disable_on_gone: true } });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ owner_id: manager.userId, disable_on_gone: true, honour_retry_after: true });
+    expect(await api.deps.db('webhooks').where({ id: created.id }).first('owner_user_id', 'disable_on_gone')).toEqual({ owner_user_id: manager.userId, disable_on_gone: true });
+
+    // Another tenant's user, a user that does not exist, a malformed id: refused, nothing changed.
+    const stranger = await createUser(api, other.tenantId, 'admin');
+    for (const owner_id of [stranger.userId, '00000000-0000-4000-8000-000000000000']) {
+      const res = await api.request(`${BASE}/${created.id}`, { method: 'PUT', token: tenant.token, json: { owner_id } });
+      expectError(res, 422, 'VALIDATION_ERROR');
+      expect(res.body.fields).toEqual([expect.objectContaining({ field: 'body.owner_id' })]);
+    }
+    expectError(await api.request(`${BASE}/${created.id}`, { method: 'PUT', token: tenant.token, json: { owner_id: 'nobody' } }), 422, 'VALIDATION_ERROR');
+    expectError(await api.request(BASE, { method: 'POST', token: tenant.token, json: { url: receiver.url('/x'), events: ['*'], owner_id: stranger.userId } }), 422, 'VALIDATION_ERROR');
+    expect((await api.request(`${BASE}/${created.id}`, { token: tenant.token })).body.owner_id).toBe(manager.userId);
+
+    // The owner's account deleted: the webhook keeps working, unowned (its alerts go to the admins).
+    await api.deps.db('users').where({ id: manager.userId }).delete();
+    expect((await api.request(`${BASE}/${created.id}`, { token: tenant.token })).body.owner_id).toBeNull();
+  });
+
+  it('by default a 410 is an ordinary failure: retried, and the webhook is not deactivated', async () => {
+    const webhook = await createWebhook(tenant, { events: ['asset.created'] });
+    receiver.script(webhook.path, [{ status: 410 }, { status: 200 }]);
+    const asset = await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: 'Gone pump', type: 'pump' } });
+    expect(asset.status).toBe(201);
+    await receiver.waitFor(() => receiver.on(webhook.path).length === 1, 20_000, 'the first attempt');
+    let records: any[] = [];
+    for (let i = 0; i < 100 && records.length === 0; i++) {
+      records = (await api.request(`${BASE}/${webhook.id}/deliveries`, { token: tenant.token })).body.items;
+      if (records.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(records).toEqual([expect.objectContaining({ attempt: 1, status: 'failed', status_code: 410, failure_cause: 'http_status', next_attempt_at: expect.any(String) })]);
+    const nextAt = Date.parse(records[0].next_attempt_at) - Date.parse(records[0].created_at);
+    expect(Math.abs(nextAt - 30_000)).toBeLessThan(1_000);
+    expect((await api.request(`${BASE}/${webhook.id}`, { token: tenant.token })).body).toMatchObject({ status: 'active', disabled_reason: null });
   });
 });
 
@@ -262,6 +310,31 @@ describe('events reaching webhooks', () => {
     ]);
   });
 
+  it('a task created by a plan reaches webhooks subscribed to task.created (SPEC.md) and to its former name', async () => {
+    const spec = await createWebhook(tenant, { events: ['task.created'] });
+    const former = await createWebhook(tenant, { events: ['maintenance.task.created'] });
+    const prefix = await createWebhook(tenant, { events: ['maintenance.*'] });
+    const completedOnly = await createWebhook(tenant, { events: ['task.completed'] });
+    const asset = await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: 'Pump 9', type: 'pump' } });
+    const start = new Date(Date.now() + 48 * 3_600_000).toISOString();
+    const plan = await api.request('/api/v1/maintenance/plans', {
+      method: 'POST',
+      token: tenant.token,
+      json: { name: 'Grease', asset_ids: [asset.body.id], trigger: { type: 'calendar', every: 1, unit: 'weeks', start_at: start, mode: 'fixed' } },
+    });
+    expect(plan.status).toBe(201);
+    const executed = await api.request(`/api/v1/maintenance/plans/${plan.body.id}/execute`, { method: 'POST', token: tenant.token, json: {} });
+    expect(executed.status).toBe(200);
+
+    for (const hook of [spec, former, prefix]) {
+      await receiver.waitFor(() => receiver.on(hook.path).some((r) => JSON.parse(r.body).type === 'task.created'), 20_000, `task.created at ${hook.path}`);
+      const payload = new Webhook(hook.secret).verify(receiver.on(hook.path).find((r) => JSON.parse(r.body).type === 'task.created')!.body, receiver.on(hook.path)[0].headers) as any;
+      expect(payload).toMatchObject({ type: 'task.created', data: { task_id: executed.body.task_id, plan_id: plan.body.id } });
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.on(completedOnly.path)).toHaveLength(0);
+  });
+
   it('an internal event with filters reaches only the webhooks whose filters hold', async () => {
     const matching = await createWebhook(tenant, { events: ['machine.*'], filters: { 'data.line': ['L1', 'L2'] } });
     const filteredOut = await createWebhook(tenant, { events: ['machine.*'], filters: { 'data.line': 'L9' } });
@@ -327,8 +400,8 @@ describe('delivery log', () => {
     await seed(webhook.id, [
       { status: 'succeeded', code: 200 },
       { status: 'failed', code: 500 },
-      { status: 'failed', code: 503, type: 'maintenance.task.created' },
-      { status: 'succeeded', code: 204, type: 'maintenance.task.created' },
+      { status: 'failed', code: 503, type: 'task.created' },
+      { status: 'succeeded', code: 204, type: 'task.created' },
       { status: 'succeeded', code: 200 },
     ]);
     const page = async (query: string) => (await api.request(`${BASE}/${webhook.id}/deliveries?${query}`, { token: tenant.token })).body;
@@ -337,8 +410,8 @@ describe('delivery log', () => {
     expect(first.items.map((d: any) => d.status_code)).toEqual([200, 204]); // newest first
     expect((await page('limit=2&skip=4')).items.map((d: any) => d.status_code)).toEqual([200]);
     expect((await page('status=failed')).items.map((d: any) => d.status_code)).toEqual([503, 500]);
-    expect((await page('event_type=maintenance.task.created')).items.map((d: any) => d.status_code)).toEqual([204, 503]);
-    expect((await page('event_type=maintenance.task.created&status=succeeded')).total).toBe(1);
+    expect((await page('event_type=task.created')).items.map((d: any) => d.status_code)).toEqual([204, 503]);
+    expect((await page('event_type=task.created&status=succeeded')).total).toBe(1);
     expect((await page('limit=2')).items[0].payload).toBeNull(); // seeded records have no stored event
     expectError(await api.request(`${BASE}/${webhook.id}/deliveries?limit=101`, { token: tenant.token }), 422, 'VALIDATION_ERROR');
     expectError(await api.request(`${BASE}/${webhook.id}/deliveries?status=pending`, { token: tenant.token }), 422, 'VALIDATION_ERROR');
@@ -461,7 +534,7 @@ describe('ai-config', () => {
     const before = await api.deps.db('webhooks').where({ tenant_id: tenant.tenantId }).count({ n: '*' });
     const res = await api.request(`${BASE}/ai-config`, { method: 'POST', token: tenant.token, json: { description: 'Open a ticket in our CMMS whenever a maintenance task is overdue' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ engine: 'built-in', model: 'built-in', draft: true, suggestion: { events: ['maintenance.task.overdue'], filters: {}, payload_format: { content_type: 'application/json' } } });
+    expect(res.body).toMatchObject({ engine: 'built-in', model: 'built-in', draft: true, suggestion: { events: ['task.overdue'], filters: {}, payload_format: { content_type: 'application/json' } } });
     expect(res.body.suggestion.auth_headers.map((h: any) => h.name)).toEqual(['X-Signature', 'X-Signature-Timestamp', 'X-Webhook-Id', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
     expect(await api.deps.db('webhooks').where({ tenant_id: tenant.tenantId }).count({ n: '*' })).toEqual(before);
     expectError(await api.request(`${BASE}/ai-config`, { method: 'POST', token: tenant.token, json: {} }), 422, 'VALIDATION_ERROR');
@@ -495,7 +568,7 @@ describe('ai-config with a configured language model (a fake OpenAI-compatible e
   it('falls back to the built-in engine, saying so, when the model answers an invalid configuration', async () => {
     model.script('/v1/chat/completions', [answer('{"events": ["alarms!"]}')]);
     const res = await modelApi.request(`${BASE}/ai-config`, { method: 'POST', token: modelTenant.token, json: { description: 'whenever a work order is overdue' } });
-    expect(res.body).toMatchObject({ engine: 'built-in', model: 'built-in', suggestion: { events: ['maintenance.task.overdue'] }, notice: expect.stringContaining('built-in') });
+    expect(res.body).toMatchObject({ engine: 'built-in', model: 'built-in', suggestion: { events: ['task.overdue'] }, notice: expect.stringContaining('built-in') });
   });
 });
 

@@ -346,7 +346,7 @@ describe('overdue', () => {
     const result = await plan.handle.executeUpdate(recordCounterUpdate, { args: [{ requestId: 'r-120', value: 120, source: 'gw-1', origin: origin(t) }], updateId: 'r-120' });
     expect(result.execution).toMatchObject({ outcome: 'created' });
     const [task] = await tasksOf(plan.row.id);
-    const overdueEvents = () => pg.db('outbox_events').where({ tenant_id: t.tenantId, type: 'maintenance.task.overdue' });
+    const overdueEvents = () => pg.db('outbox_events').where({ tenant_id: t.tenantId, type: 'task.overdue' });
 
     await sleepUntil(new Date(new Date(task.due_at).getTime() + 23 * HOUR));
     expect((await pg.db('maintenance_tasks').where({ id: task.id }).first()).overdue_at).toBeNull();

@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import type { Knex } from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { createNotificationActivities } from '../../activities/notifications';
 import { createWebhookDeliveryActivities } from '../../activities/webhooks/deliver';
@@ -49,12 +50,16 @@ beforeAll(async () => {
       connection: env.nativeConnection,
       taskQueue: TASK_QUEUES.webhooks,
       workflowsPath,
-      activities: createWebhookDeliveryActivities({
-        db: pg.db,
-        dataEncryptionKey: KEY,
-        allowPrivateDestinations: true,
-        startNotification: (tenant, notificationId) => startNotificationDelivery(gateway, tenant, notificationId),
-      }),
+      activities: {
+        ...createWebhookDeliveryActivities({
+          db: pg.db,
+          dataEncryptionKey: KEY,
+          allowPrivateDestinations: true,
+          startNotification: (tenant, notificationId) => startNotificationDelivery(gateway, tenant, notificationId),
+        }),
+        // The periodic jobs run on the same queue (their schedules start them there).
+        ...createWebhookHealthActivities({ db: pg.db, startNotification: (tenant, notificationId) => startNotificationDelivery(gateway, tenant, notificationId) }),
+      },
     }),
     Worker.create({
       connection: env.nativeConnection,
@@ -84,7 +89,10 @@ interface TestWebhook {
   path: string;
 }
 
-async function createWebhook(status: 'active' | 'paused' = 'active'): Promise<TestWebhook> {
+/** Both per-webhook opt-ins beyond SPEC.md's rules. */
+const OPTED_IN = { disable_on_gone: true, honour_retry_after: true };
+
+async function createWebhook(status: 'active' | 'paused' = 'active', columns: Record<string, unknown> = {}): Promise<TestWebhook> {
   const id = randomUUID();
   const secret = generateSecret();
   const path = `/hook/${id}`;
@@ -95,12 +103,13 @@ async function createWebhook(status: 'active' | 'paused' = 'active'): Promise<Te
     events: ['*'],
     status,
     secret_encrypted: encryptWebhookSecret(id, secret, KEY),
+    ...columns,
   });
   return { id, secret, path };
 }
 
 async function newEvent(data: Record<string, unknown> = { task_id: 't1' }): Promise<string> {
-  return pg.db.transaction(async (tx) => (await appendEvent(tx, { tenantId, type: 'maintenance.task.created', data })).id);
+  return pg.db.transaction(async (tx) => (await appendEvent(tx, { tenantId, type: 'task.created', data })).id);
 }
 
 /** Runs one delivery to completion with both workers, answering its history. */
@@ -134,7 +143,7 @@ async function deliver(webhook: TestWebhook, eventId?: string) {
 const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]);
 const records = (deliveryId: string) => pg.db('webhook_deliveries').where({ delivery_id: deliveryId }).orderBy('attempt');
 const webhookRow = (id: string) => pg.db('webhooks').where({ id }).first();
-const failingNotifications = () => pg.db('notifications').where({ tenant_id: tenantId, category: 'webhook.failing' });
+const failingNotifications = () => pg.db('notifications').where({ tenant_id: tenantId, category: 'webhook.failing' }).orderBy('created_at');
 
 describe('webhook delivery workflow', () => {
   it('delivers at once, signed with both schemes, and records the attempt', async () => {
@@ -144,7 +153,7 @@ describe('webhook delivery workflow', () => {
     expect(timers).toEqual([]);
 
     const [received] = receiver.on(webhook.path);
-    expect(JSON.parse(received.body)).toMatchObject({ id: input.eventId, type: 'maintenance.task.created', tenant_id: tenantId, api_version: 'v1', data: { task_id: 't1' } });
+    expect(JSON.parse(received.body)).toMatchObject({ id: input.eventId, type: 'task.created', tenant_id: tenantId, api_version: 'v1', data: { task_id: 't1' } });
     expect(received.headers['x-webhook-id']).toBe(input.deliveryId);
     expect(new Webhook(webhook.secret).verify(received.body, received.headers)).toEqual(JSON.parse(received.body));
     expect(
@@ -152,7 +161,7 @@ describe('webhook delivery workflow', () => {
     ).toEqual({ ok: true });
 
     const [record] = await records(input.deliveryId);
-    expect(record).toMatchObject({ tenant_id: tenantId, webhook_id: webhook.id, event_id: input.eventId, event_type: 'maintenance.task.created', attempt: 1, status: 'succeeded', status_code: 200, response_body: 'ok', failure_cause: null, next_attempt_at: null });
+    expect(record).toMatchObject({ tenant_id: tenantId, webhook_id: webhook.id, event_id: input.eventId, event_type: 'task.created', attempt: 1, status: 'succeeded', status_code: 200, response_body: 'ok', failure_cause: null, next_attempt_at: null });
     expect(record.latency_ms).toBeGreaterThanOrEqual(0);
   });
 
@@ -181,8 +190,25 @@ describe('webhook delivery workflow', () => {
     expect((await webhookRow(webhook.id)).status).toBe('active');
   });
 
-  it('honours Retry-After on 429/503 within the bounds of the schedule', async () => {
+  it('by default (SPEC.md) retries a 410 on the schedule, ignores Retry-After and never deactivates the webhook', async () => {
     const webhook = await createWebhook();
+    receiver.script(webhook.path, [{ status: 410 }, { status: 503, headers: { 'retry-after': '3600' } }, { status: 410 }, { status: 429, headers: { 'retry-after': '1' } }, { status: 410 }]);
+    const { result, timers, input } = await deliver(webhook);
+    expect(result).toEqual({ status: 'failed', attempts: 5 });
+    expect(timers).toEqual([30 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * 60 * MINUTE]);
+    expect((await records(input.deliveryId)).map((r) => [r.status_code, r.failure_cause])).toEqual([
+      [410, 'http_status'],
+      [503, 'http_status'],
+      [410, 'http_status'],
+      [429, 'http_status'],
+      [410, 'http_status'],
+    ]);
+    // Failing after five failures, still receiving: SPEC.md's "not deactivated automatically".
+    expect(await webhookRow(webhook.id)).toMatchObject({ status: 'failing', disabled_reason: null });
+  });
+
+  it('honours Retry-After on 429/503 within the bounds of the schedule when the webhook opted in', async () => {
+    const webhook = await createWebhook('active', OPTED_IN);
     receiver.script(webhook.path, [
       { status: 503, headers: { 'retry-after': '3600' } }, // before attempt 2: at most 5 min
       { status: 429, headers: { 'retry-after': '600' } }, // before attempt 3: 10 min, within [5 min, 30 min]
@@ -235,8 +261,8 @@ describe('webhook delivery workflow', () => {
     expect((await failingNotifications()).length - before).toBe(2);
   });
 
-  it('410 Gone disables the webhook without retrying', async () => {
-    const webhook = await createWebhook();
+  it('410 Gone disables the webhook without retrying when the webhook opted in', async () => {
+    const webhook = await createWebhook('active', { disable_on_gone: true });
     receiver.script(webhook.path, [{ status: 410 }]);
     const { result, timers, input } = await deliver(webhook);
     expect(result).toEqual({ status: 'gone', attempts: 1 });
@@ -304,8 +330,7 @@ describe('periodic webhook jobs', () => {
   const activities = () => createWebhookHealthActivities({ db: pg.db, startNotification: notify });
   /** Runs an activity in an activity context (heartbeats need one). */
   const inActivity = <R>(fn: () => Promise<R>) => new MockActivityEnvironment().run(fn) as Promise<R>;
-  const checkRates = () => inActivity(() => activities().checkWebhookSuccessRates());
-  const addRecords = (webhookId: string, statuses: Array<'succeeded' | 'failed'>, createdAt = pg.db.raw('now()')) =>
+  const addRecords = (webhookId: string, statuses: Array<'succeeded' | 'failed'>, createdAt: Date | Knex.Raw = pg.db.raw('now()')) =>
     pg.db('webhook_deliveries').insert(
       statuses.map((status) => ({
         tenant_id: tenantId,
@@ -320,30 +345,74 @@ describe('periodic webhook jobs', () => {
       })),
     );
 
-  it('alerts once per low-success episode (below 50 % over 24 h), and again after a recovery', async () => {
-    const webhook = await createWebhook();
+  it('alerts the owner once the rate has stayed below 50 % for 24 hours (workflow time, skipped), and again after a recovery', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const [owner] = await pg.db('users').insert({ tenant_id: tenantId, email: `owner-${suffix}@example.com`, password_hash: 'x', role: 'technician' }).returning('id');
+    const webhook = await createWebhook('active', { owner_user_id: owner.id });
     const healthy = await createWebhook();
-    await addRecords(webhook.id, ['failed', 'failed', 'failed', 'failed', 'succeeded', 'succeeded']); // 33 %
-    await addRecords(webhook.id, Array(20).fill('succeeded'), pg.db.raw(`now() - interval '25 hours'`)); // outside the window
-    await addRecords(healthy.id, ['failed', 'failed', 'succeeded', 'succeeded', 'succeeded']); // 60 %
+    /** A record at the test server's current time (moved by env.sleep), minus `agoMs`. */
+    const at = async (agoMs = 60_000) => new Date((await env.currentTimeMs()) - agoMs);
+    const HOUR = 60 * MINUTE;
+    /**
+     * One run of the hourly check. Waited for with describe(), not result(): result() lets the
+     * test server skip time while it waits, which would move the clock past the records just written.
+     */
+    const runCheck = async () => {
+      const handle = await env.client.workflow.start('webhookSuccessRateCheckWorkflow', { taskQueue: TASK_QUEUES.webhooks, workflowId: `success-rate-check-${randomUUID()}` });
+      while ((await handle.describe()).status.name === 'RUNNING') await new Promise((r) => setTimeout(r, 20));
+      expect((await handle.describe()).status.name).toBe('COMPLETED');
+    };
+    const row = () => pg.db('webhooks').where({ id: webhook.id }).first('low_success_since', 'low_success_alerted_at');
     const alertsOf = () => pg.db('outbox_events').where({ tenant_id: tenantId, type: 'webhook.low_success_rate' }).whereRaw(`data->>'webhook_id' = ?`, [webhook.id]);
+    const notificationsOf = () => pg.db('notifications').where({ tenant_id: tenantId, category: 'webhook.low_success_rate' }).whereLike('body', `%${webhook.id}%`);
 
-    // (Webhooks of earlier tests in this tenant take part too: look at these two.)
-    const first = await checkRates();
-    expect(first.alerted).toContain(webhook.id);
-    expect(first.alerted).not.toContain(healthy.id);
-    expect((await alertsOf()).map((e) => e.data)).toEqual([{ webhook_id: webhook.id, success_rate: 0.333, attempts: 6, window_hours: 24 }]);
-    const [notification] = await pg.db('notifications').where({ tenant_id: tenantId, category: 'webhook.low_success_rate' }).whereLike('body', `%${webhook.id}%`);
-    expect(notify).toHaveBeenCalledWith(tenantId, notification.id);
+    await addRecords(webhook.id, ['failed', 'failed', 'failed', 'failed', 'succeeded', 'succeeded'], await at()); // 33 %
+    await addRecords(webhook.id, Array(20).fill('succeeded'), await at(25 * HOUR)); // outside the window
+    await addRecords(healthy.id, ['failed', 'failed', 'succeeded', 'succeeded', 'succeeded'], await at()); // 60 %
 
-    expect((await checkRates()).alerted).not.toContain(webhook.id);
+    // First low reading: the episode opens, nobody is told yet.
+    const opened = await env.currentTimeMs();
+    await runCheck();
+    const first = await row();
+    expect(first.low_success_alerted_at).toBeNull();
+    expect(Math.abs(first.low_success_since.getTime() - opened)).toBeLessThan(60_000);
+    expect((await pg.db('webhooks').where({ id: healthy.id }).first()).low_success_since).toBeNull();
+
+    // Twelve hours later, still low: still no alert.
+    await env.sleep(12 * HOUR);
+    await addRecords(webhook.id, ['failed', 'failed', 'failed'], await at());
+    await runCheck();
+    expect(await alertsOf()).toHaveLength(0);
+
+    // Twenty-four hours after the first low reading, still low: one alert, to the owner.
+    await env.sleep(12 * HOUR + MINUTE);
+    await addRecords(webhook.id, ['failed', 'failed', 'failed', 'failed', 'succeeded'], await at());
+    await runCheck();
+    expect((await alertsOf()).map((e) => e.data)).toEqual([
+      { webhook_id: webhook.id, success_rate: expect.any(Number), attempts: expect.any(Number), window_hours: 24, low_since: first.low_success_since.toISOString() },
+    ]);
+    const notifications = await notificationsOf();
+    expect(notifications.map((n) => n.recipients)).toEqual([[`owner-${suffix}@example.com`]]);
+
+    // Still low an hour later: no second alert for the same episode.
+    await env.sleep(HOUR);
+    await addRecords(webhook.id, ['failed', 'failed', 'failed', 'failed', 'failed'], await at());
+    await runCheck();
     expect(await alertsOf()).toHaveLength(1);
 
-    await addRecords(webhook.id, Array(6).fill('succeeded')); // 8 of 12: 67 %
-    expect((await checkRates()).cleared).toContain(webhook.id);
-    await addRecords(webhook.id, Array(10).fill('failed')); // 8 of 22
-    expect((await checkRates()).alerted).toContain(webhook.id);
+    // A recovered reading closes the episode; a new drop must stay low 24 h again before alerting.
+    await addRecords(webhook.id, Array(40).fill('succeeded'), await at());
+    await runCheck();
+    expect(await row()).toEqual({ low_success_since: null, low_success_alerted_at: null });
+    await env.sleep(25 * HOUR);
+    await addRecords(webhook.id, Array(10).fill('failed'), await at());
+    await runCheck();
+    expect(await alertsOf()).toHaveLength(1);
+    await env.sleep(24 * HOUR);
+    await addRecords(webhook.id, Array(10).fill('failed'), await at());
+    await runCheck();
     expect(await alertsOf()).toHaveLength(2);
+    expect((await notificationsOf()).map((n) => n.recipients)).toEqual([[`owner-${suffix}@example.com`], [`owner-${suffix}@example.com`]]);
   });
 
   it('the retention sweep deletes delivery records older than 30 days only', async () => {

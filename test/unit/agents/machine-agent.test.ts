@@ -45,6 +45,11 @@ describe('planMachineAgentSignals', () => {
       { tenantId: T1, agentId: 'late', assetKey: NO_ASSET, eventId: 'e4' },
     ]);
   });
+
+  it('an agent listing a former name (maintenance.task.created) is triggered by task.created', () => {
+    const agents = [agent('old', T1, ['maintenance.task.created']), agent('new', T1, ['task.created']), agent('other', T1, ['task.completed'])];
+    expect(planMachineAgentSignals([event('e1', T1, 'task.created', { task_id: 't' })], agents).map((s) => s.agentId)).toEqual(['old', 'new']);
+  });
 });
 
 describe('machineAgentReply', () => {

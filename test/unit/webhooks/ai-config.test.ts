@@ -13,12 +13,12 @@ describe('built-in ai-config engine', () => {
   });
 
   it('picks only the type whose action the text names', () => {
-    expect(suggestWebhookConfig('Create a ticket in ServiceNow whenever a work order becomes overdue').events).toEqual(['maintenance.task.overdue']);
+    expect(suggestWebhookConfig('Create a ticket in ServiceNow whenever a work order becomes overdue').events).toEqual(['task.overdue']);
     expect(suggestWebhookConfig('When a customer sends a WhatsApp message, push it to our CRM').events).toEqual(['conversation.message.received']);
   });
 
   it('uses wildcards when the text asks for all of a domain, and * for everything', () => {
-    expect(suggestWebhookConfig('send all task and plan events to our data lake').events).toEqual(['maintenance.*']);
+    expect(suggestWebhookConfig('send all task and plan events to our data lake').events).toEqual(['task.*', 'maintenance.*']);
     expect(suggestWebhookConfig('forward all events').events).toEqual(['*']);
   });
 
@@ -31,7 +31,7 @@ describe('built-in ai-config engine', () => {
 
   it('does not filter on a field a suggested type lacks', () => {
     const s = suggestWebhookConfig(`tell me when plans are paused and when tasks complete, for agent ${ASSET}`);
-    expect(s.events).toEqual(['maintenance.task.completed', 'maintenance.plan.paused']);
+    expect(s.events).toEqual(['task.completed', 'maintenance.plan.paused']);
     expect(s.filters).toEqual({});
     expect(s.notes).toEqual(['Not every suggested event carries data.agent_id, so no filter on it was suggested.']);
   });
@@ -62,7 +62,7 @@ describe('language-model answers', () => {
     const s = suggestionFromModel('```json\n{"events": ["asset.alert.*"], "filters": {"data.asset_id": "a1"}, "rationale": "alerts only"}\n```');
     expect(s).toMatchObject({ events: ['asset.alert.*'], filters: { 'data.asset_id': 'a1' }, notes: ['alerts only'], rationale: [{ event: 'asset.alert.*', matched: [] }] });
     expect(s!.auth_headers).toEqual(suggestWebhookConfig('x').auth_headers);
-    expect(suggestionFromModel('{"events": ["maintenance.task.overdue"]}')!.filters).toEqual({});
+    expect(suggestionFromModel('{"events": ["task.overdue"]}')!.filters).toEqual({});
   });
 
   it('refuses what is not a valid configuration', () => {

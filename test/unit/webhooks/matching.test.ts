@@ -136,13 +136,23 @@ describe('filters', () => {
 });
 
 describe('matches', () => {
-  const taskCreated = { type: 'maintenance.task.created', data: { task_id: 't1', priority: 'urgent' } };
+  const taskCreated = { type: 'task.created', data: { task_id: 't1', priority: 'urgent' } };
 
   it('needs a matching pattern and passing filters', () => {
-    expect(matches({ events: ['maintenance.*'], filters: {} }, taskCreated)).toBe(true);
-    expect(matches({ events: ['task.created', 'maintenance.task.created'], filters: { 'data.priority': ['high', 'urgent'] } }, taskCreated)).toBe(true);
-    expect(matches({ events: ['maintenance.*'], filters: { 'data.priority': 'low' } }, taskCreated)).toBe(false);
-    expect(matches({ events: ['asset.*', 'task.created'], filters: {} }, taskCreated)).toBe(false);
+    expect(matches({ events: ['task.*'], filters: {} }, taskCreated)).toBe(true);
+    expect(matches({ events: ['task.created'], filters: { 'data.priority': ['high', 'urgent'] } }, taskCreated)).toBe(true);
+    expect(matches({ events: ['task.*'], filters: { 'data.priority': 'low' } }, taskCreated)).toBe(false);
+    expect(matches({ events: ['asset.*', 'task.completed'], filters: {} }, taskCreated)).toBe(false);
     expect(matches({ events: [], filters: {} }, taskCreated)).toBe(false);
+  });
+
+  it('an event answers to its former names: maintenance.task.* subscriptions still receive task events', () => {
+    for (const events of [['maintenance.task.created'], ['maintenance.task.*'], ['maintenance.*']]) {
+      expect(matches({ events, filters: {} }, taskCreated)).toBe(true);
+    }
+    expect(matches({ events: ['maintenance.task.completed'], filters: {} }, taskCreated)).toBe(false);
+    expect(matches({ events: ['maintenance.plan.*'], filters: {} }, taskCreated)).toBe(false);
+    const patterns = patternsMatching('task.created');
+    expect(patterns).toEqual(['*', 'task.*', 'task.created', 'maintenance.*', 'maintenance.task.*', 'maintenance.task.created']);
   });
 });

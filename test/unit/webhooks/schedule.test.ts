@@ -1,4 +1,4 @@
-import { classifyOutcome, type DeliveryOutcome } from '../../../domain/webhooks/outcome';
+import { classifyOutcome, type DeliveryOutcome, type DeliveryPolicy, SPEC_DELIVERY_POLICY } from '../../../domain/webhooks/outcome';
 import { parseHttpDate, parseRetryAfter } from '../../../domain/webhooks/retry-after';
 import {
   delayBeforeAttempt,
@@ -8,8 +8,11 @@ import {
 } from '../../../domain/webhooks/schedule';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');
-const httpFailure = (status: number, retryAfter?: string): DeliveryOutcome =>
-  classifyOutcome({ kind: 'response', status, body: '', latencyMs: 5, ...(retryAfter ? { retryAfter } : {}) });
+/** Both per-webhook opt-ins on: disable on 410, honour Retry-After. */
+const OPTED_IN: DeliveryPolicy = { disableOnGone: true, honourRetryAfter: true };
+const SPEC = SPEC_DELIVERY_POLICY;
+const httpFailure = (status: number, retryAfter?: string, policy: DeliveryPolicy = OPTED_IN): DeliveryOutcome =>
+  classifyOutcome({ kind: 'response', status, body: '', latencyMs: 5, ...(retryAfter ? { retryAfter } : {}) }, policy);
 const timeout: DeliveryOutcome = { kind: 'retryable_failure', cause: { type: 'timeout' } };
 
 describe('retry schedule', () => {
@@ -23,8 +26,8 @@ describe('retry schedule', () => {
   });
 
   it('retries a failure with the next scheduled delay', () => {
-    expect(planNextAttempt(1, timeout, NOW)).toEqual({ kind: 'retry', attempt: 2, delayMs: 30_000, retryAfterHonoured: false });
-    expect(planNextAttempt(4, httpFailure(500), NOW)).toEqual({
+    expect(planNextAttempt(1, timeout, NOW, OPTED_IN)).toEqual({ kind: 'retry', attempt: 2, delayMs: 30_000, retryAfterHonoured: false });
+    expect(planNextAttempt(4, httpFailure(500), NOW, OPTED_IN)).toEqual({
       kind: 'retry',
       attempt: 5,
       delayMs: 7_200_000,
@@ -32,14 +35,26 @@ describe('retry schedule', () => {
     });
   });
 
-  it('stops after the fifth failure, on success and on 410', () => {
-    expect(planNextAttempt(5, timeout, NOW)).toEqual({ kind: 'stop', reason: 'attempts_exhausted' });
-    expect(planNextAttempt(3, httpFailure(204), NOW)).toEqual({ kind: 'stop', reason: 'delivered' });
-    expect(planNextAttempt(1, httpFailure(410), NOW)).toEqual({ kind: 'stop', reason: 'gone' });
+  it('stops after the fifth failure, on success and (opted in) on 410', () => {
+    expect(planNextAttempt(5, timeout, NOW, OPTED_IN)).toEqual({ kind: 'stop', reason: 'attempts_exhausted' });
+    expect(planNextAttempt(3, httpFailure(204), NOW, OPTED_IN)).toEqual({ kind: 'stop', reason: 'delivered' });
+    expect(planNextAttempt(1, httpFailure(410), NOW, OPTED_IN)).toEqual({ kind: 'stop', reason: 'gone' });
   });
 });
 
-describe('Retry-After on 429/503', () => {
+describe('SPEC.md default policy (no opt-in)', () => {
+  it('410 is an ordinary failure, retried on the schedule', () => {
+    expect(httpFailure(410, undefined, SPEC)).toEqual({ kind: 'retryable_failure', cause: { type: 'http_status', status: 410 } });
+    expect(planNextAttempt(1, httpFailure(410, undefined, SPEC), NOW, SPEC)).toEqual({ kind: 'retry', attempt: 2, delayMs: 30_000, retryAfterHonoured: false });
+  });
+
+  it('Retry-After never moves a delay', () => {
+    expect(planNextAttempt(1, httpFailure(429, '120', SPEC), NOW, SPEC)).toEqual({ kind: 'retry', attempt: 2, delayMs: 30_000, retryAfterHonoured: false });
+    expect(planNextAttempt(2, httpFailure(503, '3600', SPEC), NOW, SPEC)).toMatchObject({ delayMs: 300_000, retryAfterHonoured: false });
+  });
+});
+
+describe('Retry-After on 429/503 (opt-in)', () => {
   it('bounds: not sooner than the schedule, not later than the following step (2 h at the end)', () => {
     expect(retryAfterBounds(2)).toEqual({ minMs: 30_000, maxMs: 300_000 });
     expect(retryAfterBounds(4)).toEqual({ minMs: 1_800_000, maxMs: 7_200_000 });
@@ -47,7 +62,7 @@ describe('Retry-After on 429/503', () => {
   });
 
   it('waits the requested seconds when they are within the bounds', () => {
-    expect(planNextAttempt(1, httpFailure(429, '120'), NOW)).toEqual({
+    expect(planNextAttempt(1, httpFailure(429, '120'), NOW, OPTED_IN)).toEqual({
       kind: 'retry',
       attempt: 2,
       delayMs: 120_000,
@@ -56,26 +71,26 @@ describe('Retry-After on 429/503', () => {
   });
 
   it('waits until the requested HTTP-date', () => {
-    expect(planNextAttempt(2, httpFailure(503, 'Sat, 01 Mar 2025 12:20:00 GMT'), NOW)).toMatchObject({
+    expect(planNextAttempt(2, httpFailure(503, 'Sat, 01 Mar 2025 12:20:00 GMT'), NOW, OPTED_IN)).toMatchObject({
       attempt: 3,
       delayMs: 20 * 60_000,
     });
   });
 
   it('never retries sooner than the schedule', () => {
-    expect(planNextAttempt(1, httpFailure(429, '1'), NOW)).toMatchObject({ delayMs: 30_000, retryAfterHonoured: false });
-    expect(planNextAttempt(1, httpFailure(503, 'Sat, 01 Mar 2025 11:00:00 GMT'), NOW)).toMatchObject({ delayMs: 30_000 });
+    expect(planNextAttempt(1, httpFailure(429, '1'), NOW, OPTED_IN)).toMatchObject({ delayMs: 30_000, retryAfterHonoured: false });
+    expect(planNextAttempt(1, httpFailure(503, 'Sat, 01 Mar 2025 11:00:00 GMT'), NOW, OPTED_IN)).toMatchObject({ delayMs: 30_000 });
   });
 
   it('never waits longer than the next-but-one delay, nor 2 h', () => {
-    expect(planNextAttempt(1, httpFailure(429, '86400'), NOW)).toMatchObject({ delayMs: 300_000, retryAfterHonoured: true });
-    expect(planNextAttempt(3, httpFailure(429, '86400'), NOW)).toMatchObject({ delayMs: 7_200_000 });
-    expect(planNextAttempt(4, httpFailure(503, '86400'), NOW)).toMatchObject({ delayMs: 7_200_000, retryAfterHonoured: false });
+    expect(planNextAttempt(1, httpFailure(429, '86400'), NOW, OPTED_IN)).toMatchObject({ delayMs: 300_000, retryAfterHonoured: true });
+    expect(planNextAttempt(3, httpFailure(429, '86400'), NOW, OPTED_IN)).toMatchObject({ delayMs: 7_200_000 });
+    expect(planNextAttempt(4, httpFailure(503, '86400'), NOW, OPTED_IN)).toMatchObject({ delayMs: 7_200_000, retryAfterHonoured: false });
   });
 
   it('is ignored on other statuses and when unparseable', () => {
-    expect(planNextAttempt(1, httpFailure(500, '120'), NOW)).toMatchObject({ delayMs: 30_000 });
-    expect(planNextAttempt(1, httpFailure(429, 'soon'), NOW)).toMatchObject({ delayMs: 30_000 });
+    expect(planNextAttempt(1, httpFailure(500, '120'), NOW, OPTED_IN)).toMatchObject({ delayMs: 30_000 });
+    expect(planNextAttempt(1, httpFailure(429, 'soon'), NOW, OPTED_IN)).toMatchObject({ delayMs: 30_000 });
   });
 });
 
@@ -113,7 +128,7 @@ describe('classifyOutcome', () => {
     expect(httpFailure(status)).toEqual({ kind: 'success', status });
   });
 
-  it('410 is gone', () => {
+  it('410 is gone when the webhook opted in', () => {
     expect(httpFailure(410)).toEqual({ kind: 'gone', status: 410 });
   });
 
@@ -130,12 +145,12 @@ describe('classifyOutcome', () => {
   });
 
   it('timeouts, connection errors and refused destinations are retryable failures', () => {
-    expect(classifyOutcome({ kind: 'timeout', latencyMs: 10_000 })).toEqual(timeout);
-    expect(classifyOutcome({ kind: 'connection_error', message: 'ECONNREFUSED', latencyMs: 3 })).toEqual({
+    expect(classifyOutcome({ kind: 'timeout', latencyMs: 10_000 }, SPEC)).toEqual(timeout);
+    expect(classifyOutcome({ kind: 'connection_error', message: 'ECONNREFUSED', latencyMs: 3 }, SPEC)).toEqual({
       kind: 'retryable_failure',
       cause: { type: 'connection_error' },
     });
-    expect(classifyOutcome({ kind: 'refused_destination', reason: 'private' })).toEqual({
+    expect(classifyOutcome({ kind: 'refused_destination', reason: 'private' }, SPEC)).toEqual({
       kind: 'retryable_failure',
       cause: { type: 'refused_destination' },
     });

@@ -1,5 +1,5 @@
 /** Storage of contacts, conversations and messages (issue 7). */
-import { redactPii, SPEC_AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
+import { redactPii, AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
 import { Knex } from 'knex';
 import { appendEvent } from '../outbox';
 import { tenantScope, TenantScope } from '../tenant-scope';
@@ -45,8 +45,8 @@ export type StoredMessage =
   | { direction: 'outbound'; idempotencyKey?: string };
 
 /**
- * The one way a message body (and an e-mail subject) is stored: redacted (e-mail and phone
- * values, SPEC.md's `pii.auto_redact`) when the tenant turned redaction on, as received
+ * The one way a message body (and an e-mail subject) is stored: redacted (e-mail, phone, identity
+ * number and card values, SPEC.md's `pii.auto_redact`) when the tenant turned redaction on, as received
  * otherwise. An inbound message whose provider message id is already stored (a redelivered
  * webhook), or an outbound one whose idempotency key is, is not stored again: null.
  */
@@ -55,7 +55,7 @@ export async function storeMessageBody(
   message: StoredMessage & { conversationId: string; body: string; createdAt?: Date },
 ): Promise<MessageRow | null> {
   const redact = await piiAutoRedact(scope);
-  const clean = (text: string) => (redact ? redactPii(text, { types: SPEC_AUTO_REDACT_TYPES }).text : text);
+  const clean = (text: string) => (redact ? redactPii(text, { types: AUTO_REDACT_TYPES }).text : text);
   const row = {
     conversation_id: message.conversationId,
     direction: message.direction,

@@ -5,7 +5,7 @@
  * on every inbound message before the agent sees it.
  */
 import { appendEvent } from '../outbox';
-import { redactPii, SPEC_AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
+import { redactPii, AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
 import { CsatChannel, CsatScale, invitationText } from '../../domain/csat/scale';
 import { parseScoreReply } from '../../domain/csat/reply';
 import { TenantScope } from '../tenant-scope';
@@ -57,7 +57,7 @@ export async function insertResponse(
   scope: TenantScope,
   input: { surveyId: string; score: number; comment: string | null; respondedAt: Date; conversationId?: string | null; contactId?: string | null; agentId?: string | null; invitationId?: string },
 ): Promise<CsatResponseRow> {
-  const comment = input.comment && (await piiAutoRedact(scope)) ? redactPii(input.comment, { types: SPEC_AUTO_REDACT_TYPES }).text : input.comment;
+  const comment = input.comment && (await piiAutoRedact(scope)) ? redactPii(input.comment, { types: AUTO_REDACT_TYPES }).text : input.comment;
   const [row] = await scope.insert(
     'csat_responses',
     {

@@ -6,7 +6,7 @@ import { DEFAULT_ID_FORMATS, type IdFormat, findIdNumbers } from './detectors/id
 import { findPhones } from './detectors/phone';
 import type { TextRange } from './detectors/text-range';
 
-export { DEFAULT_ID_FORMATS, ES_DNI, ES_NIE, UK_NINO, US_SSN, type IdFormat } from './detectors/id-number';
+export { BR_CPF, DEFAULT_ID_FORMATS, ES_DNI, ES_NIE, UK_NINO, US_SSN, type IdFormat } from './detectors/id-number';
 export { passesLuhn } from './detectors/credit-card';
 
 export type PiiType = 'email' | 'phone' | 'id_number' | 'credit_card';
@@ -17,8 +17,8 @@ export type PiiType = 'email' | 'phone' | 'id_number' | 'credit_card';
  */
 export const PII_TYPES: readonly PiiType[] = ['email', 'credit_card', 'id_number', 'phone'];
 
-/** What SPEC.md's `pii.auto_redact` names explicitly ("email and phone values"). */
-export const SPEC_AUTO_REDACT_TYPES: readonly PiiType[] = ['email', 'phone'];
+/** What `pii.auto_redact` replaces in stored text: all four categories SPEC.md lists. */
+export const AUTO_REDACT_TYPES: readonly PiiType[] = PII_TYPES;
 
 export interface PiiFinding {
   readonly type: PiiType;
@@ -30,7 +30,7 @@ export interface PiiFinding {
 export interface RedactPiiOptions {
   /** Categories to replace; default all four (PII_TYPES). */
   readonly types?: readonly PiiType[];
-  /** National identifier formats; default DEFAULT_ID_FORMATS (ES DNI/NIE, US SSN, UK NINO). */
+  /** National identifier formats; default DEFAULT_ID_FORMATS (ES DNI/NIE, US SSN, UK NINO, BR CPF). */
   readonly idFormats?: readonly IdFormat[];
   /** Require a known issuer prefix on card numbers besides the Luhn check; default true. */
   readonly cardRequireKnownIin?: boolean;

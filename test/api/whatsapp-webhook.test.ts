@@ -129,12 +129,21 @@ describe('inbound messages', () => {
     expect(await messagesOf(tenant.tenantId)).toHaveLength(before);
   });
 
-  it('redacts bodies when the tenant turned pii.auto_redact on', async () => {
-    await api.deps.db('tenant_settings').insert({ tenant_id: tenant.tenantId, pii_auto_redact: true }).onConflict('tenant_id').merge();
+  it('redacts bodies for all four categories of SPEC.md when the tenant turned pii.auto_redact on', async () => {
+    expect((await api.request('/api/v1/privacy/settings', { method: 'PUT', token: tenant.token, json: { pii: { auto_redact: true } } })).status).toBe(200);
     const id = `wamid.${randomUUID()}`;
-    await post(payload(phoneNumberId, [{ id, from: '34644000111', text: 'mail me at ana@example.com or call +34 611 222 333' }]));
+    const text =
+      'mail me at ana@example.com or call +34 611 222 333; badge for SSN 219-09-9999, CPF 529.982.247-25, ' +
+      'DNI 12345678Z and NI AB 12 34 56 C; pay the bearings with 4111 1111 1111 1111, order 4711';
+    await post(payload(phoneNumberId, [{ id, from: '34644000111', text }]));
     const row = await api.deps.db('messages').where({ tenant_id: tenant.tenantId, provider_message_id: id }).first();
-    expect(row.body).toBe('mail me at [redacted:email] or call [redacted:phone]');
+    const redacted =
+      'mail me at [redacted:email] or call [redacted:phone]; badge for SSN [redacted:id_number], CPF [redacted:id_number], ' +
+      'DNI [redacted:id_number] and NI [redacted:id_number]; pay the bearings with [redacted:credit_card], order 4711';
+    expect(row.body).toBe(redacted);
+    const messages = await api.request(`/api/v1/conversations/${row.conversation_id}/messages`, { token: tenant.token });
+    expect(messages.body.items.map((m: { body: string }) => m.body)).toContain(redacted);
+    expect(JSON.stringify(messages.body)).not.toMatch(/219-09-9999|529\.982|12345678Z|4111 1111/);
     await api.deps.db('tenant_settings').where({ tenant_id: tenant.tenantId }).update({ pii_auto_redact: false });
   });
 

@@ -46,7 +46,9 @@ function hasCardGrouping(value: string): boolean {
   const separators = new Set(value.replace(/\d/g, ''));
   if (separators.size === 0) return true;
   if (separators.size > 1) return false;
-  // Printed cards group by 4 (4-4-4-4, 4-4-4-4-3) or 4-6-5 / 4-6-4 (Amex, Diners).
+  // Printed cards group by 4 (4-4-4-4, 4-4-4-4-3) or 4-6-5 / 4-6-4 (Amex, Diners); copied from
+  // statements and card readers they also come as two halves of 8 (8-8, 8-8-3).
+  if (/^\d{8}[ -]\d{8}(?:[ -]\d{3})?$/.test(value)) return true;
   return value.split(/[ -]/).every((group) => group.length >= 3 && group.length <= 6);
 }
 

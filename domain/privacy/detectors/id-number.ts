@@ -61,8 +61,30 @@ export const UK_NINO: IdFormat = {
   isValid: (value) => !NINO_UNISSUED_PREFIXES.has(value.slice(0, 2).toUpperCase()),
 };
 
-/** Formats detected when the caller does not choose: Spanish DNI and NIE, US SSN, UK NINO. */
-export const DEFAULT_ID_FORMATS: readonly IdFormat[] = [ES_DNI, ES_NIE, US_SSN, UK_NINO];
+/** The two mod-11 check digits of a CPF over its first nine digits. */
+function cpfCheckDigitsMatch(digits: string): boolean {
+  if (digits.length !== 11 || /^(\d)\1{10}$/.test(digits)) return false; // 111.111.111-11 passes the sums but is never issued
+  const check = (length: number) => {
+    let sum = 0;
+    for (let i = 0; i < length; i++) sum += Number(digits[i]) * (length + 1 - i);
+    const rest = (sum * 10) % 11;
+    return rest === 10 ? 0 : rest;
+  };
+  return check(9) === Number(digits[9]) && check(10) === Number(digits[10]);
+}
+
+/**
+ * Brazilian CPF: 123.456.789-09 anywhere, or eleven bare digits right after a "CPF" label (bare,
+ * they are too often phone numbers or serials). Both mod-11 check digits must hold.
+ */
+export const BR_CPF: IdFormat = {
+  name: 'br_cpf',
+  pattern: /(?<![\p{L}\p{N}.\-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{L}\p{N}]|[.\-]\p{N})|(?<=(?<![\p{L}])CPF(?:\s*(?:n[º°o]\.?|n[uú]mero))?\s*[:#]?\s{0,2})\d{11}(?![\p{L}\p{N}_])/giu,
+  isValid: (value) => cpfCheckDigitsMatch(value.replace(/\D/g, '')),
+};
+
+/** Formats detected when the caller does not choose: Spanish DNI and NIE, US SSN, UK NINO, Brazilian CPF. */
+export const DEFAULT_ID_FORMATS: readonly IdFormat[] = [ES_DNI, ES_NIE, US_SSN, UK_NINO, BR_CPF];
 
 /** Ranges of identifiers matching any of the given formats. */
 export function findIdNumbers(text: string, formats: readonly IdFormat[]): TextRange[] {

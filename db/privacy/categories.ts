@@ -109,6 +109,7 @@ export async function deleteExpiredBatch(
     const batch = tx(t)
       .select(category.keyColumn)
       .where(`${t}.tenant_id`, tenantId)
+      .modify((q) => (category.retention.onlyWhereSet ? q.whereNotNull(`${t}.${category.retention.onlyWhereSet}`) : q))
       .where((w) => {
         for (const r of ranges) w.orWhere((x) => (r.from ? x.where(ts, '<', r.before).andWhere(ts, '>=', r.from) : x.where(ts, '<', r.before)));
       })

@@ -41,7 +41,12 @@ export interface DataCategory {
   exportColumns: string[];
   /** Ordering/keyset column for batches (unique per row). */
   keyColumn: string;
-  retention?: { setting: RetentionKey; timestampColumn: string };
+  retention?: {
+    setting: RetentionKey;
+    timestampColumn: string;
+    /** Only rows where this column is set are expired (an undispatched outbox row is a delivery still owed). */
+    onlyWhereSet?: string;
+  };
   /** Column holding a MinIO object key that belongs to the row: deleted with it. */
   objectKeyColumn?: string;
 }
@@ -171,6 +176,28 @@ export const PRIVACY_CATEGORIES: readonly DataCategory[] = [
     retention: { setting: 'machine_events_days', timestampColumn: 'received_at' },
   },
   {
+    // Every copy of machine data follows machine_events_days (issue 21): the readings themselves...
+    name: 'sensor_readings',
+    table: 'sensor_readings',
+    link: { kind: 'none' },
+    erasure: { kind: 'none' },
+    exportColumns: [],
+    // No surrogate key: the sender's event id is unique per tenant, and every batch is per tenant.
+    keyColumn: 'sender_event_id',
+    retention: { setting: 'machine_events_days', timestampColumn: 'received_at' },
+  },
+  {
+    // ...and the outbox rows that carried events to webhooks and agents, once dispatched. Events of
+    // every kind live there; they are kept as long as the machine events they mostly are.
+    name: 'outbox_events',
+    table: 'outbox_events',
+    link: { kind: 'none' },
+    erasure: { kind: 'none' },
+    exportColumns: [],
+    keyColumn: 'id',
+    retention: { setting: 'machine_events_days', timestampColumn: 'created_at', onlyWhereSet: 'dispatched_at' },
+  },
+  {
     name: 'alerts',
     table: 'asset_alerts',
     link: { kind: 'none' },
@@ -201,6 +228,52 @@ export const NOT_SUBJECT_DATA: Readonly<Record<string, string>> = {
   email_accounts: "the tenant's own sending mailboxes",
   whatsapp_numbers: "the tenant's own business numbers",
   notifications: 'notifications to staff recipients',
+};
+
+/**
+ * Every other table, with why it is outside retention: configuration, current state (one row per
+ * thing, overwritten), records of work the plant keeps, or data with its own sweep. The registry
+ * completeness test (test/api/privacy.test.ts) fails on a table in neither list, so a new table
+ * is classified when it is created.
+ */
+export const OUTSIDE_RETENTION: Readonly<Record<string, string>> = {
+  ...NOT_SUBJECT_DATA,
+  knex_migrations: 'schema history',
+  knex_migrations_lock: 'schema history',
+  tenants: 'configuration: the tenant itself',
+  tenant_settings: 'configuration: retention and redaction settings',
+  refresh_tokens: 'sessions: expire on their own and are deleted at logout or rotation',
+  rate_limits: 'counters of the current window, overwritten',
+  assets: 'configuration: the asset register',
+  asset_baselines: 'configuration: baselines of monitored parameters',
+  asset_parameter_latest: 'current state: the newest reading of each series and a short bounded window, overwritten',
+  asset_health: 'current state: one row per asset, overwritten',
+  asset_conditions: 'current state: one row per asset, overwritten',
+  asset_inspections: "records of work: the plant's inspection history",
+  asset_simulations: 'records of work: what-if runs people asked for',
+  predictive_configs: 'configuration: prognostics settings per asset',
+  maintenance_plans: 'configuration: preventive plans',
+  maintenance_task_sequences: 'configuration: gap-free task code counters',
+  maintenance_executions: "records of work: the plan's execution history (compliance is computed from it)",
+  maintenance_counter_readings: "records of work: the meter history a counter plan's due dates come from",
+  maintenance_counter_sources: 'records of work: the free-text origin of those meter readings, deleted with the tenant',
+  maintenance_optimization_drafts: 'drafts people asked for; small, per plan',
+  agents: 'configuration: agents',
+  tools: 'configuration: agent tools',
+  machine_agent_runs: 'records of work: what a machine agent did and why (ids, action, reply), like an audit of actions',
+  webhooks: 'configuration: webhooks',
+  webhook_deliveries: 'delivery log: swept after 30 days by its own schedule (webhook-delivery-retention)',
+  webhook_delivery_leases: 'in-flight attempts only: deleted when the attempt ends or expires',
+  privacy_erasures: 'the record that an erasure happened (ids and counts, no personal data)',
+  collections: 'configuration: file collections',
+  collection_items: 'membership of files in collections: deleted with the file',
+  csat_surveys: 'configuration: surveys',
+  extraction_templates: 'configuration: extraction templates',
+  extraction_chunks: 'transient input of a running extraction, deleted when it finishes',
+  brandings: 'configuration: report brandings',
+  scheduled_reports: 'configuration: report schedules',
+  report_jobs: 'records of work: generated reports (their files in the object store)',
+  scheduled_report_runs: 'records of work: the runs of a schedule (ids and status)',
 };
 
 /** Categories a subject's rows can be found in (export and erasure). */

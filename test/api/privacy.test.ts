@@ -9,7 +9,7 @@ import { deleteExpiredBatch } from '../../db/privacy/categories';
 import { clampAuditCutoff } from '../../domain/privacy/settings';
 import { createPrivacyExportActivities, presignExportUrl } from '../../activities/privacy/exports';
 import { readStoredZip } from '../../activities/privacy/zip-stream';
-import { categoryByName, NOT_SUBJECT_DATA, PRIVACY_CATEGORIES } from '../../domain/privacy/registry';
+import { categoryByName, NOT_SUBJECT_DATA, OUTSIDE_RETENTION, PRIVACY_CATEGORIES } from '../../domain/privacy/registry';
 import { workflowIds } from '../../infra/workflow-ids';
 import { RETENTION_SCHEDULE } from '../../orchestration/privacy';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
@@ -125,6 +125,17 @@ async function exportReady(token: string, exportId: string) {
 }
 
 describe('registry', () => {
+  it('classifies every table: in the registry with its retention, or outside it with a reason', async () => {
+    const tables: string[] = await api.deps.db('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).pluck('table_name');
+    const classified = new Set([...PRIVACY_CATEGORIES.map((c) => c.table), ...Object.keys(OUTSIDE_RETENTION)]);
+    expect(tables.filter((table) => !classified.has(table)).sort()).toEqual([]);
+    // And the lists name real tables only (a renamed table leaves no stale entry behind).
+    expect([...classified].filter((table) => !tables.includes(table))).toEqual([]);
+    for (const table of ['sensor_readings', 'machine_events', 'outbox_events']) {
+      expect(PRIVACY_CATEGORIES.find((c) => c.table === table)?.retention?.setting).toBe('machine_events_days');
+    }
+  });
+
   it('covers every table with a subject link or contact columns', async () => {
     const rows = await api.deps.db('information_schema.columns')
       .where({ table_schema: 'public' })
@@ -364,7 +375,9 @@ describe('purge-old', () => {
 
     const res = await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: 'P90D' } });
     expect(res.status).toBe(200);
-    expect(res.body.counts).toEqual({ messages: 3, conversations: 1, audit_trail: 0, machine_events: 2, alerts: 0, extracted_records: 1, extractions: 0, tool_calls: 0 });
+    expect(res.body.counts).toEqual({
+      messages: 3, conversations: 1, audit_trail: 0, machine_events: 2, alerts: 0, extracted_records: 1, extractions: 0, tool_calls: 0, sensor_readings: 0, outbox_events: 0,
+    });
     expect(await db('extracted_records').where({ id: contact.extractedRecordId }).first()).toBeUndefined();
     expect(await db('messages').where({ conversation_id: open.id }).pluck('body')).toEqual(['recent']);
     expect(new Date(res.body.cutoff).getTime()).toBeCloseTo(daysAgo(90).getTime(), -4);
@@ -388,6 +401,51 @@ describe('audit retention', () => {
     expect(await deleteExpiredBatch(db, tenant.id, { ...audit, retention }, [{ before: clampAuditCutoff(daysAgo(30), now) }], 10)).toBe(2);
     expect(await db('audit_log').where({ tenant_id: tenant.id }).orderBy('seq').pluck('seq')).toEqual(['3', '4']);
     expect(await verifyTenantChain(db, tenant.id)).toMatchObject({ valid: true, checked: 2 });
+  });
+});
+
+describe('retention of every copy of machine data (issue 21)', () => {
+  const reading = (tenantId: string, assetId: string, days: number) => ({
+    tenant_id: tenantId, asset_id: assetId, parameter: 'temperature', ts: daysAgo(days), value: 40, sender_event_id: randomUUID(), received_at: daysAgo(days),
+  });
+
+  it('expires only dispatched outbox rows: an event still owed to a webhook or an agent stays', async () => {
+    const db = api.deps.db;
+    const u = await createTenant(api);
+    const outbox = categoryByName('outbox_events');
+    // Inside one uncommitted transaction, so the running dispatcher never sees the undispatched row.
+    const rollback = new Error('rollback');
+    const checked = db.transaction(async (tx) => {
+      const row = (days: number, dispatched: boolean) => ({ tenant_id: u.tenantId, type: 'machine.cycle.done', data: {}, occurred_at: daysAgo(days), created_at: daysAgo(days), dispatched_at: dispatched ? daysAgo(days) : null });
+      const [oldDone, oldOwed, recent] = await tx('outbox_events').insert([row(100, true), row(100, false), row(10, true)]).returning('id');
+      expect(await deleteExpiredBatch(tx, u.tenantId, { ...outbox, retention: outbox.retention! }, [{ before: daysAgo(90) }], 100)).toBe(1);
+      const left = await tx('outbox_events').whereIn('id', [oldDone.id, oldOwed.id, recent.id]).pluck('id');
+      expect(left.sort()).toEqual([oldOwed.id, recent.id].sort());
+      throw rollback;
+    });
+    await expect(checked).rejects.toBe(rollback);
+  });
+
+  it('the sweep expires readings and dispatched outbox rows with machine_events, per tenant setting, never another tenant’s', async () => {
+    const db = api.deps.db;
+    const [r, keep] = await Promise.all([createTenant(api), createTenant(api)]);
+    // The other tenant keeps machine data for a year: its 100-day-old rows must stay.
+    expect((await api.request('/api/v1/privacy/settings', { method: 'PUT', token: keep.token, json: { retention: { machine_events_days: 365 } } })).status).toBe(200);
+    const [asset] = await db('assets').insert({ tenant_id: r.tenantId, name: 'Press', type: 'press' }).returning('id');
+    const [keptAsset] = await db('assets').insert({ tenant_id: keep.tenantId, name: 'Press', type: 'press' }).returning('id');
+    const [oldReading, recentReading] = [reading(r.tenantId, asset.id, 100), reading(r.tenantId, asset.id, 20)];
+    const othersReading = reading(keep.tenantId, keptAsset.id, 100);
+    await db('sensor_readings').insert([oldReading, recentReading, othersReading]);
+    const event = (tenantId: string, days: number) => ({ tenant_id: tenantId, type: 'machine.cycle.done', data: { n: 1 }, occurred_at: daysAgo(days), created_at: daysAgo(days), dispatched_at: daysAgo(days) });
+    const [oldEvent, recentEvent, othersEvent] = await db('outbox_events').insert([event(r.tenantId, 100), event(r.tenantId, 20), event(keep.tenantId, 100)]).returning('id');
+
+    const client = await api.deps.temporal.client();
+    await client.schedule.getHandle(RETENTION_SCHEDULE.id).trigger();
+    await waitFor(async () => !(await db('sensor_readings').where({ tenant_id: r.tenantId, sender_event_id: oldReading.sender_event_id }).first('ts')) && !(await db('outbox_events').where({ id: oldEvent.id }).first('id')), 60_000);
+
+    expect(await db('sensor_readings').where({ tenant_id: r.tenantId }).pluck('sender_event_id')).toEqual([recentReading.sender_event_id]);
+    expect(await db('sensor_readings').where({ tenant_id: keep.tenantId }).pluck('sender_event_id')).toEqual([othersReading.sender_event_id]);
+    expect(await db('outbox_events').whereIn('id', [oldEvent.id, recentEvent.id, othersEvent.id]).pluck('id').then((ids) => ids.sort())).toEqual([recentEvent.id, othersEvent.id].sort());
   });
 });
 

@@ -55,6 +55,7 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
     try {
       const toolNote = outcome ? `Tool ${'call' in plan && plan.call ? plan.call.tool.name : ''} returned: ${JSON.stringify(outcome)}` : 'No tool was called.';
       const result = await deps.llm.complete({
+        model: agent.model,
         temperature: agent.temperature,
         messages: [
           { role: 'system', content: `${agent.system_prompt}\n\n${toolNote}\nA draft answer: ${builtIn}` },

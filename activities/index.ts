@@ -45,7 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReportActivities({ db: deps.db, objectStore: deps.objectStore, mailer: deps.mailer, mailFrom: deps.mailFrom }),
     ...createPrivacyErasureActivities({ db: deps.db, objectStore: deps.objectStore }),
     ...createRetentionActivities({ db: deps.db }),
-    ...createMachineAgentActivities({ db: deps.db, startNotification }),
+    ...createMachineAgentActivities({ db: deps.db, startNotification, llm: deps.llm }),
     ...createConversationActivities({ db: deps.db, dataEncryptionKey: deps.dataEncryptionKey, whatsappApiBaseUrl: deps.whatsappApiBaseUrl, allowPrivateDestinations: deps.allowPrivateWebhookDestinations, llm: deps.llm }),
     ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm }),
   };

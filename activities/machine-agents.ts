@@ -1,10 +1,14 @@
 /**
  * The machine agent's one activity with effects: record what the agent did for one event (the
- * built-in engine's reply, and a notification to the tenant's admins), in one transaction, then
+ * reply, and a notification to the tenant's admins), in one transaction, then
  * start the notification's workflow. Idempotent: a redispatched event finds its run and does
  * nothing more; a retry after the commit finds the run too, and the notification is also started
- * by the worker's reconciler for rows left queued.
+ * by the worker's reconciler for rows left queued. The reply is written by the configured language
+ * model with the agent's system prompt, model and temperature, before the transaction (no row lock
+ * is held across an HTTP call); without a model, for an agent whose model is `built-in`, or when
+ * the model fails, the built-in engine writes it, and the run's `engine` says which.
  */
+import { Context } from '@temporalio/activity';
 import { Knex } from 'knex';
 import { Db } from '../db/knex';
 import { createCorrectiveTask } from '../db/queries/corrective-tasks';
@@ -12,7 +16,8 @@ import { insertNotification } from '../db/notifications';
 import { insertMachineAgentRun } from '../db/queries/machine-agent-runs';
 import { tenantAdminEmails } from '../db/queries/webhooks';
 import { TriggerConfig } from '../domain/agents/agents';
-import { machineAgentReply, NO_ASSET } from '../domain/agents/machine-agent';
+import { MAX_MODEL_REPLY_LENGTH, machineAgentPrompt, machineAgentReply, NO_ASSET } from '../domain/agents/machine-agent';
+import type { LlmProvider } from '../domain/llm/provider';
 import { isTaskEvent, listsEventType } from '../domain/events/catalogue';
 
 export interface MachineAgentEventRef {
@@ -58,10 +63,45 @@ async function openCorrectiveTask(tx: Knex.Transaction, ref: MachineAgentEventRe
   });
 }
 
-export function createMachineAgentActivities(deps: { db: Db; startNotification(tenantId: string, notificationId: string): Promise<void> }) {
+export interface MachineAgentActivityDeps {
+  db: Db;
+  startNotification(tenantId: string, notificationId: string): Promise<void>;
+  /** The configured language model; null: the built-in engine writes every reply. */
+  llm: LlmProvider | null;
+}
+
+export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
   const { db } = deps;
+
+  /** The model's reply for this run, or null when the built-in engine writes it. */
+  async function modelReply(ref: MachineAgentEventRef): Promise<string | null> {
+    if (!deps.llm) return null;
+    const agent = await db('agents')
+      .where({ tenant_id: ref.tenantId, id: ref.agentId, type: 'machine', status: 'active' })
+      .first('name', 'system_prompt', 'model', 'temperature');
+    if (!agent || agent.model === 'built-in') return null;
+    // A retry after the run was recorded asks nothing again.
+    if (await db('machine_agent_runs').where({ tenant_id: ref.tenantId, agent_id: ref.agentId, event_id: ref.eventId }).first('id')) return null;
+    const event = await db('outbox_events').where({ tenant_id: ref.tenantId, id: ref.eventId }).first('type', 'data');
+    if (!event) return null;
+    const draft = machineAgentReply({ agentName: agent.name, eventType: event.type, assetKey: ref.assetKey, data: event.data, notified: true });
+    try {
+      const answer = await deps.llm.complete({
+        model: agent.model,
+        temperature: Number(agent.temperature),
+        messages: machineAgentPrompt({ systemPrompt: agent.system_prompt, agentName: agent.name, eventType: event.type, assetKey: ref.assetKey, data: event.data, draft }),
+      });
+      const text = answer.text.trim();
+      return text ? text.slice(0, MAX_MODEL_REPLY_LENGTH) : null;
+    } catch (err) {
+      Context.current().log.warn('language model failed; the built-in engine writes the run', { error: (err as Error).message });
+      return null;
+    }
+  }
+
   return {
     async runMachineAgent(ref: MachineAgentEventRef): Promise<MachineAgentOutcome> {
+      const written = await modelReply(ref);
       const recorded = await db.transaction(async (tx): Promise<Recorded> => {
         const agent: MachineAgentRow | undefined = await tx('agents')
           .where({ tenant_id: ref.tenantId, id: ref.agentId, type: 'machine' })
@@ -74,8 +114,9 @@ export function createMachineAgentActivities(deps: { db: Db; startNotification(t
 
         const recipients = await tenantAdminEmails(tx, ref.tenantId);
         const notified = recipients.length > 0;
-        const replyText = machineAgentReply({ agentName: agent.name, eventType: event.type, assetKey: ref.assetKey, data: event.data, notified });
+        const replyText = written ?? machineAgentReply({ agentName: agent.name, eventType: event.type, assetKey: ref.assetKey, data: event.data, notified });
         const run = await insertMachineAgentRun(tx, {
+          engine: written ? 'openai-compatible' : 'built-in',
           tenantId: ref.tenantId,
           agentId: ref.agentId,
           assetId: ref.assetKey === NO_ASSET ? null : ref.assetKey,

@@ -31,7 +31,7 @@ export function createOpenAiCompatibleProvider(
         res = await doFetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
-          body: JSON.stringify({ model: config.model, messages: request.messages, ...(request.temperature !== undefined ? { temperature: request.temperature } : {}) }),
+          body: JSON.stringify({ model: request.model ?? config.model, messages: request.messages, ...(request.temperature !== undefined ? { temperature: request.temperature } : {}) }),
           signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
         });
       } catch (err) {
@@ -41,7 +41,7 @@ export function createOpenAiCompatibleProvider(
       const body = (await res.json().catch(() => null)) as { model?: unknown; choices?: { message?: { content?: unknown } }[] } | null;
       const text = body?.choices?.[0]?.message?.content;
       if (typeof text !== 'string') throw new LlmProviderError('language model answer has no choices[0].message.content');
-      return { engine: 'openai-compatible', model: typeof body?.model === 'string' ? body.model : config.model, text };
+      return { engine: 'openai-compatible', model: typeof body?.model === 'string' ? body.model : (request.model ?? config.model), text };
     },
   };
 }

@@ -1,4 +1,5 @@
 /** Storage of machine agent runs (issue 7). */
+import type { LlmEngine } from '../../domain/llm/provider';
 import { Queryable } from '../knex';
 
 export type MachineAgentAction = 'notified' | 'recorded';
@@ -13,7 +14,7 @@ export interface MachineAgentRunRow {
   notification_id: string | null;
   /** The corrective task the run opened (agents with the create_maintenance_task tool). */
   task_id: string | null;
-  engine: 'built-in';
+  engine: LlmEngine;
   reply_text: string;
   suppressed_events: number;
   created_at: Date;
@@ -26,7 +27,7 @@ export const MACHINE_AGENT_RUN_COLUMNS = [
 /** Records a run; null when this agent already ran for this event (a redispatched event). */
 export async function insertMachineAgentRun(
   db: Queryable,
-  run: { tenantId: string; agentId: string; assetId: string | null; eventId: string; eventType: string; action: MachineAgentAction; replyText: string },
+  run: { tenantId: string; agentId: string; assetId: string | null; eventId: string; eventType: string; action: MachineAgentAction; replyText: string; engine: LlmEngine },
 ): Promise<{ id: string } | null> {
   const [row] = await db('machine_agent_runs')
     .insert({
@@ -36,7 +37,7 @@ export async function insertMachineAgentRun(
       event_id: run.eventId,
       event_type: run.eventType,
       action: run.action,
-      engine: 'built-in',
+      engine: run.engine,
       reply_text: run.replyText,
     })
     .onConflict(['tenant_id', 'agent_id', 'event_id'])

@@ -5,6 +5,7 @@
  */
 import type { TriggerConfig } from './agents';
 import { listsEventType } from '../events/catalogue';
+import type { ChatMessage } from '../llm/provider';
 import { isUuid } from '../ids';
 
 /** The cooldown key of events that name no asset: one cooldown per agent for all of them. */
@@ -68,4 +69,28 @@ export function machineAgentReply(input: { agentName: string; eventType: string;
   const details = fields.length > 0 ? ` (${fields.join(', ')})` : '';
   const action = input.notified ? "notified the tenant's administrators" : 'recorded the event (no administrator to notify)';
   return `[built-in engine] Event ${input.eventType} ${where}${details}. Agent "${input.agentName}" ${action}; further events of this asset wait for the cooldown.`;
+}
+
+/** Longest reply a model may write for a run (it becomes a notification body). */
+export const MAX_MODEL_REPLY_LENGTH = 4_000;
+
+/**
+ * What the configured language model is asked for a run: the agent's own system prompt, then the
+ * event as the built-in engine sees it (type, asset, scalar fields only: no free text of the
+ * event reaches the model), and the built-in account as a draft it may rewrite.
+ */
+export function machineAgentPrompt(input: { systemPrompt: string; agentName: string; eventType: string; assetKey: string; data: unknown; draft: string }): ChatMessage[] {
+  const fields = quotableFields(input.data);
+  return [
+    {
+      role: 'system',
+      content:
+        `${input.systemPrompt}\n\nYou are the machine agent "${input.agentName}". Write a short account (at most a few sentences) for the ` +
+        `plant's staff of what this event means and what to check. A draft answer: ${input.draft}`,
+    },
+    {
+      role: 'user',
+      content: `Event ${input.eventType} ${input.assetKey === NO_ASSET ? 'with no asset' : `on asset ${input.assetKey}`}${fields.length > 0 ? `: ${fields.join(', ')}` : ''}.`,
+    },
+  ];
 }

@@ -14,6 +14,8 @@ export interface ChatMessage {
 export interface CompletionRequest {
   messages: ChatMessage[];
   temperature?: number;
+  /** The model to ask for (an agent's `model`); the provider's configured default when absent. */
+  model?: string;
 }
 
 export interface CompletionResult {

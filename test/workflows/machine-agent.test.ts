@@ -12,6 +12,8 @@ import { createNotificationActivities } from '../../activities/notifications';
 import { appendEvent } from '../../db/outbox';
 import { provisionTenant } from '../../db/tenants';
 import { NO_ASSET, TriggeringEvent } from '../../domain/agents/machine-agent';
+import type { LlmProvider } from '../../domain/llm/provider';
+import { createOpenAiCompatibleProvider } from '../../infra/llm';
 import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
 import type { TemporalGateway } from '../../infra/temporal';
@@ -20,6 +22,7 @@ import { startNotificationDelivery } from '../../orchestration/notifications';
 import { machineAgentStateQuery, MachineAgentState } from '../../workflows/machine-agent';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+import { startWebhookReceiver } from '../support/webhook-receiver';
 
 jest.setTimeout(240_000);
 
@@ -27,6 +30,7 @@ let pg: TestPostgres;
 let env: TestWorkflowEnvironment;
 let worker: Worker;
 let running: Promise<void>;
+let currentLlm: LlmProvider | null = null;
 
 beforeAll(async () => {
   [pg, env] = await Promise.all([startTestPostgres(), createTimeSkippingEnv()]);
@@ -37,7 +41,14 @@ beforeAll(async () => {
     taskQueue: TASK_QUEUES.main,
     workflowsPath: require.resolve('../../workflows'),
     activities: {
-      ...createMachineAgentActivities({ db: pg.db, startNotification: (tenant, id) => startNotificationDelivery(gateway, tenant, id) }),
+      ...createMachineAgentActivities({
+        db: pg.db,
+        startNotification: (tenant, id) => startNotificationDelivery(gateway, tenant, id),
+        // Read at each run, so one test can configure a language model for its own runs.
+        get llm() {
+          return currentLlm;
+        },
+      }),
       ...createNotificationActivities({ db: pg.db, mailer: null, from: 'test@example.com' }),
     },
   });
@@ -51,7 +62,7 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-async function machineAgent(cooldownMinutes: number): Promise<{ tenantId: string; agentId: string }> {
+async function machineAgent(cooldownMinutes: number, columns: Record<string, unknown> = {}): Promise<{ tenantId: string; agentId: string }> {
   const suffix = randomUUID().slice(0, 8);
   const { tenant_id: tenantId } = await provisionTenant(pg.db, { name: `Plant ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: `pw-${randomUUID()}` });
   const [agent] = await pg.db('agents')
@@ -64,6 +75,7 @@ async function machineAgent(cooldownMinutes: number): Promise<{ tenantId: string
       temperature: 0.2,
       trigger_config: JSON.stringify({ event_types: ['vibration.threshold_exceeded'], cooldown_minutes: cooldownMinutes }),
       created_at: new Date(Date.now() - 60_000),
+      ...columns,
     })
     .returning('id');
   return { tenantId, agentId: agent.id };
@@ -160,5 +172,40 @@ describe('machine agent workflow', () => {
     await signalMachineAgent(env.client, { tenantId, agentId, assetKey: NO_ASSET, eventId: event.id });
     expect(await env.client.workflow.getHandle(workflowIds.machineAgent(tenantId, agentId, NO_ASSET)).result()).toEqual({ runs: 0, suppressed: 0 });
     expect(await runsOf(tenantId, agentId)).toHaveLength(0);
+  });
+
+  it("writes the run with the configured language model, using the agent's system prompt, model and temperature; the built-in engine answers when it fails", async () => {
+    const model = await startWebhookReceiver(); // a fake OpenAI-compatible endpoint on loopback
+    currentLlm = createOpenAiCompatibleProvider({ baseUrl: model.url('/v1'), apiKey: null, model: 'global-default' });
+    try {
+      const answer = (content: string) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'plant-gpt-2', choices: [{ message: { content } }] }) });
+      model.script('/v1/chat/completions', [answer('Bearing vibration on the pump is above its limit: check lubrication and alignment.'), { status: 503 }]);
+      const { tenantId, agentId } = await machineAgent(0, { model: 'plant-gpt-2', temperature: 0.7, system_prompt: 'You watch pumps of line 2.' });
+      const assetId = randomUUID();
+      await signalMachineAgents(pg.db, env.client, await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId, rms_mm_s: 11.2 }, 1));
+      const [run] = await until(() => pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).select('engine', 'reply_text', 'notification_id'), (r) => r.length === 1, 'the run');
+      expect(run).toMatchObject({ engine: 'openai-compatible', reply_text: 'Bearing vibration on the pump is above its limit: check lubrication and alignment.' });
+      const sent = JSON.parse(model.on('/v1/chat/completions')[0].body);
+      expect(sent).toMatchObject({ model: 'plant-gpt-2', temperature: 0.7 });
+      expect(sent.messages[0]).toEqual({ role: 'system', content: expect.stringMatching(/^You watch pumps of line 2\./) });
+      expect(sent.messages[1].content).toBe(`Event vibration.threshold_exceeded on asset ${assetId}: rms_mm_s=11.2, seq=0.`);
+      const notification = await until(() => pg.db('notifications').where({ id: run.notification_id }).first('body'), (n) => n !== undefined, 'the notification');
+      expect(notification.body).toBe(run.reply_text);
+
+      // The model fails (503): the run is still recorded, by the built-in engine, labelled as such.
+      await signalMachineAgents(pg.db, env.client, await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId }, 1));
+      const runs = await until(() => pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).orderBy('created_at').select('engine', 'reply_text'), (r) => r.length === 2, 'the second run');
+      expect(runs[1]).toMatchObject({ engine: 'built-in', reply_text: expect.stringMatching(/^\[built-in engine\]/) });
+
+      // An agent whose model is built-in never calls the provider.
+      const calls = model.on('/v1/chat/completions').length;
+      const builtIn = await machineAgent(0);
+      await signalMachineAgents(pg.db, env.client, await storeEvents(builtIn.tenantId, 'vibration.threshold_exceeded', {}, 1));
+      await until(() => pg.db('machine_agent_runs').where({ agent_id: builtIn.agentId }).select('engine'), (r) => r.length === 1 && r[0].engine === 'built-in', 'the built-in run');
+      expect(model.on('/v1/chat/completions')).toHaveLength(calls);
+    } finally {
+      currentLlm = null;
+      await model.close();
+    }
   });
 });

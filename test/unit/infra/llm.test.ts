@@ -22,6 +22,13 @@ describe('OpenAI-compatible provider', () => {
     expect(JSON.parse(calls[0].init.body as string)).toEqual({ model: 'm', messages: [{ role: 'user', content: 'hi' }], temperature: 0 });
   });
 
+  it("sends the request's model (an agent's) instead of the configured default", async () => {
+    const { calls, fetchImpl } = stubFetch(() => Response.json({ choices: [{ message: { content: 'ok' } }] }));
+    const provider = createOpenAiCompatibleProvider({ baseUrl: 'http://llm.local/v1', apiKey: null, model: 'default-model' }, { fetchImpl });
+    expect(await provider.complete({ messages: [], model: 'agent-model', temperature: 0.4 })).toEqual({ engine: 'openai-compatible', model: 'agent-model', text: 'ok' });
+    expect(JSON.parse(calls[0].init.body as string)).toMatchObject({ model: 'agent-model', temperature: 0.4 });
+  });
+
   it('fails with the HTTP status only, never the key or the provider body', async () => {
     const { fetchImpl } = stubFetch(() => new Response(`invalid key ${KEY}`, { status: 401 }));
     const provider = createOpenAiCompatibleProvider({ baseUrl: 'http://llm.local/v1', apiKey: KEY, model: 'm' }, { fetchImpl });

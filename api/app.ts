@@ -18,7 +18,9 @@ export interface BuiltApp {
 
 /** The Koa application, without listening: the server entry and the tests both build it. */
 export function createApp(deps: AppDeps): BuiltApp {
-  const app = new Koa<AppState, { deps: AppDeps }>({ proxy: false });
+  const hops = deps.config.api.trustedProxyHops;
+  // ctx.ip is the client address only through proxies we run (see Config.api.trustedProxyHops).
+  const app = new Koa<AppState, { deps: AppDeps }>({ proxy: hops > 0, maxIpsCount: hops });
   app.context.deps = deps;
   // Errors are answered by errorHandler; Koa's own handler would only log them twice.
   app.silent = true;

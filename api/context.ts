@@ -5,6 +5,7 @@ import type { Db } from '../db/knex';
 import type { TemporalGateway } from '../infra/temporal';
 import type { ObjectStore } from '../infra/object-store';
 import type { Permission, Role } from '../domain/auth/permissions';
+import type { LoginLimits } from './login-limits';
 import type { RateLimiter } from './middleware/rate-limit';
 
 /** Everything the API needs from the outside world; tests build it against the real services. */
@@ -15,6 +16,7 @@ export interface AppDeps {
   objectStore: ObjectStore;
   logger: Logger;
   rateLimiter: RateLimiter;
+  loginLimits: LoginLimits;
 }
 
 export interface UserPrincipal {

@@ -4,6 +4,7 @@ import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { createTemporalGateway } from '../infra/temporal';
 import { AppDeps } from './context';
+import { createLoginLimits } from './login-limits';
 import { createRateLimiter } from './middleware/rate-limit';
 
 /** Real dependencies from configuration; `close` releases them on shutdown. */
@@ -17,6 +18,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     objectStore: createObjectStore(config.s3),
     logger: createLogger(config.logLevel, { component: 'api' }),
     rateLimiter: createRateLimiter(db),
+    loginLimits: createLoginLimits(db, config.auth),
     async close() {
       await temporal.close();
       await db.destroy();

@@ -7,7 +7,19 @@ export type AppEnv = 'development' | 'test' | 'production';
 export interface Config {
   appEnv: AppEnv;
   /** `tls`: serve HTTPS with TLS 1.3 as the minimum (API_TLS_CERT_FILE + API_TLS_KEY_FILE); null: plain HTTP behind a TLS proxy. */
-  api: { host: string; port: number; tls: { certFile: string; keyFile: string } | null };
+  api: {
+    host: string;
+    port: number;
+    tls: { certFile: string; keyFile: string } | null;
+    /**
+     * Reverse proxies in front of the API (API_TRUSTED_PROXY_HOPS, default 0): with n > 0 the client
+     * address is the n-th entry from the right of X-Forwarded-For (the one our own proxy wrote),
+     * never a left-hand entry the client could forge; with 0 the header is ignored.
+     */
+    trustedProxyHops: number;
+  };
+  /** Limits of the anonymous auth routes (api/login-limits.ts). */
+  auth: AuthLimitsConfig;
   databaseUrl: string;
   temporal: { address: string; namespace: string; uiUrl: string };
   s3: {
@@ -28,6 +40,19 @@ export interface Config {
   whatsapp: { apiBaseUrl: string };
   /** Deprecation headers per route prefix; see api/middleware/deprecation.ts. */
   deprecations: DeprecationRule[];
+}
+
+export interface AuthLimitsConfig {
+  /** Login attempts per email per 15 minutes, refunded on success (LOGIN_MAX_FAILURES_PER_EMAIL, 10). */
+  maxFailuresPerEmail: number;
+  /** Login attempts per client address per 15 minutes, refunded on success (LOGIN_MAX_FAILURES_PER_ADDRESS, 100). */
+  maxFailuresPerAddress: number;
+  /** Refreshes per client address per minute (REFRESH_MAX_PER_ADDRESS_PER_MINUTE, 60). */
+  refreshesPerAddressPerMinute: number;
+  /** Password checks running at once per API process (PASSWORD_CHECKS_IN_FLIGHT, 4: libuv's default pool). */
+  passwordChecksInFlight: number;
+  /** Password checks waiting per API process before 429 (PASSWORD_CHECKS_QUEUED, 32). */
+  passwordChecksQueued: number;
 }
 
 export interface LlmConfig {
@@ -83,6 +108,17 @@ export function loadConfig(env: Env = process.env): Config {
     return n;
   };
 
+  const count = (name: string, fallback: number, min = 1): number => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > 1_000_000) {
+      problems.push(`${name} must be an integer from ${min} to 1000000`);
+      return fallback;
+    }
+    return n;
+  };
+
   const s3Endpoint = required('S3_ENDPOINT');
   const dataKeyText = secret('DATA_ENCRYPTION_KEY');
   const dataEncryptionKey = Buffer.from(dataKeyText, 'base64');
@@ -98,7 +134,14 @@ export function loadConfig(env: Env = process.env): Config {
 
   const config: Config = {
     appEnv,
-    api: { host: env.API_HOST || '127.0.0.1', port: port('API_PORT', 3000), tls: apiTls(env, problems) },
+    api: { host: env.API_HOST || '127.0.0.1', port: port('API_PORT', 3000), tls: apiTls(env, problems), trustedProxyHops: count('API_TRUSTED_PROXY_HOPS', 0, 0) },
+    auth: {
+      maxFailuresPerEmail: count('LOGIN_MAX_FAILURES_PER_EMAIL', 10),
+      maxFailuresPerAddress: count('LOGIN_MAX_FAILURES_PER_ADDRESS', 100),
+      refreshesPerAddressPerMinute: count('REFRESH_MAX_PER_ADDRESS_PER_MINUTE', 60),
+      passwordChecksInFlight: count('PASSWORD_CHECKS_IN_FLIGHT', 4),
+      passwordChecksQueued: count('PASSWORD_CHECKS_QUEUED', 32, 0),
+    },
     databaseUrl: required('DATABASE_URL'),
     temporal: {
       address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',

@@ -17,16 +17,7 @@ export interface RateDecision {
 
 export interface RateLimiter {
   consume(tenantId: string): Promise<RateDecision>;
-  /** Failed logins per email: after LOGIN_MAX_FAILURES in LOGIN_WINDOW_SECONDS, logins for it are refused. */
-  login: {
-    retryAfterSeconds(email: string): Promise<number | null>;
-    recordFailure(email: string): Promise<void>;
-    reset(email: string): Promise<void>;
-  };
 }
-
-export const LOGIN_MAX_FAILURES = 10;
-export const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 const PLAN_CACHE_MS = 30_000;
 
@@ -60,30 +51,7 @@ export function createRateLimiter(db: Db): RateLimiter {
     return row.plan;
   }
 
-  const loginFailures = new RateLimiterPostgres({
-    storeClient: db,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    keyPrefix: 'login',
-    points: LOGIN_MAX_FAILURES,
-    duration: LOGIN_WINDOW_SECONDS,
-  });
-  const loginKey = (email: string) => email.trim().toLowerCase();
-
   return {
-    login: {
-      async retryAfterSeconds(email) {
-        const res = await loginFailures.get(loginKey(email));
-        return res && res.consumedPoints >= LOGIN_MAX_FAILURES ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : null;
-      },
-      async recordFailure(email) {
-        await loginFailures.penalty(loginKey(email), 1);
-      },
-      async reset(email) {
-        await loginFailures.delete(loginKey(email));
-      },
-    },
     async consume(tenantId) {
       const plan = await planOf(tenantId);
       if (!plan) throw unauthenticated('tenant no longer exists');

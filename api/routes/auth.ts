@@ -7,6 +7,7 @@ import { DUMMY_HASH_PROMISE, verifyPassword } from '../../domain/auth/passwords'
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../domain/auth/tokens';
 import { AppContext, userOf } from '../context';
 import { AppError, unauthenticated } from '../errors';
+import type { LimitDecision } from '../login-limits';
 import { ApiRouter } from '../route';
 import { emailField } from '../validation';
 
@@ -47,6 +48,16 @@ function respondWithTokens(ctx: AppContext, user: UserRecord, refreshToken: stri
   };
 }
 
+const LIMITED_BECAUSE: Record<'email' | 'address' | 'capacity', string> = {
+  email: 'too many login attempts for this email; try again later',
+  address: 'too many attempts from this address; try again later',
+  capacity: 'too many password checks in progress; try again in a moment',
+};
+
+function limited(decision: Extract<LimitDecision, { allowed: false }>): AppError {
+  return new AppError('RATE_LIMITED', LIMITED_BECAUSE[decision.scope], { retry_after: decision.retryAfterSeconds });
+}
+
 export function authRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/auth');
 
@@ -57,21 +68,23 @@ export function authRoutes(): ApiRouter {
     tags: ['auth'],
     auth: 'none',
     body: Joi.object({ email: emailField.required(), password: Joi.string().max(200).required() }),
-    responses: { 200: { description: 'Tokens', schema: tokenPair }, 401: { description: 'Wrong email or password' }, 429: { description: 'Too many failed logins for this email (10 per 15 minutes)' } },
+    responses: {
+      200: { description: 'Tokens', schema: tokenPair },
+      401: { description: 'Wrong email or password' },
+      429: { description: 'Too many login attempts for this email (10 per 15 minutes) or from this address (100), or too many password checks in progress' },
+    },
     handler: async (ctx, { body }) => {
-      const guard = ctx.deps.rateLimiter.login;
-      const blockedFor = await guard.retryAfterSeconds(body.email);
-      if (blockedFor !== null) {
-        throw new AppError('RATE_LIMITED', 'too many failed logins for this email; try again later', { retry_after: blockedFor });
-      }
+      const limits = ctx.deps.loginLimits;
+      // Counted before the password is checked, so concurrent guesses cannot outrun the count.
+      const attempt = await limits.beginLogin(body.email, ctx.ip);
+      if (!attempt.decision.allowed) throw limited(attempt.decision);
       const user = await findUserByEmail(ctx.deps.db, body.email);
       // Same work whether or not the user exists: the answer time does not reveal accounts.
-      const valid = await verifyPassword(body.password, user?.password_hash ?? (await DUMMY_HASH_PROMISE));
-      if (!user || !valid || user.status !== 'active') {
-        await guard.recordFailure(body.email);
-        throw unauthenticated('wrong email or password');
-      }
-      await guard.reset(body.email);
+      const hash = user?.password_hash ?? (await DUMMY_HASH_PROMISE);
+      const valid = await limits.checkPassword(() => verifyPassword(body.password, hash));
+      if (valid === null) throw limited({ allowed: false, retryAfterSeconds: 1, scope: 'capacity' });
+      if (!user || !valid || user.status !== 'active') throw unauthenticated('wrong email or password');
+      await attempt.succeeded();
       const issued = await ctx.deps.db.transaction(async (tx) => {
         const token = await issueRefreshToken(tx, user);
         await auditAuth(ctx, tx, { tenantId: user.tenant_id, userId: user.id }, 'auth.login', token.familyId);
@@ -88,8 +101,10 @@ export function authRoutes(): ApiRouter {
     tags: ['auth'],
     auth: 'none',
     body: refreshBody,
-    responses: { 200: { description: 'New tokens', schema: tokenPair }, 401: { description: 'Refused' } },
+    responses: { 200: { description: 'New tokens', schema: tokenPair }, 401: { description: 'Refused' }, 429: { description: 'Too many refreshes from this address (60 per minute)' } },
     handler: async (ctx, { body }) => {
+      const counted = await ctx.deps.loginLimits.countRefresh(ctx.ip);
+      if (!counted.allowed) throw limited(counted);
       const result = await ctx.deps.db.transaction(async (tx) => {
         const rotation = await rotateRefreshToken(tx, body.refresh_token);
         if (rotation.kind === 'reuse_detected' || rotation.kind === 'rotated') {

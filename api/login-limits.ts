@@ -1,0 +1,78 @@
+/**
+ * Limits of the anonymous auth routes (issue 17), counted in PostgreSQL so every API process
+ * shares them (rate-limiter-flexible, one atomic upsert per count):
+ *
+ * - a login attempt is counted *before* its password is checked, once per email and once per
+ *   client address, and refunded when it succeeds; so N concurrent guesses for one email get at
+ *   most `maxFailuresPerEmail` password checks, not 10 + N;
+ * - refreshes are counted per client address (a refresh token is unguessable; the limit bounds
+ *   the database work a flood can cause);
+ * - password checks (scrypt, about 50 ms of a libuv thread each) run behind a bounded queue: a
+ *   flood beyond it is answered 429 at once instead of starving every other request.
+ */
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { Db } from '../db/knex';
+import type { AuthLimitsConfig } from '../infra/config';
+import { BoundedGate } from './bounded-gate';
+
+export const LOGIN_WINDOW_SECONDS = 15 * 60;
+const REFRESH_WINDOW_SECONDS = 60;
+
+export type LimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; scope: 'email' | 'address' | 'capacity' };
+
+export interface LoginAttempt {
+  readonly decision: LimitDecision;
+  /** The password was right: the attempt does not count against the email or the address. */
+  succeeded(): Promise<void>;
+}
+
+export interface LoginLimits {
+  /** Counts one attempt for the email and the address; refused when either has no attempt left. */
+  beginLogin(email: string, address: string): Promise<LoginAttempt>;
+  /** Counts one refresh for the address. */
+  countRefresh(address: string): Promise<LimitDecision>;
+  /** Runs a password check when the queue has room; `null` when it is full (answer 429). */
+  checkPassword<T>(check: () => Promise<T>): Promise<T | null>;
+}
+
+export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits {
+  const store = { storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true } as const;
+  const perEmail = new RateLimiterPostgres({ ...store, keyPrefix: 'login', points: config.maxFailuresPerEmail, duration: LOGIN_WINDOW_SECONDS });
+  const perAddress = new RateLimiterPostgres({ ...store, keyPrefix: 'login-addr', points: config.maxFailuresPerAddress, duration: LOGIN_WINDOW_SECONDS });
+  const refreshes = new RateLimiterPostgres({ ...store, keyPrefix: 'refresh-addr', points: config.refreshesPerAddressPerMinute, duration: REFRESH_WINDOW_SECONDS });
+  const gate = new BoundedGate(config.passwordChecksInFlight, config.passwordChecksQueued);
+  const emailKey = (email: string) => email.trim().toLowerCase();
+
+  async function take(limiter: RateLimiterPostgres, key: string, scope: 'email' | 'address'): Promise<LimitDecision> {
+    try {
+      await limiter.consume(key);
+      return { allowed: true };
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: a 5xx is honest
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), scope };
+    }
+  }
+
+  return {
+    async beginLogin(email, address) {
+      const noop = { succeeded: async () => undefined };
+      const byEmail = await take(perEmail, emailKey(email), 'email');
+      if (!byEmail.allowed) return { decision: byEmail, ...noop };
+      const byAddress = await take(perAddress, address, 'address');
+      if (!byAddress.allowed) {
+        await perEmail.reward(emailKey(email), 1); // not checked: this attempt costs the email nothing
+        return { decision: byAddress, ...noop };
+      }
+      return {
+        decision: { allowed: true },
+        async succeeded() {
+          // The right password clears the email's failures (a user who mistyped a few times is not
+          // held near the limit) and refunds the address its one attempt.
+          await Promise.all([perEmail.delete(emailKey(email)), perAddress.reward(address, 1)]);
+        },
+      };
+    },
+    countRefresh: (address) => take(refreshes, address, 'address'),
+    checkPassword: (check) => gate.run(check),
+  };
+}

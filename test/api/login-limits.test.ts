@@ -1,0 +1,95 @@
+/**
+ * Limits of the anonymous auth routes under concurrency (issue 17), over real HTTP against the real
+ * database. The API here trusts one proxy hop, so each test speaks from its own client address
+ * (X-Forwarded-For) and the counters of other test files (all from 127.0.0.1) never interfere.
+ */
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../../infra/config';
+import { createTenant, expectError, startTestApi, TestApi, TestResponse } from '../support/api';
+
+let api: TestApi;
+const base = loadConfig(process.env);
+
+beforeAll(async () => {
+  api = await startTestApi({
+    api: { ...base.api, trustedProxyHops: 1 },
+    auth: { ...base.auth, maxFailuresPerAddress: 12, refreshesPerAddressPerMinute: 3 },
+  });
+});
+afterAll(() => api?.close());
+
+/** A fresh documentation-range address per call: counters start from zero. */
+let nextHost = 1;
+const address = () => `203.0.113.${nextHost++}`;
+
+const login = (email: string, password: string, from: string) =>
+  api.request('/api/v1/auth/login', { method: 'POST', json: { email, password }, headers: { 'X-Forwarded-For': from } });
+const statuses = (answers: TestResponse[]) => answers.map((a) => a.status).sort();
+
+describe('login limits', () => {
+  it('checks at most 10 of 40 concurrent wrong passwords for one email; the rest are refused before any check', async () => {
+    const t = await createTenant(api);
+    const from = address();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => login(t.email, 'wrong-password-123', from)));
+    expect(statuses(answers)).toEqual([...Array(10).fill(401), ...Array(30).fill(429)]);
+    for (const refused of answers.filter((a) => a.status === 429)) {
+      expectError(refused, 429, 'RATE_LIMITED');
+      expect(refused.body.detail).toMatch(/this email/);
+    }
+    // Spent for this email, from any address, even with the right password.
+    expectError(await login(t.email, t.password, address()), 429, 'RATE_LIMITED');
+  });
+
+  it('counts per client address across emails, refunds a success, and trusts only the hop our proxy wrote', async () => {
+    const t = await createTenant(api);
+    const from = address();
+    // A success does not count: the address still has its 12 attempts afterwards.
+    expect((await login(t.email, t.password, from)).status).toBe(200);
+    const wrong = await Promise.all(Array.from({ length: 15 }, (_, i) => login(`nobody-${i}-${randomUUID()}@example.com`, 'wrong-password-123', from)));
+    expect(statuses(wrong)).toEqual([...Array(12).fill(401), ...Array(3).fill(429)]);
+    expect(wrong.find((a) => a.status === 429)!.body.detail).toMatch(/this address/);
+    // A forged left-hand entry changes nothing: the client address is the right-most one.
+    expectError(await login(t.email, t.password, `10.9.8.7, ${from}`), 429, 'RATE_LIMITED');
+    // Another address is not affected.
+    expect((await login(t.email, t.password, address())).status).toBe(200);
+  });
+
+  it('counts refreshes per client address', async () => {
+    const t = await createTenant(api);
+    const from = address();
+    let token = t.refreshToken;
+    for (let i = 0; i < 3; i += 1) {
+      const res = await api.request('/api/v1/auth/refresh', { method: 'POST', json: { refresh_token: token }, headers: { 'X-Forwarded-For': from } });
+      expect(res.status).toBe(200);
+      token = res.body.refresh_token;
+    }
+    const refused = await api.request('/api/v1/auth/refresh', { method: 'POST', json: { refresh_token: token }, headers: { 'X-Forwarded-For': from } });
+    expectError(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The token was not spent by the refused call: from another address it still rotates.
+    expect((await api.request('/api/v1/auth/refresh', { method: 'POST', json: { refresh_token: token }, headers: { 'X-Forwarded-For': address() } })).status).toBe(200);
+  });
+});
+
+describe('password checks behind a bounded queue', () => {
+  let small: TestApi;
+  beforeAll(async () => {
+    small = await startTestApi({ api: { ...base.api, trustedProxyHops: 1 }, auth: { ...base.auth, passwordChecksInFlight: 1, passwordChecksQueued: 1 } });
+  });
+  afterAll(() => small?.close());
+
+  it('answers a flood beyond the queue 429 at once, never a 5xx, and serves again afterwards', async () => {
+    const flood = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        small.request('/api/v1/auth/login', { method: 'POST', json: { email: `flood-${i}-${randomUUID()}@example.com`, password: 'wrong-password-123' }, headers: { 'X-Forwarded-For': address() } }),
+      ),
+    );
+    expect(flood.every((a) => a.status === 401 || a.status === 429)).toBe(true);
+    const capacity = flood.filter((a) => a.status === 429);
+    expect(capacity.length).toBeGreaterThan(0);
+    expect(capacity[0].body.detail).toMatch(/password checks in progress/);
+    expect(flood.filter((a) => a.status === 401).length).toBeGreaterThan(0);
+    const t = await createTenant(small);
+    expect((await small.request('/api/v1/auth/login', { method: 'POST', json: { email: t.email, password: t.password }, headers: { 'X-Forwarded-For': address() } })).status).toBe(200);
+  });
+});

@@ -10,6 +10,7 @@
  * - password checks (scrypt, about 50 ms of a libuv thread each) run behind a bounded queue: a
  *   flood beyond it is answered 429 at once instead of starving every other request.
  */
+import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { Db } from '../db/knex';
 import type { AuthLimitsConfig } from '../infra/config';
@@ -41,7 +42,11 @@ export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits
   const perAddress = new RateLimiterPostgres({ ...store, keyPrefix: 'login-addr', points: config.maxFailuresPerAddress, duration: LOGIN_WINDOW_SECONDS });
   const refreshes = new RateLimiterPostgres({ ...store, keyPrefix: 'refresh-addr', points: config.refreshesPerAddressPerMinute, duration: REFRESH_WINDOW_SECONDS });
   const gate = new BoundedGate(config.passwordChecksInFlight, config.passwordChecksQueued);
-  const emailKey = (email: string) => email.trim().toLowerCase();
+  // Hashed: rate_limits keys are bounded (an email may be 254 characters) and hold no address.
+  const emailKey = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('base64url');
+
+  // Client addresses are short, but a proxy chain could make them anything: bound them too.
+  const addressKey = (address: string) => (address.length <= 64 ? address : createHash('sha256').update(address).digest('base64url'));
 
   async function take(limiter: RateLimiterPostgres, key: string, scope: 'email' | 'address'): Promise<LimitDecision> {
     try {
@@ -54,7 +59,8 @@ export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits
   }
 
   return {
-    async beginLogin(email, address) {
+    async beginLogin(email, rawAddress) {
+      const address = addressKey(rawAddress);
       const noop = { succeeded: async () => undefined };
       const byEmail = await take(perEmail, emailKey(email), 'email');
       if (!byEmail.allowed) return { decision: byEmail, ...noop };
@@ -72,7 +78,7 @@ export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits
         },
       };
     },
-    countRefresh: (address) => take(refreshes, address, 'address'),
+    countRefresh: (address) => take(refreshes, addressKey(address), 'address'),
     checkPassword: (check) => gate.run(check),
   };
 }

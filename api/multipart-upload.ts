@@ -100,16 +100,16 @@ export async function receiveUpload(ctx: AppContext, opts: UploadOptions): Promi
       };
     parser.on(
       'field',
-      guarded((name: string, value: string, info: busboy.FieldInfo) => {
-        const check = Object.hasOwn(opts.fields, name) ? opts.fields[name] : undefined;
+      guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
+        const check = name !== undefined && Object.hasOwn(opts.fields, name) ? opts.fields[name] : undefined;
         if (!check) return fail(refuse(printable(name), 'is not an accepted form field'));
-        if (info.valueTruncated || value.includes('\u0000') || !check(value)) return fail(refuse(name, 'is invalid'));
-        fields[name] = value;
+        if (info.valueTruncated || value.includes('\u0000') || !check(value)) return fail(refuse(name!, 'is invalid'));
+        fields[name!] = value;
       }),
     );
     parser.on(
       'file',
-      guarded((name: string, stream: Readable, info: busboy.FileInfo) => {
+      guarded((name: string | undefined, stream: Readable, info: busboy.FileInfo) => {
         if (name !== opts.fileField) {
           stream.resume();
           return fail(refuse(printable(name), `is not an accepted form field (send the file as "${opts.fileField}")`));
@@ -180,10 +180,10 @@ async function readHead(chunks: AsyncIterator<Buffer>, bytes: number): Promise<{
   return { head: Buffer.concat(parts, length), ended: false };
 }
 
-/** A client's field name as it may appear in an error: bounded, without control characters. */
-function printable(name: string): string {
+/** A client's field name as it may appear in an error: bounded, without control characters (busboy gives an empty name as undefined). */
+function printable(name: string | undefined): string {
   // eslint-disable-next-line no-control-regex
-  return name.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 100);
+  return (name ?? '').replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 100) || '(unnamed)';
 }
 
 function closeAfterResponse(ctx: AppContext): void {

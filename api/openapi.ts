@@ -1,5 +1,5 @@
-import Joi from 'joi';
-import parse from 'joi-to-json';
+import { requestJsonSchema, responseJsonSchema, STORABLE_JSON } from './openapi-schema';
+import { pathIdNames } from './path-ids';
 import { RegisteredRoute } from './route';
 
 type JsonSchema = Record<string, any>;
@@ -18,8 +18,6 @@ const errorSchema: JsonSchema = {
     },
   },
 };
-
-const toJsonSchema = (schema: Joi.Schema): JsonSchema => parse(schema, 'open-api-3.1') as JsonSchema;
 
 /** `/agents/:agent_id` → `/agents/{agent_id}` */
 export const toOpenApiPath = (koaPath: string): string => {
@@ -48,9 +46,16 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { version: string 
     else operation.security = [];
     if (route.permission) operation['x-permission'] = route.permission;
     if (route.body) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: toJsonSchema(route.body) } } };
+      // Optional when an empty object is valid: the API reads a missing body as `{}`.
+      const required = route.body.validate({}).error !== undefined;
+      // A provider's payload is taken with any strings (NUL made storable), so its shape is Joi's alone.
+      const schema = route.providerPayload ? responseJsonSchema(route.body) : requestJsonSchema(route.body);
+      operation.requestBody = { required, content: { 'application/json': { schema } } };
     }
     if (route.multipart) operation.requestBody = multipartBody(route.multipart);
+    if (route.rawBody) {
+      operation.requestBody = { required: true, description: route.rawBody.description, content: { [route.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } };
+    }
     (paths[path] ??= {})[route.method] = operation;
   }
   return {
@@ -67,7 +72,7 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { version: string 
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         internalToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (aud: internal)' },
       },
-      schemas: { Error: errorSchema },
+      schemas: { Error: errorSchema, StorableJson: STORABLE_JSON },
     },
   };
 }
@@ -77,7 +82,7 @@ function multipartBody(fields: NonNullable<RegisteredRoute['multipart']>): JsonS
     Object.entries(fields).map(([name, f]) => [name, { type: 'string', ...(f.type === 'file' ? { format: 'binary' } : {}), description: f.description }]),
   );
   const required = Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name);
-  return { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties, required } } } };
+  return { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties, required, additionalProperties: false } } } };
 }
 
 function operationId(route: RegisteredRoute): string {
@@ -90,13 +95,13 @@ function operationId(route: RegisteredRoute): string {
 
 function pathParameters(route: RegisteredRoute): JsonSchema[] {
   const names = [...route.fullPath.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
-  const props = route.params ? (toJsonSchema(route.params).properties ?? {}) : {};
+  const props = route.params ? (requestJsonSchema(route.params).properties ?? {}) : {};
   return names.map((name) => ({ name, in: 'path', required: true, schema: props[name] ?? { type: 'string' } }));
 }
 
 function queryParameters(route: RegisteredRoute): JsonSchema[] {
   if (!route.query) return [];
-  const schema = toJsonSchema(route.query);
+  const schema = requestJsonSchema(route.query);
   const required = new Set<string>(schema.required ?? []);
   return Object.entries<JsonSchema>(schema.properties ?? {}).map(([name, s]) => ({
     name,
@@ -115,14 +120,16 @@ function responses(route: RegisteredRoute): JsonSchema {
       code >= 400
         ? { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
         : spec.schema
-          ? { 'application/json': { schema: toJsonSchema(spec.schema) } }
+          ? { 'application/json': { schema: responseJsonSchema(spec.schema) } }
           : undefined;
     out[status] = { description: spec.description, ...(content ? { content } : {}) };
   }
   const standard: Array<[number, string, boolean]> = [
-    [400, 'Malformed JSON body', !!route.body],
+    [400, 'Malformed body (JSON, or multipart/form-data)', !!route.body || !!route.multipart],
+    [415, 'Body not in JSON', !!route.body],
     [401, 'Not authenticated', route.auth !== 'none'],
     [403, 'Missing permission', !!route.permission],
+    [404, 'Not found: a path id names no record of this tenant (a malformed id included)', pathIdNames(route.fullPath).length > 0],
     [413, 'Body over 1 MB', !!route.body],
     [422, 'Validation error', !!(route.body || route.query || route.params)],
     [429, 'Rate limit of the tenant plan exceeded', route.auth === 'user'],

@@ -4,7 +4,8 @@ import { Middleware } from 'koa';
 import { Permission } from '../domain/auth/permissions';
 import { AppContext, AppState, AppDeps } from './context';
 import { AppError, forbidden } from './errors';
-import { isUuid } from '../domain/ids';
+import { storableJson } from '../domain/text';
+import { malformedPathId, pathIdNames } from './path-ids';
 import { parseJsonBody } from './middleware/json-body';
 import { authenticateInternal, authenticateUser } from './middleware/authenticate';
 import { rateLimit } from './middleware/rate-limit';
@@ -45,6 +46,13 @@ export interface RouteSpec<TParams = any, TQuery = any, TBody = any> {
    * without authentication, so an anonymous client cannot make the API buffer a megabyte.
    */
   bodyLimit?: string;
+  /**
+   * A provider's callback (WhatsApp): NUL characters in its JSON become U+FFFD instead of a 422,
+   * since the provider cannot change its payload and would retry it for ever.
+   */
+  providerPayload?: true;
+  /** A raw body of another media type that the handler reads itself (documented only). */
+  rawBody?: { contentType: string; description: string };
   handler: (ctx: AppContext, input: { params: TParams; query: TQuery; body: TBody }) => Promise<void>;
 }
 
@@ -75,7 +83,8 @@ export class ApiRouter {
     chain.push(async (ctx: AppContext) => {
       const params = spec.params ? validate<P>(spec.params, ctx.params, 'params') : (assertStorable(ctx.params, 'params'), ctx.params as P);
       const query = spec.query ? validate<Q>(spec.query, ctx.query, 'query') : ({} as Q);
-      const body = spec.body ? validate<B>(spec.body, ctx.request.body ?? {}, 'body') : ({} as B);
+      const received = ctx.request.body ?? {};
+      const body = spec.body ? validate<B>(spec.body, spec.providerPayload ? storableJson(received) : received, 'body') : ({} as B);
       await spec.handler(ctx, { params, query, body });
     });
     this.router.register(spec.path, [spec.method.toUpperCase()], chain as any);
@@ -87,21 +96,15 @@ export class ApiRouter {
 export const AUTHENTICATED_BODY_LIMIT = '1mb';
 export const ANONYMOUS_BODY_LIMIT = '64kb';
 
-/** The `:xxx_id` segments of a route path: each names a record, and every record id is a UUID. */
-export function pathIdNames(path: string): string[] {
-  return [...path.matchAll(/:([A-Za-z0-9_]+_id)\b/g)].map((m) => m[1]!);
-}
-
 /**
- * A path id that is not a UUID cannot name a record: the same 404 as an unknown id, on every route,
- * before any query (no cast error can reach PostgreSQL).
+ * A path id that is not a UUID cannot name a record of this route, so the route steps aside before
+ * any query (no cast error can reach PostgreSQL): the 405 rule after the routers answers, 405 when
+ * another route owns the path (`PUT /assets/tree`), else the same 404 as an unknown id.
  */
 function requireUuidPathIds(names: string[]): Middleware<AppState> {
   return async (ctx, next) => {
     const params = (ctx as AppContext).params;
-    for (const name of names) {
-      if (!isUuid(params[name])) throw new AppError('NOT_FOUND', `${name.slice(0, -3).replace(/_/g, ' ')} not found`);
-    }
+    if (malformedPathId(Object.fromEntries(names.map((name) => [name, params[name]]))) !== undefined) return;
     await next();
   };
 }

@@ -11,3 +11,14 @@ export function storableText(text: string): string {
 export function storableOrNull(text: string | null | undefined): string | null {
   return text == null ? null : storableText(text);
 }
+
+/** A provider's parsed JSON payload with every NUL in its strings and keys made U+FFFD (a deep copy). */
+export function storableJson(value: unknown): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (Array.isArray(value)) return value.map(storableJson);
+  if (value === null || typeof value !== 'object') return value;
+  // defineProperty: even a "__proto__" key stays an own key (the shared validation refuses it next).
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) Object.defineProperty(out, storableText(key), { value: storableJson(inner), enumerable: true, writable: true, configurable: true });
+  return out;
+}

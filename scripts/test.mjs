@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const { assertNodeVersion, ensureDependencies, runCommand, localBin, seconds } = require('./lib/bootstrap.cjs');
-const { ensureTools } = require('./lib/tools.cjs');
+const { ensureFuzzer, ensureTools } = require('./lib/tools.cjs');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (text) => process.stdout.write(text + '\n');
@@ -29,7 +29,10 @@ async function timed(name, fn) {
 async function main() {
   assertNodeVersion();
   await timed('deps', () => ensureDependencies({ root: ROOT, log }));
-  await timed('tools', () => ensureTools({ root: ROOT, log }));
+  await timed('tools', async () => {
+    await ensureTools({ root: ROOT, log });
+    await ensureFuzzer({ root: ROOT, log });
+  });
   log('▸ build + typecheck');
   // Two single-threaded tsc runs on two cores: side by side takes the time of the slower one.
   const tsc = (name, args) =>

@@ -2,6 +2,7 @@ import { Middleware } from 'koa';
 import type Router from '@koa/router';
 import { AppState } from '../context';
 import { AppError } from '../errors';
+import { malformedPathId, recordNameOf } from '../path-ids';
 
 /**
  * After every router: a path that exists but not for this method answers 405 with `Allow` (any
@@ -15,10 +16,22 @@ export function methodNotAllowed(routers: () => Router<any, any>[]): Middleware<
     await next();
     if (ctx.status !== 404 || ctx.body !== undefined) return;
     const allowed = new Set<string>();
+    let malformed: string | undefined;
     for (const router of routers()) {
-      for (const layer of router.match(ctx.path, ctx.method).path) for (const method of layer.methods) allowed.add(method);
+      for (const layer of router.match(ctx.path, ctx.method).path) {
+        // A route whose `:xxx_id` segment here is not a UUID does not own this path.
+        const idName = malformedPathId(layer.params(ctx.path, layer.captures(ctx.path), {}));
+        if (idName !== undefined) {
+          malformed ??= idName;
+          continue;
+        }
+        for (const method of layer.methods) allowed.add(method);
+      }
     }
-    if (allowed.size === 0) return;
+    if (allowed.size === 0) {
+      if (malformed !== undefined) throw new AppError('NOT_FOUND', `${recordNameOf(malformed)} not found`);
+      return;
+    }
     if (allowed.has('GET')) allowed.add('HEAD');
     allowed.add('OPTIONS');
     const allow = [...allowed].sort().join(', ');

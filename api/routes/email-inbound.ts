@@ -33,6 +33,22 @@ interface ReceivingAccount {
   inbound_secret_encrypted: string | null;
 }
 
+/**
+ * The account and its secret, from the path and the headers alone: an unknown account, one without
+ * an inbound secret, or a request without a well-formed signature is refused before a byte of the
+ * body is read, so anonymous senders cannot make the API buffer 10 MiB at will.
+ */
+async function receivingAccount(ctx: AppContext, accountId: string): Promise<{ account: ReceivingAccount; secret: string; signature: string }> {
+  const signature = ctx.get('x-inbound-signature');
+  const account: ReceivingAccount | undefined =
+    isUuid(accountId) && SIGNATURE_FORMAT.test(signature)
+      ? await ctx.deps.db('email_accounts').where('id', accountId).first('id', 'tenant_id', 'status', 'inbound_secret_encrypted')
+      : undefined;
+  if (!account?.inbound_secret_encrypted) throw unauthenticated('X-Inbound-Signature does not verify');
+  const secret = decryptInboundSecret(account.inbound_secret_encrypted, ctx.deps.config.secrets.dataEncryptionKey, account.id);
+  return { account, secret, signature };
+}
+
 async function readRawBody(ctx: AppContext): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > MAX_INBOUND_EMAIL_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the message exceeds ${MAX_INBOUND_EMAIL_BYTES} bytes`);
@@ -46,16 +62,7 @@ async function readRawBody(ctx: AppContext): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-async function authenticatedAccount(ctx: AppContext, accountId: string, raw: Buffer): Promise<ReceivingAccount> {
-  const account: ReceivingAccount | undefined = isUuid(accountId)
-    ? await ctx.deps.db('email_accounts').where('id', accountId).first('id', 'tenant_id', 'status', 'inbound_secret_encrypted')
-    : undefined;
-  const key = ctx.deps.config.secrets.dataEncryptionKey;
-  const signature = ctx.get('x-inbound-signature') || undefined;
-  const verified = account?.inbound_secret_encrypted && sha256SignatureMatches(raw, signature, decryptInboundSecret(account.inbound_secret_encrypted, key, account.id));
-  if (!account || !verified) throw unauthenticated('X-Inbound-Signature does not verify');
-  return account;
-}
+const SIGNATURE_FORMAT = /^sha256=[0-9a-f]{64}$/i;
 
 export function emailInboundRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/email/inbound');
@@ -69,6 +76,7 @@ export function emailInboundRoutes(): ApiRouter {
     tags: ['email inbound'],
     auth: 'none',
     params: Joi.object({ account_id: idRef.required() }),
+    rawBody: { contentType: 'message/rfc822', description: 'The raw MIME message, at most 10 MiB' },
     responses: {
       200: { description: 'Counts of stored, duplicate and unrouted messages (one message: one of them is 1)', schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }) },
       400: { description: 'Not a message with a From address' },
@@ -78,8 +86,9 @@ export function emailInboundRoutes(): ApiRouter {
     },
     handler: async (ctx, { params }) => {
       if (!ctx.is('message/rfc822')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the raw message as message/rfc822');
+      const { account, secret, signature } = await receivingAccount(ctx, params.account_id);
       const raw = await readRawBody(ctx);
-      const account = await authenticatedAccount(ctx, params.account_id, raw);
+      if (!sha256SignatureMatches(raw, signature, secret)) throw unauthenticated('X-Inbound-Signature does not verify');
       const mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
       const sender = mail.from?.value.find((a) => a.address);
       if (!sender?.address) throw new AppError('BAD_REQUEST', 'the message has no From address');

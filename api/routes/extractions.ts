@@ -40,6 +40,11 @@ async function requireRecord(scope: TenantScope, id: string): Promise<RecordRow>
 }
 
 type CreateBody = { template_id: string; file_id?: string; text?: string };
+/** What a template field holds: a scalar, or (array fields) a list of scalars; null clears it. */
+const correctedScalar = Joi.alternatives(Joi.string().allow('').max(10_000), Joi.number(), Joi.boolean());
+// null as a branch, not `.allow(null)`, which joi-to-json writes as a conflicting `type: null` beside the branches.
+const correctedValue = Joi.alternatives(correctedScalar, Joi.array().items(correctedScalar).max(1_000), Joi.valid(null));
+
 type CorrectBody = { fields: Record<string, unknown>; reason?: string };
 
 function registerRecordRoutes(api: ApiRouter): void {
@@ -85,7 +90,7 @@ function registerRecordRoutes(api: ApiRouter): void {
     auth: 'user',
     permission: 'manage_extractions',
     params: idParams('record_id'),
-    body: Joi.object({ fields: Joi.object().pattern(Joi.string(), Joi.any()).min(1).max(100).required(), reason: Joi.string().trim().max(1000) }),
+    body: Joi.object({ fields: Joi.object().pattern(Joi.string(), correctedValue).min(1).max(100).required(), reason: Joi.string().trim().max(1000) }),
     responses: { 200: { description: 'Corrected record', schema: recordSchema }, 404: { description: 'Not found' }, 422: { description: 'Unknown field or a value of the wrong type' } },
     handler: async (ctx, { params, body }) => {
       const { tenantId, userId } = userOf(ctx);

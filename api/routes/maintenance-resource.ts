@@ -12,9 +12,11 @@ import {
   CALENDAR_UNITS,
   DEFAULT_TASK_PREFIX,
   isValidDuration,
+  ISO_INSTANT,
   isValidInstant,
   isValidTaskPrefix,
   ON_OPEN_TASK_POLICIES,
+  TASK_PREFIX,
   TASK_PREFIX_RULE,
   TASK_STATUSES,
   validateTrigger,
@@ -29,6 +31,7 @@ import { idParam, idRef } from '../validation';
 
 const isoInstant = Joi.string()
   .max(40)
+  .meta({ pattern: ISO_INSTANT.source })
   .custom((v: string, h) => (isValidInstant(v) ? v : h.error('any.invalid')))
   .messages({ 'any.invalid': 'must be an ISO 8601 timestamp with offset, e.g. 2024-01-31T08:00:00Z' });
 export const isoDuration = Joi.string()
@@ -49,17 +52,20 @@ const counterPart = {
   start_value: Joi.number().min(-1e12).max(1e12).default(0).description('Meter reading when counting starts; first threshold = start_value + every'),
 };
 const triggerType = (type: string) => Joi.object({ type: Joi.valid(type) }).unknown();
+const triggerShapes = {
+  calendar: Joi.object({ type: Joi.string().valid('calendar').required(), ...calendarPart }),
+  counter: Joi.object({ type: Joi.string().valid('counter').required(), ...counterPart }),
+  calendar_or_counter: Joi.object({ type: Joi.string().valid('calendar_or_counter').required(), calendar: Joi.object(calendarPart).required(), counter: Joi.object(counterPart).required() }),
+};
 export const triggerSchema = Joi.alternatives()
-  .conditional(triggerType('calendar'), { then: Joi.object({ type: Joi.string().valid('calendar').required(), ...calendarPart }) })
-  .conditional(triggerType('counter'), { then: Joi.object({ type: Joi.string().valid('counter').required(), ...counterPart }) })
+  // Chosen by `type`, so a mistake is reported against that shape's fields.
+  .conditional(triggerType('calendar'), { then: triggerShapes.calendar })
+  .conditional(triggerType('counter'), { then: triggerShapes.counter })
   .conditional(triggerType('calendar_or_counter'), {
-    then: Joi.object({
-      type: Joi.string().valid('calendar_or_counter').required(),
-      calendar: Joi.object(calendarPart).required(),
-      counter: Joi.object(counterPart).required(),
-    }),
+    then: triggerShapes.calendar_or_counter,
     otherwise: Joi.object({ type: Joi.string().valid('calendar', 'counter', 'calendar_or_counter').required() }).unknown(),
   })
+  .meta({ documentAs: Joi.alternatives().try(...Object.values(triggerShapes)) })
   // The domain's own check, and its canonical form (start_at as toISOString).
   .custom((value, h) => {
     if (value === undefined) return value;
@@ -67,7 +73,7 @@ export const triggerSchema = Joi.alternatives()
     return result.ok ? result.value : h.message({ custom: result.errors.map((e) => `${e.field} ${e.message}`).join('; ') });
   });
 
-const userId = Joi.string().guid({ version: ['uuidv4', 'uuidv5', 'uuidv7', 'uuidv1'] });
+const userId = idRef;
 export const notifySchema = Joi.object({
   recipients: Joi.array().items(userId).max(50).unique().required().description('User ids of the tenant (the assignee is notified too)'),
   lead_time: isoDuration.required().description('Notify this long before the due time'),
@@ -86,6 +92,7 @@ export const planFields = {
     .valid(...PLAN_TASK_KINDS)
     .description('Kind of the generated tasks: an `inspection` is completed with the inspector\'s condition rating, which is recorded on the assets'),
   task_prefix: Joi.string()
+    .meta({ pattern: TASK_PREFIX.source })
     .custom((v: string, h) => (isValidTaskPrefix(v) ? v : h.error('any.invalid')))
     .messages({ 'any.invalid': `must be ${TASK_PREFIX_RULE}` }),
   notify: notifySchema.allow(null),

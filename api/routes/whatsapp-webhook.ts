@@ -98,14 +98,16 @@ export function whatsappWebhookRoutes(): ApiRouter {
     // The provider batches several messages and statuses in one call: more room than other
     // anonymous routes, still far below the authenticated megabyte.
     bodyLimit: '256kb',
-    body: Joi.object().unknown(true),
+    providerPayload: true,
+    // The Cloud API envelope; what is inside `entry` is read defensively (domain/agents/whatsapp-inbound.ts).
+    body: Joi.object({ object: Joi.string().valid('whatsapp_business_account').required(), entry: Joi.array().items(Joi.any()).required() }).unknown(true),
     responses: {
       200: { description: 'Counts of stored, duplicate and unrouted messages', schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }) },
-      400: { description: 'Not a WhatsApp Cloud API payload' },
+      422: { description: 'Not a WhatsApp Cloud API payload' },
       401: { description: 'Signature missing or wrong, or unknown receiving number' },
     },
     handler: async (ctx, { body }) => {
-      if (!isWhatsappPayload(body)) throw new AppError('BAD_REQUEST', 'not a WhatsApp Cloud API payload');
+      if (!isWhatsappPayload(body)) throw new AppError('VALIDATION_ERROR', 'not a WhatsApp Cloud API payload');
       const numbers = await authenticatedNumbers(ctx, body);
       const counts: Record<InboundOutcome, number> = { stored: 0, duplicate: 0, unrouted: 0 };
       for (const message of inboundMessages(body)) counts[await receive(ctx, numbers.get(message.phoneNumberId)!, message)] += 1;

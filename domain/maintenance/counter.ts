@@ -201,17 +201,24 @@ export interface Projection {
   rate_per_hour: number;
 }
 
+/** Projections further out than this say nothing useful (and soon leave the range of a Date). */
+export const MAX_PROJECTION_YEARS = 100;
+const MAX_PROJECTION_MS = MAX_PROJECTION_YEARS * 365.25 * 24 * MS_PER_HOUR;
+
 /**
  * When the next threshold will be reached at the recent rate, counted from the last reading.
  * Never earlier than `now` (a projection already passed means "any moment"). Null when the rate
- * cannot be estimated (see estimateRatePerHour).
+ * cannot be estimated (see estimateRatePerHour), or is so slow that the threshold is more than
+ * MAX_PROJECTION_YEARS away (a meter creeping by 1e-266 per hour never comes due).
  */
 export function projectNextDue(state: CounterState, now: Instant, options: RateOptions = {}): Projection | null {
   const rate = estimateRatePerHour(state.recent, now, options);
   if (rate === null || state.last_read_at === null) return null;
   const remaining = Math.max(0, state.next_threshold - state.last_value);
+  const nowMs = toDate(now).getTime();
   const atMs = toDate(state.last_read_at).getTime() + (remaining / rate) * MS_PER_HOUR;
-  return { at: new Date(Math.max(Math.round(atMs), toDate(now).getTime())).toISOString(), rate_per_hour: rate };
+  if (!Number.isFinite(atMs) || atMs - nowMs > MAX_PROJECTION_MS) return null;
+  return { at: new Date(Math.max(Math.round(atMs), nowMs)).toISOString(), rate_per_hour: rate };
 }
 
 function crossedCount(state: CounterState): number {

@@ -6,7 +6,7 @@ export class InvalidInstantError extends Error {
 
 // A date, or a date-time with an explicit offset. A date-time without offset is refused:
 // JavaScript would read it in the process's local zone, which differs between machines.
-const ISO_INSTANT =
+export const ISO_INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2})))?$/;
 
 /** Parses an ISO 8601 timestamp (date only = midnight UTC) or passes a Date through. Throws on garbage. */

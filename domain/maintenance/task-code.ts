@@ -2,11 +2,11 @@
 // Numbers are allocated gap-free per (tenant, prefix) by the database; this module only formats.
 
 export const TASK_CODE_DIGITS = 6;
-const PREFIX = /^[A-Z]{1,10}$/;
+export const TASK_PREFIX = /^[A-Z]{1,10}$/;
 const CODE = /^([A-Z]{1,10})-(\d{6,})$/;
 
 export function isValidTaskPrefix(prefix: unknown): prefix is string {
-  return typeof prefix === 'string' && PREFIX.test(prefix);
+  return typeof prefix === 'string' && TASK_PREFIX.test(prefix);
 }
 
 export const TASK_PREFIX_RULE = '1 to 10 uppercase letters A-Z';

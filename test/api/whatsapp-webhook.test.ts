@@ -125,8 +125,16 @@ describe('inbound messages', () => {
     const altered = await api.request('/api/v1/whatsapp/webhook', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature }, body: raw.replace('forged', 'Forged') });
     expectError(altered, 401, 'UNAUTHENTICATED');
     expectError(await post(payload(newPhoneNumberId(), [{ id: `wamid.${randomUUID()}`, from: '34633000111', text: 'x' }])), 401, 'UNAUTHENTICATED');
-    expectError(await post({ object: 'page', entry: [] }), 400, 'BAD_REQUEST');
+    expectError(await post({ object: 'page', entry: [] }), 422, 'VALIDATION_ERROR');
     expect(await messagesOf(tenant.tenantId)).toHaveLength(before);
+  });
+
+  it("keeps a provider's NUL characters as U+FFFD instead of refusing the payload (the provider cannot fix it)", async () => {
+    const id = `wamid.${randomUUID()}`;
+    const res = await post(payload(phoneNumberId, [{ id, from: '34644000111', text: 'valve\u0000 stuck' }]));
+    expect(res.status).toBe(200);
+    const row = await api.deps.db('messages').where({ tenant_id: tenant.tenantId, provider_message_id: id }).first();
+    expect(row.body).toBe('valve\uFFFD stuck');
   });
 
   it('redacts bodies for all four categories of SPEC.md when the tenant turned pii.auto_redact on', async () => {

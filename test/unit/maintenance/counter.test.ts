@@ -152,6 +152,15 @@ describe('rate and projection', () => {
     expect(projectNextDue(initialCounterState(part), '2024-03-02T00:00:00Z')).toBeNull();
   });
 
+  it('is null when the rate is so slow that the threshold is beyond 100 years (found by the fuzzer: a Date out of range failed the plan workflow)', () => {
+    const s = feed(initialCounterState({ ...part, every: 1e12 }), [
+      ['2024-03-01T00:00:00Z', 1000],
+      ['2024-03-02T00:00:00Z', 1000.000001],
+    ]);
+    expect(() => projectNextDue(s, '2024-03-02T06:00:00Z')).not.toThrow();
+    expect(projectNextDue(s, '2024-03-02T06:00:00Z')).toBeNull();
+  });
+
   it('keeps only the last readings (bounded state for continueAsNew)', () => {
     const readings = Array.from({ length: 30 }, (_, i): [string, number] => [new Date(Date.UTC(2024, 0, 1, i)).toISOString(), 1000 + i]);
     const s = feed(initialCounterState(part), readings);

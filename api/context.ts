@@ -7,6 +7,7 @@ import type { ObjectStore } from '../infra/object-store';
 import type { Permission, Role } from '../domain/auth/permissions';
 import type { LoginLimits } from './login-limits';
 import type { RateLimiter } from './middleware/rate-limit';
+import type { SessionCheck } from './session-check';
 
 /** Everything the API needs from the outside world; tests build it against the real services. */
 export interface AppDeps {
@@ -17,6 +18,7 @@ export interface AppDeps {
   logger: Logger;
   rateLimiter: RateLimiter;
   loginLimits: LoginLimits;
+  sessions: SessionCheck;
 }
 
 export interface UserPrincipal {

@@ -6,6 +6,7 @@ import { createTemporalGateway } from '../infra/temporal';
 import { AppDeps } from './context';
 import { createLoginLimits } from './login-limits';
 import { createRateLimiter } from './middleware/rate-limit';
+import { createSessionCheck } from './session-check';
 
 /** Real dependencies from configuration; `close` releases them on shutdown. */
 export function createDeps(config: Config): AppDeps & { close(): Promise<void> } {
@@ -19,6 +20,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     logger: createLogger(config.logLevel, { component: 'api' }),
     rateLimiter: createRateLimiter(db),
     loginLimits: createLoginLimits(db, config.auth),
+    sessions: createSessionCheck(db, config.auth.sessionCheckCacheMs),
     async close() {
       await temporal.close();
       await db.destroy();

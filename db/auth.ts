@@ -11,6 +11,7 @@ export interface UserRecord {
   password_hash: string;
   role: Role;
   status: 'active' | 'disabled';
+  token_version: number;
 }
 
 export function findUserByEmail(db: Queryable, email: string): Promise<UserRecord | undefined> {

@@ -53,6 +53,8 @@ export interface AuthLimitsConfig {
   passwordChecksInFlight: number;
   /** Password checks waiting per API process before 429 (PASSWORD_CHECKS_QUEUED, 32). */
   passwordChecksQueued: number;
+  /** How long a process trusts what it read of a user's status and token version (SESSION_CHECK_CACHE_MS, 5000). */
+  sessionCheckCacheMs: number;
 }
 
 export interface LlmConfig {
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
       refreshesPerAddressPerMinute: count('REFRESH_MAX_PER_ADDRESS_PER_MINUTE', 60),
       passwordChecksInFlight: count('PASSWORD_CHECKS_IN_FLIGHT', 4),
       passwordChecksQueued: count('PASSWORD_CHECKS_QUEUED', 32, 0),
+      sessionCheckCacheMs: count('SESSION_CHECK_CACHE_MS', 5_000, 0),
     },
     databaseUrl: required('DATABASE_URL'),
     temporal: {

@@ -14,6 +14,8 @@ function bearerToken(ctx: AppContext): string {
 export const authenticateUser: Middleware<AppState, any> = async (ctx: AppContext, next) => {
   const check = verifyAccessToken(bearerToken(ctx), ctx.deps.config.secrets.jwt);
   if (!check.ok) throw unauthenticated(check.reason === 'expired' ? 'access token expired' : 'invalid access token');
+  // A disabled user, a changed role or password voids the tokens issued before (api/session-check.ts).
+  if (!(await ctx.deps.sessions.isCurrent(check.claims))) throw unauthenticated('the session is no longer valid; sign in again');
   const { sub, tenant_id, role, permissions } = check.claims;
   ctx.state.principal = { kind: 'user', userId: sub, tenantId: tenant_id, role, permissions };
   ctx.state.log = ctx.state.log.child({ tenant_id, user_id: sub });

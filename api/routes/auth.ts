@@ -21,7 +21,7 @@ const refreshBody = Joi.object({ refresh_token: Joi.string().max(200).required()
 
 function accessTokenFor(ctx: AppContext, user: UserRecord): string {
   return signAccessToken(
-    { sub: user.id, tenant_id: user.tenant_id, role: user.role, permissions: permissionsForRole(user.role) },
+    { sub: user.id, tenant_id: user.tenant_id, role: user.role, permissions: permissionsForRole(user.role), ver: user.token_version ?? 0 },
     ctx.deps.config.secrets.jwt,
   );
 }

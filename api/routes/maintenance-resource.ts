@@ -13,6 +13,7 @@ import {
   DEFAULT_TASK_PREFIX,
   isValidDuration,
   ISO_INSTANT,
+  MIN_COUNTER_EVERY,
   isValidInstant,
   isValidTaskPrefix,
   ON_OPEN_TASK_POLICIES,
@@ -48,7 +49,7 @@ const calendarPart = {
 const counterPart = {
   counter: Joi.string().trim().min(1).max(100).required().description('Name of the meter, e.g. operating_hours'),
   unit: Joi.string().trim().min(1).max(20).required(),
-  every: Joi.number().positive().max(1e12).required(),
+  every: Joi.number().min(MIN_COUNTER_EVERY).max(1e12).required(),
   start_value: Joi.number().min(-1e12).max(1e12).default(0).description('Meter reading when counting starts; first threshold = start_value + every'),
 };
 const triggerType = (type: string) => Joi.object({ type: Joi.valid(type) }).unknown();

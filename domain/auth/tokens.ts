@@ -25,11 +25,13 @@ export interface AccessClaims {
   tenant_id: string;
   role: Role;
   permissions: Permission[];
+  /** The user's token_version when the token was issued; behind the current one, the token is void. */
+  ver: number;
 }
 
 export function signAccessToken(claims: AccessClaims, secret: string, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): string {
   return jwt.sign(
-    { tenant_id: claims.tenant_id, role: claims.role, permissions: claims.permissions },
+    { tenant_id: claims.tenant_id, role: claims.role, permissions: claims.permissions, ver: claims.ver },
     keyOf(secret),
     { algorithm: ALGORITHM, expiresIn: ttlSeconds, subject: claims.sub, audience: USER_AUDIENCE, issuer: ISSUER },
   );
@@ -42,11 +44,11 @@ export function verifyAccessToken(token: string, secret: string): TokenCheck<Acc
   try {
     const payload = jwt.verify(token, keyOf(secret), { algorithms: [ALGORITHM], audience: USER_AUDIENCE, issuer: ISSUER });
     if (typeof payload === 'string') return { ok: false, reason: 'invalid' };
-    const { sub, tenant_id, role, permissions } = payload as Record<string, unknown>;
-    if (typeof sub !== 'string' || typeof tenant_id !== 'string' || !isRole(role) || !Array.isArray(permissions)) {
+    const { sub, tenant_id, role, permissions, ver = 0 } = payload as Record<string, unknown>;
+    if (typeof sub !== 'string' || typeof tenant_id !== 'string' || !isRole(role) || !Array.isArray(permissions) || !Number.isInteger(ver)) {
       return { ok: false, reason: 'invalid' };
     }
-    return { ok: true, claims: { sub, tenant_id, role, permissions: permissions as Permission[] } };
+    return { ok: true, claims: { sub, tenant_id, role, permissions: permissions as Permission[], ver: ver as number } };
   } catch (err) {
     return { ok: false, reason: (err as Error).name === 'TokenExpiredError' ? 'expired' : 'invalid' };
   }

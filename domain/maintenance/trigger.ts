@@ -21,6 +21,9 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; errors: FieldE
 
 const MAX_COUNTER_NAME = 100;
 
+/** The smallest counter interval: finer than any meter reads, and it keeps threshold counts finite. */
+export const MIN_COUNTER_EVERY = 1e-6;
+
 export function validateTrigger(input: unknown, field = 'trigger'): Validation<Trigger> {
   const errors: FieldError[] = [];
   if (!isObject(input)) return { ok: false, errors: [{ field, message: 'must be an object' }] };
@@ -112,8 +115,8 @@ function checkCounter(c: Record<string, unknown>, field: string, errors: FieldEr
   if (typeof c.unit !== 'string' || c.unit.trim() === '') {
     errors.push({ field: `${field}.unit`, message: 'must be a non-empty string' });
   }
-  if (typeof c.every !== 'number' || !Number.isFinite(c.every) || c.every <= 0) {
-    errors.push({ field: `${field}.every`, message: 'must be a number greater than 0' });
+  if (typeof c.every !== 'number' || !Number.isFinite(c.every) || c.every < MIN_COUNTER_EVERY) {
+    errors.push({ field: `${field}.every`, message: `must be a number of at least ${MIN_COUNTER_EVERY}` });
   }
   if (typeof c.start_value !== 'number' || !Number.isFinite(c.start_value)) {
     errors.push({ field: `${field}.start_value`, message: 'must be a finite number' });

@@ -4,8 +4,9 @@
  * (X-Forwarded-For) and the counters of other test files (all from 127.0.0.1) never interfere.
  */
 import { randomUUID } from 'node:crypto';
+import { provisionTenant } from '../../db/tenants';
 import { loadConfig } from '../../infra/config';
-import { createTenant, expectError, startTestApi, TestApi, TestResponse } from '../support/api';
+import { expectError, startTestApi, TestApi, TestResponse } from '../support/api';
 
 let api: TestApi;
 const base = loadConfig(process.env);
@@ -25,6 +26,20 @@ const address = () => `203.0.113.${nextHost++}`;
 const login = (email: string, password: string, from: string) =>
   api.request('/api/v1/auth/login', { method: 'POST', json: { email, password }, headers: { 'X-Forwarded-For': from } });
 const statuses = (answers: TestResponse[]) => answers.map((a) => a.status).sort();
+
+/**
+ * A tenant whose admin signs in from an address of its own: the shared helper signs in from
+ * 127.0.0.1, whose counter every test file of the run feeds.
+ */
+async function createTenant(on: TestApi = api) {
+  const suffix = randomUUID().slice(0, 8);
+  const email = `admin-${suffix}@limits-${suffix}.example.com`;
+  const password = `pw-${randomUUID()}`;
+  const t = await provisionTenant(on.deps.db, { name: `Limits ${suffix}`, plan: 'enterprise', adminEmail: email, adminPassword: password });
+  const res = await on.request('/api/v1/auth/login', { method: 'POST', json: { email, password }, headers: { 'X-Forwarded-For': address() } });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+  return { tenantId: t.tenant_id, email, password, refreshToken: res.body.refresh_token as string };
+}
 
 describe('login limits', () => {
   it('checks at most 10 of 40 concurrent wrong passwords for one email; the rest are refused before any check', async () => {

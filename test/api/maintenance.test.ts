@@ -284,6 +284,18 @@ describe('pause and resume', () => {
 });
 
 describe('counter readings', () => {
+  it('a reading that crosses more thresholds than an integer holds is recorded (the fuzzer found the Update stuck on it); intervals under 1e-6 are refused', async () => {
+    const t = await createTenant(api);
+    expectError(await api.request(`${M}/plans`, { method: 'POST', token: t.token, json: { name: 'x', trigger: counter(1e-7) } }), 422, 'VALIDATION_ERROR');
+    const plan = await createPlan(t, { trigger: counter(1e-6) });
+    const r = await post(t, `/plans/${plan.id}/counter`, { value: 1e15, source: 'gw' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ executed: true, thresholds_crossed: expect.any(Number) });
+    expect(r.body.thresholds_crossed).toBeGreaterThan(2 ** 31);
+    const [row] = await api.deps.db('maintenance_counter_readings').where({ tenant_id: t.tenantId, plan_id: plan.id });
+    expect(row.thresholds_crossed).toBe(r.body.thresholds_crossed);
+  });
+
   it('executes at the threshold, once for several, refuses going backwards (422) unless reset, and pages the history', async () => {
     const t = await createTenant(api);
     const plan = await createPlan(t, { trigger: counter(100), on_open_task: 'stack' });

@@ -1,0 +1,50 @@
+/**
+ * Whether a verified access token still speaks for its user (issue 17): the user is active, in the
+ * token's tenant, and their token_version (bumped by a trigger on any change of status, role or
+ * password) is the one the token carries. Read from PostgreSQL, cached per process for a few
+ * seconds, so a disabled user or a changed role is refused within that time on every replica.
+ */
+import { Db } from '../db/knex';
+import type { AccessClaims } from '../domain/auth/tokens';
+
+export interface SessionCheck {
+  isCurrent(claims: AccessClaims): Promise<boolean>;
+}
+
+interface UserState {
+  tenantId: string;
+  active: boolean;
+  version: number;
+  until: number;
+}
+
+/** Entries kept per process; the oldest go first beyond it. */
+const MAX_CACHED_USERS = 10_000;
+
+export function createSessionCheck(db: Db, cacheMs: number): SessionCheck {
+  const cache = new Map<string, UserState>();
+
+  async function stateOf(userId: string): Promise<UserState | null> {
+    const cached = cache.get(userId);
+    if (cached && cached.until > Date.now()) return cached;
+    const row = await db('users').where({ id: userId }).first('tenant_id', 'status', 'token_version');
+    if (!row) {
+      cache.delete(userId);
+      return null;
+    }
+    const state = { tenantId: row.tenant_id, active: row.status === 'active', version: row.token_version, until: Date.now() + cacheMs };
+    if (cacheMs > 0) {
+      cache.delete(userId); // re-insert: Map order is the eviction order
+      cache.set(userId, state);
+      if (cache.size > MAX_CACHED_USERS) cache.delete(cache.keys().next().value!);
+    }
+    return state;
+  }
+
+  return {
+    async isCurrent(claims) {
+      const state = await stateOf(claims.sub);
+      return state !== null && state.active && state.tenantId === claims.tenant_id && state.version === claims.ver;
+    },
+  };
+}

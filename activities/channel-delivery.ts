@@ -66,6 +66,6 @@ export async function sendEmail(settings: SmtpSettings, allowPrivate: boolean, m
   const destination = await checkSmtpDestination(settings.host, settings.port, allowPrivate);
   if (destination.kind === 'refused') return { kind: 'rejected', reason: 'refused_destination' };
   if (destination.kind === 'unresolved') throw new TransientDeliveryError('EDNS');
-  const result = await sendSmtpMail({ ...settings, host: destination.address, servername: settings.host }, mail);
+  const result = await sendSmtpMail({ ...settings, host: destination.address, servername: settings.host, requireTls: !allowPrivate }, mail);
   return result.kind === 'sent' ? { kind: 'sent', providerMessageId: result.messageId } : result;
 }

@@ -13,6 +13,11 @@ export interface SmtpSettings {
   password: string | null;
   /** TLS server name when `host` is an address the caller already resolved and checked. */
   servername?: string;
+  /**
+   * Refuse to authenticate or send without TLS (STARTTLS when not `secure`): a mailbox password
+   * never crosses the network in clear text. Off only in development, for loopback test servers.
+   */
+  requireTls?: boolean;
 }
 
 export type SmtpVerification = { ok: true } | { ok: false; reason: string };
@@ -25,6 +30,7 @@ export function smtpTransport(settings: SmtpSettings, timeoutMs: number) {
     host: settings.host,
     port: settings.port,
     secure: settings.secure,
+    requireTLS: settings.requireTls === true && !settings.secure,
     auth: settings.username ? { user: settings.username, pass: settings.password ?? '' } : undefined,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,

@@ -121,10 +121,11 @@ const verificationFailed = (reason: string, detail: string): AppError =>
  * cannot be used to probe the internal network.
  */
 async function requireVerified(ctx: AppContext, settings: SmtpSettings): Promise<void> {
-  const destination = await checkSmtpDestination(settings.host, settings.port, ctx.deps.config.webhooks.allowPrivateDestinations);
+  const allowPrivate = ctx.deps.config.webhooks.allowPrivateDestinations;
+  const destination = await checkSmtpDestination(settings.host, settings.port, allowPrivate);
   if (destination.kind === 'refused') throw verificationFailed('REFUSED_DESTINATION', `the SMTP host is not allowed: ${destination.reason}`);
   if (destination.kind === 'unresolved') throw verificationFailed('EDNS', 'the SMTP host does not resolve');
-  const result = await verifySmtp({ ...settings, host: destination.address, servername: settings.host });
+  const result = await verifySmtp({ ...settings, host: destination.address, servername: settings.host, requireTls: !allowPrivate });
   if (!result.ok) throw verificationFailed(result.reason, `the SMTP server did not accept the connection settings (${result.reason})`);
 }
 

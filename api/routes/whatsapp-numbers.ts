@@ -110,9 +110,13 @@ async function requireNumber(scope: TenantScope, id: string): Promise<WhatsappNu
   return row;
 }
 
-/** The provider id names one number across all tenants: the inbound webhook finds the tenant by it. */
+/**
+ * A provider id is registered once per tenant. Other tenants are not looked at: a registration
+ * neither blocks another company's nor tells whether it exists (the inbound webhook routes by the
+ * app secret that verifies, which only the number's owner holds).
+ */
 async function refuseTakenPhoneNumberId(scope: TenantScope, phoneNumberId: string, exceptId?: string): Promise<void> {
-  const q = scope.db('whatsapp_numbers').where('phone_number_id', phoneNumberId);
+  const q = scope.table('whatsapp_numbers').where('phone_number_id', phoneNumberId);
   if (exceptId) q.whereNot('id', exceptId);
   if (await q.first('id')) throw conflict('this phone_number_id is already registered');
 }

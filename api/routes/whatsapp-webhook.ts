@@ -39,15 +39,20 @@ async function authenticatedNumbers(ctx: AppContext, payload: Record<string, unk
   const rows: ReceivingNumber[] = await ctx.deps
     .db('whatsapp_numbers')
     .whereIn('phone_number_id', ids)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .select('id', 'tenant_id', 'phone_number_id', 'app_secret_encrypted', 'status');
   const rawBody = (ctx.request as { rawBody?: string }).rawBody ?? '';
   const signature = ctx.get('x-hub-signature-256') || undefined;
   const key = ctx.deps.config.secrets.dataEncryptionKey;
-  const verified =
-    rows.length === ids.length &&
-    rows.every((r) => r.app_secret_encrypted !== null && sha256SignatureMatches(rawBody, signature, decryptSecret(r.app_secret_encrypted, key, appSecretContext(r.id))));
-  if (!verified) throw unauthenticated('X-Hub-Signature-256 does not verify');
-  return new Map(rows.map((r) => [r.phone_number_id, r]));
+  // Several tenants may have registered the same provider id; the owner is the one whose app
+  // secret signed this payload (the oldest registration if two share a secret).
+  const verified = new Map<string, ReceivingNumber>();
+  for (const r of rows) {
+    if (verified.has(r.phone_number_id) || r.app_secret_encrypted === null) continue;
+    if (sha256SignatureMatches(rawBody, signature, decryptSecret(r.app_secret_encrypted, key, appSecretContext(r.id)))) verified.set(r.phone_number_id, r);
+  }
+  if (!ids.every((id) => verified.has(id))) throw unauthenticated('X-Hub-Signature-256 does not verify');
+  return verified;
 }
 
 function receive(ctx: AppContext, number: ReceivingNumber, message: InboundWhatsappMessage): Promise<InboundOutcome> {

@@ -86,14 +86,15 @@ describe('email accounts: SMTP verification', () => {
 describe('WhatsApp numbers', () => {
   const numberBody = (phoneNumberId: string) => ({ display_phone_number: '+34600111222', phone_number_id: phoneNumberId, access_token: `tok-${randomUUID()}` });
 
-  it('registers a number once across tenants, validates its fields, and moves its agents with its status', async () => {
+  it('registers a number once per tenant (another tenant is neither blocked nor told), validates its fields, and moves its agents with its status', async () => {
     const pnid = String(100000000000 + Math.floor(Math.random() * 1e9));
     const created = await call('/api/v1/whatsapp/numbers', 'POST', numberBody(pnid));
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ phone_number_id: pnid, status: 'active', has_access_token: true, business_account_id: null });
 
+    expectError(await call('/api/v1/whatsapp/numbers', 'POST', numberBody(pnid)), 409, 'CONFLICT');
     const other = await createTenant(api);
-    expectError(await api.request('/api/v1/whatsapp/numbers', { method: 'POST', token: other.token, json: numberBody(pnid) }), 409, 'CONFLICT');
+    expect((await api.request('/api/v1/whatsapp/numbers', { method: 'POST', token: other.token, json: numberBody(pnid) })).status).toBe(201);
     const invalid = await call('/api/v1/whatsapp/numbers', 'POST', { display_phone_number: '600111222', phone_number_id: 'abc' });
     expectError(invalid, 422, 'VALIDATION_ERROR');
     expect(invalid.body.fields.map((f: { field: string }) => f.field).sort()).toEqual(['body.access_token', 'body.display_phone_number', 'body.phone_number_id']);

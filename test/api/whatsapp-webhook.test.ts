@@ -129,6 +129,25 @@ describe('inbound messages', () => {
     expect(await messagesOf(tenant.tenantId)).toHaveLength(before);
   });
 
+  it('routes a number registered by two tenants to the one whose app secret signed the payload', async () => {
+    const pnid = newPhoneNumberId();
+    const [owner, squatter] = [await createTenant(api), await createTenant(api)];
+    const secrets = { owner: `owner-secret-${randomUUID()}`, squatter: `squatter-secret-${randomUUID()}` };
+    for (const [t, secret] of [[owner, secrets.owner], [squatter, secrets.squatter]] as const) {
+      const number = await api.request('/api/v1/whatsapp/numbers', { method: 'POST', token: t.token, json: { display_phone_number: '+34600333444', phone_number_id: pnid, access_token: `tok-${randomUUID()}`, app_secret: secret } });
+      expect(number.status).toBe(201);
+      const agent = await api.request('/api/v1/agents', { method: 'POST', token: t.token, json: { name: 'Desk', type: 'whatsapp', system_prompt: 'x', whatsapp_number_id: number.body.id } });
+      expect(agent.status).toBe(201);
+    }
+    const id = `wamid.${randomUUID()}`;
+    const res = await post(payload(pnid, [{ id, from: '34644000999', text: 'pump 3 is leaking' }]), secrets.owner);
+    expect(res.body).toEqual({ stored: 1, duplicates: 0, unrouted: 0 });
+    expect((await messagesOf(owner.tenantId)).map((m: { provider_message_id: string }) => m.provider_message_id)).toContain(id);
+    expect(await messagesOf(squatter.tenantId)).toEqual([]);
+    // A payload signed with a secret nobody registered for this number is refused.
+    expectError(await post(payload(pnid, [{ id: `wamid.${randomUUID()}`, from: '34644000999', text: 'x' }]), 'nobody'), 401, 'UNAUTHENTICATED');
+  });
+
   it("keeps a provider's NUL characters as U+FFFD instead of refusing the payload (the provider cannot fix it)", async () => {
     const id = `wamid.${randomUUID()}`;
     const res = await post(payload(phoneNumberId, [{ id, from: '34644000111', text: 'valve\u0000 stuck' }]));

@@ -18,6 +18,7 @@ const { ensureTools } = require('./lib/tools.cjs');
 const { loadDevSecrets } = require('./lib/dev-secrets.cjs');
 const { ProcessRunner, waitForLine, pinoMsg, parsePinoLine } = require('./lib/process-runner.cjs');
 const services = require('./lib/services.cjs');
+const { superviseProcess } = require('./lib/supervisor.cjs');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = path.join(ROOT, '.data');
@@ -223,8 +224,12 @@ async function main() {
     const check = await verifiedCurl(apiBase, login).catch((error) => ({ ok: false, note: error.message, curl: null }));
     printSummary({ apiBase, temporal, minio, secrets, login, check, env: stackEnv });
 
-    // A process that dies on its own takes the stack down with a clear message, not half a stack.
-    const watched = runner.runningChildren().map((child) => [child.name, child.exited]);
+    // The API and the worker are restarted with backoff when they die (one bad request must not
+    // stop the stack); infrastructure that dies takes the stack down with a clear message.
+    const restartable = { worker: () => runner.start('worker', ...nodeScript('dist/workers/main.js'), options), api: () => runner.start('api', ...nodeScript('dist/api/server.js'), options) };
+    superviseProcess({ name: 'worker', start: restartable.worker, isStopping: () => runner.stopping, log }, worker);
+    superviseProcess({ name: 'api', start: restartable.api, isStopping: () => runner.stopping, log }, api);
+    const watched = runner.runningChildren().filter((child) => !(child.name in restartable)).map((child) => [child.name, child.exited]);
     if (postgres) watched.push(['postgres', postgres.exited]);
     for (const [name, exited] of watched) {
       exited.then(({ code, signal }) => {

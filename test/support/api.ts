@@ -1,7 +1,8 @@
 /**
  * API tests: the real app (createApp + real deps from the environment the global setup exported)
  * listening on a free loopback port, and helpers to make tenants and sign in. Requests go over
- * real HTTP with fetch.
+ * real HTTP with fetch, and every response is checked against the OpenAPI document
+ * (response-contract.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { AddressInfo } from 'node:net';
@@ -12,6 +13,7 @@ import { createDeps } from '../../api/deps';
 import { provisionTenant } from '../../db/tenants';
 import { PlanName } from '../../domain/tenancy/plans';
 import { Config, loadConfig } from '../../infra/config';
+import { createContractCheck } from './response-contract';
 
 export interface TestApi {
   baseUrl: string;
@@ -30,14 +32,21 @@ export interface TestResponse {
 export async function startTestApi(overrides: Partial<Config> = {}): Promise<TestApi> {
   const config = { ...loadConfig(process.env), ...overrides };
   const deps = createDeps(config);
-  const { app } = createApp(deps);
+  const { app, routes } = createApp(deps);
+  const contract = createContractCheck(routes);
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     baseUrl,
     deps,
-    request: (path, init = {}) => send(baseUrl, path, init),
+    request: async (path, init = {}) => {
+      const res = await send(baseUrl, path, init);
+      const violation = contract.violation((init.method ?? 'GET').toUpperCase(), path.split('?')[0]!, res.status, res.headers.get('content-type') ?? '', res.body);
+      // A drift between the API and its OpenAPI document fails the test that saw it.
+      if (violation) throw new Error(`response does not match the OpenAPI document: ${violation}`);
+      return res;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -5,6 +5,7 @@ import type { Db } from '../db/knex';
 import type { TemporalGateway } from '../infra/temporal';
 import type { ObjectStore } from '../infra/object-store';
 import type { Permission, Role } from '../domain/auth/permissions';
+import type { ServiceScope } from '../domain/auth/tokens';
 import type { LoginLimits } from './login-limits';
 import type { RateLimiter } from './middleware/rate-limit';
 import type { SessionCheck } from './session-check';
@@ -32,6 +33,8 @@ export interface UserPrincipal {
 export interface ServicePrincipal {
   kind: 'service';
   serviceId: string;
+  scopes: readonly ServiceScope[];
+  tenants: readonly string[] | '*';
 }
 
 export interface AppState {

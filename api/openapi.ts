@@ -45,6 +45,7 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { version: string 
     else if (route.auth === 'internal') operation.security = [{ internalToken: [] }];
     else operation.security = [];
     if (route.permission) operation['x-permission'] = route.permission;
+    if (route.scope) operation['x-scope'] = route.scope;
     if (route.body) {
       // Optional when an empty object is valid: the API reads a missing body as `{}`.
       const required = route.body.validate({}).error !== undefined;
@@ -128,7 +129,7 @@ function responses(route: RegisteredRoute): JsonSchema {
     [400, 'Malformed body (JSON, or multipart/form-data)', !!route.body || !!route.multipart],
     [415, 'Body not in JSON', !!route.body],
     [401, 'Not authenticated', route.auth !== 'none'],
-    [403, 'Missing permission', !!route.permission],
+    [403, route.scope ? 'The service token lacks the scope, or may not act for the tenant' : 'Missing permission', !!route.permission || !!route.scope],
     [404, 'Not found: a path id names no record of this tenant (a malformed id included)', pathIdNames(route.fullPath).length > 0],
     [413, 'Body over 1 MB', !!route.body],
     [422, 'Validation error', !!(route.body || route.query || route.params)],

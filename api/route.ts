@@ -4,6 +4,7 @@ import { Middleware } from 'koa';
 import { Permission } from '../domain/auth/permissions';
 import { AppContext, AppState, AppDeps } from './context';
 import { AppError, forbidden } from './errors';
+import type { ServiceScope } from '../domain/auth/tokens';
 import { storableJson } from '../domain/text';
 import { malformedPathId, pathIdNames } from './path-ids';
 import { parseJsonBody } from './middleware/json-body';
@@ -31,6 +32,8 @@ export interface RouteSpec<TParams = any, TQuery = any, TBody = any> {
   description?: string;
   tags: string[];
   auth: 'user' | 'internal' | 'none';
+  /** The scope a service token needs on an `internal` route. */
+  scope?: ServiceScope;
   permission?: Permission;
   params?: Joi.ObjectSchema;
   query?: Joi.ObjectSchema;
@@ -76,6 +79,10 @@ export class ApiRouter {
     if (spec.auth === 'user') chain.push(authenticateUser, rateLimit);
     if (spec.auth === 'internal') chain.push(authenticateInternal);
     if (spec.permission) chain.push(requirePermission(spec.permission));
+    if (spec.auth === 'internal') {
+      if (!spec.scope) throw new Error(`internal route ${spec.method.toUpperCase()} ${spec.path} declares no scope`);
+      chain.push(requireScope(spec.scope));
+    }
     const ids = pathIdNames(spec.path);
     if (ids.length) chain.push(requireUuidPathIds(ids));
     // The body is read only once the caller is known: nothing is buffered for a refused request.
@@ -105,6 +112,14 @@ function requireUuidPathIds(names: string[]): Middleware<AppState> {
   return async (ctx, next) => {
     const params = (ctx as AppContext).params;
     if (malformedPathId(Object.fromEntries(names.map((name) => [name, params[name]]))) !== undefined) return;
+    await next();
+  };
+}
+
+function requireScope(scope: ServiceScope): Middleware<AppState> {
+  return async (ctx, next) => {
+    const p = ctx.state.principal;
+    if (p?.kind !== 'service' || !p.scopes.includes(scope)) throw forbidden(`the service token lacks the scope ${scope}`);
     await next();
   };
 }

@@ -26,6 +26,6 @@ export const authenticateUser: Middleware<AppState, any> = async (ctx: AppContex
 export const authenticateInternal: Middleware<AppState, any> = async (ctx: AppContext, next) => {
   const check = verifyInternalToken(bearerToken(ctx), ctx.deps.config.secrets.internalJwt);
   if (!check.ok) throw unauthenticated('invalid internal service token');
-  ctx.state.principal = { kind: 'service', serviceId: check.claims.sub };
+  ctx.state.principal = { kind: 'service', serviceId: check.claims.sub, scopes: check.claims.scopes, tenants: check.claims.tenants };
   await next();
 };

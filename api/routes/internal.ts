@@ -4,7 +4,7 @@ import { withTimeout } from '../../infra/object-store';
 import { appendEvent } from '../../db/outbox';
 import { insertNotification } from '../../db/notifications';
 import { AppContext } from '../context';
-import { AppError, notFound, errorSummary } from '../errors';
+import { AppError, errorSummary, forbidden, notFound, validationError } from '../errors';
 import { runMutation, actorOf } from '../mutation';
 import { startNotificationDelivery } from '../../orchestration/notifications';
 import { ApiRouter } from '../route';
@@ -24,8 +24,23 @@ async function check(probe: () => Promise<unknown>): Promise<ComponentStatus> {
   }
 }
 
+/** The tenant exists and the service token may act for it (its `tenants` grant). */
 async function requireTenant(ctx: AppContext, tenantId: string): Promise<void> {
+  const p = ctx.state.principal;
+  if (p?.kind !== 'service' || (p.tenants !== '*' && !p.tenants.includes(tenantId))) throw forbidden('the service token may not act for this tenant');
   if (!isUuid(tenantId) || !(await ctx.deps.db('tenants').where({ id: tenantId }).first('id'))) throw notFound('tenant');
+}
+
+/** Internal notifications go to the tenant's own staff: a service token is not a mail relay. */
+async function requireStaffRecipients(ctx: AppContext, tenantId: string, recipients: string[]): Promise<void> {
+  const staff = new Set(
+    (await ctx.deps.db('users').where({ tenant_id: tenantId, status: 'active' }).whereRaw('lower(email) = any(?)', [recipients.map((r) => r.toLowerCase())]).pluck('email')).map((e: string) => e.toLowerCase()),
+  );
+  const outside = recipients.filter((r) => !staff.has(r.toLowerCase()));
+  if (outside.length > 0) {
+    const message = 'must be active users of the tenant';
+    throw validationError(`invalid body: body.recipients ${message}`, outside.map(() => ({ field: 'body.recipients', message, type: 'any.invalid' })).slice(0, 1));
+  }
 }
 
 export function internalRoutes(): ApiRouter {
@@ -34,6 +49,7 @@ export function internalRoutes(): ApiRouter {
   api.route({
     method: 'get',
     path: '/health',
+    scope: 'health:read',
     summary: 'Health of the service and of PostgreSQL, Temporal and the object store',
     tags: ['internal'],
     auth: 'internal',
@@ -57,6 +73,7 @@ export function internalRoutes(): ApiRouter {
   api.route<unknown, unknown, { tenant_id: string; type: string; data: Record<string, unknown>; occurred_at?: Date; event_id?: string }>({
     method: 'post',
     path: '/events',
+    scope: 'events:write',
     summary: 'Ingest an internal event into the outbox (idempotent by event_id)',
     tags: ['internal'],
     auth: 'internal',
@@ -90,6 +107,7 @@ export function internalRoutes(): ApiRouter {
   api.route<unknown, unknown, { tenant_id: string; category: string; recipients: string[]; subject: string; body: string; idempotency_key?: string }>({
     method: 'post',
     path: '/notifications',
+    scope: 'notifications:send',
     summary: 'Queue a notification; a workflow delivers it (email through SMTP when configured, always recorded)',
     tags: ['internal'],
     auth: 'internal',
@@ -101,9 +119,10 @@ export function internalRoutes(): ApiRouter {
       body: Joi.string().max(100_000).required(),
       idempotency_key: Joi.string().max(200),
     }),
-    responses: { 202: { description: 'Queued' }, 404: { description: 'Unknown tenant' } },
+    responses: { 202: { description: 'Queued' }, 403: { description: 'The token lacks the scope or may not act for the tenant' }, 404: { description: 'Unknown tenant' }, 422: { description: 'A recipient is not an active user of the tenant' } },
     handler: async (ctx, { body }) => {
       await requireTenant(ctx, body.tenant_id);
+      await requireStaffRecipients(ctx, body.tenant_id, body.recipients);
       const queued = await runMutation(ctx, body.tenant_id, actorOf(ctx), async (unit) => {
         const row = await insertNotification(unit.tx, {
           tenantId: body.tenant_id,

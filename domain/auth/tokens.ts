@@ -54,9 +54,22 @@ export function verifyAccessToken(token: string, secret: string): TokenCheck<Acc
   }
 }
 
+/** What a service token may do (issue 17): each internal route requires one. */
+export const SERVICE_SCOPES = ['health:read', 'events:write', 'notifications:send'] as const;
+export type ServiceScope = (typeof SERVICE_SCOPES)[number];
+
+export interface ServiceGrant {
+  scopes: readonly ServiceScope[];
+  /** Tenant ids the token may act for, or '*' for every tenant (an operator's own tooling). */
+  tenants: readonly string[] | '*';
+}
+
+/** Every scope for every tenant: an operator's own tooling (and the tests), never a partner. */
+export const FULL_SERVICE_GRANT: ServiceGrant = { scopes: SERVICE_SCOPES, tenants: '*' };
+
 /** Service-to-service token: a JWT with `aud: internal`, signed with a secret separate from user tokens. */
-export function signInternalToken(serviceId: string, secret: string, ttlSeconds = 300): string {
-  return jwt.sign({}, keyOf(secret), {
+export function signInternalToken(serviceId: string, secret: string, grant: ServiceGrant, ttlSeconds = 300): string {
+  return jwt.sign({ scope: grant.scopes.join(' '), tenants: grant.tenants }, keyOf(secret), {
     algorithm: ALGORITHM,
     expiresIn: ttlSeconds,
     subject: serviceId,
@@ -65,11 +78,14 @@ export function signInternalToken(serviceId: string, secret: string, ttlSeconds 
   });
 }
 
-export function verifyInternalToken(token: string, secret: string): TokenCheck<{ sub: string }> {
+export function verifyInternalToken(token: string, secret: string): TokenCheck<{ sub: string } & ServiceGrant> {
   try {
     const payload = jwt.verify(token, keyOf(secret), { algorithms: [ALGORITHM], audience: INTERNAL_AUDIENCE, issuer: ISSUER });
     if (typeof payload === 'string' || typeof payload.sub !== 'string') return { ok: false, reason: 'invalid' };
-    return { ok: true, claims: { sub: payload.sub } };
+    // A token without a grant may do nothing (tokens from before scopes existed included).
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s): s is ServiceScope => (SERVICE_SCOPES as readonly string[]).includes(s)) : [];
+    const tenants = payload.tenants === '*' ? '*' : Array.isArray(payload.tenants) ? payload.tenants.filter((t): t is string => typeof t === 'string') : [];
+    return { ok: true, claims: { sub: payload.sub, scopes, tenants } };
   } catch (err) {
     return { ok: false, reason: (err as Error).name === 'TokenExpiredError' ? 'expired' : 'invalid' };
   }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHmac, randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { signInternalToken } from '../../domain/auth/tokens';
+import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens';
 import { createTenant, expectError, startTestApi, TestApi, TestResponse, TestTenant } from '../support/api';
 import { captureServiceLogs, LogCapture } from '../support/log-capture';
 import { waitForMail } from '../support/mail';
@@ -211,7 +211,7 @@ describe('WhatsApp', () => {
 
 describe('machine agents with create_maintenance_task', () => {
   it('open one corrective task per event, recorded on the run, even when the event is delivered again', async () => {
-    const internal = signInternalToken('test-suite', api.deps.config.secrets.internalJwt);
+    const internal = signInternalToken('test-suite', api.deps.config.secrets.internalJwt, FULL_SERVICE_GRANT);
     const tool = await call(tenant, '/api/v1/tools', 'POST', { name: 'work_orders', description: 'Open work orders', kind: 'built_in', builtin: 'create_maintenance_task' });
     const agent = await call(tenant, '/api/v1/agents', 'POST', { name: 'Leak watcher', type: 'machine', system_prompt: 'Open a work order on leaks.', tools: [tool.body.id], trigger_config: { event_types: ['leak.detected'], cooldown_minutes: 60 } });
     const asset = await call(tenant, '/api/v1/assets', 'POST', { name: 'Tank T-7', type: 'tank' });

@@ -1,4 +1,4 @@
-import { signInternalToken } from '../../domain/auth/tokens';
+import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { startTestPostgres } from '../support/test-postgres';
 
@@ -8,7 +8,7 @@ let internalToken: string;
 beforeAll(async () => {
   api = await startTestApi();
   tenant = await createTenant(api);
-  internalToken = signInternalToken('test-suite', api.deps.config.secrets.internalJwt);
+  internalToken = signInternalToken('test-suite', api.deps.config.secrets.internalJwt, FULL_SERVICE_GRANT);
 });
 afterAll(() => api.close());
 
@@ -16,8 +16,43 @@ describe('internal service token', () => {
   it('refuses a missing token and a user token with 401', async () => {
     expectError(await api.request('/internal/health'), 401, 'UNAUTHENTICATED');
     expectError(await api.request('/internal/health', { token: tenant.token }), 401, 'UNAUTHENTICATED');
-    const userSecretToken = signInternalToken('x', api.deps.config.secrets.jwt);
+    const userSecretToken = signInternalToken('x', api.deps.config.secrets.jwt, FULL_SERVICE_GRANT);
     expectError(await api.request('/internal/health', { token: userSecretToken }), 401, 'UNAUTHENTICATED');
+  });
+});
+
+describe('service token scopes (issue 17)', () => {
+  const tokenFor = (scopes: Parameters<typeof signInternalToken>[2]['scopes'], tenants: string[] | '*') =>
+    signInternalToken('partner', api.deps.config.secrets.internalJwt, { scopes, tenants });
+  const event = (tenantId: string) => ({ tenant_id: tenantId, type: 'machine.cycle.done', data: { n: 1 } });
+
+  it('each route needs its scope: 403 without it', async () => {
+    const eventsOnly = tokenFor(['events:write'], '*');
+    expectError(await api.request('/internal/health', { token: eventsOnly }), 403, 'FORBIDDEN');
+    const notify = { tenant_id: tenant.tenantId, category: 'test', recipients: [tenant.email], subject: 's', body: 'b' };
+    expectError(await api.request('/internal/notifications', { method: 'POST', token: eventsOnly, json: notify }), 403, 'FORBIDDEN');
+    expect((await api.request('/internal/events', { method: 'POST', token: eventsOnly, json: event(tenant.tenantId) })).status).toBe(202);
+    // A token signed before scopes existed (no grant) may do nothing.
+    expectError(await api.request('/internal/events', { method: 'POST', token: tokenFor([], []), json: event(tenant.tenantId) }), 403, 'FORBIDDEN');
+  });
+
+  it('a token granted some tenants cannot act for another', async () => {
+    const other = await createTenant(api);
+    const forTenant = tokenFor(['events:write', 'notifications:send'], [tenant.tenantId]);
+    expect((await api.request('/internal/events', { method: 'POST', token: forTenant, json: event(tenant.tenantId) })).status).toBe(202);
+    const before = await api.deps.db('outbox_events').where({ tenant_id: other.tenantId }).count({ n: '*' }).first();
+    expectError(await api.request('/internal/events', { method: 'POST', token: forTenant, json: event(other.tenantId) }), 403, 'FORBIDDEN');
+    expect(await api.deps.db('outbox_events').where({ tenant_id: other.tenantId }).count({ n: '*' }).first()).toEqual(before);
+  });
+
+  it('notifications go to the tenant\'s own active users only: a service token is not a mail relay', async () => {
+    const res = await api.request('/internal/notifications', {
+      method: 'POST',
+      token: internalToken,
+      json: { tenant_id: tenant.tenantId, category: 'test', recipients: [tenant.email, 'anyone@example.org'], subject: 's', body: 'b' },
+    });
+    expectError(res, 422, 'VALIDATION_ERROR');
+    expect(res.body.fields[0].field).toBe('body.recipients');
   });
 });
 
@@ -81,7 +116,7 @@ describe('POST /internal/notifications', () => {
     const res = await api.request('/internal/notifications', {
       method: 'POST',
       token: internalToken,
-      json: { tenant_id: tenant.tenantId, category: 'test', recipients: ['ops@example.com'], subject: 'Hello', body: 'Plant check' },
+      json: { tenant_id: tenant.tenantId, category: 'test', recipients: [tenant.email], subject: 'Hello', body: 'Plant check' },
     });
     expect(res.status).toBe(202);
     const client = await api.deps.temporal.client();
@@ -93,7 +128,7 @@ describe('POST /internal/notifications', () => {
     expect(['sent', 'recorded']).toContain(row.status);
     // The workflow history holds ids, never the recipient or the text.
     const history = JSON.stringify(await handle.fetchHistory());
-    expect(history).not.toContain('ops@example.com');
+    expect(history).not.toContain(tenant.email);
     expect(history).not.toContain('Plant check');
   });
 });

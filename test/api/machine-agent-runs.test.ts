@@ -4,7 +4,7 @@
  * GET /api/v1/agents/{id}/runs; events inside the cooldown add no run.
  */
 import { randomUUID } from 'node:crypto';
-import { signInternalToken } from '../../domain/auth/tokens';
+import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 
 jest.setTimeout(60_000);
@@ -17,7 +17,7 @@ let internalToken: string;
 beforeAll(async () => {
   api = await startTestApi();
   [tenant, other] = await Promise.all([createTenant(api), createTenant(api)]);
-  internalToken = signInternalToken('test-suite', api.deps.config.secrets.internalJwt);
+  internalToken = signInternalToken('test-suite', api.deps.config.secrets.internalJwt, FULL_SERVICE_GRANT);
 });
 afterAll(async () => api?.close());
 

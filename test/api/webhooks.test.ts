@@ -5,7 +5,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { appendEvent } from '../../db/outbox';
-import { signInternalToken } from '../../domain/auth/tokens';
+import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens';
 import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
 import { ResourceIdKey, TenantIdKey, WebhookIdKey } from '../../infra/search-attributes';
 import { TASK_QUEUES } from '../../infra/task-queues';
@@ -338,7 +338,7 @@ describe('events reaching webhooks', () => {
   it('an internal event with filters reaches only the webhooks whose filters hold', async () => {
     const matching = await createWebhook(tenant, { events: ['machine.*'], filters: { 'data.line': ['L1', 'L2'] } });
     const filteredOut = await createWebhook(tenant, { events: ['machine.*'], filters: { 'data.line': 'L9' } });
-    const token = signInternalToken('tests', api.deps.config.secrets.internalJwt);
+    const token = signInternalToken('tests', api.deps.config.secrets.internalJwt, FULL_SERVICE_GRANT);
     const event = await api.request('/internal/events', { method: 'POST', token, json: { tenant_id: tenant.tenantId, type: 'machine.vibration.threshold_exceeded', data: { line: 'L2' } } });
     expect(event.status).toBe(202);
     await receiver.waitFor(() => receiver.on(matching.path).length === 1, 20_000, 'the internal event');

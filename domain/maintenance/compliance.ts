@@ -1,7 +1,7 @@
 // SMRP-style PM compliance (GET /api/v1/maintenance/compliance). A task due in the period is on
 // time when completed no later than due_at + 10 % of its plan's interval; otherwise it is overdue.
 import type { Instant, TaskStatus } from './types';
-import { MS_PER_HOUR, toDate, toMs } from './instant';
+import { clampedDate, MS_PER_HOUR, toDate, toMs } from './instant';
 
 export const GRACE_FRACTION = 0.1;
 /**
@@ -39,8 +39,9 @@ export function graceHours(intervalHours: number): number {
   return intervalHours > 0 ? intervalHours * GRACE_FRACTION : UNKNOWN_INTERVAL_GRACE_HOURS;
 }
 
+/** Due + grace; clamped, since a counter plan's interval can be astronomically long (a meter barely moving). */
 export function graceDeadline(task: Pick<ComplianceTask, 'due_at' | 'interval_hours'>): Date {
-  return new Date(toMs(task.due_at) + graceHours(task.interval_hours) * MS_PER_HOUR);
+  return clampedDate(toMs(task.due_at) + graceHours(task.interval_hours) * MS_PER_HOUR);
 }
 
 export function classifyTask(task: ComplianceTask, now: Instant): TaskCompliance {

@@ -34,6 +34,18 @@ export function isValidInstant(value: unknown): value is Instant {
   }
 }
 
+/**
+ * The latest instant plans compute with: the last millisecond of year 9999, so every computed time
+ * stays a four-digit-year ISO timestamp (a Date reaches year 275760, ISO_INSTANT does not) and a
+ * grace or projection beyond it can never throw "Invalid time value" inside a workflow.
+ */
+export const LATEST_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** `ms` as a Date, no later than LATEST_INSTANT_MS (an infinite or NaN time is the latest too). */
+export function clampedDate(ms: number): Date {
+  return new Date(Number.isFinite(ms) ? Math.min(ms, LATEST_INSTANT_MS) : LATEST_INSTANT_MS);
+}
+
 export function toIso(instant: Instant): IsoTimestamp {
   return toDate(instant).toISOString();
 }

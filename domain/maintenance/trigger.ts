@@ -8,7 +8,7 @@ import {
   type CounterPart,
   type Trigger,
 } from './types';
-import { isValidInstant, toIso } from './instant';
+import { isValidInstant, toIso, toMs } from './instant';
 import { isValidDuration } from './duration';
 import { intervalHours } from './calendar';
 
@@ -20,6 +20,9 @@ export interface FieldError {
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
 const MAX_COUNTER_NAME = 100;
+
+const START_RANGE_MS = [Date.UTC(1970, 0, 1), Date.UTC(3000, 0, 1)] as const;
+const startInRange = (startAt: string) => toMs(startAt) >= START_RANGE_MS[0] && toMs(startAt) < START_RANGE_MS[1];
 
 /** The smallest counter interval: finer than any meter reads, and it keeps threshold counts finite. */
 export const MIN_COUNTER_EVERY = 1e-6;
@@ -102,6 +105,9 @@ function checkCalendar(c: Record<string, unknown>, field: string, errors: FieldE
   }
   if (typeof c.start_at !== 'string' || !isValidInstant(c.start_at)) {
     errors.push({ field: `${field}.start_at`, message: 'must be an ISO 8601 timestamp with offset, e.g. 2024-01-31T08:00:00Z' });
+  } else if (!startInRange(c.start_at)) {
+    // Even 10 000 months after the year 2999 the schedule stays within four-digit years.
+    errors.push({ field: `${field}.start_at`, message: 'must be between 1970 and 2999' });
   }
   if (!(CALENDAR_MODES as readonly unknown[]).includes(c.mode)) {
     errors.push({ field: `${field}.mode`, message: `must be one of ${CALENDAR_MODES.join(', ')}` });

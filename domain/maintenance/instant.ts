@@ -41,9 +41,16 @@ export function isValidInstant(value: unknown): value is Instant {
  */
 export const LATEST_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-/** `ms` as a Date, no later than LATEST_INSTANT_MS (an infinite or NaN time is the latest too). */
-export function clampedDate(ms: number): Date {
-  return new Date(Number.isFinite(ms) ? Math.min(ms, LATEST_INSTANT_MS) : LATEST_INSTANT_MS);
+/** The earliest: a time before it (a lead time of a million years) means "already past" anyway. */
+export const EARLIEST_INSTANT_MS = Date.UTC(1970, 0, 1);
+
+/**
+ * `ms` as a Date within [EARLIEST_INSTANT_MS, LATEST_INSTANT_MS]. A time that left the range of a
+ * Date (NaN) is taken as the bound it left by: `ifInvalid`.
+ */
+export function clampedDate(ms: number, ifInvalid: 'earliest' | 'latest' = 'latest'): Date {
+  if (Number.isNaN(ms)) return new Date(ifInvalid === 'earliest' ? EARLIEST_INSTANT_MS : LATEST_INSTANT_MS);
+  return new Date(Math.min(Math.max(ms, EARLIEST_INSTANT_MS), LATEST_INSTANT_MS));
 }
 
 export function toIso(instant: Instant): IsoTimestamp {

@@ -14,8 +14,8 @@ import type {
 } from './types';
 import { calendarPartOf, counterPartOf } from './types';
 import { addInterval, nextFixedDueAfter } from './calendar';
-import { subtractDuration } from './duration';
-import { toIso, toMs } from './instant';
+import { InvalidDurationError, parseDuration, subtractDuration } from './duration';
+import { clampedDate, toIso, toMs } from './instant';
 import {
   advancePastLastValue,
   applyReading,
@@ -178,12 +178,26 @@ export function nextDue(state: ScheduleState, now: Instant, rateOptions?: RateOp
 
 /** When the task for a due time is generated: generate_ahead before it (default P0D = at due time). */
 export function generateAt(nextDueAt: Instant, generateAhead: IsoDuration): IsoTimestamp {
-  return subtractDuration(nextDueAt, generateAhead).toISOString();
+  return beforeDue(nextDueAt, generateAhead);
 }
 
 /** When the assignee and recipients are notified: lead_time before the due time. */
 export function notifyAt(nextDueAt: Instant, leadTime: IsoDuration): IsoTimestamp {
-  return subtractDuration(nextDueAt, leadTime).toISOString();
+  return beforeDue(nextDueAt, leadTime);
+}
+
+/**
+ * `duration` before the due time, clamped: P1000000Y before a due date leaves the range of a Date
+ * (and means "already past" anyway), which must not fail the plan's workflow.
+ */
+function beforeDue(nextDueAt: Instant, duration: IsoDuration): IsoTimestamp {
+  const parsed = parseDuration(duration); // a malformed duration still throws
+  try {
+    return clampedDate(subtractDuration(nextDueAt, parsed).getTime(), 'earliest').toISOString();
+  } catch (err) {
+    if (err instanceof InvalidDurationError) return clampedDate(Number.NaN, 'earliest').toISOString(); // out of range
+    throw err;
+  }
 }
 
 export interface CalendarMilestones {

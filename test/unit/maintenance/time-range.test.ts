@@ -4,7 +4,8 @@
  * workflow failed every task with "Invalid time value").
  */
 import { graceDeadline } from '../../../domain/maintenance/compliance';
-import { clampedDate, LATEST_INSTANT_MS } from '../../../domain/maintenance/instant';
+import { clampedDate, EARLIEST_INSTANT_MS, LATEST_INSTANT_MS } from '../../../domain/maintenance/instant';
+import { generateAt, notifyAt } from '../../../domain/maintenance/schedule';
 import { validateTrigger } from '../../../domain/maintenance/trigger';
 import { overdueDeadline } from '../../../workflows/maintenance-plan-state';
 
@@ -15,6 +16,13 @@ describe('plan times stay in range', () => {
     expect(overdueDeadline('2026-01-01T00:00:00Z', 240)).toBe('2026-01-02T00:00:00.000Z');
     expect(clampedDate(Infinity).getTime()).toBe(LATEST_INSTANT_MS);
     expect(clampedDate(Number.NaN).getTime()).toBe(LATEST_INSTANT_MS);
+  });
+
+  it('a lead time or generate-ahead of a million years is "already past", not an invalid time', () => {
+    expect(generateAt('2026-01-01T00:00:00Z', 'P1000000Y')).toBe('1970-01-01T00:00:00.000Z');
+    expect(notifyAt('2026-01-01T00:00:00Z', 'P1000000Y')).toBe('1970-01-01T00:00:00.000Z');
+    expect(notifyAt('2026-01-02T00:00:00Z', 'P1D')).toBe('2026-01-01T00:00:00.000Z');
+    expect(clampedDate(Number.NaN, 'earliest').getTime()).toBe(EARLIEST_INSTANT_MS);
   });
 
   it('refuses a calendar start outside 1970-2999, so ten thousand months later is still a four-digit year', () => {

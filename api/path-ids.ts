@@ -13,7 +13,7 @@ export function pathIdNames(path: string): string[] {
 
 /** The first path id of `params` that is not a UUID, if any. */
 export function malformedPathId(params: Readonly<Record<string, string | undefined>>): string | undefined {
-  return Object.keys(params).find((name) => name.endsWith('_id') && !isUuid(params[name] ?? ''));
+  return Object.entries(params).find(([name, value]) => name.endsWith('_id') && !isUuid(value ?? ''))?.[0];
 }
 
 /** `asset_id` → `asset` (for "asset not found"). */

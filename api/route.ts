@@ -6,7 +6,8 @@ import { AppContext, AppState, AppDeps } from './context';
 import { AppError, forbidden } from './errors';
 import type { ServiceScope } from '../domain/auth/tokens';
 import { storableJson } from '../domain/text';
-import { malformedPathId, pathIdNames } from './path-ids';
+import { isUuid } from '../domain/ids';
+import { pathIdNames } from './path-ids';
 import { parseJsonBody } from './middleware/json-body';
 import { authenticateInternal, authenticateUser } from './middleware/authenticate';
 import { rateLimit } from './middleware/rate-limit';
@@ -110,8 +111,9 @@ export const ANONYMOUS_BODY_LIMIT = '64kb';
  */
 function requireUuidPathIds(names: string[]): Middleware<AppState> {
   return async (ctx, next) => {
+    // `names` come from the route's own path, never from the client; hasOwn keeps the lookup honest anyway.
     const params = (ctx as AppContext).params;
-    if (malformedPathId(Object.fromEntries(names.map((name) => [name, params[name]]))) !== undefined) return;
+    if (names.some((name) => !isUuid(Object.hasOwn(params, name) ? params[name] : ''))) return;
     await next();
   };
 }

@@ -209,9 +209,14 @@ async function main() {
     const login = parseSeedResult(seedLines);
 
     step('worker + API');
-    const worker = runner.start('worker', ...nodeScript('dist/workers/main.js'), options);
+    // Started through these functions again when they die (superviseProcess below).
+    const restartable = {
+      worker: () => runner.start('worker', ...nodeScript('dist/workers/main.js'), options),
+      api: () => runner.start('api', ...nodeScript('dist/api/server.js'), options),
+    };
+    const worker = restartable.worker();
     await waitForLine(worker, pinoMsg('worker ready'), 180_000, '"worker ready"');
-    const api = runner.start('api', ...nodeScript('dist/api/server.js'), options);
+    const api = restartable.api();
     await waitForLine(api, pinoMsg('api listening'), 60_000, '"api listening"');
     const apiOrigin = `http://${stackEnv.API_HOST === '0.0.0.0' ? HOST : stackEnv.API_HOST}:${p.apiPort}`;
     await services.waitUntil(async () => (await services.httpStatus(`${apiOrigin}/livez`)) === 200, {
@@ -226,10 +231,9 @@ async function main() {
 
     // The API and the worker are restarted with backoff when they die (one bad request must not
     // stop the stack); infrastructure that dies takes the stack down with a clear message.
-    const restartable = { worker: () => runner.start('worker', ...nodeScript('dist/workers/main.js'), options), api: () => runner.start('api', ...nodeScript('dist/api/server.js'), options) };
     superviseProcess({ name: 'worker', start: restartable.worker, isStopping: () => runner.stopping, log }, worker);
     superviseProcess({ name: 'api', start: restartable.api, isStopping: () => runner.stopping, log }, api);
-    const watched = runner.runningChildren().filter((child) => !(child.name in restartable)).map((child) => [child.name, child.exited]);
+    const watched = runner.runningChildren().filter((child) => !Object.hasOwn(restartable, child.name)).map((child) => [child.name, child.exited]);
     if (postgres) watched.push(['postgres', postgres.exited]);
     for (const [name, exited] of watched) {
       exited.then(({ code, signal }) => {

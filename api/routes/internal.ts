@@ -39,7 +39,7 @@ async function requireStaffRecipients(ctx: AppContext, tenantId: string, recipie
   const outside = recipients.filter((r) => !staff.has(r.toLowerCase()));
   if (outside.length > 0) {
     const message = 'must be active users of the tenant';
-    throw validationError(`invalid body: body.recipients ${message}`, outside.map(() => ({ field: 'body.recipients', message, type: 'any.invalid' })).slice(0, 1));
+    throw validationError(`invalid body: body.recipients ${message}`, [{ field: 'body.recipients', message, type: 'any.invalid' }]);
   }
 }
 

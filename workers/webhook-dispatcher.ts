@@ -15,7 +15,7 @@ import { Client as PgClient } from 'pg';
 import type { Logger } from 'pino';
 import { Db } from '../db/knex';
 import { TemporalGateway } from '../infra/temporal';
-import { DEFAULT_DISPATCH_BATCH, dispatchOutboxBatch } from '../orchestration/webhook-dispatch';
+import { DEFAULT_DISPATCH_BATCH, describeError, dispatchOutboxBatch } from '../orchestration/webhook-dispatch';
 
 export const OUTBOX_CHANNEL = 'outbox_events';
 
@@ -54,11 +54,12 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         wake.clear(); // a notification arriving during the batch re-arms the wake-up below
         const result = await dispatchOutboxBatch(db, await temporal.client(), { batchSize });
         if (result.deliveries > 0) log.debug(result, 'dispatched outbox events');
+        if (result.retrying > 0 || result.parked > 0) log.warn(result, 'some outbox events failed: each is retried on its own, or parked after repeated failures (GET /internal/outbox)');
         backoffMs = 0;
         if (result.events === batchSize) continue; // more may be waiting: no pause
       } catch (err) {
         backoffMs = Math.min(MAX_ERROR_BACKOFF_MS, backoffMs === 0 ? 500 : backoffMs * 2);
-        log.warn({ err: (err as Error).message, retryInMs: backoffMs }, 'outbox dispatch failed; the events stay in the outbox');
+        log.warn({ err: describeError(err), retryInMs: backoffMs }, 'outbox dispatch failed as a whole (database or Temporal unreachable); the events stay in the outbox');
         await wake.wait(backoffMs, () => stopped, { ignoreSignals: true });
         continue;
       }

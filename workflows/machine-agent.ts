@@ -6,7 +6,7 @@
  * run. Idle after a cooldown, the workflow ends; the next event starts it again. History holds
  * event ids only.
  */
-import { continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, defineQuery, defineSignal, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { MachineAgentActivities } from '../activities/machine-agents';
 
 export interface MachineAgentWorkflowInput {
@@ -23,6 +23,9 @@ export interface MachineAgentState {
   coolingDown: boolean;
   pending: number;
 }
+
+/** Patch id: the end of every cooldown is recorded, not only one that suppressed a signal. */
+const COOLDOWN_ENDS_IN_DATABASE = 'cooldown-ends-in-database';
 
 export const machineEventSignal = defineSignal<[{ eventId: string }]>('machineEvent');
 export const machineAgentStateQuery = defineQuery<MachineAgentState>('machineAgentState');
@@ -64,7 +67,11 @@ export async function machineAgentWorkflow(input: MachineAgentWorkflowInput): Pr
         pending.length = 0;
         await sleep(outcome.cooldownMinutes * 60_000);
         coolingDown = false;
-        if (suppressedThisCooldown > 0) await recordSuppressedEvents({ tenantId: input.tenantId, runId: outcome.runId, count: suppressedThisCooldown });
+        // Always, since the dispatcher stops signalling during a cooldown: this call ends it in the
+        // database too (runs recorded before that change only wrote a non-zero count).
+        if (patched(COOLDOWN_ENDS_IN_DATABASE) || suppressedThisCooldown > 0) {
+          await recordSuppressedEvents({ tenantId: input.tenantId, runId: outcome.runId, count: suppressedThisCooldown });
+        }
         suppressedThisCooldown = 0;
       }
     }

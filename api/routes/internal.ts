@@ -8,6 +8,39 @@ import { AppError, errorSummary, forbidden, notFound, validationError } from '..
 import { runMutation, actorOf } from '../mutation';
 import { startNotificationDelivery } from '../../orchestration/notifications';
 import { ApiRouter } from '../route';
+import { PageRequest, paginate, pageQuery } from '../pagination';
+import { Knex } from 'knex';
+
+interface OutboxRow {
+  id: string;
+  tenant_id: string;
+  type: string;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  parked_at: Date | null;
+  created_at: Date;
+}
+
+/** An event the dispatcher could not hand over: ids, type and error only, never the event's data. */
+function toOutboxItem(row: OutboxRow) {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    type: row.type,
+    attempts: row.attempts,
+    last_error: row.last_error,
+    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
+    parked_at: row.parked_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+function servicePrincipal(ctx: AppContext) {
+  const p = ctx.state.principal;
+  if (p?.kind !== 'service') throw forbidden('a service token is required');
+  return p;
+}
 
 const EVENT_TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 const CHECK_TIMEOUT_MS = 2_000;
@@ -138,6 +171,58 @@ export function internalRoutes(): ApiRouter {
       await startNotificationDelivery(ctx.deps.temporal, body.tenant_id, queued.id);
       ctx.status = 202;
       ctx.body = { id: queued.id, status: 'queued', duplicate: queued.duplicate };
+    },
+  });
+
+  api.route<unknown, PageRequest & { status: 'parked' | 'retrying' }>({
+    method: 'get',
+    path: '/outbox',
+    scope: 'outbox:read',
+    summary: 'Outbox backlog, and the events waiting for a retry or parked after repeated dispatch failures, with their errors',
+    tags: ['internal'],
+    auth: 'internal',
+    query: Joi.object({ status: Joi.string().valid('parked', 'retrying').default('parked'), ...pageQuery }),
+    responses: { 200: { description: 'Counts of the tenants the token may act for, and one page of events in the asked status' } },
+    handler: async (ctx, { query }) => {
+      const { db } = ctx.deps;
+      const scoped = (q: Knex.QueryBuilder) => {
+        const tenants = servicePrincipal(ctx).tenants;
+        return tenants === '*' ? q : q.whereIn('tenant_id', tenants);
+      };
+      const counts = await scoped(db('outbox_events')).select(
+        db.raw('count(*) filter (where dispatched_at is null)::int as pending'),
+        db.raw('count(*) filter (where dispatched_at is null and attempts > 0)::int as retrying'),
+        db.raw('count(*) filter (where parked_at is not null)::int as parked'),
+        db.raw('extract(epoch from now() - min(created_at) filter (where dispatched_at is null))::float as oldest_pending_seconds'),
+      );
+      const list = scoped(db('outbox_events'))
+        .modify((q) => (query.status === 'parked' ? q.whereNotNull('parked_at').orderBy('parked_at', 'desc') : q.whereNull('dispatched_at').where('attempts', '>', 0).orderBy('next_attempt_at')))
+        .orderBy('id')
+        .select('id', 'tenant_id', 'type', 'attempts', 'last_error', 'next_attempt_at', 'parked_at', 'created_at');
+      const page = await paginate(list, query, toOutboxItem);
+      ctx.body = { ...counts[0], oldest_pending_seconds: counts[0].oldest_pending_seconds ?? 0, ...page };
+    },
+  });
+
+  api.route<{ id: string }>({
+    method: 'post',
+    path: '/outbox/:id/requeue',
+    scope: 'outbox:write',
+    summary: 'Return a parked event to the outbox: the dispatcher tries it again at once, with a fresh attempt count',
+    tags: ['internal'],
+    auth: 'internal',
+    responses: { 200: { description: 'Requeued' }, 404: { description: 'No parked event with this id for the tenants the token may act for' } },
+    handler: async (ctx, { params }) => {
+      const { db } = ctx.deps;
+      const tenants = servicePrincipal(ctx).tenants;
+      const [row] = await db('outbox_events')
+        .where({ id: params.id })
+        .whereNotNull('parked_at')
+        .modify((q) => (tenants === '*' ? q : q.whereIn('tenant_id', tenants)))
+        .update({ parked_at: null, dispatched_at: null, attempts: 0, next_attempt_at: null })
+        .returning(['id', 'tenant_id', 'type', 'attempts', 'last_error', 'next_attempt_at', 'parked_at', 'created_at']);
+      if (!row) throw notFound('parked event');
+      ctx.body = toOutboxItem(row);
     },
   });
 

@@ -55,7 +55,7 @@ export function verifyAccessToken(token: string, secret: string): TokenCheck<Acc
 }
 
 /** What a service token may do (issue 17): each internal route requires one. */
-export const SERVICE_SCOPES = ['health:read', 'events:write', 'notifications:send'] as const;
+export const SERVICE_SCOPES = ['health:read', 'events:write', 'notifications:send', 'outbox:read', 'outbox:write'] as const;
 export type ServiceScope = (typeof SERVICE_SCOPES)[number];
 
 export interface ServiceGrant {

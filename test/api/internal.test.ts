@@ -132,3 +132,49 @@ describe('POST /internal/notifications', () => {
     expect(history).not.toContain('Plant check');
   });
 });
+
+describe('GET /internal/outbox and POST /internal/outbox/{id}/requeue (issue 23)', () => {
+  it("lists parked and retrying events with their errors (never their data), only the granted tenants', and requeues a parked one", async () => {
+    const db = api.deps.db;
+    const other = await createTenant(api);
+    const insert = async (tenantId: string, columns: Record<string, unknown>): Promise<string> => {
+      const [row] = await db('outbox_events')
+        .insert({ tenant_id: tenantId, type: 'order.created', data: JSON.stringify({ note: 'data is never listed' }), occurred_at: new Date(), ...columns })
+        .returning('id');
+      return row.id;
+    };
+    const parkedColumns = { attempts: 8, last_error: 'Error: refused by the server', parked_at: db.fn.now(), dispatched_at: db.fn.now() };
+    const parked = await insert(tenant.tenantId, parkedColumns);
+    const othersParked = await insert(other.tenantId, parkedColumns);
+    const retrying = await insert(tenant.tenantId, { attempts: 2, last_error: 'Error: refused by the server', next_attempt_at: new Date(Date.now() + 3_600_000) });
+    const token = signInternalToken('ops', api.deps.config.secrets.internalJwt, { scopes: ['outbox:read', 'outbox:write'], tenants: [tenant.tenantId] });
+
+    const list = await api.request('/internal/outbox', { token });
+    expect(list.status).toBe(200);
+    expect(list.body).toMatchObject({ parked: 1, retrying: 1, total: 1, skip: 0, limit: 20 });
+    expect(list.body.items).toEqual([
+      { id: parked, tenant_id: tenant.tenantId, type: 'order.created', attempts: 8, last_error: 'Error: refused by the server', next_attempt_at: null, parked_at: expect.any(String), created_at: expect.any(String) },
+    ]);
+    expect(JSON.stringify(list.body)).not.toContain('data is never listed');
+    const waiting = await api.request('/internal/outbox?status=retrying', { token });
+    expect(waiting.body.items.map((i: { id: string }) => i.id)).toEqual([retrying]);
+
+    expectError(await api.request(`/internal/outbox/${othersParked}/requeue`, { method: 'POST', token }), 404, 'NOT_FOUND');
+    const requeued = await api.request(`/internal/outbox/${parked}/requeue`, { method: 'POST', token });
+    expect(requeued.status).toBe(200);
+    expect(requeued.body).toMatchObject({ id: parked, attempts: 0, parked_at: null, next_attempt_at: null });
+    // The worker's dispatcher takes it again at once (no webhook matches it here, so it is done).
+    const deadline = Date.now() + 20_000;
+    while (!(await db('outbox_events').where({ id: parked }).whereNotNull('dispatched_at').first('id'))) {
+      if (Date.now() > deadline) throw new Error('the requeued event was not dispatched');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await db('outbox_events').where({ id: parked }).first('parked_at', 'attempts')).toEqual({ parked_at: null, attempts: 0 });
+    expectError(await api.request(`/internal/outbox/${parked}/requeue`, { method: 'POST', token }), 404, 'NOT_FOUND');
+
+    const readOnly = signInternalToken('ops', api.deps.config.secrets.internalJwt, { scopes: ['outbox:read'], tenants: '*' });
+    expectError(await api.request(`/internal/outbox/${othersParked}/requeue`, { method: 'POST', token: readOnly }), 403, 'FORBIDDEN');
+    expectError(await api.request('/internal/outbox', { token: signInternalToken('ops', api.deps.config.secrets.internalJwt, { scopes: ['events:write'], tenants: '*' }) }), 403, 'FORBIDDEN');
+    expect((await api.request('/internal/outbox', { token: readOnly })).body.parked).toBeGreaterThanOrEqual(1);
+  });
+});

@@ -126,16 +126,16 @@ describe('machine agent workflow', () => {
     const notification = await until(() => pg.db('notifications').where({ id: first.notification_id }).first('category', 'status', 'body'), (n) => n?.status === 'recorded', 'the notification');
     expect(notification).toEqual({ category: 'machine_agent.run', status: 'recorded', body: first.reply_text });
 
-    // Still inside the cooldown: suppressed.
+    // Still inside the cooldown: the dispatcher counts the event on the run and sends no signal.
     await env.sleep('29 minutes');
-    await signalMachineAgents(pg.db, env.client, await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId }, 1));
-    await until(() => handle.query(machineAgentStateQuery), (s) => s.suppressed === 10, 'the 11th event');
-    expect(await runsOf(tenantId, agentId)).toHaveLength(1);
+    expect(await signalMachineAgents(pg.db, env.client, await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId }, 1))).toBe(0);
+    expect(await runsOf(tenantId, agentId)).toEqual([expect.objectContaining({ suppressed_events: 1 })]);
+    expect(await handle.query(machineAgentStateQuery)).toMatchObject({ suppressed: 9, coolingDown: true });
 
-    // The cooldown ends: the suppressed count lands on the run and the idle workflow ends.
+    // The cooldown ends: both counts land on the run, the dispatcher signals again, the idle workflow ends.
     await env.sleep('2 minutes');
-    expect(await handle.result()).toEqual({ runs: 1, suppressed: 10 });
-    expect((await runsOf(tenantId, agentId))[0].suppressed_events).toBe(10);
+    expect(await handle.result()).toEqual({ runs: 1, suppressed: 9 });
+    expect(await pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).first('suppressed_events', 'cooldown_until')).toEqual({ suppressed_events: 10, cooldown_until: null });
 
     // After the cooldown the next event runs the agent again.
     const [later] = await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId }, 1);

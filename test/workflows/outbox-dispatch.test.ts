@@ -1,0 +1,171 @@
+/**
+ * The outbox dispatcher's unit of work (orchestration/webhook-dispatch.ts) against a real migrated
+ * PostgreSQL and a real Temporal server (issue 23): tenants share each batch fairly, a failing
+ * item is retried on its own and parked after repeated failures while the rest of its batch is
+ * dispatched, Temporal being unreachable leaves every row as it was, and events for a machine
+ * agent in its cooldown are counted on the run without a signal each, whatever their number.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, WorkflowClientInterceptor } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createMachineAgentActivities } from '../../activities/machine-agents';
+import { provisionTenant } from '../../db/tenants';
+import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
+import { TASK_QUEUES } from '../../infra/task-queues';
+import { workflowIds } from '../../infra/workflow-ids';
+import { dispatchOutboxBatch, MAX_DISPATCH_ATTEMPTS, TemporalUnreachableError } from '../../orchestration/webhook-dispatch';
+import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
+import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+
+jest.setTimeout(240_000);
+
+let pg: TestPostgres;
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  [pg, env] = await Promise.all([startTestPostgres(), createTimeSkippingEnv()]);
+  await registerSearchAttributes(env);
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUES.main,
+    workflowsPath: require.resolve('../../workflows'),
+    activities: createMachineAgentActivities({ db: pg.db, startNotification: async () => undefined, llm: null }),
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+  await running?.catch(() => undefined);
+  await env?.teardown();
+  await pg?.stop();
+});
+
+// Each test starts from an empty outbox: the dispatcher serves every tenant of the database.
+beforeEach(async () => {
+  await pg.db('outbox_events').whereNull('dispatched_at').update({ dispatched_at: pg.db.fn.now() });
+});
+
+async function tenant(): Promise<string> {
+  const suffix = randomUUID().slice(0, 8);
+  const { tenant_id: tenantId } = await provisionTenant(pg.db, { name: `Plant ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: `pw-${randomUUID()}` });
+  return tenantId;
+}
+
+async function storeEvents(tenantId: string, type: string, count: number, data: Record<string, unknown> = {}): Promise<string[]> {
+  const rows = await pg.db('outbox_events')
+    .insert(Array.from({ length: count }, (_, seq) => ({ tenant_id: tenantId, type, data: JSON.stringify({ ...data, seq }), occurred_at: new Date() })))
+    .returning('id');
+  return rows.map((r: { id: string }) => r.id);
+}
+
+async function webhook(tenantId: string, events: string[]): Promise<string> {
+  const [row] = await pg.db('webhooks')
+    .insert({ tenant_id: tenantId, url: 'https://hooks.example.com/in', events, secret_encrypted: 'x', status: 'active', created_at: new Date(Date.now() - 60_000) })
+    .returning('id');
+  return row.id;
+}
+
+const undispatched = async (ids: string[]) => pg.db('outbox_events').whereIn('id', ids).whereNull('dispatched_at').pluck('id');
+
+describe('dispatchOutboxBatch', () => {
+  it("shares a batch between tenants: a burst of one tenant does not hold back another's events", async () => {
+    const [noisy, quiet] = [await tenant(), await tenant()];
+    const burst = await storeEvents(noisy, 'machine.reading', 600);
+    const few = await storeEvents(quiet, 'machine.reading', 3);
+    const result = await dispatchOutboxBatch(pg.db, env.client, { batchSize: 200 });
+    expect(result).toMatchObject({ events: 200, deliveries: 0, retrying: 0, parked: 0 });
+    expect(await undispatched(few)).toEqual([]);
+    expect(await undispatched(burst)).toHaveLength(403);
+  });
+
+  it('retries a failing item on its own and parks it after repeated failures, while the rest of its batch is dispatched', async () => {
+    const tenantId = await tenant();
+    const webhookId = await webhook(tenantId, ['order.created']);
+    const [good, poison, alsoGood] = await storeEvents(tenantId, 'order.created', 3);
+    const poisonWorkflowId = workflowIds.webhookDelivery(tenantId, deliveryIdFor(poison, webhookId));
+    // The server refuses one start (as it would a malformed or oversized request); every other call is real.
+    const refuseOne: WorkflowClientInterceptor = {
+      async startWithDetails(input, next) {
+        if (input.options.workflowId === poisonWorkflowId) throw new Error('refused by the server for this workflow');
+        return next(input);
+      },
+    };
+    const client = new Client({ connection: env.client.connection, namespace: env.namespace, interceptors: { workflow: [refuseOne] } });
+
+    const first = await dispatchOutboxBatch(pg.db, client);
+    expect(first).toMatchObject({ events: 3, deliveries: 3, retrying: 1, parked: 0 });
+    expect(await undispatched([good, poison, alsoGood])).toEqual([poison]);
+    for (const id of [good, alsoGood]) {
+      const description = await env.client.workflow.getHandle(workflowIds.webhookDelivery(tenantId, deliveryIdFor(id, webhookId))).describe();
+      expect(description.type).toBe('webhookDeliveryWorkflow');
+    }
+    const row = await pg.db('outbox_events').where({ id: poison }).first('attempts', 'last_error', 'parked_at', pg.db.raw('extract(epoch from next_attempt_at - now()) as wait_s'));
+    expect(row).toMatchObject({ attempts: 1, parked_at: null, last_error: 'Error: refused by the server for this workflow' });
+    expect(Number(row.wait_s)).toBeGreaterThan(0);
+    expect(Number(row.wait_s)).toBeLessThanOrEqual(2);
+    // Not due yet: the next pass leaves it alone.
+    expect(await dispatchOutboxBatch(pg.db, client)).toMatchObject({ events: 0 });
+
+    for (let attempt = 2; attempt <= MAX_DISPATCH_ATTEMPTS; attempt += 1) {
+      await pg.db('outbox_events').where({ id: poison }).update({ next_attempt_at: pg.db.raw(`now() - interval '1 second'`) });
+      const pass = await dispatchOutboxBatch(pg.db, client);
+      expect(pass).toMatchObject({ events: 1, retrying: attempt < MAX_DISPATCH_ATTEMPTS ? 1 : 0, parked: attempt < MAX_DISPATCH_ATTEMPTS ? 0 : 1 });
+    }
+    const parked = await pg.db('outbox_events').where({ id: poison }).first('attempts', 'parked_at', 'dispatched_at', 'last_error');
+    expect(parked).toMatchObject({ attempts: MAX_DISPATCH_ATTEMPTS, parked_at: expect.any(Date), dispatched_at: expect.any(Date), last_error: 'Error: refused by the server for this workflow' });
+    expect(await dispatchOutboxBatch(pg.db, client)).toMatchObject({ events: 0 });
+  });
+
+  it('leaves every row as it was when Temporal cannot be reached at all, and counts no attempt', async () => {
+    const tenantId = await tenant();
+    await webhook(tenantId, ['order.created']);
+    const ids = await storeEvents(tenantId, 'order.created', 2);
+    const nowhere = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }), namespace: env.namespace });
+    await expect(dispatchOutboxBatch(pg.db, nowhere, { callDeadlineMs: 2_000 })).rejects.toBeInstanceOf(TemporalUnreachableError);
+    expect(await pg.db('outbox_events').whereIn('id', ids).select('attempts', 'dispatched_at', 'next_attempt_at', 'last_error')).toEqual([
+      { attempts: 0, dispatched_at: null, next_attempt_at: null, last_error: null },
+      { attempts: 0, dispatched_at: null, next_attempt_at: null, last_error: null },
+    ]);
+    await nowhere.connection.close();
+  });
+
+  it("counts a flood of events for an agent in its cooldown on the run, without a signal each: the workflow's history stays small", async () => {
+    const tenantId = await tenant();
+    const [agent] = await pg.db('agents')
+      .insert({
+        tenant_id: tenantId, name: 'Vibration watcher', type: 'machine', system_prompt: 'x', model: 'built-in', temperature: 0.2,
+        trigger_config: JSON.stringify({ event_types: ['vibration.threshold_exceeded'], cooldown_minutes: 60 }),
+        created_at: new Date(Date.now() - 60_000),
+      })
+      .returning('id');
+    const assetId = randomUUID();
+    await storeEvents(tenantId, 'vibration.threshold_exceeded', 1, { asset_id: assetId });
+    expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 1, suppressed: 0 });
+    const deadline = Date.now() + 30_000;
+    while (!(await pg.db('machine_agent_runs').where({ agent_id: agent.id }).whereNotNull('cooldown_until').first('id'))) {
+      if (Date.now() > deadline) throw new Error('the first run did not start its cooldown');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    const flood = 5_000;
+    await storeEvents(tenantId, 'vibration.threshold_exceeded', flood, { asset_id: assetId });
+    let suppressed = 0;
+    for (;;) {
+      const pass = await dispatchOutboxBatch(pg.db, env.client, { batchSize: 500 });
+      if (pass.events === 0) break;
+      expect(pass).toMatchObject({ retrying: 0, parked: 0 });
+      suppressed += pass.suppressed;
+    }
+    expect(suppressed).toBe(flood);
+    const [run] = await pg.db('machine_agent_runs').where({ agent_id: agent.id }).select('suppressed_events', 'suppressed_unsignalled');
+    expect(run).toEqual({ suppressed_events: flood, suppressed_unsignalled: flood });
+    const history = await env.client.workflow.getHandle(workflowIds.machineAgent(tenantId, agent.id, assetId)).fetchHistory();
+    const signals = history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes);
+    expect(signals).toHaveLength(1);
+    expect(history.events!.length).toBeLessThan(30);
+  });
+});

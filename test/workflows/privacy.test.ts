@@ -5,7 +5,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { subjectCategories } from '../../domain/privacy/registry';
+import { retentionCategories, subjectCategories } from '../../domain/privacy/registry';
 import { createTimeSkippingEnv } from '../support/temporal-env';
 
 let env: TestWorkflowEnvironment;
@@ -47,6 +47,91 @@ describe('privacyErasureWorkflow', () => {
     expect(calls).toEqual(expected);
     expect(completed).toEqual(['e1']);
     expect(result).toEqual({ batches: expected.length });
+  });
+});
+
+/** Follows a workflow's chain of runs from its first: each run's history length, in order. */
+async function runChain(workflowId: string, firstRunId: string): Promise<number[]> {
+  const lengths: number[] = [];
+  for (let runId: string | undefined = firstRunId; runId; ) {
+    const events = (await env.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    lengths.push(events.length);
+    runId = events[events.length - 1].workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return lengths;
+}
+
+describe('continue-as-new in the batch loops (issue 23)', () => {
+  it('an erasure with many batches continues as new within its history limit and erases exactly as in one run', async () => {
+    const calls: string[] = [];
+    const remaining: Record<string, number[]> = { messages: Array.from({ length: 12 }, () => 1000), conversations: [1, 1] };
+    const completed: string[] = [];
+    const { workflowId, firstRunId, result } = await runWith(
+      {
+        async eraseSubjectCategoryBatch(input: { category: string; subjectId: string; erasureId: string; preserveAudit: boolean }) {
+          expect(input).toEqual({ tenantId: 't1', erasureId: 'e-long', subjectId: 's1', preserveAudit: false, category: input.category });
+          calls.push(input.category);
+          return { changed: remaining[input.category]?.shift() ?? 0 };
+        },
+        async completeErasure(input: { erasureId: string }) {
+          completed.push(input.erasureId);
+        },
+      },
+      async (taskQueue) => {
+        const handle = await env.client.workflow.start('privacyErasureWorkflow', {
+          taskQueue,
+          workflowId: 'privacy-erasure/t1/e-long',
+          args: [{ tenantId: 't1', erasureId: 'e-long', subjectId: 's1', preserveAudit: false, historyLimit: 30 }],
+        });
+        return { workflowId: handle.workflowId, firstRunId: handle.firstExecutionRunId, result: await handle.result() };
+      },
+    );
+    const order = subjectCategories().map((c) => c.name);
+    const expected = order.flatMap((name) => (name === 'messages' ? Array(13).fill(name) : name === 'conversations' ? Array(3).fill(name) : [name]));
+    expect(calls).toEqual(expected);
+    expect(completed).toEqual(['e-long']);
+    expect(result).toEqual({ batches: expected.length });
+    const runs = await runChain(workflowId, firstRunId);
+    expect(runs.length).toBeGreaterThan(2);
+    // Each run stops at its limit (plus the batch it finishes and the continue-as-new itself).
+    expect(Math.max(...runs)).toBeLessThanOrEqual(40);
+  });
+
+  it('the retention sweep continues as new inside one tenant with many batches, keeping its reference time and total', async () => {
+    const calls: Array<{ tenantId: string; category: string; now: string }> = [];
+    let expiredOfT1 = 25;
+    const { workflowId, firstRunId, result } = await runWith(
+      {
+        async listTenantIds() {
+          return ['t1', 't2'];
+        },
+        async sweepRetentionBatch(input: { tenantId: string; category: string; now: string }) {
+          calls.push(input);
+          const first = retentionCategories()[0].name;
+          if (input.tenantId === 't1' && input.category === first && expiredOfT1 > 0) {
+            expiredOfT1 -= 1;
+            return { deleted: 1000 };
+          }
+          return { deleted: 0 };
+        },
+      },
+      async (taskQueue) => {
+        const handle = await env.client.workflow.start('retentionSweepWorkflow', {
+          taskQueue,
+          workflowId: `retention-sweep-${Math.random().toString(36).slice(2)}`,
+          args: [{ now: '2026-11-25T00:00:00.000Z', historyLimit: 30 }],
+        });
+        return { workflowId: handle.workflowId, firstRunId: handle.firstExecutionRunId, result: await handle.result() };
+      },
+    );
+    const categories = retentionCategories().map((c) => c.name);
+    expect(result).toEqual({ tenants: 2, deleted: 25_000 });
+    expect(calls).toHaveLength(26 + (categories.length - 1) + categories.length);
+    expect(new Set(calls.map((c) => c.now))).toEqual(new Set(['2026-11-25T00:00:00.000Z']));
+    expect(calls.filter((c) => c.tenantId === 't2').map((c) => c.category)).toEqual(categories);
+    const runs = await runChain(workflowId, firstRunId);
+    expect(runs.length).toBeGreaterThan(2);
+    expect(Math.max(...runs)).toBeLessThanOrEqual(40);
   });
 });
 

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Transporter } from 'nodemailer';
 import { Db } from '../db/knex';
 import { findNotification } from '../db/notifications';
+import { scrubbedMailFailure } from '../infra/smtp-send';
 
 export interface NotificationDeps {
   db: Db;
@@ -37,9 +38,11 @@ export function createNotificationActivities(deps: NotificationDeps) {
           messageId: `<${row.id}@industrial-ops.local>`,
         });
       } catch (err) {
-        await deps.db('notifications').where({ id: row.id }).update({ last_error: (err as Error).message.slice(0, 500) });
-        Context.current().log.warn('notification send failed', { notificationId: row.id });
-        throw err;
+        // Only the code leaves here: the server's text names recipients (history, rows, logs).
+        const failure = scrubbedMailFailure(err);
+        await deps.db('notifications').where({ id: row.id }).update({ last_error: failure.message });
+        Context.current().log.warn('notification send failed', { notificationId: row.id, error: failure.message });
+        throw failure;
       }
       await deps.db('notifications')
         .where({ id: row.id })

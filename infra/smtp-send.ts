@@ -3,6 +3,7 @@
  * the server rejecting the credentials (535, EAUTH) or the message for good (other 5xx); anything
  * else (connection, timeout, 4xx) is thrown, so the caller's retry policy handles it.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import { smtpTransport, type SmtpSettings } from './smtp-verify';
 
 export interface OutgoingMail {
@@ -44,4 +45,20 @@ export async function sendSmtpMail(settings: SmtpSettings, mail: OutgoingMail): 
   } finally {
     transporter.close();
   }
+}
+
+/**
+ * What an activity may say about a failed send (issue 23): the SMTP code or the error code, never
+ * the server's text, which echoes recipients ("550 <someone@example.com>: no such user") and
+ * would otherwise land in the workflow's failure, in history, and in our rows. A permanent
+ * refusal (5xx other than 535, which an operator fixes by correcting the credentials) is not
+ * retried.
+ */
+export function scrubbedMailFailure(err: unknown): ApplicationFailure {
+  const { code, responseCode } = (err ?? {}) as { code?: unknown; responseCode?: unknown };
+  if (typeof responseCode === 'number' && responseCode >= 500 && responseCode !== 535) {
+    return ApplicationFailure.nonRetryable(`SMTP delivery refused: smtp_${responseCode}`, 'SmtpRejected');
+  }
+  const reason = typeof responseCode === 'number' ? `smtp_${responseCode}` : typeof code === 'string' && /^[A-Z_]{1,32}$/.test(code) ? code : 'ECONNECTION';
+  return ApplicationFailure.retryable(`SMTP delivery failed: ${reason}`, 'SmtpTransient');
 }

@@ -16,6 +16,7 @@ import { createNotificationActivities } from '../../activities/notifications';
 import { PlanRow, saveScheduleSnapshot } from '../../db/queries/maintenance';
 import { provisionTenant } from '../../db/tenants';
 import type { Trigger } from '../../domain/maintenance';
+import { ResourceIdKey, TenantIdKey } from '../../infra/search-attributes';
 import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
 import { executeNow, workflowStateOf } from '../../orchestration/maintenance';
@@ -31,7 +32,7 @@ import {
   type CounterRequest,
 } from '../../workflows/maintenance-plan';
 import { snapshotOf } from '../../workflows/maintenance-plan-state';
-import { createTimeSkippingEnv } from '../support/temporal-env';
+import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 
 jest.setTimeout(240_000);
@@ -56,6 +57,7 @@ interface Tenant {
 
 beforeAll(async () => {
   [pg, env] = await Promise.all([startTestPostgres(), createTimeSkippingEnv()]);
+  await registerSearchAttributes(env); // the notification child carries TenantId and ResourceId, as in production
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUES.main,
@@ -385,6 +387,10 @@ describe('lead-time notification', () => {
     });
     expect(notification.recipients).toEqual([t.email]);
     expect(notification.body).toContain(due.toISOString());
+    // Operators find the child by tenant, like every workflow the API starts.
+    const child = await env.client.workflow.getHandle(workflowIds.notification(t.tenantId, notification.id)).describe();
+    expect(child.typedSearchAttributes.get(TenantIdKey)).toBe(t.tenantId);
+    expect(child.typedSearchAttributes.get(ResourceIdKey)).toBe(notification.id);
     expect(await tasksOf(plan.row.id)).toHaveLength(0);
 
     await sleepUntil(new Date(due.getTime() + HOUR));

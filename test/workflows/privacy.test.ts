@@ -3,6 +3,7 @@
  * batch by batch in order and completes once; export reports its progress and marks a failure.
  */
 import { ApplicationFailure } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { retentionCategories, subjectCategories } from '../../domain/privacy/registry';
@@ -54,7 +55,8 @@ describe('privacyErasureWorkflow', () => {
 async function runChain(workflowId: string, firstRunId: string): Promise<number[]> {
   const lengths: number[] = [];
   for (let runId: string | undefined = firstRunId; runId; ) {
-    const events = (await env.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    const history: temporal.api.history.v1.IHistory = await env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events = history.events ?? [];
     lengths.push(events.length);
     runId = events[events.length - 1].workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }

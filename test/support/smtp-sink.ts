@@ -2,6 +2,7 @@
  * A real SMTP server for tests (the `smtp-server` package): accepts any mail without auth or TLS
  * and writes each message to `<dir>/<n>.eml` (raw data) with `<dir>/<n>.json` (envelope), the
  * JSON last, so a reader that sees the JSON sees the whole message. test/support/mail.ts reads them.
+ * Recipients on REFUSED_DOMAIN are refused (550), as a real server refuses an unknown user.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +22,9 @@ export interface SinkEnvelope {
   eml: string;
 }
 
+/** Recipients on this domain are refused with a 550 whose text echoes the address. */
+export const REFUSED_DOMAIN = 'refused.example.com';
+
 export async function startSmtpSink(dir: string): Promise<SmtpSink> {
   fs.mkdirSync(dir, { recursive: true });
   let count = 0;
@@ -28,6 +32,14 @@ export async function startSmtpSink(dir: string): Promise<SmtpSink> {
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    // Like a real server, the refusal names the address: what activities must never pass on.
+    onRcptTo(address, _session, callback) {
+      if (address.address.toLowerCase().endsWith(`@${REFUSED_DOMAIN}`)) {
+        callback(Object.assign(new Error(`<${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 }));
+        return;
+      }
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -33,6 +33,7 @@ import {
 } from '../../workflows/maintenance-plan';
 import { snapshotOf } from '../../workflows/maintenance-plan-state';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
+import { expectNoPersonalData } from '../support/history-text';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 
 jest.setTimeout(240_000);
@@ -397,7 +398,8 @@ describe('lead-time notification', () => {
     await eventually(async () => expect((await tasksOf(plan.row.id)).map((x) => new Date(x.due_at).toISOString())).toEqual([due.toISOString()]));
     expect(await leadNotifications()).toHaveLength(1);
     // No personal data in the plan's history: the address stays in the notification row.
-    expect(JSON.stringify(await plan.handle.fetchHistory())).not.toContain(t.email);
+    await expectNoPersonalData(env.client, plan.handle.workflowId, plan.row.id, [t.email]);
+    await expectNoPersonalData(env.client, workflowIds.notification(t.tenantId, notification.id), notification.id, [t.email]);
     await plan.handle.signal(archiveSignal);
   });
 });

@@ -93,7 +93,8 @@ async function executeCall(ctx: MaintenanceBenchContext): Promise<() => Promise<
   if (created.status !== 201) throw new Error(`plan create failed: ${created.status} ${await created.text()}`);
   const plan = (await created.json()) as { id: string };
   return async () => {
-    const res = await fetch(`${ctx.baseUrl}/api/v1/maintenance/plans/${plan.id}/execute`, { method: 'POST', headers, body: '{}' });
+    // A key per call: each is a real execution (without one, a repeat within 60 s is answered as a retry).
+    const res = await fetch(`${ctx.baseUrl}/api/v1/maintenance/plans/${plan.id}/execute`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': randomUUID() }, body: '{}' });
     if (res.status !== 200) throw new Error(`execute failed: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };

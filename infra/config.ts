@@ -21,7 +21,8 @@ export interface Config {
   /** Limits of the anonymous auth routes (api/login-limits.ts). */
   auth: AuthLimitsConfig;
   databaseUrl: string;
-  temporal: { address: string; namespace: string; uiUrl: string };
+  /** callDeadlineMs: how long the API waits for a workflow's answer (signal, query, Update) before a 503. */
+  temporal: { address: string; namespace: string; uiUrl: string; callDeadlineMs: number };
   s3: {
     endpoint: string;
     publicEndpoint: string;
@@ -150,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
       address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
       namespace: env.TEMPORAL_NAMESPACE || 'default',
       uiUrl: env.TEMPORAL_UI_URL || 'http://127.0.0.1:8233',
+      callDeadlineMs: count('TEMPORAL_CALL_DEADLINE_MS', 5_000),
     },
     s3: {
       endpoint: s3Endpoint,

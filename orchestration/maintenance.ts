@@ -18,6 +18,7 @@ import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
+import type { Queryable } from '../db/knex';
 import { executePlanInTx, policyOf, saveScheduleSnapshot, type PlanRow } from '../db/queries/maintenance';
 import { initialPlanState, manualExecutionTrigger, type PlanPreview, type PlanStateView, type PlanWorkflowState } from '../workflows/maintenance-plan-state';
 import {
@@ -115,41 +116,59 @@ export interface ManualExecution {
 }
 
 /**
- * A user's execute: the task, its history row and event in the caller's transaction (on the
- * locked plan row) and, at the same time, the Update that moves the plan's schedule; then the
- * plan's read model. The caller commits after both succeeded, so a refused or unreachable
- * workflow leaves no task. Idempotent by request id: a repeat finds its task, and Temporal (or
- * the workflow's memory) answers the first Update again.
+ * A user's execute, step two (issue 23): after the Update moved the plan's schedule (the caller
+ * made it with a deadline and no transaction open, so no lock is held across Temporal), the task,
+ * its history row and event, and the plan's read model, in the caller's short transaction on the
+ * locked plan row. Idempotent by request id: a repeat finds its task. If this commit fails after
+ * the Update, the client's retry with the same request id gets the Update's first answer from
+ * Temporal (or the workflow's memory) and writes the task now: never a second advance.
  */
-export async function executeNow(
+export async function recordManualExecution(
   tx: Knex.Transaction,
   plan: PlanRow,
-  req: { requestId: string; userId: string; at: Date },
-  send: (update: ExecuteRequest) => Promise<ExecuteResult>,
+  req: { requestId: string; userId: string; taskId: string; at: Date },
+  answered: ExecuteResult,
 ): Promise<ManualExecution> {
   const at = req.at.toISOString();
-  const taskId = randomUUID();
-  // Both before the commit; allSettled so no query is left running on a transaction being rolled back.
-  const [written, answered] = await Promise.allSettled([
-    executePlanInTx(tx, plan, {
-      key: `request:${req.requestId}`,
-      trigger: manualExecutionTrigger(plan.trigger),
-      executedBy: req.userId,
-      executedAt: at,
-      dueAt: at,
-      onOpenTask: null,
-      intervalHours: plan.interval_hours === null ? null : Number(plan.interval_hours),
-      taskId,
-    }),
-    send({ requestId: req.requestId, executedBy: req.userId, taskId, dueAt: at }),
-  ]);
-  if (written.status === 'rejected') throw written.reason;
-  if (answered.status === 'rejected') throw answered.reason;
-  const outcome = written.value;
-  const result = answered.value;
+  const outcome = await executePlanInTx(tx, plan, {
+    key: `request:${req.requestId}`,
+    trigger: manualExecutionTrigger(plan.trigger),
+    executedBy: req.userId,
+    executedAt: at,
+    dueAt: at,
+    onOpenTask: null,
+    intervalHours: plan.interval_hours === null ? null : Number(plan.interval_hours),
+    taskId: req.taskId,
+  });
   if (outcome.outcome !== 'created') throw new Error('a user execution always creates its task');
-  await saveScheduleSnapshot(tx, plan.tenant_id, plan.id, result.snapshot);
-  return { task_id: outcome.task_id, task_code: outcome.task_code, execution_id: outcome.execution_id, next_due_at: result.next_due_at, repeated: outcome.repeated === true };
+  await saveScheduleSnapshot(tx, plan.tenant_id, plan.id, answered.snapshot);
+  return { task_id: outcome.task_id, task_code: outcome.task_code, execution_id: outcome.execution_id, next_due_at: answered.next_due_at, repeated: outcome.repeated === true };
+}
+
+/**
+ * The request id of an execute sent without an Idempotency-Key: the user and the plan's
+ * persisted schedule position. A retry after a failed commit sees the same position (nothing was
+ * written), so it is the same Update, answered once; after a commit the position has moved, and
+ * `recentManualExecution` answers a retry whose response was lost.
+ */
+export function implicitExecuteRequestId(plan: PlanRow, userId: string): string {
+  return `auto:${userId}:${plan.schedule_seq}`;
+}
+
+/** Within this many seconds, a user's second execute of a plan without a key is taken as a retry. */
+export const IMPLICIT_REPEAT_WINDOW_SECONDS = 60;
+
+/** The user's own manual execution of the plan in the repeat window, if any (a retry's answer). */
+export async function recentManualExecution(db: Queryable, plan: PlanRow, userId: string): Promise<ManualExecution | null> {
+  const row = await db('maintenance_executions')
+    .join('maintenance_tasks', 'maintenance_tasks.id', 'maintenance_executions.task_id')
+    .where({ 'maintenance_executions.tenant_id': plan.tenant_id, 'maintenance_executions.plan_id': plan.id, 'maintenance_executions.executed_by': userId, 'maintenance_executions.outcome': 'created' })
+    .where('maintenance_executions.idempotency_key', 'like', 'request:auto:%')
+    .where('maintenance_executions.executed_at', '>', db.raw(`now() - make_interval(secs => ?)`, [IMPLICIT_REPEAT_WINDOW_SECONDS]))
+    .orderBy('maintenance_executions.executed_at', 'desc')
+    .first('maintenance_executions.execution_id', 'maintenance_tasks.id as task_id', 'maintenance_tasks.task_code');
+  if (!row) return null;
+  return { task_id: row.task_id, task_code: row.task_code, execution_id: row.execution_id, next_due_at: plan.next_due_at?.toISOString() ?? null, repeated: true };
 }
 
 export function recordCounter(client: Client, tenantId: string, planId: string, req: CounterRequest): Promise<CounterResult> {

@@ -285,10 +285,14 @@ export const defaultTaskPrefix = DEFAULT_TASK_PREFIX;
 // ---- the plan's workflow ---------------------------------------------------------------------
 
 /** The request id an Update carries: the client's Idempotency-Key when sent, else this request's id. */
-export function updateRequestId(ctx: AppContext): string {
+/** The request's own Idempotency-Key as an Update id (`key:<key>`), or null when it sent none usable. */
+export function idempotencyKeyOf(ctx: AppContext): string | null {
   const key = ctx.get('idempotency-key');
-  if (key && /^[\x21-\x7e]{1,200}$/.test(key)) return `key:${key}`;
-  return ctx.state.requestId;
+  return key && /^[\x21-\x7e]{1,200}$/.test(key) ? `key:${key}` : null;
+}
+
+export function updateRequestId(ctx: AppContext): string {
+  return idempotencyKeyOf(ctx) ?? ctx.state.requestId;
 }
 
 const REJECTION_STATUS: Record<string, number> = {
@@ -319,7 +323,8 @@ export async function callPlanWorkflow<T>(ctx: AppContext, plan: PlanRow, call: 
   const client = await temporalClient(ctx);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await call(client);
+      // A deadline on every call: with the workers down an Update would otherwise wait for ever.
+      return await client.withDeadline(Date.now() + ctx.deps.config.temporal.callDeadlineMs, () => call(client));
     } catch (err) {
       const failure = classifyPlanCallError(err);
       if (failure.kind === 'rejected') {
@@ -334,7 +339,10 @@ export async function callPlanWorkflow<T>(ctx: AppContext, plan: PlanRow, call: 
         });
         continue;
       }
-      throw dependencyUnavailable('temporal', `the plan's workflow did not answer: ${failure.kind === 'unavailable' ? failure.message : failure.kind}`);
+      throw dependencyUnavailable(
+        'temporal',
+        `the plan's workflow did not answer (${failure.kind === 'unavailable' ? failure.message : failure.kind}); retry with the same Idempotency-Key`,
+      );
     }
   }
 }

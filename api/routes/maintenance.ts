@@ -24,8 +24,10 @@ import { isUuid, tenantScope } from '../../db/tenant-scope';
 import { actionOnDue, counterPartOf, sameTrigger } from '../../domain/maintenance';
 import { startNotificationDelivery } from '../../orchestration/notifications';
 import {
-  executeNow,
   executePlan,
+  implicitExecuteRequestId,
+  recentManualExecution,
+  recordManualExecution,
   planHandle,
   queryPlanPreview,
   queryPlanState,
@@ -55,6 +57,7 @@ import {
   temporalClient,
   toPlan,
   updatePlanBody,
+  idempotencyKeyOf,
   updateRequestId,
 } from './maintenance-resource';
 import { registerOptimizeRoutes } from './maintenance-optimize';
@@ -245,21 +248,34 @@ function registerPlanActions(api: ApiRouter): void {
     path: '/plans/:plan_id/execute',
     summary: 'Generate the task now; floating plans move next_due_at, fixed ones do not',
     description:
-      "The task is written in the request's transaction and the plan's workflow moves its schedule through a Workflow Update before the commit (Temporal unreachable: 503, no task). Allowed on a paused plan (the plan stays paused). Retries with the same `Idempotency-Key` header return the first result.",
+      "The plan's workflow moves its schedule through a Workflow Update (with a deadline: Temporal unreachable or too slow gives 503 and no task), then the task is written. Allowed on a paused plan (the plan stays paused). A retry with the same `Idempotency-Key` header returns the first result; without the header, the same user's second execute of the plan within 60 seconds is taken as a retry and returns the first result too (send a new key to execute again at once). A retry after a 503 never advances the plan twice.",
     tags: TAGS,
     auth: 'user',
     permission: 'manage_maintenance',
     params: planParams,
-    responses: { 200: { description: 'The generated task', schema: executeResult }, 404: { description: 'Not found' }, 503: { description: 'Temporal unreachable' } },
+    responses: { 200: { description: 'The generated task', schema: executeResult }, 404: { description: 'Not found' }, 503: { description: 'Temporal unreachable or too slow: retry with the same Idempotency-Key' } },
     handler: async (ctx, { params }) => {
       const { tenantId, userId } = userOf(ctx);
-      const requestId = updateRequestId(ctx);
-      await temporalClient(ctx);
+      const plan = await requirePlan(tenantScope(ctx.deps.db, tenantId), params.plan_id);
+      const explicitKey = idempotencyKeyOf(ctx);
+      if (!explicitKey) {
+        const earlier = await recentManualExecution(ctx.deps.db, plan, userId);
+        if (earlier) {
+          await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+            unit.audit({ action: 'maintenance_plan.execute_repeated', resourceType: 'maintenance_plan', resourceId: plan.id, details: { task_id: earlier.task_id, execution_id: earlier.execution_id } });
+          });
+          ctx.body = { task_id: earlier.task_id, task_code: earlier.task_code, next_due_at: earlier.next_due_at };
+          return;
+        }
+      }
+      const request = { requestId: explicitKey ?? implicitExecuteRequestId(plan, userId), userId, taskId: randomUUID(), at: new Date() };
+      // The Update first, with no transaction open: no row lock waits on Temporal.
+      const answered = await callPlanWorkflow(ctx, plan, (c) =>
+        executePlan(c, tenantId, plan.id, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() }),
+      );
       const result = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const plan = await lockLivePlan(unit.tx, tenantId, params.plan_id);
-        const done = await executeNow(unit.tx, plan, { requestId, userId, at: new Date() }, (update) =>
-          callPlanWorkflow(ctx, plan, (c) => executePlan(c, tenantId, plan.id, update)),
-        );
+        const locked = await lockLivePlan(unit.tx, tenantId, plan.id);
+        const done = await recordManualExecution(unit.tx, locked, request, answered);
         const action = done.repeated ? 'maintenance_plan.execute_repeated' : 'maintenance_plan.executed';
         unit.audit({ action, resourceType: 'maintenance_plan', resourceId: plan.id, details: { task_id: done.task_id, execution_id: done.execution_id } });
         return done;

@@ -45,6 +45,8 @@ async function newAsset(t: TestTenant, location?: object): Promise<string> {
 
 const post = (t: TestTenant, path: string, json: unknown = {}, headers?: Record<string, string>) => api.request(`${M}${path}`, { method: 'POST', token: t.token, json, headers });
 const get = (t: TestTenant, path: string) => api.request(`${M}${path}`, { token: t.token });
+/** A deliberate execution: its own key (without one, the same user's second execute within 60 s is a retry). */
+const execute = (t: TestTenant, planId: string) => post(t, `/plans/${planId}/execute`, {}, { 'Idempotency-Key': randomUUID() });
 const events = (t: TestTenant, type: string) => api.deps.db('outbox_events').where({ tenant_id: t.tenantId, type }).orderBy('created_at');
 
 async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
@@ -147,7 +149,7 @@ describe('plans CRUD and the workflow behind each plan', () => {
   });
 
   it('answers 503 and leaves no plan when Temporal is unreachable', async () => {
-    const down = await startTestApi({ temporal: { address: '127.0.0.1:1', namespace: 'default', uiUrl: '' } });
+    const down = await startTestApi({ temporal: { address: '127.0.0.1:1', namespace: 'default', uiUrl: '', callDeadlineMs: 2_000 } });
     try {
       const before = await api.deps.db('maintenance_plans').where({ tenant_id: tenant.tenantId }).count({ n: '*' });
       const res = await down.request(`${M}/plans`, { method: 'POST', token: tenant.token, json: { name: 'never', trigger: counter() } });
@@ -180,7 +182,7 @@ describe('plans CRUD and the workflow behind each plan', () => {
 
     // Terminated again: an execute starts it from the row and goes through.
     await client.workflow.getHandle(first.workflowId).terminate('test: lost again');
-    const executed = await post(t, `/plans/${plan.id}/execute`);
+    const executed = await execute(t, plan.id);
     expect(executed.status).toBe(200);
     expect(executed.body).toMatchObject({ task_code: 'PM-000001', next_due_at: start });
   });
@@ -219,7 +221,7 @@ describe('execute, preview and history', () => {
     expect(retry.body).toEqual(first.body);
 
     const before = Date.now();
-    const moved = await post(t, `/plans/${floating.id}/execute`);
+    const moved = await execute(t, floating.id);
     expect(moved.body.task_code).toBe('PM-000002');
     const nextDue = new Date(moved.body.next_due_at).getTime();
     expect(nextDue).toBeGreaterThanOrEqual(before + 2 * DAY - 5_000);
@@ -243,9 +245,10 @@ describe('execute, preview and history', () => {
     const handle = await workflowOf(t, fixed.id);
     await expectNoPersonalData(await api.deps.temporal.client(), handle.workflowId, fixed.id, [t.email]);
 
-    // Paginated history: two more executions, pages of two.
-    await post(t, `/plans/${fixed.id}/execute`);
-    await post(t, `/plans/${fixed.id}/execute`);
+    // Paginated history: two more executions (each with its own key: without one, a second
+    // execute within 60 s is taken as a retry), pages of two.
+    await post(t, `/plans/${fixed.id}/execute`, {}, { 'Idempotency-Key': 'exec-fixed-2' });
+    await post(t, `/plans/${fixed.id}/execute`, {}, { 'Idempotency-Key': 'exec-fixed-3' });
     const page = await get(t, `/plans/${fixed.id}/history?skip=1&limit=2`);
     expect(page.body).toMatchObject({ total: 3, skip: 1, limit: 2 });
     expect(page.body.items).toHaveLength(2);
@@ -277,7 +280,7 @@ describe('pause and resume', () => {
 
     // Execute on a paused plan is allowed and keeps it paused.
     await post(t, `/plans/${plan.id}/pause`);
-    const executed = await post(t, `/plans/${plan.id}/execute`);
+    const executed = await execute(t, plan.id);
     expect(executed.status).toBe(200);
     expect((await get(t, `/plans/${plan.id}`)).body.status).toBe('paused');
   });
@@ -338,8 +341,8 @@ describe('tasks', () => {
   it('lists, reads, starts, completes (event) and cancels tasks; wrong transitions are 409', async () => {
     const t = await createTenant(api);
     const plan = await createPlan(t, { trigger: calendar(hourAhead(24)) });
-    const a = (await post(t, `/plans/${plan.id}/execute`)).body.task_id;
-    const b = (await post(t, `/plans/${plan.id}/execute`)).body.task_id;
+    const a = (await execute(t, plan.id)).body.task_id;
+    const b = (await execute(t, plan.id)).body.task_id;
 
     const list = await get(t, `/tasks?plan_id=${plan.id}&status=open`);
     expect(list.body).toMatchObject({ total: 2, items: [{ task_code: 'PM-000001' }, { task_code: 'PM-000002' }] });
@@ -380,23 +383,23 @@ describe('compliance', () => {
   it('computes SMRP-style compliance for the period and refuses bad or reversed dates', async () => {
     const t = await createTenant(api);
     const plan = await createPlan(t, { trigger: calendar(hourAhead(24 * 3)) }); // weekly: grace 16.8 h
-    const onTime = (await post(t, `/plans/${plan.id}/execute`)).body.task_id;
-    const cancelled = (await post(t, `/plans/${plan.id}/execute`)).body.task_id;
-    await post(t, `/plans/${plan.id}/execute`); // open, within its grace: pending
+    const onTime = (await execute(t, plan.id)).body.task_id;
+    const cancelled = (await execute(t, plan.id)).body.task_id;
+    await execute(t, plan.id); // open, within its grace: pending
     await post(t, `/tasks/${onTime}/complete`);
     await post(t, `/tasks/${cancelled}/cancel`);
     // One done 10 days late (due 10 days ago, completed now): delay 240 h.
     const today = new Date().toISOString().slice(0, 10);
     const tenDaysAgo = new Date(Date.now() - 10 * DAY);
-    const late = (await post(t, `/plans/${plan.id}/execute`)).body.task_id;
+    const late = (await execute(t, plan.id)).body.task_id;
     await api.deps.db('maintenance_tasks').where({ id: late }).update({ due_at: tenDaysAgo });
     await post(t, `/tasks/${late}/complete`);
 
     // A second plan executed once, on time; a third whose only task is still within its grace.
     const second = await createPlan(t, { trigger: calendar(hourAhead(24 * 3)) });
-    await post(t, `/tasks/${(await post(t, `/plans/${second.id}/execute`)).body.task_id}/complete`);
+    await post(t, `/tasks/${(await execute(t, second.id)).body.task_id}/complete`);
     const third = await createPlan(t, { trigger: calendar(hourAhead(24 * 3)) });
-    await post(t, `/plans/${third.id}/execute`);
+    await execute(t, third.id);
 
     // SPEC.md counts plans: the first is overdue (one late execution), the second on time, the
     // third not counted yet. The average delay is over late executions only.
@@ -504,7 +507,7 @@ describe('notifications', () => {
 describe('tenant isolation', () => {
   it("answers 404 for another tenant's plan, task and draft on every route", async () => {
     const plan = await createPlan(tenant, { trigger: counter(), notify: { recipients: [tenant.adminUserId], lead_time: 'P1D' } });
-    const { task_id } = (await post(tenant, `/plans/${plan.id}/execute`)).body;
+    const { task_id } = (await execute(tenant, plan.id)).body;
     const draft = (await post(tenant, `/plans/${plan.id}/optimize`)).body;
     const p = `/plans/${plan.id}`;
     const calls: Array<[string, string, unknown?]> = [

@@ -19,7 +19,7 @@ import type { Trigger } from '../../domain/maintenance';
 import { ResourceIdKey, TenantIdKey } from '../../infra/search-attributes';
 import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
-import { executeNow, workflowStateOf } from '../../orchestration/maintenance';
+import { recordManualExecution, workflowStateOf } from '../../orchestration/maintenance';
 import {
   archiveSignal,
   executeUpdate,
@@ -124,14 +124,17 @@ const planRow = (planId: string) => pg.db('maintenance_plans').where({ id: planI
 const day = (d: Date | string) => new Date(d).toISOString().slice(0, 10);
 const origin = (t: Tenant) => ({ requestId: randomUUID(), actor: { type: 'user' as const, id: t.adminUserId } });
 
-/** A user's execute as the API makes it: task and history in a transaction, the Update before the commit. */
+/** A user's execute as the API makes it: the Update first, then task and history in a short transaction. */
 async function execute(t: Tenant, planId: string, requestId: string) {
+  const handle = env.client.workflow.getHandle(workflowIds.maintenancePlan(t.tenantId, planId));
+  const request = { requestId, userId: t.adminUserId, taskId: randomUUID(), at: await serverNow() };
+  const answered = await handle.executeUpdate(executeUpdate, {
+    args: [{ requestId, executedBy: t.adminUserId, taskId: request.taskId, dueAt: request.at.toISOString() }],
+    updateId: requestId,
+  });
   return pg.db.transaction(async (tx) => {
     const plan: PlanRow = await tx('maintenance_plans').where({ id: planId }).forUpdate().first();
-    const handle = env.client.workflow.getHandle(workflowIds.maintenancePlan(t.tenantId, planId));
-    return executeNow(tx, plan, { requestId, userId: t.adminUserId, at: await serverNow() }, (update) =>
-      handle.executeUpdate(executeUpdate, { args: [update], updateId: update.requestId }),
-    );
+    return recordManualExecution(tx, plan, request, answered);
   });
 }
 

@@ -167,6 +167,18 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
     },
 
     /**
+     * The provider could not be reached for the whole of the delivery's time budget: the message
+     * is failed with `provider_unavailable` so the conversation goes on (and the failure shows in
+     * the message), unless it was sent meanwhile.
+     */
+    async markMessageUndelivered(input: { tenantId: string; messageId: string }): Promise<void> {
+      await db('messages')
+        .where({ tenant_id: input.tenantId, id: input.messageId })
+        .whereNot('delivery_status', 'sent')
+        .update({ delivery_status: 'failed', failure_reason: 'provider_unavailable' });
+    },
+
+    /**
      * Sends a pending outbound message through its conversation's channel and records the result.
      * A credentials rejection fails the message and moves an active agent to `error`
      * (DECISIONS.md, Agents); transient failures throw and are retried.

@@ -9,7 +9,7 @@ import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes } from '../infra/temporal';
 import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcile';
-import { WEBHOOK_WORKER_TUNING, WORKER_TUNING } from './options';
+import { WEBHOOK_WORKER_TUNING, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startWebhookDispatcher } from './webhook-dispatcher';
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     taskQueue: TASK_QUEUES.main,
     workflowBundle,
     activities,
+    interceptors: WORKER_INTERCEPTORS,
     ...WORKER_TUNING,
   });
   // Webhook deliveries on their own queue and slots: a burst of them never delays other work.
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
     taskQueue: TASK_QUEUES.webhooks,
     workflowBundle,
     activities,
+    interceptors: WORKER_INTERCEPTORS,
     ...WEBHOOK_WORKER_TUNING,
   });
 

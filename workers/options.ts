@@ -1,4 +1,8 @@
 import { WorkerOptions } from '@temporalio/worker';
+import { activityFailureHygiene } from '../activities/failure-hygiene';
+
+/** On every worker: activity failures are classified and scrubbed before they reach history. */
+export const WORKER_INTERCEPTORS: NonNullable<WorkerOptions['interceptors']> = { activity: [activityFailureHygiene] };
 
 /**
  * Explicit sizing (the defaults scale with the machine's memory): a bounded workflow cache keeps

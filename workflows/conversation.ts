@@ -7,7 +7,7 @@
  * when a person closes it, the conversation is closed, `conversation.closed` emitted, and the CSAT
  * invitation (if a survey applies) sent. History holds ids only.
  */
-import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ConversationActivities } from '../activities/conversations';
 
 export interface ConversationWorkflowInput {
@@ -38,12 +38,28 @@ const { answerInboundMessage, closeConversation, prepareSurvey } = proxyActiviti
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-// Provider outages are retried without end too; credential and permanent refusals are results,
-// not errors, so they are not retried.
+// Provider outages are retried for up to a day (a reply later than that helps nobody, and
+// WhatsApp's customer-service window is 24 h); then the message is marked undelivered and the
+// conversation goes on. Credential and permanent refusals are results, not errors.
 const { deliverMessage } = proxyActivities<ConversationActivities>({
   startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '24 hours',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });
+const { markMessageUndelivered } = proxyActivities<ConversationActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** Delivers a message, or records that it could not be delivered in the time budget. */
+async function deliverOrGiveUp(ref: { tenantId: string; messageId: string }): Promise<void> {
+  try {
+    await deliverMessage(ref);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    await markMessageUndelivered(ref);
+  }
+}
 
 export async function conversationWorkflow(input: ConversationWorkflowInput): Promise<ConversationResult> {
   const { tenantId, conversationId } = input;
@@ -68,7 +84,7 @@ export async function conversationWorkflow(input: ConversationWorkflowInput): Pr
       const outcome = await answerInboundMessage({ tenantId, conversationId, messageId });
       if (outcome.kind === 'skipped') continue;
       answered += 1;
-      await deliverMessage({ tenantId, messageId: outcome.replyId });
+      await deliverOrGiveUp({ tenantId, messageId: outcome.replyId });
     }
   };
 
@@ -85,7 +101,7 @@ export async function conversationWorkflow(input: ConversationWorkflowInput): Pr
   const closedBy = closeRequested ? 'person' : 'idle';
   await closeConversation({ tenantId, conversationId, reason: closedBy === 'person' ? 'closed_by_person' : 'idle' });
   const survey = await prepareSurvey({ tenantId, conversationId });
-  if (survey.messageId) await deliverMessage({ tenantId, messageId: survey.messageId });
+  if (survey.messageId) await deliverOrGiveUp({ tenantId, messageId: survey.messageId });
   // Messages stored before the close but signalled during it are still answered.
   await answerPending();
   return { answered, closedBy };

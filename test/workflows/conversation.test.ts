@@ -16,6 +16,7 @@ import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
 import { signalInboundMessage } from '../../orchestration/conversations';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
+import { expectNoPersonalData } from '../support/history-text';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { startWhatsappSink, WhatsappSink } from '../support/whatsapp-sink';
 
@@ -140,10 +141,8 @@ describe('conversation workflow', () => {
     expect(scheduled).toHaveLength(1);
     const started = (history.events ?? []).find((e) => e.activityTaskStartedEventAttributes && Number(e.activityTaskStartedEventAttributes.scheduledEventId) === Number(scheduled[0].eventId));
     expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(3);
-    // Ids only in history: no body, phone or token.
-    const serialized = JSON.stringify(history.events);
-    expect(serialized).not.toContain('P-101');
-    expect(serialized).not.toContain(token);
+    // Ids only in history: no body, phone or token (payloads decoded by the shared scanner).
+    await expectNoPersonalData(env.client, handle.workflowId, f.conversationId, ['P-101', token, '34611222333', 'How is pump']);
 
     // Still open just before the idle timeout.
     await env.sleep('23 hours');
@@ -161,6 +160,20 @@ describe('conversation workflow', () => {
     expect(messages[1].body).toContain('How satisfied are you with our help?');
     expect(sink.requests().at(-1)?.body.text.body).toBe(messages[1].body);
     expect(await pg.db('csat_invitations').where({ tenant_id: f.tenantId, conversation_id: f.conversationId }).select('status')).toEqual([{ status: 'pending' }]);
+  });
+
+  it('gives up on a reply the provider refuses for a whole day: the message fails as provider_unavailable and the conversation goes on', async () => {
+    const f = await whatsappConversation(`tok-${randomUUID()}`);
+    sink.failNext(1_000_000);
+    await inbound(f, 'hello?');
+    await until(() => outbound(f), (rows) => rows.length === 1, 'the reply to be stored');
+    await env.sleep('25 hours');
+    const [reply] = await until(() => outbound(f), (rows) => rows[0]?.delivery_status === 'failed', 'the reply to be given up');
+    expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'provider_unavailable', sent_at: null });
+    sink.failNext(0);
+    await inbound(f, 'anyone there?');
+    const rows = await until(() => outbound(f), (r) => r[1]?.delivery_status === 'sent', 'the next reply to be sent');
+    expect(rows).toHaveLength(2);
   });
 
   it('fails the message and puts the agent in error when the provider rejects the access token', async () => {

@@ -1,0 +1,72 @@
+/**
+ * What an activity's failure may carry into workflow history (issue 23), applied to every activity
+ * by a worker interceptor (workers/options.ts):
+ *
+ * - Programming errors (TypeError, RangeError, ...) and data errors PostgreSQL refuses for good
+ *   (SQLSTATE classes 22 data exception, 23 integrity violation, 42 syntax or access) fail at once
+ *   (non-retryable): retrying them only repeats the failure, for ever where a policy is unbounded.
+ * - Messages are scrubbed: PostgreSQL's text is replaced by its code and constraint (it quotes
+ *   values), and every other message goes through the PII redaction (emails, phones, ids, cards),
+ *   so no personal data reaches a failure, a history or the Temporal UI.
+ * - Failures Temporal itself produced (cancellation and the like) pass through untouched.
+ */
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker';
+import { redactPii } from '../domain/privacy/pii';
+
+const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError', 'EvalError', 'URIError']);
+/** SQLSTATE classes that no retry can fix. */
+const PERMANENT_SQL_CLASSES = new Set(['22', '23', '42']);
+const MAX_MESSAGE = 500;
+
+interface PgErrorFields {
+  code?: unknown;
+  constraint?: unknown;
+  severity?: unknown;
+  routine?: unknown;
+}
+
+function isPgError(err: Error): err is Error & PgErrorFields & { code: string } {
+  const e = err as Error & PgErrorFields;
+  return typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && typeof e.severity === 'string';
+}
+
+/** undici's `fetch failed` is a TypeError around a network error: transient, not a bug. */
+function isNetworkTypeError(err: Error): boolean {
+  const cause = (err as { cause?: { code?: unknown } }).cause;
+  return err.name === 'TypeError' && (err.message === 'fetch failed' || typeof cause?.code === 'string');
+}
+
+export function scrubMessage(message: string): string {
+  return redactPii(message.slice(0, MAX_MESSAGE * 2)).text.slice(0, MAX_MESSAGE);
+}
+
+/** The failure an activity error becomes: classified, scrubbed, never carrying the original text. */
+export function safeActivityFailure(err: unknown): unknown {
+  if (err instanceof ApplicationFailure) {
+    return ApplicationFailure.create({ message: scrubMessage(err.message), type: err.type ?? undefined, nonRetryable: err.nonRetryable ?? undefined, nextRetryDelay: err.nextRetryDelay ?? undefined });
+  }
+  if (err instanceof TemporalFailure) return err; // cancellation, timeouts: the SDK's own
+  if (!(err instanceof Error)) return ApplicationFailure.retryable(scrubMessage(String(err)), 'Error');
+  if (isPgError(err)) {
+    const constraint = typeof err.constraint === 'string' ? ` (${err.constraint})` : '';
+    const message = `PostgreSQL ${err.code}${constraint}`;
+    return PERMANENT_SQL_CLASSES.has(err.code.slice(0, 2)) ? ApplicationFailure.nonRetryable(message, 'DataError') : ApplicationFailure.retryable(message, 'DatabaseError');
+  }
+  if (PROGRAMMING_ERRORS.has(err.name) && !isNetworkTypeError(err)) {
+    return ApplicationFailure.nonRetryable(scrubMessage(`${err.name}: ${err.message}`), 'ProgrammingError');
+  }
+  return ApplicationFailure.retryable(scrubMessage(err.message), err.name || 'Error');
+}
+
+class FailureHygiene implements ActivityInboundCallsInterceptor {
+  async execute(input: Parameters<NonNullable<ActivityInboundCallsInterceptor['execute']>>[0], next: Parameters<NonNullable<ActivityInboundCallsInterceptor['execute']>>[1]): Promise<unknown> {
+    try {
+      return await next(input);
+    } catch (err) {
+      throw safeActivityFailure(err);
+    }
+  }
+}
+
+export const activityFailureHygiene: ActivityInterceptorsFactory = () => ({ inbound: new FailureHygiene() });

@@ -21,6 +21,8 @@ export interface Config {
   /** Limits of the anonymous auth routes (api/login-limits.ts). */
   auth: AuthLimitsConfig;
   databaseUrl: string;
+  /** Connections per process (API or worker); the worker sizes its database-bound activity slots from it. */
+  databasePoolMax: number;
   /** callDeadlineMs: how long the API waits for a workflow's answer (signal, query, Update) before a 503. */
   temporal: { address: string; namespace: string; uiUrl: string; callDeadlineMs: number };
   s3: {
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
       sessionCheckCacheMs: count('SESSION_CHECK_CACHE_MS', 5_000, 0),
     },
     databaseUrl: required('DATABASE_URL'),
+    databasePoolMax: count('DATABASE_POOL_MAX', 20, 4),
     temporal: {
       address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
       namespace: env.TEMPORAL_NAMESPACE || 'default',

@@ -9,7 +9,7 @@ import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes } from '../infra/temporal';
 import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcile';
-import { WEBHOOK_WORKER_TUNING, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
+import { mainQueueActivitySlots, WEBHOOK_WORKER_TUNING, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startWebhookDispatcher } from './webhook-dispatcher';
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, { component: 'worker' });
   // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
   const lifecycle = createLogger('info', { component: 'worker' });
-  const db = createDb(config.databaseUrl, { min: 0, max: 20 });
+  const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
   const objectStore = createObjectStore(config.s3);
   await objectStore.ensureBucket();
 
@@ -58,6 +58,7 @@ async function main(): Promise<void> {
     activities,
     interceptors: WORKER_INTERCEPTORS,
     ...WORKER_TUNING,
+    maxConcurrentActivityTaskExecutions: mainQueueActivitySlots(config.databasePoolMax),
   });
   // Webhook deliveries on their own queue and slots: a burst of them never delays other work.
   const webhookWorker = await Worker.create({

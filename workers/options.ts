@@ -11,6 +11,16 @@ export const WORKER_INTERCEPTORS: NonNullable<WorkerOptions['interceptors']> = {
  * 1.6 GiB RSS, a cache of 500 held it at about 660 MiB. Idle plans wake at most a few times a day,
  * so the replay an eviction costs is cheap next to the memory.
  */
+/**
+ * Activity slots of the main queue, from the process's pool: its activities are database-bound,
+ * so more slots than connections only queue inside knex (and time out there under a burst).
+ * A few connections stay free for the outbox dispatcher and the reconcilers.
+ */
+export function mainQueueActivitySlots(poolMax: number): number {
+  return Math.max(2, poolMax - POOL_RESERVE);
+}
+const POOL_RESERVE = 4;
+
 export const WORKER_TUNING: Pick<
   WorkerOptions,
   'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'

@@ -31,29 +31,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`grant usage on schema ?? to ${AUDIT_PURGER_ROLE}`, [schema]);
   await knex.raw(`grant select, delete on audit_log to ${AUDIT_PURGER_ROLE}`);
 
-  await knex.raw(`
-    create or replace function audit_log_guard() returns trigger language plpgsql as $$
-    begin
-      if tg_op = 'UPDATE' then
-        -- Only erasure may touch a row, and only by clearing the subject columns.
-        if (to_jsonb(new) - array['subject_ref','subject_hash','subject_nonce'])
-             = (to_jsonb(old) - array['subject_ref','subject_hash','subject_nonce'])
-           and (new.subject_ref is null or new.subject_ref = old.subject_ref)
-           and (new.subject_hash is null or new.subject_hash = old.subject_hash)
-           and (new.subject_nonce is null or new.subject_nonce = old.subject_nonce) then
-          return new;
-        end if;
-        raise exception 'audit_log is append-only' using errcode = 'insufficient_privilege';
-      elsif tg_op = 'DELETE' then
-        -- Only the purge function (running as ${AUDIT_PURGER_ROLE}) deletes, and only rows past
-        -- the minimum audit retention of 365 days.
-        if current_user = '${AUDIT_PURGER_ROLE}' and old.occurred_at < now() - interval '365 days' then
-          return old;
-        end if;
-        raise exception 'audit_log is append-only' using errcode = 'insufficient_privilege';
-      end if;
-      raise exception 'audit_log is append-only' using errcode = 'insufficient_privilege';
-    end $$`);
+  await knex.raw(auditGuard(`current_user = '${AUDIT_PURGER_ROLE}'`));
 
   await knex.raw(
     `create function audit_log_purge_expired(p_tenant uuid, p_from timestamptz, p_before timestamptz, p_limit integer)
@@ -79,18 +57,12 @@ export async function up(knex: Knex): Promise<void> {
   if (joined) await knex.raw(`revoke ${AUDIT_PURGER_ROLE} from current_user`);
 }
 
-async function isMemberOfPurger(knex: Knex): Promise<boolean> {
-  const { rows } = await knex.raw(`select pg_has_role(current_user, '${AUDIT_PURGER_ROLE}', 'MEMBER') as member`);
-  return Boolean(rows[0]?.member);
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-export async function down(knex: Knex): Promise<void> {
-  await knex.raw('drop function if exists audit_log_purge_expired(uuid, timestamptz, timestamptz, integer)');
-  await knex.raw(`
+/**
+ * The append-only guard: only erasure's clearing of the subject columns may update a row, and a
+ * row past the minimum audit retention of 365 days may be deleted when `mayDelete` holds.
+ */
+function auditGuard(mayDelete: string): string {
+  return `
     create or replace function audit_log_guard() returns trigger language plpgsql as $$
     begin
       if tg_op = 'UPDATE' then
@@ -103,13 +75,26 @@ export async function down(knex: Knex): Promise<void> {
         end if;
         raise exception 'audit_log is append-only' using errcode = 'insufficient_privilege';
       elsif tg_op = 'DELETE' then
-        if coalesce(current_setting('app.audit_retention_purge', true), '') = 'on'
-           and old.occurred_at < now() - interval '365 days' then
+        if ${mayDelete} and old.occurred_at < now() - interval '365 days' then
           return old;
         end if;
         raise exception 'audit_log is append-only' using errcode = 'insufficient_privilege';
       end if;
       raise exception 'audit_log is append-only' using errcode = 'insufficient_privilege';
-    end $$`);
+    end $$`;
+}
+
+async function isMemberOfPurger(knex: Knex): Promise<boolean> {
+  const { rows } = await knex.raw(`select pg_has_role(current_user, '${AUDIT_PURGER_ROLE}', 'MEMBER') as member`);
+  return Boolean(rows[0]?.member);
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw('drop function if exists audit_log_purge_expired(uuid, timestamptz, timestamptz, integer)');
+  await knex.raw(auditGuard(`coalesce(current_setting('app.audit_retention_purge', true), '') = 'on'`));
   await knex.raw(`revoke select, delete on audit_log from ${AUDIT_PURGER_ROLE}`);
 }

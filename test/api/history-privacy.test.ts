@@ -14,6 +14,7 @@ import { workflowIds } from '../../infra/workflow-ids';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 import { expectNoPersonalData } from '../support/history-text';
 import { REFUSED_DOMAIN } from '../support/smtp-sink';
+import { until } from '../support/until';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
 jest.setTimeout(120_000);
@@ -34,16 +35,6 @@ afterAll(async () => {
   await receiver?.close();
   await api?.close();
 });
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const refusedAddress = () => `ops-${randomUUID().slice(0, 8)}@${REFUSED_DOMAIN}`;
 

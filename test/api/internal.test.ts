@@ -2,6 +2,7 @@ import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens'
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { expectNoPersonalData } from '../support/history-text';
 import { startTestPostgres } from '../support/test-postgres';
+import { until } from '../support/until';
 
 let api: TestApi;
 let tenant: TestTenant;
@@ -163,11 +164,7 @@ describe('GET /internal/outbox and POST /internal/outbox/{id}/requeue (issue 23)
     expect(requeued.status).toBe(200);
     expect(requeued.body).toMatchObject({ id: parked, attempts: 0, parked_at: null, next_attempt_at: null });
     // The worker's dispatcher takes it again at once (no webhook matches it here, so it is done).
-    const deadline = Date.now() + 20_000;
-    while (!(await db('outbox_events').where({ id: parked }).whereNotNull('dispatched_at').first('id'))) {
-      if (Date.now() > deadline) throw new Error('the requeued event was not dispatched');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(() => db('outbox_events').where({ id: parked }).whereNotNull('dispatched_at').first('id'), Boolean, 'the requeued event to be dispatched');
     expect(await db('outbox_events').where({ id: parked }).first('parked_at', 'attempts')).toEqual({ parked_at: null, attempts: 0 });
     expectError(await api.request(`/internal/outbox/${parked}/requeue`, { method: 'POST', token }), 404, 'NOT_FOUND');
 

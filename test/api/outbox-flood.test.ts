@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens';
 import { workflowIds } from '../../infra/workflow-ids';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
+import { until } from '../support/until';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
 jest.setTimeout(180_000);
@@ -31,16 +32,6 @@ afterAll(async () => {
   await receiver?.close();
   await api?.close();
 });
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 it("delivers another tenant's webhooks within seconds while one tenant floods an agent in cooldown, and the agent's history stays small", async () => {
   const db = api.deps.db;

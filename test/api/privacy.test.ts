@@ -306,6 +306,8 @@ describe('export, erasure and isolation', () => {
     expectError(await api.request(`/api/v1/privacy/erasures/${erasureId}`, { token: other.token }), 404, 'NOT_FOUND');
 
     for (const needle of [alice.name, alice.phone, alice.email]) expect(await tablesContaining(needle)).toEqual([]);
+    // Nor did the erasure's own workflow ever carry them.
+    await expectNoPersonalData(await api.deps.temporal.client(), workflowIds.privacyErasure(t.tenantId, erasureId), erasureId, [alice.name, alice.phone, alice.email]);
     for (const key of exportKeys) await expect(api.deps.objectStore.client.statObject(api.deps.objectStore.bucket, key)).rejects.toThrow();
     expect(await bucketObjectsContaining(`privacy-exports/${t.tenantId}/`, [alice.name, alice.phone, alice.email])).toEqual([]);
     // Bob untouched.

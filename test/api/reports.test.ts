@@ -13,6 +13,7 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import { resolvePeriodRule } from '../../domain/reports/period';
 import { workflowIds } from '../../infra/workflow-ids';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { expectNoPersonalData } from '../support/history-text';
 import { waitForMail } from '../support/mail';
 import { pdfPagePng, pdfText } from '../support/pdf-text';
 
@@ -299,6 +300,7 @@ describe('reports as workflows', () => {
 
     const client = await api.deps.temporal.client();
     expect((await client.workflow.getHandle(workflowIds.report(t.tenantId, id)).describe()).status.name).toBe('COMPLETED');
+    await expectNoPersonalData(client, workflowIds.report(t.tenantId, id), id, [t.email, 'Acme Plant Services']);
     const events = await api.deps.db('outbox_events').where({ tenant_id: t.tenantId, type: 'report.completed' }).select('data');
     expect(events.map((e) => e.data)).toContainEqual(expect.objectContaining({ report_id: id, report_type: 'maintenance_compliance', format: 'pdf' }));
 

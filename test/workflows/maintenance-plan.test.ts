@@ -163,6 +163,11 @@ async function sleepUntil(target: Date): Promise<void> {
   }
 }
 
+/** Skips the clock by `ms` from now, the same robust way (env.sleep alone can go unanswered under load). */
+async function sleepFor(ms: number): Promise<void> {
+  await sleepUntil(new Date((await env.currentTimeMs()) + ms));
+}
+
 function rejectionOf(err: unknown): { type: string | null | undefined } {
   expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
   const cause = (err as WorkflowUpdateFailedError).cause;
@@ -220,7 +225,7 @@ describe('calendar plans over a year', () => {
     const now = await serverNow();
     const start = new Date(now.getTime() + DAY).toISOString();
     const plan = await createPlan(t, { trigger: { type: 'calendar', every: 1, unit: 'days', start_at: start, mode: 'fixed' } });
-    await env.sleep(3 * DAY + HOUR);
+    await sleepFor(3 * DAY + HOUR);
     const history = await eventually(async () => {
       const rows = await executionsOf(plan.row.id);
       expect(rows).toHaveLength(3);
@@ -242,7 +247,7 @@ describe('pause and resume', () => {
 
     await plan.handle.signal(pauseSignal);
     await plan.handle.signal(pauseSignal); // twice is harmless
-    await env.sleep(5 * DAY);
+    await sleepFor(5 * DAY);
     expect(await tasksOf(plan.row.id)).toHaveLength(0);
     const paused = await plan.handle.query(stateQuery);
     expect(paused.status).toBe('paused');
@@ -281,7 +286,7 @@ describe('pause and resume', () => {
     expect(Math.abs(new Date(afterExecute.next_due!.at).getTime() - (now.getTime() + 2 * DAY))).toBeLessThan(60_000);
     expect(executed.next_due_at).toBe(afterExecute.next_due!.at);
 
-    await env.sleep(4 * DAY);
+    await sleepFor(4 * DAY);
     await plan.handle.signal(resumeSignal);
     const resumedAt = await env.currentTimeMs();
     const resumed = await plan.handle.query(stateQuery);
@@ -301,10 +306,10 @@ describe('counter plans', () => {
 
     const r50 = await read('r-50', 50);
     expect(r50).toMatchObject({ thresholds_crossed: 0, execution: null, next_threshold: 100 });
-    await env.sleep(10 * HOUR);
+    await sleepFor(10 * HOUR);
     const r120 = await read('r-120', 120);
     expect(r120).toMatchObject({ thresholds_crossed: 1, execution: { outcome: 'created', task_code: 'PM-000001' }, next_threshold: 200 });
-    await env.sleep(10 * HOUR);
+    await sleepFor(10 * HOUR);
     const r450 = await read('r-450', 450);
     expect(r450).toMatchObject({ thresholds_crossed: 3, execution: { outcome: 'created', task_code: 'PM-000002' }, next_threshold: 500 });
 

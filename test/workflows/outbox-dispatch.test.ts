@@ -17,6 +17,7 @@ import { workflowIds } from '../../infra/workflow-ids';
 import { dispatchOutboxBatch, MAX_DISPATCH_ATTEMPTS, TemporalUnreachableError } from '../../orchestration/webhook-dispatch';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+import { until } from '../support/until';
 
 jest.setTimeout(240_000);
 
@@ -145,11 +146,7 @@ describe('dispatchOutboxBatch', () => {
     const assetId = randomUUID();
     await storeEvents(tenantId, 'vibration.threshold_exceeded', 1, { asset_id: assetId });
     expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 1, suppressed: 0 });
-    const deadline = Date.now() + 30_000;
-    while (!(await pg.db('machine_agent_runs').where({ agent_id: agent.id }).whereNotNull('cooldown_until').first('id'))) {
-      if (Date.now() > deadline) throw new Error('the first run did not start its cooldown');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(() => pg.db('machine_agent_runs').where({ agent_id: agent.id }).whereNotNull('cooldown_until').first('id'), Boolean, 'the first run and its cooldown');
 
     const flood = 5_000;
     await storeEvents(tenantId, 'vibration.threshold_exceeded', flood, { asset_id: assetId });

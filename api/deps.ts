@@ -11,7 +11,7 @@ import { createSessionCheck } from './session-check';
 /** Real dependencies from configuration; `close` releases them on shutdown. */
 export function createDeps(config: Config): AppDeps & { close(): Promise<void> } {
   const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
-  const temporal = createTemporalGateway(config.temporal.address, config.temporal.namespace);
+  const temporal = createTemporalGateway(config.temporal);
   return {
     config,
     db,

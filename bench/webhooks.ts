@@ -88,7 +88,7 @@ function depsFromEnv(): WebhookBenchDeps {
   const config = loadConfig();
   return {
     db: createDb(config.databaseUrl, { min: 0, max: 10 }),
-    temporal: createTemporalGateway(config.temporal.address, config.temporal.namespace),
+    temporal: createTemporalGateway(config.temporal),
     dataEncryptionKey: config.secrets.dataEncryptionKey,
     temporalAddress: config.temporal.address,
     namespace: config.temporal.namespace,

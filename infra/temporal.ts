@@ -1,6 +1,27 @@
-import { Client, Connection } from '@temporalio/client';
+import fs from 'node:fs';
+import { Client, Connection, isGrpcServiceError, type TLSConfig } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import type { TemporalConfig } from './config';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
+
+/**
+ * What both connections (the client's Connection and the worker's NativeConnection) take to reach
+ * the configured cluster: TLS with an optional CA and client certificate pair (mTLS), and an API
+ * key, which the SDK sends as `authorization: Bearer <key>`. Files are read here, at connect.
+ */
+export function temporalConnectionOptions(config: Pick<TemporalConfig, 'address' | 'tls' | 'apiKey'>): { address: string; tls?: TLSConfig; apiKey?: string } {
+  const options: { address: string; tls?: TLSConfig; apiKey?: string } = { address: config.address };
+  if (config.tls) {
+    const { caFile, certFile, keyFile, serverName } = config.tls;
+    options.tls = {
+      ...(caFile ? { serverRootCACertificate: fs.readFileSync(caFile) } : {}),
+      ...(certFile && keyFile ? { clientCertPair: { crt: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) } } : {}),
+      ...(serverName ? { serverNameOverride: serverName } : {}),
+    };
+  }
+  if (config.apiKey) options.apiKey = config.apiKey;
+  return options;
+}
 
 /**
  * The API's and scripts' way to Temporal. The connection is made on first use and remade after a
@@ -14,12 +35,14 @@ export interface TemporalGateway {
   close(): Promise<void>;
 }
 
-export function createTemporalGateway(address: string, namespace: string): TemporalGateway {
+export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | 'namespace' | 'tls' | 'apiKey'>): TemporalGateway {
+  const { namespace } = config;
   let pending: Promise<{ connection: Connection; client: Client }> | null = null;
 
   function connect() {
     if (!pending) {
-      pending = Connection.connect({ address, connectTimeout: 3_000 })
+      pending = Promise.resolve()
+        .then(() => Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: 3_000 }))
         .then((connection) => ({ connection, client: new Client({ connection, namespace }) }))
         .catch((err) => {
           pending = null;
@@ -45,8 +68,26 @@ export function createTemporalGateway(address: string, namespace: string): Tempo
   };
 }
 
-/** Adds the search attributes that are missing; existing ones are left as they are. */
-export async function ensureSearchAttributes(connection: Pick<Connection, 'operatorService'>, namespace: string): Promise<string[]> {
+/** gRPC PERMISSION_DENIED and UNIMPLEMENTED: a managed namespace that does not let workers register. */
+const REFUSED_CODES = new Set([7, 12]);
+
+/**
+ * Adds the search attributes that are missing; existing ones are left as they are. A namespace
+ * that refuses the operator call (Temporal Cloud) answers `refused`: register them there once
+ * (README, Running in production) and set TEMPORAL_REGISTER_SEARCH_ATTRIBUTES=false.
+ */
+export async function ensureSearchAttributes(connection: Pick<Connection, 'operatorService'>, namespace: string): Promise<string[] | 'refused'> {
+  try {
+    return await addMissingSearchAttributes(connection, namespace);
+  } catch (err) {
+    for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
+      if (isGrpcServiceError(e) && REFUSED_CODES.has(e.code)) return 'refused';
+    }
+    throw err;
+  }
+}
+
+async function addMissingSearchAttributes(connection: Pick<Connection, 'operatorService'>, namespace: string): Promise<string[]> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const known = new Set(Object.keys(existing.customAttributes ?? {}));
   const missing = SEARCH_ATTRIBUTES.filter((a) => !known.has(a.name));

@@ -7,7 +7,7 @@ import { llmProviderFrom } from '../infra/llm';
 import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
-import { createTemporalGateway, ensureSearchAttributes } from '../infra/temporal';
+import { createTemporalGateway, ensureSearchAttributes, temporalConnectionOptions } from '../infra/temporal';
 import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcile';
 import { mainQueueActivitySlots, WEBHOOK_WORKER_TUNING, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
@@ -31,11 +31,14 @@ async function main(): Promise<void> {
   await objectStore.ensureBucket();
 
   // One client connection for the worker's whole life: search attributes, schedules, reconcilers, dispatcher.
-  const temporal = createTemporalGateway(config.temporal.address, config.temporal.namespace);
-  const added = await ensureSearchAttributes((await temporal.client()).connection, config.temporal.namespace);
-  if (added.length > 0) log.info({ added }, 'registered search attributes');
+  const temporal = createTemporalGateway(config.temporal);
+  if (config.temporal.registerSearchAttributes) {
+    const added = await ensureSearchAttributes((await temporal.client()).connection, config.temporal.namespace);
+    if (added === 'refused') log.warn('the namespace refused to register search attributes: register TenantId, ResourceId, PlanId and WebhookId once, then set TEMPORAL_REGISTER_SEARCH_ATTRIBUTES=false');
+    else if (added.length > 0) log.info({ added }, 'registered search attributes');
+  }
 
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   const mailer = config.smtp.url ? nodemailer.createTransport(config.smtp.url) : null;
   // One bundle for both workers: bundling is the slow part of a worker's start.
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') });

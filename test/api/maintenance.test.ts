@@ -4,6 +4,7 @@
  * worker (real activities, PostgreSQL), and mail goes to the suite's SMTP sink.
  */
 import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../../infra/config';
 import { PlanIdKey, ResourceIdKey, TenantIdKey } from '../../infra/search-attributes';
 import { reconcilePlanWorkflows } from '../../workers/reconcile';
 import { expectNoPersonalData, historyText } from '../support/history-text';
@@ -149,7 +150,7 @@ describe('plans CRUD and the workflow behind each plan', () => {
   });
 
   it('answers 503 and leaves no plan when Temporal is unreachable', async () => {
-    const down = await startTestApi({ temporal: { address: '127.0.0.1:1', namespace: 'default', uiUrl: '', callDeadlineMs: 2_000 } });
+    const down = await startTestApi({ temporal: { ...loadConfig(process.env).temporal, address: '127.0.0.1:1', callDeadlineMs: 2_000 } });
     try {
       const before = await api.deps.db('maintenance_plans').where({ tenant_id: tenant.tenantId }).count({ n: '*' });
       const res = await down.request(`${M}/plans`, { method: 'POST', token: tenant.token, json: { name: 'never', trigger: counter() } });

@@ -1,5 +1,6 @@
 # One image for the API and the worker (the command chooses). Build: docker build -t industrial-ops .
-FROM node:20-bookworm-slim AS build
+# Node 24: the current LTS (Node 20 reached end of life in April 2026).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -16,12 +17,18 @@ COPY scripts ./scripts
 COPY bench ./bench
 RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production APP_ENV=production
+FROM node:24-bookworm-slim
+# Inside a container the API listens on every interface of the container's own network; what is
+# published is the orchestrator's decision (docker-compose.yml, a Kubernetes Service).
+ENV NODE_ENV=production APP_ENV=production API_HOST=0.0.0.0 API_PORT=3000
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
+# For the default command (the API). The worker and the migration job override the command and
+# switch this off (docker-compose.yml) until the worker has its own probe port.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.API_PORT || 3000) + '/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/api/server.js"]

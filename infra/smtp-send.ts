@@ -37,11 +37,9 @@ export async function sendSmtpMail(settings: SmtpSettings, mail: OutgoingMail): 
     const info = await transporter.sendMail({ ...mail, references: mail.references });
     return { kind: 'sent', messageId: info.messageId ?? mail.messageId };
   } catch (err) {
-    // Only codes: the server's text may echo the user name or the recipient.
-    const { code, responseCode } = err as { code?: unknown; responseCode?: unknown };
-    if (responseCode === 535 || code === 'EAUTH') return { kind: 'credentials_rejected' };
-    if (typeof responseCode === 'number' && responseCode >= 500) return { kind: 'rejected', reason: `smtp_${responseCode}` };
-    throw new SmtpTransientError(typeof responseCode === 'number' ? `smtp_${responseCode}` : typeof code === 'string' ? code : 'ECONNECTION');
+    const failure = classifySmtpError(err);
+    if (failure.kind === 'transient') throw new SmtpTransientError(failure.reason);
+    return failure.kind === 'rejected' ? { kind: 'rejected', reason: failure.reason } : { kind: 'credentials_rejected' };
   } finally {
     transporter.close();
   }
@@ -55,10 +53,19 @@ export async function sendSmtpMail(settings: SmtpSettings, mail: OutgoingMail): 
  * retried.
  */
 export function scrubbedMailFailure(err: unknown): ApplicationFailure {
+  const failure = classifySmtpError(err);
+  if (failure.kind === 'rejected') return ApplicationFailure.nonRetryable(`SMTP delivery refused: ${failure.reason}`, 'SmtpRejected');
+  return ApplicationFailure.retryable(`SMTP delivery failed: ${failure.reason}`, 'SmtpTransient');
+}
+
+/**
+ * What a nodemailer error says, by its codes only: the server's text may echo the user name or
+ * the recipient. 535 / EAUTH: the credentials; another 5xx: a permanent refusal; the rest
+ * (connection, time-out, 4xx): transient.
+ */
+function classifySmtpError(err: unknown): { kind: 'credentials_rejected' | 'rejected' | 'transient'; reason: string } {
   const { code, responseCode } = (err ?? {}) as { code?: unknown; responseCode?: unknown };
-  if (typeof responseCode === 'number' && responseCode >= 500 && responseCode !== 535) {
-    return ApplicationFailure.nonRetryable(`SMTP delivery refused: smtp_${responseCode}`, 'SmtpRejected');
-  }
   const reason = typeof responseCode === 'number' ? `smtp_${responseCode}` : typeof code === 'string' && /^[A-Z_]{1,32}$/.test(code) ? code : 'ECONNECTION';
-  return ApplicationFailure.retryable(`SMTP delivery failed: ${reason}`, 'SmtpTransient');
+  if (responseCode === 535 || code === 'EAUTH') return { kind: 'credentials_rejected', reason };
+  return { kind: typeof responseCode === 'number' && responseCode >= 500 ? 'rejected' : 'transient', reason };
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
-import { Client, Connection, isGrpcServiceError, type TLSConfig } from '@temporalio/client';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { TemporalConfig } from './config';
+import { grpcStatusOf } from './error-chain';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 
 /**
@@ -80,9 +81,8 @@ export async function ensureSearchAttributes(connection: Pick<Connection, 'opera
   try {
     return await addMissingSearchAttributes(connection, namespace);
   } catch (err) {
-    for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
-      if (isGrpcServiceError(e) && REFUSED_CODES.has(e.code)) return 'refused';
-    }
+    const code = grpcStatusOf(err);
+    if (code !== null && REFUSED_CODES.has(code)) return 'refused';
     throw err;
   }
 }

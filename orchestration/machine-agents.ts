@@ -79,7 +79,12 @@ export async function recordUnsignalledEvents(db: Queryable, suppressedByRun: Re
  * of each event that could not be signalled; after a workflow's first failure its later events
  * are not sent (they fail with the same error), so an agent never sees them out of order.
  */
-export async function sendAgentSignals(client: Client, signals: readonly MachineAgentSignal[]): Promise<Map<string, unknown>> {
+export async function sendAgentSignals(
+  client: Client,
+  signals: readonly MachineAgentSignal[],
+  /** Wraps each call (the dispatcher gives each its own deadline). */
+  eachCall: <T>(call: () => Promise<T>) => Promise<T> = (call) => call(),
+): Promise<Map<string, unknown>> {
   const byWorkflow = new Map<string, MachineAgentSignal[]>();
   for (const s of signals) {
     const id = workflowIds.machineAgent(s.tenantId, s.agentId, s.assetKey);
@@ -89,7 +94,7 @@ export async function sendAgentSignals(client: Client, signals: readonly Machine
   await mapSettled([...byWorkflow.values()], SIGNAL_CONCURRENCY, async (queue) => {
     for (const [index, signal] of queue.entries()) {
       try {
-        await signalMachineAgent(client, signal);
+        await eachCall(() => signalMachineAgent(client, signal));
       } catch (err) {
         for (const later of queue.slice(index)) failures.set(later.eventId, err);
         return;

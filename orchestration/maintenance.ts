@@ -16,7 +16,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import { PlanIdKey, resourceSearchAttributes } from '../infra/search-attributes';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
-import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import type { Queryable } from '../db/knex';
 import { executePlanInTx, policyOf, saveScheduleSnapshot, type PlanRow } from '../db/queries/maintenance';
@@ -131,7 +130,7 @@ export async function recordManualExecution(
 ): Promise<ManualExecution> {
   const at = req.at.toISOString();
   const outcome = await executePlanInTx(tx, plan, {
-    key: `request:${req.requestId}`,
+    key: manualExecutionKey(req.requestId),
     trigger: manualExecutionTrigger(plan.trigger),
     executedBy: req.userId,
     executedAt: at,
@@ -152,8 +151,13 @@ export async function recordManualExecution(
  * `recentManualExecution` answers a retry whose response was lost.
  */
 export function implicitExecuteRequestId(plan: PlanRow, userId: string): string {
-  return `auto:${userId}:${plan.schedule_seq}`;
+  return `${IMPLICIT_REQUEST_PREFIX}${userId}:${plan.schedule_seq}`;
 }
+
+const IMPLICIT_REQUEST_PREFIX = 'auto:';
+
+/** The execution history's idempotency key of a user's execute. */
+const manualExecutionKey = (requestId: string) => `request:${requestId}`;
 
 /** Within this many seconds, a user's second execute of a plan without a key is taken as a retry. */
 export const IMPLICIT_REPEAT_WINDOW_SECONDS = 60;
@@ -163,7 +167,7 @@ export async function recentManualExecution(db: Queryable, plan: PlanRow, userId
   const row = await db('maintenance_executions')
     .join('maintenance_tasks', 'maintenance_tasks.id', 'maintenance_executions.task_id')
     .where({ 'maintenance_executions.tenant_id': plan.tenant_id, 'maintenance_executions.plan_id': plan.id, 'maintenance_executions.executed_by': userId, 'maintenance_executions.outcome': 'created' })
-    .where('maintenance_executions.idempotency_key', 'like', 'request:auto:%')
+    .where('maintenance_executions.idempotency_key', 'like', `${manualExecutionKey(IMPLICIT_REQUEST_PREFIX)}%`)
     .where('maintenance_executions.executed_at', '>', db.raw(`now() - make_interval(secs => ?)`, [IMPLICIT_REPEAT_WINDOW_SECONDS]))
     .orderBy('maintenance_executions.executed_at', 'desc')
     .first('maintenance_executions.execution_id', 'maintenance_tasks.id as task_id', 'maintenance_tasks.task_code');

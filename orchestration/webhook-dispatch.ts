@@ -13,9 +13,10 @@
  * after MAX_DISPATCH_ATTEMPTS, parked with its error (GET /internal/outbox) while the rest of
  * the batch goes on. Only when Temporal cannot be reached at all does the whole batch wait.
  */
-import { isGrpcServiceError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { Knex } from 'knex';
 import { Db } from '../db/knex';
+import { causeChain, grpcStatusOf } from '../infra/error-chain';
 import { RECEIVING_STATUSES } from '../db/queries/webhooks';
 import { deliveryIdFor } from '../domain/webhooks/delivery-id';
 import { matches, type WebhookFilters } from '../domain/webhooks/matching';
@@ -112,7 +113,7 @@ export async function dispatchOutboxBatch(
     const failures = new Map<string, unknown>();
     const started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) => withDeadline(() => startWebhookDelivery(client, input)));
     started.forEach((result, index) => result.status === 'rejected' && failures.set(deliveries[index].eventId, result.reason));
-    for (const [eventId, err] of await withDeadline(() => sendAgentSignals(client, agents.signals))) if (!failures.has(eventId)) failures.set(eventId, err);
+    for (const [eventId, err] of await sendAgentSignals(client, agents.signals, withDeadline)) if (!failures.has(eventId)) failures.set(eventId, err);
 
     // Every event that needed Temporal failed to reach it: the batch waits as a whole (rolled back).
     const needingTemporal = new Set([...deliveries.map((d) => d.eventId), ...agents.signals.map((s) => s.eventId)]);
@@ -203,19 +204,12 @@ async function recordFailure(tx: Knex.Transaction, event: ClaimedEvent, err: unk
   return false;
 }
 
-/** The client wraps gRPC errors (ServiceError with the gRPC error as its cause): look through. */
 function isUnreachable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
-    if (isGrpcServiceError(e) && TRANSIENT_GRPC_CODES.has(e.code)) return true;
-  }
-  return false;
+  const code = grpcStatusOf(err);
+  return code !== null && TRANSIENT_GRPC_CODES.has(code);
 }
 
 /** What failed, for the operator: each error's class and message down its causes, bounded. Event data is never in it. */
 export function describeError(err: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = err, depth = 0; e !== undefined && depth < 4; e = e instanceof Error ? e.cause : undefined, depth += 1) {
-    parts.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-  }
-  return parts.join(' <- ').slice(0, 500);
+  return [...causeChain(err)].map((e) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e))).join(' <- ').slice(0, 500);
 }

@@ -11,6 +11,8 @@ import { ApiRouter } from '../route';
 import { PageRequest, paginate, pageQuery } from '../pagination';
 import { Knex } from 'knex';
 
+const OUTBOX_ITEM_COLUMNS = ['id', 'tenant_id', 'type', 'attempts', 'last_error', 'next_attempt_at', 'parked_at', 'created_at'];
+
 interface OutboxRow {
   id: string;
   tenant_id: string;
@@ -42,11 +44,17 @@ function servicePrincipal(ctx: AppContext) {
   return p;
 }
 
+/** Only the rows of the tenants the service token may act for. */
+function grantedTenantsOnly(ctx: AppContext, q: Knex.QueryBuilder): Knex.QueryBuilder {
+  const { tenants } = servicePrincipal(ctx);
+  return tenants === '*' ? q : q.whereIn('tenant_id', tenants);
+}
+
 const EVENT_TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 /** The tenant exists and the service token may act for it (its `tenants` grant). */
 async function requireTenant(ctx: AppContext, tenantId: string): Promise<void> {
-  const p = ctx.state.principal;
-  if (p?.kind !== 'service' || (p.tenants !== '*' && !p.tenants.includes(tenantId))) throw forbidden('the service token may not act for this tenant');
+  const { tenants } = servicePrincipal(ctx);
+  if (tenants !== '*' && !tenants.includes(tenantId)) throw forbidden('the service token may not act for this tenant');
   if (!isUuid(tenantId) || !(await ctx.deps.db('tenants').where({ id: tenantId }).first('id'))) throw notFound('tenant');
 }
 
@@ -164,20 +172,19 @@ export function internalRoutes(): ApiRouter {
     responses: { 200: { description: 'Counts of the tenants the token may act for, and one page of events in the asked status' } },
     handler: async (ctx, { query }) => {
       const { db } = ctx.deps;
-      const scoped = (q: Knex.QueryBuilder) => {
-        const tenants = servicePrincipal(ctx).tenants;
-        return tenants === '*' ? q : q.whereIn('tenant_id', tenants);
-      };
-      const counts = await scoped(db('outbox_events')).select(
-        db.raw('count(*) filter (where dispatched_at is null)::int as pending'),
-        db.raw('count(*) filter (where dispatched_at is null and attempts > 0)::int as retrying'),
-        db.raw('count(*) filter (where parked_at is not null)::int as parked'),
-        db.raw('extract(epoch from now() - min(created_at) filter (where dispatched_at is null))::float as oldest_pending_seconds'),
-      );
-      const list = scoped(db('outbox_events'))
+      // Only the backlog and the parked rows: both partial indexes, never the dispatched history.
+      const counts = await grantedTenantsOnly(ctx, db('outbox_events'))
+        .where((w) => w.whereNull('dispatched_at').orWhereNotNull('parked_at'))
+        .select(
+          db.raw('count(*) filter (where dispatched_at is null)::int as pending'),
+          db.raw('count(*) filter (where dispatched_at is null and attempts > 0)::int as retrying'),
+          db.raw('count(*) filter (where parked_at is not null)::int as parked'),
+          db.raw('extract(epoch from now() - min(created_at) filter (where dispatched_at is null))::float as oldest_pending_seconds'),
+        );
+      const list = grantedTenantsOnly(ctx, db('outbox_events'))
         .modify((q) => (query.status === 'parked' ? q.whereNotNull('parked_at').orderBy('parked_at', 'desc') : q.whereNull('dispatched_at').where('attempts', '>', 0).orderBy('next_attempt_at')))
         .orderBy('id')
-        .select('id', 'tenant_id', 'type', 'attempts', 'last_error', 'next_attempt_at', 'parked_at', 'created_at');
+        .select(OUTBOX_ITEM_COLUMNS);
       const page = await paginate(list, query, toOutboxItem);
       ctx.body = { ...counts[0], oldest_pending_seconds: counts[0].oldest_pending_seconds ?? 0, ...page };
     },
@@ -192,14 +199,11 @@ export function internalRoutes(): ApiRouter {
     auth: 'internal',
     responses: { 200: { description: 'Requeued' }, 404: { description: 'No parked event with this id for the tenants the token may act for' } },
     handler: async (ctx, { params }) => {
-      const { db } = ctx.deps;
-      const tenants = servicePrincipal(ctx).tenants;
-      const [row] = await db('outbox_events')
+      const [row] = await grantedTenantsOnly(ctx, ctx.deps.db('outbox_events'))
         .where({ id: params.id })
         .whereNotNull('parked_at')
-        .modify((q) => (tenants === '*' ? q : q.whereIn('tenant_id', tenants)))
         .update({ parked_at: null, dispatched_at: null, attempts: 0, next_attempt_at: null })
-        .returning(['id', 'tenant_id', 'type', 'attempts', 'last_error', 'next_attempt_at', 'parked_at', 'created_at']);
+        .returning(OUTBOX_ITEM_COLUMNS);
       if (!row) throw notFound('parked event');
       ctx.body = toOutboxItem(row);
     },

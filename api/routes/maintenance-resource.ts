@@ -284,13 +284,13 @@ export const defaultTaskPrefix = DEFAULT_TASK_PREFIX;
 
 // ---- the plan's workflow ---------------------------------------------------------------------
 
-/** The request id an Update carries: the client's Idempotency-Key when sent, else this request's id. */
 /** The request's own Idempotency-Key as an Update id (`key:<key>`), or null when it sent none usable. */
 export function idempotencyKeyOf(ctx: AppContext): string | null {
   const key = ctx.get('idempotency-key');
   return key && /^[\x21-\x7e]{1,200}$/.test(key) ? `key:${key}` : null;
 }
 
+/** The request id an Update carries: the client's Idempotency-Key when sent, else this request's id. */
 export function updateRequestId(ctx: AppContext): string {
   return idempotencyKeyOf(ctx) ?? ctx.state.requestId;
 }

@@ -1,0 +1,18 @@
+/**
+ * Walking an error's `cause` chain: the Temporal client wraps gRPC errors (a ServiceError whose
+ * cause is the gRPC error), so a status code or the real message is found a level or two down.
+ */
+import { isGrpcServiceError } from '@temporalio/client';
+
+const MAX_DEPTH = 4;
+
+/** The error and its causes, outermost first, at most MAX_DEPTH of them. */
+export function* causeChain(err: unknown): Generator<unknown> {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < MAX_DEPTH; e = e instanceof Error ? e.cause : undefined, depth += 1) yield e;
+}
+
+/** The first gRPC status code in the chain, or null. */
+export function grpcStatusOf(err: unknown): number | null {
+  for (const e of causeChain(err)) if (isGrpcServiceError(e)) return e.code;
+  return null;
+}

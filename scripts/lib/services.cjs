@@ -43,6 +43,21 @@ async function getFreePorts(count) {
   return ports;
 }
 
+/**
+ * Starts a service on a port picked free. The port is free when picked but taken by the service a
+ * moment later, and another process may bind it in between: on "address already in use" the
+ * start is tried again on another port.
+ */
+async function startOnFreePort(start, attempts = 3) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start(await getFreePort());
+    } catch (err) {
+      if (attempt >= attempts || !/address already in use/i.test(String(err && err.message))) throw err;
+    }
+  }
+}
+
 /** True when nothing listens on 127.0.0.1:port (also catches listeners on 0.0.0.0 / ::). */
 function isPortFree(port) {
   return new Promise((resolve) => {
@@ -391,6 +406,7 @@ module.exports = {
   HOST,
   getFreePort,
   getFreePorts,
+  startOnFreePort,
   isPortFree,
   assertPortsFree,
   httpStatus,

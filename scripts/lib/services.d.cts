@@ -4,6 +4,8 @@ import type { ManagedChild, ProcessRunner } from './process-runner.cjs';
 export declare const HOST: '127.0.0.1';
 export declare function getFreePort(): Promise<number>;
 export declare function getFreePorts(count: number): Promise<number[]>;
+/** Starts a service on a freshly picked port, again on another port after "address already in use". */
+export declare function startOnFreePort<T>(start: (port: number) => Promise<T>, attempts?: number): Promise<T>;
 export declare function isPortFree(port: number): Promise<boolean>;
 export declare function assertPortsFree(wanted: { port: number; what: string; envVar?: string }[]): Promise<void>;
 export declare function httpStatus(url: string, timeoutMs?: number): Promise<number | null>;

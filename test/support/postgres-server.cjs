@@ -8,7 +8,7 @@ async function main() {
   const [dataDir, password] = process.argv.slice(2);
   const runner = new runnerLib.ProcessRunner({ log: (text) => process.stderr.write(`${text}\n`), graceMs: 5_000 });
   runner.installSignalHandlers();
-  const pg = await services.startPostgres({ runner, dataDir, port: await services.getFreePort(), password, persistent: false, echo: false });
+  const pg = await services.startOnFreePort((port) => services.startPostgres({ runner, dataDir, port, password, persistent: false, echo: false }));
   process.stdout.write(`${JSON.stringify({ databaseUrl: pg.databaseUrl })}\n`);
 }
 

@@ -41,15 +41,9 @@ export interface DevServerForTest {
 export async function startDevServerForTest(): Promise<DevServerForTest> {
   assertExecutable(TEMPORAL_BIN);
   const runner = new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 5_000 });
-  const server = await services.startTemporal({
-    runner,
-    bin: TEMPORAL_BIN,
-    port: await services.getFreePort(),
-    uiPort: null,
-    dbFile: null,
-    headless: true,
-    echo: false,
-  });
+  const server = await services.startOnFreePort((port: number) =>
+    services.startTemporal({ runner, bin: TEMPORAL_BIN, port, uiPort: null, dbFile: null, headless: true, echo: false }),
+  );
   return { address: server.address, namespace: 'default', stop: () => runner.stopAll() };
 }
 

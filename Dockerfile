@@ -15,20 +15,22 @@ COPY infra ./infra
 COPY orchestration ./orchestration
 COPY scripts ./scripts
 COPY bench ./bench
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+# tsc, then the workflow bundle the worker loads (dist/workflow-bundle.js): no webpack at start.
+RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 # Inside a container the API listens on every interface of the container's own network; what is
 # published is the orchestrator's decision (docker-compose.yml, a Kubernetes Service).
-ENV NODE_ENV=production APP_ENV=production API_HOST=0.0.0.0 API_PORT=3000
+ENV NODE_ENV=production APP_ENV=production API_HOST=0.0.0.0 API_PORT=3000 WORKER_HTTP_HOST=0.0.0.0 WORKER_HTTP_PORT=3001
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 USER node
-EXPOSE 3000
-# For the default command (the API). The worker and the migration job override the command and
-# switch this off (docker-compose.yml) until the worker has its own probe port.
+# 3000: the API (with /livez, /readyz, /metrics); 3001: the worker's probes and /metrics.
+EXPOSE 3000 3001
+# Liveness of whichever process the command starts: the API by default; the worker sets
+# HEALTHCHECK_URL to its own port (docker-compose.yml).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.API_PORT || 3000) + '/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL || 'http://127.0.0.1:' + (process.env.API_PORT || 3000) + '/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/api/server.js"]

@@ -1,10 +1,11 @@
 import Koa from 'koa';
 import { AppDeps, AppState } from './context';
-import { cachedDependencyCheck } from './dependency-health';
+import { cachedDependencyCheck } from '../infra/dependency-health';
 import { deprecationHeaders } from './middleware/deprecation';
 import { errorHandler } from './middleware/errors';
 import { methodNotAllowed } from './middleware/method-not-allowed';
 import { requestId } from './middleware/request-id';
+import { requestMetrics } from './middleware/request-metrics';
 import { securityHeaders } from './middleware/security-headers';
 import { ApiRouter, RegisteredRoute } from './route';
 import { featureRouters } from './routers';
@@ -28,9 +29,10 @@ export function createApp(deps: AppDeps): BuiltApp {
 
   const routers: ApiRouter[] = [];
   const routes = () => routers.flatMap((r) => r.routes);
-  routers.push(...featureRouters(), ...metaRoutes(routes, VERSION, cachedDependencyCheck(deps)));
+  routers.push(...featureRouters(), ...metaRoutes(routes, VERSION, cachedDependencyCheck(deps), { registry: deps.metrics.registry, token: deps.config.metricsToken }));
 
   app.use(requestId(deps.logger));
+  app.use(requestMetrics(deps.metrics));
   app.use(securityHeaders);
   app.use(deprecationHeaders(deps.config.deprecations));
   app.use(errorHandler);

@@ -7,6 +7,7 @@ import type { ObjectStore } from '../infra/object-store';
 import type { Permission, Role } from '../domain/auth/permissions';
 import type { ServiceScope } from '../domain/auth/tokens';
 import type { LoginLimits } from './login-limits';
+import type { ApiMetrics } from './metrics';
 import type { RateLimiter } from './middleware/rate-limit';
 import type { SessionCheck } from './session-check';
 
@@ -20,6 +21,7 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   loginLimits: LoginLimits;
   sessions: SessionCheck;
+  metrics: ApiMetrics;
 }
 
 export interface UserPrincipal {

@@ -5,6 +5,7 @@ import { createObjectStore } from '../infra/object-store';
 import { createTemporalGateway } from '../infra/temporal';
 import { AppDeps } from './context';
 import { createLoginLimits } from './login-limits';
+import { createApiMetrics } from './metrics';
 import { createRateLimiter } from './middleware/rate-limit';
 import { createSessionCheck } from './session-check';
 
@@ -21,6 +22,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     rateLimiter: createRateLimiter(db),
     loginLimits: createLoginLimits(db, config.auth),
     sessions: createSessionCheck(db, config.auth.sessionCheckCacheMs),
+    metrics: createApiMetrics(db),
     async close() {
       await temporal.close();
       await db.destroy();

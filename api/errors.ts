@@ -56,7 +56,4 @@ export const validationError = (detail: string, fields: FieldError[]): AppError 
 export const dependencyUnavailable = (component: string, detail: string): AppError =>
   new AppError('DEPENDENCY_UNAVAILABLE', detail, { component });
 
-/** The first line of an error's message, bounded: enough to name a failing dependency, no stack. */
-export function errorSummary(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200);
-}
+export { errorSummary } from '../infra/error-chain';

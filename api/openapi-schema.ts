@@ -16,7 +16,7 @@
  *
  * Response strings keep Joi's shape only: they describe data, not what a client may send.
  */
-import type Joi from 'joi';
+import type { Schema } from 'joi';
 
 type JsonSchema = Record<string, any>;
 type JoiDescription = Record<string, any>;
@@ -48,6 +48,7 @@ export const STORABLE_JSON: JsonSchema = {
   ],
 };
 
+const CHARACTER_RULES = new Map([['minChars', 'min'], ['maxChars', 'max']]);
 const hasRule = (spec: JoiDescription, name: string) => (spec.rules ?? []).some((rule: { name: string }) => rule.name === name);
 const isEmptySchema = (schema: JsonSchema) => Object.keys(schema).every((key) => key === 'description');
 
@@ -68,6 +69,12 @@ class DocumentSchemaParser extends (OpenApi31Parser as any) {
     }
     const shape = this.parse(documentAs, definitions, level);
     return spec.flags?.description ? { ...shape, description: spec.flags.description } : shape;
+  }
+
+  /** String lengths in characters (domain/joi.ts): the rules `minChars`/`maxChars` are JSON Schema's own. */
+  _setStringFieldProperties(schema: JsonSchema, spec: JoiDescription): void {
+    const rules = (spec.rules ?? []).map((rule: { name: string }) => ({ ...rule, name: CHARACTER_RULES.get(rule.name) ?? rule.name }));
+    super._setStringFieldProperties(schema, { ...spec, rules });
   }
 
   _setObjectProperties(schema: JsonSchema, spec: JoiDescription, definitions: object, level: number): void {
@@ -92,7 +99,7 @@ class RequestSchemaParser extends DocumentSchemaParser {
     return isEmptySchema(schema) ? { ...schema, $ref: STORABLE_JSON_REF } : schema;
   }
 
-  _setStringFieldProperties(schema: JsonSchema, spec: JoiDescription): void {
+  override _setStringFieldProperties(schema: JsonSchema, spec: JoiDescription): void {
     super._setStringFieldProperties(schema, spec);
     if (schema.type !== 'string' || schema.format === 'uuid' || schema.format === 'date-time') return;
     const emptyAllowed = (spec.allow ?? []).includes('');
@@ -129,5 +136,5 @@ class RequestSchemaParser extends DocumentSchemaParser {
 }
 
 // Both parsers carry state between calls (inherited preferences): one instance per conversion.
-export const requestJsonSchema = (schema: Joi.Schema): JsonSchema => new RequestSchemaParser().parse(schema.describe());
-export const responseJsonSchema = (schema: Joi.Schema): JsonSchema => new (DocumentSchemaParser as any)().parse(schema.describe());
+export const requestJsonSchema = (schema: Schema): JsonSchema => new RequestSchemaParser().parse(schema.describe());
+export const responseJsonSchema = (schema: Schema): JsonSchema => new (DocumentSchemaParser as any)().parse(schema.describe());

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../domain/joi';
 import { Knex } from 'knex';
 
 export const DEFAULT_LIMIT = 20;

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import Joi from 'joi';
+import Joi from '../domain/joi';
+import type { ObjectSchema, Schema } from 'joi';
 import { Middleware } from 'koa';
 import { Permission } from '../domain/auth/permissions';
 import { AppContext, AppState, AppDeps } from './context';
@@ -17,7 +18,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface ResponseSpec {
   description: string;
-  schema?: Joi.Schema;
+  schema?: Schema;
 }
 
 /**
@@ -36,9 +37,9 @@ export interface RouteSpec<TParams = any, TQuery = any, TBody = any> {
   /** The scope a service token needs on an `internal` route. */
   scope?: ServiceScope;
   permission?: Permission;
-  params?: Joi.ObjectSchema;
-  query?: Joi.ObjectSchema;
-  body?: Joi.Schema;
+  params?: ObjectSchema;
+  query?: ObjectSchema;
+  body?: Schema;
   /**
    * A `multipart/form-data` body the handler streams itself (uploads): the JSON body parser and
    * `body` validation never touch it; these form fields document it in OpenAPI.

@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import Joi from '../domain/joi';
+import type { Schema } from 'joi';
 import { emailSchema } from '../domain/email';
 import { FieldError, validationError } from './errors';
 
@@ -7,7 +8,7 @@ import { FieldError, validationError } from './errors';
  * dropped: a typo in a field name should not look like success. Every string of the part, key or
  * value, must be one PostgreSQL can store (see `assertStorable`), whatever the schema says.
  */
-export function validate<T>(schema: Joi.Schema, value: unknown, part: 'body' | 'query' | 'params'): T {
+export function validate<T>(schema: Schema, value: unknown, part: 'body' | 'query' | 'params'): T {
   assertStorable(value, part);
   const { error, value: result } = schema.validate(value, {
     abortEarly: false,

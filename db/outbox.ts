@@ -39,3 +39,28 @@ export async function appendEvent(tx: Knex.Transaction, event: OutboxEvent): Pro
     .first('id');
   return { id: existing.id, duplicate: true };
 }
+
+export interface OutboxBacklog {
+  pending: number;
+  retrying: number;
+  parked: number;
+  oldest_pending_seconds: number;
+}
+
+/**
+ * Counts of the outbox the dispatcher has not finished with: waiting (`pending`), waiting after a
+ * failed dispatch (`retrying`), given up on (`parked`), and the age of the oldest waiting event.
+ * `rows` is `db('outbox_events')` narrowed by the caller (a service token's tenants), or not. Reads
+ * only the backlog and the parked rows (both partial indexes), never the dispatched history.
+ */
+export async function outboxBacklog(db: Knex, rows: Knex.QueryBuilder): Promise<OutboxBacklog> {
+  const [counts] = await rows
+    .where((w) => w.whereNull('dispatched_at').orWhereNotNull('parked_at'))
+    .select(
+      db.raw('count(*) filter (where dispatched_at is null)::int as pending'),
+      db.raw('count(*) filter (where dispatched_at is null and attempts > 0)::int as retrying'),
+      db.raw('count(*) filter (where parked_at is not null)::int as parked'),
+      db.raw('extract(epoch from now() - min(created_at) filter (where dispatched_at is null))::float as oldest_pending_seconds'),
+    );
+  return { ...counts, oldest_pending_seconds: counts.oldest_pending_seconds ?? 0 };
+}

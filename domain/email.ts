@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from './joi';
 
 /**
  * The one email rule of the API and the CLIs: syntactically valid, any top-level domain (private

@@ -28,10 +28,15 @@ export interface Config {
   s3: {
     endpoint: string;
     publicEndpoint: string;
-    accessKey: string;
-    secretKey: string;
+    /**
+     * Static keys (S3_ACCESS_KEY + S3_SECRET_KEY), or 'environment' when neither is set: the
+     * role of the pod or instance (AWS_WEB_IDENTITY_TOKEN_FILE, container or instance metadata).
+     */
+    credentials: { accessKey: string; secretKey: string } | 'environment';
     bucket: string;
     region: string;
+    /** Path-style URLs (S3_PATH_STYLE, default true: MinIO and most S3-compatible stores); false: virtual-hosted buckets. */
+    pathStyle: boolean;
   };
   secrets: { jwt: string; internalJwt: string; dataEncryptionKey: Buffer };
   smtp: { url: string | null; from: string };
@@ -43,6 +48,13 @@ export interface Config {
   whatsapp: { apiBaseUrl: string };
   /** Deprecation headers per route prefix; see api/middleware/deprecation.ts. */
   deprecations: DeprecationRule[];
+  /** Bearer token that GET /metrics of the API and the worker's /metrics require (METRICS_TOKEN); null: open. */
+  metricsToken: string | null;
+  /**
+   * The worker's probe and metrics server (WORKER_HTTP_HOST, default 127.0.0.1; WORKER_HTTP_PORT,
+   * default 3001; 0 picks a free port, printed in the "worker ready" line): /livez, /readyz, /metrics.
+   */
+  workerHttp: { host: string; port: number };
 }
 
 export interface AuthLimitsConfig {
@@ -185,10 +197,10 @@ export function loadConfig(env: Env = process.env): Config {
     s3: {
       endpoint: s3Endpoint,
       publicEndpoint: env.S3_PUBLIC_ENDPOINT || s3Endpoint,
-      accessKey: required('S3_ACCESS_KEY'),
-      secretKey: required('S3_SECRET_KEY'),
+      credentials: s3Credentials(env, problems),
       bucket: env.S3_BUCKET || 'industrial-ops',
       region: env.S3_REGION || 'us-east-1',
+      pathStyle: env.S3_PATH_STYLE !== 'false',
     },
     secrets: {
       jwt: secret('JWT_SECRET'),
@@ -201,12 +213,25 @@ export function loadConfig(env: Env = process.env): Config {
     llm: { baseUrl: env.LLM_BASE_URL?.trim() || null, apiKey: env.LLM_API_KEY?.trim() || null, model: env.LLM_MODEL?.trim() || 'gpt-4o-mini' },
     deprecations: parseDeprecations(env.API_DEPRECATIONS, problems),
     whatsapp: { apiBaseUrl: env.WHATSAPP_API_BASE_URL?.trim() || 'https://graph.facebook.com/v21.0' },
+    metricsToken: env.METRICS_TOKEN?.trim() || null,
+    workerHttp: { host: env.WORKER_HTTP_HOST || '127.0.0.1', port: port('WORKER_HTTP_PORT', 3001) },
   };
   if (config.secrets.jwt && config.secrets.jwt === config.secrets.internalJwt) {
     problems.push('JWT_SECRET and INTERNAL_JWT_SECRET must differ');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function s3Credentials(env: NodeJS.ProcessEnv, problems: string[]): Config['s3']['credentials'] {
+  const accessKey = env.S3_ACCESS_KEY?.trim();
+  const secretKey = env.S3_SECRET_KEY?.trim();
+  if (!accessKey && !secretKey) return 'environment';
+  if (!accessKey || !secretKey) {
+    problems.push('S3_ACCESS_KEY and S3_SECRET_KEY go together (both, or neither for the environment\'s role)');
+    return 'environment';
+  }
+  return { accessKey, secretKey };
 }
 
 function apiTls(env: NodeJS.ProcessEnv, problems: string[]): Config['api']['tls'] {

@@ -16,3 +16,8 @@ export function grpcStatusOf(err: unknown): number | null {
   for (const e of causeChain(err)) if (isGrpcServiceError(e)) return e.code;
   return null;
 }
+
+/** The first line of an error's message, bounded: enough to name a failing dependency, no stack. */
+export function errorSummary(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200);
+}

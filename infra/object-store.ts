@@ -1,4 +1,4 @@
-import { Client as MinioClient } from 'minio';
+import { Client as MinioClient, IamAwsProvider } from 'minio';
 import { Config } from './config';
 
 /**
@@ -19,9 +19,11 @@ function clientFor(endpoint: string, s3: Config['s3']): MinioClient {
     endPoint: url.hostname,
     port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
     useSSL: url.protocol === 'https:',
-    accessKey: s3.accessKey,
-    secretKey: s3.secretKey,
     region: s3.region,
+    pathStyle: s3.pathStyle,
+    // No static keys: the environment's role (web identity token file, container or instance
+    // credentials), fetched and refreshed by the client before they expire.
+    ...(s3.credentials === 'environment' ? { credentialsProvider: new IamAwsProvider({}) } : s3.credentials),
   });
 }
 

@@ -16,6 +16,7 @@ async function main() {
   assertNodeVersion();
   await ensureDependencies({ root: ROOT, log });
   await runCommand(localBin(ROOT, 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
+  await runCommand(process.execPath, [path.join(ROOT, 'dist/workers/workflow-bundle.js')], { cwd: ROOT });
   const stack = await startEphemeralStack({ root: ROOT, runDir: path.join(ROOT, '.run', 'bench'), log, extraEnv: { LOG_LEVEL: 'warn' } });
   try {
     await runCommand(process.execPath, [path.join(ROOT, 'dist/bench/run.js'), ...process.argv.slice(2)], {

@@ -41,11 +41,9 @@ function portFromEnv(name, fallback) {
 /** Which components we start, and which the environment replaces. */
 function plan() {
   const env = process.env;
-  if (env.S3_ENDPOINT && !(env.S3_ACCESS_KEY && env.S3_SECRET_KEY)) {
-    throw new Error('S3_ENDPOINT is set, so S3_ACCESS_KEY and S3_SECRET_KEY must be set too');
-  }
   return {
     apiPort: portFromEnv('API_PORT', 3000),
+    workerHttpPort: portFromEnv('WORKER_HTTP_PORT', 3001),
     postgres: env.DATABASE_URL ? null : { port: portFromEnv('PG_PORT', 5432) },
     temporal: env.TEMPORAL_ADDRESS
       ? null
@@ -57,7 +55,10 @@ function plan() {
 }
 
 function portsToCheck(p) {
-  const ports = [{ port: p.apiPort, what: 'API', envVar: 'API_PORT' }];
+  const ports = [
+    { port: p.apiPort, what: 'API', envVar: 'API_PORT' },
+    { port: p.workerHttpPort, what: 'worker probes and metrics', envVar: 'WORKER_HTTP_PORT' },
+  ];
   if (p.postgres) ports.push({ port: p.postgres.port, what: 'PostgreSQL', envVar: 'PG_PORT' });
   if (p.temporal) {
     ports.push({ port: p.temporal.port, what: 'Temporal gRPC', envVar: 'TEMPORAL_PORT' });
@@ -181,6 +182,7 @@ async function main() {
       APP_ENV: env.APP_ENV || 'development',
       API_HOST: env.API_HOST || HOST,
       API_PORT: String(p.apiPort),
+      WORKER_HTTP_PORT: String(p.workerHttpPort),
       DATABASE_URL: postgres ? postgres.databaseUrl : env.DATABASE_URL,
       TEMPORAL_ADDRESS: temporal ? temporal.address : env.TEMPORAL_ADDRESS,
       TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE || 'default',
@@ -192,6 +194,8 @@ async function main() {
       INTERNAL_JWT_SECRET: env.INTERNAL_JWT_SECRET || secrets.INTERNAL_JWT_SECRET,
       DATA_ENCRYPTION_KEY: env.DATA_ENCRYPTION_KEY || secrets.DATA_ENCRYPTION_KEY,
     };
+    // External S3 without keys: the environment's role (nothing to write).
+    for (const [key, value] of Object.entries(stackEnv)) if (value === undefined) delete stackEnv[key];
     writeStackEnv(stackEnv);
     const childEnv = {
       ...env,
@@ -216,7 +220,7 @@ async function main() {
       api: () => runner.start('api', ...nodeScript('dist/api/server.js'), options),
     };
     const worker = restartable.worker();
-    await waitForLine(worker, pinoMsg('worker ready'), 180_000, '"worker ready"');
+    const workerUrl = parsePinoLine(await waitForLine(worker, pinoMsg('worker ready'), 180_000, '"worker ready"')).probes;
     const api = restartable.api();
     await waitForLine(api, pinoMsg('api listening'), 60_000, '"api listening"');
     const apiOrigin = `http://${stackEnv.API_HOST === '0.0.0.0' ? HOST : stackEnv.API_HOST}:${p.apiPort}`;
@@ -228,7 +232,7 @@ async function main() {
 
     const apiBase = `${apiOrigin}/api/v1`;
     const check = await verifiedCurl(apiBase, login).catch((error) => ({ ok: false, note: error.message, curl: null }));
-    printSummary({ apiBase, temporal, minio, secrets, login, check, env: stackEnv });
+    printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets, login, check, env: stackEnv });
 
     // The API and the worker are restarted with backoff when they die (one bad request must not
     // stop the stack); infrastructure that dies takes the stack down with a clear message.
@@ -267,10 +271,12 @@ function parseSeedResult(lines) {
   throw new Error(`the seed's last line is not {"tenant_id","email","password"}: ${last}`);
 }
 
-function printSummary({ apiBase, temporal, minio, secrets, login, check, env }) {
+function printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets, login, check, env }) {
   const rows = [
     ['API', apiBase],
     ['API docs', `${apiBase}/docs`],
+    ['API probes', `${apiOrigin}/readyz   metrics ${apiOrigin}/metrics`],
+    ['Worker probes', `${workerUrl}/readyz   metrics ${workerUrl}/metrics`],
     ['Temporal UI', temporal ? temporal.uiUrl : env.TEMPORAL_UI_URL || `(external Temporal at ${env.TEMPORAL_ADDRESS})`],
     [
       'MinIO console',

@@ -1,4 +1,4 @@
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
 import { createDb } from '../db/knex';
@@ -13,6 +13,11 @@ import { mainQueueActivitySlots, WEBHOOK_WORKER_TUNING, WORKER_INTERCEPTORS, WOR
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startWebhookDispatcher } from './webhook-dispatcher';
+import { cachedDependencyCheck } from '../infra/dependency-health';
+import { createMetricsRegistry } from '../infra/metrics';
+import { startWorkerHttpServer } from './http-server';
+import { installWorkerRuntime } from './telemetry';
+import { loadWorkflowBundle } from './workflow-bundle';
 
 async function main(): Promise<void> {
   // A stop requested while the worker is still starting (bundling takes seconds) must not be lost.
@@ -26,6 +31,8 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, { component: 'worker' });
   // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
   const lifecycle = createLogger('info', { component: 'worker' });
+  // Before any native connection: the SDK's logs and metrics go where this process's go.
+  const { sdkMetricsUrl } = await installWorkerRuntime(log);
   const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
   const objectStore = createObjectStore(config.s3);
   await objectStore.ensureBucket();
@@ -40,8 +47,8 @@ async function main(): Promise<void> {
 
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   const mailer = config.smtp.url ? nodemailer.createTransport(config.smtp.url) : null;
-  // One bundle for both workers: bundling is the slow part of a worker's start.
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') });
+  // One bundle for both workers, prebuilt by `npm run build` (workers/workflow-bundle.ts).
+  const workflowBundle = await loadWorkflowBundle(log);
   const activities = createActivities({
     db,
     objectStore,
@@ -83,13 +90,25 @@ async function main(): Promise<void> {
   await ensureWebhookSchedules(await temporal.client());
   await ensureRetentionSchedule(await temporal.client());
   const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, log });
-  lifecycle.info({ taskQueue: TASK_QUEUES.main, namespace: config.temporal.namespace }, 'worker ready');
+  const dependencies = cachedDependencyCheck({ db, temporal, objectStore });
+  const httpServer = await startWorkerHttpServer({
+    ...config.workerHttp,
+    registry: createMetricsRegistry(),
+    sdkMetricsUrl,
+    metricsToken: config.metricsToken,
+    async notReady() {
+      const polling = [worker, webhookWorker].every((w) => w.getState() === 'RUNNING');
+      return [...(polling ? [] : ['workers']), ...(await dependencies()).down];
+    },
+  });
+  lifecycle.info({ taskQueue: TASK_QUEUES.main, namespace: config.temporal.namespace, probes: httpServer.url }, 'worker ready');
   await reconcileQueuedNotifications(db, temporal, log);
   await reconcilePlanWorkflows(db, temporal, log).catch((err) => log.error({ err }, 'maintenance plan reconciliation failed'));
   try {
     await running;
   } finally {
     await dispatcher.stop();
+    await httpServer.close();
     await temporal.close();
     await connection.close();
     await db.destroy();

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { AgentRow, findAgent } from '../../db/queries/agents';
 import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { AgentType } from '../../domain/agents/agents';

@@ -3,7 +3,8 @@
  * `/api/v1/whatsapp/agents` and `/api/v1/email`: one router factory, so the three prefixes share
  * every handler and rule. Per-type fields and channel rules: DECISIONS.md, Agents.
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { ObjectSchema, Schema } from 'joi';
 import { AGENT_COLUMNS, AgentRow, channelStatus, unknownToolIds } from '../../db/queries/agents';
 import { isUuid, TenantScope, tenantScope } from '../../db/tenant-scope';
 import {
@@ -48,10 +49,10 @@ const agentFields = {
   temperature: Joi.number().min(0).max(2),
   tools: Joi.array().items(ref).max(50).unique(),
 };
-const onlyFor = (type: AgentType, schema: Joi.Schema) =>
+const onlyFor = (type: AgentType, schema: Schema) =>
   schema.when('type', { is: type, then: Joi.required(), otherwise: Joi.forbidden().messages({ 'any.unknown': `applies only to ${type} agents` }) });
 
-function createBody(fixedType?: AgentType): Joi.ObjectSchema {
+function createBody(fixedType?: AgentType): ObjectSchema {
   return Joi.object({
     ...agentFields,
     name: agentFields.name.required(),

@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { Schema } from 'joi';
 import { setBaseline } from '../../db/asset-monitoring/baseline';
 import { lockAssets } from '../../db/asset-monitoring/unit';
 import { ALERT_COLUMNS, AlertRow, findAlert } from '../../db/queries/alerts';
@@ -97,7 +98,7 @@ export function toAlert(row: AlertRow) {
   };
 }
 
-const page = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
 
 type AlertFilters = PageRequest & {
   status?: 'open' | 'acknowledged' | 'resolved' | 'unresolved';

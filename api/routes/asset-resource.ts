@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { AssetRow, findAsset } from '../../db/queries/assets';
 import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { notFound } from '../errors';

@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { Schema } from 'joi';
 import { recordInspection } from '../../db/asset-monitoring/inspection';
 import { findCondition, findHealth, INSPECTION_COLUMNS, InspectionRow } from '../../db/queries/asset-state';
 import { assetMaintenance } from '../../db/queries/maintenance-read';
@@ -77,7 +78,7 @@ const readingSchema = Joi.object({
   received_at: Joi.string().isoDate(),
 });
 
-const page = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
 
 export function registerAssetStateRoutes(api: ApiRouter): void {
   api.route<{ asset_id: string }>({

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { assetSubtree, nestTree, TreeRow } from '../../db/queries/asset-tree';
 import { isUuid } from '../../db/tenant-scope';
 import { userOf } from '../context';

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { AssetPrognosis, assetCycleSeries, FAILURE_WINDOW_DAYS, prognoseSeries, PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
 import { bandOf } from '../../db/asset-monitoring/recompute';
 import { activeBaselines } from '../../db/queries/baselines';

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { ASSET_COLUMNS, AssetRow, countChildren, findAsset, wouldCreateCycle } from '../../db/queries/assets';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { verifyTenantChain } from '../../db/audit';
 import { tenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';

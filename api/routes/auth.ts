@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { Knex } from 'knex';
 import { appendAudit } from '../../db/audit';
 import { findUserByEmail, issueRefreshToken, revokeByToken, rotateRefreshToken, UserRecord } from '../../db/auth';

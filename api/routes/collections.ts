@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { Schema } from 'joi';
 import {
   COLLECTION_COLUMNS,
   COLLECTION_ITEM_COLUMNS,
@@ -33,7 +34,7 @@ const itemSchema = Joi.object({
   added_by: Joi.string().uuid().allow(null),
   added_at: Joi.string().isoDate(),
 });
-const page = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
 
 const toCollection = (row: CollectionRow) => ({
   id: row.id,

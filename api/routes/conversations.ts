@@ -4,7 +4,8 @@
  * Conversations outlive their agent (SPEC.md, Agents rule 3): after a DELETE they are still
  * listed here by `agent_id`.
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { Schema } from 'joi';
 import { closeOpenConversation, CONVERSATION_COLUMNS, ConversationRow, MESSAGE_COLUMNS, MessageRow } from '../../db/queries/conversations';
 import { signalConversationClose } from '../../orchestration/conversations';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
@@ -50,7 +51,7 @@ const toolCallSchema = Joi.object({
   duration_ms: Joi.number().integer(),
   created_at: Joi.string().isoDate(),
 });
-const pageOf = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const pageOf = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
 
 const toConversation = (row: ConversationRow) => ({
   id: row.id,

@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { Schema } from 'joi';
 import { CsatResponseRow, CsatSurveyRow, insertResponse, RESPONSE_COLUMNS, responseEvent, SURVEY_COLUMNS, surveyById } from '../../db/queries/csat';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { aggregateTallies, GroupedTally } from '../../domain/csat/aggregates';
@@ -46,7 +47,7 @@ const aggregatesSchema = Joi.object({
   per_agent: Joi.array().items(Joi.object({ agent_id: Joi.string().uuid().allow(null), ...summary })),
   per_day: Joi.array().items(Joi.object({ date: Joi.string().description('UTC day, YYYY-MM-DD'), ...summary })),
 });
-const page = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
 
 const toSurvey = (row: CsatSurveyRow) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
 const toResponse = (row: CsatResponseRow) => ({ ...row, responded_at: row.responded_at.toISOString(), created_at: row.created_at.toISOString() });

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { dashboardData, WEBHOOK_WINDOW_DAYS } from '../../db/queries/dashboard';
 import { HEALTH_STATUSES } from '../../domain/assets/health';
 import { userOf } from '../context';

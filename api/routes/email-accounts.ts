@@ -5,7 +5,7 @@
  * Status changes move the account's agents (DECISIONS.md, Agents).
  */
 import { randomUUID } from 'node:crypto';
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { secretContexts } from '../../domain/agents/channel-secrets';

@@ -10,7 +10,7 @@
  * when there is none), its time when it arrived here. receiveInboundMessage (inbound-messages.ts) stores and routes it.
  */
 import { createHash } from 'node:crypto';
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { simpleParser } from 'mailparser';
 import { isUuid } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';

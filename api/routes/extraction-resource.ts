@@ -1,5 +1,5 @@
 /** The extraction resources (templates, jobs, records) as their routers share them: schemas and mappers. */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { CorrectionRow, ExtractionRow, RecordRow, TemplateRow } from '../../db/queries/extractions';
 import { missingRequired } from '../../domain/extraction/merge';
 import { ARRAY_ITEM_TYPES, FIELD_TYPES } from '../../domain/extraction/types';

@@ -4,7 +4,7 @@
  * keeps the fields it was extracted with); a template that records or unfinished jobs use cannot be
  * deleted (409), finished jobs without a record go with it.
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { findTemplate, TEMPLATE_COLUMNS, TemplateRow, templateUsage } from '../../db/queries/extractions';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import type { TemplateField } from '../../domain/extraction/types';

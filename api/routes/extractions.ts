@@ -5,7 +5,8 @@
  * `/:extraction_id`.
  */
 import { removeCollectionMemberships } from '../../db/queries/collections';
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { Schema } from 'joi';
 import { extractionsQuery, findExtraction, findRecord, RECORD_COLUMNS, RecordRow, recordCorrections } from '../../db/queries/extractions';
 import { fileById } from '../../db/queries/files';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
@@ -25,7 +26,7 @@ import { idRef } from '../validation';
 /** Characters of text a request may carry (the JSON body is limited to 1 MB anyway). */
 export const MAX_TEXT_INPUT = 900_000;
 
-const page = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
 /** A filter on a uuid column: a value that is not a UUID matches nothing (rather than a query error). */
 const uuidFilter = (q: { whereRaw(sql: string): unknown }, value: string | undefined, apply: (v: string) => void) => {
   if (value === undefined) return;

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { removeCollectionMemberships } from '../../db/queries/collections';
 import { FILE_COLUMNS, fileById, FileRow, newFileObjectKey, toFileRow } from '../../db/queries/files';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';

@@ -1,9 +1,9 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { isUuid } from '../../db/tenant-scope';
-import { appendEvent } from '../../db/outbox';
+import { appendEvent, outboxBacklog } from '../../db/outbox';
 import { insertNotification } from '../../db/notifications';
 import { AppContext } from '../context';
-import { checkDependencies } from '../dependency-health';
+import { checkDependencies } from '../../infra/dependency-health';
 import { AppError, forbidden, notFound, validationError } from '../errors';
 import { runMutation, actorOf } from '../mutation';
 import { startNotificationDelivery } from '../../orchestration/notifications';
@@ -172,21 +172,13 @@ export function internalRoutes(): ApiRouter {
     responses: { 200: { description: 'Counts of the tenants the token may act for, and one page of events in the asked status' } },
     handler: async (ctx, { query }) => {
       const { db } = ctx.deps;
-      // Only the backlog and the parked rows: both partial indexes, never the dispatched history.
-      const counts = await grantedTenantsOnly(ctx, db('outbox_events'))
-        .where((w) => w.whereNull('dispatched_at').orWhereNotNull('parked_at'))
-        .select(
-          db.raw('count(*) filter (where dispatched_at is null)::int as pending'),
-          db.raw('count(*) filter (where dispatched_at is null and attempts > 0)::int as retrying'),
-          db.raw('count(*) filter (where parked_at is not null)::int as parked'),
-          db.raw('extract(epoch from now() - min(created_at) filter (where dispatched_at is null))::float as oldest_pending_seconds'),
-        );
+      const backlog = await outboxBacklog(db, grantedTenantsOnly(ctx, db('outbox_events')));
       const list = grantedTenantsOnly(ctx, db('outbox_events'))
         .modify((q) => (query.status === 'parked' ? q.whereNotNull('parked_at').orderBy('parked_at', 'desc') : q.whereNull('dispatched_at').where('attempts', '>', 0).orderBy('next_attempt_at')))
         .orderBy('id')
         .select(OUTBOX_ITEM_COLUMNS);
       const page = await paginate(list, query, toOutboxItem);
-      ctx.body = { ...counts[0], oldest_pending_seconds: counts[0].oldest_pending_seconds ?? 0, ...page };
+      ctx.body = { ...backlog, ...page };
     },
   });
 

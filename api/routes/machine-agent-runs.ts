@@ -3,7 +3,7 @@
  * is one triggering event outside the cooldown of its (agent, asset); `suppressed_events` counts
  * the events its cooldown held back. Another type's agent simply has no runs.
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { MACHINE_AGENT_RUN_COLUMNS, MachineAgentRunRow } from '../../db/queries/machine-agent-runs';
 import { isUuid, tenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';

@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { Schema } from 'joi';
 import { ingestMachineEvents, ingestReadings } from '../../db/asset-monitoring/ingest';
 import { MachineEventInput, MACHINE_EVENT_COLUMNS, MachineEventRow } from '../../db/queries/machine-events';
 import { pgArray } from '../../db/queries/pg-array';
@@ -101,7 +102,7 @@ function auditTarget(assetIds: readonly string[]) {
 export function machineRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/machine');
 
-  const ingestReadingsRoute = (path: string, summary: string, body: Joi.Schema, itemsOf: (body: any) => ReadingItem[]) =>
+  const ingestReadingsRoute = (path: string, summary: string, body: Schema, itemsOf: (body: any) => ReadingItem[]) =>
     api.route<unknown, unknown, unknown>({
       method: 'post',
       path,
@@ -145,7 +146,7 @@ export function machineRoutes(): ApiRouter {
     (body: { readings: ReadingItem[] }) => body.readings,
   );
 
-  const ingestEventsRoute = (path: string, summary: string, body: Joi.Schema, itemsOf: (body: any) => EventItem[]) =>
+  const ingestEventsRoute = (path: string, summary: string, body: Schema, itemsOf: (body: any) => EventItem[]) =>
     api.route<unknown, unknown, unknown>({
       method: 'post',
       path,

@@ -4,7 +4,7 @@
  * suggestions' patches through the workflow (an Update, inside the approving transaction);
  * `.../reject` discards the draft. A draft older than the plan's last change cannot be approved.
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { Knex } from 'knex';
 import { Queryable } from '../../db/knex';
 import { lockPlan, PlanRow, policyOf, saveScheduleSnapshot } from '../../db/queries/maintenance';

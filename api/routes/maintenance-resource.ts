@@ -3,7 +3,7 @@
  * lookups that answer 404, and the calls to a plan's workflow with their error mapping.
  */
 import { Client } from '@temporalio/client';
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { findPlan, findTask, PLAN_TASK_KINDS, PlanRow, PlanTaskKind, PRIORITIES, saveScheduleSnapshot, TaskRow } from '../../db/queries/maintenance';
 import { Queryable } from '../../db/knex';
 import { isUuid, TenantScope } from '../../db/tenant-scope';

@@ -2,7 +2,7 @@
  * `/api/v1/maintenance/tasks` (work orders: list, get, start, complete, cancel) and
  * `/api/v1/maintenance/compliance` (SMRP-style, domain/maintenance/compliance.ts).
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { recordInspection } from '../../db/asset-monitoring/inspection';
 import { TaskRow } from '../../db/queries/maintenance';
 import { Condition, CONDITIONS } from '../../domain/assets/health';

@@ -16,7 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { Schema } from 'joi';
 import { Knex } from 'knex';
 import { insertNotification } from '../../db/notifications';
 import { countOpenTasks, lockPlan, peekTaskCode, planNotificationText, planRecipients, PlanRow, policyOf, saveScheduleSnapshot } from '../../db/queries/maintenance';
@@ -66,7 +67,7 @@ import { idRef } from '../validation';
 import { counterSourceRef } from '../../db/queries/counter-sources';
 
 const TAGS = ['maintenance'];
-const pageOf = (item: Joi.Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const pageOf = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
 
 const countLivePlans = (tenantId: string) => async (tx: Knex.Transaction) => {
   const [{ count }] = await tx('maintenance_plans').where({ tenant_id: tenantId }).whereNull('deleted_at').count({ count: '*' });

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { buildOpenApi } from '../openapi';
 import { ApiRouter, RegisteredRoute } from '../route';
 import { AppError } from '../errors';
-import type { DependencyHealth } from '../dependency-health';
+import type { Registry } from 'prom-client';
+import type { DependencyHealth } from '../../infra/dependency-health';
+import { bearerMatches } from '../../infra/metrics';
 
 /** Swagger UI assets come from the installed npm package: no CDN. */
 const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -29,7 +31,12 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', do
  * Unauthenticated service routes: liveness, the OpenAPI document and its docs page. `routes` is
  * read lazily so the document covers every router registered in the app, this one included.
  */
-export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string, readiness: () => Promise<DependencyHealth>): ApiRouter[] {
+export function metaRoutes(
+  allRoutes: () => RegisteredRoute[],
+  version: string,
+  readiness: () => Promise<DependencyHealth>,
+  metrics: { registry: Registry; token: string | null },
+): ApiRouter[] {
   const root = new ApiRouter('');
   root.route({
     method: 'get',
@@ -58,6 +65,23 @@ export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string, 
       const { down } = await readiness();
       if (down.length > 0) throw new AppError('DEPENDENCY_UNAVAILABLE', `not ready: ${down.join(', ')} unavailable`, { down });
       ctx.body = { status: 'ready' };
+    },
+  });
+
+  root.route({
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics of this API process (requests, errors, outbox backlog, Node.js runtime)',
+    description: 'Open, or behind `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set. Labels carry route templates and codes, never tenant ids.',
+    tags: ['meta'],
+    auth: 'none',
+    responses: { 200: { description: 'Text exposition format 0.0.4' }, 401: { description: 'METRICS_TOKEN is set and the request does not carry it' } },
+    handler: async (ctx) => {
+      if (metrics.token !== null && !bearerMatches(ctx.get('Authorization'), metrics.token)) {
+        throw new AppError('UNAUTHENTICATED', 'this endpoint needs the metrics token (Authorization: Bearer <METRICS_TOKEN>)');
+      }
+      ctx.type = metrics.registry.contentType;
+      ctx.body = await metrics.registry.metrics();
     },
   });
 

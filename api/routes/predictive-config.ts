@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
 import { findPredictiveConfig, PREDICTIVE_CONFIG_COLUMNS, PredictiveConfigRow, toConfig, upsertPredictiveConfig } from '../../db/queries/predictive-configs';
 import { tenantScope } from '../../db/tenant-scope';

@@ -1,5 +1,5 @@
 /** `GET/PUT /api/v1/privacy/settings`: retention, fixed encryption values and PII redaction. */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { loadPrivacySettings, savePrivacySettings, TenantPrivacyRow } from '../../db/privacy/settings';
 import {
   changeRetention, FIXED_ENCRYPTION, policyOf, RETENTION_BOUNDS, RETENTION_KEYS, RetentionKey, StoredRetention,

@@ -2,7 +2,7 @@
  * `/api/v1/privacy`: subject export and erasure (workflows), purge of old data, and the settings
  * (privacy-settings.ts). Every category comes from the registry (domain/privacy/registry.ts).
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { subjectHash } from '../../db/audit';
 import { deleteExpiredBatch } from '../../db/privacy/categories';
 import { isUuid, tenantScope } from '../../db/tenant-scope';

@@ -5,7 +5,7 @@
  * and the answer says `engine: "openai-compatible"`; otherwise, or when the model fails, the
  * suggested prompt is the built-in one and the answer says `engine: "built-in"`.
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { AGENT_TYPES, AgentType } from '../../domain/agents/agents';
 import { optimizePrompt, PROMPT_CHECK_IDS, PromptOptimization } from '../../domain/agents/prompt-optimizer';
 import type { LlmProvider } from '../../domain/llm/provider';

@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
+import type { CustomHelpers } from 'joi';
 import { ReportJobRow, reportRequestOf } from '../../db/queries/report-jobs';
 import { isUuid, tenantScope } from '../../db/tenant-scope';
 import { checkPeriod } from '../../domain/reports/period';
@@ -28,7 +29,7 @@ const day = Joi.string()
   .messages({ 'string.pattern.base': 'must be a date in the form YYYY-MM-DD' });
 
 /** `period` is required by period reports and refused by snapshots; its days must make a valid period. */
-function periodRule(value: { type: ReportType; period?: ReportPeriod }, h: Joi.CustomHelpers) {
+function periodRule(value: { type: ReportType; period?: ReportPeriod }, h: CustomHelpers) {
   const needs = REPORT_TYPE_INFO[value.type].needsPeriod;
   if (needs && !value.period) return h.message({ custom: `period is required for ${value.type} reports` });
   if (!needs && value.period) return h.message({ custom: `${value.type} is a snapshot as of now and takes no period` });

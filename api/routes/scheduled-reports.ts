@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { Client } from '@temporalio/client';
 import { ScheduledReportRow } from '../../db/queries/report-jobs';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';

@@ -3,7 +3,7 @@
  * (`get_asset_health`, `create_maintenance_task`) or an HTTP call to an allow-listed https URL.
  * `parameters` is a JSON schema (the function-calling subset, domain/agents/tool-parameters.ts).
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { checkWebhookUrl } from '../../activities/webhooks/destination-guard';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domain/agents/tool-parameters';

@@ -5,7 +5,7 @@
  * `webhook-delivery/<tenant>/<delivery>` workflows.
  */
 import { randomUUID } from 'node:crypto';
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import {
   encryptWebhookSecret,
   findWebhook,

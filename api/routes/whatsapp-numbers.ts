@@ -4,7 +4,7 @@
  * the token is never returned. Status changes move the number's agents (DECISIONS.md, Agents).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { secretContexts } from '../../domain/agents/channel-secrets';

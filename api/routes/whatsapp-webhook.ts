@@ -8,7 +8,7 @@
  * the number's active agent with that contact, by receiveInboundMessage (inbound-messages.ts),
  * which then hands it to the conversation's workflow for an answer.
  */
-import Joi from 'joi';
+import Joi from '../../domain/joi';
 import { inboundMessages, InboundWhatsappMessage, isWhatsappPayload, receivingNumbers } from '../../domain/agents/whatsapp-inbound';
 import { decryptSecret } from '../../infra/crypto';
 import { AppContext } from '../context';

@@ -60,6 +60,8 @@ async function startEphemeralStack({ root, runDir, log, worker = true, extraEnv 
       INTERNAL_JWT_SECRET: secrets.INTERNAL_JWT_SECRET,
       DATA_ENCRYPTION_KEY: secrets.DATA_ENCRYPTION_KEY,
       WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true',
+      // The worker's probe and metrics port: any free one (its URL is in the "worker ready" line).
+      WORKER_HTTP_PORT: '0',
       ...extraEnv,
     };
     const childOptions = { env: { ...process.env, ...env }, cwd: root, echo: false };
@@ -71,7 +73,9 @@ async function startEphemeralStack({ root, runDir, log, worker = true, extraEnv 
         env: { ...process.env, ...env },
         logFile: logFile('worker'),
       });
-      await runnerLib.waitForLine(child, runnerLib.pinoMsg('worker ready'), 180_000, '"worker ready"');
+      const ready = await runnerLib.waitForLine(child, runnerLib.pinoMsg('worker ready'), 180_000, '"worker ready"');
+      // For tests that read the worker's /readyz and /metrics.
+      env.TEST_WORKER_HTTP_URL = runnerLib.parsePinoLine(ready).probes;
     }
     return { env, runner, tmpDir, stop };
   } catch (error) {

@@ -38,31 +38,6 @@ schemathesis.serializer.alias("message/rfc822", "application/octet-stream")
 ACCEPTED = {401, 403, 404, 409, 429}
 
 
-def value_at(case, path):
-    """The request value a refused field names (`body.a.0.b`), or None."""
-    location, _, rest = path.partition(".")
-    value = {"body": case.body, "query": case.query, "path": case.path_parameters}.get(location)
-    for segment in rest.split(".") if rest else []:
-        if isinstance(value, dict) and segment in value:
-            value = value[segment]
-        elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
-            value = value[int(segment)]
-        else:
-            return None
-    return value
-
-
-def utf16_overflow(case, field):
-    """
-    A `string.max` refusal of a string within the document's maxLength: JSON Schema counts code
-    points, JavaScript (Joi) UTF-16 units, so a character outside the BMP counts twice here.
-    """
-    if field.get("type") != "string.max":
-        return False
-    value = value_at(case, field.get("field", ""))
-    return isinstance(value, str) and len(value.encode("utf-16-le")) // 2 > len(value)
-
-
 @schemathesis.check
 def valid_data_accepted_unless_semantic(ctx, response, case):
     meta = case.meta
@@ -82,6 +57,6 @@ def valid_data_accepted_unless_semantic(ctx, response, case):
         if body.get("error_code") not in (None, "VALIDATION_ERROR"):
             return None
         fields = [field for field in body.get("fields") or [] if isinstance(field, dict)]
-        if fields and all(field.get("type") in SEMANTIC_REFUSALS or utf16_overflow(case, field) for field in fields):
+        if fields and all(field.get("type") in SEMANTIC_REFUSALS for field in fields):
             return None
     raise AssertionError(f"Schema-valid data refused with {status}: {response.text[:400]}")

@@ -1,8 +1,9 @@
-import Joi from 'joi';
+import Joi from '../../../domain/joi';
+import type { Schema } from 'joi';
 import { AppError } from '../../../api/errors';
 import { validate } from '../../../api/validation';
 
-function failure(schema: Joi.Schema, value: unknown): AppError {
+function failure(schema: Schema, value: unknown): AppError {
   try {
     validate(schema, value, 'body');
   } catch (err) {

@@ -1,11 +1,19 @@
 /**
- * The state of the API's dependencies (PostgreSQL, Temporal, the object store), each probed with a
- * deadline. Two routes read it: `/internal/health` (service token: latencies and error summaries)
- * and `/readyz` (no token: ready or not, and the names of the parts that are down; nothing else).
+ * The state of a process's dependencies (PostgreSQL, Temporal, the object store), each probed with
+ * a deadline. The API's `/internal/health` (service token: latencies and error summaries) and the
+ * `/readyz` of the API and the worker (no token: ready or not, and the names of the parts that are
+ * down; nothing else) read it.
  */
-import { withTimeout } from '../infra/object-store';
-import type { AppDeps } from './context';
-import { errorSummary } from './errors';
+import type { Knex } from 'knex';
+import { errorSummary } from './error-chain';
+import { ObjectStore, withTimeout } from './object-store';
+import type { TemporalGateway } from './temporal';
+
+export interface Dependencies {
+  db: Knex;
+  temporal: Pick<TemporalGateway, 'ping'>;
+  objectStore: Pick<ObjectStore, 'ping'>;
+}
 
 export const CHECK_TIMEOUT_MS = 2_000;
 
@@ -26,7 +34,7 @@ async function check(probe: () => Promise<unknown>): Promise<ComponentStatus> {
   }
 }
 
-export async function checkDependencies(deps: Pick<AppDeps, 'db' | 'temporal' | 'objectStore'>): Promise<DependencyHealth> {
+export async function checkDependencies(deps: Dependencies): Promise<DependencyHealth> {
   const [postgres, temporal, object_store] = await Promise.all([
     check(() => deps.db.raw('select 1')),
     check(() => deps.temporal.ping(CHECK_TIMEOUT_MS)),
@@ -40,7 +48,7 @@ export async function checkDependencies(deps: Pick<AppDeps, 'db' | 'temporal' | 
  * The same, remembered for `ttlMs`: an unauthenticated probe cannot make this process hit its
  * dependencies more than once per period, however often it is called.
  */
-export function cachedDependencyCheck(deps: Pick<AppDeps, 'db' | 'temporal' | 'objectStore'>, ttlMs = 1_000): () => Promise<DependencyHealth> {
+export function cachedDependencyCheck(deps: Dependencies, ttlMs = 1_000): () => Promise<DependencyHealth> {
   let last: { at: number; result: Promise<DependencyHealth> } | null = null;
   return () => {
     const now = Date.now();

@@ -1,0 +1,66 @@
+import type { Knex } from 'knex';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { outboxBacklog } from '../db/outbox';
+import { createMetricsRegistry } from '../infra/metrics';
+
+/**
+ * What the API measures (served at GET /metrics): every request by method, route template and
+ * status; requests in flight; refusals by error code (RATE_LIMITED counts the tenant and login
+ * limits); and the outbox backlog the dispatcher has not finished with, read from PostgreSQL at
+ * scrape time (at most once per `OUTBOX_READ_EVERY_MS`, however many scrapers).
+ */
+export interface ApiMetrics {
+  readonly registry: Registry;
+  readonly requestDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly requestsInFlight: Gauge;
+  readonly errors: Counter<'error_code'>;
+}
+
+const OUTBOX_READ_EVERY_MS = 5_000;
+
+export function createApiMetrics(db: Knex): ApiMetrics {
+  const registry = createMetricsRegistry();
+  const requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'API requests by method, route template (or "unmatched") and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const requestsInFlight = new Gauge({ name: 'http_requests_in_flight', help: 'API requests being answered', registers: [registry] });
+  const errors = new Counter({
+    name: 'http_errors_total',
+    help: 'Error answers by error_code (RATE_LIMITED: tenant rate limit and login limits)',
+    labelNames: ['error_code'] as const,
+    registers: [registry],
+  });
+  registerOutboxGauges(registry, db);
+  return { registry, requestDuration, requestsInFlight, errors };
+}
+
+function registerOutboxGauges(registry: Registry, db: Knex): void {
+  let last: { at: number; read: Promise<Awaited<ReturnType<typeof outboxBacklog>> | null> } | null = null;
+  // One read per period for the four gauges; a failed read leaves them out of the scrape (absent,
+  // not zero: an alert on "parked > 0" must not clear because the database is down).
+  const backlog = () => {
+    if (!last || Date.now() - last.at >= OUTBOX_READ_EVERY_MS) {
+      last = { at: Date.now(), read: outboxBacklog(db, db('outbox_events')).catch(() => null) };
+    }
+    return last.read;
+  };
+  const gauge = (name: string, help: string, pick: (b: NonNullable<Awaited<ReturnType<typeof backlog>>>) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const b = await backlog();
+        if (b) this.set(pick(b));
+      },
+    });
+  gauge('outbox_events_pending', 'Outbox events not yet dispatched (all tenants)', (b) => b.pending);
+  gauge('outbox_events_retrying', 'Outbox events waiting for another dispatch attempt after a failure', (b) => b.retrying);
+  gauge('outbox_events_parked', 'Outbox events given up on after repeated dispatch failures: requeue with POST /internal/outbox/{id}/requeue', (b) => b.parked);
+  gauge('outbox_oldest_pending_seconds', 'Age of the oldest undispatched outbox event', (b) => b.oldest_pending_seconds);
+}

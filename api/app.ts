@@ -6,6 +6,7 @@ import { errorHandler } from './middleware/errors';
 import { methodNotAllowed } from './middleware/method-not-allowed';
 import { requestId } from './middleware/request-id';
 import { requestMetrics } from './middleware/request-metrics';
+import { requestTracing } from './middleware/tracing';
 import { securityHeaders } from './middleware/security-headers';
 import { ApiRouter, RegisteredRoute } from './route';
 import { featureRouters } from './routers';
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   const routes = () => routers.flatMap((r) => r.routes);
   routers.push(...featureRouters(), ...metaRoutes(routes, VERSION, cachedDependencyCheck(deps), { registry: deps.metrics.registry, token: deps.config.metricsToken }));
 
+  app.use(requestTracing);
   app.use(requestId(deps.logger));
   app.use(requestMetrics(deps.metrics));
   app.use(securityHeaders);

@@ -1,4 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../infra/config';
+import { installTracing } from '../infra/tracing';
 import { createApp } from './app';
 import { createDeps } from './deps';
 import { createLogger } from '../infra/logger';
@@ -6,17 +8,21 @@ import { apiUrl, createApiServer } from './listen';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before the app: its middleware and the Temporal client find the registered tracer provider.
+  const tracing = installTracing('industrial-ops-api');
   const deps = createDeps(config);
   const { app } = createApp(deps);
   const server = createApiServer(app.callback(), config.api.tls);
   await new Promise<void>((resolve) => server.listen(config.api.port, config.api.host, resolve));
   // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
   const lifecycle = createLogger('info', { component: 'api' });
-  lifecycle.info({ url: apiUrl(config) }, 'api listening');
+  // The bound port: API_PORT=0 takes any free one (tests that run several API processes).
+  const { port } = server.address() as AddressInfo;
+  lifecycle.info({ url: apiUrl({ api: { ...config.api, port } }) }, 'api listening');
 
   const stop = () => {
     lifecycle.info('api stopping');
-    server.close(() => void deps.close().then(() => process.exit(0)));
+    server.close(() => void deps.close().then(() => tracing?.shutdown()).then(() => process.exit(0)));
     // Idle keep-alive sockets would hold close() open.
     server.closeIdleConnections();
     setTimeout(() => process.exit(0), 10_000).unref();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { TemporalConfig } from './config';
 import { grpcStatusOf } from './error-chain';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
@@ -44,7 +45,8 @@ export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | '
     if (!pending) {
       pending = Promise.resolve()
         .then(() => Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: 3_000 }))
-        .then((connection) => ({ connection, client: new Client({ connection, namespace }) }))
+        // Starts, signals, Updates and queries carry the caller's trace context (a no-op without tracing).
+        .then((connection) => ({ connection, client: new Client({ connection, namespace, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } }) }))
         .catch((err) => {
           pending = null;
           throw err;

@@ -9,7 +9,7 @@ import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes, temporalConnectionOptions } from '../infra/temporal';
 import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcile';
-import { mainQueueActivitySlots, WEBHOOK_WORKER_TUNING, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
+import { mainQueueActivitySlots, WEBHOOK_WORKER_TUNING, withTracing, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startWebhookDispatcher } from './webhook-dispatcher';
@@ -18,6 +18,8 @@ import { createMetricsRegistry } from '../infra/metrics';
 import { startWorkerHttpServer } from './http-server';
 import { installWorkerRuntime } from './telemetry';
 import { loadWorkflowBundle } from './workflow-bundle';
+import { installTracing } from '../infra/tracing';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 
 async function main(): Promise<void> {
   // A stop requested while the worker is still starting (bundling takes seconds) must not be lost.
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
   const lifecycle = createLogger('info', { component: 'worker' });
   // Before any native connection: the SDK's logs and metrics go where this process's go.
   const { sdkMetricsUrl } = await installWorkerRuntime(log);
+  const tracing = installTracing('industrial-ops-worker');
   const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
   const objectStore = createObjectStore(config.s3);
   await objectStore.ensureBucket();
@@ -48,7 +51,9 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   const mailer = config.smtp.url ? nodemailer.createTransport(config.smtp.url) : null;
   // One bundle for both workers, prebuilt by `npm run build` (workers/workflow-bundle.ts).
-  const workflowBundle = await loadWorkflowBundle(log);
+  const workflowBundle = await loadWorkflowBundle(tracing ? 'traced' : 'plain', log);
+  const interceptors = tracing ? withTracing(WORKER_INTERCEPTORS) : WORKER_INTERCEPTORS;
+  const sinks = tracing ? { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } : undefined;
   const activities = createActivities({
     db,
     objectStore,
@@ -66,7 +71,8 @@ async function main(): Promise<void> {
     taskQueue: TASK_QUEUES.main,
     workflowBundle,
     activities,
-    interceptors: WORKER_INTERCEPTORS,
+    interceptors,
+    sinks,
     ...WORKER_TUNING,
     maxConcurrentActivityTaskExecutions: mainQueueActivitySlots(config.databasePoolMax),
   });
@@ -77,7 +83,8 @@ async function main(): Promise<void> {
     taskQueue: TASK_QUEUES.webhooks,
     workflowBundle,
     activities,
-    interceptors: WORKER_INTERCEPTORS,
+    interceptors,
+    sinks,
     ...WEBHOOK_WORKER_TUNING,
   });
 
@@ -109,6 +116,7 @@ async function main(): Promise<void> {
   } finally {
     await dispatcher.stop();
     await httpServer.close();
+    await tracing?.shutdown();
     await temporal.close();
     await connection.close();
     await db.destroy();

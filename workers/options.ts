@@ -1,8 +1,18 @@
+import type { Context } from '@temporalio/activity';
+import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { WorkerOptions } from '@temporalio/worker';
 import { activityFailureHygiene } from '../activities/failure-hygiene';
 
+type WorkerInterceptors = NonNullable<WorkerOptions['interceptors']>;
+
 /** On every worker: activity failures are classified and scrubbed before they reach history. */
-export const WORKER_INTERCEPTORS: NonNullable<WorkerOptions['interceptors']> = { activity: [activityFailureHygiene] };
+export const WORKER_INTERCEPTORS: WorkerInterceptors = { activity: [activityFailureHygiene] };
+
+/** With traces on (infra/tracing.ts): each activity runs in a span joined to its workflow's trace, and its log lines carry the trace id. */
+export function withTracing(interceptors: WorkerInterceptors): WorkerInterceptors {
+  const traced = (ctx: Context) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) });
+  return { ...interceptors, activity: [traced, ...(interceptors.activity ?? [])] };
+}
 
 /**
  * Explicit sizing (the defaults scale with the machine's memory): a bounded workflow cache keeps

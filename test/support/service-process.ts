@@ -1,0 +1,50 @@
+/**
+ * A worker or API as a real process from dist/, with the environment of the test stack
+ * (global-setup.ts) plus overrides: for tests that need a process of their own (another Temporal
+ * server or database, tracing, two replicas, a SIGKILL). Ready when it prints its ready line.
+ */
+import path from 'node:path';
+import runnerLib = require('../../scripts/lib/process-runner.cjs');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+export interface ServiceProcess {
+  readonly pid: number;
+  /** Worker: its probe and metrics URL; API: its origin (http://127.0.0.1:port). */
+  readonly url: string;
+  /** SIGKILL to the process group: a crash, nothing flushed. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait (the graceful path). */
+  stop(): Promise<void>;
+}
+
+const KINDS = {
+  worker: { script: 'dist/workers/main.js', ready: 'worker ready', url: (line: any) => line.probes as string },
+  api: { script: 'dist/api/server.js', ready: 'api listening', url: (line: any) => (line.url as string).replace(/\/api\/v1$/, '') },
+} as const;
+
+export async function startServiceProcess(kind: keyof typeof KINDS, env: Record<string, string>, logFile: string): Promise<ServiceProcess> {
+  const { script, ready, url } = KINDS[kind];
+  const runner = new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 10_000 });
+  const child = runner.start(kind, process.execPath, [path.join(ROOT, script)], {
+    env: { ...process.env, WORKER_HTTP_PORT: '0', API_PORT: '0', ...env },
+    cwd: ROOT,
+    echo: false,
+    logFile,
+  });
+  try {
+    const line = await runnerLib.waitForLine(child, runnerLib.pinoMsg(ready), 120_000, `"${ready}"`);
+    return {
+      pid: child.pid,
+      url: url(runnerLib.parsePinoLine(line)),
+      async kill() {
+        process.kill(-child.pid, 'SIGKILL');
+        await child.exited;
+      },
+      stop: () => runner.stopAll(),
+    };
+  } catch (error) {
+    await runner.stopAll();
+    throw error;
+  }
+}

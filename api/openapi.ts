@@ -136,6 +136,8 @@ function responses(route: RegisteredRoute): JsonSchema {
     [422, 'Validation error', !!(route.body || route.query || route.params)],
     [429, 'Rate limit of the tenant plan exceeded', route.auth === 'user'],
     [500, 'Internal error', true],
+    // Any route that reads or writes: PostgreSQL restarting or unreachable (`down: ["postgres"]`), retry.
+    [503, 'A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it', true],
   ];
   for (const [code, description, applies] of standard) {
     if (applies && !out[code]) out[code] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };

@@ -21,3 +21,20 @@ export function grpcStatusOf(err: unknown): number | null {
 export function errorSummary(err: unknown): string {
   return String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200);
 }
+
+/** Node's socket errors when a server is down or went away mid-request. */
+const UNREACHABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
+/**
+ * PostgreSQL cannot be reached or is restarting: connection exceptions (class 08), an
+ * administrator or crash shutdown (57P01-57P03), a refused or reset socket, the pool's wait for a
+ * connection running out, or pg's "Connection terminated". Worth a 503 and a retry, not a 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (const e of causeChain(err)) {
+    const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code) || UNREACHABLE_SOCKET_CODES.has(code))) return true;
+    if (typeof message === 'string' && /^(Knex: Timeout acquiring a connection|Connection terminated)/.test(message)) return true;
+  }
+  return false;
+}

@@ -1,6 +1,7 @@
 import { Middleware } from 'koa';
 import { AppState } from '../context';
 import { AppError, ErrorCode } from '../errors';
+import { isDatabaseUnavailable } from '../../infra/error-chain';
 
 /**
  * The one error path: whatever fails below turns into `{detail, error_code, request_id}` with
@@ -50,6 +51,7 @@ export function toAppError(err: unknown): AppError {
   if (pg?.code === '23505') {
     return new AppError('CONFLICT', `conflicts with an existing record${typeof pg.constraint === 'string' ? ` (${pg.constraint})` : ''}`);
   }
+  if (isDatabaseUnavailable(err)) return new AppError('DEPENDENCY_UNAVAILABLE', 'the database is unavailable; retry shortly', { down: ['postgres'] });
   if (e?.status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'unsupported media type');
   if (e?.status === 405) return new AppError('METHOD_NOT_ALLOWED', e.message ?? 'method not allowed');
   // Any other client error a library raises on purpose (aborted or truncated body, bad

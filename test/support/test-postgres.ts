@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import runnerLib = require('../../scripts/lib/process-runner.cjs');
+import services = require('../../scripts/lib/services.cjs');
 import { createDb, Db } from '../../db/knex';
 
 export interface TestPostgres {
@@ -16,27 +17,44 @@ export interface TestPostgres {
   db: Db;
   /** Stops the server only (connections made elsewhere start failing); stop() may still follow. */
   stopServer(): Promise<void>;
+  /** Stops the server and starts it again on the same port and data (a database restart). */
+  restartServer(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startTestPostgres(options: { migrate?: boolean } = {}): Promise<TestPostgres> {
+export async function startTestPostgres(options: { migrate?: boolean; restartable?: boolean } = {}): Promise<TestPostgres> {
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'industrial-ops-wf-'));
   fs.chmodSync(tmpDir, 0o755); // as root, PostgreSQL runs as `postgres` and must reach its data dir
-  const runner = new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 10_000 });
+  // A runner that has stopped refuses new children: a restart starts on a new one.
+  const newRunner = () => new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 10_000 });
+  let runner = newRunner();
   const cleanup = async () => {
     await runner.stopAll();
     fs.rmSync(tmpDir, { recursive: true, force: true });
   };
   try {
-    const child = runner.start('postgres', process.execPath, [path.join(__dirname, 'postgres-server.cjs'), path.join(tmpDir, 'postgres'), randomBytes(18).toString('base64url')], { echo: false });
-    const line = await runnerLib.waitForLine(child, (l) => l.startsWith('{"databaseUrl"'), 120_000, 'the database URL');
-    const { databaseUrl } = JSON.parse(line) as { databaseUrl: string };
+    const password = randomBytes(18).toString('base64url');
+    const serve = async (port?: number) => {
+      const args = [path.join(__dirname, 'postgres-server.cjs'), path.join(tmpDir, 'postgres'), password, ...(port ? [String(port), 'persistent'] : [])];
+      const child = runner.start('postgres', process.execPath, args, { echo: false });
+      const line = await runnerLib.waitForLine(child, (l) => l.startsWith('{"databaseUrl"'), 120_000, 'the database URL');
+      return (JSON.parse(line) as { databaseUrl: string }).databaseUrl;
+    };
+    // A free port chosen here, so that a restart can come back on it.
+    const port = options.restartable ? await services.getFreePort() : undefined;
+    const databaseUrl = await serve(port);
     const db = createDb(databaseUrl, { min: 0, max: 10 });
     if (options.migrate !== false) await db.migrate.latest();
     return {
       databaseUrl,
       db,
       stopServer: () => runner.stopAll(),
+      async restartServer() {
+        if (!port) throw new Error('startTestPostgres({ restartable: true }) is needed to restart');
+        await runner.stopAll();
+        runner = newRunner();
+        await serve(port);
+      },
       async stop() {
         await db.destroy();
         await cleanup();

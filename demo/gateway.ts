@@ -1,0 +1,85 @@
+/**
+ * A simulated plant gateway for the demo (issue 24), one more process under `npm run up`: every
+ * DEMO_GATEWAY_INTERVAL_MS (3 s) it posts one reading per monitored parameter of the demo plant
+ * through POST /api/v1/machine/readings/batch, and the compressor's run hours to its counter plan.
+ * Everything is near its baseline except the vibration of the degrading pump, which rises by
+ * DEMO_DEGRADATION_PER_TICK of its baseline per tick (default 0.5 %) after a quiet start: within a
+ * minute or two it leaves its band, an alert is raised, health drops, the machine agent fires, and
+ * the run-hours plan comes due and creates a work order.
+ *
+ * Environment: DEMO_API_ORIGIN, DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD, DEMO_STATE_FILE; optional
+ * DEMO_GATEWAY_INTERVAL_MS, DEMO_DEGRADATION_PER_TICK.
+ */
+import { randomUUID } from 'node:crypto';
+import { DemoApiClient } from './api-client';
+import { DEGRADING_PUMP, DEMO_ASSETS, degradedVibration, RUN_HOURS_PER_TICK } from './plant';
+import { readDemoState } from './state';
+
+/** A normal sample (Box-Muller): sensor noise. */
+const gaussian = () => Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+export function readingsForTick(assetIds: Record<string, string>, tick: number, degradationPerTick: number, at: Date) {
+  const readings = [];
+  for (const asset of DEMO_ASSETS) {
+    const assetId = Object.hasOwn(assetIds, asset.name) ? assetIds[asset.name] : undefined;
+    if (!assetId) continue;
+    for (const p of asset.parameters) {
+      const degrading = asset.name === DEGRADING_PUMP && p.parameter === 'vibration';
+      const level = degrading ? degradedVibration(p.baseline, tick, degradationPerTick) : p.baseline;
+      readings.push({
+        event_id: `demo-${randomUUID()}`,
+        asset_id: assetId,
+        parameter: p.parameter,
+        value: round(level * (1 + p.noise * gaussian())),
+        unit: p.unit,
+        timestamp: at.toISOString(),
+        source: 'demo-gateway',
+      });
+    }
+  }
+  return readings;
+}
+
+async function main(): Promise<void> {
+  const need = (name: string) => {
+    const value = process.env[name];
+    if (!value) throw new Error(`${name} is required`);
+    return value;
+  };
+  const state = readDemoState(need('DEMO_STATE_FILE'));
+  if (!state) throw new Error('no demo state: run the demo seed first');
+  const api = new DemoApiClient(need('DEMO_API_ORIGIN'), need('DEMO_ADMIN_EMAIL'), need('DEMO_ADMIN_PASSWORD'));
+  const intervalMs = Number(process.env.DEMO_GATEWAY_INTERVAL_MS ?? 3_000);
+  const degradation = Number(process.env.DEMO_DEGRADATION_PER_TICK ?? 0.005);
+
+  // Run hours go on from the last reading the plan has (a restarted gateway must not count back).
+  const last = await api.call<{ items: Array<{ value: number }> }>('GET', `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter/history?limit=1`);
+  let runHours = Number(last.items[0]?.value ?? 0);
+  let stopping = false;
+  process.once('SIGTERM', () => (stopping = true));
+  process.once('SIGINT', () => (stopping = true));
+  console.log(JSON.stringify({ msg: 'demo gateway started', interval_ms: intervalMs, run_hours: runHours }));
+
+  for (let tick = 0; !stopping; tick++) {
+    try {
+      const summary = await api.call('POST', '/api/v1/machine/readings/batch', { readings: readingsForTick(state.assetIds, tick, degradation, new Date()) });
+      runHours += RUN_HOURS_PER_TICK;
+      const counted = await api.call('POST', `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter`, { value: runHours, source: 'demo-gateway' }, { 'Idempotency-Key': `demo-run-hours-${runHours}` });
+      if (summary.alerts_raised > 0 || summary.alerts_resolved > 0 || counted.execution) {
+        console.log(JSON.stringify({ msg: 'demo gateway', tick, alerts_raised: summary.alerts_raised, alerts_resolved: summary.alerts_resolved, run_hours: runHours, work_order: counted.execution?.task_code ?? null }));
+      }
+    } catch (err) {
+      // The API restarting, a token expiring: the next tick tries again.
+      console.log(JSON.stringify({ msg: 'demo gateway: tick failed', tick, error: (err as Error).message.slice(0, 200) }));
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

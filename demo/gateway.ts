@@ -12,8 +12,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DemoApiClient } from './api-client';
-import { DEGRADING_PUMP, DEMO_ASSETS, degradedVibration, RUN_HOURS_PER_TICK } from './plant';
+import { DEGRADING_PUMP, DEMO_ASSETS, degradedVibration, RUN_HOURS_AT_START, RUN_HOURS_PER_TICK } from './plant';
+import { createLogger } from '../infra/logger';
 import { readDemoState } from './state';
+
+const log = createLogger('info', { component: 'demo-gateway' });
 
 /** A normal sample (Box-Muller): sensor noise. */
 const gaussian = () => Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
@@ -55,23 +58,23 @@ async function main(): Promise<void> {
 
   // Run hours go on from the last reading the plan has (a restarted gateway must not count back).
   const last = await api.call<{ items: Array<{ value: number }> }>('GET', `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter/history?limit=1`);
-  let runHours = Number(last.items[0]?.value ?? 0);
+  let runHours = Math.max(Number(last.items[0]?.value ?? 0), RUN_HOURS_AT_START);
   let stopping = false;
   process.once('SIGTERM', () => (stopping = true));
   process.once('SIGINT', () => (stopping = true));
-  console.log(JSON.stringify({ msg: 'demo gateway started', interval_ms: intervalMs, run_hours: runHours }));
+  log.info({ interval_ms: intervalMs, run_hours: runHours }, 'demo gateway started');
 
   for (let tick = 0; !stopping; tick++) {
     try {
       const summary = await api.call('POST', '/api/v1/machine/readings/batch', { readings: readingsForTick(state.assetIds, tick, degradation, new Date()) });
-      runHours += RUN_HOURS_PER_TICK;
+      runHours = round(runHours + RUN_HOURS_PER_TICK);
       const counted = await api.call('POST', `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter`, { value: runHours, source: 'demo-gateway' }, { 'Idempotency-Key': `demo-run-hours-${runHours}` });
       if (summary.alerts_raised > 0 || summary.alerts_resolved > 0 || counted.execution) {
-        console.log(JSON.stringify({ msg: 'demo gateway', tick, alerts_raised: summary.alerts_raised, alerts_resolved: summary.alerts_resolved, run_hours: runHours, work_order: counted.execution?.task_code ?? null }));
+        log.info({ tick, alerts_raised: summary.alerts_raised, alerts_resolved: summary.alerts_resolved, run_hours: runHours, work_order: counted.execution?.task_code ?? null }, 'demo gateway');
       }
     } catch (err) {
       // The API restarting, a token expiring: the next tick tries again.
-      console.log(JSON.stringify({ msg: 'demo gateway: tick failed', tick, error: (err as Error).message.slice(0, 200) }));
+      log.warn({ tick, error: (err as Error).message.slice(0, 200) }, 'demo gateway: tick failed');
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

@@ -57,8 +57,14 @@ export const DEMO_ASSETS: DemoAsset[] = [
 /** The counter plan that the gateway's run hours bring due. */
 export const RUN_HOURS_PLAN = 'Compressor C-201 service every 250 run hours';
 export const RUN_HOURS_EVERY = 250;
-/** Simulated run hours per gateway tick: the counter plan comes due after about a dozen ticks. */
-export const RUN_HOURS_PER_TICK = 20;
+/**
+ * The compressor's hour meter when the demo first starts (an hour before its service), and the run
+ * time per gateway tick: 3 minutes, so the 3-second ticks of `npm run up` run the plant 60 times
+ * faster than real time and the plan comes due about a minute after the start. (Faster would make
+ * its projected interval, and with it the 10 % grace before overdue, only seconds long.)
+ */
+export const RUN_HOURS_AT_START = 249;
+export const RUN_HOURS_PER_TICK = 0.05;
 
 export const DEMO_WEBHOOK_EVENTS = ['asset.alert.*', 'task.*'];
 export const DEMO_AGENT = 'Vibration watcher';

@@ -12,7 +12,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { verifyXSignature } from '../domain/webhooks/signing';
+import { createLogger } from '../infra/logger';
 import { readDemoState } from './state';
+
+const log = createLogger('info', { component: 'demo-webhook-receiver' });
 
 /** One delivery in four fails its first attempt: the 1st, 5th, 9th... distinct delivery this receiver sees. */
 export const refusesFirstAttempt = (ordinal: number): boolean => ordinal % 4 === 0;
@@ -55,13 +58,13 @@ async function main(): Promise<void> {
       } catch {
         // not JSON: printed as '?'
       }
-      console.log(JSON.stringify({ msg: 'webhook delivery', type, delivery_id: deliveryId, signature: ours, standard_webhooks: standard, answered: status, ...(status === 503 ? { note: 'refused on purpose: watch the retry' } : {}) }));
+      log.info({ type, delivery_id: deliveryId, signature: ours, standard_webhooks: standard, answered: status, ...(status === 503 ? { note: 'refused on purpose: watch the retry in the Temporal UI' } : {}) }, 'webhook delivery');
       res.writeHead(status, { 'Content-Type': 'application/json' });
       res.end(status === 200 ? '{"received":true}' : '{"received":false}');
     });
   });
   await new Promise<void>((resolve) => server.listen(Number(process.env.DEMO_WEBHOOK_PORT ?? 0), '127.0.0.1', resolve));
-  console.log(JSON.stringify({ msg: 'demo webhook receiver listening', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/demo-webhooks` }));
+  log.info({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/demo-webhooks` }, 'demo webhook receiver listening');
   const stop = () => server.close(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -25,6 +25,9 @@ const DATA = path.join(ROOT, '.data');
 const STACK_ENV_FILE = path.join(DATA, 'stack.env'); // read by operator CLIs (infra/env-file.ts)
 const HOST = services.HOST;
 const SKIP_BUILD = process.argv.includes('--skip-build'); // `npm run up -- --skip-build`
+// The demo plant, its simulated gateway and webhook receiver: `npm run up -- --no-demo` or DEMO=off skips them.
+const DEMO = !process.argv.includes('--no-demo') && process.env.DEMO !== 'off';
+const DEMO_STATE_FILE = path.join(DATA, 'demo.json');
 const started = Date.now();
 const log = (text) => process.stdout.write(text + '\n');
 const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
@@ -44,6 +47,7 @@ function plan() {
   return {
     apiPort: portFromEnv('API_PORT', 3000),
     workerHttpPort: portFromEnv('WORKER_HTTP_PORT', 3001),
+    demoWebhookPort: DEMO ? portFromEnv('DEMO_WEBHOOK_PORT', 3002) : null,
     postgres: env.DATABASE_URL ? null : { port: portFromEnv('PG_PORT', 5432) },
     temporal: env.TEMPORAL_ADDRESS
       ? null
@@ -59,6 +63,7 @@ function portsToCheck(p) {
     { port: p.apiPort, what: 'API', envVar: 'API_PORT' },
     { port: p.workerHttpPort, what: 'worker probes and metrics', envVar: 'WORKER_HTTP_PORT' },
   ];
+  if (p.demoWebhookPort) ports.push({ port: p.demoWebhookPort, what: 'demo webhook receiver', envVar: 'DEMO_WEBHOOK_PORT' });
   if (p.postgres) ports.push({ port: p.postgres.port, what: 'PostgreSQL', envVar: 'PG_PORT' });
   if (p.temporal) {
     ports.push({ port: p.temporal.port, what: 'Temporal gRPC', envVar: 'TEMPORAL_PORT' });
@@ -231,13 +236,37 @@ async function main() {
     });
 
     const apiBase = `${apiOrigin}/api/v1`;
+    if (p.demoWebhookPort) {
+      step('demo plant (through the API)');
+      const demoEnv = {
+        ...childEnv,
+        DEMO_API_ORIGIN: apiOrigin,
+        DEMO_ADMIN_EMAIL: login.email,
+        DEMO_ADMIN_PASSWORD: login.password,
+        DEMO_STATE_FILE,
+        DEMO_WEBHOOK_PORT: String(p.demoWebhookPort),
+      };
+      const demoOptions = { env: demoEnv, cwd: ROOT };
+      restartable.webhooks = () => runner.start('webhooks', ...nodeScript('dist/demo/webhook-receiver.js'), demoOptions);
+      restartable.gateway = () => runner.start('gateway', ...nodeScript('dist/demo/gateway.js'), demoOptions);
+      const receiver = restartable.webhooks();
+      const webhookUrl = parsePinoLine(await waitForLine(receiver, pinoMsg('demo webhook receiver listening'), 30_000, 'the receiver URL')).url;
+      const seeded = await runner.run('demo-seed', ...nodeScript('dist/demo/seed-plant.js'), { env: { ...demoEnv, DEMO_WEBHOOK_URL: webhookUrl }, cwd: ROOT, echo: false });
+      const result = JSON.parse(seeded.filter((line) => line.startsWith('{')).pop());
+      log(result.created > 0 ? `demo plant: created ${result.created} resources (${result.kept} kept)` : `demo plant: already seeded (${result.kept} resources kept)`);
+      restartable.gateway();
+    }
     const check = await verifiedCurl(apiBase, login).catch((error) => ({ ok: false, note: error.message, curl: null }));
-    printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets, login, check, env: stackEnv });
+    printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets, login, check, env: stackEnv, demo: Boolean(p.demoWebhookPort) });
 
     // The API and the worker are restarted with backoff when they die (one bad request must not
     // stop the stack); infrastructure that dies takes the stack down with a clear message.
     superviseProcess({ name: 'worker', start: restartable.worker, isStopping: () => runner.stopping, log }, worker);
     superviseProcess({ name: 'api', start: restartable.api, isStopping: () => runner.stopping, log }, api);
+    for (const name of ['webhooks', 'gateway']) {
+      const child = runner.runningChildren().find((c) => c.name === name);
+      if (child) superviseProcess({ name, start: restartable[name], isStopping: () => runner.stopping, log }, child);
+    }
     const watched = runner.runningChildren().filter((child) => !Object.hasOwn(restartable, child.name)).map((child) => [child.name, child.exited]);
     if (postgres) watched.push(['postgres', postgres.exited]);
     for (const [name, exited] of watched) {
@@ -271,7 +300,7 @@ function parseSeedResult(lines) {
   throw new Error(`the seed's last line is not {"tenant_id","email","password"}: ${last}`);
 }
 
-function printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets, login, check, env }) {
+function printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets, login, check, env, demo }) {
   const rows = [
     ['API', apiBase],
     ['API docs', `${apiBase}/docs`],
@@ -288,6 +317,19 @@ function printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets,
   log(`\n${line}\n${bold(`industrial-ops is up — ready in ${seconds(Date.now() - started)}`)}`);
   for (const [label, value] of rows) log(`  ${label.padEnd(14)} ${value}`);
   if (check.curl) log(`\n  Try it:\n  ${check.curl}`);
+  if (demo) {
+    const ui = temporal ? temporal.uiUrl : env.TEMPORAL_UI_URL;
+    const query = encodeURIComponent(`TenantId="${login.tenantId}"`);
+    log(`
+  The demo plant is running (a simulated gateway posts readings every 3 s; one pump degrades):
+  - the dashboard: curl '${apiBase}/dashboard' -H "authorization: Bearer $TOKEN" (alerts, health, open work orders)
+  - in a minute or two: an alert on "Cooling pump P-101", the "Vibration watcher" agent's run,
+    a work order from the compressor's run hours, and "webhooks" lines below (signatures checked;
+    every fourth delivery is refused once, then retried 30 s later)${ui ? `
+  - the workflows behind it: ${ui}/namespaces/${env.TEMPORAL_NAMESPACE || 'default'}/workflows?query=${query}
+    (maintenance-plan/... with their timers, webhook-delivery/... with a retry, machine-agent/...)` : ''}${minio ? `
+  - the report files: ${minio.consoleUrl}/browser/industrial-ops (folder reports/${login.tenantId}/)` : ''}`);
+  }
   if (!check.ok) log(`\n  ⚠ the curl above was checked and failed: ${check.note}`);
   log(`\n  Data: .data/ (kept between runs; secrets in .data/secrets.env). Ctrl-C stops everything.\n${line}\n`);
 }

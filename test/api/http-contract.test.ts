@@ -59,12 +59,13 @@ describe('error bodies', () => {
     expectError(res, 405, 'METHOD_NOT_ALLOWED');
   });
 
-  it('answers 500 without a stack trace or connection details when a dependency fails', async () => {
+  it('answers 503 naming the database, without a stack trace or connection details, when PostgreSQL is unreachable', async () => {
     const broken = await startTestApi({ databaseUrl: 'postgres://app:s3cret-password@127.0.0.1:9/none' });
     try {
       const res = await broken.request('/api/v1/assets', { token: tenant.token });
-      expectError(res, 500, 'INTERNAL_ERROR');
-      expect(res.text).not.toMatch(/s3cret|at .*\.(js|ts):\d+|ECONNREFUSED|stack/);
+      expectError(res, 503, 'DEPENDENCY_UNAVAILABLE');
+      expect(res.body.down).toEqual(['postgres']);
+      expect(res.text).not.toMatch(/s3cret|at .*\.(js|ts):\d+|ECONNREFUSED|stack|127\.0\.0\.1/);
     } finally {
       await broken.close();
     }

@@ -96,10 +96,13 @@ describe('inbound messages', () => {
       ['inbound', 'Still leaking'],
     ]);
 
-    const events = await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId }).whereIn('type', ['conversation.started', 'conversation.message.received']).orderBy('created_at');
-    expect(events.map((e) => e.type)).toEqual(['conversation.started', 'conversation.message.received', 'conversation.message.received']);
-    expect(events[0].data).toEqual({ conversation_id: conversationId, agent_id: agentId, contact_id: contact.id, channel: 'whatsapp' });
-    expect(Object.keys(events[1].data).sort()).toEqual(['agent_id', 'channel', 'contact_id', 'conversation_id', 'message_id']);
+    // Written in one transaction, so they share created_at: compared by type, not by order.
+    const events = await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId }).whereIn('type', ['conversation.started', 'conversation.message.received']);
+    const started = events.filter((e) => e.type === 'conversation.started');
+    const received = events.filter((e) => e.type === 'conversation.message.received');
+    expect([started.length, received.length]).toEqual([1, 2]);
+    expect(started[0].data).toEqual({ conversation_id: conversationId, agent_id: agentId, contact_id: contact.id, channel: 'whatsapp' });
+    for (const event of received) expect(Object.keys(event.data).sort()).toEqual(['agent_id', 'channel', 'contact_id', 'conversation_id', 'message_id']);
     expect(JSON.stringify(events)).not.toMatch(/leaking|34611222333|Ana/);
     const audit = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'conversation.message_received' });
     expect(audit).toHaveLength(2);

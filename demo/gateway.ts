@@ -3,9 +3,10 @@
  * DEMO_GATEWAY_INTERVAL_MS (3 s) it posts one reading per monitored parameter of the demo plant
  * through POST /api/v1/machine/readings/batch, and the compressor's run hours to its counter plan.
  * Everything is near its baseline except the vibration of the degrading pump, which rises by
- * DEMO_DEGRADATION_PER_TICK of its baseline per tick (default 0.5 %) after a quiet start: within a
- * minute or two it leaves its band, an alert is raised, health drops, the machine agent fires, and
- * the run-hours plan comes due and creates a work order.
+ * DEMO_DEGRADATION_PER_TICK of its baseline per tick (default 0.2 %) after a quiet start: after two
+ * minutes its prognostics project the crossing of its band a few minutes ahead, after about five it
+ * leaves the band, an alert is raised, health drops and the machine agent fires; meanwhile the
+ * run-hours plan comes due and creates a work order.
  *
  * Environment: DEMO_API_ORIGIN, DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD, DEMO_STATE_FILE; optional
  * DEMO_GATEWAY_INTERVAL_MS, DEMO_DEGRADATION_PER_TICK.
@@ -17,6 +18,9 @@ import { createLogger } from '../infra/logger';
 import { readDemoState } from './state';
 
 const log = createLogger('info', { component: 'demo-gateway' });
+
+const BACKFILL_MINUTES = 20;
+const BACKFILL_EVERY_MS = 20_000;
 
 /** A normal sample (Box-Muller): sensor noise. */
 const gaussian = () => Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
@@ -54,11 +58,21 @@ async function main(): Promise<void> {
   if (!state) throw new Error('no demo state: run the demo seed first');
   const api = new DemoApiClient(need('DEMO_API_ORIGIN'), need('DEMO_ADMIN_EMAIL'), need('DEMO_ADMIN_PASSWORD'));
   const intervalMs = Number(process.env.DEMO_GATEWAY_INTERVAL_MS ?? 3_000);
-  const degradation = Number(process.env.DEMO_DEGRADATION_PER_TICK ?? 0.005);
+  const degradation = Number(process.env.DEMO_DEGRADATION_PER_TICK ?? 0.002);
 
   // Run hours go on from the last reading the plan has (a restarted gateway must not count back).
   const last = await api.call<{ items: Array<{ value: number }> }>('GET', `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter/history?limit=1`);
   let runHours = Math.max(Number(last.items[0]?.value ?? 0), RUN_HOURS_AT_START);
+  // A gateway that connects for the first time uploads the history it buffered: the last
+  // BACKFILL_MINUTES of every sensor, all near baseline, so trends have a past to start from.
+  const pumpId = Object.hasOwn(state.assetIds, DEGRADING_PUMP) ? state.assetIds[DEGRADING_PUMP] : undefined;
+  if (pumpId && (await api.call<{ total: number }>('GET', `/api/v1/assets/${pumpId}/readings?limit=1`)).total === 0) {
+    const now = Date.now();
+    const history = [];
+    for (let ago = BACKFILL_MINUTES * 60_000; ago > 0; ago -= BACKFILL_EVERY_MS) history.push(...readingsForTick(state.assetIds, 0, 0, new Date(now - ago)));
+    for (let i = 0; i < history.length; i += 500) await api.call('POST', '/api/v1/machine/readings/batch', { readings: history.slice(i, i + 500) });
+    log.info({ readings: history.length, minutes: BACKFILL_MINUTES }, 'demo gateway: uploaded its buffered history');
+  }
   let stopping = false;
   process.once('SIGTERM', () => (stopping = true));
   process.once('SIGINT', () => (stopping = true));

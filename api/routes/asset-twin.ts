@@ -1,5 +1,6 @@
 import Joi from '../../domain/joi';
-import { AssetPrognosis, assetCycleSeries, FAILURE_WINDOW_DAYS, prognoseSeries, PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
+import { AssetPrognosis, assetCycleSeries, degradationPrognosis, FAILURE_WINDOW_DAYS, prognoseSeries, PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
+import { DEGRADATION_MODEL_VERSION, type DegradationInsufficient, type DegradationPrognosis } from '../../domain/prognostics/degradation';
 import { bandOf } from '../../db/asset-monitoring/recompute';
 import { activeBaselines } from '../../db/queries/baselines';
 import { effectiveConfig } from '../../db/queries/predictive-configs';
@@ -80,6 +81,39 @@ export function prognosticsBody(p: AssetPrognosis, cyclesAvailable: number, conf
     reason,
     inputs,
   };
+}
+
+/** The general model's answer (assets without a turbofan mapping), in the same shape plus its evidence. */
+export function degradationBody(p: DegradationPrognosis | DegradationInsufficient) {
+  if (p.status === 'insufficient_data') {
+    return {
+      status: 'insufficient_data' as const,
+      remaining_useful_life: null,
+      failure_probability: null,
+      horizon_days: FAILURE_WINDOW_DAYS,
+      recommended_action: 'collect_more_data',
+      confidence: 0,
+      confidence_level: 'low' as const,
+      model_version: p.model_version,
+      reason: { code: p.reason, message: p.message, parameters: p.parameters },
+    };
+  }
+  const readings = p.drivers.reduce((n, d) => n + d.readings, 0);
+  return {
+    ...p,
+    reason: null,
+    evidence: { parameters: p.drivers.length, readings, days: Math.max(...p.drivers.map((d) => d.days)) },
+  };
+}
+
+/**
+ * GET /prognostics: the turbofan model for an asset type whose predictive config maps its
+ * parameters to the model's sensors, the general degradation model for every other asset.
+ */
+async function assetPrognostics(db: Queryable, tenantId: string, asset: { id: string; type: string }) {
+  const config = await effectiveConfig(db, tenantId, asset.type);
+  if (Object.keys(config.model_inputs).length === 0) return degradationBody(await degradationPrognosis(db, tenantId, asset.id, config));
+  return (await prognosisOf(db, tenantId, asset)).body;
 }
 
 async function prognosisOf(db: Queryable, tenantId: string, asset: { id: string; type: string }) {
@@ -278,9 +312,12 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
     path: '/:asset_id/prognostics',
     summary: 'Prognostics: remaining useful life and failure probability',
     description:
-      `The asset's readings of the parameters its predictive config maps to model sensors, averaged per cycle (cycle_length_days), through the ` +
-      `C-MAPSS-trained model (domain/prognostics/README.md). RUL in days = cycles × cycle_length_days; failure_probability within ${FAILURE_WINDOW_DAYS} days. ` +
-      'With too little data: status insufficient_data, null numbers, confidence 0 (low) and the reason.',
+      `Asset types whose predictive config maps parameters to model sensors: those readings, averaged per cycle (cycle_length_days), through the ` +
+      `C-MAPSS-trained model (domain/prognostics/README.md); RUL in days = cycles × cycle_length_days. Every other asset: the general degradation ` +
+      `model (model_version ${DEGRADATION_MODEL_VERSION}): each parameter with an active baseline is fitted (robust linear or exponential trend) and ` +
+      `projected to the edge of its band; remaining_useful_life is the earliest crossing in days (null: no parameter heads for a limit), with ` +
+      `drivers (per parameter: shape, limit, crossing date, 90 % interval, readings and days used) and evidence. failure_probability within ` +
+      `${FAILURE_WINDOW_DAYS} days. With too little data: status insufficient_data, null numbers, confidence 0 (low) and the reason, saying what is missing.`,
     tags: ['assets'],
     auth: 'user',
     permission: 'view_assets',
@@ -289,8 +326,7 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
     handler: async (ctx, { params }) => {
       const { tenantId } = userOf(ctx);
       const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
-      const { body } = await prognosisOf(ctx.deps.db, tenantId, asset);
-      ctx.body = { ...body, computed_at: new Date().toISOString() };
+      ctx.body = { ...(await assetPrognostics(ctx.deps.db, tenantId, asset)), computed_at: new Date().toISOString() };
     },
   });
 }

@@ -2,8 +2,11 @@ import { cycleSeries, missingSensors } from '../../domain/assets/cycles';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { describeInsufficient, FD001_MODEL, prognose, type CycleRecord, type RulModel } from '../../domain/prognostics';
 import type { InsufficientPrognosis, Prognosis } from '../../domain/prognostics';
+import { prognoseDegradation, type DegradationInsufficient, type DegradationPrognosis, type ParameterHistory } from '../../domain/prognostics/degradation';
 import { Queryable } from '../knex';
-import { cycleAverages } from '../queries/readings';
+import { activeBaselines } from '../queries/baselines';
+import { cycleAverages, recentReadings } from '../queries/readings';
+import { bandOf } from './recompute';
 
 /** The model the endpoint and the digital twin use. */
 export const PROGNOSTICS_MODEL: RulModel = FD001_MODEL;
@@ -53,4 +56,32 @@ export function prognoseSeries(input: AssetSeries, config: PredictiveConfig): As
     thresholds: config.action_thresholds,
     model: PROGNOSTICS_MODEL,
   });
+}
+
+/** Readings per parameter the general model fits (the newest ones). */
+export const DEGRADATION_READINGS_PER_PARAMETER = 5_000;
+
+/**
+ * The general model for an asset without a turbofan mapping (domain/prognostics/degradation.ts):
+ * every parameter with an active baseline, its band's edges as failure limits, its newest readings.
+ */
+export async function degradationPrognosis(db: Queryable, tenantId: string, assetId: string, config: PredictiveConfig, now = new Date()): Promise<DegradationPrognosis | DegradationInsufficient> {
+  const baselines = await activeBaselines(db, tenantId, [assetId]);
+  const readings = await recentReadings(
+    db,
+    tenantId,
+    baselines.map((b) => ({ asset_id: assetId, parameter: b.parameter })),
+    DEGRADATION_READINGS_PER_PARAMETER,
+  );
+  const histories: ParameterHistory[] = baselines.map((b) => {
+    const band = bandOf(b, config);
+    return {
+      parameter: b.parameter,
+      readings: readings.filter((r) => r.parameter === b.parameter).map((r) => ({ t: new Date(r.ts).getTime(), y: r.value })),
+      upper: band.upper,
+      lower: band.lower,
+      limit_source: 'baseline_band' as const,
+    };
+  });
+  return prognoseDegradation(histories, { nowMs: now.getTime(), horizonDays: FAILURE_WINDOW_DAYS, thresholds: config.action_thresholds });
 }

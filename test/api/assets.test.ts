@@ -441,7 +441,7 @@ describe('prognostics and the digital twin', () => {
     expect(put.status).toBe(200);
   });
 
-  it('says so, with no number, when the asset type has no model inputs', async () => {
+  it('answers with the general model, saying what is missing, for an asset type without model inputs and without baselines', async () => {
     const asset = await createAsset(a, { name: 'Unmapped', type: `nothing-${randomUUID().slice(0, 8)}` });
     const res = await api.request(`/api/v1/assets/${asset}/prognostics`, { token: a.token });
     expect(res.status).toBe(200);
@@ -452,8 +452,8 @@ describe('prognostics and the digital twin', () => {
       recommended_action: 'collect_more_data',
       confidence: 0,
       confidence_level: 'low',
-      model_version: FD001_MODEL.model_version,
-      reason: { code: 'no_model_inputs' },
+      model_version: 'degradation-trend-v1',
+      reason: { code: 'no_limits' },
     });
   });
 

@@ -3,8 +3,8 @@
  * run as the processes `npm run up` starts (from dist/demo), the seed goes through the public API
  * as the tenant's admin. Within a bounded time: the plant is there, readings keep arriving, the
  * degrading pump raises an alert and the machine agent runs on it, a webhook delivery is recorded
- * as delivered and one as retried after a refused first attempt, and the run-hours plan creates a
- * work order. A second seed creates nothing. The gateway runs faster than under `npm run up`
+ * as delivered and one as retried after a refused first attempt, the run-hours plan creates a work
+ * order, and the pump's prognostics give it a finite remaining life. A second seed creates nothing. The gateway runs faster than under `npm run up`
  * (500 ms ticks, a steeper degradation); the receiver's retry comes after the real 30 s timer.
  */
 import fs from 'node:fs';
@@ -100,6 +100,12 @@ it('seeds a plant whose data moves: alert, agent run, work order, deliveries wit
   expect(log).toContainEqual({ delivery_id: retried.delivery_id, attempt: 1, status: 'failed' });
   const receiverLines = fs.readFileSync(path.join(ROOT, '.run/demo-receiver.log'), 'utf8').split('\n').filter((l) => l.includes('webhook delivery'));
   expect(receiverLines.every((l) => l.includes('"signature":"ok"') && l.includes('"standard_webhooks":"ok"'))).toBe(true);
+
+  // Its prognostics: a finite remaining life (0 once its trend is past the band edge), driven by the
+  // vibration, fitted over the gateway's uploaded history and what followed.
+  const prognostics = await until(() => get(`/api/v1/assets/${pump.id}/prognostics`), (p) => typeof p.remaining_useful_life === 'number', 'a finite remaining life', 60_000, 1_000);
+  expect(prognostics).toMatchObject({ status: 'ok', model_version: 'degradation-trend-v1' });
+  expect(prognostics.drivers[0]).toMatchObject({ parameter: 'vibration', limit_kind: 'upper' });
 
   // A second start seeds nothing twice.
   const second = await seed();

@@ -1,0 +1,63 @@
+/**
+ * The general prognostics model end to end (issue 20): readings through the gateway's batch
+ * endpoint, a baseline, and GET /prognostics for a pump whose vibration rises (a finite RUL with
+ * its evidence) and for one whose vibration is flat (no finite RUL, a low probability).
+ */
+import { randomUUID } from 'node:crypto';
+import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+
+const DAY = 86_400_000;
+let api: TestApi;
+let tenant: TestTenant;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  tenant = await createTenant(api);
+});
+afterAll(() => api?.close());
+
+async function pumpWithVibration(level: (day: number) => number): Promise<string> {
+  const created = await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: `Pump ${randomUUID().slice(0, 6)}`, type: 'pump' } });
+  const id = created.body.id;
+  const baseline = await api.request(`/api/v1/assets/${id}/baselines`, { method: 'POST', token: tenant.token, json: { parameter: 'vibration', baseline_value: 2.5, tolerance_percent: 20, measurement_unit: 'mm/s' } });
+  expect(baseline.status).toBe(201);
+  // 30 days, every 2 hours (361 readings, in batches of at most 500), with ±2 % of noise.
+  const now = Date.now();
+  const readings = Array.from({ length: 361 }, (_, i) => {
+    const day = i / 12;
+    const noise = 1 + 0.02 * Math.sin(i * 12.9898);
+    return { event_id: `gw-${randomUUID()}`, asset_id: id, parameter: 'vibration', value: Math.round(level(day) * noise * 1000) / 1000, unit: 'mm/s', timestamp: new Date(now - (30 - day) * DAY).toISOString(), source: 'gw-1' };
+  });
+  const ingested = await api.request('/api/v1/machine/readings/batch', { method: 'POST', token: tenant.token, json: { readings } });
+  expect(ingested.status).toBe(200);
+  return id;
+}
+
+it('projects a rising vibration to the edge of its baseline band, with the evidence', async () => {
+  // From 2.0 to 2.8 mm/s over 30 days (0.0267 a day): the band's upper edge 3.0 in about 7.5 days.
+  const pump = await pumpWithVibration((day) => 2 + (0.8 * day) / 30);
+  const res = await api.request(`/api/v1/assets/${pump}/prognostics`, { token: tenant.token });
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ status: 'ok', model_version: 'degradation-trend-v1', horizon_days: 30, reason: null });
+  expect(res.body.remaining_useful_life).toBeGreaterThan(5);
+  expect(res.body.remaining_useful_life).toBeLessThan(10);
+  expect(res.body.failure_probability).toBeGreaterThan(0.9);
+  expect(res.body.recommended_action).toBe('immediate_maintenance');
+  expect(res.body.drivers[0]).toMatchObject({ parameter: 'vibration', shape: 'linear', limit: 3, limit_kind: 'upper', limit_source: 'baseline_band', readings: 361 });
+  expect(res.body.drivers[0].days).toBeCloseTo(30, 0);
+  expect(new Date(res.body.projected_crossing_at).getTime()).toBeGreaterThan(Date.now() + 5 * DAY);
+  expect(res.body.evidence).toEqual({ parameters: 1, readings: 361, days: res.body.drivers[0].days });
+});
+
+it('gives a flat vibration no finite RUL and a low probability', async () => {
+  const pump = await pumpWithVibration(() => 2.5);
+  const res = await api.request(`/api/v1/assets/${pump}/prognostics`, { token: tenant.token });
+  expect(res.body).toMatchObject({ status: 'ok', remaining_useful_life: null, projected_crossing_at: null, recommended_action: 'continue_operation' });
+  expect(res.body.failure_probability).toBeLessThanOrEqual(0.05);
+});
+
+it('keeps another tenant out', async () => {
+  const pump = await pumpWithVibration(() => 2.5);
+  const other = await createTenant(api);
+  expectError(await api.request(`/api/v1/assets/${pump}/prognostics`, { token: other.token }), 404, 'NOT_FOUND');
+});

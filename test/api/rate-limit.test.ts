@@ -8,22 +8,26 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 describe('rate limits per tenant plan', () => {
-  it('lets a Free tenant firing 40 concurrent requests through exactly its burst, and answers the rest 429', async () => {
+  it('lets a Free tenant firing 40 concurrent requests through its burst per second, and answers the rest 429', async () => {
     const free = await createTenant(api, 'free');
+    const started = Date.now();
     const responses = await Promise.all(Array.from({ length: 40 }, () => api.request('/api/v1/assets', { token: free.token })));
+    // The burst window is one second: a run that took longer (a loaded machine) may open a second one.
+    const windows = Math.ceil((Date.now() - started) / 1000) + 1;
     const ok = responses.filter((r) => r.status === 200);
     const limited = responses.filter((r) => r.status === 429);
-    expect(ok).toHaveLength(RATE_LIMITS.free.burstPerSecond);
-    expect(limited).toHaveLength(40 - RATE_LIMITS.free.burstPerSecond);
+    expect(ok.length).toBeGreaterThanOrEqual(RATE_LIMITS.free.burstPerSecond);
+    expect(ok.length).toBeLessThanOrEqual(Math.min(30, RATE_LIMITS.free.burstPerSecond * windows));
+    expect(limited).toHaveLength(40 - ok.length);
 
     for (const r of responses) {
       expect(r.headers.get('x-ratelimit-limit')).toBe('30');
       expect(Number(r.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
       expect(Number(r.headers.get('x-ratelimit-reset'))).toBeLessThanOrEqual(Date.now() / 1000 + 61);
     }
-    // The 10 accepted requests spent 10 of the 30 per minute; refused ones spent none.
+    // The accepted requests spent one each of the 30 per minute; refused ones spent none.
     const remaining = ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y);
-    expect(remaining).toEqual([20, 21, 22, 23, 24, 25, 26, 27, 28, 29]);
+    expect(remaining).toEqual(Array.from({ length: ok.length }, (_, i) => 30 - ok.length + i));
     const refused = limited[0];
     expectError(refused, 429, 'RATE_LIMITED');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../../api/context';
 import { createContractCheck } from '../../support/response-contract';
 
 // The routes only: no dependency is touched while building the document.
-const { routes } = createApp({ config: { api: { trustedProxyHops: 0 }, deprecations: [] } } as unknown as AppDeps);
+const { routes } = createApp({ config: { api: { trustedProxyHops: 0 }, deprecations: [], metricsToken: null }, metrics: { registry: null } } as unknown as AppDeps);
 const contract = createContractCheck(routes);
 
 describe('the response contract check of the API tests', () => {

@@ -52,6 +52,11 @@ const configBody = Joi.object({
   action_thresholds: actionThresholds.default(DEFAULT_ACTION_THRESHOLDS),
   alert_sensitivity: Joi.number().min(0.1).max(10).default(1).description('Divides baseline tolerances and the anomaly z threshold (2 = twice as sensitive)'),
   operational_parameters: Joi.object(Object.fromEntries(OPERATIONAL_PARAMETERS.map((p) => [p, parameterName]))).default({}),
+  failure_limits: Joi.object()
+    .pattern(parameterName, Joi.object({ upper: Joi.number(), lower: Joi.number() }).or('upper', 'lower'))
+    .max(100)
+    .default({})
+    .description('Failure limits by parameter (`{"vibration": {"upper": 7.1}}`): the general prognostics model projects to them instead of the baseline band'),
 });
 
 const configSchema = Joi.object({
@@ -62,6 +67,7 @@ const configSchema = Joi.object({
   action_thresholds: Joi.object().unknown(true),
   alert_sensitivity: Joi.number(),
   operational_parameters: Joi.object().pattern(Joi.string(), Joi.string()),
+  failure_limits: Joi.object().pattern(Joi.string(), Joi.object({ upper: Joi.number(), lower: Joi.number() })),
   updated_at: Joi.string().isoDate().allow(null),
 });
 

@@ -63,24 +63,28 @@ export const DEGRADATION_READINGS_PER_PARAMETER = 5_000;
 
 /**
  * The general model for an asset without a turbofan mapping (domain/prognostics/degradation.ts):
- * every parameter with an active baseline, its band's edges as failure limits, its newest readings.
+ * every parameter with a failure limit in the predictive config or an active baseline (its band's
+ * edges), with its newest readings.
  */
 export async function degradationPrognosis(db: Queryable, tenantId: string, assetId: string, config: PredictiveConfig, now = new Date()): Promise<DegradationPrognosis | DegradationInsufficient> {
-  const baselines = await activeBaselines(db, tenantId, [assetId]);
+  const bands = new Map((await activeBaselines(db, tenantId, [assetId])).map((b) => [b.parameter, bandOf(b, config)]));
+  const configured = new Map(Object.entries(config.failure_limits));
+  const parameters = [...new Set([...configured.keys(), ...bands.keys()])];
   const readings = await recentReadings(
     db,
     tenantId,
-    baselines.map((b) => ({ asset_id: assetId, parameter: b.parameter })),
+    parameters.map((parameter) => ({ asset_id: assetId, parameter })),
     DEGRADATION_READINGS_PER_PARAMETER,
   );
-  const histories: ParameterHistory[] = baselines.map((b) => {
-    const band = bandOf(b, config);
+  const histories: ParameterHistory[] = parameters.map((parameter) => {
+    const limits = configured.get(parameter);
+    const band = bands.get(parameter);
     return {
-      parameter: b.parameter,
-      readings: readings.filter((r) => r.parameter === b.parameter).map((r) => ({ t: new Date(r.ts).getTime(), y: r.value })),
-      upper: band.upper,
-      lower: band.lower,
-      limit_source: 'baseline_band' as const,
+      parameter,
+      readings: readings.filter((r) => r.parameter === parameter).map((r) => ({ t: new Date(r.ts).getTime(), y: r.value })),
+      upper: limits ? (limits.upper ?? null) : (band?.upper ?? null),
+      lower: limits ? (limits.lower ?? null) : (band?.lower ?? null),
+      limit_source: limits ? ('predictive_config' as const) : ('baseline_band' as const),
     };
   });
   return prognoseDegradation(histories, { nowMs: now.getTime(), horizonDays: FAILURE_WINDOW_DAYS, thresholds: config.action_thresholds });

@@ -17,6 +17,7 @@ export const PREDICTIVE_CONFIG_COLUMNS = [
   'action_thresholds',
   'alert_sensitivity',
   'operational_parameters',
+  'failure_limits',
   'created_at',
   'updated_at',
 ] as const;
@@ -48,18 +49,19 @@ export function toConfig(row: PredictiveConfigRow): PredictiveConfig {
     action_thresholds: row.action_thresholds,
     alert_sensitivity: Number(row.alert_sensitivity),
     operational_parameters: row.operational_parameters,
+    failure_limits: row.failure_limits ?? {},
   };
 }
 
 /** Creates or replaces the config of an asset type; returns the row and whether it was new. */
 export async function upsertPredictiveConfig(db: Queryable, tenantId: string, config: PredictiveConfig): Promise<{ row: PredictiveConfigRow; created: boolean }> {
   const { rows } = await db.raw(
-    `insert into predictive_configs as c (tenant_id, asset_type, model_inputs, cycle_length_days, action_thresholds, alert_sensitivity, operational_parameters)
-     values (?, ?, ?::jsonb, ?, ?::jsonb, ?, ?::jsonb)
+    `insert into predictive_configs as c (tenant_id, asset_type, model_inputs, cycle_length_days, action_thresholds, alert_sensitivity, operational_parameters, failure_limits)
+     values (?, ?, ?::jsonb, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb)
      on conflict (tenant_id, asset_type) do update
        set model_inputs = excluded.model_inputs, cycle_length_days = excluded.cycle_length_days,
            action_thresholds = excluded.action_thresholds, alert_sensitivity = excluded.alert_sensitivity,
-           operational_parameters = excluded.operational_parameters, updated_at = now()
+           operational_parameters = excluded.operational_parameters, failure_limits = excluded.failure_limits, updated_at = now()
      returning ${PREDICTIVE_CONFIG_COLUMNS.join(', ')}, (xmax = 0) as created`,
     [
       tenantId,
@@ -69,6 +71,7 @@ export async function upsertPredictiveConfig(db: Queryable, tenantId: string, co
       JSON.stringify(config.action_thresholds),
       config.alert_sensitivity,
       JSON.stringify(config.operational_parameters),
+      JSON.stringify(config.failure_limits),
     ],
   );
   const { created, ...row } = rows[0];

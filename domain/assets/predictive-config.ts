@@ -22,6 +22,16 @@ export interface PredictiveConfig {
   readonly alert_sensitivity: number;
   /** Which asset parameter is the twin's speed, load, temperature, pressure (default: the same name). */
   readonly operational_parameters: Readonly<Partial<Record<OperationalParameter, string>>>;
+  /**
+   * Failure limits by asset parameter (`{"vibration": {"upper": 7.1}}`): where set, the general
+   * prognostics model projects the parameter to them instead of the edges of its baseline band.
+   */
+  readonly failure_limits: Readonly<Record<string, FailureLimit>>;
+}
+
+export interface FailureLimit {
+  readonly upper?: number;
+  readonly lower?: number;
 }
 
 export function defaultPredictiveConfig(assetType: string): PredictiveConfig {
@@ -32,6 +42,7 @@ export function defaultPredictiveConfig(assetType: string): PredictiveConfig {
     action_thresholds: DEFAULT_ACTION_THRESHOLDS,
     alert_sensitivity: 1,
     operational_parameters: {},
+    failure_limits: {},
   };
 }
 

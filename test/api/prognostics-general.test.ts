@@ -16,8 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-async function pumpWithVibration(level: (day: number) => number): Promise<string> {
-  const created = await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: `Pump ${randomUUID().slice(0, 6)}`, type: 'pump' } });
+async function pumpWithVibration(level: (day: number) => number, type = 'pump'): Promise<string> {
+  const created = await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: `Pump ${randomUUID().slice(0, 6)}`, type } });
   const id = created.body.id;
   const baseline = await api.request(`/api/v1/assets/${id}/baselines`, { method: 'POST', token: tenant.token, json: { parameter: 'vibration', baseline_value: 2.5, tolerance_percent: 20, measurement_unit: 'mm/s' } });
   expect(baseline.status).toBe(201);
@@ -47,6 +47,20 @@ it('projects a rising vibration to the edge of its baseline band, with the evide
   expect(res.body.drivers[0].days).toBeCloseTo(30, 0);
   expect(new Date(res.body.projected_crossing_at).getTime()).toBeGreaterThan(Date.now() + 5 * DAY);
   expect(res.body.evidence).toEqual({ parameters: 1, readings: 361, days: res.body.drivers[0].days });
+});
+
+it('projects to the failure limit of the predictive config where one is set, instead of the band edge', async () => {
+  const type = `pump-${randomUUID().slice(0, 6)}`;
+  const put = await api.request(`/api/v1/predictive-config/${type}`, { method: 'PUT', token: tenant.token, json: { failure_limits: { vibration: { upper: 2.9 } } } });
+  expect(put.status).toBe(200);
+  expect(put.body.failure_limits).toEqual({ vibration: { upper: 2.9 } });
+  const pump = await pumpWithVibration((day) => 2 + (0.8 * day) / 30, type);
+  const res = await api.request(`/api/v1/assets/${pump}/prognostics`, { token: tenant.token });
+  expect(res.body.drivers[0]).toMatchObject({ parameter: 'vibration', limit: 2.9, limit_source: 'predictive_config' });
+  // 0.1 below the band's edge at 0.0267 a day: about 3.75 days sooner than the 7.5 of the band.
+  expect(res.body.remaining_useful_life).toBeGreaterThan(2);
+  expect(res.body.remaining_useful_life).toBeLessThan(6);
+  expectError(await api.request(`/api/v1/predictive-config/${type}`, { method: 'PUT', token: tenant.token, json: { failure_limits: { vibration: {} } } }), 422, 'VALIDATION_ERROR');
 });
 
 it('gives a flat vibration no finite RUL and a low probability', async () => {

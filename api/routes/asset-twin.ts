@@ -68,36 +68,27 @@ export function prognosticsBody(p: AssetPrognosis, cyclesAvailable: number, conf
     const { reason: code, ...details } = p.insufficient;
     reason = { code, message: describeInsufficient(p.insufficient), ...details };
   }
+  return { ...withoutNumbers(p.model_version, reason), remaining_useful_life_cycles: null, inputs };
+}
+
+/** Either model's answer when it has too little to go on: no number, only why (confidence 0). */
+function withoutNumbers(modelVersion: string, reason: Record<string, unknown>) {
   return {
     status: 'insufficient_data' as const,
     remaining_useful_life: null,
-    remaining_useful_life_cycles: null,
     failure_probability: null,
     horizon_days: FAILURE_WINDOW_DAYS,
     recommended_action: 'collect_more_data',
     confidence: 0,
     confidence_level: 'low' as const,
-    model_version: p.model_version,
+    model_version: modelVersion,
     reason,
-    inputs,
   };
 }
 
 /** The general model's answer (assets without a turbofan mapping), in the same shape plus its evidence. */
 export function degradationBody(p: DegradationPrognosis | DegradationInsufficient) {
-  if (p.status === 'insufficient_data') {
-    return {
-      status: 'insufficient_data' as const,
-      remaining_useful_life: null,
-      failure_probability: null,
-      horizon_days: FAILURE_WINDOW_DAYS,
-      recommended_action: 'collect_more_data',
-      confidence: 0,
-      confidence_level: 'low' as const,
-      model_version: p.model_version,
-      reason: { code: p.reason, message: p.message, parameters: p.parameters },
-    };
-  }
+  if (p.status === 'insufficient_data') return withoutNumbers(p.model_version, { code: p.reason, message: p.message, parameters: p.parameters });
   const readings = p.drivers.reduce((n, d) => n + d.readings, 0);
   return {
     ...p,

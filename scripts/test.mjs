@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test [-- jest args]`: every test from a fresh clone.
-//   deps (npm install if needed) → tools (.tools/) → build (dist/ holds the worker the API tests
+//   deps (npm ci if needed) → tools (.tools/) → build (dist/ holds the worker the API tests
 //   start) and typecheck (tests included), side by side → jest --ci with the extra arguments.
 // The API tests' stack (PostgreSQL, Temporal, MinIO, worker) is started by test/support/global-setup.ts.
 // Exits non-zero on any failure; prints the time of each step and the total.

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // `npm run up`: the whole local stack from a fresh clone, in one command.
-//   deps (npm install if needed) → tools (.tools/) → build → secrets (.data/secrets.env)
+//   deps (npm ci if needed) → tools (.tools/) → build → secrets (.data/secrets.env)
 //   → PostgreSQL, Temporal dev server, MinIO (each skipped when the environment provides one)
 //   → migrate → seed the demo tenant → worker → API → print the URLs, the demo login and a curl.
 // Data lives in .data/ and is reused by the next run. Ctrl-C stops every child, newest first.
 // `npm run up -- --skip-build` starts dist/ as it is (e.g. while a teammate's file does not compile).
-// Only Node built-ins (and our own scripts/lib) are loaded before `npm install` has run.
+// Only Node built-ins (and our own scripts/lib) are loaded before `npm ci` has run.
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -58,13 +58,16 @@ function runNpm(args, options) {
   });
 }
 
-/** `npm install` when node_modules is missing or older than package(-lock).json. */
+/**
+ * `npm ci` when node_modules is missing or older than package(-lock).json: exactly the locked
+ * versions, and the lockfile is never rewritten (a clone stays clean on every platform).
+ */
 async function ensureDependencies({ root, log }) {
   const reason = dependenciesStale(root);
   if (!reason) return false;
-  log(`deps: ${reason}: running npm install`);
-  await runNpm(['install', '--no-audit', '--no-fund'], { cwd: root });
-  // npm may rewrite package-lock.json after its own marker: touch the marker so the next run is fast.
+  log(`deps: ${reason}: running npm ci`);
+  await runNpm(['ci', '--no-audit', '--no-fund'], { cwd: root });
+  // The marker npm writes may be older than package-lock.json's mtime: touch it so the next run is fast.
   const marker = path.join(root, 'node_modules', '.package-lock.json');
   if (fs.existsSync(marker)) {
     const now = new Date();

@@ -3,8 +3,8 @@
  * DEMO_GATEWAY_INTERVAL_MS (3 s) it posts one reading per monitored parameter of the demo plant
  * through POST /api/v1/machine/readings/batch, and the compressor's run hours to its counter plan.
  * Everything is near its baseline except the vibration of the degrading pump, which rises by
- * DEMO_DEGRADATION_PER_TICK of its baseline per tick (default 0.2 %) after a quiet start: after two
- * minutes its prognostics project the crossing of its band a few minutes ahead, after about five it
+ * DEMO_DEGRADATION_PER_TICK of its baseline per tick (default 0.3 %) after a quiet start: after two
+ * minutes its prognostics project the crossing of its band minutes ahead, after about four it
  * leaves the band, an alert is raised, health drops and the machine agent fires; meanwhile the
  * run-hours plan comes due and creates a work order.
  *
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   if (!state) throw new Error('no demo state: run the demo seed first');
   const api = new DemoApiClient(need('DEMO_API_ORIGIN'), need('DEMO_ADMIN_EMAIL'), need('DEMO_ADMIN_PASSWORD'));
   const intervalMs = Number(process.env.DEMO_GATEWAY_INTERVAL_MS ?? 3_000);
-  const degradation = Number(process.env.DEMO_DEGRADATION_PER_TICK ?? 0.002);
+  const degradation = Number(process.env.DEMO_DEGRADATION_PER_TICK ?? 0.003);
 
   // Run hours go on from the last reading the plan has (a restarted gateway must not count back).
   const last = await api.call<{ items: Array<{ value: number }> }>('GET', `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter/history?limit=1`);

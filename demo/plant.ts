@@ -74,7 +74,7 @@ export const DEMO_SCHEDULED_REPORT = 'Weekly open alerts';
 /**
  * The degrading pump's vibration after `ticks` gateway ticks: flat for a while, then rising by
  * `ratePerTick` of its baseline per tick, so it leaves its 20 % band after about
- * 10 + 20 % / rate ticks (about five minutes at the default pace and rate).
+ * 10 + 20 % / rate ticks (about four minutes at the default pace and rate).
  */
 export function degradedVibration(baseline: number, ticks: number, ratePerTick: number): number {
   return baseline * (1 + Math.max(0, ticks - 10) * ratePerTick);

@@ -222,7 +222,9 @@ async function main() {
     // Started through these functions again when they die (superviseProcess below).
     const restartable = {
       worker: () => runner.start('worker', ...nodeScript('dist/workers/main.js'), options),
-      api: () => runner.start('api', ...nodeScript('dist/api/server.js'), options),
+      // The access log of successful requests goes to .data/logs/api.log only: the gateway's
+      // requests every 3 s would bury the lines worth reading (errors, webhooks, the gateway's news).
+      api: () => runner.start('api', ...nodeScript('dist/api/server.js'), { ...options, echo: notRoutineRequest, logFile: path.join(DATA, 'logs', 'api.log') }),
     };
     const worker = restartable.worker();
     const workerUrl = parsePinoLine(await waitForLine(worker, pinoMsg('worker ready'), 180_000, '"worker ready"')).probes;
@@ -289,6 +291,12 @@ async function main() {
   }
 }
 
+/** Console filter of the API's output: every line but the access log of a request answered below 400. */
+function notRoutineRequest(line) {
+  const entry = parsePinoLine(line);
+  return !(entry && entry.msg === 'request' && typeof entry.status === 'number' && entry.status < 400);
+}
+
 function parseSeedResult(lines) {
   const last = [...lines].reverse().find((line) => line.trim());
   try {
@@ -323,9 +331,10 @@ function printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets,
     log(`
   The demo plant is running (a simulated gateway posts readings every 3 s; one pump degrades):
   - the dashboard: curl '${apiBase}/dashboard' -H "authorization: Bearer $TOKEN" (alerts, health, open work orders)
-  - in a minute or two: an alert on "Cooling pump P-101", the "Vibration watcher" agent's run,
-    a work order from the compressor's run hours, and "webhooks" lines below (signatures checked;
-    every fourth delivery is refused once, then retried 30 s later)${ui ? `
+  - in about a minute a work order from the compressor's run hours; after two, the prognostics of
+    "Cooling pump P-101" project when it leaves its band; after about four, its alert and the
+    "Vibration watcher" agent's run; "webhooks" lines below show each delivery (signatures checked;
+    every fourth one is refused once, then retried 30 s later). The API's access log: .data/logs/api.log${ui ? `
   - the workflows behind it: ${ui}/namespaces/${env.TEMPORAL_NAMESPACE || 'default'}/workflows?query=${query}
     (maintenance-plan/... with their timers, webhook-delivery/... with a retry, machine-agent/...)` : ''}${minio ? `
   - the report files: ${minio.consoleUrl}/browser/industrial-ops (folder reports/${login.tenantId}/)` : ''}`);

@@ -28,6 +28,8 @@ const MAX_BUCKETS = 100;
 export const MIN_BUCKETS = 8;
 export const MIN_SPAN_MS = 2 * 60_000;
 const Z90 = 1.645;
+/** How many times its noise (and its slope's standard error) a trend must stand out by. */
+const SIGNIFICANT = 3;
 /** A more complex fit is taken only when its error is below this fraction of the simpler one's. */
 const PARSIMONY = 0.75;
 /** Candidates whose error is within this factor of the best one's widen the interval. */
@@ -107,6 +109,8 @@ interface Fit {
   /** Robust residual scale over the most recent window, in the original unit: the selection score. */
   readonly recentError: number;
   readonly n: number;
+  /** Where the fit's window starts (days since the first reading). */
+  readonly fromT: number;
 }
 
 const median = (values: number[]): number => {
@@ -169,7 +173,7 @@ function fitCandidates(points: readonly Point[]): Fit[] {
     for (const window of windows) {
       const f = theilSen(window, forward);
       const recentError = 1.4826 * median(judged.map((p) => Math.abs(p.y - back(f.intercept + f.slope * p.t))));
-      fits.push({ shape, ...f, recentError, n: window.length });
+      fits.push({ shape, ...f, recentError, n: window.length, fromT: window[0]!.t });
     }
   }
   return fits;
@@ -203,12 +207,15 @@ export function projectParameter(history: ParameterHistory, nowMs: number, horiz
   const limit = heading ?? (kind === 'upper' ? history.upper : history.lower) ?? (history.upper ?? history.lower)!;
   const limitKind: 'upper' | 'lower' = limit === history.upper ? 'upper' : 'lower';
   // A change over the window within the noise is no trend.
-  // Against the noise of single readings (bucket means are quieter and would make a flat series'
-  // random tilt look real): the fitted change over the window must exceed twice that noise.
-  const residuals = readings.map((r) => r.y - fromFitted(fit.intercept + fit.slope * ((r.t - startMs) / MS_PER_DAY)));
+  // A trend only when it stands out of the noise on the fit's own window: its fitted change must
+  // exceed three times the noise of single readings (bucket means are quieter and would make a
+  // flat series' random tilt look real), and its slope three standard errors. A short recent
+  // window picked from many parameters would otherwise find a tilt somewhere in a flat plant.
+  const inWindow = readings.filter((r) => (r.t - startMs) / MS_PER_DAY >= fit.fromT);
+  const residuals = inWindow.map((r) => r.y - fromFitted(fit.intercept + fit.slope * ((r.t - startMs) / MS_PER_DAY)));
   const readingNoise = robustScale(residuals);
-  const fittedChange = Math.abs(fromFitted(fit.intercept + fit.slope * spanDays) - fromFitted(fit.intercept));
-  const significant = fittedChange > 2 * readingNoise && Math.abs(fit.slope) > Z90 * fit.slopeSe;
+  const fittedChange = Math.abs(fromFitted(fit.intercept + fit.slope * spanDays) - fromFitted(fit.intercept + fit.slope * fit.fromT));
+  const significant = fittedChange > SIGNIFICANT * readingNoise && Math.abs(fit.slope) > SIGNIFICANT * fit.slopeSe;
   const confidence = Math.min(1, points.length / 30) * Math.min(1, spanDays / 7) * (significant ? 1 / (1 + fit.sigma / (Math.abs(fit.slope) * spanDays)) : 0.5);
 
   // Past the limit already, by the fit or by the latest readings (a fit robust to outliers lags a

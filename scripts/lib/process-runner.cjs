@@ -246,7 +246,7 @@ class ProcessRunner {
     return (text) => {
       for (const line of String(text).replace(/\n$/, '').split('\n')) {
         if (file !== null) fs.writeSync(file, line + '\n');
-        if (!echo) continue;
+        if (!echo || (typeof echo === 'function' && !echo(line))) continue;
         const label = name.padEnd(this._nameWidth);
         const prefix = this.colors ? `\x1b[${color}m${label}\x1b[0m │ ` : `${label} │ `;
         this.log(prefix + formatLine(line).split('\n').join('\n' + ' '.repeat(this._nameWidth) + ' │ '));
@@ -257,7 +257,8 @@ class ProcessRunner {
   /**
    * Spawns `command args` as the leader of its own process group (so stop reaches grandchildren
    * and a terminal Ctrl-C reaches only us, letting us stop children in order).
-   * options: env, cwd, echo (prefix output to log, default true), logFile (raw output appended).
+   * options: env, cwd, echo (prefix output to log, default true; a function: only the lines it
+   * accepts), logFile (raw output appended, every line).
    */
   start(name, command, args = [], { env = process.env, cwd, echo = true, logFile } = {}) {
     const proc = spawn(command, args, { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

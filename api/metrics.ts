@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { outboxBacklog } from '../db/outbox';
+import { outboxBacklog, type OutboxBacklog } from '../db/outbox';
 import { createMetricsRegistry } from '../infra/metrics';
+import { cachedFor } from '../infra/ttl-cache';
 
 /**
  * What the API measures (served at GET /metrics): every request by method, route template and
@@ -39,16 +40,10 @@ export function createApiMetrics(db: Knex): ApiMetrics {
 }
 
 function registerOutboxGauges(registry: Registry, db: Knex): void {
-  let last: { at: number; read: Promise<Awaited<ReturnType<typeof outboxBacklog>> | null> } | null = null;
   // One read per period for the four gauges; a failed read leaves them out of the scrape (absent,
   // not zero: an alert on "parked > 0" must not clear because the database is down).
-  const backlog = () => {
-    if (!last || Date.now() - last.at >= OUTBOX_READ_EVERY_MS) {
-      last = { at: Date.now(), read: outboxBacklog(db, db('outbox_events')).catch(() => null) };
-    }
-    return last.read;
-  };
-  const gauge = (name: string, help: string, pick: (b: NonNullable<Awaited<ReturnType<typeof backlog>>>) => number) =>
+  const backlog = cachedFor(OUTBOX_READ_EVERY_MS, () => outboxBacklog(db, db('outbox_events')).catch(() => null));
+  const gauge = (name: string, help: string, pick: (b: OutboxBacklog) => number) =>
     new Gauge({
       name,
       help,

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import { errorSummary } from './error-chain';
 import { ObjectStore, withTimeout } from './object-store';
+import { cachedFor } from './ttl-cache';
 import type { TemporalGateway } from './temporal';
 
 export interface Dependencies {
@@ -49,10 +50,5 @@ export async function checkDependencies(deps: Dependencies): Promise<DependencyH
  * dependencies more than once per period, however often it is called.
  */
 export function cachedDependencyCheck(deps: Dependencies, ttlMs = 1_000): () => Promise<DependencyHealth> {
-  let last: { at: number; result: Promise<DependencyHealth> } | null = null;
-  return () => {
-    const now = Date.now();
-    if (!last || now - last.at >= ttlMs) last = { at: now, result: checkDependencies(deps) };
-    return last.result;
-  };
+  return cachedFor(ttlMs, () => checkDependencies(deps));
 }

@@ -21,6 +21,11 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+let installed = false;
+
+/** Whether this process exports traces (installTracing registered a provider). */
+export const tracingInstalled = (): boolean => installed;
+
 /** Whether the environment asks for traces (the OTel SDK's own variables). */
 export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
@@ -39,10 +44,12 @@ export function installTracing(defaultServiceName: string, options: { exporter?:
   const spanProcessor = options.exporter ? new SimpleSpanProcessor(options.exporter) : new BatchSpanProcessor(new OTLPTraceExporter());
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register({ contextManager: new AsyncLocalStorageContextManager().enable(), propagator: new W3CTraceContextPropagator() });
+  installed = true;
   return {
     resource,
     spanProcessor,
     async shutdown() {
+      installed = false;
       await provider.shutdown();
       trace.disable();
       context.disable();

@@ -1,5 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Middleware } from 'koa';
+import { tracingInstalled } from '../../infra/tracing';
 import { AppState } from '../context';
 
 const tracer = trace.getTracer('industrial-ops-api');
@@ -7,9 +8,11 @@ const tracer = trace.getTracer('industrial-ops-api');
 /**
  * One server span per request, continuing the caller's trace (W3C `traceparent`), named by the
  * route template; Temporal calls made while it is active join it (infra/temporal.ts). Without
- * tracing (infra/tracing.ts) the tracer is a no-op.
+ * tracing (infra/tracing.ts) it steps aside.
  */
 export const requestTracing: Middleware<AppState> = async (ctx, next) => {
+  // Traces off: nothing to extract or open on the hot path.
+  if (!tracingInstalled()) return next();
   const parent = propagation.extract(context.active(), ctx.headers);
   await tracer.startActiveSpan(ctx.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method } }, parent, async (span) => {
     try {

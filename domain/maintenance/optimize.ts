@@ -6,6 +6,7 @@ import { intervalHours } from './calendar';
 import { classifyTask } from './compliance';
 import { triggerIntervalHours } from './trigger';
 import { MS_PER_HOUR, toMs } from './instant';
+import { median } from '../numbers';
 
 export const ANALYSIS_WINDOW_DAYS = 365;
 export const MIN_FAILURES = 2; // failures/corrective jobs needed to suggest a shorter interval
@@ -224,15 +225,15 @@ function workloadSuggestion(input: OptimizeInput, h: History): Suggestion | null
     };
   }
   const loads = techs.map((t) => t.open_tasks);
-  const median = medianOf(loads);
-  const overloaded = current.open_tasks >= OVERLOAD_MIN_OPEN_TASKS && current.open_tasks >= 2 * median;
+  const typical = median(loads);
+  const overloaded = current.open_tasks >= OVERLOAD_MIN_OPEN_TASKS && current.open_tasks >= 2 * typical;
   if (!overloaded || best.open_tasks > current.open_tasks / 2) return null;
   return {
     kind: 'workload',
     current: { assignee_id: current.id, open_tasks: current.open_tasks },
     suggested: { assignee_id: best.id, open_tasks: best.open_tasks },
     rationale:
-      `The assignee has ${current.open_tasks} open tasks, at least twice the team median of ${median}; ` +
+      `The assignee has ${current.open_tasks} open tasks, at least twice the team median of ${typical}; ` +
       `${best.id} has ${best.open_tasks}` +
       (h.mostlyLate ? ', and most of this plan\'s tasks were completed late.' : '.'),
     confidence: h.mostlyLate ? 0.7 : 0.5,
@@ -330,12 +331,6 @@ function roundDown2Significant(n: number): number {
 
 function formatHours(hours: number): string {
   return hours >= 48 ? `${round2(hours / 24)} days` : `${round2(hours)} hours`;
-}
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function uniqueSorted(values: string[]): string[] {

@@ -19,6 +19,7 @@
  *   gives no finite RUL and a low probability.
  */
 import { recommendAction, type ActionThresholds, type RecommendedAction } from './actions';
+import { median, roundTo as round } from '../numbers';
 import { confidenceLevel, normalCdf, type ConfidenceLevel } from './uncertainty';
 
 export const DEGRADATION_MODEL_VERSION = 'degradation-trend-v1';
@@ -113,11 +114,6 @@ interface Fit {
   readonly fromT: number;
 }
 
-const median = (values: number[]): number => {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** Robust scale: 1.4826 x the median absolute deviation (the standard deviation for normal noise). */
 const robustScale = (values: number[]): number => {
@@ -202,9 +198,9 @@ export function projectParameter(history: ParameterHistory, nowMs: number, horiz
   const spanDays = (endMs - startMs) / MS_PER_DAY;
 
   // The limit the trend heads for (the upper one when rising, the lower one when falling).
+  // With no limit on that side (or no slope), the other limit is reported, unreached.
   const heading = fit.slope > 0 ? history.upper : fit.slope < 0 ? history.lower : null;
-  const kind: 'upper' | 'lower' = fit.slope >= 0 ? 'upper' : 'lower';
-  const limit = heading ?? (kind === 'upper' ? history.upper : history.lower) ?? (history.upper ?? history.lower)!;
+  const limit = (heading ?? history.upper ?? history.lower)!;
   const limitKind: 'upper' | 'lower' = limit === history.upper ? 'upper' : 'lower';
   // A change over the window within the noise is no trend.
   // A trend only when it stands out of the noise on the fit's own window: its fitted change must
@@ -312,9 +308,4 @@ export function prognoseDegradation(
     drivers,
     model_version: DEGRADATION_MODEL_VERSION,
   };
-}
-
-function round(value: number, decimals: number): number {
-  const f = 10 ** decimals;
-  return Math.round(value * f) / f;
 }

@@ -1,3 +1,4 @@
+import { roundTo as round } from '../numbers';
 import { DEFAULT_ACTION_THRESHOLDS, recommendAction, type ActionThresholds, type RecommendedAction } from './actions';
 import { extractFeatures } from './features';
 import { parseRulModel, predictRaw, type RulModel } from './model';
@@ -159,9 +160,4 @@ export function describeInsufficient(insufficient: InsufficientData): string {
     case 'invalid_series':
       return insufficient.detail;
   }
-}
-
-function round(value: number, decimals: number): number {
-  const f = 10 ** decimals;
-  return Math.round(value * f) / f;
 }

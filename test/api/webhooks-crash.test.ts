@@ -6,10 +6,10 @@
  * which is what receivers deduplicate on.
  */
 import path from 'node:path';
-import runnerLib = require('../../scripts/lib/process-runner.cjs');
 import { appendEvent } from '../../db/outbox';
 import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
+import { startServiceProcess, ServiceProcess } from '../support/service-process';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
 jest.setTimeout(240_000);
@@ -20,28 +20,23 @@ const EVENTS = 200;
 let api: TestApi;
 let tenant: TestTenant;
 let receiver: WebhookReceiver;
-const runner = new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 10_000 });
+const extraWorkers: ServiceProcess[] = [];
 
 beforeAll(async () => {
   api = await startTestApi();
   [tenant, receiver] = await Promise.all([createTenant(api), startWebhookReceiver()]);
 });
 afterAll(async () => {
-  await runner.stopAll();
+  await Promise.all(extraWorkers.map((w) => w.stop()));
   await receiver?.close();
   await api?.close();
 });
 
-/** Another worker process, exactly as the global setup starts one. */
-async function startExtraWorker(name: string): Promise<runnerLib.ManagedChild> {
-  const child = runner.start(name, process.execPath, [path.join(ROOT, 'dist/workers/main.js')], {
-    env: { ...process.env },
-    cwd: ROOT,
-    echo: false,
-    logFile: path.join(ROOT, '.run', `${name}.log`),
-  });
-  await runnerLib.waitForLine(child, runnerLib.pinoMsg('worker ready'), 180_000, '"worker ready"');
-  return child;
+/** Another worker process, with the environment the global setup gave its own. */
+async function startExtraWorker(name: string): Promise<ServiceProcess> {
+  const worker = await startServiceProcess('worker', {}, path.join(ROOT, '.run', `${name}.log`));
+  extraWorkers.push(worker);
+  return worker;
 }
 
 it('loses and doubles no delivery when a worker is killed mid-burst and restarted', async () => {
@@ -63,8 +58,7 @@ it('loses and doubles no delivery when a worker is killed mid-burst and restarte
   const expected = EVENTS * hooks.length;
 
   await receiver.waitFor(() => receiver.requests.length >= expected / 10, 60_000, 'the burst to start');
-  process.kill(-victim.pid, 'SIGKILL'); // the whole process group, no grace
-  await victim.exited;
+  await victim.kill(); // the whole process group, no grace
   const receivedAtKill = receiver.requests.length;
   expect(receivedAtKill).toBeLessThan(expected);
 

@@ -3,8 +3,8 @@
  * DEMO_GATEWAY_INTERVAL_MS (3 s) it posts one reading per monitored parameter of the demo plant
  * through POST /api/v1/machine/readings/batch, and the compressor's run hours to its counter plan.
  * Everything is near its baseline except the vibration of the degrading pump, which rises by
- * DEMO_DEGRADATION_PER_TICK of its baseline per tick (default 0.3 %) after a quiet start: after two
- * minutes its prognostics project the crossing of its band minutes ahead, after about four it
+ * DEMO_DEGRADATION_PER_TICK of its baseline per tick (default 0.3 %) after a quiet start: after about
+ * three minutes its prognostics project the crossing of its band minutes ahead, after about four it
  * leaves the band, an alert is raised, health drops and the machine agent fires; meanwhile the
  * run-hours plan comes due and creates a work order.
  *

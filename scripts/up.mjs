@@ -331,8 +331,8 @@ function printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets,
     log(`
   The demo plant is running (a simulated gateway posts readings every 3 s; one pump degrades):
   - the dashboard: curl '${apiBase}/dashboard' -H "authorization: Bearer $TOKEN" (alerts, health, open work orders)
-  - in about a minute a work order from the compressor's run hours; after two, the prognostics of
-    "Cooling pump P-101" project when it leaves its band; after about four, its alert and the
+  - in about a minute a work order from the compressor's run hours; after about three, the
+    prognostics of "Cooling pump P-101" project when it leaves its band; after about four, its alert and the
     "Vibration watcher" agent's run; "webhooks" lines below show each delivery (signatures checked;
     every fourth one is refused once, then retried 30 s later). The API's access log: .data/logs/api.log${ui ? `
   - the workflows behind it: ${ui}/namespaces/${env.TEMPORAL_NAMESPACE || 'default'}/workflows?query=${query}

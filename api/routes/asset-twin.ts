@@ -38,6 +38,20 @@ const prognosticsSchema = Joi.object({
   confidence_level: Joi.string().valid('low', 'medium', 'high'),
   model_version: Joi.string(),
   reason: Joi.object({ code: Joi.string(), message: Joi.string() }).unknown(true).allow(null),
+  trend_failure_probability: Joi.number().min(0).max(1).description('General model: the part of failure_probability that comes from the parameters\' trends'),
+  failure_history: Joi.object({
+    asset_type: Joi.string(),
+    window_days: Joi.number().integer(),
+    assets: Joi.number().integer().min(0),
+    exposure_days: Joi.number().min(0),
+    corrective_tasks: Joi.number().integer().min(0),
+    failures_per_asset_year: Joi.number().min(0),
+    failure_probability: Joi.number().min(0).max(1),
+  })
+    .allow(null)
+    .description(
+      'General model: corrective tasks on assets of this type in the tenant over the last year, and the probability of a failure within the horizon they give alone (joined to the trends\' as independent causes); null without any',
+    ),
 }).unknown(true);
 
 /** The prognostics answer: with too little data, no number is given, only why (low confidence). */

@@ -3,8 +3,10 @@ import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { describeInsufficient, FD001_MODEL, prognose, type CycleRecord, type RulModel } from '../../domain/prognostics';
 import type { InsufficientPrognosis, Prognosis } from '../../domain/prognostics';
 import { prognoseDegradation, type DegradationInsufficient, type DegradationPrognosis, type ParameterHistory } from '../../domain/prognostics/degradation';
+import { FAILURE_HISTORY_WINDOW_DAYS } from '../../domain/prognostics/failure-prior';
 import { Queryable } from '../knex';
 import { activeBaselines } from '../queries/baselines';
+import { typeFailureHistory } from '../queries/failure-history';
 import { cycleAverages, recentReadings } from '../queries/readings';
 import { bandOf } from './recompute';
 
@@ -64,18 +66,21 @@ export const DEGRADATION_READINGS_PER_PARAMETER = 5_000;
 /**
  * The general model for an asset without a turbofan mapping (domain/prognostics/degradation.ts):
  * every parameter with a failure limit in the predictive config or an active baseline (its band's
- * edges), with its newest readings.
+ * edges), with its newest readings, and the asset type's corrective history as a failure prior.
  */
 export async function degradationPrognosis(db: Queryable, tenantId: string, assetId: string, config: PredictiveConfig, now = new Date()): Promise<DegradationPrognosis | DegradationInsufficient> {
   const bands = new Map((await activeBaselines(db, tenantId, [assetId])).map((b) => [b.parameter, bandOf(b, config)]));
   const configured = new Map(Object.entries(config.failure_limits));
   const parameters = [...new Set([...configured.keys(), ...bands.keys()])];
-  const readings = await recentReadings(
-    db,
-    tenantId,
-    parameters.map((parameter) => ({ asset_id: assetId, parameter })),
-    DEGRADATION_READINGS_PER_PARAMETER,
-  );
+  const [readings, failureHistory] = await Promise.all([
+    recentReadings(
+      db,
+      tenantId,
+      parameters.map((parameter) => ({ asset_id: assetId, parameter })),
+      DEGRADATION_READINGS_PER_PARAMETER,
+    ),
+    typeFailureHistory(db, tenantId, config.asset_type, FAILURE_HISTORY_WINDOW_DAYS, now),
+  ]);
   const histories: ParameterHistory[] = parameters.map((parameter) => {
     const limits = configured.get(parameter);
     const band = bands.get(parameter);
@@ -87,5 +92,5 @@ export async function degradationPrognosis(db: Queryable, tenantId: string, asse
       limit_source: limits ? ('predictive_config' as const) : ('baseline_band' as const),
     };
   });
-  return prognoseDegradation(histories, { nowMs: now.getTime(), horizonDays: FAILURE_WINDOW_DAYS, thresholds: config.action_thresholds });
+  return prognoseDegradation(histories, { nowMs: now.getTime(), horizonDays: FAILURE_WINDOW_DAYS, thresholds: config.action_thresholds, failureHistory });
 }

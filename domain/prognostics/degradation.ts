@@ -14,15 +14,17 @@
  *   interval from slope +/- 1.645 SE, widened to the crossings of the other plausible candidates
  *   (error within 1.5 x the best: the shape is the larger uncertainty); the probability of crossing within the horizon from the
  *   normal approximation of (level now + slope x horizon). Parameters combine as independent:
- *   P = 1 - prod(1 - p_i).
+ *   P = 1 - prod(1 - p_i), and so does the asset type's failure prior from its corrective tasks.
  * - A parameter moving away from its limits, or whose change over the window is within its noise,
  *   gives no finite RUL and a low probability.
  */
 import { recommendAction, type ActionThresholds, type RecommendedAction } from './actions';
 import { median, roundTo as round } from '../numbers';
+import { failurePrior, withPrior, type FailureHistory, type FailurePrior } from './failure-prior';
 import { confidenceLevel, normalCdf, type ConfidenceLevel } from './uncertainty';
 
-export const DEGRADATION_MODEL_VERSION = 'degradation-trend-v1';
+/** v2: the asset type's corrective history joins the trends' probability (failure-prior.ts). */
+export const DEGRADATION_MODEL_VERSION = 'degradation-trend-v2';
 const MS_PER_DAY = 86_400_000;
 const MAX_BUCKETS = 100;
 /** Fewer time buckets than this, or a shorter span, is too little to fit a trend on. */
@@ -76,7 +78,12 @@ export interface ParameterProjection {
 export interface DegradationPrognosis {
   readonly status: 'ok';
   readonly remaining_useful_life: number | null;
+  /** Within the horizon: the trends' and the failure prior's together. */
   readonly failure_probability: number;
+  /** The trends' part alone. */
+  readonly trend_failure_probability: number;
+  /** The asset type's corrective history; null where it has none (no prior is used). */
+  readonly failure_history: FailurePrior | null;
   readonly horizon_days: number;
   readonly recommended_action: RecommendedAction;
   readonly confidence: number;
@@ -274,7 +281,7 @@ function crossingRange(fit: Fit, limit: number, nowT: number): [number, number |
 
 export function prognoseDegradation(
   histories: readonly ParameterHistory[],
-  options: { nowMs: number; horizonDays: number; thresholds: ActionThresholds },
+  options: { nowMs: number; horizonDays: number; thresholds: ActionThresholds; failureHistory?: FailureHistory | null },
 ): DegradationPrognosis | DegradationInsufficient {
   const limited = histories.filter((h) => h.upper !== null || h.lower !== null);
   if (limited.length === 0) {
@@ -293,13 +300,17 @@ export function prognoseDegradation(
   }
   const drivers = [...projections].sort((a, b) => (a.rul_days ?? Infinity) - (b.rul_days ?? Infinity) || b.failure_probability - a.failure_probability);
   const first = drivers[0]!;
-  const probability = 1 - projections.reduce((keep, p) => keep * (1 - p.failure_probability), 1);
+  const trendProbability = 1 - projections.reduce((keep, p) => keep * (1 - p.failure_probability), 1);
+  const prior = options.failureHistory ? failurePrior(options.failureHistory, options.horizonDays) : null;
+  const probability = withPrior(trendProbability, prior);
   const confidence = first.confidence;
   const level = confidenceLevel(confidence);
   return {
     status: 'ok',
     remaining_useful_life: first.rul_days === null ? null : round(first.rul_days, 1),
     failure_probability: round(probability, 3),
+    trend_failure_probability: round(trendProbability, 3),
+    failure_history: prior,
     horizon_days: options.horizonDays,
     recommended_action: recommendAction(first.rul_days ?? Infinity, probability, level, options.thresholds),
     confidence,

@@ -452,7 +452,7 @@ describe('prognostics and the digital twin', () => {
       recommended_action: 'collect_more_data',
       confidence: 0,
       confidence_level: 'low',
-      model_version: 'degradation-trend-v1',
+      model_version: 'degradation-trend-v2',
       reason: { code: 'no_limits' },
     });
   });

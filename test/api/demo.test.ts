@@ -104,7 +104,7 @@ it('seeds a plant whose data moves: alert, agent run, work order, deliveries wit
   // Its prognostics: a finite remaining life (0 once its trend is past the band edge), driven by the
   // vibration, fitted over the gateway's uploaded history and what followed.
   const prognostics = await until(() => get(`/api/v1/assets/${pump.id}/prognostics`), (p) => typeof p.remaining_useful_life === 'number', 'a finite remaining life', 60_000, 1_000);
-  expect(prognostics).toMatchObject({ status: 'ok', model_version: 'degradation-trend-v1' });
+  expect(prognostics).toMatchObject({ status: 'ok', model_version: 'degradation-trend-v2' });
   expect(prognostics.drivers[0]).toMatchObject({ parameter: 'vibration', limit_kind: 'upper' });
 
   // A second start seeds nothing twice.

@@ -10,6 +10,7 @@ import { Priority, PRIORITIES } from '../db/queries/maintenance';
 import { tenantScope } from '../db/tenant-scope';
 import type { PlannedCall, ToolOutcome } from '../domain/agents/reply-engine';
 import { postSigned } from './webhooks/safe-http';
+import { isoTime } from '../domain/time';
 
 export interface ToolCallContext {
   tenantId: string;
@@ -64,7 +65,7 @@ async function assetHealth(db: Queryable, tenantId: string, ref: string): Promis
       health_score: health ? Math.round(Number(health.health_score)) : null,
       status: health?.status ?? null,
       open_alerts: Number(count),
-      last_updated: health ? new Date(health.last_updated).toISOString() : null,
+      last_updated: health ? isoTime(health.last_updated) : null,
     },
   };
 }

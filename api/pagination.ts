@@ -1,5 +1,6 @@
 import Joi from '../domain/joi';
 import { Knex } from 'knex';
+import type { Schema } from 'joi';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -21,6 +22,15 @@ export const pageQuery = {
   skip: Joi.number().integer().min(0).default(0).description('Number of items to skip'),
   limit: Joi.number().integer().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).description('Page size, 1..100'),
 };
+
+/** The documented shape of a list answer whose items have `item`'s schema. */
+export const pageOf = (item: Schema) =>
+  Joi.object({
+    items: Joi.array().items(item),
+    total: Joi.number().integer().min(0),
+    skip: Joi.number().integer().min(0),
+    limit: Joi.number().integer().min(1).max(MAX_LIMIT),
+  });
 
 /**
  * Runs a list query as one page plus its total. The query must carry its filters (and tenant

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
 import { chainHash, ChainVerification, GENESIS_HASH, sha256Hex, verifyChain } from '../domain/audit/chain';
 import { Queryable } from './knex';
+import { isoTime } from '../domain/time';
 
 export type Actor =
   | { type: 'user'; id: string }
@@ -102,7 +103,7 @@ export async function verifyTenantChain(db: Queryable, tenantId: string): Promis
       return { valid: true, checked, last_seq: anchor?.seq ?? null, last_hash: anchor?.hash ?? null };
     }
     const result = verifyChain(
-      rows.map((r) => ({ ...r, seq: Number(r.seq), occurred_at: new Date(r.occurred_at).toISOString() })),
+      rows.map((r) => ({ ...r, seq: Number(r.seq), occurred_at: isoTime(r.occurred_at) })),
       anchor,
     );
     if (!result.valid) return { ...result, checked: checked + result.checked };

@@ -4,16 +4,10 @@
  * deduplicates a retried call within a run, and the workflow's memory of recent results covers
  * the rest.
  */
-import {
-  Client,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowHandle,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { Client, WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { PlanIdKey, resourceSearchAttributes } from '../infra/search-attributes';
+import { PlanIdKey } from '../infra/search-attributes';
+import { startOnce } from './start-once';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
 import { Knex } from 'knex';
@@ -62,27 +56,20 @@ export function workflowStateOf(row: PlanRow, now: Date): PlanWorkflowState {
   });
 }
 
-function startOptions(state: PlanWorkflowState, restart = false) {
-  return {
+/** Starts the plan's workflow; a second start of the same plan is refused by Temporal and reported. */
+export function startPlanWorkflow(client: Client, state: PlanWorkflowState, opts: { restart?: boolean } = {}): Promise<'started' | 'already_started'> {
+  return startOnce<typeof maintenancePlanWorkflow>(client, {
+    workflowType: 'maintenancePlanWorkflow',
     taskQueue: TASK_QUEUES.main,
     workflowId: planWorkflowId(state.tenantId, state.planId),
-    args: [state] as [PlanWorkflowState],
-    typedSearchAttributes: resourceSearchAttributes(state.tenantId, state.planId, [[PlanIdKey, state.planId]]),
+    args: [state],
+    tenantId: state.tenantId,
+    resourceId: state.planId,
+    searchAttributes: [[PlanIdKey, state.planId]],
     // A new plan's id has never run. The reconciler restarts a live plan whose run was closed by hand.
-    workflowIdReusePolicy: restart ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    allowRerun: opts.restart,
     staticSummary: `Maintenance plan ${state.planId}`,
-  };
-}
-
-/** Starts the plan's workflow; a second start of the same plan is refused by Temporal and reported. */
-export async function startPlanWorkflow(client: Client, state: PlanWorkflowState, opts: { restart?: boolean } = {}): Promise<'started' | 'already_started'> {
-  try {
-    await client.workflow.start<typeof maintenancePlanWorkflow>('maintenancePlanWorkflow', startOptions(state, opts.restart));
-    return 'started';
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-    throw err;
-  }
+  });
 }
 
 export type PlanSignal = { kind: 'pause' } | { kind: 'resume' } | { kind: 'archive' } | { kind: 'planChanged'; change: PlanChange };

@@ -1,5 +1,4 @@
-import { WorkflowIdReusePolicy } from '@temporalio/client';
-import { resourceSearchAttributes } from '../infra/search-attributes';
+import { startOnce } from './start-once';
 import { TemporalGateway } from '../infra/temporal';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
@@ -11,16 +10,12 @@ import type { notificationWorkflow } from '../workflows/notification';
  * reconciler for rows left queued, never sends twice.
  */
 export async function startNotificationDelivery(temporal: TemporalGateway, tenantId: string, notificationId: string): Promise<void> {
-  const client = await temporal.client();
-  await client.workflow
-    .start<typeof notificationWorkflow>('notificationWorkflow', {
-      taskQueue: TASK_QUEUES.main,
-      workflowId: workflowIds.notification(tenantId, notificationId),
-      args: [{ tenantId, notificationId }],
-      typedSearchAttributes: resourceSearchAttributes(tenantId, notificationId),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    })
-    .catch((err: Error) => {
-      if (err.name !== 'WorkflowExecutionAlreadyStartedError') throw err;
-    });
+  await startOnce<typeof notificationWorkflow>(await temporal.client(), {
+    workflowType: 'notificationWorkflow',
+    taskQueue: TASK_QUEUES.main,
+    workflowId: workflowIds.notification(tenantId, notificationId),
+    args: [{ tenantId, notificationId }],
+    tenantId,
+    resourceId: notificationId,
+  });
 }

@@ -3,44 +3,36 @@
  * the export's progress query, and the retention sweep's Schedule (created idempotently at worker
  * start, like the webhook schedules).
  */
-import { Client, WorkflowIdReusePolicy } from '@temporalio/client';
-import { resourceSearchAttributes } from '../infra/search-attributes';
+import { Client } from '@temporalio/client';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { ensureIntervalSchedule } from './schedules';
+import { startOnce } from './start-once';
 import { workflowIds } from '../infra/workflow-ids';
 import type { privacyErasureWorkflow, PrivacyErasureInput } from '../workflows/privacy-erasure';
 import type { ExportProgress, privacyExportWorkflow } from '../workflows/privacy-export';
 
 export const RETENTION_SCHEDULE = { id: 'privacy-retention-sweep', workflowType: 'retentionSweepWorkflow', every: '24 hours' } as const;
 
-async function ignoreAlreadyStarted(start: Promise<unknown>): Promise<void> {
-  await start.catch((err: Error) => {
-    if (err.name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+export async function startPrivacyExport(client: Client, tenantId: string, exportId: string): Promise<void> {
+  await startOnce<typeof privacyExportWorkflow>(client, {
+    workflowType: 'privacyExportWorkflow',
+    taskQueue: TASK_QUEUES.main,
+    workflowId: workflowIds.privacyExport(tenantId, exportId),
+    args: [{ tenantId, exportId }],
+    tenantId,
+    resourceId: exportId,
   });
 }
 
-export async function startPrivacyExport(client: Client, tenantId: string, exportId: string): Promise<void> {
-  await ignoreAlreadyStarted(
-    client.workflow.start<typeof privacyExportWorkflow>('privacyExportWorkflow', {
-      taskQueue: TASK_QUEUES.main,
-      workflowId: workflowIds.privacyExport(tenantId, exportId),
-      args: [{ tenantId, exportId }],
-      typedSearchAttributes: resourceSearchAttributes(tenantId, exportId),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    }),
-  );
-}
-
 export async function startPrivacyErasure(client: Client, input: PrivacyErasureInput): Promise<void> {
-  await ignoreAlreadyStarted(
-    client.workflow.start<typeof privacyErasureWorkflow>('privacyErasureWorkflow', {
-      taskQueue: TASK_QUEUES.main,
-      workflowId: workflowIds.privacyErasure(input.tenantId, input.erasureId),
-      args: [input],
-      typedSearchAttributes: resourceSearchAttributes(input.tenantId, input.erasureId),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    }),
-  );
+  await startOnce<typeof privacyErasureWorkflow>(client, {
+    workflowType: 'privacyErasureWorkflow',
+    taskQueue: TASK_QUEUES.main,
+    workflowId: workflowIds.privacyErasure(input.tenantId, input.erasureId),
+    args: [input],
+    tenantId: input.tenantId,
+    resourceId: input.erasureId,
+  });
 }
 
 /** The running export's progress; null when the workflow cannot be asked (e.g. not found). */

@@ -3,11 +3,12 @@
  * mirrors each scheduled report (`scheduled-report/<tenant>/<id>`). The scheduled_reports row is
  * the source of truth; `syncReportSchedule` makes the Schedule match it whatever state either is in.
  */
-import { Client, ScheduleAlreadyRunning, ScheduleDescription, ScheduleNotFoundError, ScheduleOverlapPolicy, ScheduleSpec, WorkflowIdReusePolicy } from '@temporalio/client';
+import { Client, ScheduleAlreadyRunning, ScheduleDescription, ScheduleNotFoundError, ScheduleOverlapPolicy, ScheduleSpec } from '@temporalio/client';
 import type { ScheduledReportRow } from '../db/queries/report-jobs';
 import { temporalSpecOf } from '../domain/reports/schedule';
 import { resourceSearchAttributes } from '../infra/search-attributes';
 import { TASK_QUEUES } from '../infra/task-queues';
+import { startOnce } from './start-once';
 import { workflowIds } from '../infra/workflow-ids';
 import type { reportWorkflow } from '../workflows/report';
 import type { scheduledReportWorkflow } from '../workflows/scheduled-report';
@@ -15,17 +16,14 @@ import type { scheduledReportWorkflow } from '../workflows/scheduled-report';
 type ScheduleSource = Pick<ScheduledReportRow, 'id' | 'tenant_id' | 'schedule' | 'time_zone' | 'status'>;
 
 export async function startReport(client: Client, tenantId: string, reportId: string): Promise<void> {
-  await client.workflow
-    .start<typeof reportWorkflow>('reportWorkflow', {
-      taskQueue: TASK_QUEUES.main,
-      workflowId: workflowIds.report(tenantId, reportId),
-      args: [{ tenantId, reportId }],
-      typedSearchAttributes: resourceSearchAttributes(tenantId, reportId),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    })
-    .catch((err: Error) => {
-      if (err.name !== 'WorkflowExecutionAlreadyStartedError') throw err;
-    });
+  await startOnce<typeof reportWorkflow>(client, {
+    workflowType: 'reportWorkflow',
+    taskQueue: TASK_QUEUES.main,
+    workflowId: workflowIds.report(tenantId, reportId),
+    args: [{ tenantId, reportId }],
+    tenantId,
+    resourceId: reportId,
+  });
 }
 
 // Durations such as "90m" are what ScheduleSpec's template type expects.

@@ -3,27 +3,24 @@
  * The workflow id is `webhook-delivery/<tenant>/<delivery>` and a second start of the same id is
  * refused, so starting is idempotent: a delivery started twice runs once.
  */
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { mapSettled } from './concurrency';
-import { resourceSearchAttributes, WebhookIdKey } from '../infra/search-attributes';
+import { startOnce } from './start-once';
+import { WebhookIdKey } from '../infra/search-attributes';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
 import type { WebhookDeliveryInput, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 
-export async function startWebhookDelivery(client: Client, input: WebhookDeliveryInput): Promise<'started' | 'already_started'> {
-  try {
-    await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
-      taskQueue: TASK_QUEUES.webhooks,
-      workflowId: workflowIds.webhookDelivery(input.tenantId, input.deliveryId),
-      args: [input],
-      typedSearchAttributes: resourceSearchAttributes(input.tenantId, input.deliveryId, [[WebhookIdKey, input.webhookId]]),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    });
-    return 'started';
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-    throw err;
-  }
+export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput): Promise<'started' | 'already_started'> {
+  return startOnce<typeof webhookDeliveryWorkflow>(client, {
+    workflowType: 'webhookDeliveryWorkflow',
+    taskQueue: TASK_QUEUES.webhooks,
+    workflowId: workflowIds.webhookDelivery(input.tenantId, input.deliveryId),
+    args: [input],
+    tenantId: input.tenantId,
+    resourceId: input.deliveryId,
+    searchAttributes: [[WebhookIdKey, input.webhookId]],
+  });
 }
 
 /** Starts many deliveries, at most `concurrency` starts in flight; rejects with the first failure. */

@@ -1,17 +1,15 @@
 import Joi from '../../domain/joi';
 import { AgentRow, findAgent } from '../../db/queries/agents';
-import { isUuid, TenantScope } from '../../db/tenant-scope';
+import { TenantScope } from '../../db/tenant-scope';
 import { AgentType } from '../../domain/agents/agents';
-import { notFound } from '../errors';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
 
 /** The agent lookup the agents and conversations routers share. */
 
 export const agentParams = Joi.object({ agent_id: idRef.required() });
 
 /** The agent, of the router's type when it has one; another tenant's or type's agent is 404. */
-export async function requireAgent(scope: TenantScope, id: string, type?: AgentType): Promise<AgentRow> {
-  const row = isUuid(id) ? await findAgent(scope, id, type) : undefined;
-  if (!row) throw notFound('agent');
-  return row;
+export function requireAgent(scope: TenantScope, id: string, type?: AgentType): Promise<AgentRow> {
+  return findOr404('agent', id, () => findAgent(scope, id, type));
 }

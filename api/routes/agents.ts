@@ -23,12 +23,13 @@ import {
 import { userOf } from '../context';
 import { AppError, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from './agent-resource';
 import { registerAgentConversationsRoute } from './conversations';
 import { registerMachineAgentRunsRoute } from './machine-agent-runs';
+import { isoTime } from '../../domain/time';
 
 // ---- schemas ---------------------------------------------------------------------------------
 
@@ -116,8 +117,8 @@ export function toAgent(row: AgentRow) {
     email_account_id: row.email_account_id,
     trigger_config: row.trigger_config,
     status: row.status,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }
 
@@ -183,7 +184,7 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
       type: fixedType ? Joi.string().valid(fixedType) : Joi.string().valid(...AGENT_TYPES),
       status: Joi.string().valid(...AGENT_STATUSES),
     }),
-    responses: { 200: { description: `A page of ${kind}s`, schema: Joi.object({ items: Joi.array().items(agentSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: `A page of ${kind}s`, schema: pageOf(agentSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('agents').select([...AGENT_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
       const type = fixedType ?? query.type;

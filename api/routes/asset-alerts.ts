@@ -8,10 +8,11 @@ import { isUuid, tenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';
 import { notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { assetParams, requireAsset } from './asset-resource';
 import { idRef } from '../validation';
+import { isoTime } from '../../domain/time';
 
 /** Baselines of an asset's parameters and the alerts their excursions raise. */
 
@@ -45,12 +46,10 @@ export function toBaseline(row: BaselineRow) {
     tolerance_percent: row.tolerance_percent,
     measurement_unit: row.measurement_unit,
     active: row.active,
-    created_at: new Date(row.created_at).toISOString(),
-    superseded_at: row.superseded_at ? new Date(row.superseded_at).toISOString() : null,
+    created_at: isoTime(row.created_at),
+    superseded_at: isoTime(row.superseded_at),
   };
 }
-
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 export const alertSchema = Joi.object({
   id: Joi.string(),
@@ -88,17 +87,17 @@ export function toAlert(row: AlertRow) {
     baseline_value: row.baseline_value,
     lower_bound: row.lower_bound,
     upper_bound: row.upper_bound,
-    raised_at: iso(row.raised_at),
-    last_reading_at: iso(row.last_reading_at),
-    resolved_at: iso(row.resolved_at),
+    raised_at: isoTime(row.raised_at),
+    last_reading_at: isoTime(row.last_reading_at),
+    resolved_at: isoTime(row.resolved_at),
     resolved_value: row.resolved_value,
-    acknowledged_at: iso(row.acknowledged_at),
+    acknowledged_at: isoTime(row.acknowledged_at),
     acknowledged_by: row.acknowledged_by,
     acknowledge_note: row.acknowledge_note,
   };
 }
 
-const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => pageOf(item);
 
 type AlertFilters = PageRequest & {
   status?: 'open' | 'acknowledged' | 'resolved' | 'unresolved';

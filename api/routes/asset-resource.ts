@@ -1,8 +1,9 @@
 import Joi from '../../domain/joi';
 import { AssetRow, findAsset } from '../../db/queries/assets';
-import { isUuid, TenantScope } from '../../db/tenant-scope';
-import { notFound } from '../errors';
+import { TenantScope } from '../../db/tenant-scope';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 /** The asset resource as the assets router and its sub-resource modules share it. */
 
@@ -33,14 +34,12 @@ export function toAsset(row: AssetRow) {
     parent_id: row.parent_id,
     location: row.location,
     metadata: row.metadata,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }
 
 /** A path id that is not a UUID names no asset: 404, like another tenant's asset. */
-export async function requireAsset(scope: TenantScope, id: string): Promise<AssetRow> {
-  const row = isUuid(id) ? await findAsset(scope, id) : undefined;
-  if (!row) throw notFound('asset');
-  return row;
+export function requireAsset(scope: TenantScope, id: string): Promise<AssetRow> {
+  return findOr404('asset', id, () => findAsset(scope, id));
 }

@@ -7,10 +7,11 @@ import { tenantScope } from '../../db/tenant-scope';
 import { CONDITIONS, Condition, HEALTH_STATUSES } from '../../domain/assets/health';
 import { userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
 import { assetParams, requireAsset } from './asset-resource';
+import { isoTime } from '../../domain/time';
 
 /** Stored health and condition of an asset, its inspections and its readings. */
 
@@ -60,11 +61,11 @@ function toInspection(row: InspectionRow) {
   return {
     id: row.id,
     asset_id: row.asset_id,
-    performed_at: new Date(row.performed_at).toISOString(),
+    performed_at: isoTime(row.performed_at),
     condition: row.condition,
     notes: row.notes,
     recorded_by: row.recorded_by,
-    created_at: new Date(row.created_at).toISOString(),
+    created_at: isoTime(row.created_at),
   };
 }
 
@@ -78,7 +79,7 @@ const readingSchema = Joi.object({
   received_at: Joi.string().isoDate(),
 });
 
-const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => pageOf(item);
 
 export function registerAssetStateRoutes(api: ApiRouter): void {
   api.route<{ asset_id: string }>({
@@ -98,8 +99,8 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
       const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
       const row = await findHealth(ctx.deps.db, tenantId, asset.id);
       ctx.body = row
-        ? { health_score: row.health_score, status: row.status, factors: row.factors, last_updated: new Date(row.last_updated).toISOString() }
-        : { health_score: 100, status: 'excellent', factors: [], last_updated: new Date(asset.created_at).toISOString() };
+        ? { health_score: row.health_score, status: row.status, factors: row.factors, last_updated: isoTime(row.last_updated) }
+        : { health_score: 100, status: 'excellent', factors: [], last_updated: isoTime(asset.created_at) };
     },
   });
 
@@ -125,7 +126,7 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
         last_inspection: dateOnly(row?.last_inspection_at ?? null),
         next_inspection: dateOnly(maintenance.next_due_at),
         open_work_orders: maintenance.open_work_orders,
-        updated_at: row ? new Date(row.updated_at).toISOString() : null,
+        updated_at: row ? isoTime(row.updated_at) : null,
       };
     },
   });
@@ -211,12 +212,12 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
       if (query.to) q.where('ts', '<', query.to);
       ctx.body = await paginate(q, query, (r: { parameter: string; ts: Date; value: number; unit: string | null; source: string | null; sender_event_id: string; received_at: Date }) => ({
         parameter: r.parameter,
-        timestamp: new Date(r.ts).toISOString(),
+        timestamp: isoTime(r.ts),
         value: r.value,
         unit: r.unit,
         source: r.source,
         event_id: r.sender_event_id,
-        received_at: new Date(r.received_at).toISOString(),
+        received_at: isoTime(r.received_at),
       }));
     },
   });

@@ -14,10 +14,11 @@ import { applyToCycles, projectParameters, resolveChanges, ScenarioChanges } fro
 import { describeInsufficient } from '../../domain/prognostics';
 import { userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
 import { assetParams, requireAsset } from './asset-resource';
+import { isoTime } from '../../domain/time';
 
 /** Digital twin (state, anomalies, what-if simulations) and prognostics of an asset. */
 
@@ -147,7 +148,7 @@ function toSimulation(row: SimulationRow) {
     result: row.result,
     model_version: row.model_version,
     created_by: row.created_by,
-    created_at: new Date(row.created_at).toISOString(),
+    created_at: isoTime(row.created_at),
   };
 }
 
@@ -167,7 +168,7 @@ function sensorItem(r: LatestReading, now: number) {
     parameter: r.parameter,
     value: r.value,
     unit: r.unit,
-    timestamp: new Date(r.ts).toISOString(),
+    timestamp: isoTime(r.ts),
     source: r.source,
     stale: now - new Date(r.ts).getTime() > STALE_AFTER_MS,
   };
@@ -303,7 +304,7 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
     permission: 'view_assets',
     params: assetParams,
     query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of simulations', schema: Joi.object({ items: Joi.array().items(simulationSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) }, 404: { description: 'Not found' } },
+    responses: { 200: { description: 'A page of simulations', schema: pageOf(simulationSchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
       const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
       const asset = await requireAsset(scope, params.asset_id);

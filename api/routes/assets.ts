@@ -4,7 +4,7 @@ import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';
 import { AppError, conflict, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
 import { registerAlertListRoute, registerAlertRoutes, registerBaselineRoutes } from './asset-alerts';
@@ -61,7 +61,7 @@ export function assetRoutes(): ApiRouter {
     permission: 'view_assets',
     query: Joi.object({ ...pageQuery, type: Joi.string().max(100), parent_id: idRef }),
     responses: {
-      200: { description: 'A page of assets', schema: Joi.object({ items: Joi.array().items(assetSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) },
+      200: { description: 'A page of assets', schema: pageOf(assetSchema) },
     },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('assets').select(ASSET_COLUMNS).orderBy([{ column: 'created_at' }, { column: 'id' }]);

@@ -2,8 +2,9 @@ import Joi from '../../domain/joi';
 import { verifyTenantChain } from '../../db/audit';
 import { tenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
+import { isoTime } from '../../domain/time';
 
 interface AuditQuery extends PageRequest {
   action?: string;
@@ -51,7 +52,7 @@ export function auditRoutes(): ApiRouter {
     responses: {
       200: {
         description: 'A page of audit entries',
-        schema: Joi.object({ items: Joi.array().items(auditEntry), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }),
+        schema: pageOf(auditEntry),
       },
     },
     handler: async (ctx, { query }) => {
@@ -68,7 +69,7 @@ export function auditRoutes(): ApiRouter {
       ctx.body = await paginate(q, query, (row: Record<string, any>) => ({
         ...row,
         seq: Number(row.seq),
-        occurred_at: new Date(row.occurred_at).toISOString(),
+        occurred_at: isoTime(row.occurred_at),
       }));
     },
   });

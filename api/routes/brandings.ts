@@ -4,11 +4,13 @@ import { BrandingRow } from '../../db/queries/report-jobs';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { isLogoContentType, LOGO_CONTENT_TYPES } from '../../infra/reports/logo';
 import { userOf } from '../context';
-import { conflict, notFound, validationError } from '../errors';
+import { conflict, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { colourField, idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 /** Branding presets: what a report shows of the company (logo, colours, name, footer). */
 
@@ -48,15 +50,13 @@ export function toBranding(row: BrandingRow) {
     primary_color: row.primary_color.toUpperCase(),
     accent_color: row.accent_color.toUpperCase(),
     footer_text: row.footer_text,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }
 
-export async function requireBranding(scope: TenantScope, id: string): Promise<BrandingRow> {
-  const row = isUuid(id) ? await scope.table('brandings').where('id', id).first() : undefined;
-  if (!row) throw notFound('branding');
-  return row;
+export function requireBranding(scope: TenantScope, id: string): Promise<BrandingRow> {
+  return findOr404('branding', id, () => scope.table('brandings').where('id', id).first());
 }
 
 /** A branding_id in a request body that must name a branding of the tenant (422 otherwise). */
@@ -89,7 +89,7 @@ export function brandingRoutes(): ApiRouter {
     auth: 'user',
     permission: 'view_reports',
     query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of brandings', schema: Joi.object({ items: Joi.array().items(brandingSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: 'A page of brandings', schema: pageOf(brandingSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('brandings').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
       ctx.body = await paginate(q, query, toBranding);

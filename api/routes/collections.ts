@@ -15,9 +15,10 @@ import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';
 import { conflict, notFound, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
 
 const collectionSchema = Joi.object({
   id: Joi.string().uuid(),
@@ -34,7 +35,7 @@ const itemSchema = Joi.object({
   added_by: Joi.string().uuid().allow(null),
   added_at: Joi.string().isoDate(),
 });
-const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => pageOf(item);
 
 const toCollection = (row: CollectionRow) => ({
   id: row.id,
@@ -62,10 +63,8 @@ type CollectionBody = { name?: string; description?: string | null; agent_id?: s
 const collectionParams = Joi.object({ collection_id: idRef.required() });
 const itemParams = Joi.object({ collection_id: idRef.required(), item_id: idRef.required() });
 
-async function requireCollection(scope: TenantScope, id: string): Promise<CollectionRow> {
-  const row = isUuid(id) ? await collectionById(scope, id) : undefined;
-  if (!row) throw notFound('collection');
-  return row;
+function requireCollection(scope: TenantScope, id: string): Promise<CollectionRow> {
+  return findOr404('collection', id, () => collectionById(scope, id));
 }
 
 const unknownReference = (field: string, what: string) =>

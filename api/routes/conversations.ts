@@ -5,18 +5,19 @@
  * listed here by `agent_id`.
  */
 import Joi from '../../domain/joi';
-import type { Schema } from 'joi';
 import { closeOpenConversation, CONVERSATION_COLUMNS, ConversationRow, MESSAGE_COLUMNS, MessageRow } from '../../db/queries/conversations';
 import { signalConversationClose } from '../../orchestration/conversations';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { AgentType } from '../../domain/agents/agents';
 import { AppContext, userOf } from '../context';
-import { dependencyUnavailable, errorSummary, invalidState, notFound } from '../errors';
+import { dependencyUnavailable, errorSummary, invalidState } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from './agent-resource';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 const CHANNELS = ['whatsapp', 'email', 'machine'] as const;
 const CONVERSATION_STATUSES = ['open', 'closed'] as const;
@@ -51,7 +52,6 @@ const toolCallSchema = Joi.object({
   duration_ms: Joi.number().integer(),
   created_at: Joi.string().isoDate(),
 });
-const pageOf = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
 
 const toConversation = (row: ConversationRow) => ({
   id: row.id,
@@ -59,8 +59,8 @@ const toConversation = (row: ConversationRow) => ({
   contact_id: row.contact_id,
   channel: row.channel,
   status: row.status,
-  started_at: new Date(row.started_at).toISOString(),
-  closed_at: row.closed_at ? new Date(row.closed_at).toISOString() : null,
+  started_at: isoTime(row.started_at),
+  closed_at: isoTime(row.closed_at),
 });
 const toMessage = (row: MessageRow) => ({
   id: row.id,
@@ -68,11 +68,11 @@ const toMessage = (row: MessageRow) => ({
   direction: row.direction,
   body: row.body,
   delivery_status: row.delivery_status,
-  sent_at: row.sent_at ? new Date(row.sent_at).toISOString() : null,
-  created_at: new Date(row.created_at).toISOString(),
+  sent_at: isoTime(row.sent_at),
+  created_at: isoTime(row.created_at),
 });
 const TOOL_CALL_COLUMNS = ['id', 'conversation_id', 'message_id', 'tool_id', 'name', 'arguments', 'result', 'status', 'duration_ms', 'created_at'] as const;
-const toToolCall = (row: Record<(typeof TOOL_CALL_COLUMNS)[number], any>) => ({ ...row, created_at: new Date(row.created_at).toISOString() });
+const toToolCall = (row: Record<(typeof TOOL_CALL_COLUMNS)[number], any>) => ({ ...row, created_at: isoTime(row.created_at) });
 
 interface ConversationFilters {
   agent_id?: string;
@@ -105,10 +105,8 @@ async function listConversations(ctx: AppContext, filters: ConversationFilters, 
   ctx.body = await paginate(q, page, toConversation);
 }
 
-async function requireConversation(scope: TenantScope, id: string): Promise<ConversationRow> {
-  const row = isUuid(id) ? await scope.table('conversations').where('id', id).first([...CONVERSATION_COLUMNS]) : undefined;
-  if (!row) throw notFound('conversation');
-  return row;
+function requireConversation(scope: TenantScope, id: string): Promise<ConversationRow> {
+  return findOr404('conversation', id, () => scope.table('conversations').where('id', id).first([...CONVERSATION_COLUMNS]));
 }
 
 /** `GET {agents prefix}/{agent_id}/conversations`, on every agents router. */

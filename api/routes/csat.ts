@@ -5,11 +5,12 @@ import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { aggregateTallies, GroupedTally } from '../../domain/csat/aggregates';
 import { CSAT_CHANNELS, CSAT_SCALES, CsatChannel, CsatScale, isScoreOnScale, SCALE_RANGE } from '../../domain/csat/scale';
 import { userOf } from '../context';
-import { AppError, conflict, notFound, validationError } from '../errors';
+import { AppError, conflict, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Aggregates without `from` cover the last 30 days; a period is at most 366 days (per_day stays small). */
@@ -47,7 +48,7 @@ const aggregatesSchema = Joi.object({
   per_agent: Joi.array().items(Joi.object({ agent_id: Joi.string().uuid().allow(null), ...summary })),
   per_day: Joi.array().items(Joi.object({ date: Joi.string().description('UTC day, YYYY-MM-DD'), ...summary })),
 });
-const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => pageOf(item);
 
 const toSurvey = (row: CsatSurveyRow) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
 const toResponse = (row: CsatResponseRow) => ({ ...row, responded_at: row.responded_at.toISOString(), created_at: row.created_at.toISOString() });
@@ -64,10 +65,8 @@ type SurveyBody = { name?: string; question?: string; scale?: CsatScale; channel
 
 const surveyParams = Joi.object({ survey_id: idRef.required() });
 
-async function requireSurvey(scope: TenantScope, id: string): Promise<CsatSurveyRow> {
-  const row = isUuid(id) ? await surveyById(scope, id) : undefined;
-  if (!row) throw notFound('survey');
-  return row;
+function requireSurvey(scope: TenantScope, id: string): Promise<CsatSurveyRow> {
+  return findOr404('survey', id, () => surveyById(scope, id));
 }
 
 const unknownReference = (field: string, what: string) =>

@@ -6,20 +6,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import Joi from '../../domain/joi';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { tenantScope, TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { secretContexts } from '../../domain/agents/channel-secrets';
 import { decryptSecret, encryptSecret } from '../../infra/crypto';
 import { SmtpSettings, verifySmtp } from '../../infra/smtp-verify';
 import { checkSmtpDestination } from '../../activities/smtp-destination';
 import { AppContext, userOf } from '../context';
-import { AppError, notFound } from '../errors';
+import { AppError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from './channel-records';
 import { inboundSecretColumns, newInboundSecret } from './email-inbound-secret';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 interface EmailAccountRow {
   id: string;
@@ -98,17 +100,15 @@ const toAccount = (row: EmailAccountRow) => ({
   has_password: row.password_encrypted !== null,
   inbound_configured: row.inbound_secret_encrypted !== null,
   status: row.status,
-  verified_at: row.verified_at ? new Date(row.verified_at).toISOString() : null,
-  created_at: new Date(row.created_at).toISOString(),
-  updated_at: new Date(row.updated_at).toISOString(),
+  verified_at: isoTime(row.verified_at),
+  created_at: isoTime(row.created_at),
+  updated_at: isoTime(row.updated_at),
 });
 
 const passwordContext = secretContexts.emailPassword;
 
-async function requireAccount(scope: TenantScope, id: string): Promise<EmailAccountRow> {
-  const row = isUuid(id) ? await scope.table('email_accounts').where('id', id).first() : undefined;
-  if (!row) throw notFound('email account');
-  return row;
+function requireAccount(scope: TenantScope, id: string): Promise<EmailAccountRow> {
+  return findOr404('email account', id, () => scope.table('email_accounts').where('id', id).first());
 }
 
 const verificationFailed = (reason: string, detail: string): AppError =>
@@ -142,7 +142,7 @@ export function emailAccountRoutes(): ApiRouter {
     auth: 'user',
     permission: 'view_agents',
     query: Joi.object({ ...pageQuery, status: fields.status }),
-    responses: { 200: { description: 'A page of email accounts', schema: Joi.object({ items: Joi.array().items(accountSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: 'A page of email accounts', schema: pageOf(accountSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('email_accounts').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.status) q.where('status', query.status);

@@ -4,8 +4,7 @@ import { CorrectionRow, ExtractionRow, RecordRow, TemplateRow } from '../../db/q
 import { missingRequired } from '../../domain/extraction/merge';
 import { ARRAY_ITEM_TYPES, FIELD_TYPES } from '../../domain/extraction/types';
 import { idParam } from '../validation';
-
-const iso = (v: Date | string | null) => (v ? new Date(v).toISOString() : null);
+import { isoTime } from '../../domain/time';
 export const idParams = (name: string) => Joi.object({ [name]: idParam.required() });
 
 const SNAKE_CASE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
@@ -41,7 +40,7 @@ export const templateSchema = Joi.object({
 });
 
 export function toTemplate(row: TemplateRow) {
-  return { id: row.id, name: row.name, description: row.description, fields: row.fields, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+  return { id: row.id, name: row.name, description: row.description, fields: row.fields, created_at: isoTime(row.created_at), updated_at: isoTime(row.updated_at) };
 }
 
 export const extractionSchema = Joi.object({
@@ -68,9 +67,9 @@ export function toExtraction(row: ExtractionRow) {
     chunks: row.chunk_count,
     record_id: row.record_id,
     created_by: row.created_by,
-    created_at: iso(row.created_at),
-    started_at: iso(row.started_at),
-    completed_at: iso(row.completed_at),
+    created_at: isoTime(row.created_at),
+    started_at: isoTime(row.started_at),
+    completed_at: isoTime(row.completed_at),
   };
 }
 
@@ -122,8 +121,8 @@ export function toRecordSummary(row: RecordRow) {
     engine: row.engine,
     model: row.model,
     notice: row.notice,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }
 
@@ -136,7 +135,7 @@ export function toRecord(row: RecordRow, corrections: CorrectionRow[]) {
       original_value: c.original_value,
       corrected_value: c.corrected_value,
       corrected_by: c.corrected_by,
-      corrected_at: iso(c.corrected_at),
+      corrected_at: isoTime(c.corrected_at),
       reason: c.reason,
     })),
   };

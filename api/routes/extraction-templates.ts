@@ -6,14 +6,15 @@
  */
 import Joi from '../../domain/joi';
 import { findTemplate, TEMPLATE_COLUMNS, TemplateRow, templateUsage } from '../../db/queries/extractions';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { tenantScope, TenantScope } from '../../db/tenant-scope';
 import type { TemplateField } from '../../domain/extraction/types';
 import { userOf } from '../context';
-import { AppError, conflict, notFound } from '../errors';
+import { AppError, conflict } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idParams, templateFields, templateSchema, toTemplate } from './extraction-resource';
+import { findOr404 } from '../find-or-404';
 
 type TemplateBody = { name?: string; description?: string | null; fields?: TemplateField[] };
 
@@ -23,10 +24,8 @@ const templateBody = {
   fields: templateFields,
 };
 
-export async function requireTemplate(scope: TenantScope, id: string): Promise<TemplateRow> {
-  const row = isUuid(id) ? await findTemplate(scope, id) : undefined;
-  if (!row) throw notFound('extraction template');
-  return row;
+export function requireTemplate(scope: TenantScope, id: string): Promise<TemplateRow> {
+  return findOr404('extraction template', id, () => findTemplate(scope, id));
 }
 
 async function assertNameFree(scope: TenantScope, name: string, exceptId?: string): Promise<void> {
@@ -39,7 +38,7 @@ const columns = (body: TemplateBody) => ({ ...body, ...(body.fields ? { fields: 
 
 export function extractionTemplateRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/extraction-templates');
-  const listSchema = Joi.object({ items: Joi.array().items(templateSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+  const listSchema = pageOf(templateSchema);
 
   api.route<unknown, PageRequest>({
     method: 'get',

@@ -14,19 +14,20 @@ import { coerceFieldValue } from '../../domain/extraction/coerce';
 import type { ExtractedFields } from '../../domain/extraction/types';
 import { startExtraction } from '../../orchestration/extractions';
 import { userOf } from '../context';
-import { errorSummary, FieldError, notFound, validationError } from '../errors';
+import { errorSummary, FieldError, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { extractionSchema, idParams, recordSchema, recordSummarySchema, toExtraction, toRecord, toRecordSummary } from './extraction-resource';
 import { requireTemplate } from './extraction-templates';
 import { ownValue } from '../../domain/own';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
 
 /** Characters of text a request may carry (the JSON body is limited to 1 MB anyway). */
 export const MAX_TEXT_INPUT = 900_000;
 
-const page = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
+const page = (item: Schema) => pageOf(item);
 /** A filter on a uuid column: a value that is not a UUID matches nothing (rather than a query error). */
 const uuidFilter = (q: { whereRaw(sql: string): unknown }, value: string | undefined, apply: (v: string) => void) => {
   if (value === undefined) return;
@@ -34,10 +35,8 @@ const uuidFilter = (q: { whereRaw(sql: string): unknown }, value: string | undef
   else q.whereRaw('false');
 };
 
-async function requireRecord(scope: TenantScope, id: string): Promise<RecordRow> {
-  const row = isUuid(id) ? await findRecord(scope, id) : undefined;
-  if (!row) throw notFound('extracted record');
-  return row;
+function requireRecord(scope: TenantScope, id: string): Promise<RecordRow> {
+  return findOr404('extracted record', id, () => findRecord(scope, id));
 }
 
 type CreateBody = { template_id: string; file_id?: string; text?: string };
@@ -258,8 +257,7 @@ export function extractionRoutes(): ApiRouter {
     params: idParams('extraction_id'),
     responses: { 200: { description: 'Extraction', schema: extractionSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      const row = isUuid(params.extraction_id) ? await findExtraction(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.extraction_id) : undefined;
-      if (!row) throw notFound('extraction');
+      const row = await findOr404('extraction', params.extraction_id, () => findExtraction(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.extraction_id));
       ctx.body = toExtraction(row);
     },
   });

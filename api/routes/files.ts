@@ -4,12 +4,13 @@ import { FILE_COLUMNS, fileById, FileRow, newFileObjectKey, toFileRow } from '..
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { MAX_UPLOAD_BYTES, PlanName } from '../../domain/tenancy/plans';
 import { userOf } from '../context';
-import { notFound, validationError } from '../errors';
+import { validationError } from '../errors';
 import { receiveUpload } from '../multipart-upload';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
 
 /** Presigned download URLs are short-lived: a leaked link stops working within minutes. */
 export const DOWNLOAD_URL_TTL_SECONDS = 300;
@@ -38,10 +39,8 @@ export const toFile = (row: FileRow) => ({
 
 const fileParams = Joi.object({ file_id: idRef.required() });
 
-export async function requireFile(scope: TenantScope, id: string): Promise<FileRow> {
-  const row = isUuid(id) ? await fileById(scope, id) : undefined;
-  if (!row) throw notFound('file');
-  return row;
+export function requireFile(scope: TenantScope, id: string): Promise<FileRow> {
+  return findOr404('file', id, () => fileById(scope, id));
 }
 
 /** RFC 6266 attachment header for the download, so a browser saves the file instead of rendering it. */
@@ -128,7 +127,7 @@ export function fileRoutes(): ApiRouter {
       contact_id: idRef,
     }),
     responses: {
-      200: { description: 'A page of files', schema: Joi.object({ items: Joi.array().items(fileSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) },
+      200: { description: 'A page of files', schema: pageOf(fileSchema) },
     },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('files').select([...FILE_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);

@@ -7,10 +7,11 @@ import Joi from '../../domain/joi';
 import { MACHINE_AGENT_RUN_COLUMNS, MachineAgentRunRow } from '../../db/queries/machine-agent-runs';
 import { isUuid, tenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from './agent-resource';
 import { idRef } from '../validation';
+import { isoTime } from '../../domain/time';
 
 const runSchema = Joi.object({
   id: Joi.string(),
@@ -27,7 +28,7 @@ const runSchema = Joi.object({
   created_at: Joi.string().isoDate(),
 });
 
-const toRun = (row: MachineAgentRunRow) => ({ ...row, created_at: new Date(row.created_at).toISOString() });
+const toRun = (row: MachineAgentRunRow) => ({ ...row, created_at: isoTime(row.created_at) });
 
 export function registerMachineAgentRunsRoute(api: ApiRouter): void {
   api.route<{ agent_id: string }, PageRequest & { asset_id?: string }>({
@@ -40,7 +41,7 @@ export function registerMachineAgentRunsRoute(api: ApiRouter): void {
     params: agentParams,
     query: Joi.object({ ...pageQuery, asset_id: idRef }),
     responses: {
-      200: { description: 'A page of runs', schema: Joi.object({ items: Joi.array().items(runSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) },
+      200: { description: 'A page of runs', schema: pageOf(runSchema) },
       404: { description: 'Agent not found' },
     },
     handler: async (ctx, { params, query }) => {

@@ -9,10 +9,11 @@ import { isReservedEventType, MACHINE_EVENT_TYPE_PATTERN } from '../../domain/as
 import { userOf } from '../context';
 import { AppError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
 import { notInFuture } from './asset-state';
+import { isoTime } from '../../domain/time';
 
 /**
  * The industrial event gateway: machines (API clients holding a token with manage_assets) send
@@ -201,7 +202,7 @@ export function machineRoutes(): ApiRouter {
     responses: {
       200: {
         description: 'A page of machine events',
-        schema: Joi.object({ items: Joi.array().items(Joi.object().unknown(true)), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }),
+        schema: pageOf(Joi.object().unknown(true)),
       },
     },
     handler: async (ctx, { query }) => {
@@ -222,10 +223,10 @@ export function machineRoutes(): ApiRouter {
         asset_id: e.asset_id,
         type: e.event_type,
         severity: e.severity,
-        timestamp: new Date(e.ts).toISOString(),
+        timestamp: isoTime(e.ts),
         data: e.data,
         source: e.source,
-        received_at: new Date(e.received_at).toISOString(),
+        received_at: isoTime(e.received_at),
       }));
     },
   });

@@ -9,7 +9,7 @@ import { Knex } from 'knex';
 import { Queryable } from '../../db/knex';
 import { lockPlan, PlanRow, policyOf, saveScheduleSnapshot } from '../../db/queries/maintenance';
 import { pgArray } from '../../db/queries/pg-array';
-import { isUuid, tenantScope } from '../../db/tenant-scope';
+import { tenantScope } from '../../db/tenant-scope';
 import {
   analyzePlan,
   calendarPartOf,
@@ -28,6 +28,8 @@ import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
 import { callPlanWorkflow, planParams, planSchema, requirePlan, toPlan } from './maintenance-resource';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 const TAGS = ['maintenance'];
 const DAY_MS = 86_400_000;
@@ -66,8 +68,8 @@ function toDraft(row: DraftRow) {
     status: row.status,
     suggestions: row.suggestions,
     basis: row.basis,
-    created_at: new Date(row.created_at).toISOString(),
-    decided_at: row.decided_at ? new Date(row.decided_at).toISOString() : null,
+    created_at: isoTime(row.created_at),
+    decided_at: isoTime(row.decided_at),
   };
 }
 
@@ -118,7 +120,7 @@ async function optimizeInput(db: Queryable, plan: PlanRow, now: Date): Promise<O
   const allAssets = [...new Set([...plan.asset_ids, ...otherPlans.flatMap((p: { asset_ids: string[] }) => p.asset_ids)])];
   const locations = await locationsOf(db, tenantId, allAssets);
   const locationIds = (ids: string[]) => [...new Set(ids.map((id) => locations.get(id)).filter((l): l is string => l !== undefined))];
-  const points = readings.reverse().map((r: { read_at: Date; total: number }) => ({ at: new Date(r.read_at).toISOString(), total: Number(r.total) }));
+  const points = readings.reverse().map((r: { read_at: Date; total: number }) => ({ at: isoTime(r.read_at), total: Number(r.total) }));
   return {
     now,
     plan: { id: plan.id, trigger: plan.trigger, assignee_id: plan.assignee_id, asset_ids: plan.asset_ids, location_ids: locationIds(plan.asset_ids) },
@@ -149,12 +151,8 @@ export function mergePatches(plan: Pick<PlanRow, 'trigger' | 'assignee_id'>, sug
   return { trigger, assignee_id: assignee };
 }
 
-async function lockDraft(tx: Knex.Transaction, tenantId: string, planId: string, draftId: string): Promise<DraftRow> {
-  const row = isUuid(draftId)
-    ? await tx('maintenance_optimization_drafts').where({ tenant_id: tenantId, plan_id: planId, id: draftId }).forUpdate().first()
-    : undefined;
-  if (!row) throw notFound('optimization draft');
-  return row;
+function lockDraft(tx: Knex.Transaction, tenantId: string, planId: string, draftId: string): Promise<DraftRow> {
+  return findOr404('optimization draft', draftId, () => tx('maintenance_optimization_drafts').where({ tenant_id: tenantId, plan_id: planId, id: draftId }).forUpdate().first());
 }
 
 export function registerOptimizeRoutes(api: ApiRouter): void {
@@ -201,8 +199,7 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
     handler: async (ctx, { params }) => {
       const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
       const plan = await requirePlan(scope, params.plan_id);
-      const row = isUuid(params.draft_id) ? await scope.table('maintenance_optimization_drafts').where({ plan_id: plan.id, id: params.draft_id }).first() : undefined;
-      if (!row) throw notFound('optimization draft');
+      const row = await findOr404('optimization draft', params.draft_id, () => scope.table('maintenance_optimization_drafts').where({ plan_id: plan.id, id: params.draft_id }).first());
       ctx.body = toDraft(row);
     },
   });

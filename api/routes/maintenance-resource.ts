@@ -27,6 +27,8 @@ import type { PlanStateView } from '../../workflows/maintenance-plan-state';
 import { AppContext } from '../context';
 import { AppError, dependencyUnavailable, notFound, validationError, errorSummary } from '../errors';
 import { idParam, idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 // ---- request schemas -------------------------------------------------------------------------
 
@@ -155,8 +157,6 @@ export const planSchema = Joi.object({
   created_at: ts,
   updated_at: ts,
 });
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 const num = (n: string | number | null) => (n === null ? null : Number(n));
 
 export function toPlan(row: PlanRow) {
@@ -176,13 +176,13 @@ export function toPlan(row: PlanRow) {
     on_open_task: row.on_open_task,
     generate_ahead: row.generate_ahead,
     status: row.status,
-    next_due_at: iso(row.next_due_at),
+    next_due_at: isoTime(row.next_due_at),
     next_due_trigger: row.next_due_trigger,
     interval_hours: num(row.interval_hours),
     version: row.version,
     workflow_id: `maintenance-plan/${row.tenant_id}/${row.id}`,
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    created_at: isoTime(row.created_at)!,
+    updated_at: isoTime(row.updated_at)!,
   };
 }
 
@@ -224,31 +224,27 @@ export function toTask(row: TaskRow) {
     status: row.status,
     kind: row.kind,
     trigger: row.trigger,
-    due_at: iso(row.due_at)!,
+    due_at: isoTime(row.due_at)!,
     overdue: row.overdue_at !== null && (row.status === 'open' || row.status === 'in_progress'),
-    started_at: iso(row.started_at),
-    completed_at: iso(row.completed_at),
+    started_at: isoTime(row.started_at),
+    completed_at: isoTime(row.completed_at),
     completed_by: row.completed_by,
-    cancelled_at: iso(row.cancelled_at),
+    cancelled_at: isoTime(row.cancelled_at),
     notes: row.notes,
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    created_at: isoTime(row.created_at)!,
+    updated_at: isoTime(row.updated_at)!,
   };
 }
 
 // ---- lookups ---------------------------------------------------------------------------------
 
 /** A live plan of the tenant; another tenant's, a deleted one or a malformed id: 404. */
-export async function requirePlan(scope: TenantScope, id: string): Promise<PlanRow> {
-  const row = isUuid(id) ? await findPlan(scope, id) : undefined;
-  if (!row) throw notFound('maintenance plan');
-  return row;
+export function requirePlan(scope: TenantScope, id: string): Promise<PlanRow> {
+  return findOr404('maintenance plan', id, () => findPlan(scope, id));
 }
 
-export async function requireTask(scope: TenantScope, id: string): Promise<TaskRow> {
-  const row = isUuid(id) ? await findTask(scope, id) : undefined;
-  if (!row) throw notFound('maintenance task');
-  return row;
+export function requireTask(scope: TenantScope, id: string): Promise<TaskRow> {
+  return findOr404('maintenance task', id, () => findTask(scope, id));
 }
 
 const unknownReference = (field: string, message: string) =>

@@ -11,10 +11,11 @@ import { computePlanCompliance, parseCompliancePeriod, TASK_STATUSES, type TaskS
 import { userOf } from '../context';
 import { invalidState, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { requireTask, taskParams, taskSchema, toTask } from './maintenance-resource';
 import { idRef } from '../validation';
+import { isoTime } from '../../domain/time';
 
 const TAGS = ['maintenance'];
 
@@ -51,7 +52,7 @@ export function registerTaskRoutes(api: ApiRouter): void {
       asset_id: idRef,
       overdue: Joi.boolean().description('Only tasks open past their grace deadline'),
     }),
-    responses: { 200: { description: 'A page of tasks', schema: Joi.object({ items: Joi.array().items(taskSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: 'A page of tasks', schema: pageOf(taskSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('maintenance_tasks').orderBy([{ column: 'due_at' }, { column: 'task_code' }]);
       if (query.status) q.where('status', query.status);
@@ -130,7 +131,7 @@ export function registerTaskRoutes(api: ApiRouter): void {
               plan_id: task.plan_id,
               asset_id: task.asset_ids[0] ?? null,
               asset_ids: task.asset_ids,
-              due_at: new Date(task.due_at).toISOString(),
+              due_at: isoTime(task.due_at),
               completed_at: now.toISOString(),
             });
           }

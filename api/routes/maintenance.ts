@@ -17,7 +17,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import Joi from '../../domain/joi';
-import type { Schema } from 'joi';
 import { Knex } from 'knex';
 import { insertNotification } from '../../db/notifications';
 import { countOpenTasks, lockPlan, peekTaskCode, planNotificationText, planRecipients, PlanRow, policyOf, saveScheduleSnapshot } from '../../db/queries/maintenance';
@@ -42,7 +41,7 @@ import { snapshotOf } from '../../workflows/maintenance-plan-state';
 import { AppContext, userOf } from '../context';
 import { AppError, dependencyUnavailable, notFound, errorSummary } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit } from '../plan-limits';
 import { ApiRouter } from '../route';
 import {
@@ -65,9 +64,9 @@ import { registerOptimizeRoutes } from './maintenance-optimize';
 import { registerComplianceRoute, registerTaskRoutes } from './maintenance-tasks';
 import { idRef } from '../validation';
 import { counterSourceRef } from '../../db/queries/counter-sources';
+import { isoTime } from '../../domain/time';
 
 const TAGS = ['maintenance'];
-const pageOf = (item: Schema) => Joi.object({ items: Joi.array().items(item), total: Joi.number(), skip: Joi.number(), limit: Joi.number() });
 
 const countLivePlans = (tenantId: string) => async (tx: Knex.Transaction) => {
   const [{ count }] = await tx('maintenance_plans').where({ tenant_id: tenantId }).whereNull('deleted_at').count({ count: '*' });
@@ -351,7 +350,7 @@ function registerPlanActions(api: ApiRouter): void {
           tenantId,
           category: 'maintenance.test',
           recipients: recipients.map((r) => r.email),
-          ...planNotificationText(plan, 'test', plan.next_due_at ? new Date(plan.next_due_at).toISOString() : null),
+          ...planNotificationText(plan, 'test', isoTime(plan.next_due_at)),
         });
         unit.audit({ action: 'maintenance_plan.test_notification', resourceType: 'maintenance_plan', resourceId: plan.id, details: { notification_id: row.id, recipients: recipients.map((r) => r.user_id) } });
         return row;
@@ -474,7 +473,7 @@ function registerPlanActions(api: ApiRouter): void {
         .where('plan_id', plan.id)
         .orderBy([{ column: 'read_at', order: 'desc' }, { column: 'created_at', order: 'desc' }])
         .select('id', 'counter', 'value', 'source', 'reset', 'total', 'thresholds_crossed', 'task_id', 'read_at');
-      ctx.body = await paginate(q, query, (r: any) => ({ ...r, read_at: new Date(r.read_at).toISOString() }));
+      ctx.body = await paginate(q, query, (r: any) => ({ ...r, read_at: isoTime(r.read_at) }));
     },
   });
 
@@ -509,16 +508,15 @@ function registerPlanActions(api: ApiRouter): void {
         .where('maintenance_executions.plan_id', plan.id)
         .orderBy([{ column: 'maintenance_executions.executed_at', order: 'desc' }, { column: 'maintenance_executions.execution_id', order: 'desc' }])
         .select('maintenance_executions.*', 't.task_code');
-      const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
       ctx.body = await paginate(q, query, (r: any) => ({
         execution_id: r.execution_id,
         task_id: r.task_id,
         task_code: r.task_code,
         trigger: r.trigger,
-        executed_at: iso(r.executed_at),
+        executed_at: isoTime(r.executed_at),
         executed_by: r.executed_by,
         outcome: r.outcome,
-        due_at: iso(r.due_at),
+        due_at: isoTime(r.due_at),
         kept_task_id: r.kept_task_id,
         thresholds_crossed: r.thresholds_crossed,
       }));

@@ -7,9 +7,10 @@ import { DEFAULT_ACTION_THRESHOLDS } from '../../domain/prognostics';
 import { userOf } from '../context';
 import { notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
+import { isoTime } from '../../domain/time';
 
 /**
  * Predictive configuration per asset type: read by every reading (alert sensitivity) and every
@@ -74,7 +75,7 @@ const configSchema = Joi.object({
 const typeParams = Joi.object({ asset_type: Joi.string().trim().min(1).max(100).required() });
 
 function toBody(config: PredictiveConfig, row: PredictiveConfigRow | null) {
-  return { ...config, configured: row !== null, updated_at: row ? new Date(row.updated_at).toISOString() : null };
+  return { ...config, configured: row !== null, updated_at: row ? isoTime(row.updated_at) : null };
 }
 
 export function predictiveConfigRoutes(): ApiRouter {
@@ -88,7 +89,7 @@ export function predictiveConfigRoutes(): ApiRouter {
     auth: 'user',
     permission: 'view_assets',
     query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of configs', schema: Joi.object({ items: Joi.array().items(configSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: 'A page of configs', schema: pageOf(configSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('predictive_configs').select(PREDICTIVE_CONFIG_COLUMNS).orderBy('asset_type');
       ctx.body = await paginate(q, query, (row: PredictiveConfigRow) => toBody(toConfig(row), row));

@@ -15,6 +15,7 @@ import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
 import { registerPrivacySettingsRoutes } from './privacy-settings';
 import { idParam, idRef } from '../validation';
+import { isoTime } from '../../domain/time';
 
 const PURGE_BATCH = 1000;
 
@@ -40,7 +41,6 @@ const erasureSchema = Joi.object({
   completed_at: Joi.string().isoDate().allow(null),
 });
 const idParams = (name: string) => Joi.object({ [name]: idParam.required() });
-const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 
 type ExportRow = Record<string, any>;
 
@@ -58,9 +58,9 @@ function toExport(row: ExportRow, now: Date, progress: { phase: string; percent:
     status,
     progress,
     url: status === 'ready' ? row.url : null,
-    expires_at: status === 'ready' ? iso(row.expires_at) : null,
-    created_at: iso(row.created_at) as string,
-    ready_at: iso(row.ready_at),
+    expires_at: status === 'ready' ? isoTime(row.expires_at) : null,
+    created_at: isoTime(row.created_at) as string,
+    ready_at: isoTime(row.ready_at),
     manifest: status === 'ready' ? row.manifest : null,
   };
 }
@@ -72,8 +72,8 @@ function toErasure(row: Record<string, any>) {
     reason: row.reason,
     preserve_audit: row.preserve_audit,
     counts: row.counts,
-    created_at: iso(row.created_at) as string,
-    completed_at: iso(row.completed_at),
+    created_at: isoTime(row.created_at) as string,
+    completed_at: isoTime(row.completed_at),
   };
 }
 

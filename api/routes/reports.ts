@@ -9,10 +9,11 @@ import { startReport } from '../../orchestration/reports';
 import { userOf } from '../context';
 import { AppError, errorSummary, notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { requireBrandingReference } from './brandings';
 import { idRef } from '../validation';
+import { isoTime } from '../../domain/time';
 
 /**
  * On-demand reports. Every report runs as `report/<tenant>/<id>` into the object store (202, then
@@ -78,8 +79,8 @@ export function toReport(row: ReportJobRow, download: { url: string; expiresAt: 
     size_bytes: row.size_bytes === null ? null : Number(row.size_bytes),
     error: row.error,
     scheduled_report_id: row.scheduled_report_id,
-    created_at: new Date(row.created_at).toISOString(),
-    completed_at: row.completed_at ? new Date(row.completed_at).toISOString() : null,
+    created_at: isoTime(row.created_at),
+    completed_at: isoTime(row.completed_at),
     download_url: download?.url ?? null,
     download_expires_at: download ? download.expiresAt.toISOString() : null,
   };
@@ -98,7 +99,7 @@ export function reportRoutes(): ApiRouter {
     auth: 'user',
     permission: 'view_reports',
     query: Joi.object({ ...pageQuery, type: Joi.string().valid(...REPORT_TYPES), status: Joi.string().valid('queued', 'running', 'completed', 'failed'), scheduled_report_id: idRef }),
-    responses: { 200: { description: 'A page of reports', schema: Joi.object({ items: Joi.array().items(reportSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: 'A page of reports', schema: pageOf(reportSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('report_jobs').select('*').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
       if (query.type) q.where('report_type', query.type);

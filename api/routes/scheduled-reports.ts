@@ -1,7 +1,7 @@
 import Joi from '../../domain/joi';
 import { Client } from '@temporalio/client';
 import { ScheduledReportRow } from '../../db/queries/report-jobs';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { tenantScope, TenantScope } from '../../db/tenant-scope';
 import { isValidTimeZone, PERIOD_RULES, PeriodRule } from '../../domain/reports/period';
 import { cronProblem, MIN_INTERVAL_MINUTES, ReportScheduleSpec } from '../../domain/reports/schedule';
 import { REPORT_FORMATS, REPORT_TYPE_INFO, REPORT_TYPES, ReportFormat, ReportType } from '../../domain/reports/types';
@@ -14,12 +14,14 @@ import {
   updateReportSchedule,
 } from '../../orchestration/reports';
 import { AppContext, userOf } from '../context';
-import { AppError, errorSummary, notFound, validationError } from '../errors';
+import { AppError, errorSummary, validationError } from '../errors';
 import { actorOf, MutationUnit, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { requireBrandingReference } from './brandings';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 /**
  * Scheduled reports, each mirrored by the Temporal Schedule `scheduled-report/<tenant>/<id>`.
@@ -124,17 +126,16 @@ export function toScheduledReport(row: ScheduledReportRow, nextRuns?: Date[]) {
     status: row.status,
     schedule_id: `scheduled-report/${row.tenant_id}/${row.id}`,
     ...(nextRuns ? { next_runs: nextRuns.map((d) => d.toISOString()) } : {}),
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }
 
-async function requireScheduledReport(scope: TenantScope, id: string, lock = false): Promise<ScheduledReportRow> {
-  if (!isUuid(id)) throw notFound('scheduled report');
-  const q = scope.table('scheduled_reports').where('id', id).first();
-  const row = await (lock ? q.forUpdate() : q);
-  if (!row) throw notFound('scheduled report');
-  return row;
+function requireScheduledReport(scope: TenantScope, id: string, lock = false): Promise<ScheduledReportRow> {
+  return findOr404('scheduled report', id, () => {
+    const q = scope.table('scheduled_reports').where('id', id).first();
+    return lock ? q.forUpdate() : q;
+  });
 }
 
 const temporalUnavailable = (err: unknown) => new AppError('DEPENDENCY_UNAVAILABLE', `the schedule could not be changed: ${errorSummary(err)}`, { component: 'temporal' });
@@ -183,7 +184,7 @@ export function scheduledReportRoutes(): ApiRouter {
     auth: 'user',
     permission: 'view_reports',
     query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of scheduled reports', schema: Joi.object({ items: Joi.array().items(scheduledReportSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: 'A page of scheduled reports', schema: pageOf(scheduledReportSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('scheduled_reports').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
       ctx.body = await paginate(q, query, (row: ScheduledReportRow) => toScheduledReport(row));
@@ -358,7 +359,7 @@ function toRun(row: RunRow) {
     status: row.status,
     sent_to: row.sent_to,
     error: row.error,
-    started_at: new Date(row.started_at).toISOString(),
-    finished_at: row.finished_at ? new Date(row.finished_at).toISOString() : null,
+    started_at: isoTime(row.started_at),
+    finished_at: isoTime(row.finished_at),
   };
 }

@@ -5,14 +5,16 @@
  */
 import Joi from '../../domain/joi';
 import { checkWebhookUrl } from '../../activities/webhooks/destination-guard';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { tenantScope, TenantScope } from '../../db/tenant-scope';
 import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domain/agents/tool-parameters';
 import { userOf } from '../context';
-import { conflict, notFound, validationError } from '../errors';
+import { conflict, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 type ToolKind = 'built_in' | 'http';
 
@@ -99,14 +101,12 @@ const toTool = (row: ToolRow) => ({
   builtin: row.builtin,
   url: row.url,
   parameters: row.parameters,
-  created_at: new Date(row.created_at).toISOString(),
-  updated_at: new Date(row.updated_at).toISOString(),
+  created_at: isoTime(row.created_at),
+  updated_at: isoTime(row.updated_at),
 });
 
-async function requireTool(scope: TenantScope, id: string): Promise<ToolRow> {
-  const row = isUuid(id) ? await scope.table('tools').where('id', id).first() : undefined;
-  if (!row) throw notFound('tool');
-  return row;
+function requireTool(scope: TenantScope, id: string): Promise<ToolRow> {
+  return findOr404('tool', id, () => scope.table('tools').where('id', id).first());
 }
 
 async function refuseTakenName(scope: TenantScope, name: string, exceptId?: string): Promise<void> {
@@ -129,7 +129,7 @@ export function toolRoutes(): ApiRouter {
     auth: 'user',
     permission: 'view_agents',
     query: Joi.object({ ...pageQuery, kind: Joi.string().valid('built_in', 'http') }),
-    responses: { 200: { description: 'A page of tools', schema: Joi.object({ items: Joi.array().items(toolSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: 'A page of tools', schema: pageOf(toolSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('tools').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.kind) q.where('kind', query.kind);

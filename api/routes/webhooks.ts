@@ -30,10 +30,12 @@ import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery';
 import { AppContext, userOf } from '../context';
 import { dependencyUnavailable, invalidState, notFound, validationError, errorSummary } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 const MAX_RECOVER = 1_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -116,8 +118,6 @@ interface CreateWebhookBody {
 
 // ---- mapping ---------------------------------------------------------------------------------
 
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
-
 export function toWebhook(row: WebhookRow, now = new Date()) {
   const rotating = row.previous_secret_expires_at && row.previous_secret_expires_at > now;
   return {
@@ -127,14 +127,14 @@ export function toWebhook(row: WebhookRow, now = new Date()) {
     filters: row.filters,
     description: row.description,
     status: row.status,
-    failing_since: iso(row.failing_since),
+    failing_since: isoTime(row.failing_since),
     disabled_reason: row.disabled_reason,
     disable_on_gone: row.disable_on_gone,
     honour_retry_after: row.honour_retry_after,
     owner_id: row.owner_user_id,
-    previous_secret_expires_at: rotating ? iso(row.previous_secret_expires_at) : null,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    previous_secret_expires_at: rotating ? isoTime(row.previous_secret_expires_at) : null,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }
 
@@ -179,19 +179,17 @@ function toDelivery(row: DeliveryListRow) {
     response_body: row.response_body,
     failure_cause: row.failure_cause,
     error: row.error,
-    next_attempt_at: iso(row.next_attempt_at),
+    next_attempt_at: isoTime(row.next_attempt_at),
     redelivery_of: row.redelivery_of,
-    created_at: iso(row.created_at),
+    created_at: isoTime(row.created_at),
   };
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
 
 /** A path id that is not a UUID names no webhook: 404, like another tenant's webhook. */
-async function requireWebhook(scope: TenantScope, id: string): Promise<WebhookRow> {
-  const row = isUuid(id) ? await findWebhook(scope, id) : undefined;
-  if (!row) throw notFound('webhook');
-  return row;
+function requireWebhook(scope: TenantScope, id: string): Promise<WebhookRow> {
+  return findOr404('webhook', id, () => findWebhook(scope, id));
 }
 
 /** The URL rules of the deployment (https; http to loopback only with the development setting). */
@@ -268,7 +266,7 @@ export function webhookRoutes(): ApiRouter {
     auth: 'user',
     permission: 'view_webhooks',
     query: Joi.object({ ...pageQuery, status: Joi.string().valid('active', 'paused', 'failing', 'disabled') }),
-    responses: { 200: { description: 'A page of webhooks', schema: Joi.object({ items: Joi.array().items(webhookSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: 'A page of webhooks', schema: pageOf(webhookSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('webhooks').orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.status) q.where('status', query.status);
@@ -500,7 +498,7 @@ export function webhookRoutes(): ApiRouter {
       event_type: Joi.string().max(100),
       delivery_id: idRef,
     }),
-    responses: { 200: { description: 'A page of delivery records', schema: Joi.object({ items: Joi.array().items(deliverySchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) }, 404: { description: 'Not found' } },
+    responses: { 200: { description: 'A page of delivery records', schema: pageOf(deliverySchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
       const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
       const webhook = await requireWebhook(scope, params.webhook_id);

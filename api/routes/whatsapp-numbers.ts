@@ -5,17 +5,19 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import Joi from '../../domain/joi';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { tenantScope, TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { secretContexts } from '../../domain/agents/channel-secrets';
 import { encryptSecret } from '../../infra/crypto';
 import { userOf } from '../context';
-import { conflict, notFound } from '../errors';
+import { conflict } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest } from '../pagination';
+import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from './channel-records';
 import { idRef } from '../validation';
+import { findOr404 } from '../find-or-404';
+import { isoTime } from '../../domain/time';
 
 interface WhatsappNumberRow {
   id: string;
@@ -79,8 +81,8 @@ const toNumber = (row: WhatsappNumberRow) => ({
   has_access_token: true,
   inbound_webhook_configured: row.app_secret_encrypted !== null && row.verify_token_hash !== null,
   status: row.status,
-  created_at: new Date(row.created_at).toISOString(),
-  updated_at: new Date(row.updated_at).toISOString(),
+  created_at: isoTime(row.created_at),
+  updated_at: isoTime(row.updated_at),
 });
 
 const tokenContext = secretContexts.whatsappAccessToken;
@@ -104,10 +106,8 @@ async function refuseTakenVerifyToken(scope: TenantScope, token: string | undefi
   if (await q.first('id')) throw conflict('choose another verify_token');
 }
 
-async function requireNumber(scope: TenantScope, id: string): Promise<WhatsappNumberRow> {
-  const row = isUuid(id) ? await scope.table('whatsapp_numbers').where('id', id).first() : undefined;
-  if (!row) throw notFound('WhatsApp number');
-  return row;
+function requireNumber(scope: TenantScope, id: string): Promise<WhatsappNumberRow> {
+  return findOr404('WhatsApp number', id, () => scope.table('whatsapp_numbers').where('id', id).first());
 }
 
 /**
@@ -133,7 +133,7 @@ export function whatsappNumberRoutes(): ApiRouter {
     auth: 'user',
     permission: 'view_agents',
     query: Joi.object({ ...pageQuery, status: fields.status }),
-    responses: { 200: { description: 'A page of numbers', schema: Joi.object({ items: Joi.array().items(numberSchema), total: Joi.number(), skip: Joi.number(), limit: Joi.number() }) } },
+    responses: { 200: { description: 'A page of numbers', schema: pageOf(numberSchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('whatsapp_numbers').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.status) q.where('status', query.status);

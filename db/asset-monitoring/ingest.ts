@@ -9,6 +9,7 @@ import { insertReadings, LatestReading, latestReadings, ReadingInput, RecentWind
 import { applyJudgements, SeriesJudgement } from './judge';
 import { bandOf, recomputeAssetState } from './recompute';
 import { lockAssets, MonitoringUnit } from './unit';
+import { isoTime } from '../../domain/time';
 
 export interface ReadingsSummary {
   received: number;
@@ -108,7 +109,7 @@ export async function ingestMachineEvents(unit: MonitoringUnit, events: readonly
   for (const e of stored) {
     unit.emit(
       e.event_type,
-      { machine_event_id: e.id, asset_id: e.asset_id, severity: e.severity, occurred_at: new Date(e.ts).toISOString(), data: e.data },
+      { machine_event_id: e.id, asset_id: e.asset_id, severity: e.severity, occurred_at: isoTime(e.ts), data: e.data },
       { occurredAt: new Date(e.ts), idempotencyKey: `machine-event:${e.sender_event_id}` },
     );
   }

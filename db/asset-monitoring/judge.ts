@@ -3,6 +3,7 @@ import { Excursion, foldReadings, Reading, severityOf } from '../../domain/asset
 import { ALERT_COLUMNS, AlertRow } from '../queries/alerts';
 import { BaselineRow } from '../queries/baselines';
 import { ALERT_RAISED, ALERT_RESOLVED, MonitoringUnit } from './unit';
+import { isoTime } from '../../domain/time';
 
 /** One series to judge: its active baseline (as a band), its unresolved alert, and the readings to fold. */
 export interface SeriesJudgement {
@@ -37,8 +38,8 @@ export async function applyJudgements(unit: MonitoringUnit, judgements: readonly
             parameter: j.parameter,
             value: excursion.ended.value,
             peak_value: alert.peak_value,
-            raised_at: new Date(alert.raised_at).toISOString(),
-            resolved_at: new Date(excursion.ended.t).toISOString(),
+            raised_at: isoTime(alert.raised_at),
+            resolved_at: isoTime(excursion.ended.t),
           },
           { occurredAt: new Date(excursion.ended.t), idempotencyKey: `asset-alert:${alert.id}:resolved` },
         );
@@ -91,7 +92,7 @@ async function raise(unit: MonitoringUnit, j: SeriesJudgement, excursion: Excurs
       upper_bound: j.band.upper,
       direction: excursion.direction,
       severity: alert.severity,
-      raised_at: new Date(started.t).toISOString(),
+      raised_at: isoTime(started.t),
     },
     { occurredAt: new Date(started.t), idempotencyKey: `asset-alert:${alert.id}:raised` },
   );

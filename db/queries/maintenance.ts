@@ -23,6 +23,7 @@ import {
   type TaskStatus,
   type Trigger,
 } from '../../domain/maintenance';
+import { isoTime } from '../../domain/time';
 
 export const PLAN_STATUSES = ['active', 'paused', 'archived'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
@@ -247,7 +248,7 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
 async function outcomeOf(db: Queryable, execution: { execution_id: string; outcome: string; task_id: string | null; kept_task_id: string | null; due_at: Date | null }): Promise<ExecutionOutcome> {
   if (execution.outcome === 'skipped') return { outcome: 'skipped', execution_id: execution.execution_id, kept_task_id: execution.kept_task_id, repeated: true };
   const task = await db('maintenance_tasks').where({ id: execution.task_id }).first('id', 'task_code', 'due_at');
-  return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: new Date(task.due_at).toISOString(), repeated: true };
+  return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: isoTime(task.due_at), repeated: true };
 }
 
 /** The audit record of a user's action carried out by the workflow, in the activity's transaction. */
@@ -298,7 +299,7 @@ export async function markOverdueInTx(tx: Knex.Transaction, tenantId: string, pl
       tenantId,
       type: 'task.overdue',
       source: 'worker',
-      data: { task_id: task.id, task_code: task.task_code, plan_id: planId, asset_id: task.asset_ids[0] ?? null, asset_ids: task.asset_ids, due_at: new Date(task.due_at).toISOString() },
+      data: { task_id: task.id, task_code: task.task_code, plan_id: planId, asset_id: task.asset_ids[0] ?? null, asset_ids: task.asset_ids, due_at: isoTime(task.due_at) },
     });
   }
   return rows;

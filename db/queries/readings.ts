@@ -1,6 +1,7 @@
 import { Queryable } from '../knex';
 import { tenantScope } from '../tenant-scope';
 import { pgArray } from './pg-array';
+import { isoTime } from '../../domain/time';
 
 /** One sensor reading as the gateway received it (device time). */
 export interface ReadingInput {
@@ -82,7 +83,7 @@ export async function upsertLatestReadings(db: Queryable, tenantId: string, late
       tenantId,
       pgArray(latest.map((r) => r.asset_id)),
       pgArray(latest.map((r) => r.parameter)),
-      pgArray(latest.map((r) => new Date(r.ts).toISOString())),
+      pgArray(latest.map((r) => isoTime(r.ts))),
       pgArray(latest.map((r) => r.value)),
       pgArray(latest.map((r) => r.unit)),
       pgArray(latest.map((r) => r.source)),

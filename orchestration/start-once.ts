@@ -1,0 +1,43 @@
+/**
+ * The one way the service starts a workflow for a business record: the workflow id is derived
+ * from the record (infra/workflow-ids.ts), so a second start of the same id is refused by Temporal
+ * and reported as `already_started`. A retried HTTP call, a reconciler or a dispatcher that starts
+ * again after a crash therefore never runs the same job twice. Every start carries the TenantId and
+ * ResourceId search attributes operators filter on in the Temporal UI.
+ */
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type WorkflowStartOptions } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import { PlanIdKey, resourceSearchAttributes } from '../infra/search-attributes';
+
+export interface StartOnce<W extends Workflow> {
+  readonly workflowType: string;
+  readonly taskQueue: string;
+  readonly workflowId: string;
+  readonly args: Parameters<W>;
+  readonly tenantId: string;
+  readonly resourceId: string;
+  /** Resource-specific search attributes beyond TenantId and ResourceId (PlanId, WebhookId). */
+  readonly searchAttributes?: Array<[typeof PlanIdKey, string]>;
+  /** A closed run of the id may run again (a reconciler restarting a run closed by hand). */
+  readonly allowRerun?: boolean;
+  /** What the Temporal UI shows for the run. */
+  readonly staticSummary?: string;
+}
+
+export async function startOnce<W extends Workflow>(client: Client, start: StartOnce<W>): Promise<'started' | 'already_started'> {
+  try {
+    await client.workflow.start<W>(start.workflowType, {
+      taskQueue: start.taskQueue,
+      workflowId: start.workflowId,
+      args: start.args,
+      typedSearchAttributes: resourceSearchAttributes(start.tenantId, start.resourceId, start.searchAttributes),
+      workflowIdReusePolicy: start.allowRerun ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...(start.staticSummary ? { staticSummary: start.staticSummary } : {}),
+      // `args` is checked as Parameters<W> above; the SDK's conditional type cannot be resolved for a generic W.
+    } as unknown as WorkflowStartOptions<W>);
+    return 'started';
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
+    throw err;
+  }
+}

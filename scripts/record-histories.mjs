@@ -5,7 +5,7 @@
 //   RECORD_HISTORIES=1 on the time-skipping server: each writes test/workflows/histories/<name>.json
 //   from a real run. Without patterns, every such test file runs and history files that no test
 //   wrote any more are removed; with patterns (e.g. `job-workflows`), only those files run and
-//   nothing is removed. Re-record only after an intentional change of a workflow that keeps old
+//   nothing is removed. histories/kept/ (histories of earlier workflow code) is never touched. Re-record only after an intentional change of a workflow that keeps old
 //   histories replayable (`patched`): see test/workflows/histories/README.md.
 import { createRequire } from 'node:module';
 import fs from 'node:fs';

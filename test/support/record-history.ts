@@ -40,16 +40,18 @@ export interface HistoryFile {
   history: temporal.api.history.v1.History;
 }
 
-/** Every recorded history, by file name. */
+/** Histories recorded by earlier workflow code, kept by hand (never rewritten or pruned by the recorder). */
+export const KEPT_HISTORIES_DIR = path.join(HISTORIES_DIR, 'kept');
+
+const jsonFiles = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort() : []);
+
+/** Every history: the recorded ones (`report-generated.json`), then the kept ones (`kept/...json`). */
 export function readHistoryFiles(): HistoryFile[] {
-  return fs
-    .readdirSync(HISTORIES_DIR)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((file) => {
-      const { workflowId, history } = JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8'));
-      return { file, workflowId, json: history, history: HistoryProto.fromObject(history) };
-    });
+  const files = [...jsonFiles(HISTORIES_DIR), ...jsonFiles(KEPT_HISTORIES_DIR).map((name) => `kept/${name}`)];
+  return files.map((file) => {
+    const { workflowId, history } = JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8'));
+    return { file, workflowId, json: history, history: HistoryProto.fromObject(history) };
+  });
 }
 
 function blankMachineDetails(value: unknown): void {

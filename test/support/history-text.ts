@@ -9,7 +9,8 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 
-function textOf(events: unknown): string {
+/** The decoded text of a list of history events (proto objects or their JSON form). */
+export function historyTextOf(events: unknown): string {
   const out: string[] = [];
   const walk = (value: unknown, key?: string): void => {
     if (value === null || value === undefined) return;
@@ -37,7 +38,7 @@ export async function historyText(client: Client, workflowId: string, runId?: st
   const texts: string[] = [];
   for (let id: string | undefined = runId, runs = 0; runs < 100; runs += 1) {
     const history: temporal.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, id).fetchHistory();
-    texts.push(textOf(history.events));
+    texts.push(historyTextOf(history.events));
     id = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
     if (!id) break;
   }

@@ -15,6 +15,7 @@ import { encryptSecret } from '../../infra/crypto';
 import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
 import { signalInboundMessage } from '../../orchestration/conversations';
+import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { expectNoPersonalData } from '../support/history-text';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
@@ -149,6 +150,7 @@ describe('conversation workflow', () => {
     expect((await pg.db('conversations').where({ id: f.conversationId }).first('status')).status).toBe('open');
     await env.sleep('2 hours');
     expect(await handle.result()).toEqual({ answered: 1, closedBy: 'idle' });
+    await recordHistory('conversation-closed-idle', handle);
     const conversation = await pg.db('conversations').where({ id: f.conversationId }).first('status', 'closed_at');
     expect(conversation.status).toBe('closed');
     const closedEvents = await pg.db('outbox_events').where({ tenant_id: f.tenantId, type: 'conversation.closed' }).select('data');

@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { PARALLEL_CHUNKS } from '../../workflows/extraction';
+import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv } from '../support/temporal-env';
 
 let env: TestWorkflowEnvironment;
@@ -59,6 +60,7 @@ describe('extractionWorkflow', () => {
         const handle = await env.client.workflow.start('extractionWorkflow', { taskQueue, workflowId: 'extraction/t1/x1', args: [input] });
         const out = await handle.result();
         expect(await handle.query('progress')).toEqual({ phase: 'completed', chunks: 10, done: 10 });
+        await recordHistory('extraction-completed', handle);
         return out;
       },
     );
@@ -71,9 +73,9 @@ describe('extractionWorkflow', () => {
   });
 
   it.each([
-    ['a source error keeps its message', ApplicationFailure.nonRetryable('unsupported file type image/png: only application/pdf and text/plain can be extracted', 'ExtractionSourceError'), 'unsupported file type image/png: only application/pdf and text/plain can be extracted'],
-    ['any other failure says only that it failed', ApplicationFailure.nonRetryable('connection to 10.0.0.5 refused', 'Other'), 'the extraction failed'],
-  ])('marks the job failed: %s', async (_name, failure, message) => {
+    ['a source error keeps its message', ApplicationFailure.nonRetryable('unsupported file type image/png: only application/pdf and text/plain can be extracted', 'ExtractionSourceError'), 'unsupported file type image/png: only application/pdf and text/plain can be extracted', 'extraction-failed-source'],
+    ['any other failure says only that it failed', ApplicationFailure.nonRetryable('connection to 10.0.0.5 refused', 'Other'), 'the extraction failed', null],
+  ])('marks the job failed: %s', async (_name, failure, message, history) => {
     const failed: string[] = [];
     await expect(
       runWith(
@@ -91,7 +93,14 @@ describe('extractionWorkflow', () => {
             failed.push(arg.error);
           },
         },
-        (taskQueue) => env.client.workflow.execute('extractionWorkflow', { taskQueue, workflowId: `extraction/t1/${Math.random()}`, args: [input] }),
+        async (taskQueue) => {
+          const handle = await env.client.workflow.start('extractionWorkflow', { taskQueue, workflowId: `extraction/t1/${Math.random()}`, args: [input] });
+          try {
+            return await handle.result();
+          } finally {
+            if (history) await recordHistory(history, handle);
+          }
+        },
       ),
     ).rejects.toThrow();
     expect(failed).toEqual([message]);

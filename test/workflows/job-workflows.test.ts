@@ -8,6 +8,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv } from '../support/temporal-env';
 
 let env: TestWorkflowEnvironment;
@@ -18,10 +19,18 @@ afterAll(() => env?.teardown());
 
 type Activities = Record<string, (...args: any[]) => Promise<unknown>>;
 
-async function execute(workflow: string, args: unknown[], activities: Activities): Promise<unknown> {
+/** Runs `workflow` to its end; with `history`, records its history under that name (RECORD_HISTORIES=1), ended well or not. */
+async function execute(workflow: string, args: unknown[], activities: Activities, history?: string): Promise<unknown> {
   const taskQueue = `jobs-${Math.random().toString(36).slice(2)}`;
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities });
-  return worker.runUntil(env.client.workflow.execute(workflow, { taskQueue, workflowId: `${workflow}-${taskQueue}`, args }));
+  return worker.runUntil(async () => {
+    const handle = await env.client.workflow.start(workflow, { taskQueue, workflowId: `${workflow}-${taskQueue}`, args });
+    try {
+      return await handle.result();
+    } finally {
+      if (history) await recordHistory(history, handle);
+    }
+  });
 }
 
 /** The failure a workflow ended with: its cause's type and message, and the root cause's message. */
@@ -55,7 +64,7 @@ describe('notificationWorkflow', () => {
       async markNotificationFailed() {
         throw new Error('not expected');
       },
-    });
+    }, 'notification-sent');
     expect(result).toEqual({ status: 'sent' });
     expect(delivered).toEqual([input]);
   });
@@ -69,7 +78,7 @@ describe('notificationWorkflow', () => {
         async markNotificationFailed(i: unknown) {
           marked.push(i);
         },
-      }),
+      }, 'notification-failed'),
     );
     expect(attempts.n).toBe(10);
     expect(marked).toEqual([input]);
@@ -81,7 +90,7 @@ describe('reportWorkflow', () => {
   const input = { tenantId: 't1', reportId: 'r1' };
 
   it('answers the size of the generated file', async () => {
-    expect(await execute('reportWorkflow', [input], { generateReportFile: async () => ({ bytes: 2048 }), failReport: async () => undefined })).toEqual({ bytes: 2048 });
+    expect(await execute('reportWorkflow', [input], { generateReportFile: async () => ({ bytes: 2048 }), failReport: async () => undefined }, 'report-generated')).toEqual({ bytes: 2048 });
   });
 
   it('marks the report failed after three attempts and fails with the generation error', async () => {
@@ -93,7 +102,7 @@ describe('reportWorkflow', () => {
         async failReport(i: unknown) {
           failed.push(i);
         },
-      }),
+      }, 'report-failed'),
     );
     expect(attempts.n).toBe(3);
     expect(failed).toEqual([input]);
@@ -125,7 +134,7 @@ describe('scheduledReportWorkflow', () => {
   it('opens the run at the firing time, generates the report and mails it', async () => {
     const { calls, activities } = recorder();
     const before = await env.currentTimeMs();
-    const result = await execute('scheduledReportWorkflow', [input], activities);
+    const result = await execute('scheduledReportWorkflow', [input], activities, 'scheduled-report-sent');
     expect(result).toEqual({ status: 'sent', runId: 'run-1', reportId: 'r9', sentTo: 2 });
     expect(calls.map(([name]) => name)).toEqual(['begin', 'generate', 'email']);
     const begin = calls[0]![1] as { at: string; workflowId: string; tenantId: string };
@@ -137,14 +146,14 @@ describe('scheduledReportWorkflow', () => {
 
   it('does nothing more when the run is not opened (a firing already handled, a deleted report)', async () => {
     const { calls, activities } = recorder({ beginScheduledReportRun: async () => null });
-    expect(await execute('scheduledReportWorkflow', [input], activities)).toEqual({ status: 'skipped' });
+    expect(await execute('scheduledReportWorkflow', [input], activities, 'scheduled-report-skipped')).toEqual({ status: 'skipped' });
     expect(calls).toEqual([]);
   });
 
   it('marks the report and the run failed at the generation stage', async () => {
     const attempts = { n: 0 };
     const { calls, activities } = recorder({ generateReportFile: failing('no data', attempts) });
-    await failureOf(execute('scheduledReportWorkflow', [input], activities));
+    await failureOf(execute('scheduledReportWorkflow', [input], activities, 'scheduled-report-failed-generation'));
     expect(attempts.n).toBe(3);
     expect(calls.map(([name, i]) => (name === 'failRun' ? `${name}:${(i as { stage: string }).stage}` : name))).toEqual(['begin', 'failReport', 'failRun:generation']);
   });
@@ -152,7 +161,7 @@ describe('scheduledReportWorkflow', () => {
   it('marks the run failed at the email stage, keeping the generated report', async () => {
     const attempts = { n: 0 };
     const { calls, activities } = recorder({ emailScheduledReport: failing('SMTP refused', attempts) });
-    await failureOf(execute('scheduledReportWorkflow', [input], activities));
+    await failureOf(execute('scheduledReportWorkflow', [input], activities, 'scheduled-report-failed-email'));
     expect(attempts.n).toBe(5);
     expect(calls.map(([name, i]) => (name === 'failRun' ? `${name}:${(i as { stage: string }).stage}` : name))).toEqual(['begin', 'generate', 'failRun:email']);
   });
@@ -168,7 +177,7 @@ describe('webhook maintenance workflows', () => {
         return { checked: 5, low: ['w1', 'w2'], alerted: ['w1'], cleared: [] };
       },
       sweepWebhookDeliveries: async () => ({ deleted: 0 }),
-    });
+    }, 'webhook-success-rate-check');
     expect(result).toEqual({ checked: 5, low: 2, alerted: 1, cleared: 0 });
     // The test server's clock (not the machine's): between the times read before and after the run.
     const asOf = new Date(asked[0]!).getTime();
@@ -177,6 +186,6 @@ describe('webhook maintenance workflows', () => {
   });
 
   it('sweeps old delivery records', async () => {
-    expect(await execute('webhookDeliveryRetentionWorkflow', [], { checkWebhookSuccessRates: async () => null, sweepWebhookDeliveries: async () => ({ deleted: 42 }) })).toEqual({ deleted: 42 });
+    expect(await execute('webhookDeliveryRetentionWorkflow', [], { checkWebhookSuccessRates: async () => null, sweepWebhookDeliveries: async () => ({ deleted: 42 }) }, 'webhook-delivery-retention')).toEqual({ deleted: 42 });
   });
 });

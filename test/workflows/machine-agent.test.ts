@@ -20,6 +20,7 @@ import type { TemporalGateway } from '../../infra/temporal';
 import { signalMachineAgent, signalMachineAgents } from '../../orchestration/machine-agents';
 import { startNotificationDelivery } from '../../orchestration/notifications';
 import { machineAgentStateQuery, MachineAgentState } from '../../workflows/machine-agent';
+import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { startWebhookReceiver } from '../support/webhook-receiver';
@@ -135,6 +136,7 @@ describe('machine agent workflow', () => {
     // The cooldown ends: both counts land on the run, the dispatcher signals again, the idle workflow ends.
     await env.sleep('2 minutes');
     expect(await handle.result()).toEqual({ runs: 1, suppressed: 9 });
+    await recordHistory('machine-agent-burst-cooldown', handle);
     expect(await pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).first('suppressed_events', 'cooldown_until')).toEqual({ suppressed_events: 10, cooldown_until: null });
 
     // After the cooldown the next event runs the agent again.

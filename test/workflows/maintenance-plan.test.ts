@@ -3,12 +3,9 @@
  * real (migrated) PostgreSQL: tasks, execution history, counter readings and notification rows
  * are read back from the database. Years of timers run in seconds.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createMaintenanceActivities } from '../../activities/maintenance';
@@ -34,15 +31,13 @@ import {
 import { snapshotOf } from '../../workflows/maintenance-plan-state';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { expectNoPersonalData } from '../support/history-text';
+import { recordHistory } from '../support/record-history';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 
 jest.setTimeout(240_000);
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-// Stored with protobufjs' own JSON mapping (int64 as strings, enums by name), read back with fromObject.
-const HistoryProto = temporal.api.history.v1.History;
-const HISTORY_FILE = path.join(__dirname, 'histories', 'maintenance-plan-counter-pause.json');
 
 let pg: TestPostgres;
 let env: TestWorkflowEnvironment;
@@ -348,13 +343,9 @@ describe('counter plans', () => {
     expect(tasks.map((x) => [x.task_code, x.trigger])).toEqual([['PM-000001', 'counter'], ['PM-000002', 'counter']]);
     expect((await executionsOf(plan.row.id)).map((e) => e.thresholds_crossed)).toEqual([1, 3]);
 
-    // Record a history for the replay test (kept under test/workflows/histories when missing or asked for).
     await plan.handle.signal(archiveSignal);
     await plan.handle.result();
-    if (!fs.existsSync(HISTORY_FILE) || process.env.RECORD_HISTORIES === '1') {
-      fs.mkdirSync(path.dirname(HISTORY_FILE), { recursive: true });
-      fs.writeFileSync(HISTORY_FILE, JSON.stringify(HistoryProto.toObject(await plan.handle.fetchHistory() as temporal.api.history.v1.History, { longs: String, enums: String, bytes: String }), null, 1) + '\n');
-    }
+    await recordHistory('maintenance-plan-counter-pause', plan.handle);
   });
 });
 
@@ -418,6 +409,8 @@ describe('lead-time notification', () => {
     await expectNoPersonalData(env.client, plan.handle.workflowId, plan.row.id, [t.email]);
     await expectNoPersonalData(env.client, workflowIds.notification(t.tenantId, notification.id), notification.id, [t.email]);
     await plan.handle.signal(archiveSignal);
+    await plan.handle.result();
+    await recordHistory('maintenance-plan-lead-time-notification', plan.handle);
   });
 });
 
@@ -438,6 +431,7 @@ describe('continue-as-new', () => {
     const description = await latest.describe();
     expect(description.runId).not.toBe(firstRunId);
     const firstRun = await env.client.workflow.getHandle(plan.handle.workflowId, firstRunId).fetchHistory();
+    await recordHistory('maintenance-plan-continued-as-new', env.client.workflow.getHandle(plan.handle.workflowId, firstRunId));
     expect(firstRun.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
 
     const view = await latest.query(stateQuery);
@@ -451,19 +445,5 @@ describe('continue-as-new', () => {
     expect(await tasksOf(plan.row.id)).toHaveLength(25);
     await latest.signal(archiveSignal);
     expect(await latest.result()).toEqual({ status: 'archived', executions_total: 25 });
-  });
-});
-
-describe('replay', () => {
-  it('replays the recorded history with the current workflow code', async () => {
-    expect(fs.existsSync(HISTORY_FILE)).toBe(true);
-    const history = HistoryProto.fromObject(JSON.parse(fs.readFileSync(HISTORY_FILE, 'utf8')));
-    await Worker.runReplayHistory({ workflowsPath, replayName: 'maintenance-plan' }, history);
-
-    // The check has teeth: a history whose first command differs from what the code does is refused.
-    const altered = JSON.parse(fs.readFileSync(HISTORY_FILE, 'utf8'));
-    const scheduled = altered.events.find((e: any) => e.activityTaskScheduledEventAttributes);
-    scheduled.activityTaskScheduledEventAttributes.activityType.name = 'someOtherActivity';
-    await expect(Worker.runReplayHistory({ workflowsPath, replayName: 'maintenance-plan-altered' }, HistoryProto.fromObject(altered))).rejects.toThrow(/[Nn]ondeterminism|determinism/);
   });
 });

@@ -7,6 +7,7 @@ import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { retentionCategories, subjectCategories } from '../../domain/privacy/registry';
+import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv } from '../support/temporal-env';
 
 let env: TestWorkflowEnvironment;
@@ -36,12 +37,16 @@ describe('privacyErasureWorkflow', () => {
           completed.push(input.erasureId);
         },
       },
-      (taskQueue) =>
-        env.client.workflow.execute('privacyErasureWorkflow', {
+      async (taskQueue) => {
+        const handle = await env.client.workflow.start('privacyErasureWorkflow', {
           taskQueue,
           workflowId: 'privacy-erasure/t1/e1',
           args: [{ tenantId: 't1', erasureId: 'e1', subjectId: 's1', preserveAudit: true }],
-        }),
+        });
+        const out = await handle.result();
+        await recordHistory('privacy-erasure-completed', handle);
+        return out;
+      },
     );
     const order = subjectCategories().map((c) => c.name);
     const expected = order.flatMap((name) => (name === 'messages' ? [name, name, name, name] : name === 'audit_trail' ? [name, name] : [name]));
@@ -85,7 +90,10 @@ describe('continue-as-new in the batch loops (issue 23)', () => {
           workflowId: 'privacy-erasure/t1/e-long',
           args: [{ tenantId: 't1', erasureId: 'e-long', subjectId: 's1', preserveAudit: false, historyLimit: 30 }],
         });
-        return { workflowId: handle.workflowId, firstRunId: handle.firstExecutionRunId, result: await handle.result() };
+        const result = await handle.result();
+        await recordHistory('privacy-erasure-continued-as-new', env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId));
+        await recordHistory('privacy-erasure-last-run', handle);
+        return { workflowId: handle.workflowId, firstRunId: handle.firstExecutionRunId, result };
       },
     );
     const order = subjectCategories().map((c) => c.name);
@@ -123,7 +131,10 @@ describe('continue-as-new in the batch loops (issue 23)', () => {
           workflowId: `retention-sweep-${Math.random().toString(36).slice(2)}`,
           args: [{ now: '2026-11-25T00:00:00.000Z', historyLimit: 30 }],
         });
-        return { workflowId: handle.workflowId, firstRunId: handle.firstExecutionRunId, result: await handle.result() };
+        const result = await handle.result();
+        await recordHistory('retention-sweep-continued-as-new', env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId));
+        await recordHistory('retention-sweep-last-run', handle);
+        return { workflowId: handle.workflowId, firstRunId: handle.firstExecutionRunId, result };
       },
     );
     const categories = retentionCategories().map((c) => c.name);
@@ -157,6 +168,7 @@ describe('privacyExportWorkflow', () => {
         const handle = await env.client.workflow.start('privacyExportWorkflow', { taskQueue, workflowId: 'privacy-export/t1/x1', args: [{ tenantId: 't1', exportId: 'x1' }] });
         const out = await handle.result();
         expect(await handle.query('progress')).toEqual({ phase: 'ready', percent: 100 });
+        await recordHistory('privacy-export-published', handle);
         return out;
       },
     );
@@ -180,7 +192,14 @@ describe('privacyExportWorkflow', () => {
             steps.push('fail');
           },
         },
-        (taskQueue) => env.client.workflow.execute('privacyExportWorkflow', { taskQueue, workflowId: 'privacy-export/t1/x2', args: [{ tenantId: 't1', exportId: 'x2' }] }),
+        async (taskQueue) => {
+          const handle = await env.client.workflow.start('privacyExportWorkflow', { taskQueue, workflowId: 'privacy-export/t1/x2', args: [{ tenantId: 't1', exportId: 'x2' }] });
+          try {
+            return await handle.result();
+          } finally {
+            await recordHistory('privacy-export-failed', handle);
+          }
+        },
       ),
     ).rejects.toThrow();
     expect(steps).toEqual(['build', 'fail']);

@@ -20,6 +20,7 @@ import type { TemporalGateway } from '../../infra/temporal';
 import { startNotificationDelivery } from '../../orchestration/notifications';
 import { workflowIds } from '../../infra/workflow-ids';
 import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../../workflows/webhook-delivery';
+import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
@@ -112,8 +113,8 @@ async function newEvent(data: Record<string, unknown> = { task_id: 't1' }): Prom
   return pg.db.transaction(async (tx) => (await appendEvent(tx, { tenantId, type: 'task.created', data })).id);
 }
 
-/** Runs one delivery to completion with both workers, answering its history. */
-async function deliver(webhook: TestWebhook, eventId?: string) {
+/** Runs one delivery to completion with both workers, answering its history (recorded as `historyName` for the replay test). */
+async function deliver(webhook: TestWebhook, eventId?: string, historyName?: string) {
   const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId: eventId ?? (await newEvent()), deliveryId: randomUUID() };
   const run = async () => {
     const handle = await env.client.workflow.start('webhookDeliveryWorkflow', {
@@ -122,6 +123,7 @@ async function deliver(webhook: TestWebhook, eventId?: string) {
       args: [input],
     });
     const result = (await handle.result()) as WebhookDeliveryResult;
+    if (historyName) await recordHistory(historyName, handle);
     return { result, history: await handle.fetchHistory() };
   };
   const { result, history } = await run();
@@ -168,7 +170,7 @@ describe('webhook delivery workflow', () => {
   it('retries on the exact schedule and stops at the success of attempt 3', async () => {
     const webhook = await createWebhook();
     receiver.script(webhook.path, [{ status: 500, body: 'boom' }, { status: 502 }, { status: 204 }]);
-    const { result, timers, attemptTimes, input } = await deliver(webhook);
+    const { result, timers, attemptTimes, input } = await deliver(webhook, undefined, 'webhook-delivery-retried');
 
     expect(result).toEqual({ status: 'delivered', attempts: 3 });
     expect(timers).toEqual([30 * SECOND, 5 * MINUTE]);
@@ -225,7 +227,7 @@ describe('webhook delivery workflow', () => {
     receiver.script(webhook.path, [{ status: 500 }]);
     const before = (await failingNotifications()).length;
 
-    const first = await deliver(webhook);
+    const first = await deliver(webhook, undefined, 'webhook-delivery-failed');
     expect(first.result).toEqual({ status: 'failed', attempts: 5 });
     expect(first.timers).toEqual([30 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * 60 * MINUTE]);
     gaps(first.attemptTimes).forEach((gap, i) => expect(gap - first.timers[i]).toBeLessThan(5 * SECOND));

@@ -15,6 +15,7 @@ import { captureServiceLogs, LogCapture } from '../support/log-capture';
 import { waitForMail } from '../support/mail';
 import { startSmtpTestServer, SmtpTestServer } from '../support/smtp-test-server';
 import { waitForWhatsappSend } from '../support/whatsapp-sink';
+import { until } from '../support/until';
 
 jest.setTimeout(90_000);
 
@@ -51,15 +52,7 @@ async function postEmail(id: string, raw: Buffer, secret: string | null = inboun
   return res;
 }
 
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const eventually = <T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string) => until(read, ok, what, 30_000, 200);
 
 const smtpSink = () => new URL(process.env.SMTP_URL!);
 

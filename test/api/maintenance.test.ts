@@ -10,6 +10,7 @@ import { reconcilePlanWorkflows } from '../../workers/reconcile';
 import { expectNoPersonalData, historyText } from '../support/history-text';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { waitForMail } from '../support/mail';
+import { untilPasses } from '../support/until';
 
 jest.setTimeout(120_000);
 
@@ -50,18 +51,6 @@ const get = (t: TestTenant, path: string) => api.request(`${M}${path}`, { token:
 const execute = (t: TestTenant, planId: string) => post(t, `/plans/${planId}/execute`, {}, { 'Idempotency-Key': randomUUID() });
 const events = (t: TestTenant, type: string) => api.deps.db('outbox_events').where({ tenant_id: t.tenantId, type }).orderBy('created_at');
 
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 const workflowOf = async (t: TestTenant, planId: string) => (await api.deps.temporal.client()).workflow.getHandle(`maintenance-plan/${t.tenantId}/${planId}`);
 
 describe('plans CRUD and the workflow behind each plan', () => {
@@ -99,7 +88,7 @@ describe('plans CRUD and the workflow behind each plan', () => {
     expect(description.typedSearchAttributes.get(ResourceIdKey)).toBe(plan.id);
     expect(description.typedSearchAttributes.get(PlanIdKey)).toBe(plan.id);
     // The due timer carries a one-line summary the Temporal UI shows.
-    const timerSummary = await eventually(async () => {
+    const timerSummary = await untilPasses(async () => {
       const history = await handle.fetchHistory();
       const timer = history.events?.find((e) => e.timerStartedEventAttributes);
       expect(timer?.userMetadata?.summary?.data).toBeTruthy();
@@ -172,7 +161,7 @@ describe('plans CRUD and the workflow behind each plan', () => {
     await first.terminate('test: lost workflow');
     // A row written around the API with an unusable trigger must not stop the repair of the others.
     await api.deps.db('maintenance_plans').insert({ tenant_id: t.tenantId, name: 'broken', trigger: JSON.stringify({ type: 'calendar' }) });
-    const restarted = await eventually(async () => {
+    const restarted = await untilPasses(async () => {
       await reconcilePlanWorkflows(api.deps.db, api.deps.temporal, api.deps.logger);
       const d = await client.workflow.getHandle(first.workflowId).describe();
       expect(d.status.name).toBe('RUNNING');
@@ -369,7 +358,7 @@ describe('tasks', () => {
     const { execution } = (await post(t, `/plans/${plan.id}/counter`, { value: 120, source: 'gw-1' })).body;
     const task = (await get(t, `/tasks/${execution.task_id}`)).body;
     expect(task.overdue).toBe(false);
-    const wake = await eventually(async () => {
+    const wake = await untilPasses(async () => {
       const state = await (await workflowOf(t, plan.id)).query<{ wake: { at: string; reasons: string[] } | null }>('state');
       expect(state.wake?.reasons).toEqual(['overdue_check']);
       return state.wake!;
@@ -488,7 +477,7 @@ describe('notifications', () => {
     expect(mail.subject).toBe(`[Test] Maintenance plan "${plan.name}"`);
     expect(mail.to.sort()).toEqual([t.email, techEmail].sort());
     expect(mail.text).toContain(`This is a test notification of maintenance plan "${plan.name}" (${plan.id})`);
-    await eventually(async () => expect((await api.deps.db('notifications').where({ id: res.body.notification_id }).first()).status).toBe('sent'));
+    await untilPasses(async () => expect((await api.deps.db('notifications').where({ id: res.body.notification_id }).first()).status).toBe('sent'));
 
     const silent = await createPlan(t, { trigger: calendar(hourAhead(24)) });
     expectError(await post(t, `/plans/${silent.id}/test-notification`), 422, 'PLAN_HAS_NO_RECIPIENTS');

@@ -14,6 +14,7 @@ import { workflowIds } from '../../infra/workflow-ids';
 import { RETENTION_SCHEDULE } from '../../orchestration/privacy';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { expectNoPersonalData } from '../support/history-text';
+import { untilValue } from '../support/until';
 
 let api: TestApi;
 let t: TestTenant;
@@ -67,16 +68,6 @@ async function seedSubject(tenantId: string, label: string): Promise<Person & { 
   return { id: contact.id, ...p, conversationId: conversation.id, taskId: task.id, csatResponseId: csat.id, extractedRecordId: record.id };
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /** Rows of any public table whose text/json columns contain the needle (case-insensitive). */
 async function tablesContaining(needle: string): Promise<string[]> {
   const db = api.deps.db;
@@ -108,7 +99,7 @@ async function bucketObjectsContaining(prefix: string, needles: string[]): Promi
 }
 
 async function exportReady(token: string, exportId: string) {
-  return waitFor(async () => {
+  return untilValue(async () => {
     const res = await api.request(`/api/v1/privacy/exports/${exportId}`, { token });
     expect(res.status).toBe(200);
     expect(res.body.status).not.toBe('failed');
@@ -298,7 +289,7 @@ describe('export, erasure and isolation', () => {
     const res = await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, reason: 'GDPR art. 17 request', preserve_audit: true } });
     expect(res.status).toBe(202);
     const erasureId = res.body.erasure_id;
-    const done = await waitFor(async () => {
+    const done = await untilValue(async () => {
       const r = await api.request(`/api/v1/privacy/erasures/${erasureId}`, { token: t.token });
       return r.body.status === 'completed' ? r.body : null;
     });
@@ -337,7 +328,7 @@ describe('export, erasure and isolation', () => {
   it('erases without preserve_audit: the audit hash goes too, and the chain still verifies', async () => {
     const res = await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: bob.id, reason: 'request', preserve_audit: false } });
     expect(res.status).toBe(202);
-    await waitFor(async () => (await api.request(`/api/v1/privacy/erasures/${res.body.erasure_id}`, { token: t.token })).body.status === 'completed');
+    await untilValue(async () => (await api.request(`/api/v1/privacy/erasures/${res.body.erasure_id}`, { token: t.token })).body.status === 'completed');
     const hash = await subjectHash(api.deps.db, t.tenantId, bob.id);
     expect(await api.deps.db('audit_log').where({ tenant_id: t.tenantId, subject_hash: hash }).count({ n: '*' }).first()).toEqual({ n: '0' });
     for (const needle of [bob.name, bob.phone, bob.email]) expect(await tablesContaining(needle)).toEqual([]);
@@ -458,7 +449,7 @@ describe('retention of every copy of machine data (issue 21)', () => {
 
     const client = await api.deps.temporal.client();
     await client.schedule.getHandle(RETENTION_SCHEDULE.id).trigger();
-    await waitFor(async () => !(await db('sensor_readings').where({ tenant_id: r.tenantId, sender_event_id: oldReading.sender_event_id }).first('ts')) && !(await db('outbox_events').where({ id: oldEvent.id }).first('id')), 60_000);
+    await untilValue(async () => !(await db('sensor_readings').where({ tenant_id: r.tenantId, sender_event_id: oldReading.sender_event_id }).first('ts')) && !(await db('outbox_events').where({ id: oldEvent.id }).first('id')), 'the old reading and event purged', 60_000);
 
     expect(await db('sensor_readings').where({ tenant_id: r.tenantId }).pluck('sender_event_id')).toEqual([recentReading.sender_event_id]);
     expect(await db('sensor_readings').where({ tenant_id: keep.tenantId }).pluck('sender_event_id')).toEqual([othersReading.sender_event_id]);
@@ -486,7 +477,7 @@ describe('retention sweep', () => {
     const schedule = client.schedule.getHandle(RETENTION_SCHEDULE.id);
     expect((await schedule.describe()).action).toMatchObject({ workflowType: RETENTION_SCHEDULE.workflowType });
     await schedule.trigger();
-    await waitFor(async () => !(await db('machine_events').where({ id: ids[100] }).first('id')), 60_000);
+    await untilValue(async () => !(await db('machine_events').where({ id: ids[100] }).first('id')), 'the old machine event purged', 60_000);
     const left = await db('machine_events').where({ tenant_id: r.tenantId }).pluck('id');
     expect(left.sort()).toEqual([ids[60], ids[20]].sort());
   });

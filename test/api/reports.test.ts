@@ -16,6 +16,7 @@ import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '..
 import { expectNoPersonalData } from '../support/history-text';
 import { waitForMail } from '../support/mail';
 import { pdfPagePng, pdfText } from '../support/pdf-text';
+import { untilValue } from '../support/until';
 
 let api: TestApi;
 let t: TestTenant;
@@ -31,16 +32,6 @@ beforeAll(async () => {
   await seed(t.tenantId);
 });
 afterAll(() => api.close());
-
-async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 /** Known data: the expected numbers in the assertions below follow from it. */
 async function seed(tenantId: string): Promise<void> {
@@ -285,7 +276,7 @@ describe('reports as workflows', () => {
     expect(post.status).toBe(202);
     expect(post.body).toMatchObject({ status: 'queued', type: 'maintenance_compliance', period: PERIOD, download_url: null });
     const id = post.body.id;
-    const done = await waitFor(async () => {
+    const done = await untilValue(async () => {
       const res = await api.request(`/api/v1/reports/${id}`, { token: t.token });
       return res.body.status === 'completed' ? res.body : null;
     });
@@ -347,7 +338,7 @@ describe('scheduled reports', () => {
     expect(new Date(shown.body.next_runs[0]).getUTCDate()).toBe(1);
 
     await schedule.trigger();
-    const run = await waitFor(async () => {
+    const run = await untilValue(async () => {
       const runs = await api.request(`/api/v1/scheduled-reports/${id}/runs`, { token: t.token });
       return runs.body.items.find((r: { status: string }) => r.status === 'sent');
     });

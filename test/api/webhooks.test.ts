@@ -14,6 +14,7 @@ import { WEBHOOK_SCHEDULES } from '../../orchestration/webhook-schedules';
 import { startWebhookDelivery } from '../../orchestration/webhooks';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
+import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
@@ -522,11 +523,7 @@ describe('delivery log', () => {
 });
 
 async function waitForRecords(webhookId: string, count: number): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await api.deps.db('webhook_deliveries').where({ webhook_id: webhookId })).length >= count) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`fewer than ${count} delivery records for ${webhookId}`);
+  await until(async () => (await api.deps.db('webhook_deliveries').where({ webhook_id: webhookId })).length, (n) => n >= count, `${count} delivery records for ${webhookId}`, 10_000, 50);
 }
 
 describe('ai-config', () => {

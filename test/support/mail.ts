@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SinkEnvelope } from './smtp-sink';
+import { untilValue } from './until';
 
 export interface CaughtMail {
   from: string | null;
@@ -57,11 +58,5 @@ function readAll(dir: string): CaughtMail[] {
 export async function waitForMail(predicate: (mail: CaughtMail) => boolean, timeoutMs = 15_000): Promise<CaughtMail> {
   const dir = process.env.MAIL_SINK_DIR;
   if (!dir) throw new Error('MAIL_SINK_DIR is not set: the API test stack (global-setup.ts) starts the SMTP sink');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = readAll(dir).find(predicate);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no matching mail within ${timeoutMs} ms (${readAll(dir).length} caught)`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return untilValue(async () => readAll(dir).find(predicate), `a matching mail (${readAll(dir).length} caught so far)`, timeoutMs);
 }

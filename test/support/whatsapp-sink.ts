@@ -11,6 +11,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { untilValue } from './until';
 
 export interface WhatsappSend {
   phone_number_id: string;
@@ -94,11 +95,5 @@ export function whatsappSends(): WhatsappSend[] {
 }
 
 export async function waitForWhatsappSend(predicate: (send: WhatsappSend) => boolean, timeoutMs = 20_000): Promise<WhatsappSend> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = whatsappSends().find(predicate);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no matching WhatsApp send within ${timeoutMs} ms (${whatsappSends().length} received)`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return untilValue(async () => whatsappSends().find(predicate), `a matching WhatsApp send (${whatsappSends().length} received so far)`, timeoutMs);
 }

@@ -20,6 +20,7 @@ import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temp
 import { expectNoPersonalData } from '../support/history-text';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { startWhatsappSink, WhatsappSink } from '../support/whatsapp-sink';
+import { until } from '../support/until';
 
 jest.setTimeout(240_000);
 
@@ -93,15 +94,8 @@ async function inbound(f: Fixture, body: string): Promise<string> {
 }
 
 /** Polls while letting the time-skipping server advance (activity retry backoffs are server timers). */
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await env.sleep('5 seconds');
-  }
-}
+/** Polls while the test server's clock moves on, 5 s a step. */
+const untilSkipping = <T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string) => until(read, ok, what, { timeoutMs: 60_000, pause: () => env.sleep('5 seconds') });
 
 const outbound = (f: Fixture) =>
   pg.db('messages').where({ tenant_id: f.tenantId, conversation_id: f.conversationId, direction: 'outbound' }).orderBy('created_at').select('id', 'body', 'delivery_status', 'failure_reason', 'provider_message_id', 'idempotency_key', 'sent_at');
@@ -115,7 +109,7 @@ describe('conversation workflow', () => {
     sink.failNext(2);
     const messageId = await inbound(f, 'How is pump P-101 doing?');
 
-    const [reply] = await until(() => outbound(f), (rows) => rows[0]?.delivery_status === 'sent', 'the reply to be sent');
+    const [reply] = await untilSkipping(() => outbound(f), (rows) => rows[0]?.delivery_status === 'sent', 'the reply to be sent');
     expect(reply).toMatchObject({
       body: 'Pump P-101 is fair with a health score of 72/100 and no open alerts.',
       idempotency_key: `reply:${messageId}`,
@@ -168,13 +162,13 @@ describe('conversation workflow', () => {
     const f = await whatsappConversation(`tok-${randomUUID()}`);
     sink.failNext(1_000_000);
     await inbound(f, 'hello?');
-    await until(() => outbound(f), (rows) => rows.length === 1, 'the reply to be stored');
+    await untilSkipping(() => outbound(f), (rows) => rows.length === 1, 'the reply to be stored');
     await env.sleep('25 hours');
-    const [reply] = await until(() => outbound(f), (rows) => rows[0]?.delivery_status === 'failed', 'the reply to be given up');
+    const [reply] = await untilSkipping(() => outbound(f), (rows) => rows[0]?.delivery_status === 'failed', 'the reply to be given up');
     expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'provider_unavailable', sent_at: null });
     sink.failNext(0);
     await inbound(f, 'anyone there?');
-    const rows = await until(() => outbound(f), (r) => r[1]?.delivery_status === 'sent', 'the next reply to be sent');
+    const rows = await untilSkipping(() => outbound(f), (r) => r[1]?.delivery_status === 'sent', 'the next reply to be sent');
     expect(rows).toHaveLength(2);
   });
 
@@ -182,7 +176,7 @@ describe('conversation workflow', () => {
     const f = await whatsappConversation(`rejected-${randomUUID()}`);
     const before = sink.requests().length;
     await inbound(f, 'hello');
-    const [reply] = await until(() => outbound(f), (rows) => rows[0]?.delivery_status === 'failed', 'the reply to fail');
+    const [reply] = await untilSkipping(() => outbound(f), (rows) => rows[0]?.delivery_status === 'failed', 'the reply to fail');
     expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'credentials_rejected', sent_at: null });
     // Not retried: one request, answered 401.
     expect(sink.requests().slice(before).map((s) => s.status)).toEqual([401]);

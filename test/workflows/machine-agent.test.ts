@@ -24,6 +24,7 @@ import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { startWebhookReceiver } from '../support/webhook-receiver';
+import { until } from '../support/until';
 
 jest.setTimeout(240_000);
 
@@ -91,16 +92,6 @@ async function storeEvents(tenantId: string, type: string, data: Record<string, 
     }
     return events;
   });
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const runsOf = (tenantId: string, agentId: string) =>

@@ -33,6 +33,7 @@ import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temp
 import { expectNoPersonalData } from '../support/history-text';
 import { recordHistory } from '../support/record-history';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+import { untilPasses } from '../support/until';
 
 jest.setTimeout(240_000);
 
@@ -134,18 +135,6 @@ async function execute(t: Tenant, planId: string, requestId: string) {
 }
 
 /** Polls (real time) until `check` passes: activities run in real time while the clock is locked. */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
 /**
  * Skips the test server's clock to `target`. After a child workflow (the notification) the test
  * server may reach the time without answering the sleep call, so the clock is checked as well.
@@ -182,13 +171,13 @@ describe('calendar plans over a year', () => {
     // under load), and a floating plan then counts from the late execution, as it should.
     for (let month = 0; month < 12; month++) {
       await sleepUntil(new Date(Date.UTC(2028, month, 31 - (month === 1 ? 2 : [3, 5, 8, 10].includes(month) ? 1 : 0), 12)));
-      await eventually(async () => {
+      await untilPasses(async () => {
         expect(await tasksOf(fixed.row.id)).toHaveLength(month + 1);
         expect(await tasksOf(floating.row.id)).toHaveLength(month + 1);
       }, 20_000);
     }
 
-    const fixedTasks = await eventually(async () => {
+    const fixedTasks = await untilPasses(async () => {
       const rows = await tasksOf(fixed.row.id);
       expect(rows).toHaveLength(12);
       return rows;
@@ -198,7 +187,7 @@ describe('calendar plans over a year', () => {
       '2028-05-31T08:00:00.000Z', '2028-06-30T08:00:00.000Z', '2028-07-31T08:00:00.000Z', '2028-08-31T08:00:00.000Z',
       '2028-09-30T08:00:00.000Z', '2028-10-31T08:00:00.000Z', '2028-11-30T08:00:00.000Z', '2028-12-31T08:00:00.000Z',
     ]);
-    const floatingTasks = await eventually(async () => {
+    const floatingTasks = await untilPasses(async () => {
       const rows = await tasksOf(floating.row.id);
       expect(rows).toHaveLength(12);
       return rows;
@@ -210,7 +199,7 @@ describe('calendar plans over a year', () => {
     ]);
 
     // The read model follows, and the codes are gap-free across the tenant's two plans.
-    await eventually(async () => {
+    await untilPasses(async () => {
       expect(new Date((await planRow(fixed.row.id)).next_due_at).toISOString()).toBe('2029-01-31T08:00:00.000Z');
       expect(day((await planRow(floating.row.id)).next_due_at)).toBe('2029-01-29');
     });
@@ -230,7 +219,7 @@ describe('calendar plans over a year', () => {
     const start = new Date(now.getTime() + DAY).toISOString();
     const plan = await createPlan(t, { trigger: { type: 'calendar', every: 1, unit: 'days', start_at: start, mode: 'fixed' } });
     await sleepFor(3 * DAY + HOUR);
-    const history = await eventually(async () => {
+    const history = await untilPasses(async () => {
       const rows = await executionsOf(plan.row.id);
       expect(rows).toHaveLength(3);
       return rows;
@@ -264,10 +253,10 @@ describe('pause and resume', () => {
     const resumed = await plan.handle.query(stateQuery);
     expect(resumed.status).toBe('active');
     expect(resumed.next_due?.at).toBe(expected);
-    await eventually(async () => expect(new Date((await planRow(plan.row.id)).next_due_at).toISOString()).toBe(expected));
+    await untilPasses(async () => expect(new Date((await planRow(plan.row.id)).next_due_at).toISOString()).toBe(expected));
 
     await sleepUntil(new Date(new Date(expected).getTime() + HOUR));
-    const tasks = await eventually(async () => {
+    const tasks = await untilPasses(async () => {
       const rows = await tasksOf(plan.row.id);
       expect(rows).toHaveLength(1);
       return rows;
@@ -363,7 +352,7 @@ describe('overdue', () => {
     expect((await pg.db('maintenance_tasks').where({ id: task.id }).first()).overdue_at).toBeNull();
 
     await sleepUntil(new Date(new Date(task.due_at).getTime() + DAY + 60_000));
-    const marked = await eventually(async () => {
+    const marked = await untilPasses(async () => {
       const row = await pg.db('maintenance_tasks').where({ id: task.id }).first();
       expect(row.overdue_at).not.toBeNull();
       return row;
@@ -389,7 +378,7 @@ describe('lead-time notification', () => {
     await sleepUntil(new Date(due.getTime() - DAY - HOUR));
     expect(await leadNotifications()).toHaveLength(0);
     await sleepUntil(new Date(due.getTime() - DAY + HOUR));
-    const [notification] = await eventually(async () => {
+    const [notification] = await untilPasses(async () => {
       const rows = await leadNotifications();
       expect(rows.map((r) => r.status)).toEqual(['recorded']); // no SMTP here: delivered by recording
       return rows;
@@ -403,7 +392,7 @@ describe('lead-time notification', () => {
     expect(await tasksOf(plan.row.id)).toHaveLength(0);
 
     await sleepUntil(new Date(due.getTime() + HOUR));
-    await eventually(async () => expect((await tasksOf(plan.row.id)).map((x) => new Date(x.due_at).toISOString())).toEqual([due.toISOString()]));
+    await untilPasses(async () => expect((await tasksOf(plan.row.id)).map((x) => new Date(x.due_at).toISOString())).toEqual([due.toISOString()]));
     expect(await leadNotifications()).toHaveLength(1);
     // No personal data in the plan's history: the address stays in the notification row.
     await expectNoPersonalData(env.client, plan.handle.workflowId, plan.row.id, [t.email]);

@@ -9,6 +9,7 @@ import { runHttpBench } from './http';
 import { runMaintenanceBenchOn } from './maintenance';
 import { runPiiBench } from './pii';
 import { runPoolSizingBench } from './pool-sizing';
+import { runPrivacyExportBench } from './privacy-export';
 import { runPrognosticsBench } from './prognostics';
 import { runWebhookBench } from './webhooks';
 
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     { name: 'webhooks', target: 'deliveries/s >= 0.7 of the no-op workflow ceiling; first-attempt p99 < 1 s', run: () => runWebhookBench({ db: deps.db, temporal: deps.temporal, dataEncryptionKey: deps.config.secrets.dataEncryptionKey, temporalAddress: deps.config.temporal.address, namespace: deps.config.temporal.namespace }) },
     { name: 'pool', target: 'activity slots from the pool (pool - 4): the burst no slower, other users of the pool keep their latency', run: () => runPoolSizingBench() },
     { name: 'prognostics', target: 'general model on synthetic series: median relative RUL error <= 0.2, 90 % interval coverage >= 0.85', run: async () => runPrognosticsBench() },
+    { name: 'export', target: 'subject export of 100 000 rows under 30 s, memory flat (streamed)', run: () => runPrivacyExportBench(deps) },
     { name: 'pii', target: 'recall >= 0.95 for email and phone, precision >= 0.95 overall', run: () => runPiiBench() },
     // Last: it leaves 10 000 idle plan workflows on the stack, which would load the others.
     { name: 'maintenance', target: 'execute p99 <= 1.5x a raw Update on a no-op workflow; worker RSS < 1 GiB with 10 000 idle plans', run: () => runMaintenanceBenchOn(deps) },

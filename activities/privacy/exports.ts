@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { PassThrough } from 'node:stream';
 import { subjectHash } from '../../db/audit';
 import { Db } from '../../db/knex';
-import { subjectRowsPage, SubjectKey } from '../../db/privacy/categories';
+import { subjectRowsPage, subjectRowsStream, SubjectKey } from '../../db/privacy/categories';
 import { DataCategory, exportedCategories } from '../../domain/privacy/registry';
 import { ObjectStore } from '../../infra/object-store';
 import { ZipStreamWriter } from './zip-stream';
@@ -37,19 +37,13 @@ function heartbeat(details: unknown): void {
   }
 }
 
-/** One category as a JSON array, page by page. */
+/** One category as a JSON array, streamed from one query (the cursor is closed when the loop ends or throws). */
 async function* categoryJson(db: Db, tenantId: string, category: DataCategory, subject: SubjectKey, counter: { count: number }): AsyncGenerator<string> {
   yield '[';
-  let after: string | number | null = null;
-  for (;;) {
-    const rows = await subjectRowsPage(db, tenantId, category, subject, after, PAGE);
-    for (const row of rows) {
-      yield (counter.count === 0 ? '\n' : ',\n') + JSON.stringify(row);
-      counter.count++;
-    }
-    if (rows.length < PAGE) break;
-    after = rows[rows.length - 1][category.keyColumn] as string | number;
-    heartbeat({ category: category.name, count: counter.count });
+  for await (const row of subjectRowsStream(db, tenantId, category, subject, PAGE)) {
+    yield (counter.count === 0 ? '\n' : ',\n') + JSON.stringify(row);
+    counter.count++;
+    if (counter.count % PAGE === 0) heartbeat({ category: category.name, count: counter.count });
   }
   yield counter.count === 0 ? ']' : '\n]';
 }

@@ -49,6 +49,20 @@ export async function subjectRowsPage(
   return q;
 }
 
+/**
+ * All the subject's rows of a category, in key order, as one query read through a server-side
+ * cursor (pg-query-stream): memory stays at one batch whatever the count, the rows come from one
+ * snapshot, and the database sorts once. Paging by key instead made PostgreSQL gather and sort
+ * every row of the subject again for each page of a join category (quadratic: 100 000 messages took
+ * 26 s against 1 s for 10 000).
+ */
+export function subjectRowsStream(db: Queryable, tenantId: string, category: DataCategory, subject: SubjectKey, batchSize: number): AsyncIterable<Record<string, unknown>> {
+  return subjectRows(db, tenantId, category, subject)
+    .select(category.exportColumns.map((c) => `${category.table}.${c}`))
+    .orderBy(`${category.table}.${category.keyColumn}`)
+    .stream({ highWaterMark: batchSize });
+}
+
 export async function countSubjectRows(db: Queryable, tenantId: string, category: DataCategory, subject: SubjectKey): Promise<number> {
   const row = await subjectRows(db, tenantId, category, subject).count({ n: '*' }).first();
   return Number(row?.n ?? 0);

@@ -7,11 +7,8 @@ import path from 'node:path';
  */
 export function loadStackEnvFile(root = findRepoRoot(__dirname)): void {
   const file = path.join(root, '.data', 'stack.env');
-  if (!fs.existsSync(file)) return;
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const match = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-    if (match && process.env[match[1]] === undefined) process.env[match[1]] = match[2];
-  }
+  // Node's own dotenv parser (20.12+); it leaves variables already set alone.
+  if (fs.existsSync(file)) process.loadEnvFile(file);
 }
 
 /** The folder holding package.json, from source (infra/) or compiled (dist/infra/) code alike. */

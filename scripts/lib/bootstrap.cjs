@@ -5,12 +5,13 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const MIN_NODE_MAJOR = 20;
+// 20.12: process.loadEnvFile and util.parseEnv (the env files are read with Node's own parser).
+const MIN_NODE = [20, 12];
 
 function assertNodeVersion() {
-  const major = Number(process.versions.node.split('.')[0]);
-  if (major < MIN_NODE_MAJOR) {
-    throw new Error(`Node ${process.versions.node} is too old: this project needs Node >= ${MIN_NODE_MAJOR}`);
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
+    throw new Error(`Node ${process.versions.node} is too old: this project needs Node >= ${MIN_NODE.join('.')}`);
   }
 }
 

@@ -19,13 +19,9 @@ const GENERATORS = {
   DEMO_ADMIN_PASSWORD: () => `Demo-${token(12)}-7a`,
 };
 
+/** Node's own dotenv parser (20.12+). */
 function parseEnvFile(text) {
-  const values = {};
-  for (const line of text.split('\n')) {
-    const match = /^\s*([A-Z0-9_]+)\s*=\s*(.*?)\s*$/.exec(line);
-    if (match) values[match[1]] = match[2];
-  }
-  return values;
+  return require('node:util').parseEnv(text);
 }
 
 /**

@@ -7,12 +7,14 @@
  * - ours (DESIGN.md): `X-Signature: sha256=<hex HMAC-SHA256(key, "<timestamp>.<body>")>`,
  *   `X-Signature-Timestamp: <unix seconds>`, `X-Webhook-Id: <delivery id>`;
  * - Standard Webhooks: `webhook-id`, `webhook-timestamp`,
- *   `webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`.
+ *   `webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, signed by the
+ *   reference library (`standardwebhooks`), the one its receivers verify with.
  * While a secret is being rotated, every secret given signs: `X-Signature` lists the signatures
  * separated by ", " (an HTTP list), `webhook-signature` separated by a space (as the Standard
  * Webhooks spec says); the newest secret comes first.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 export const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32;
@@ -72,7 +74,7 @@ export function signDelivery(input: SignDeliveryInput): SignatureHeaders {
     'X-Signature': keys.map((key) => `sha256=${xSignature(key, ts, body)}`).join(', '),
     'webhook-id': deliveryId,
     'webhook-timestamp': ts,
-    'webhook-signature': keys.map((key) => `v1,${hmac(key, `${deliveryId}.${ts}.${body}`).toString('base64')}`).join(' '),
+    'webhook-signature': keys.map((key) => new Webhook(key, { format: 'raw' }).sign(deliveryId, new Date(timestamp * 1000), body)).join(' '),
   };
 }
 

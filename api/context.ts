@@ -8,7 +8,7 @@ import type { Permission, Role } from '../domain/auth/permissions';
 import type { ServiceScope } from '../domain/auth/tokens';
 import type { LoginLimits } from './login-limits';
 import type { ApiMetrics } from './metrics';
-import type { RateLimiter } from './middleware/rate-limit';
+import type { RateLimiter } from './rate-limiter';
 import type { SessionCheck } from './session-check';
 
 /** Everything the API needs from the outside world; tests build it against the real services. */

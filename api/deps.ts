@@ -6,7 +6,7 @@ import { createTemporalGateway } from '../infra/temporal';
 import { AppDeps } from './context';
 import { createLoginLimits } from './login-limits';
 import { createApiMetrics } from './metrics';
-import { createRateLimiter } from './middleware/rate-limit';
+import { createRateLimiter } from './rate-limiter';
 import { createSessionCheck } from './session-check';
 
 /** Real dependencies from configuration; `close` releases them on shutdown. */

@@ -26,6 +26,8 @@ import { provisionTenant } from '../db/tenants';
 import { generateSecret } from '../domain/webhooks/signing';
 import { loadConfig } from '../infra/config';
 import { createTemporalGateway, TemporalGateway } from '../infra/temporal';
+import { deliveryIdFor } from '../domain/webhooks/delivery-id';
+import { workflowIds } from '../infra/workflow-ids';
 import { benchEmptyWorkflow } from './empty-workflow';
 
 const BURST_EVENTS = Number(process.env.WEBHOOK_BENCH_EVENTS ?? 1_000);
@@ -56,6 +58,8 @@ export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<
     receiver.reset();
 
     const burst = await burstPhase(deps.db, tenantId, receiver);
+    const sampleEvent = [...receiver.firstArrivals.keys()][0];
+    const delivery = await historyCost(client, workflowIds.webhookDelivery(tenantId, deliveryIdFor(sampleEvent, webhookId)));
     receiver.reset();
     const paced = await pacedPhase(deps.db, tenantId, receiver);
     await deps.db('webhooks').where({ id: webhookId }).update({ status: 'disabled', disabled_reason: 'bench finished' });
@@ -63,6 +67,9 @@ export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<
     return {
       ceiling_empty_workflows_per_s: round(ceiling.completedPerS),
       ceiling_starts_per_s: round(ceiling.startsPerS),
+      // What one of each costs the server: history events, and workflow/activity tasks.
+      empty_workflow_history: describeCost(ceiling.history),
+      delivery_history: describeCost(delivery),
       burst_events: BURST_EVENTS,
       burst_delivered: burst.delivered,
       deliveries_per_s: round(burst.perS),
@@ -84,6 +91,23 @@ export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<
   }
 }
 
+interface HistoryCost {
+  events: number;
+  workflowTasks: number;
+  activityTasks: number;
+}
+
+async function historyCost(client: Client, workflowId: string): Promise<HistoryCost> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  return {
+    events: events.length,
+    workflowTasks: events.filter((e) => e.workflowTaskStartedEventAttributes).length,
+    activityTasks: events.filter((e) => e.activityTaskStartedEventAttributes).length,
+  };
+}
+
+const describeCost = (c: HistoryCost) => `${c.events} events, ${c.workflowTasks} workflow tasks, ${c.activityTasks} activity tasks`;
+
 function depsFromEnv(): WebhookBenchDeps {
   const config = loadConfig();
   return {
@@ -96,7 +120,7 @@ function depsFromEnv(): WebhookBenchDeps {
 }
 
 /** Empty workflows started with the dispatcher's concurrency and run to completion. */
-async function emptyWorkflowRate(deps: WebhookBenchDeps, client: Client): Promise<{ startsPerS: number; completedPerS: number }> {
+async function emptyWorkflowRate(deps: WebhookBenchDeps, client: Client): Promise<{ startsPerS: number; completedPerS: number; history: HistoryCost }> {
   const taskQueue = `bench-empty-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address: deps.temporalAddress });
   try {
@@ -106,11 +130,13 @@ async function emptyWorkflowRate(deps: WebhookBenchDeps, client: Client): Promis
       let next = 0;
       let startsDoneAt = 0;
       const results: Array<Promise<unknown>> = [];
+      let sampleId = '';
       await Promise.all(
         Array.from({ length: START_CONCURRENCY }, async () => {
           while (next < CEILING_WORKFLOWS) {
             next += 1;
             const handle = await client.workflow.start(benchEmptyWorkflow, { taskQueue, workflowId: `bench-empty/${randomUUID()}` });
+            sampleId = handle.workflowId;
             results.push(handle.result());
           }
           startsDoneAt = performance.now();
@@ -118,7 +144,7 @@ async function emptyWorkflowRate(deps: WebhookBenchDeps, client: Client): Promis
       );
       await Promise.all(results);
       const seconds = (performance.now() - t0) / 1000;
-      return { startsPerS: CEILING_WORKFLOWS / ((startsDoneAt - t0) / 1000), completedPerS: CEILING_WORKFLOWS / seconds };
+      return { startsPerS: CEILING_WORKFLOWS / ((startsDoneAt - t0) / 1000), completedPerS: CEILING_WORKFLOWS / seconds, history: await historyCost(client, sampleId) };
     });
   } finally {
     await connection.close();

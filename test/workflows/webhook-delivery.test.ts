@@ -130,12 +130,12 @@ async function deliver(webhook: TestWebhook, eventId?: string) {
   return {
     input,
     result,
+    workflowTasks: events.filter((e) => e.workflowTaskCompletedEventAttributes).length,
+    activityTasks: events.filter((e) => e.activityTaskScheduledEventAttributes).length,
     /** startToFireTimeout of every timer, in order. */
     timers: events.filter((e) => e.timerStartedEventAttributes).map((e) => ms(e.timerStartedEventAttributes!.startToFireTimeout)),
-    /** Server time (skipped clock) at which each attempt's activity was scheduled. */
-    attemptTimes: events
-      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhookAttempt')
-      .map((e) => ms(e.eventTime)),
+    /** Server time (skipped clock) at which each attempt was recorded (its local activity's marker: the attempt is the workflow's only local activity). */
+    attemptTimes: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').map((e) => ms(e.eventTime)),
     historyText: JSON.stringify(history),
   };
 }
@@ -148,9 +148,11 @@ const failingNotifications = () => pg.db('notifications').where({ tenant_id: ten
 describe('webhook delivery workflow', () => {
   it('delivers at once, signed with both schemes, and records the attempt', async () => {
     const webhook = await createWebhook();
-    const { result, timers, input } = await deliver(webhook);
+    const { result, timers, input, workflowTasks, activityTasks } = await deliver(webhook);
     expect(result).toEqual({ status: 'delivered', attempts: 1 });
     expect(timers).toEqual([]);
+    // The attempt is a local activity (issue 19): one workflow task, no activity task.
+    expect([workflowTasks, activityTasks]).toEqual([1, 0]);
 
     const [received] = receiver.on(webhook.path);
     expect(JSON.parse(received.body)).toMatchObject({ id: input.eventId, type: 'task.created', tenant_id: tenantId, api_version: 'v1', data: { task_id: 't1' } });
@@ -172,6 +174,7 @@ describe('webhook delivery workflow', () => {
 
     expect(result).toEqual({ status: 'delivered', attempts: 3 });
     expect(timers).toEqual([30 * SECOND, 5 * MINUTE]);
+    expect(attemptTimes).toHaveLength(3);
     // Each attempt starts its delay after the previous attempt (a few ms of real HTTP) ended.
     gaps(attemptTimes).forEach((gap, i) => {
       expect(gap).toBeGreaterThanOrEqual(timers[i]);

@@ -95,7 +95,7 @@ export function planDeliveries(events: readonly OutboxEventRow[], webhooks: read
 export async function dispatchOutboxBatch(
   db: Db,
   client: Client,
-  options: { batchSize?: number; startConcurrency?: number; callDeadlineMs?: number } = {},
+  options: { batchSize?: number; startConcurrency?: number; callDeadlineMs?: number; eagerStart?: boolean } = {},
 ): Promise<DispatchResult> {
   const deadlineMs = options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
   const withDeadline = <T>(call: () => Promise<T>) => client.withDeadline(Date.now() + deadlineMs, call);
@@ -111,7 +111,7 @@ export async function dispatchOutboxBatch(
     const agents = await planAgentSignals(tx, events);
 
     const failures = new Map<string, unknown>();
-    const started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) => withDeadline(() => startWebhookDelivery(client, input)));
+    const started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) => withDeadline(() => startWebhookDelivery(client, input, { eager: options.eagerStart })));
     started.forEach((result, index) => result.status === 'rejected' && failures.set(deliveries[index].eventId, result.reason));
     for (const [eventId, err] of await sendAgentSignals(client, agents.signals, withDeadline)) if (!failures.has(eventId)) failures.set(eventId, err);
 

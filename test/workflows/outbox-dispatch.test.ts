@@ -102,7 +102,7 @@ describe('dispatchOutboxBatch', () => {
     expect(await undispatched([good, poison, alsoGood])).toEqual([poison]);
     for (const id of [good, alsoGood]) {
       const description = await env.client.workflow.getHandle(workflowIds.webhookDelivery(tenantId, deliveryIdFor(id, webhookId))).describe();
-      expect(description.type).toBe('webhookDeliveryWorkflow');
+      expect(description.type).toBe('webhookDeliveryWorkflowV2');
     }
     const row = await pg.db('outbox_events').where({ id: poison }).first('attempts', 'last_error', 'parked_at', pg.db.raw('extract(epoch from next_attempt_at - now()) as wait_s'));
     expect(row).toMatchObject({ attempts: 1, parked_at: null, last_error: 'Error: refused by the server for this workflow' });

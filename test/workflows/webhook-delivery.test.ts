@@ -113,10 +113,10 @@ async function newEvent(data: Record<string, unknown> = { task_id: 't1' }): Prom
 }
 
 /** Runs one delivery to completion with both workers, answering its history. */
-async function deliver(webhook: TestWebhook, eventId?: string) {
+async function deliver(webhook: TestWebhook, eventId?: string, workflowType = 'webhookDeliveryWorkflowV2') {
   const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId: eventId ?? (await newEvent()), deliveryId: randomUUID() };
   const run = async () => {
-    const handle = await env.client.workflow.start('webhookDeliveryWorkflow', {
+    const handle = await env.client.workflow.start(workflowType, {
       taskQueue: TASK_QUEUES.webhooks,
       workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId),
       args: [input],
@@ -165,6 +165,19 @@ describe('webhook delivery workflow', () => {
     const [record] = await records(input.deliveryId);
     expect(record).toMatchObject({ tenant_id: tenantId, webhook_id: webhook.id, event_id: input.eventId, event_type: 'task.created', attempt: 1, status: 'succeeded', status_code: 200, response_body: 'ok', failure_cause: null, next_attempt_at: null });
     expect(record.latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('still runs the workflow type of deliveries started before the local attempt (attempts as activity tasks)', async () => {
+    const webhook = await createWebhook();
+    receiver.script(webhook.path, [{ status: 500 }, { status: 200 }]);
+    const { result, timers, input, workflowTasks, activityTasks } = await deliver(webhook, undefined, 'webhookDeliveryWorkflow');
+    expect(result).toEqual({ status: 'delivered', attempts: 2 });
+    expect(timers).toEqual([30 * SECOND]);
+    expect([workflowTasks, activityTasks]).toEqual([4, 2]);
+    expect((await records(input.deliveryId)).map((r) => [r.attempt, r.status])).toEqual([
+      [1, 'failed'],
+      [2, 'succeeded'],
+    ]);
   });
 
   it('retries on the exact schedule and stops at the success of attempt 3', async () => {
@@ -283,7 +296,7 @@ describe('webhook delivery workflow', () => {
     await pg.db('webhooks').where({ id: webhook.id }).update({ url: 'http://127.0.0.1:1/nothing' });
     const eventId = await newEvent();
     const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId, deliveryId: randomUUID() };
-    const handle = await env.client.workflow.start('webhookDeliveryWorkflow', { taskQueue: TASK_QUEUES.webhooks, workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId), args: [input] });
+    const handle = await env.client.workflow.start('webhookDeliveryWorkflowV2', { taskQueue: TASK_QUEUES.webhooks, workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId), args: [input] });
     // Pause during the first 30 s wait (time is not skipped until we wait for the result).
     while ((await records(input.deliveryId)).length === 0) await new Promise((r) => setTimeout(r, 20));
     await pg.db('webhooks').where({ id: webhook.id }).update({ status: 'paused' });

@@ -36,7 +36,12 @@ const ATTEMPT_OPTIONS = {
  * lets the workflow task time out, so another worker runs the attempt again under the same
  * delivery id (at-least-once, as before; the delivery record is upserted per attempt).
  */
-const { deliverWebhookAttempt: deliverAttemptLocally } = proxyLocalActivities<WebhookDeliveryActivities>(ATTEMPT_OPTIONS);
+const { deliverWebhookAttempt: deliverAttemptLocally } = proxyLocalActivities<WebhookDeliveryActivities>({
+  ...ATTEMPT_OPTIONS,
+  // A retry that waits longer (a busy webhook's backoff grows to 5 s) waits on a workflow timer,
+  // so it holds no workflow-task slot of the worker meanwhile.
+  localRetryThreshold: '1 second',
+});
 const { deliverWebhookAttempt: deliverAttemptAsActivity } = proxyActivities<WebhookDeliveryActivities>(ATTEMPT_OPTIONS);
 const { markWebhookFailing, markWebhookRecovered, disableWebhook } = proxyActivities<WebhookDeliveryActivities>({
   startToCloseTimeout: '30 seconds',

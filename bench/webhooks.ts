@@ -97,6 +97,8 @@ interface HistoryCost {
   events: number;
   workflowTasks: number;
   activityTasks: number;
+  /** The server handed the first workflow task back in the start's answer. */
+  eager: boolean;
 }
 
 async function historyCost(client: Client, workflowId: string): Promise<HistoryCost> {
@@ -105,10 +107,11 @@ async function historyCost(client: Client, workflowId: string): Promise<HistoryC
     events: events.length,
     workflowTasks: events.filter((e) => e.workflowTaskStartedEventAttributes).length,
     activityTasks: events.filter((e) => e.activityTaskStartedEventAttributes).length,
+    eager: events[0]?.workflowExecutionStartedEventAttributes?.eagerExecutionAccepted === true,
   };
 }
 
-const describeCost = (c: HistoryCost) => `${c.events} events, ${c.workflowTasks} workflow tasks, ${c.activityTasks} activity tasks`;
+const describeCost = (c: HistoryCost) => `${c.events} events, ${c.workflowTasks} workflow tasks, ${c.activityTasks} activity tasks${c.eager ? ', eager start' : ''}`;
 
 function depsFromEnv(): WebhookBenchDeps {
   const config = loadConfig();

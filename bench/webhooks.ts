@@ -12,7 +12,8 @@
  *   last first attempt, and commit → first attempt latency;
  * - paced: events at a steady rate well under the burst rate, one per transaction (as a business
  *   transaction writes them): commit → first attempt p50/p99, the latency a receiver sees.
- * Every phase has a deadline; the whole run stays under 60 s.
+ * Every phase has a deadline; the whole run stays under 60 s on a quiet machine (the wait for the
+ * burst to drain before the paced phase adds up to 60 s on a loaded one).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
@@ -36,6 +37,7 @@ const PACED_SECONDS = 8;
 const CEILING_WORKFLOWS = 500;
 const START_CONCURRENCY = 32; // the dispatcher's
 const BURST_DEADLINE_MS = 25_000;
+const DRAIN_DEADLINE_MS = 60_000;
 const EVENT_TYPE = 'bench.ping';
 
 export interface WebhookBenchDeps {
@@ -58,6 +60,9 @@ export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<
     receiver.reset();
 
     const burst = await burstPhase(deps.db, tenantId, receiver);
+    // The paced phase measures latency at a steady low rate, not behind the burst's backlog: let
+    // the burst drain first (on a loaded machine it outlasts its deadline).
+    await receiver.waitForCount(BURST_EVENTS, DRAIN_DEADLINE_MS).catch(() => undefined);
     const sampleEvent = [...receiver.firstArrivals.keys()][0];
     const delivery = await historyCost(client, workflowIds.webhookDelivery(tenantId, deliveryIdFor(sampleEvent, webhookId)));
     receiver.reset();

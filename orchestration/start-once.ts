@@ -22,6 +22,8 @@ export interface StartOnce<W extends Workflow> {
   readonly allowRerun?: boolean;
   /** What the Temporal UI shows for the run. */
   readonly staticSummary?: string;
+  /** Eager start: the client shares its connection with a worker of the queue, which gets the first workflow task in the start's answer. */
+  readonly eager?: boolean;
 }
 
 export async function startOnce<W extends Workflow>(client: Client, start: StartOnce<W>): Promise<'started' | 'already_started'> {
@@ -33,6 +35,7 @@ export async function startOnce<W extends Workflow>(client: Client, start: Start
       typedSearchAttributes: resourceSearchAttributes(start.tenantId, start.resourceId, start.searchAttributes),
       workflowIdReusePolicy: start.allowRerun ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
       ...(start.staticSummary ? { staticSummary: start.staticSummary } : {}),
+      ...(start.eager ? { requestEagerStart: true } : {}),
       // `args` is checked as Parameters<W> above; the SDK's conditional type cannot be resolved for a generic W.
     } as unknown as WorkflowStartOptions<W>);
     return 'started';

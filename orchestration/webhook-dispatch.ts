@@ -1,11 +1,14 @@
 /**
  * The outbox dispatcher's unit of work: claim a batch of undispatched events (FOR UPDATE SKIP
- * LOCKED, so several dispatchers share the outbox without waiting on each other), start one
- * delivery workflow per matching (event, webhook) and signal the machine agents the events
- * trigger, then record each event's outcome, all in one transaction. The delivery id is derived
- * from the event and the webhook, so if anything fails between a start and the commit, the rows
- * are claimed again and the same workflow ids are started again, which Temporal refuses: a crash
- * delays a delivery, never loses or doubles it.
+ * LOCKED, so several dispatchers share the outbox without waiting on each other, and the claim
+ * committed as a lease on the rows), start one delivery workflow per matching (event, webhook)
+ * and signal the machine agents the events trigger with no transaction open, then record each
+ * event's outcome in a second short transaction. (Until issue 19 one transaction stayed open
+ * across up to 200 Temporal calls, holding a pooled connection and the rows' locks for seconds
+ * under load.) The delivery id is derived from the event and the webhook, so if the dispatcher
+ * dies between a start and the record, the claim runs out, the rows are claimed again and the
+ * same workflow ids are started again, which Temporal refuses: a crash delays a delivery, never
+ * loses or doubles it.
  *
  * No tenant or item stalls another (issue 23): the batch is shared out between the tenants that
  * have events waiting (round robin, oldest first within each), every Temporal call has a
@@ -33,6 +36,13 @@ export const DEFAULT_CALL_DEADLINE_MS = 10_000;
 export const MAX_DISPATCH_ATTEMPTS = 8;
 const MAX_RETRY_DELAY_S = 300;
 /**
+ * How long a claimed batch stays with its dispatcher: longer than its Temporal calls can take
+ * (200 starts, 32 at a time, each with a 10 s deadline: 70 s at worst). Only a dispatcher that
+ * died mid-batch lets it run out; its events are then claimed again and restarted under the same
+ * workflow ids (refused if they had started), so a crash delays them by this much at most.
+ */
+const CLAIM_TTL_S = 120;
+/**
  * gRPC UNAVAILABLE and DEADLINE_EXCEEDED: the server cannot be reached or did not answer in time
  * (the client retries UNAVAILABLE until the deadline); no item is to blame.
  */
@@ -49,6 +59,8 @@ export interface OutboxEventRow {
 /** An event claimed by a dispatcher, with its failed attempts so far. */
 interface ClaimedEvent extends OutboxEventRow {
   attempts: number;
+  /** Its own next attempt (after a failed dispatch), before the claim. */
+  next_attempt_at: Date | null;
 }
 
 export interface ReceivingWebhook {
@@ -95,49 +107,75 @@ export function planDeliveries(events: readonly OutboxEventRow[], webhooks: read
 export async function dispatchOutboxBatch(
   db: Db,
   client: Client,
-  options: { batchSize?: number; startConcurrency?: number; callDeadlineMs?: number } = {},
+  options: { batchSize?: number; startConcurrency?: number; callDeadlineMs?: number; eagerStart?: boolean } = {},
 ): Promise<DispatchResult> {
   const deadlineMs = options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
   const withDeadline = <T>(call: () => Promise<T>) => client.withDeadline(Date.now() + deadlineMs, call);
-  return db.transaction(async (tx) => {
-    const events = await claimFairBatch(tx, options.batchSize ?? DEFAULT_DISPATCH_BATCH);
-    if (events.length === 0) return { events: 0, deliveries: 0, alreadyStarted: 0, suppressed: 0, retrying: 0, parked: 0 };
 
+  // 1. Claim (a short transaction): the batch is ours until CLAIM_TTL, then any dispatcher's again.
+  const claim = await db.transaction(async (tx) => {
+    const events = await claimFairBatch(tx, options.batchSize ?? DEFAULT_DISPATCH_BATCH);
+    if (events.length === 0) return null;
+    await tx('outbox_events')
+      .whereIn('id', events.map((event) => event.id))
+      .update({ next_attempt_at: tx.raw('now() + make_interval(secs => ?)', [CLAIM_TTL_S]) });
     const webhooks: ReceivingWebhook[] = await tx('webhooks')
       .whereIn('tenant_id', [...new Set(events.map((event) => event.tenant_id))])
       .whereIn('status', RECEIVING_STATUSES)
       .select('id', 'tenant_id', 'events', 'filters', 'created_at');
-    const deliveries = planDeliveries(events, webhooks);
-    const agents = await planAgentSignals(tx, events);
+    return { events, deliveries: planDeliveries(events, webhooks), agents: await planAgentSignals(tx, events) };
+  });
+  if (!claim) return { events: 0, deliveries: 0, alreadyStarted: 0, suppressed: 0, retrying: 0, parked: 0 };
+  const { events, deliveries, agents } = claim;
 
-    const failures = new Map<string, unknown>();
-    const started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) => withDeadline(() => startWebhookDelivery(client, input)));
-    started.forEach((result, index) => result.status === 'rejected' && failures.set(deliveries[index].eventId, result.reason));
-    for (const [eventId, err] of await sendAgentSignals(client, agents.signals, withDeadline)) if (!failures.has(eventId)) failures.set(eventId, err);
+  // 2. The Temporal calls, with no transaction open (deterministic ids: a repeat is refused).
+  const failures = new Map<string, unknown>();
+  const started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) =>
+    withDeadline(() => startWebhookDelivery(client, input, { eager: options.eagerStart })),
+  );
+  started.forEach((result, index) => result.status === 'rejected' && failures.set(deliveries[index].eventId, result.reason));
+  for (const [eventId, err] of await sendAgentSignals(client, agents.signals, withDeadline)) if (!failures.has(eventId)) failures.set(eventId, err);
 
-    // Every event that needed Temporal failed to reach it: the batch waits as a whole (rolled back).
-    const needingTemporal = new Set([...deliveries.map((d) => d.eventId), ...agents.signals.map((s) => s.eventId)]);
-    const unreachable = [...needingTemporal].map((id) => failures.get(id)).filter(isUnreachable);
-    if (needingTemporal.size > 0 && unreachable.length === needingTemporal.size) throw new TemporalUnreachableError(unreachable[0]);
+  // Every event that needed Temporal failed to reach it: the batch waits as a whole, its rows as they were.
+  const needingTemporal = new Set([...deliveries.map((d) => d.eventId), ...agents.signals.map((s) => s.eventId)]);
+  const unreachable = [...needingTemporal].map((id) => failures.get(id)).filter(isUnreachable);
+  if (needingTemporal.size > 0 && unreachable.length === needingTemporal.size) {
+    await releaseClaim(db, events);
+    throw new TemporalUnreachableError(unreachable[0]);
+  }
 
+  // 3. Record each event's outcome (a short transaction).
+  const parked = await db.transaction(async (tx) => {
     await recordUnsignalledEvents(tx, agents.suppressedByRun);
     const done = events.filter((event) => !failures.has(event.id)).map((event) => event.id);
     if (done.length > 0) await tx('outbox_events').whereIn('id', done).update({ dispatched_at: tx.fn.now(), next_attempt_at: null });
-    let parked = 0;
+    let count = 0;
     for (const event of events) {
       if (!failures.has(event.id)) continue;
       const err = failures.get(event.id);
-      parked += await recordFailure(tx, event, err, isUnreachable(err)) ? 1 : 0;
+      count += (await recordFailure(tx, event, err, isUnreachable(err))) ? 1 : 0;
     }
-    return {
-      events: events.length,
-      deliveries: deliveries.length,
-      alreadyStarted: started.filter((o) => o.status === 'fulfilled' && o.value === 'already_started').length,
-      suppressed: [...agents.suppressedByRun.values()].reduce((a, b) => a + b, 0),
-      retrying: failures.size - parked,
-      parked,
-    };
+    return count;
   });
+  return {
+    events: events.length,
+    deliveries: deliveries.length,
+    alreadyStarted: started.filter((o) => o.status === 'fulfilled' && o.value === 'already_started').length,
+    suppressed: [...agents.suppressedByRun.values()].reduce((a, b) => a + b, 0),
+    retrying: failures.size - parked,
+    parked,
+  };
+}
+
+/** Gives the claimed rows back as they were (their own next attempt), for the next pass. */
+async function releaseClaim(db: Db, events: readonly ClaimedEvent[]): Promise<void> {
+  await db.raw(
+    `update outbox_events o set next_attempt_at = c.next_attempt_at
+       from unnest(?::uuid[], ?::timestamptz[]) as c(id, next_attempt_at)
+      where o.id = c.id`,
+    // pg sends a JavaScript array with nulls as an array literal with NULLs.
+    [events.map((e) => e.id), events.map((e) => e.next_attempt_at?.toISOString() ?? null) as string[]],
+  );
 }
 
 /**
@@ -157,10 +195,10 @@ async function claimFairBatch(tx: Knex.Transaction, batchSize: number): Promise<
   const quotas = fairShares(waiting.rows as Array<{ tenant_id: string; n: number }>, batchSize);
   if (quotas.length === 0) return [];
   const { rows } = await tx.raw(
-    `select e.id, e.tenant_id, e.type, e.data, e.created_at, e.attempts
+    `select e.id, e.tenant_id, e.type, e.data, e.created_at, e.attempts, e.next_attempt_at
      from unnest(?::uuid[], ?::int[]) as q(tenant_id, quota)
      cross join lateral (
-       select o.id, o.tenant_id, o.type, o.data, o.created_at, o.attempts
+       select o.id, o.tenant_id, o.type, o.data, o.created_at, o.attempts, o.next_attempt_at
        from outbox_events o
        where o.tenant_id = q.tenant_id and ${due}
        order by o.created_at

@@ -9,17 +9,24 @@ import { startOnce } from './start-once';
 import { WebhookIdKey } from '../infra/search-attributes';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
-import type { WebhookDeliveryInput, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import type { WebhookDeliveryInput, webhookDeliveryWorkflowV2 } from '../workflows/webhook-delivery';
 
-export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput): Promise<'started' | 'already_started'> {
-  return startOnce<typeof webhookDeliveryWorkflow>(client, {
-    workflowType: 'webhookDeliveryWorkflow',
+/**
+ * `eager`: the client shares its NativeConnection with a worker of the webhook queue (the
+ * dispatcher in the worker process), so the server hands the first workflow task back in the
+ * start's answer instead of through a poll (eager workflow start; a server without it, or a
+ * worker with no free slot, starts normally). Measured in issue 19: see workers/options.ts.
+ */
+export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput, opts: { eager?: boolean } = {}): Promise<'started' | 'already_started'> {
+  return startOnce<typeof webhookDeliveryWorkflowV2>(client, {
+    workflowType: 'webhookDeliveryWorkflowV2',
     taskQueue: TASK_QUEUES.webhooks,
     workflowId: workflowIds.webhookDelivery(input.tenantId, input.deliveryId),
     args: [input],
     tenantId: input.tenantId,
     resourceId: input.deliveryId,
     searchAttributes: [[WebhookIdKey, input.webhookId]],
+    eager: opts.eager,
   });
 }
 

@@ -19,7 +19,8 @@ import { startWorkerHttpServer } from './http-server';
 import { installWorkerRuntime } from './telemetry';
 import { loadWorkflowBundle } from './workflow-bundle';
 import { installTracing } from '../infra/tracing';
-import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { Client } from '@temporalio/client';
+import { makeWorkflowExporter, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 
 async function main(): Promise<void> {
   // A stop requested while the worker is still starting (bundling takes seconds) must not be lost.
@@ -96,7 +97,9 @@ async function main(): Promise<void> {
   if (stopRequested) stop();
   await ensureWebhookSchedules(await temporal.client());
   await ensureRetentionSchedule(await temporal.client());
-  const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, log });
+  // On the webhook worker's own connection, so its starts are eager (workers/options.ts).
+  const eagerClient = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } });
+  const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, eagerClient, log });
   const dependencies = cachedDependencyCheck({ db, temporal, objectStore });
   const httpServer = await startWorkerHttpServer({
     ...config.workerHttp,

@@ -11,6 +11,7 @@
  * SKIP LOCKED gives each batch to one of them, and a worker killed mid-batch only releases its
  * rows to the others. The API never sleeps or polls (DESIGN.md); this runs in the worker.
  */
+import type { Client } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import type { Logger } from 'pino';
 import { Db } from '../db/knex';
@@ -23,6 +24,12 @@ export interface WebhookDispatcherOptions {
   db: Db;
   databaseUrl: string;
   temporal: TemporalGateway;
+  /**
+   * A client on the NativeConnection of this process's webhook worker: deliveries are started
+   * eagerly (their first workflow task comes back with the start). Without it, `temporal`'s
+   * client starts them the ordinary way.
+   */
+  eagerClient?: Client;
   log: Logger;
   batchSize?: number;
   /** Poll interval when no notification arrives (a missed NOTIFY is found within this time). */
@@ -52,7 +59,8 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     while (!stopped) {
       try {
         wake.clear(); // a notification arriving during the batch re-arms the wake-up below
-        const result = await dispatchOutboxBatch(db, await temporal.client(), { batchSize });
+        const client = options.eagerClient ?? (await temporal.client());
+        const result = await dispatchOutboxBatch(db, client, { batchSize, eagerStart: options.eagerClient !== undefined });
         if (result.deliveries > 0) log.debug(result, 'dispatched outbox events');
         if (result.retrying > 0 || result.parked > 0) log.warn(result, 'some outbox events failed: each is retried on its own, or parked after repeated failures (GET /internal/outbox)');
         backoffMs = 0;

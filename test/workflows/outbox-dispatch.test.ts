@@ -102,7 +102,7 @@ describe('dispatchOutboxBatch', () => {
     expect(await undispatched([good, poison, alsoGood])).toEqual([poison]);
     for (const id of [good, alsoGood]) {
       const description = await env.client.workflow.getHandle(workflowIds.webhookDelivery(tenantId, deliveryIdFor(id, webhookId))).describe();
-      expect(description.type).toBe('webhookDeliveryWorkflow');
+      expect(description.type).toBe('webhookDeliveryWorkflowV2');
     }
     const row = await pg.db('outbox_events').where({ id: poison }).first('attempts', 'last_error', 'parked_at', pg.db.raw('extract(epoch from next_attempt_at - now()) as wait_s'));
     expect(row).toMatchObject({ attempts: 1, parked_at: null, last_error: 'Error: refused by the server for this workflow' });
@@ -119,6 +119,32 @@ describe('dispatchOutboxBatch', () => {
     const parked = await pg.db('outbox_events').where({ id: poison }).first('attempts', 'parked_at', 'dispatched_at', 'last_error');
     expect(parked).toMatchObject({ attempts: MAX_DISPATCH_ATTEMPTS, parked_at: expect.any(Date), dispatched_at: expect.any(Date), last_error: 'Error: refused by the server for this workflow' });
     expect(await dispatchOutboxBatch(pg.db, client)).toMatchObject({ events: 0 });
+  });
+
+  it('starts with the claim committed and no transaction open; a batch whose dispatcher died is dispatched again once its claim runs out, the repeated starts refused', async () => {
+    const tenantId = await tenant();
+    await webhook(tenantId, ['order.created']);
+    const ids = await storeEvents(tenantId, 'order.created', 2);
+    // Seen from another connection during each start: the claim is already committed.
+    const claimSeconds: number[] = [];
+    const observe: WorkflowClientInterceptor = {
+      async startWithDetails(input, next) {
+        const row = await pg.db('outbox_events').where({ id: ids[0] }).first(pg.db.raw('extract(epoch from next_attempt_at - now())::float as s'));
+        claimSeconds.push(row.s);
+        return next(input);
+      },
+    };
+    const client = new Client({ connection: env.client.connection, namespace: env.namespace, interceptors: { workflow: [observe] } });
+    expect(await dispatchOutboxBatch(pg.db, client)).toMatchObject({ events: 2, deliveries: 2, alreadyStarted: 0, retrying: 0 });
+    expect(claimSeconds).toHaveLength(2);
+    for (const s of claimSeconds) expect(s).toBeGreaterThan(60);
+
+    // As a dispatcher that died after its starts leaves them: claimed, not recorded.
+    await pg.db('outbox_events').whereIn('id', ids).update({ dispatched_at: null, next_attempt_at: pg.db.raw(`now() + interval '100 seconds'`) });
+    expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 0 });
+    await pg.db('outbox_events').whereIn('id', ids).update({ next_attempt_at: pg.db.raw(`now() - interval '1 second'`) });
+    expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 2, deliveries: 2, alreadyStarted: 2, retrying: 0 });
+    expect(await undispatched(ids)).toEqual([]);
   });
 
   it('leaves every row as it was when Temporal cannot be reached at all, and counts no attempt', async () => {

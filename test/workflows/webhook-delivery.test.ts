@@ -114,10 +114,10 @@ async function newEvent(data: Record<string, unknown> = { task_id: 't1' }): Prom
 }
 
 /** Runs one delivery to completion with both workers, answering its history (recorded as `historyName` for the replay test). */
-async function deliver(webhook: TestWebhook, eventId?: string, historyName?: string) {
+async function deliver(webhook: TestWebhook, eventId?: string, historyName?: string, workflowType = 'webhookDeliveryWorkflowV2') {
   const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId: eventId ?? (await newEvent()), deliveryId: randomUUID() };
   const run = async () => {
-    const handle = await env.client.workflow.start('webhookDeliveryWorkflow', {
+    const handle = await env.client.workflow.start(workflowType, {
       taskQueue: TASK_QUEUES.webhooks,
       workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId),
       args: [input],
@@ -132,12 +132,12 @@ async function deliver(webhook: TestWebhook, eventId?: string, historyName?: str
   return {
     input,
     result,
+    workflowTasks: events.filter((e) => e.workflowTaskCompletedEventAttributes).length,
+    activityTasks: events.filter((e) => e.activityTaskScheduledEventAttributes).length,
     /** startToFireTimeout of every timer, in order. */
     timers: events.filter((e) => e.timerStartedEventAttributes).map((e) => ms(e.timerStartedEventAttributes!.startToFireTimeout)),
-    /** Server time (skipped clock) at which each attempt's activity was scheduled. */
-    attemptTimes: events
-      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhookAttempt')
-      .map((e) => ms(e.eventTime)),
+    /** Server time (skipped clock) at which each attempt was recorded (its local activity's marker: the attempt is the workflow's only local activity). */
+    attemptTimes: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').map((e) => ms(e.eventTime)),
     historyText: JSON.stringify(history),
   };
 }
@@ -150,9 +150,11 @@ const failingNotifications = () => pg.db('notifications').where({ tenant_id: ten
 describe('webhook delivery workflow', () => {
   it('delivers at once, signed with both schemes, and records the attempt', async () => {
     const webhook = await createWebhook();
-    const { result, timers, input } = await deliver(webhook);
+    const { result, timers, input, workflowTasks, activityTasks } = await deliver(webhook);
     expect(result).toEqual({ status: 'delivered', attempts: 1 });
     expect(timers).toEqual([]);
+    // The attempt is a local activity (issue 19): one workflow task, no activity task.
+    expect([workflowTasks, activityTasks]).toEqual([1, 0]);
 
     const [received] = receiver.on(webhook.path);
     expect(JSON.parse(received.body)).toMatchObject({ id: input.eventId, type: 'task.created', tenant_id: tenantId, api_version: 'v1', data: { task_id: 't1' } });
@@ -167,6 +169,19 @@ describe('webhook delivery workflow', () => {
     expect(record.latency_ms).toBeGreaterThanOrEqual(0);
   });
 
+  it('still runs the workflow type of deliveries started before the local attempt (attempts as activity tasks)', async () => {
+    const webhook = await createWebhook();
+    receiver.script(webhook.path, [{ status: 500 }, { status: 200 }]);
+    const { result, timers, input, workflowTasks, activityTasks } = await deliver(webhook, undefined, 'webhook-delivery-v1-retried', 'webhookDeliveryWorkflow');
+    expect(result).toEqual({ status: 'delivered', attempts: 2 });
+    expect(timers).toEqual([30 * SECOND]);
+    expect([workflowTasks, activityTasks]).toEqual([4, 2]);
+    expect((await records(input.deliveryId)).map((r) => [r.attempt, r.status])).toEqual([
+      [1, 'failed'],
+      [2, 'succeeded'],
+    ]);
+  });
+
   it('retries on the exact schedule and stops at the success of attempt 3', async () => {
     const webhook = await createWebhook();
     receiver.script(webhook.path, [{ status: 500, body: 'boom' }, { status: 502 }, { status: 204 }]);
@@ -174,6 +189,7 @@ describe('webhook delivery workflow', () => {
 
     expect(result).toEqual({ status: 'delivered', attempts: 3 });
     expect(timers).toEqual([30 * SECOND, 5 * MINUTE]);
+    expect(attemptTimes).toHaveLength(3);
     // Each attempt starts its delay after the previous attempt (a few ms of real HTTP) ended.
     gaps(attemptTimes).forEach((gap, i) => {
       expect(gap).toBeGreaterThanOrEqual(timers[i]);
@@ -282,7 +298,7 @@ describe('webhook delivery workflow', () => {
     await pg.db('webhooks').where({ id: webhook.id }).update({ url: 'http://127.0.0.1:1/nothing' });
     const eventId = await newEvent();
     const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId, deliveryId: randomUUID() };
-    const handle = await env.client.workflow.start('webhookDeliveryWorkflow', { taskQueue: TASK_QUEUES.webhooks, workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId), args: [input] });
+    const handle = await env.client.workflow.start('webhookDeliveryWorkflowV2', { taskQueue: TASK_QUEUES.webhooks, workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId), args: [input] });
     // Pause during the first 30 s wait (time is not skipped until we wait for the result).
     while ((await records(input.deliveryId)).length === 0) await new Promise((r) => setTimeout(r, 20));
     await pg.db('webhooks').where({ id: webhook.id }).update({ status: 'paused' });

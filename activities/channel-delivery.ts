@@ -9,7 +9,7 @@
  */
 import { sendSmtpMail, OutgoingMail } from '../infra/smtp-send';
 import type { SmtpSettings } from '../infra/smtp-verify';
-import { checkSmtpDestination } from './smtp-destination';
+import { checkSmtpDestination } from '../infra/outbound/smtp-destination';
 
 export type ChannelSendResult =
   | { kind: 'sent'; providerMessageId: string }

@@ -9,7 +9,7 @@ import { createCorrectiveTask } from '../db/queries/corrective-tasks';
 import { Priority, PRIORITIES } from '../db/queries/maintenance';
 import { tenantScope } from '../db/tenant-scope';
 import type { PlannedCall, ToolOutcome } from '../domain/agents/reply-engine';
-import { postSigned } from './webhooks/safe-http';
+import { postSigned } from '../infra/outbound/safe-http';
 import { isoTime } from '../domain/time';
 
 export interface ToolCallContext {

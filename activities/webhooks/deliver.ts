@@ -17,9 +17,9 @@ import { classifyOutcome, DeliveryOutcome, DeliveryPolicy, HttpAttemptResult } f
 import { buildPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
 import { planNextAttempt } from '../../domain/webhooks/schedule';
 import { signDelivery } from '../../domain/webhooks/signing';
-import type { Resolver } from './destination-guard';
+import type { Resolver } from '../../infra/outbound/destination-guard';
 import { LeaseWaiters } from './lease-waiters';
-import { postSigned } from './safe-http';
+import { postSigned } from '../../infra/outbound/safe-http';
 
 /** Attempts of one webhook in flight at once, so one slow receiver cannot hold every worker slot. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 16;

@@ -7,13 +7,8 @@ import { Db } from '../../db/knex';
 import { appendEvent } from '../../db/outbox';
 import { WebhookRow } from '../../db/queries/webhooks';
 import { queueWebhookAlert } from './deliver';
+import { DELIVERY_RETENTION_DAYS, LOW_SUCCESS_MIN_ATTEMPTS, LOW_SUCCESS_THRESHOLD, LOW_SUCCESS_WINDOW_HOURS } from '../../domain/webhooks/health-rules';
 
-/** SPEC.md: an alert when a webhook's success rate stays below 50 % for 24 hours. */
-export const LOW_SUCCESS_THRESHOLD = 0.5;
-export const LOW_SUCCESS_WINDOW_HOURS = 24;
-/** Fewer attempts than this in the window say too little to raise an alert. */
-export const LOW_SUCCESS_MIN_ATTEMPTS = 5;
-export const DELIVERY_RETENTION_DAYS = 30;
 const SWEEP_BATCH = 5_000;
 const HOUR_MS = 60 * 60 * 1000;
 

@@ -11,7 +11,7 @@ import { ChannelStatus } from '../../domain/agents/agents';
 import { secretContexts } from '../../domain/agents/channel-secrets';
 import { decryptSecret, encryptSecret } from '../../infra/crypto';
 import { SmtpSettings, verifySmtp } from '../../infra/smtp-verify';
-import { checkSmtpDestination } from '../../activities/smtp-destination';
+import { checkSmtpDestination } from '../../infra/outbound/smtp-destination';
 import { AppContext, userOf } from '../context';
 import { AppError } from '../errors';
 import { actorOf, runMutation } from '../mutation';

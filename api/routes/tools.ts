@@ -4,7 +4,7 @@
  * `parameters` is a JSON schema (the function-calling subset, domain/agents/tool-parameters.ts).
  */
 import Joi from '../../domain/joi';
-import { checkWebhookUrl } from '../../activities/webhooks/destination-guard';
+import { checkWebhookUrl } from '../../infra/outbound/destination-guard';
 import { tenantScope, TenantScope } from '../../db/tenant-scope';
 import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domain/agents/tool-parameters';
 import { userOf } from '../context';

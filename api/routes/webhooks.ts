@@ -22,9 +22,9 @@ import { isValidEventPattern, validateFilters, type WebhookFilters } from '../..
 import type { HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { buildPayload, canonicalJson, JsonObject } from '../../domain/webhooks/payload';
 import { generateSecret, signDelivery } from '../../domain/webhooks/signing';
-import { checkWebhookUrl, DestinationPolicy } from '../../activities/webhooks/destination-guard';
-import { postSigned } from '../../activities/webhooks/safe-http';
-import { DELIVERY_RETENTION_DAYS } from '../../activities/webhooks/health';
+import { checkWebhookUrl, DestinationPolicy } from '../../infra/outbound/destination-guard';
+import { postSigned } from '../../infra/outbound/safe-http';
+import { DELIVERY_RETENTION_DAYS } from '../../domain/webhooks/health-rules';
 import { startWebhookDeliveries } from '../../orchestration/webhooks';
 import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery';
 import { AppContext, userOf } from '../context';

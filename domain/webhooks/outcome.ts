@@ -3,7 +3,7 @@
  * judges it. Pure and free of Node modules: the delivery workflow imports it.
  */
 
-/** Result of one HTTP attempt, as returned by `postSigned` (activities/webhooks/safe-http.ts). */
+/** Result of one HTTP attempt, as returned by `postSigned` (infra/outbound/safe-http.ts). */
 export type HttpAttemptResult =
   | { kind: 'response'; status: number; body: string; latencyMs: number; retryAfter?: string }
   | { kind: 'timeout'; latencyMs: number }

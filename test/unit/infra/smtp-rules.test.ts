@@ -1,4 +1,4 @@
-import { checkSmtpDestination, MAIL_PORTS } from '../../../activities/smtp-destination';
+import { checkSmtpDestination, MAIL_PORTS } from '../../../infra/outbound/smtp-destination';
 import { smtpTransport } from '../../../infra/smtp-verify';
 
 // A public address literal: judged without a DNS lookup.

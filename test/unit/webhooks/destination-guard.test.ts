@@ -4,7 +4,7 @@ import {
   checkWebhookUrl,
   type ResolvedAddress,
   type Resolver,
-} from '../../../activities/webhooks/destination-guard';
+} from '../../../infra/outbound/destination-guard';
 
 /** A fake resolver boundary: fixed answers, records what it was asked. */
 function fakeResolver(answers: Record<string, string[]>): Resolver & { asked: string[] } {

@@ -2,8 +2,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { ResolvedAddress, Resolver } from '../../../activities/webhooks/destination-guard';
-import { postSigned } from '../../../activities/webhooks/safe-http';
+import type { ResolvedAddress, Resolver } from '../../../infra/outbound/destination-guard';
+import { postSigned } from '../../../infra/outbound/safe-http';
 import { generateSecret, signDelivery } from '../../../domain/webhooks/signing';
 
 interface Received {

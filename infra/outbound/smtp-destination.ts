@@ -6,7 +6,7 @@
  * Outside development only the mail ports are reachable (issue 17): an account must not turn the
  * API into a port scanner of other hosts, and the connection must use TLS (`requireTls`).
  */
-import { checkDestination, systemResolver } from './webhooks/destination-guard';
+import { checkDestination, systemResolver } from './destination-guard';
 
 export type SmtpDestination =
   | { kind: 'allowed'; address: string }

@@ -26,7 +26,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
-import { agentParams, requireAgent } from './agent-resource';
+import { agentParams, requireAgent } from '../resources/agent';
 import { registerAgentConversationsRoute } from './conversations';
 import { registerMachineAgentRunsRoute } from './machine-agent-runs';
 import { isoTime } from '../../domain/time';

@@ -10,7 +10,7 @@ import { notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { assetParams, requireAsset } from './asset-resource';
+import { assetParams, requireAsset } from '../resources/asset';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 

@@ -10,7 +10,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
-import { assetParams, requireAsset } from './asset-resource';
+import { assetParams, requireAsset } from '../resources/asset';
 import { isoTime } from '../../domain/time';
 
 /** Stored health and condition of an asset, its inspections and its readings. */

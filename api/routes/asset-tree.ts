@@ -4,7 +4,7 @@ import { isUuid } from '../../db/tenant-scope';
 import { userOf } from '../context';
 import { notFound } from '../errors';
 import { ApiRouter } from '../route';
-import { assetSchema, toAsset } from './asset-resource';
+import { assetSchema, toAsset } from '../resources/asset';
 import { idRef } from '../validation';
 
 export const DEFAULT_TREE_DEPTH = 5;

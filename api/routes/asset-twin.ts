@@ -17,7 +17,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
-import { assetParams, requireAsset } from './asset-resource';
+import { assetParams, requireAsset } from '../resources/asset';
 import { isoTime } from '../../domain/time';
 
 /** Digital twin (state, anomalies, what-if simulations) and prognostics of an asset. */

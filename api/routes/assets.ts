@@ -11,10 +11,10 @@ import { registerAlertListRoute, registerAlertRoutes, registerBaselineRoutes } f
 import { registerAssetStateRoutes } from './asset-state';
 import { registerAssetTreeRoute } from './asset-tree';
 import { registerDigitalTwinRoutes } from './asset-twin';
-import { assetParams, assetSchema, location, requireAsset, toAsset } from './asset-resource';
+import { assetParams, assetSchema, location, requireAsset, toAsset } from '../resources/asset';
 import { idRef } from '../validation';
 
-export { assetSchema, requireAsset, toAsset } from './asset-resource';
+export { assetSchema, requireAsset, toAsset } from '../resources/asset';
 
 // Free-form attributes, bounded so one asset cannot carry megabytes of JSON.
 const metadata = Joi.object().unknown(true).custom((value, helpers) =>

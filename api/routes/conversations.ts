@@ -14,7 +14,7 @@ import { dependencyUnavailable, errorSummary, invalidState } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { agentParams, requireAgent } from './agent-resource';
+import { agentParams, requireAgent } from '../resources/agent';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
 import { isoTime } from '../../domain/time';

@@ -17,9 +17,9 @@ import { ChannelStatus } from '../../domain/agents/agents';
 import { AppContext } from '../context';
 import { AppError, unauthenticated } from '../errors';
 import { ApiRouter } from '../route';
-import { decryptInboundSecret } from './email-inbound-secret';
-import { receiveInboundMessage } from './inbound-messages';
-import { sha256SignatureMatches } from './provider-signature';
+import { decryptInboundSecret } from '../inbound/email-inbound-secret';
+import { receiveInboundMessage } from '../inbound/inbound-messages';
+import { sha256SignatureMatches } from '../inbound/provider-signature';
 import { idRef } from '../validation';
 
 /** Raw messages up to 10 MiB (attachments are not kept, but they arrive with the text). */

@@ -13,7 +13,7 @@ import { AppError, conflict } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { idParams, templateFields, templateSchema, toTemplate } from './extraction-resource';
+import { idParams, templateFields, templateSchema, toTemplate } from '../resources/extraction';
 import { findOr404 } from '../find-or-404';
 
 type TemplateBody = { name?: string; description?: string | null; fields?: TemplateField[] };

@@ -18,7 +18,7 @@ import { errorSummary, FieldError, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { extractionSchema, idParams, recordSchema, recordSummarySchema, toExtraction, toRecord, toRecordSummary } from './extraction-resource';
+import { extractionSchema, idParams, recordSchema, recordSummarySchema, toExtraction, toRecord, toRecordSummary } from '../resources/extraction';
 import { requireTemplate } from './extraction-templates';
 import { ownValue } from '../../domain/own';
 import { idRef } from '../validation';

@@ -9,7 +9,7 @@ import { isUuid, tenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { agentParams, requireAgent } from './agent-resource';
+import { agentParams, requireAgent } from '../resources/agent';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 

@@ -26,7 +26,7 @@ import { userOf } from '../context';
 import { AppError, invalidState, notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
-import { callPlanWorkflow, planParams, planSchema, requirePlan, toPlan } from './maintenance-resource';
+import { callPlanWorkflow, planParams, planSchema, requirePlan, toPlan } from '../resources/maintenance';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
 import { isoTime } from '../../domain/time';

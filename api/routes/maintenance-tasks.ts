@@ -13,7 +13,7 @@ import { invalidState, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { requireTask, taskParams, taskSchema, toTask } from './maintenance-resource';
+import { requireTask, taskParams, taskSchema, toTask } from '../resources/maintenance';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 

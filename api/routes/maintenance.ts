@@ -59,7 +59,7 @@ import {
   updatePlanBody,
   idempotencyKeyOf,
   updateRequestId,
-} from './maintenance-resource';
+} from '../resources/maintenance';
 import { registerOptimizeRoutes } from './maintenance-optimize';
 import { registerComplianceRoute, registerTaskRoutes } from './maintenance-tasks';
 import { idRef } from '../validation';

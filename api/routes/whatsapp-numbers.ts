@@ -14,7 +14,7 @@ import { conflict } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from './channel-records';
+import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
 import { isoTime } from '../../domain/time';

@@ -14,8 +14,8 @@ import { decryptSecret } from '../../infra/crypto';
 import { AppContext } from '../context';
 import { AppError, forbidden, unauthenticated } from '../errors';
 import { ApiRouter } from '../route';
-import { InboundOutcome, receiveInboundMessage } from './inbound-messages';
-import { sha256SignatureMatches } from './provider-signature';
+import { InboundOutcome, receiveInboundMessage } from '../inbound/inbound-messages';
+import { sha256SignatureMatches } from '../inbound/provider-signature';
 import { appSecretContext, verifyTokenHash } from './whatsapp-numbers';
 
 const ACTOR = { type: 'service', id: 'whatsapp-cloud-api' } as const;

@@ -1,8 +1,8 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
-import { CsatResponseRow, CsatSurveyRow, insertResponse, RESPONSE_COLUMNS, responseEvent, SURVEY_COLUMNS, surveyById } from '../../db/queries/csat';
+import { csatTallies, CsatResponseRow, CsatSurveyRow, insertResponse, RESPONSE_COLUMNS, responseEvent, SURVEY_COLUMNS, surveyById } from '../../db/queries/csat';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
-import { aggregateTallies, GroupedTally } from '../../domain/csat/aggregates';
+import { aggregateTallies } from '../../domain/csat/aggregates';
 import { CSAT_CHANNELS, CSAT_SCALES, CsatChannel, CsatScale, isScoreOnScale, SCALE_RANGE } from '../../domain/csat/scale';
 import { userOf } from '../context';
 import { AppError, conflict, validationError } from '../errors';
@@ -302,25 +302,7 @@ export function csatRoutes(): ApiRouter {
     responses: { 200: { description: 'Aggregates', schema: aggregatesSchema } },
     handler: async (ctx, { query }) => {
       const { from, to } = period(query, new Date());
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
-      const q = scope
-        .table('csat_responses')
-        .join('csat_surveys', 'csat_surveys.id', 'csat_responses.survey_id')
-        .where('csat_responses.responded_at', '>=', from)
-        .where('csat_responses.responded_at', '<', to)
-        .select(
-          'csat_surveys.scale',
-          'csat_responses.score',
-          'csat_responses.agent_id',
-          scope.db.raw(`to_char(csat_responses.responded_at at time zone 'UTC', 'YYYY-MM-DD') as day`),
-          scope.db.raw('count(*)::int as count'),
-        )
-        .groupByRaw('1, 2, 3, 4');
-      if (query.survey_id) {
-        if (isUuid(query.survey_id)) q.where('csat_responses.survey_id', query.survey_id);
-        else q.whereRaw('false');
-      }
-      const tallies = (await q) as GroupedTally[];
+      const tallies = await csatTallies(tenantScope(ctx.deps.db, userOf(ctx).tenantId), { from, to, surveyId: query.survey_id });
       ctx.body = { from: from.toISOString(), to: to.toISOString(), survey_id: query.survey_id ?? null, ...aggregateTallies(tallies) };
     },
   });

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import Joi from '../../domain/joi';
 import {
+  deliveriesFailedForGood,
   encryptWebhookSecret,
   findWebhook,
   PREVIOUS_SECRET_TTL_MS,
@@ -14,6 +15,7 @@ import {
   signingSecrets,
   WebhookRow,
   WebhookStatus,
+  webhookDeliveryAnalytics,
 } from '../../db/queries/webhooks';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { aiConfigMessages, MAX_DESCRIPTION_LENGTH, suggestionFromModel, suggestWebhookConfig } from '../../domain/webhooks/ai-config';
@@ -572,19 +574,8 @@ export function webhookRoutes(): ApiRouter {
       const inputs = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
         const webhook = await requireWebhook(unit.scope, params.webhook_id);
         requireReceiving(webhook);
-        const { rows } = await unit.tx.raw(
-          `with last as (
-             select distinct on (delivery_id) delivery_id, event_id, status, next_attempt_at, created_at
-               from webhook_deliveries where tenant_id = ? and webhook_id = ? and created_at >= ?
-              order by delivery_id, attempt desc)
-           select last.delivery_id, last.event_id from last
-            where last.status = 'failed' and last.next_attempt_at is null
-              and not exists (select 1 from webhook_deliveries r where r.tenant_id = ? and r.redelivery_of = last.delivery_id)
-              and exists (select 1 from outbox_events e where e.tenant_id = ? and e.id = last.event_id)
-            order by last.created_at limit ?`,
-          [tenantId, webhook.id, since, tenantId, tenantId, MAX_RECOVER + 1],
-        );
-        const found = (rows as Array<{ delivery_id: string; event_id: string }>).slice(0, MAX_RECOVER).map(
+        const rows = await deliveriesFailedForGood(unit.tx, tenantId, webhook.id, since, MAX_RECOVER + 1);
+        const found = rows.slice(0, MAX_RECOVER).map(
           (row): WebhookDeliveryInput => ({ tenantId, webhookId: webhook.id, eventId: row.event_id, deliveryId: randomUUID(), redeliveryOf: row.delivery_id }),
         );
         unit.audit({ action: 'webhook.recovered', resourceType: 'webhook', resourceId: webhook.id, details: { since: since.toISOString(), deliveries: found.length } });
@@ -616,51 +607,9 @@ export function webhookRoutes(): ApiRouter {
     handler: async (ctx, { params }) => {
       const { tenantId } = userOf(ctx);
       const webhook = await requireWebhook(tenantScope(ctx.deps.db, tenantId), params.webhook_id);
-      ctx.body = await webhookAnalytics(ctx, tenantId, webhook.id);
+      ctx.body = await webhookDeliveryAnalytics(ctx.deps.db, tenantId, webhook.id);
     },
   });
 
   return api;
-}
-
-/** Everything computed in SQL over the 7 UTC days ending today. */
-async function webhookAnalytics(ctx: AppContext, tenantId: string, webhookId: string) {
-  const db = ctx.deps.db;
-  const windowStart = `((now() at time zone 'utc')::date - 6)::timestamp at time zone 'utc'`;
-  const [totals, days, errors] = await Promise.all([
-    db.raw(
-      `select count(*)::int as total, (count(*) filter (where status = 'succeeded'))::int as succeeded,
-              round(avg(latency_ms))::int as average_latency_ms
-         from webhook_deliveries where tenant_id = ? and webhook_id = ? and created_at >= ${windowStart}`,
-      [tenantId, webhookId],
-    ),
-    db.raw(
-      `select to_char(day, 'YYYY-MM-DD') as date, count(d.id)::int as total,
-              (count(d.id) filter (where d.status = 'succeeded'))::int as succeeded,
-              (count(d.id) filter (where d.status = 'failed'))::int as failed
-         from generate_series((now() at time zone 'utc')::date - 6, (now() at time zone 'utc')::date, interval '1 day') as day
-         left join webhook_deliveries d
-           on d.tenant_id = ? and d.webhook_id = ?
-          and d.created_at >= day::timestamp at time zone 'utc' and d.created_at < (day + interval '1 day')::timestamp at time zone 'utc'
-        group by day order by day`,
-      [tenantId, webhookId],
-    ),
-    db.raw(
-      `select coalesce(status_code::text, failure_cause) as code, count(*)::int as count
-         from webhook_deliveries where tenant_id = ? and webhook_id = ? and status = 'failed' and created_at >= ${windowStart}
-        group by 1 order by count desc, code limit 5`,
-      [tenantId, webhookId],
-    ),
-  ]);
-  const t = totals.rows[0] as { total: number; succeeded: number; average_latency_ms: number | null };
-  return {
-    window_days: 7,
-    total_deliveries: t.total,
-    succeeded: t.succeeded,
-    failed: t.total - t.succeeded,
-    success_rate_percent: t.total === 0 ? null : Math.round((t.succeeded / t.total) * 10_000) / 100,
-    average_latency_ms: t.average_latency_ms,
-    deliveries_per_day: days.rows,
-    top_error_codes: errors.rows,
-  };
 }

@@ -8,7 +8,8 @@ import { appendEvent } from '../outbox';
 import { redactPii, AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
 import { CsatChannel, CsatScale, invitationText } from '../../domain/csat/scale';
 import { parseScoreReply } from '../../domain/csat/reply';
-import { TenantScope } from '../tenant-scope';
+import type { GroupedTally } from '../../domain/csat/aggregates';
+import { isUuid, TenantScope } from '../tenant-scope';
 import { piiAutoRedact } from './conversations';
 
 /** How long a contact may answer a survey after it was sent. */
@@ -142,4 +143,29 @@ export async function recordReplyScore(
     await appendEvent(tx, { tenantId: scope.tenantId, ...responseEvent(response), occurredAt: input.now, source: 'csat' });
     return { responseId: response.id };
   });
+}
+
+/**
+ * Responses in [from, to) counted per scale, score, agent and UTC day: everything the aggregates
+ * (domain/csat/aggregates.ts) are computed from. An ill-formed survey id names no survey.
+ */
+export async function csatTallies(scope: TenantScope, period: { from: Date; to: Date; surveyId?: string }): Promise<GroupedTally[]> {
+  const q = scope
+    .table('csat_responses')
+    .join('csat_surveys', 'csat_surveys.id', 'csat_responses.survey_id')
+    .where('csat_responses.responded_at', '>=', period.from)
+    .where('csat_responses.responded_at', '<', period.to)
+    .select(
+      'csat_surveys.scale',
+      'csat_responses.score',
+      'csat_responses.agent_id',
+      scope.db.raw(`to_char(csat_responses.responded_at at time zone 'UTC', 'YYYY-MM-DD') as day`),
+      scope.db.raw('count(*)::int as count'),
+    )
+    .groupByRaw('1, 2, 3, 4');
+  if (period.surveyId !== undefined) {
+    if (isUuid(period.surveyId)) q.where('csat_responses.survey_id', period.surveyId);
+    else q.whereRaw('false');
+  }
+  return (await q) as GroupedTally[];
 }

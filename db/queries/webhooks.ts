@@ -82,3 +82,64 @@ export async function tenantAdminEmails(db: Queryable, tenantId: string): Promis
   const rows = await db('users').where({ tenant_id: tenantId, role: 'admin', status: 'active' }).orderBy('created_at').select('email');
   return rows.map((row) => row.email as string);
 }
+
+/**
+ * Deliveries of a webhook whose last attempt since `since` failed with no attempt left and that
+ * were not redelivered yet, oldest first, whose event is still kept (the recover route).
+ */
+export async function deliveriesFailedForGood(db: Queryable, tenantId: string, webhookId: string, since: Date, limit: number): Promise<Array<{ delivery_id: string; event_id: string }>> {
+  const { rows } = await db.raw(
+    `with last as (
+       select distinct on (delivery_id) delivery_id, event_id, status, next_attempt_at, created_at
+         from webhook_deliveries where tenant_id = ? and webhook_id = ? and created_at >= ?
+        order by delivery_id, attempt desc)
+     select last.delivery_id, last.event_id from last
+      where last.status = 'failed' and last.next_attempt_at is null
+        and not exists (select 1 from webhook_deliveries r where r.tenant_id = ? and r.redelivery_of = last.delivery_id)
+        and exists (select 1 from outbox_events e where e.tenant_id = ? and e.id = last.event_id)
+      order by last.created_at limit ?`,
+    [tenantId, webhookId, since, tenantId, tenantId, limit],
+  );
+  return rows;
+}
+
+/** A webhook's delivery metrics, computed in SQL over the 7 UTC days ending today. */
+export async function webhookDeliveryAnalytics(db: Queryable, tenantId: string, webhookId: string) {
+  const windowStart = `((now() at time zone 'utc')::date - 6)::timestamp at time zone 'utc'`;
+  const [totals, days, errors] = await Promise.all([
+    db.raw(
+      `select count(*)::int as total, (count(*) filter (where status = 'succeeded'))::int as succeeded,
+              round(avg(latency_ms))::int as average_latency_ms
+         from webhook_deliveries where tenant_id = ? and webhook_id = ? and created_at >= ${windowStart}`,
+      [tenantId, webhookId],
+    ),
+    db.raw(
+      `select to_char(day, 'YYYY-MM-DD') as date, count(d.id)::int as total,
+              (count(d.id) filter (where d.status = 'succeeded'))::int as succeeded,
+              (count(d.id) filter (where d.status = 'failed'))::int as failed
+         from generate_series((now() at time zone 'utc')::date - 6, (now() at time zone 'utc')::date, interval '1 day') as day
+         left join webhook_deliveries d
+           on d.tenant_id = ? and d.webhook_id = ?
+          and d.created_at >= day::timestamp at time zone 'utc' and d.created_at < (day + interval '1 day')::timestamp at time zone 'utc'
+        group by day order by day`,
+      [tenantId, webhookId],
+    ),
+    db.raw(
+      `select coalesce(status_code::text, failure_cause) as code, count(*)::int as count
+         from webhook_deliveries where tenant_id = ? and webhook_id = ? and status = 'failed' and created_at >= ${windowStart}
+        group by 1 order by count desc, code limit 5`,
+      [tenantId, webhookId],
+    ),
+  ]);
+  const t = totals.rows[0] as { total: number; succeeded: number; average_latency_ms: number | null };
+  return {
+    window_days: 7,
+    total_deliveries: t.total,
+    succeeded: t.succeeded,
+    failed: t.total - t.succeeded,
+    success_rate_percent: t.total === 0 ? null : Math.round((t.succeeded / t.total) * 10_000) / 100,
+    average_latency_ms: t.average_latency_ms,
+    deliveries_per_day: days.rows,
+    top_error_codes: errors.rows,
+  };
+}

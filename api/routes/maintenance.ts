@@ -430,7 +430,7 @@ function registerPlanActions(api: ApiRouter): void {
     params: planParams,
     body: Joi.object({
       value: Joi.number().min(-1e15).max(1e15).required(),
-      // eslint-disable-next-line no-control-regex
+      // eslint-disable-next-line no-control-regex -- control characters are what this refuses
       source: Joi.string().trim().min(1).max(200).pattern(/^[^\u0000-\u001f\u007f]*$/).required().messages({ 'string.pattern.base': 'must be one line of text without control characters' }),
       reset: Joi.boolean().default(false),
     }),

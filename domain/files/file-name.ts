@@ -5,7 +5,7 @@
  */
 export function cleanFileName(raw: string | undefined, fallback = 'upload'): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what this removes
   const name = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
   return name === '' || name === '.' || name === '..' ? fallback : name;
 }

@@ -73,7 +73,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (workersRunning) {
+  if (workersRunning !== undefined) {
     webhookWorker.shutdown();
     mainWorker.shutdown();
     await workersRunning;

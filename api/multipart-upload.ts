@@ -180,10 +180,12 @@ async function readHead(chunks: AsyncIterator<Buffer>, bytes: number): Promise<{
   return { head: Buffer.concat(parts, length), ended: false };
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what this replaces
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /** A client's field name as it may appear in an error: bounded, without control characters (busboy gives an empty name as undefined). */
 function printable(name: string | undefined): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what this replaces
-  return (name ?? '').replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 100) || '(unnamed)';
+  return (name ?? '').replace(CONTROL_CHARACTERS, '?').slice(0, 100) || '(unnamed)';
 }
 
 function closeAfterResponse(ctx: AppContext): void {

@@ -4,4 +4,6 @@
 export default {
   singleQuote: true,
   printWidth: 180,
+  // YAML (docker-compose.yml) keeps the double quotes it is written with.
+  overrides: [{ files: ['*.yml', '*.yaml'], options: { singleQuote: false } }],
 };

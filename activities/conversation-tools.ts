@@ -37,12 +37,13 @@ export async function resolveAsset(db: Queryable, tenantId: string, ref: string)
   const scope = tenantScope(db, tenantId);
   const exact = await scope
     .table('assets')
-    .where((q) =>
-      q
-        .whereRaw('lower(name) = lower(?)', [ref])
-        .orWhereRaw(`lower(metadata->>'serial_number') = lower(?)`, [ref])
-        .orWhereRaw(`lower(metadata->>'serial') = lower(?)`, [ref])
-        .orWhereRaw(`lower(metadata->>'tag') = lower(?)`, [ref]),
+    .where(
+      (q) =>
+        void q
+          .whereRaw('lower(name) = lower(?)', [ref])
+          .orWhereRaw(`lower(metadata->>'serial_number') = lower(?)`, [ref])
+          .orWhereRaw(`lower(metadata->>'serial') = lower(?)`, [ref])
+          .orWhereRaw(`lower(metadata->>'tag') = lower(?)`, [ref]),
     )
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .first('id', 'name');

@@ -19,6 +19,17 @@ export function createApiServer(handler: http.RequestListener, tls: Config['api'
   return server;
 }
 
+/**
+ * A Node request listener from a promise-returning handler (Koa's `app.callback()`, the tests' fake
+ * servers): a rejection ends that response instead of escaping as an unhandled rejection. Koa's own
+ * handler never rejects (it answers errors through ctx.onerror).
+ */
+export function requestListener(handler: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<unknown>): http.RequestListener {
+  return (req, res) => {
+    handler(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
+  };
+}
+
 export function apiUrl(config: Pick<Config, 'api'>): string {
   return `${config.api.tls ? 'https' : 'http'}://${config.api.host}:${config.api.port}/api/v1`;
 }

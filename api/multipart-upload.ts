@@ -83,7 +83,7 @@ export async function receiveUpload(ctx: AppContext, opts: UploadOptions): Promi
       void (stored ?? Promise.resolve())
         .then(() => opts.objectStore.client.removeObject(opts.objectStore.bucket, opts.objectKey))
         .catch(() => undefined)
-        .finally(() => reject(err));
+        .finally(() => reject(err instanceof Error ? err : new Error(String(err))));
     };
     const refuse = (field: string, message: string) => validationError(`${field} ${message}`, [{ field: `body.${field}`, message, type: 'any.invalid' }]);
 
@@ -180,10 +180,12 @@ async function readHead(chunks: AsyncIterator<Buffer>, bytes: number): Promise<{
   return { head: Buffer.concat(parts, length), ended: false };
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what this replaces
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /** A client's field name as it may appear in an error: bounded, without control characters (busboy gives an empty name as undefined). */
 function printable(name: string | undefined): string {
-  // eslint-disable-next-line no-control-regex
-  return (name ?? '').replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 100) || '(unnamed)';
+  return (name ?? '').replace(CONTROL_CHARACTERS, '?').slice(0, 100) || '(unnamed)';
 }
 
 function closeAfterResponse(ctx: AppContext): void {

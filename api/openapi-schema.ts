@@ -21,7 +21,7 @@ import type { Schema } from 'joi';
 type JsonSchema = Record<string, any>;
 type JoiDescription = Record<string, any>;
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- joi-to-json ships this parser without types or an ES export
 const OpenApi31Parser: new (opts?: object) => { parse(spec: JoiDescription): JsonSchema } = require('joi-to-json/lib/parsers/open-api-3.1');
 
 /** What String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator). */

@@ -1,10 +1,9 @@
 import Router from '@koa/router';
-import Joi from '../domain/joi';
 import type { ObjectSchema, Schema } from 'joi';
 import { Middleware } from 'koa';
 import { Permission } from '../domain/auth/permissions';
 import { AppContext, AppState, AppDeps } from './context';
-import { AppError, forbidden } from './errors';
+import { forbidden } from './errors';
 import type { ServiceScope } from '../domain/auth/tokens';
 import { storableJson } from '../domain/text';
 import { isUuid } from '../domain/ids';

@@ -4,7 +4,7 @@ import { installTracing } from '../infra/tracing';
 import { createApp } from './app';
 import { createDeps } from './deps';
 import { createLogger } from '../infra/logger';
-import { apiUrl, createApiServer } from './listen';
+import { apiUrl, createApiServer, requestListener } from './listen';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const tracing = installTracing('industrial-ops-api');
   const deps = createDeps(config);
   const { app } = createApp(deps);
-  const server = createApiServer(app.callback(), config.api.tls);
+  const server = createApiServer(requestListener(app.callback()), config.api.tls);
   await new Promise<void>((resolve) => server.listen(config.api.port, config.api.host, resolve));
   // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
   const lifecycle = createLogger('info', { component: 'api' });

@@ -68,7 +68,7 @@ function firstUnsafe(value: unknown, path: string[], depth: number): Unsafe | nu
   }
   // Own entries: an own `__proto__` key (JSON.parse makes one) is reported, never read through the prototype.
   for (const [key, inner] of Object.entries(value)) {
-    if (key.includes('\u0000')) return { path: [...path, key.replace(/\u0000/g, '\\u0000')], ...NUL };
+    if (key.includes('\u0000')) return { path: [...path, key.replaceAll('\u0000', '\\u0000')], ...NUL };
     if (key === '__proto__') return { path: [...path, key], message: 'is a reserved key', type: 'object.reserved' };
     const found = firstUnsafe(inner, [...path, key], depth + 1);
     if (found) return found;

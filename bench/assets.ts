@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { requestListener } from '../api/listen';
 import { AddressInfo } from 'node:net';
 import { Knex } from 'knex';
 import { createApp } from '../api/app';
@@ -210,7 +211,7 @@ export async function runAssetsBench(ctx: AssetsBenchContext): Promise<Record<st
  * provisions an enterprise tenant, signs its admin in, runs runAssetsBench, and closes the server.
  */
 export async function runAssetsBenchOn(deps: AppDeps): Promise<Record<string, number | string>> {
-  const server = createServer(createApp(deps).app.callback());
+  const server = createServer(requestListener(createApp(deps).app.callback()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {

@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
+import { requestListener } from '../api/listen';
 import { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -214,7 +215,7 @@ export async function runMaintenanceBench(ctx: MaintenanceBenchContext): Promise
 
 /** For bench/run.ts: an in-process API on the stack's services and a fresh enterprise tenant. */
 export async function runMaintenanceBenchOn(deps: AppDeps): Promise<Record<string, number | string>> {
-  const server = createServer(createApp(deps).app.callback());
+  const server = createServer(requestListener(createApp(deps).app.callback()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {

@@ -2,6 +2,7 @@
  * Runs the benchmarks against the stack whose addresses are in the environment (scripts/bench.mjs
  * starts one) and prints their figures. `npm run bench -- http pii` runs a subset.
  */
+import os from 'node:os';
 import { createDeps } from '../api/deps';
 import { loadConfig } from '../infra/config';
 import { runAssetsBenchOn } from './assets';
@@ -37,13 +38,13 @@ async function main(): Promise<void> {
       process.stdout.write(`\n## ${bench.name}  (target: ${bench.target})\n`);
       const result = await bench.run();
       if (typeof result === 'string') process.stdout.write(`${result}\n`);
-      else for (const [k, v] of Object.entries(result as Record<string, unknown>)) process.stdout.write(`${k.padEnd(32)} ${v}\n`);
+      else for (const [k, v] of Object.entries(result as Record<string, number | string>)) process.stdout.write(`${k.padEnd(32)} ${v}\n`);
       process.stdout.write(`(${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
     }
   } finally {
     await deps.close();
   }
-  process.stdout.write(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s on ${require('node:os').cpus().length} cores\n`);
+  process.stdout.write(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s on ${os.cpus().length} cores\n`);
 }
 
 main().catch((err) => {

@@ -55,7 +55,7 @@ export interface OutboxBacklog {
  */
 export async function outboxBacklog(db: Knex, rows: Knex.QueryBuilder): Promise<OutboxBacklog> {
   const [counts] = await rows
-    .where((w) => w.whereNull('dispatched_at').orWhereNotNull('parked_at'))
+    .where((w) => void w.whereNull('dispatched_at').orWhereNotNull('parked_at'))
     .select(
       db.raw('count(*) filter (where dispatched_at is null)::int as pending'),
       db.raw('count(*) filter (where dispatched_at is null and attempts > 0)::int as retrying'),

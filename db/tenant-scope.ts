@@ -10,7 +10,7 @@ export interface TenantScope {
   readonly tenantId: string;
   readonly db: Queryable;
   /** `select/update/delete ... from <table> where <table>.tenant_id = ?` */
-  table<TRecord extends {} = any>(table: string): Knex.QueryBuilder<TRecord, any>;
+  table<TRecord extends object = any>(table: string): Knex.QueryBuilder<TRecord, any>;
   /** Inserts rows with this tenant's id, returning the given columns. */
   insert<TRow extends Record<string, unknown>>(table: string, rows: TRow | TRow[], returning?: string[]): Promise<any[]>;
   /** The same scope bound to an open transaction. */

@@ -10,6 +10,6 @@ export const emailSchema = Joi.string().trim().lowercase().email({ tlds: false }
 
 /** The normalised address, or null when the rule refuses it. */
 export function normalizeEmail(value: string): string | null {
-  const { error, value: normalized } = emailSchema.validate(value);
-  return error ? null : (normalized as string);
+  const result = emailSchema.validate(value);
+  return result.error ? null : (result.value as string);
 }

@@ -12,14 +12,13 @@ import BaseJoi from 'joi';
  */
 const characters = (value: string): number => {
   let count = 0;
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   for (const _ of value) count += 1;
   return count;
 };
 
 const limitArg = { name: 'limit', assert: (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0, message: 'must be a non-negative integer' };
 
-const Joi: BaseJoi.Root = BaseJoi.extend((joi: BaseJoi.Root) => ({
+const Joi = BaseJoi.extend((joi: BaseJoi.Root) => ({
   type: 'string',
   base: joi.string(),
   overrides: {
@@ -45,6 +44,6 @@ const Joi: BaseJoi.Root = BaseJoi.extend((joi: BaseJoi.Root) => ({
         characters(value) <= limit ? value : helpers.error('string.max', { limit, value }),
     },
   },
-}));
+})) as BaseJoi.Root;
 
 export default Joi;

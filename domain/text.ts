@@ -5,7 +5,7 @@
  * extractions) stay valid. Client input is refused instead (api/validation.ts).
  */
 export function storableText(text: string): string {
-  return text.includes('\u0000') ? text.replace(/\u0000/g, '\uFFFD') : text;
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }
 
 export function storableOrNull(text: string | null | undefined): string | null {

@@ -3,7 +3,7 @@
  * own: one failure neither stops nor hides the others (the outbox dispatcher isolates items).
  */
 export async function mapSettled<T, R>(items: readonly T[], concurrency: number, work: (item: T) => Promise<R>): Promise<Array<PromiseSettledResult<R>>> {
-  const results: Array<PromiseSettledResult<R>> = new Array(items.length);
+  const results = new Array<PromiseSettledResult<R>>(items.length);
   let next = 0;
   const lanes = Array.from({ length: Math.min(Math.max(1, concurrency), items.length) }, async () => {
     while (next < items.length) {

@@ -186,15 +186,15 @@ async function releaseClaim(db: Db, events: readonly ClaimedEvent[]): Promise<vo
  */
 async function claimFairBatch(tx: Knex.Transaction, batchSize: number): Promise<ClaimedEvent[]> {
   const due = `o.dispatched_at is null and (o.next_attempt_at is null or o.next_attempt_at <= now())`;
-  const waiting = await tx.raw(
+  const waiting = await tx.raw<{ rows: Array<{ tenant_id: string; n: number }> }>(
     `select t.id as tenant_id, w.n from tenants t
      cross join lateral (select count(*)::int as n from (select 1 from outbox_events o where o.tenant_id = t.id and ${due} limit ?) x) w
      where w.n > 0`,
     [batchSize],
   );
-  const quotas = fairShares(waiting.rows as Array<{ tenant_id: string; n: number }>, batchSize);
+  const quotas = fairShares(waiting.rows, batchSize);
   if (quotas.length === 0) return [];
-  const { rows } = await tx.raw(
+  const { rows } = await tx.raw<{ rows: ClaimedEvent[] }>(
     `select e.id, e.tenant_id, e.type, e.data, e.created_at, e.attempts, e.next_attempt_at
      from unnest(?::uuid[], ?::int[]) as q(tenant_id, quota)
      cross join lateral (

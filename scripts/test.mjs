@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test [-- jest args]`: every test from a fresh clone.
 //   deps (npm ci if needed) → tools (.tools/) → build (dist/ holds the worker the API tests
-//   start) and typecheck (tests included), side by side → jest --ci with the extra arguments.
+//   start), typecheck (tests included) and lint (ESLint + Prettier), side by side → jest --ci with
+//   the extra arguments.
 // The API tests' stack (PostgreSQL, Temporal, MinIO, worker) is started by test/support/global-setup.ts.
 // Exits non-zero on any failure; prints the time of each step and the total.
 import { createRequire } from 'node:module';
@@ -33,19 +34,30 @@ async function main() {
     await ensureTools({ root: ROOT, log });
     await ensureFuzzer({ root: ROOT, log });
   });
-  log('▸ build + typecheck');
-  // Two single-threaded tsc runs on two cores: side by side takes the time of the slower one.
+  log('▸ build + typecheck + lint');
+  // Single-threaded tsc and ESLint runs on the cores: side by side takes about the time of the slowest one.
   const tsc = (name, args) =>
     timed(name, () =>
       runCommand(localBin(ROOT, 'tsc'), args, { cwd: ROOT }).catch(() => {
         throw new Error(`${name} (tsc ${args.join(' ')}) failed: see the errors above`);
       }),
     );
+  // As `npm run lint`: ESLint (type-checked rules), then Prettier's check; either failing fails npm test.
+  const lint = () =>
+    timed('lint', async () => {
+      await runCommand(localBin(ROOT, 'eslint'), ['.'], { cwd: ROOT }).catch(() => {
+        throw new Error('lint (eslint .) failed: see the findings above');
+      });
+      await runCommand(localBin(ROOT, 'prettier'), ['--check', '.', '--log-level', 'warn'], { cwd: ROOT }).catch(() => {
+        throw new Error('lint (prettier --check .) failed: run `npx prettier --write .`');
+      });
+    });
   // The build is tsc, then the workflow bundle the worker loads (as `npm run build`).
   const bundle = () => timed('workflow bundle', () => runCommand(process.execPath, [path.join(ROOT, 'dist/workers/workflow-bundle.js')], { cwd: ROOT }));
   const results = await Promise.allSettled([
     tsc('build', ['-p', 'tsconfig.build.json']).then(bundle),
     tsc('typecheck', ['-p', 'tsconfig.json', '--noEmit']),
+    lint(),
   ]);
   const failed = results.filter((result) => result.status === 'rejected');
   if (failed.length) throw new Error(failed.map((result) => result.reason.message).join('\n  '));

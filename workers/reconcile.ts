@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
  * this on every worker start is harmless.
  */
 export async function reconcileQueuedNotifications(db: Db, temporal: TemporalGateway, log: Logger): Promise<number> {
-  const rows = await db('notifications').where({ status: 'queued' }).select('tenant_id', 'id').limit(1000);
+  const rows = await db<{ tenant_id: string; id: string; status: string }>('notifications').where({ status: 'queued' }).select('tenant_id', 'id').limit(1000);
   for (const row of rows) await startNotificationDelivery(temporal, row.tenant_id, row.id);
   if (rows.length > 0) log.info({ count: rows.length }, 'reconciled queued notifications');
   return rows.length;
@@ -33,7 +33,7 @@ export async function reconcilePlanWorkflows(db: Db, temporal: TemporalGateway, 
   let failed = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const rows: PlanRow[] = await db('maintenance_plans').whereNull('deleted_at').where('id', '>', after).orderBy('id').limit(500);
+    const rows = await db<PlanRow>('maintenance_plans').whereNull('deleted_at').where('id', '>', after).orderBy('id').limit(500);
     if (rows.length === 0) break;
     after = rows[rows.length - 1].id;
     for (const row of rows) {

@@ -10,7 +10,6 @@ import {
   estimateRatePerHour,
   graceDeadline,
   initialSchedule,
-  MS_PER_HOUR,
   nextDue,
   toMs,
   triggerIntervalHours,

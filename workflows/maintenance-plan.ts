@@ -250,7 +250,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       return Promise.resolve(result);
     },
     {
-      validator: (req) => {
+      validator: (req: ExecuteRequest) => {
         if (isRepeatedRequest(req)) return;
       },
     },
@@ -329,7 +329,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       }),
     {
       // Synchronous and pure: a refused reading never enters the history as an accepted Update.
-      validator: (req) => {
+      validator: (req: CounterRequest) => {
         if (isRepeatedRequest(req)) return;
         if (!('counter' in state.schedule)) throw fail('the plan has no counter trigger', 'PLAN_HAS_NO_COUNTER');
         const rejection = validateReading(state.schedule.counter, { value: req.value, source: req.source, reset: req.reset === true, at: now() });
@@ -351,7 +351,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       return Promise.resolve(result);
     },
     {
-      validator: (req) => {
+      validator: (req: OptimizationRequest) => {
         if (isRepeatedRequest(req)) return;
         if (!(req.version > state.version)) throw fail(`plan version ${req.version} is not newer than ${state.version}`, 'STALE_PLAN_VERSION');
       },

@@ -15,7 +15,7 @@ const HOUR_MS = 60 * 60 * 1000;
 export interface WebhookHealthDeps {
   db: Db;
   /** Starts the delivery workflow of a queued notification row (idempotent by its id). */
-  startNotification(tenantId: string, notificationId: string): Promise<void>;
+  startNotification: (tenantId: string, notificationId: string) => Promise<void>;
 }
 
 export interface SuccessRateCheck {

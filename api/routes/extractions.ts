@@ -59,8 +59,8 @@ function registerRecordRoutes(api: ApiRouter): void {
     responses: { 200: { description: 'A page of records', schema: page(recordSummarySchema) } },
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('extracted_records').select([...RECORD_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      uuidFilter(q, query.template_id, (v) => q.where('template_id', v));
-      uuidFilter(q, query.subject_contact_id, (v) => q.where('subject_contact_id', v));
+      uuidFilter(q, query.template_id, (v) => void q.where('template_id', v));
+      uuidFilter(q, query.subject_contact_id, (v) => void q.where('subject_contact_id', v));
       ctx.body = await paginate(q, query, toRecordSummary);
     },
   });
@@ -189,7 +189,7 @@ export function extractionRoutes(): ApiRouter {
     handler: async (ctx, { query }) => {
       const q = extractionsQuery(tenantScope(ctx.deps.db, userOf(ctx).tenantId)).orderBy([{ column: 'extractions.created_at' }, { column: 'extractions.id' }]);
       if (query.status) q.where('extractions.status', query.status);
-      uuidFilter(q, query.template_id, (v) => q.where('extractions.template_id', v));
+      uuidFilter(q, query.template_id, (v) => void q.where('extractions.template_id', v));
       ctx.body = await paginate(q, query, toExtraction);
     },
   });

@@ -174,7 +174,7 @@ export function internalRoutes(): ApiRouter {
       const { db } = ctx.deps;
       const backlog = await outboxBacklog(db, grantedTenantsOnly(ctx, db('outbox_events')));
       const list = grantedTenantsOnly(ctx, db('outbox_events'))
-        .modify((q) => (query.status === 'parked' ? q.whereNotNull('parked_at').orderBy('parked_at', 'desc') : q.whereNull('dispatched_at').where('attempts', '>', 0).orderBy('next_attempt_at')))
+        .modify((q) => void (query.status === 'parked' ? q.whereNotNull('parked_at').orderBy('parked_at', 'desc') : q.whereNull('dispatched_at').where('attempts', '>', 0).orderBy('next_attempt_at')))
         .orderBy('id')
         .select(OUTBOX_ITEM_COLUMNS);
       const page = await paginate(list, query, toOutboxItem);

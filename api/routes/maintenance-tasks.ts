@@ -65,7 +65,7 @@ export function registerTaskRoutes(api: ApiRouter): void {
       }
       if (query.overdue !== undefined) {
         if (query.overdue) q.whereNotNull('overdue_at').whereIn('status', ['open', 'in_progress']);
-        else q.where((w) => w.whereNull('overdue_at').orWhereNotIn('status', ['open', 'in_progress']));
+        else q.where((w) => void w.whereNull('overdue_at').orWhereNotIn('status', ['open', 'in_progress']));
       }
       ctx.body = await paginate(q, query, toTask);
     },

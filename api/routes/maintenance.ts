@@ -66,6 +66,8 @@ import { idRef } from '../validation';
 import { counterSourceRef } from '../../db/queries/counter-sources';
 import { isoTime } from '../../domain/time';
 
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
+const ONE_LINE_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const TAGS = ['maintenance'];
 
 const countLivePlans = (tenantId: string) => async (tx: Knex.Transaction) => {
@@ -429,8 +431,7 @@ function registerPlanActions(api: ApiRouter): void {
     params: planParams,
     body: Joi.object({
       value: Joi.number().min(-1e15).max(1e15).required(),
-      // eslint-disable-next-line no-control-regex
-      source: Joi.string().trim().min(1).max(200).pattern(/^[^\u0000-\u001f\u007f]*$/).required().messages({ 'string.pattern.base': 'must be one line of text without control characters' }),
+      source: Joi.string().trim().min(1).max(200).pattern(ONE_LINE_TEXT).required().messages({ 'string.pattern.base': 'must be one line of text without control characters' }),
       reset: Joi.boolean().default(false),
     }),
     responses: { 200: { description: 'The recorded reading and what it caused' }, 404: { description: 'Not found' }, 422: { description: 'Refused reading, or the plan has no counter' } },

@@ -29,7 +29,7 @@ export function subjectRows(db: Queryable, tenantId: string, category: DataCateg
         db(link.parent.table).select('id').where({ tenant_id: tenantId, [link.parent.subjectColumn]: subject.id }),
       );
     case 'audit':
-      return q.where((w) => w.where(`${t}.subject_ref`, subject.id).orWhere(`${t}.subject_hash`, subject.hash));
+      return q.where((w) => void w.where(`${t}.subject_ref`, subject.id).orWhere(`${t}.subject_hash`, subject.hash));
     case 'none':
       return q.whereRaw('false');
   }
@@ -123,9 +123,9 @@ export async function deleteExpiredBatch(
   const batch = db(t)
     .select(category.keyColumn)
     .where(`${t}.tenant_id`, tenantId)
-    .modify((q) => (category.retention.onlyWhereSet ? q.whereNotNull(`${t}.${category.retention.onlyWhereSet}`) : q))
+    .modify((q) => void (category.retention.onlyWhereSet ? q.whereNotNull(`${t}.${category.retention.onlyWhereSet}`) : q))
     .where((w) => {
-      for (const r of ranges) w.orWhere((x) => (r.from ? x.where(ts, '<', r.before).andWhere(ts, '>=', r.from) : x.where(ts, '<', r.before)));
+      for (const r of ranges) w.orWhere((x) => void (r.from ? x.where(ts, '<', r.before).andWhere(ts, '>=', r.from) : x.where(ts, '<', r.before)));
     })
     .orderBy(category.keyColumn)
     .limit(limit);

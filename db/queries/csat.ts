@@ -90,7 +90,7 @@ export async function openSurveyInvitation(
     .table('csat_surveys')
     .where('status', 'active')
     .whereRaw('? = any(channels)', [input.channel])
-    .where((q) => q.where('agent_id', input.agentId).orWhereNull('agent_id'))
+    .where((q) => void q.where('agent_id', input.agentId).orWhereNull('agent_id'))
     .orderByRaw('agent_id is null, created_at desc, id')
     .first('id', 'question', 'scale');
   if (!survey) return null;

@@ -100,7 +100,7 @@ function healthText(result: Record<string, unknown>): string {
   const status = str(result.status) ?? 'unknown';
   const alerts = typeof result.open_alerts === 'number' ? result.open_alerts : 0;
   const alertText = alerts === 0 ? 'no open alerts' : `${alerts} open alert${alerts === 1 ? '' : 's'}`;
-  return `${name} is ${status} with a health score of ${result.health_score}/100 and ${alertText}.`;
+  return `${name} is ${status} with a health score of ${result.health_score as number}/100 and ${alertText}.`;
 }
 
 /**

@@ -42,7 +42,7 @@ function jsonObjectIn(answer: string): Record<string, unknown> {
   const end = answer.lastIndexOf('}');
   if (start === -1 || end < start) throw new ModelAnswerError('the model answer holds no JSON object');
   try {
-    const parsed = JSON.parse(answer.slice(start, end + 1));
+    const parsed: unknown = JSON.parse(answer.slice(start, end + 1));
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
     // fall through

@@ -1,3 +1,6 @@
+// eslint-disable-next-line no-control-regex -- control characters are what this removes
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /**
  * The display name of an uploaded file: the client's file name without any path (some browsers
  * send `C:\fakepath\...`), control characters or surrounding spaces, at most 255 characters.
@@ -5,7 +8,6 @@
  */
 export function cleanFileName(raw: string | undefined, fallback = 'upload'): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const name = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const name = base.replace(CONTROL_CHARACTERS, '').trim().slice(0, 255);
   return name === '' || name === '.' || name === '..' ? fallback : name;
 }

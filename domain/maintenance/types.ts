@@ -71,7 +71,7 @@ export const DEFAULT_TASK_PREFIX = 'PM';
 /** Which trigger caused an execution (execution history entry `trigger`). */
 export type ExecutionTrigger = 'calendar' | 'counter';
 /** `system` or the id of the user who executed the plan (execution history entry `executed_by`). */
-export type ExecutedBy = 'system' | string;
+export type ExecutedBy = string;
 
 export const TASK_STATUSES = ['open', 'in_progress', 'done', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

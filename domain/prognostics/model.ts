@@ -87,7 +87,7 @@ export function parseRulModel(json: unknown): RulModel {
   if (!Array.isArray(m.trees) || m.trees.length === 0) fail('trees');
   (m.trees as unknown[]).forEach((tree, i) => checkTree(tree, names.length) ?? fail(`tree ${i}`));
   if (typeof m.training !== 'object' || m.training === null) fail('training');
-  if (!Array.isArray(m.checks) || !m.checks.every((c) => isNumbers(c?.features, names.length) && isFinite(c?.prediction))) {
+  if (!Array.isArray(m.checks) || !(m.checks as Array<{ features?: unknown; prediction?: number } | null>).every((c) => isNumbers(c?.features, names.length) && isFinite(c?.prediction as number))) {
     fail('checks');
   }
   return m as unknown as RulModel;

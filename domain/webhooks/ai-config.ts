@@ -185,7 +185,7 @@ export function suggestionFromModel(text: string): WebhookConfigSuggestion | und
   const json = /\{[\s\S]*\}/.exec(text.replace(/```(?:json)?/g, ''))?.[0];
   let answer: { events?: unknown; filters?: unknown; rationale?: unknown };
   try {
-    answer = JSON.parse(json ?? '');
+    answer = JSON.parse(json ?? '') as typeof answer;
   } catch {
     return undefined;
   }

@@ -140,7 +140,7 @@ class BodyPrefix {
   text(): string {
     // write() without end() holds back an incomplete trailing character instead of mangling it;
     // NUL is replaced because PostgreSQL text columns refuse it.
-    return new StringDecoder('utf8').write(Buffer.concat(this.chunks)).replace(/\u0000/g, '\uFFFD');
+    return new StringDecoder('utf8').write(Buffer.concat(this.chunks)).replaceAll('\u0000', '\uFFFD');
   }
 }
 

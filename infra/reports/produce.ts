@@ -61,10 +61,20 @@ export async function buildReportDocument(db: Db, tenantId: string, type: Report
   }
 }
 
+interface BrandingRow {
+  tenant_id: string;
+  id: string;
+  company_name: string;
+  primary_color: string;
+  accent_color: string;
+  footer_text: string | null;
+  logo_file_id: string | null;
+}
+
 /** The tenant's branding with its logo bytes; the default look without one (or when it was deleted). */
 export async function loadBranding(sources: ReportSources, tenantId: string, brandingId: string | null): Promise<RenderBranding> {
   if (!brandingId) return DEFAULT_BRANDING;
-  const row = await sources.db('brandings').where({ tenant_id: tenantId, id: brandingId }).first();
+  const row = await sources.db<BrandingRow>('brandings').where({ tenant_id: tenantId, id: brandingId }).first();
   if (!row) return DEFAULT_BRANDING;
   return {
     companyName: row.company_name,

@@ -224,7 +224,7 @@ async function startPostgres({
   try {
     await pg.start();
   } catch (error) {
-    throw new Error(`PostgreSQL did not start on port ${port}${error ? ': ' + error.message : ''}; last output:\n  ${recent.join('\n  ')}`);
+    throw new Error(`PostgreSQL did not start on port ${port}${error ? ': ' + error.message : ''}; last output:\n  ${recent.join('\n  ')}`, { cause: error });
   }
   // SIGINT = PostgreSQL's "fast shutdown": clean data dir, also from the runner's exit fallback.
   const stop = runner.register('postgres', () => stopEmbedded(pg, { dataDir, persistent }), {
@@ -238,7 +238,7 @@ async function startPostgres({
     const hint = /password authentication failed/.test(error.message)
       ? ` (the cluster in ${dataDir} was created with another password: restore it or remove that directory)`
       : '';
-    throw new Error(`PostgreSQL: could not create database ${database}: ${error.message}${hint}`);
+    throw new Error(`PostgreSQL: could not create database ${database}: ${error.message}${hint}`, { cause: error });
   }
   const proc = pg.process;
   const exited = new Promise((resolve) => {

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { createServer, IncomingMessage, Server } from 'node:http';
+import { requestListener } from '../../api/listen';
 import { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createExtractionActivities } from '../../activities/extraction/activities';
@@ -31,10 +32,12 @@ const readBody = async (req: IncomingMessage) => {
 beforeAll(async () => {
   api = await startTestApi();
   t = await createTenant(api);
-  provider = createServer(async (req, res) => {
-    received.push({ authorization: req.headers.authorization, body: await readBody(req) });
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
-  });
+  provider = createServer(
+    requestListener(async (req, res) => {
+      received.push({ authorization: req.headers.authorization, body: await readBody(req) });
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+    }),
+  );
   await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
 });

@@ -10,7 +10,7 @@ import { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../api/app';
-import { createApiServer } from '../../api/listen';
+import { createApiServer, requestListener } from '../../api/listen';
 import { loadConfig } from '../../infra/config';
 import { startTestApi, TestApi } from '../support/api';
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   ca = fs.readFileSync(certFile);
   const config = loadConfig({ ...process.env, API_TLS_CERT_FILE: certFile, API_TLS_KEY_FILE: keyFile });
   expect(config.api.tls).toEqual({ certFile, keyFile });
-  server = createApiServer(createApp(api.deps).app.callback(), config.api.tls);
+  server = createApiServer(requestListener(createApp(api.deps).app.callback()), config.api.tls);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });

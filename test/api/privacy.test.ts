@@ -122,7 +122,7 @@ describe('registry', () => {
   it('covers every table with a subject link or contact columns', async () => {
     const rows = await api.deps.db('information_schema.columns')
       .where({ table_schema: 'public' })
-      .where((w) => w.whereIn('column_name', ['contact_id', 'subject_id', 'phone', 'email', 'subject_ref']).orWhere('column_name', 'like', '%\\_contact\\_id'))
+      .where((w) => void w.whereIn('column_name', ['contact_id', 'subject_id', 'phone', 'email', 'subject_ref']).orWhere('column_name', 'like', '%\\_contact\\_id'))
       .distinct('table_name');
     const linked = rows.map((r: { table_name: string }) => r.table_name).sort();
     expect(linked).toEqual(expect.arrayContaining(['contacts', 'conversations', 'maintenance_tasks', 'audit_log']));

@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
+import { requestListener } from '../../api/listen';
 import { AddressInfo } from 'node:net';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 
@@ -12,11 +13,13 @@ async function fakeModel(): Promise<{ url: string; requests: { auth: string | un
     req.on('data', (c) => (data += c));
     req.on('end', () => resolve(data));
   });
-  const server: Server = createServer(async (req, res) => {
-    requests.push({ auth: req.headers.authorization, body: JSON.parse(await read(req)) });
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(status === 200 ? JSON.stringify({ model: 'fake-model-1', choices: [{ message: { role: 'assistant', content: reply } }] }) : '{"error":"boom"}');
-  });
+  const server: Server = createServer(
+    requestListener(async (req, res) => {
+      requests.push({ auth: req.headers.authorization, body: JSON.parse(await read(req)) });
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(status === 200 ? JSON.stringify({ model: 'fake-model-1', choices: [{ message: { role: 'assistant', content: reply } }] }) : '{"error":"boom"}');
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { createServer, Server } from 'node:http';
+import { requestListener } from '../../api/listen';
 import { createApp } from '../../api/app';
 import { AppDeps } from '../../api/context';
 import { createDeps } from '../../api/deps';
@@ -34,7 +35,7 @@ export async function startTestApi(overrides: Partial<Config> = {}): Promise<Tes
   const deps = createDeps(config);
   const { app, routes } = createApp(deps);
   const contract = createContractCheck(routes);
-  const server: Server = createServer(app.callback());
+  const server: Server = createServer(requestListener(app.callback()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

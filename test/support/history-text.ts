@@ -24,7 +24,7 @@ export function historyTextOf(events: unknown): string {
     }
     if (Array.isArray(value)) return value.forEach((v) => walk(v));
     if (typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k);
-    else out.push(String(value));
+    else out.push(String(value as number | boolean | bigint));
   };
   walk(events);
   return out.join('\n');

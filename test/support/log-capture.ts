@@ -10,6 +10,7 @@ export interface LogCapture {
 
 export function captureServiceLogs(): LogCapture {
   const captured: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with .call(this) below and put back as it was
   const original = process.stdout.write;
   process.stdout.write = function write(this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]): boolean {
     const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';

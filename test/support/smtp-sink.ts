@@ -12,7 +12,7 @@ import { SMTPServer } from 'smtp-server';
 export interface SmtpSink {
   url: string;
   dir: string;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export interface SinkEnvelope {

@@ -4,6 +4,7 @@
  * scripted response repeats; 200 when none is scripted).
  */
 import { createServer, IncomingMessage, Server } from 'node:http';
+import { requestListener } from '../../api/listen';
 import { AddressInfo } from 'node:net';
 
 export interface ScriptedResponse {
@@ -37,19 +38,21 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const requests: ReceivedRequest[] = [];
   const scripts = new Map<string, { responses: ScriptedResponse[]; served: number }>();
 
-  const server: Server = createServer(async (req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const path = req.url ?? '/';
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
-    requests.push({ path, method: req.method ?? '', headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
-    const script = scripts.get(path);
-    const response = script ? script.responses[Math.min(script.served++, script.responses.length - 1)] : { status: 200, body: 'ok' };
-    if (response.delayMs) await new Promise((resolve) => setTimeout(resolve, response.delayMs));
-    if (res.destroyed) return;
-    res.writeHead(response.status, { 'content-type': 'text/plain', ...response.headers });
-    res.end(response.body ?? '');
-  });
+  const server: Server = createServer(
+    requestListener(async (req: IncomingMessage, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const path = req.url ?? '/';
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
+      requests.push({ path, method: req.method ?? '', headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+      const script = scripts.get(path);
+      const response = script ? script.responses[Math.min(script.served++, script.responses.length - 1)] : { status: 200, body: 'ok' };
+      if (response.delayMs) await new Promise((resolve) => setTimeout(resolve, response.delayMs));
+      if (res.destroyed) return;
+      res.writeHead(response.status, { 'content-type': 'text/plain', ...response.headers });
+      res.end(response.body ?? '');
+    }),
+  );
   server.keepAliveTimeout = 1_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

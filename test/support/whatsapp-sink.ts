@@ -26,7 +26,7 @@ export interface WhatsappSink {
   dir: string | null;
   requests(): WhatsappSend[];
   failNext(count: number): void;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export const REJECTED_TOKEN_PREFIX = 'rejected-';
@@ -52,7 +52,7 @@ export async function startWhatsappSink(dir: string | null = null): Promise<What
         status = 401;
         answer = { error: { message: 'Error validating access token', type: 'OAuthException', code: 190 } };
       }
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {

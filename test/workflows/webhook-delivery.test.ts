@@ -74,7 +74,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (workersRunning) {
+  if (workersRunning !== undefined) {
     webhookWorker.shutdown();
     mainWorker.shutdown();
     await workersRunning;

@@ -43,7 +43,7 @@ export const ES_NIE: IdFormat = {
  */
 export const US_SSN: IdFormat = {
   name: 'us_ssn',
-  pattern: /(?<![\p{L}\p{N}_\-])\d{3}-\d{2}-\d{4}(?![\p{L}\p{N}_]|-[\p{L}\p{N}])|(?<=(?<![\p{L}])SSN[:#]?\s{0,2})\d{9}(?![\p{L}\p{N}_])/gu,
+  pattern: /(?<![\p{L}\p{N}_-])\d{3}-\d{2}-\d{4}(?![\p{L}\p{N}_]|-[\p{L}\p{N}])|(?<=(?<![\p{L}])SSN[:#]?\s{0,2})\d{9}(?![\p{L}\p{N}_])/gu,
   isValid: (value) => {
     const digits = value.replace(/-/g, '');
     const [area, group, serial] = [digits.slice(0, 3), digits.slice(3, 5), digits.slice(5)];
@@ -79,7 +79,7 @@ function cpfCheckDigitsMatch(digits: string): boolean {
  */
 export const BR_CPF: IdFormat = {
   name: 'br_cpf',
-  pattern: /(?<![\p{L}\p{N}.\-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{L}\p{N}]|[.\-]\p{N})|(?<=(?<![\p{L}])CPF(?:\s*(?:n[º°o]\.?|n[uú]mero))?\s*[:#]?\s{0,2})\d{11}(?![\p{L}\p{N}_])/giu,
+  pattern: /(?<![\p{L}\p{N}.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{L}\p{N}]|[.-]\p{N})|(?<=(?<![\p{L}])CPF(?:\s*(?:n[º°o]\.?|n[uú]mero))?\s*[:#]?\s{0,2})\d{11}(?![\p{L}\p{N}_])/giu,
   isValid: (value) => cpfCheckDigitsMatch(value.replace(/\D/g, '')),
 };
 

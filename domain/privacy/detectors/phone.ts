@@ -133,7 +133,7 @@ function isGluedBefore(text: string, start: number): boolean {
   if (text[start] === '+' || text.startsWith('(+', start)) return false;
   if (/[@#$€£¥=%&*\\+]/.test(prev)) return true;
   // "SKF-6205", "WO/1234", "A.123": a number hyphenated or dotted onto a code.
-  return /[\-\/.]/.test(prev) && isWordChar(text[start - 2]) && !/(?:tel|tlf|tfno|telf|ph|mob)$/i.test(text.slice(0, start - 1));
+  return /[-/.]/.test(prev) && isWordChar(text[start - 2]) && !/(?:tel|tlf|tfno|telf|ph|mob)$/i.test(text.slice(0, start - 1));
 }
 
 function isGluedAfter(text: string, end: number): boolean {
@@ -141,7 +141,7 @@ function isGluedAfter(text: string, end: number): boolean {
   if (next === undefined) return false;
   if (isWordChar(next) || /[@%°º]/.test(next) || next === MASK_CHAR) return true;
   // "4155550132-A", "612345678/B", "10.5": the number goes on as a code or a decimal.
-  return /^[:,]\d|^[.\-\/][\p{L}\p{N}]/u.test(text.slice(end, end + 2));
+  return /^[:,]\d|^[.\-/][\p{L}\p{N}]/u.test(text.slice(end, end + 2));
 }
 
 function isPhoneInContext(text: string, run: string, start: number, end: number): boolean {

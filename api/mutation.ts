@@ -1,55 +1,14 @@
-import { Knex } from 'knex';
-import { appendAudit, Actor } from '../db/audit';
-import { appendEvent, OutboxEvent } from '../db/outbox';
-import { tenantScope, TenantScope } from '../db/tenant-scope';
+import { Actor } from '../db/audit';
+import { runUnit, type Unit, type UnitAudit } from '../db/unit-of-work';
 import { AppContext } from './context';
 
-export interface MutationAudit {
-  action: string;
-  resourceType: string;
-  resourceId: string | null;
-  details?: Record<string, unknown>;
-  subjectId?: string;
-}
+/** A route's unit of work (db/unit-of-work.ts), under the names the routes use. */
+export type MutationUnit = Unit;
+export type MutationAudit = UnitAudit;
 
-export interface MutationUnit {
-  tx: Knex.Transaction;
-  scope: TenantScope;
-  /** Queue an outbox event; it commits with the change. */
-  emit(type: string, data: Record<string, unknown>, opts?: Pick<OutboxEvent, 'idempotencyKey' | 'occurredAt'>): void;
-  /** Declare the audit record; required before the unit commits. */
-  audit(entry: MutationAudit): void;
-}
-
-/**
- * One unit of work for a mutating call: the change, its outbox events and its audit row commit
- * together or not at all. A unit that forgets to declare its audit record fails, so no mutating
- * route can skip the trail by accident.
- */
-export async function runMutation<T>(
-  ctx: AppContext,
-  tenantId: string,
-  actor: Actor,
-  work: (unit: MutationUnit) => Promise<T>,
-): Promise<T> {
-  return ctx.deps.db.transaction(async (tx) => {
-    const events: OutboxEvent[] = [];
-    let auditEntry: MutationAudit | null = null;
-    const unit: MutationUnit = {
-      tx,
-      scope: tenantScope(tx, tenantId),
-      emit: (type, data, opts = {}) => events.push({ tenantId, type, data, ...opts }),
-      audit: (entry) => {
-        auditEntry = entry;
-      },
-    };
-    const result = await work(unit);
-    if (!auditEntry) throw new Error('mutation committed without an audit record');
-    for (const event of events) await appendEvent(tx, event);
-    const entry: MutationAudit = auditEntry;
-    await appendAudit(tx, { tenantId, actor, requestId: ctx.state.requestId, ...entry });
-    return result;
-  });
+/** The unit of work of a mutating request: the request's id goes into the audit row. */
+export function runMutation<T>(ctx: AppContext, tenantId: string, actor: Actor, work: (unit: MutationUnit) => Promise<T>): Promise<T> {
+  return runUnit(ctx.deps.db, { tenantId, actor, requestId: ctx.state.requestId }, work);
 }
 
 /** The acting principal of a request, as the audit trail records it. */

@@ -1,0 +1,57 @@
+import { Knex } from 'knex';
+import { appendAudit, Actor } from './audit';
+import { Db } from './knex';
+import { appendEvent, OutboxEvent } from './outbox';
+import { tenantScope, TenantScope } from './tenant-scope';
+
+/** Who acts, for which tenant, in which request: what a unit of work records with its change. */
+export interface UnitContext {
+  readonly tenantId: string;
+  readonly actor: Actor;
+  /** The API request's id (null outside a request: a worker, a CLI). */
+  readonly requestId: string | null;
+}
+
+export interface UnitAudit {
+  action: string;
+  resourceType: string;
+  resourceId: string | null;
+  details?: Record<string, unknown>;
+  subjectId?: string;
+}
+
+export interface Unit {
+  tx: Knex.Transaction;
+  scope: TenantScope;
+  /** Queue an outbox event; it commits with the change. */
+  emit(type: string, data: Record<string, unknown>, opts?: Pick<OutboxEvent, 'idempotencyKey' | 'occurredAt'>): void;
+  /** Declare the audit record; required before the unit commits. */
+  audit(entry: UnitAudit): void;
+}
+
+/**
+ * One unit of work for a change: the change, its outbox events and its audit row commit together
+ * or not at all. A unit that forgets to declare its audit record fails, so no caller can skip the
+ * trail by accident. Knows nothing of HTTP: routes (api/mutation.ts), workers and CLIs share it.
+ */
+export async function runUnit<T>(db: Db, context: UnitContext, work: (unit: Unit) => Promise<T>): Promise<T> {
+  const { tenantId, actor, requestId } = context;
+  return db.transaction(async (tx) => {
+    const events: OutboxEvent[] = [];
+    let auditEntry: UnitAudit | null = null;
+    const unit: Unit = {
+      tx,
+      scope: tenantScope(tx, tenantId),
+      emit: (type, data, opts = {}) => events.push({ tenantId, type, data, ...opts }),
+      audit: (entry) => {
+        auditEntry = entry;
+      },
+    };
+    const result = await work(unit);
+    if (!auditEntry) throw new Error('unit of work committed without an audit record');
+    for (const event of events) await appendEvent(tx, event);
+    const entry: UnitAudit = auditEntry;
+    await appendAudit(tx, { tenantId, actor, requestId, ...entry });
+    return result;
+  });
+}

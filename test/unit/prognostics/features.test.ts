@@ -67,8 +67,23 @@ describe('extractFeatures', () => {
     expect(!nan.ok && nan.insufficient.reason).toBe('invalid_series');
   });
 
-  it('FD001 feature set: 30-cycle window, 14 sensors x (last, mean, slope) + age', () => {
+  it('history statistics cover every cycle with a finite value, after the window statistics and before the age', () => {
+    const withHistory: FeatureSpec = { window: 2, sensors: ['a'], stats: ['last'], history_stats: ['mean', 'slope'], include_age: true };
+    // a over the whole history: cycles 1, 2, 4, 5 (cycle 3 has no a) = [1, 2, 4, 5]: mean 3, slope 1.
+    const series: CycleRecord[] = [rec(5, 5), { cycle: 3, sensors: {} }, rec(1, 1), rec(4, 4), rec(2, 2)];
+    const result = extractFeatures(series, withHistory);
+    if (!result.ok) throw new Error('expected features');
+    expect(featureNames(withHistory)).toEqual(['a_last', 'a_hist_mean', 'a_hist_slope', 'age_cycles']);
+    expect(result.values[0]).toBe(5);
+    expect(result.values[1]).toBe(3);
+    expect(result.values[2]).toBeCloseTo(1, 12);
+    expect(result.values[3]).toBe(5);
+  });
+
+  it('FD001 feature set: 30-cycle window, 14 sensors x (last, mean, slope) + history (mean, slope) + age', () => {
     expect(FD001_FEATURE_SPEC.window).toBe(30);
-    expect(featureNames(FD001_FEATURE_SPEC)).toHaveLength(FD001_FEATURE_SPEC.sensors.length * FD001_FEATURE_SPEC.stats.length + 1);
+    const perSensor = FD001_FEATURE_SPEC.stats.length + (FD001_FEATURE_SPEC.history_stats?.length ?? 0);
+    expect(perSensor).toBe(5);
+    expect(featureNames(FD001_FEATURE_SPEC)).toHaveLength(FD001_FEATURE_SPEC.sensors.length * perSensor + 1);
   });
 });

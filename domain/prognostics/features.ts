@@ -22,11 +22,16 @@ export interface FeatureSpec {
   readonly sensors: readonly string[];
   readonly stats: readonly WindowStat[];
   /**
-   * Statistics of each sensor over the whole available history (every cycle where it is a finite
+   * Statistics of each sensor over the available history (every cycle where it is a finite
    * number), named `<sensor>_hist_<stat>`: the engine's own early level is the baseline its
    * recent window is compared against. Absent or empty: none.
    */
   readonly history_stats?: readonly WindowStat[];
+  /**
+   * The history statistics use at most this many most recent cycles, so a caller knows how much
+   * history to load (`cyclesUsed`). FD001's longest training engine has 362 cycles.
+   */
+  readonly history_cycles?: number;
   /** Adds the current cycle number (age) as a feature. */
   readonly include_age: boolean;
 }
@@ -38,6 +43,11 @@ export const FD001_SENSORS: readonly string[] = [
 
 /** Named apart from the CSV's own `cycle` column. */
 export const AGE_FEATURE = 'age_cycles';
+
+/** How many most recent cycles the features read: what a caller should load. */
+export function cyclesUsed(spec: FeatureSpec): number {
+  return spec.history_stats && spec.history_stats.length > 0 ? Math.max(spec.window, spec.history_cycles ?? Infinity) : spec.window;
+}
 
 /**
  * Feature names in vector order: window statistics sensor-major (`s2_last`, `s2_mean`, ...), then
@@ -78,7 +88,8 @@ export function extractFeatures(series: readonly CycleRecord[], spec: FeatureSpe
   if (spec.history_stats && spec.history_stats.length > 0) {
     for (const sensor of spec.sensors) {
       // The window's check above guarantees at least `window` finite values here.
-      const observed = records.filter((r) => Number.isFinite(r.sensors[sensor]));
+      const history = spec.history_cycles === undefined ? records : records.slice(-spec.history_cycles);
+      const observed = history.filter((r) => Number.isFinite(r.sensors[sensor]));
       const xs = observed.map((r) => r.cycle);
       const ys = observed.map((r) => r.sensors[sensor] as number);
       for (const stat of spec.history_stats) values.push(windowStat(stat, xs, ys));

@@ -24,6 +24,7 @@ export type { ActionThresholds, RecommendedAction } from './actions';
 export type { ConfidenceLevel } from './uncertainty';
 export type { RulModel } from './model';
 export { DEFAULT_ACTION_THRESHOLDS } from './actions';
+export { cyclesUsed } from './features';
 
 /** The FD001 model shipped with the code, validated once at load. */
 export const FD001_MODEL: RulModel = parseRulModel(fd001Json);

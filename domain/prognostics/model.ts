@@ -101,6 +101,7 @@ function parseSpec(value: unknown): FeatureSpec | undefined {
   if (s.history_stats !== undefined && !(Array.isArray(s.history_stats) && s.history_stats.every(isWindowStat))) {
     return undefined;
   }
+  if (s.history_cycles !== undefined && !(Number.isInteger(s.history_cycles) && s.history_cycles >= s.window!)) return undefined;
   return s as FeatureSpec;
 }
 

@@ -11,5 +11,8 @@ export const FD001_FEATURE_SPEC: FeatureSpec = {
   sensors: FD001_SENSORS,
   stats: ['last', 'mean', 'slope'],
   history_stats: ['mean', 'slope'],
+  // Longer than any FD001 engine (362 cycles), so training saw the whole history; bounds what the
+  // endpoint must load for an asset running far longer.
+  history_cycles: 400,
   include_age: true,
 };

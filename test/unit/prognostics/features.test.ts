@@ -1,4 +1,4 @@
-import { extractFeatures, featureNames, type FeatureSpec } from '../../../domain/prognostics/features';
+import { cyclesUsed, extractFeatures, featureNames, type FeatureSpec } from '../../../domain/prognostics/features';
 import { FD001_FEATURE_SPEC } from '../../../domain/prognostics/spec';
 import type { CycleRecord } from '../../../domain/prognostics/types';
 
@@ -78,6 +78,15 @@ describe('extractFeatures', () => {
     expect(result.values[1]).toBe(3);
     expect(result.values[2]).toBeCloseTo(1, 12);
     expect(result.values[3]).toBe(5);
+  });
+
+  it('history_cycles bounds the history statistics to the most recent cycles, and cyclesUsed says how many to load', () => {
+    const bounded: FeatureSpec = { window: 2, sensors: ['a'], stats: ['last'], history_stats: ['mean'], history_cycles: 3, include_age: false };
+    const result = extractFeatures([rec(1, 100), rec(2, 1), rec(3, 2), rec(4, 3)], bounded);
+    expect(result.ok && result.values).toEqual([3, 2]); // mean of cycles 2..4, cycle 1 left out
+    expect(cyclesUsed(bounded)).toBe(3);
+    expect(cyclesUsed(spec)).toBe(4); // no history statistics: the window
+    expect(cyclesUsed(FD001_FEATURE_SPEC)).toBe(400);
   });
 
   it('FD001 feature set: 30-cycle window, 14 sensors x (last, mean, slope) + history (mean, slope) + age', () => {

@@ -21,6 +21,17 @@ export interface FeatureSpec {
   readonly window: number;
   readonly sensors: readonly string[];
   readonly stats: readonly WindowStat[];
+  /**
+   * Statistics of each sensor over the available history (every cycle where it is a finite
+   * number), named `<sensor>_hist_<stat>`: the engine's own early level is the baseline its
+   * recent window is compared against. Absent or empty: none.
+   */
+  readonly history_stats?: readonly WindowStat[];
+  /**
+   * The history statistics use at most this many most recent cycles, so a caller knows how much
+   * history to load (`cyclesUsed`). FD001's longest training engine has 362 cycles.
+   */
+  readonly history_cycles?: number;
   /** Adds the current cycle number (age) as a feature. */
   readonly include_age: boolean;
 }
@@ -33,10 +44,19 @@ export const FD001_SENSORS: readonly string[] = [
 /** Named apart from the CSV's own `cycle` column. */
 export const AGE_FEATURE = 'age_cycles';
 
-/** Feature names in vector order: sensor-major (`s2_last`, `s2_mean`, ...), then the age. */
+/** How many most recent cycles the features read: what a caller should load. */
+export function cyclesUsed(spec: FeatureSpec): number {
+  return spec.history_stats && spec.history_stats.length > 0 ? Math.max(spec.window, spec.history_cycles ?? Infinity) : spec.window;
+}
+
+/**
+ * Feature names in vector order: window statistics sensor-major (`s2_last`, `s2_mean`, ...), then
+ * history statistics sensor-major (`s2_hist_mean`, ...), then the age.
+ */
 export function featureNames(spec: FeatureSpec): string[] {
   const names = spec.sensors.flatMap((sensor) => spec.stats.map((stat) => `${sensor}_${stat}`));
-  return spec.include_age ? [...names, AGE_FEATURE] : names;
+  const history = spec.sensors.flatMap((sensor) => (spec.history_stats ?? []).map((stat) => `${sensor}_hist_${stat}`));
+  return spec.include_age ? [...names, ...history, AGE_FEATURE] : [...names, ...history];
 }
 
 export type FeatureResult =
@@ -64,6 +84,16 @@ export function extractFeatures(series: readonly CycleRecord[], spec: FeatureSpe
   for (const sensor of spec.sensors) {
     const ys = window.map((r) => r.sensors[sensor] as number);
     for (const stat of spec.stats) values.push(windowStat(stat, cycles, ys));
+  }
+  if (spec.history_stats && spec.history_stats.length > 0) {
+    for (const sensor of spec.sensors) {
+      // The window's check above guarantees at least `window` finite values here.
+      const history = spec.history_cycles === undefined ? records : records.slice(-spec.history_cycles);
+      const observed = history.filter((r) => Number.isFinite(r.sensors[sensor]));
+      const xs = observed.map((r) => r.cycle);
+      const ys = observed.map((r) => r.sensors[sensor] as number);
+      for (const stat of spec.history_stats) values.push(windowStat(stat, xs, ys));
+    }
   }
   const lastCycle = cycles[cycles.length - 1] as number;
   if (spec.include_age) values.push(lastCycle);

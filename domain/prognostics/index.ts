@@ -2,7 +2,7 @@ import { roundTo as round } from '../numbers';
 import { DEFAULT_ACTION_THRESHOLDS, recommendAction, type ActionThresholds, type RecommendedAction } from './actions';
 import { extractFeatures } from './features';
 import { parseRulModel, predictRaw, type RulModel } from './model';
-import fd001Json from './models/fd001-v1.json';
+import fd001Json from './models/fd001-v2.json';
 import type { CycleRecord, InsufficientData } from './types';
 import {
   checkDistribution,
@@ -24,6 +24,7 @@ export type { ActionThresholds, RecommendedAction } from './actions';
 export type { ConfidenceLevel } from './uncertainty';
 export type { RulModel } from './model';
 export { DEFAULT_ACTION_THRESHOLDS } from './actions';
+export { cyclesUsed } from './features';
 
 /** The FD001 model shipped with the code, validated once at load. */
 export const FD001_MODEL: RulModel = parseRulModel(fd001Json);

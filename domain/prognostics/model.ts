@@ -98,6 +98,10 @@ function parseSpec(value: unknown): FeatureSpec | undefined {
   if (!s || !Number.isInteger(s.window) || (s.window as number) < 2) return undefined;
   if (!Array.isArray(s.sensors) || !s.sensors.every((x) => typeof x === 'string')) return undefined;
   if (!Array.isArray(s.stats) || !s.stats.every(isWindowStat) || typeof s.include_age !== 'boolean') return undefined;
+  if (s.history_stats !== undefined && !(Array.isArray(s.history_stats) && s.history_stats.every(isWindowStat))) {
+    return undefined;
+  }
+  if (s.history_cycles !== undefined && !(Number.isInteger(s.history_cycles) && s.history_cycles >= s.window!)) return undefined;
   return s as FeatureSpec;
 }
 

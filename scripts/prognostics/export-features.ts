@@ -4,7 +4,7 @@
  *
  *   node -r ./scripts/prognostics/register-ts.cjs scripts/prognostics/export-features.ts \
  *     [--train data/cmapss/train_FD001.txt] [--out .data/prognostics/fd001-train-features.csv] \
- *     [--window 30] [--stats last,mean,std,slope] [--age true]
+ *     [--window 30] [--stats last,mean,std,slope] [--history-stats mean,slope] [--history-cycles 400] [--age true]
  *
  * One row per engine and cycle with at least `window` cycles of history: engine, cycle, rul (true,
  * uncapped: last cycle of the engine minus this cycle), then the features. A sidecar
@@ -24,12 +24,16 @@ function arg(name: string): string | undefined {
 
 function specFromArgs(): FeatureSpec {
   const stats = arg('stats')?.split(',') ?? [...FD001_FEATURE_SPEC.stats];
-  const bad = stats.filter((s) => !isWindowStat(s));
+  const historyArg = arg('history-stats');
+  const historyStats = historyArg === undefined ? [...(FD001_FEATURE_SPEC.history_stats ?? [])] : historyArg.split(',').filter((s) => s !== '');
+  const bad = [...stats, ...historyStats].filter((s) => !isWindowStat(s));
   if (bad.length > 0) throw new Error(`unknown stats: ${bad.join(', ')}`);
   return {
     window: Number(arg('window') ?? FD001_FEATURE_SPEC.window),
     sensors: arg('sensors')?.split(',') ?? [...FD001_SENSORS],
     stats: stats.filter(isWindowStat),
+    history_stats: historyStats.filter(isWindowStat),
+    history_cycles: Number(arg('history-cycles') ?? FD001_FEATURE_SPEC.history_cycles ?? 400),
     include_age: (arg('age') ?? String(FD001_FEATURE_SPEC.include_age)) === 'true',
   };
 }

@@ -30,7 +30,7 @@ import sklearn
 from sklearn.model_selection import GroupKFold
 
 REPO = Path(__file__).resolve().parents[2]
-MODEL_VERSION = "cmapss-fd001-gbt-v1"
+MODEL_VERSION = "cmapss-fd001-gbt-v2"
 N_FOLDS = 5
 SEED = 20080101
 MAX_ROUNDS = 4000
@@ -152,7 +152,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--features", default=str(REPO / ".data/prognostics/fd001-train-features.csv"))
     parser.add_argument("--train-data", default=str(REPO / "data/cmapss/train_FD001.txt"))
-    parser.add_argument("--out", default=str(REPO / "domain/prognostics/models/fd001-v1.json"))
+    parser.add_argument("--out", default=str(REPO / "domain/prognostics/models/fd001-v2.json"))
     parser.add_argument("--cap", type=float, default=125.0)
     parser.add_argument("--tune", action="store_true")
     parser.add_argument("--trained-on", default=dt.date.today().isoformat())
@@ -198,7 +198,7 @@ def main():
 
     model = {
         "model_version": MODEL_VERSION,
-        "description": "LightGBM gradient-boosted regression trees on 30-cycle window features, "
+        "description": "LightGBM gradient-boosted regression trees on 30-cycle window and whole-history features, "
         "RUL capped at 125 cycles, trained on C-MAPSS FD001 (NASA, PHM 2008)",
         "rul_cap": args.cap,
         "feature_spec": spec,

@@ -515,8 +515,10 @@ describe('prognostics and the digital twin', () => {
     expect(sim.body.result.changes).toEqual([{ target: 'temperature', parameter: 'sensor_s4', percent: 0.5, model_sensor: 's4' }]);
     expect(sim.body.result.baseline).toMatchObject({ status: 'ok', remaining_useful_life: expected.remaining_useful_life });
     expect(sim.body.result.scenario.status).toBe('ok');
+    // The twin changes the last `window` cycles ("from now on"); older cycles keep their readings.
+    const changedFrom = engine1.records.length - FD001_MODEL.feature_spec.window;
     const hotter = prognose({
-      series: engine1.records.map((r) => ({ cycle: r.cycle, sensors: { ...r.sensors, s4: (r.sensors.s4 as number) * 1.005 } })),
+      series: engine1.records.map((r, i) => ({ cycle: r.cycle, sensors: i < changedFrom ? r.sensors : { ...r.sensors, s4: (r.sensors.s4 as number) * 1.005 } })),
       cycle_length_days: 1,
       horizon_days: 30,
     });

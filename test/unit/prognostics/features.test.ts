@@ -1,4 +1,4 @@
-import { extractFeatures, featureNames, type FeatureSpec } from '../../../domain/prognostics/features';
+import { cyclesUsed, extractFeatures, featureNames, type FeatureSpec } from '../../../domain/prognostics/features';
 import { FD001_FEATURE_SPEC } from '../../../domain/prognostics/spec';
 import type { CycleRecord } from '../../../domain/prognostics/types';
 
@@ -67,8 +67,32 @@ describe('extractFeatures', () => {
     expect(!nan.ok && nan.insufficient.reason).toBe('invalid_series');
   });
 
-  it('FD001 feature set: 30-cycle window, 14 sensors x (last, mean, slope) + age', () => {
+  it('history statistics cover every cycle with a finite value, after the window statistics and before the age', () => {
+    const withHistory: FeatureSpec = { window: 2, sensors: ['a'], stats: ['last'], history_stats: ['mean', 'slope'], include_age: true };
+    // a over the whole history: cycles 1, 2, 4, 5 (cycle 3 has no a) = [1, 2, 4, 5]: mean 3, slope 1.
+    const series: CycleRecord[] = [rec(5, 5), { cycle: 3, sensors: {} }, rec(1, 1), rec(4, 4), rec(2, 2)];
+    const result = extractFeatures(series, withHistory);
+    if (!result.ok) throw new Error('expected features');
+    expect(featureNames(withHistory)).toEqual(['a_last', 'a_hist_mean', 'a_hist_slope', 'age_cycles']);
+    expect(result.values[0]).toBe(5);
+    expect(result.values[1]).toBe(3);
+    expect(result.values[2]).toBeCloseTo(1, 12);
+    expect(result.values[3]).toBe(5);
+  });
+
+  it('history_cycles bounds the history statistics to the most recent cycles, and cyclesUsed says how many to load', () => {
+    const bounded: FeatureSpec = { window: 2, sensors: ['a'], stats: ['last'], history_stats: ['mean'], history_cycles: 3, include_age: false };
+    const result = extractFeatures([rec(1, 100), rec(2, 1), rec(3, 2), rec(4, 3)], bounded);
+    expect(result.ok && result.values).toEqual([3, 2]); // mean of cycles 2..4, cycle 1 left out
+    expect(cyclesUsed(bounded)).toBe(3);
+    expect(cyclesUsed(spec)).toBe(4); // no history statistics: the window
+    expect(cyclesUsed(FD001_FEATURE_SPEC)).toBe(400);
+  });
+
+  it('FD001 feature set: 30-cycle window, 14 sensors x (last, mean, slope) + history (mean, slope) + age', () => {
     expect(FD001_FEATURE_SPEC.window).toBe(30);
-    expect(featureNames(FD001_FEATURE_SPEC)).toHaveLength(FD001_FEATURE_SPEC.sensors.length * FD001_FEATURE_SPEC.stats.length + 1);
+    const perSensor = FD001_FEATURE_SPEC.stats.length + (FD001_FEATURE_SPEC.history_stats?.length ?? 0);
+    expect(perSensor).toBe(5);
+    expect(featureNames(FD001_FEATURE_SPEC)).toHaveLength(FD001_FEATURE_SPEC.sensors.length * perSensor + 1);
   });
 });

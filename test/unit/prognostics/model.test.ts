@@ -41,6 +41,13 @@ describe('tree ensemble evaluation', () => {
     expect(() => parseRulModel(tinyModel({ features: ['a_mean', 'a_last'] }))).toThrow('features do not match feature_spec');
   });
 
+  it('rejects unknown history statistics or a history_cycles shorter than the window', () => {
+    const spec = { window: 2, sensors: ['a'], stats: ['last', 'mean'], include_age: false };
+    expect(() => parseRulModel(tinyModel({ feature_spec: { ...spec, history_stats: ['median'] } }))).toThrow('feature_spec');
+    expect(() => parseRulModel(tinyModel({ feature_spec: { ...spec, history_stats: [], history_cycles: 1 } }))).toThrow('feature_spec');
+    expect(() => parseRulModel(tinyModel({ feature_spec: { ...spec, history_stats: [], history_cycles: 2 } }))).not.toThrow();
+  });
+
   it('rejects a tree whose child points outside it or backwards (no loops)', () => {
     const bad = { split_feature: [0], threshold: [1], left: [0], right: [-1], leaf_value: [1, 2] };
     expect(() => parseRulModel(tinyModel({ trees: [bad] }))).toThrow('tree 0');
@@ -49,7 +56,7 @@ describe('tree ensemble evaluation', () => {
   });
 
   it('FD001 model carries its version, cap, training ranges and metadata', () => {
-    expect(FD001_MODEL.model_version).toBe('cmapss-fd001-gbt-v1');
+    expect(FD001_MODEL.model_version).toBe('cmapss-fd001-gbt-v2');
     expect(FD001_MODEL.rul_cap).toBe(125);
     expect(FD001_MODEL.feature_ranges.min).toHaveLength(FD001_MODEL.features.length);
     expect(FD001_MODEL.training).toHaveProperty('cv');

@@ -1,6 +1,6 @@
 import { cycleSeries, missingSensors } from '../../domain/assets/cycles';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
-import { describeInsufficient, FD001_MODEL, prognose, type CycleRecord, type RulModel } from '../../domain/prognostics';
+import { cyclesUsed, describeInsufficient, FD001_MODEL, prognose, type CycleRecord, type RulModel } from '../../domain/prognostics';
 import type { InsufficientPrognosis, Prognosis } from '../../domain/prognostics';
 import { prognoseDegradation, type DegradationInsufficient, type DegradationPrognosis, type ParameterHistory } from '../../domain/prognostics/degradation';
 import { FAILURE_HISTORY_WINDOW_DAYS } from '../../domain/prognostics/failure-prior';
@@ -14,7 +14,7 @@ import { bandOf } from './recompute';
 export const PROGNOSTICS_MODEL: RulModel = FD001_MODEL;
 /** SPEC.md: failure probability within 30 days. */
 export const FAILURE_WINDOW_DAYS = 30;
-/** Cycles fetched beyond the model's window, so a dropped incomplete cycle still leaves a full window. */
+/** Cycles fetched beyond what the model reads, so a dropped incomplete cycle still leaves a full window. */
 const CYCLE_MARGIN = 5;
 const SECONDS_PER_DAY = 86_400;
 
@@ -36,7 +36,8 @@ export async function assetCycleSeries(db: Queryable, tenantId: string, assetId:
     assetId,
     parameters,
     config.cycle_length_days * SECONDS_PER_DAY,
-    PROGNOSTICS_MODEL.feature_spec.window + CYCLE_MARGIN,
+    // The whole history the features read (the window and the engine's own baseline before it).
+    cyclesUsed(PROGNOSTICS_MODEL.feature_spec) + CYCLE_MARGIN,
   );
   return {
     series: cycleSeries(averages, config.model_inputs),

@@ -484,6 +484,24 @@ describe('prognostics and the digital twin', () => {
     });
   });
 
+  it('reads the whole history the model uses: a long-lived engine answers as the model does on all its cycles', async () => {
+    // The longest test engine; its early cycles are the baseline the history features compare the
+    // last window with, so an endpoint that loaded only the last window would answer differently.
+    const engines = parseCmapss(fs.readFileSync(path.join(dataDir, 'test_FD001.txt'), 'utf8'));
+    const longest = engines.reduce((a, b) => (b.records.length > a.records.length ? b : a));
+    expect(longest.records.length).toBeGreaterThan(200);
+    const asset = await createAsset(a, { name: 'Long-lived engine', type });
+    const last = longest.records.length;
+    const readings = longest.records.flatMap((record) => sensors.map((s) => reading(asset, `sensor_${s}`, record.sensors[s] as number, (last + 1 - record.cycle) * DAY - 3_600_000)));
+    for (let i = 0; i < readings.length; i += 500) await ingest(a, readings.slice(i, i + 500));
+    const res = await api.request(`/api/v1/assets/${asset}/prognostics`, { token: a.token });
+    const whole = prognose({ series: longest.records.map((r) => ({ cycle: r.cycle, sensors: r.sensors })), cycle_length_days: 1, horizon_days: 30 });
+    const lastWindow = prognose({ series: longest.records.slice(-35).map((r) => ({ cycle: r.cycle, sensors: r.sensors })), cycle_length_days: 1, horizon_days: 30 });
+    if (whole.status !== 'ok' || lastWindow.status !== 'ok') throw new Error('expected predictions');
+    expect(lastWindow.remaining_useful_life_cycles).not.toBe(whole.remaining_useful_life_cycles);
+    expect(res.body).toMatchObject({ status: 'ok', remaining_useful_life_cycles: whole.remaining_useful_life_cycles, inputs: { cycles_available: last } });
+  });
+
   it('predicts from a seeded FD001 engine exactly as the model does on the same cycles', async () => {
     const asset = await createAsset(a, { name: 'Engine 1', type });
     const readings = engineReadings(asset, engine1.records.length);

@@ -11,10 +11,7 @@ import { sendSmtpMail, OutgoingMail } from '../infra/smtp-send';
 import type { SmtpSettings } from '../infra/smtp-verify';
 import { checkSmtpDestination } from '../infra/outbound/smtp-destination';
 
-export type ChannelSendResult =
-  | { kind: 'sent'; providerMessageId: string }
-  | { kind: 'credentials_rejected' }
-  | { kind: 'rejected'; reason: string };
+export type ChannelSendResult = { kind: 'sent'; providerMessageId: string } | { kind: 'credentials_rejected' } | { kind: 'rejected'; reason: string };
 
 export class TransientDeliveryError extends Error {
   constructor(reason: string) {

@@ -114,7 +114,7 @@ async function logCall(db: Queryable, ctx: ToolCallContext, call: PlannedCall, o
   );
 }
 
-const priorityOf = (v: unknown): Priority => (PRIORITIES as readonly unknown[]).includes(v) ? (v as Priority) : 'medium';
+const priorityOf = (v: unknown): Priority => ((PRIORITIES as readonly unknown[]).includes(v) ? (v as Priority) : 'medium');
 
 /** Runs the call once per (message, tool) and logs it; a repeat returns the logged outcome. */
 export async function runToolCall(db: Db, ctx: ToolCallContext, call: PlannedCall): Promise<ToolOutcome> {

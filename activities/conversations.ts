@@ -28,9 +28,7 @@ export interface ConversationActivityDeps {
 }
 
 export type AnswerOutcome =
-  | { kind: 'reply'; replyId: string }
-  | { kind: 'score_recorded'; replyId: string }
-  | { kind: 'skipped'; reason: 'message_not_found' | 'agent_not_active' };
+  { kind: 'reply'; replyId: string } | { kind: 'score_recorded'; replyId: string } | { kind: 'skipped'; reason: 'message_not_found' | 'agent_not_active' };
 
 export type DeliveryOutcome = 'sent' | 'failed' | 'credentials_rejected';
 
@@ -49,7 +47,13 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
   }
 
   /** The reply text: the configured model writes it when the agent uses one, the built-in engine otherwise (and on failure). */
-  async function replyText(agent: { name: string; system_prompt: string; model: string; temperature: number }, inbound: string, plan: ReplyPlan, outcome: ToolOutcome | null, tools: AgentTool[]): Promise<string> {
+  async function replyText(
+    agent: { name: string; system_prompt: string; model: string; temperature: number },
+    inbound: string,
+    plan: ReplyPlan,
+    outcome: ToolOutcome | null,
+    tools: AgentTool[],
+  ): Promise<string> {
     const builtIn = composeReply(plan, outcome, agent.name, tools);
     if (!deps.llm || agent.model === 'built-in') return builtIn;
     try {
@@ -99,7 +103,10 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
       .table('messages')
       .where({ conversation_id: conversation.id, direction: 'inbound' })
       .where('created_at', '<=', message.created_at)
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
       .first('provider_message_id', 'subject');
     const domain = String(account.email_address).split('@')[1] ?? 'localhost';
     const subject = inbound?.subject ? (/^re:/i.test(inbound.subject) ? inbound.subject : `Re: ${inbound.subject}`) : 'Re: your message';
@@ -132,7 +139,10 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
      */
     async answerInboundMessage(input: { tenantId: string; conversationId: string; messageId: string }): Promise<AnswerOutcome> {
       const scope = tenantScope(db, input.tenantId);
-      for (const [prefix, kind] of [['reply', 'reply'], ['ack', 'score_recorded']] as const) {
+      for (const [prefix, kind] of [
+        ['reply', 'reply'],
+        ['ack', 'score_recorded'],
+      ] as const) {
         const existing = await outboundByKey(scope, `${prefix}:${input.messageId}`);
         if (existing) return { kind, replyId: existing.id };
       }
@@ -157,7 +167,11 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
       const plan = planReply(inbound.body, tools);
       const call = 'call' in plan ? plan.call : null;
       const outcome = call
-        ? await runToolCall(db, { tenantId: input.tenantId, conversationId: input.conversationId, messageId: input.messageId, agentId: agent.id, contactId: conversation.contact_id, now: at }, call)
+        ? await runToolCall(
+            db,
+            { tenantId: input.tenantId, conversationId: input.conversationId, messageId: input.messageId, agentId: agent.id, contactId: conversation.contact_id, now: at },
+            call,
+          )
         : null;
       const text = await replyText(agent, inbound.body, plan, outcome, tools);
       const stored = await storeMessageBody(scope, { conversationId: input.conversationId, direction: 'outbound', body: text, idempotencyKey: `reply:${input.messageId}` });

@@ -44,7 +44,12 @@ export function scrubMessage(message: string): string {
 /** The failure an activity error becomes: classified, scrubbed, never carrying the original text. */
 export function safeActivityFailure(err: unknown): unknown {
   if (err instanceof ApplicationFailure) {
-    return ApplicationFailure.create({ message: scrubMessage(err.message), type: err.type ?? undefined, nonRetryable: err.nonRetryable ?? undefined, nextRetryDelay: err.nextRetryDelay ?? undefined });
+    return ApplicationFailure.create({
+      message: scrubMessage(err.message),
+      type: err.type ?? undefined,
+      nonRetryable: err.nonRetryable ?? undefined,
+      nextRetryDelay: err.nextRetryDelay ?? undefined,
+    });
   }
   if (err instanceof TemporalFailure) return err; // cancellation, timeouts: the SDK's own
   if (!(err instanceof Error)) return ApplicationFailure.retryable(scrubMessage(String(err)), 'Error');

@@ -38,7 +38,12 @@ export function createActivities(deps: ActivityDeps) {
   const startNotification = (tenantId: string, notificationId: string) => startNotificationDelivery(deps.temporal, tenantId, notificationId);
   return {
     ...createNotificationActivities({ db: deps.db, mailer: deps.mailer, from: deps.mailFrom }),
-    ...createWebhookDeliveryActivities({ db: deps.db, dataEncryptionKey: deps.dataEncryptionKey, allowPrivateDestinations: deps.allowPrivateWebhookDestinations, startNotification }),
+    ...createWebhookDeliveryActivities({
+      db: deps.db,
+      dataEncryptionKey: deps.dataEncryptionKey,
+      allowPrivateDestinations: deps.allowPrivateWebhookDestinations,
+      startNotification,
+    }),
     ...createWebhookHealthActivities({ db: deps.db, startNotification }),
     ...createMaintenanceActivities({ db: deps.db }),
     ...createPrivacyExportActivities({ db: deps.db, objectStore: deps.objectStore }),
@@ -46,7 +51,13 @@ export function createActivities(deps: ActivityDeps) {
     ...createPrivacyErasureActivities({ db: deps.db, objectStore: deps.objectStore }),
     ...createRetentionActivities({ db: deps.db }),
     ...createMachineAgentActivities({ db: deps.db, startNotification, llm: deps.llm }),
-    ...createConversationActivities({ db: deps.db, dataEncryptionKey: deps.dataEncryptionKey, whatsappApiBaseUrl: deps.whatsappApiBaseUrl, allowPrivateDestinations: deps.allowPrivateWebhookDestinations, llm: deps.llm }),
+    ...createConversationActivities({
+      db: deps.db,
+      dataEncryptionKey: deps.dataEncryptionKey,
+      whatsappApiBaseUrl: deps.whatsappApiBaseUrl,
+      allowPrivateDestinations: deps.allowPrivateWebhookDestinations,
+      llm: deps.llm,
+    }),
     ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm }),
   };
 }

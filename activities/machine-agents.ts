@@ -76,9 +76,7 @@ export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
   /** The model's reply for this run, or null when the built-in engine writes it. */
   async function modelReply(ref: MachineAgentEventRef): Promise<string | null> {
     if (!deps.llm) return null;
-    const agent = await db('agents')
-      .where({ tenant_id: ref.tenantId, id: ref.agentId, type: 'machine', status: 'active' })
-      .first('name', 'system_prompt', 'model', 'temperature');
+    const agent = await db('agents').where({ tenant_id: ref.tenantId, id: ref.agentId, type: 'machine', status: 'active' }).first('name', 'system_prompt', 'model', 'temperature');
     if (!agent || agent.model === 'built-in') return null;
     // A retry after the run was recorded asks nothing again.
     if (await db('machine_agent_runs').where({ tenant_id: ref.tenantId, agent_id: ref.agentId, event_id: ref.eventId }).first('id')) return null;
@@ -128,7 +126,10 @@ export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
         if (!run) return { kind: 'skipped', reason: 'already_ran' };
         const cooldownMinutes = agent.trigger_config.cooldown_minutes;
         // While this is set the dispatcher counts this (agent, asset)'s events instead of signalling them.
-        if (cooldownMinutes > 0) await tx('machine_agent_runs').where({ id: run.id }).update({ cooldown_until: tx.raw('now() + make_interval(mins => ?)', [cooldownMinutes]) });
+        if (cooldownMinutes > 0)
+          await tx('machine_agent_runs')
+            .where({ id: run.id })
+            .update({ cooldown_until: tx.raw('now() + make_interval(mins => ?)', [cooldownMinutes]) });
         // In the run's transaction: a retried activity finds the run above and creates nothing.
         const task = await openCorrectiveTask(tx, ref, agent, event.type);
         const runText = task ? `${replyText} Opened corrective task ${task.task_code}.` : replyText;

@@ -24,9 +24,7 @@ export function createNotificationActivities(deps: NotificationDeps) {
       if (row.status === 'sent' || row.status === 'recorded') return { status: row.status };
       await deps.db('notifications').where({ id: row.id }).increment('attempts', 1);
       if (!deps.mailer) {
-        await deps.db('notifications')
-          .where({ id: row.id })
-          .update({ status: 'recorded', delivered_via: 'record', processed_at: new Date(), last_error: null });
+        await deps.db('notifications').where({ id: row.id }).update({ status: 'recorded', delivered_via: 'record', processed_at: new Date(), last_error: null });
         return { status: 'recorded' };
       }
       try {
@@ -44,14 +42,13 @@ export function createNotificationActivities(deps: NotificationDeps) {
         Context.current().log.warn('notification send failed', { notificationId: row.id, error: failure.message });
         throw failure;
       }
-      await deps.db('notifications')
-        .where({ id: row.id })
-        .update({ status: 'sent', delivered_via: 'smtp', processed_at: new Date(), last_error: null });
+      await deps.db('notifications').where({ id: row.id }).update({ status: 'sent', delivered_via: 'smtp', processed_at: new Date(), last_error: null });
       return { status: 'sent' };
     },
 
     async markNotificationFailed(input: { tenantId: string; notificationId: string }): Promise<void> {
-      await deps.db('notifications')
+      await deps
+        .db('notifications')
         .where({ tenant_id: input.tenantId, id: input.notificationId })
         .whereNotIn('status', ['sent', 'recorded'])
         .update({ status: 'failed', processed_at: new Date() });

@@ -49,11 +49,8 @@ export const notFound = (resource: string): AppError => new AppError('NOT_FOUND'
 export const conflict = (detail: string): AppError => new AppError('CONFLICT', detail);
 export const invalidState = (detail: string): AppError => new AppError('INVALID_STATE', detail);
 export const forbidden = (detail = 'missing permission'): AppError => new AppError('FORBIDDEN', detail);
-export const unauthenticated = (detail = 'authentication required'): AppError =>
-  new AppError('UNAUTHENTICATED', detail);
-export const validationError = (detail: string, fields: FieldError[]): AppError =>
-  new AppError('VALIDATION_ERROR', detail, { fields });
-export const dependencyUnavailable = (component: string, detail: string): AppError =>
-  new AppError('DEPENDENCY_UNAVAILABLE', detail, { component });
+export const unauthenticated = (detail = 'authentication required'): AppError => new AppError('UNAUTHENTICATED', detail);
+export const validationError = (detail: string, fields: FieldError[]): AppError => new AppError('VALIDATION_ERROR', detail, { fields });
+export const dependencyUnavailable = (component: string, detail: string): AppError => new AppError('DEPENDENCY_UNAVAILABLE', detail, { component });
 
 export { errorSummary } from '../infra/error-chain';

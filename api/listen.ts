@@ -10,9 +10,7 @@ import type { Config } from '../infra/config';
  * they close first.
  */
 export function createApiServer(handler: http.RequestListener, tls: Config['api']['tls']): http.Server {
-  const server = tls
-    ? https.createServer({ cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile), minVersion: 'TLSv1.3' }, handler)
-    : http.createServer(handler);
+  const server = tls ? https.createServer({ cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile), minVersion: 'TLSv1.3' }, handler) : http.createServer(handler);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;

@@ -125,7 +125,10 @@ export async function receiveUpload(ctx: AppContext, opts: UploadOptions): Promi
     parser.on('close', () => {
       if (failed) return;
       if (!stored) return fail(refuse(opts.fileField, 'is required'));
-      stored.then((file) => resolve({ ...file, fields }), () => undefined);
+      stored.then(
+        (file) => resolve({ ...file, fields }),
+        () => undefined,
+      );
     });
     ctx.req.on('aborted', () => fail(new AppError('BAD_REQUEST', 'the client aborted the upload')));
     ctx.req.on('error', () => fail(new AppError('BAD_REQUEST', 'the upload connection failed')));

@@ -48,7 +48,10 @@ export const STORABLE_JSON: JsonSchema = {
   ],
 };
 
-const CHARACTER_RULES = new Map([['minChars', 'min'], ['maxChars', 'max']]);
+const CHARACTER_RULES = new Map([
+  ['minChars', 'min'],
+  ['maxChars', 'max'],
+]);
 const hasRule = (spec: JoiDescription, name: string) => (spec.rules ?? []).some((rule: { name: string }) => rule.name === name);
 const isEmptySchema = (schema: JsonSchema) => Object.keys(schema).every((key) => key === 'description');
 

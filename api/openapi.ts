@@ -55,7 +55,11 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { version: string 
     }
     if (route.multipart) operation.requestBody = multipartBody(route.multipart);
     if (route.rawBody) {
-      operation.requestBody = { required: true, description: route.rawBody.description, content: { [route.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } };
+      operation.requestBody = {
+        required: true,
+        description: route.rawBody.description,
+        content: { [route.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } },
+      };
     }
     (paths[path] ??= {})[route.method] = operation;
   }
@@ -82,7 +86,9 @@ function multipartBody(fields: NonNullable<RegisteredRoute['multipart']>): JsonS
   const properties = Object.fromEntries(
     Object.entries(fields).map(([name, f]) => [name, { type: 'string', ...(f.type === 'file' ? { format: 'binary' } : {}), description: f.description }]),
   );
-  const required = Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name);
+  const required = Object.entries(fields)
+    .filter(([, f]) => f.required)
+    .map(([name]) => name);
   return { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties, required, additionalProperties: false } } } };
 }
 

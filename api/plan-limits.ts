@@ -6,12 +6,7 @@ import { AppError } from './errors';
  * The one check of a plan's resource limits, inside the creating transaction. The advisory lock
  * makes concurrent creates count one after the other, so a limit cannot be overshot by a race.
  */
-export async function assertWithinPlanLimit(
-  tx: Knex.Transaction,
-  tenantId: string,
-  resource: LimitedResource,
-  count: (tx: Knex.Transaction) => Promise<number>,
-): Promise<void> {
+export async function assertWithinPlanLimit(tx: Knex.Transaction, tenantId: string, resource: LimitedResource, count: (tx: Knex.Transaction) => Promise<number>): Promise<void> {
   const tenant = await tx('tenants').where({ id: tenantId }).first('plan');
   const limit = RESOURCE_LIMITS[tenant.plan as keyof typeof RESOURCE_LIMITS][resource];
   if (limit === null) return;

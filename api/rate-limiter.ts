@@ -82,13 +82,7 @@ function asLimiterRes(rejection: unknown): RateLimiterRes {
   throw rejection;
 }
 
-function decision(
-  allowed: boolean,
-  limit: number,
-  minuteRes: RateLimiterRes | null,
-  exceeded: RateDecision['exceeded'],
-  retryMs = 0,
-): RateDecision {
+function decision(allowed: boolean, limit: number, minuteRes: RateLimiterRes | null, exceeded: RateDecision['exceeded'], retryMs = 0): RateDecision {
   const msBeforeReset = minuteRes && minuteRes.msBeforeNext > 0 ? minuteRes.msBeforeNext : 60_000;
   return {
     allowed,

@@ -28,10 +28,35 @@ import { whatsappWebhookRoutes } from './routes/whatsapp-webhook';
 
 /** Every feature router of the API. A new prefix is added here and nowhere else. */
 export function featureRouters(): ApiRouter[] {
-  return [authRoutes(), auditRoutes(), internalRoutes(), assetRoutes(), webhookRoutes(), machineRoutes(), predictiveConfigRoutes(), dashboardRoutes(), maintenanceRoutes(), privacyRoutes(),
+  return [
+    authRoutes(),
+    auditRoutes(),
+    internalRoutes(),
+    assetRoutes(),
+    webhookRoutes(),
+    machineRoutes(),
+    predictiveConfigRoutes(),
+    dashboardRoutes(),
+    maintenanceRoutes(),
+    privacyRoutes(),
     // Agents: /email/accounts before /email, whose /:agent_id would otherwise take "accounts".
-    agentRoutes(), emailAccountRoutes(), emailInboundRoutes(), emailAgentRoutes(), whatsappNumberRoutes(), whatsappAgentRoutes(), whatsappWebhookRoutes(), toolRoutes(), conversationRoutes(), promptRoutes(),
-    fileRoutes(), collectionRoutes(), csatRoutes(),
-    extractionTemplateRoutes(), extractionRoutes(),
-    reportRoutes(), scheduledReportRoutes(), brandingRoutes()];
+    agentRoutes(),
+    emailAccountRoutes(),
+    emailInboundRoutes(),
+    emailAgentRoutes(),
+    whatsappNumberRoutes(),
+    whatsappAgentRoutes(),
+    whatsappWebhookRoutes(),
+    toolRoutes(),
+    conversationRoutes(),
+    promptRoutes(),
+    fileRoutes(),
+    collectionRoutes(),
+    csatRoutes(),
+    extractionTemplateRoutes(),
+    extractionRoutes(),
+    reportRoutes(),
+    scheduledReportRoutes(),
+    brandingRoutes(),
+  ];
 }

@@ -22,7 +22,13 @@ async function main(): Promise<void> {
 
   const stop = () => {
     lifecycle.info('api stopping');
-    server.close(() => void deps.close().then(() => tracing?.shutdown()).then(() => process.exit(0)));
+    server.close(
+      () =>
+        void deps
+          .close()
+          .then(() => tracing?.shutdown())
+          .then(() => process.exit(0)),
+    );
     // Idle keep-alive sockets would hold close() open.
     server.closeIdleConnections();
     setTimeout(() => process.exit(0), 10_000).unref();

@@ -131,7 +131,13 @@ async function plainPhase(ctx: AssetsBenchContext, tenantId: string, streams: ((
     streams.map(async (stream) => {
       let stored = 0;
       for (let b = 0; b < perSender; b++) {
-        stored += (await insertReadings(ctx.db, tenantId, stream(b).map((r) => ({ ...r, sender_event_id: `${r.sender_event_id}-plain` })))).size;
+        stored += (
+          await insertReadings(
+            ctx.db,
+            tenantId,
+            stream(b).map((r) => ({ ...r, sender_event_id: `${r.sender_event_id}-plain` })),
+          )
+        ).size;
       }
       return stored;
     }),

@@ -33,7 +33,6 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ ur
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-
 /** autocannon in a child process (bench/load-generator.ts), so it does not compete with the servers. */
 function run(load: LoadSpec): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
@@ -94,9 +93,14 @@ export async function runHttpBench(deps: AppDeps, opts = { rate: 300, seconds: 8
     };
   } finally {
     // Wait for in-flight requests to finish before the caller closes the database pool.
-    await Promise.all([bare.server, api.server].map((server) => new Promise((resolve) => {
-      server.close(resolve);
-      server.closeIdleConnections();
-    })));
+    await Promise.all(
+      [bare.server, api.server].map(
+        (server) =>
+          new Promise((resolve) => {
+            server.close(resolve);
+            server.closeIdleConnections();
+          }),
+      ),
+    );
   }
 }

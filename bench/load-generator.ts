@@ -19,9 +19,7 @@ const spec = JSON.parse(process.argv[2]) as LoadSpec;
 let n = 0;
 const tokens = spec.tokens ?? [];
 // autocannon refuses options that are present but undefined.
-const limits = Object.fromEntries(
-  Object.entries({ duration: spec.duration, amount: spec.amount, overallRate: spec.overallRate }).filter(([, v]) => v !== undefined),
-);
+const limits = Object.fromEntries(Object.entries({ duration: spec.duration, amount: spec.amount, overallRate: spec.overallRate }).filter(([, v]) => v !== undefined));
 autocannon(
   {
     url: spec.url,
@@ -31,8 +29,7 @@ autocannon(
       {
         method: 'GET',
         path: spec.path ?? '/',
-        setupRequest: (req: any) =>
-          tokens.length ? { ...req, headers: { ...req.headers, authorization: `Bearer ${tokens[n++ % tokens.length]}` } } : req,
+        setupRequest: (req: any) => (tokens.length ? { ...req, headers: { ...req.headers, authorization: `Bearer ${tokens[n++ % tokens.length]}` } } : req),
       },
     ],
   },

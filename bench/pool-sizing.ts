@@ -64,7 +64,9 @@ async function burst(slots: number): Promise<{ seconds: number; activityP99Ms: n
       })();
       const t0 = performance.now();
       const failures = await Promise.all(
-        Array.from({ length: WORKFLOWS }, () => client.workflow.execute(benchDbBurstWorkflow, { taskQueue, workflowId: `bench-db-burst-${randomUUID()}`, args: [ACTIVITIES_PER_WORKFLOW] })),
+        Array.from({ length: WORKFLOWS }, () =>
+          client.workflow.execute(benchDbBurstWorkflow, { taskQueue, workflowId: `bench-db-burst-${randomUUID()}`, args: [ACTIVITIES_PER_WORKFLOW] }),
+        ),
       );
       const seconds = (performance.now() - t0) / 1000;
       running = false;

@@ -16,9 +16,16 @@ const MESSAGES_PER_CONVERSATION = 1_000;
 /** A subject (contact) of a fresh tenant with `rows` messages over conversations of 1 000, inserted by PostgreSQL itself. */
 async function subjectWithMessages(deps: AppDeps, rows: number): Promise<{ tenantId: string; exportId: string }> {
   const db = deps.db;
-  const tenant = await provisionTenant(db, { name: `Export bench ${randomUUID().slice(0, 8)}`, plan: 'enterprise', adminEmail: `bench-${randomUUID()}@example.com`, adminPassword: randomUUID() });
+  const tenant = await provisionTenant(db, {
+    name: `Export bench ${randomUUID().slice(0, 8)}`,
+    plan: 'enterprise',
+    adminEmail: `bench-${randomUUID()}@example.com`,
+    adminPassword: randomUUID(),
+  });
   const tenantId = tenant.tenant_id;
-  const [contact] = await db('contacts').insert({ tenant_id: tenantId, name: 'Bench Subject', email: `subject-${randomUUID()}@example.com` }).returning('id');
+  const [contact] = await db('contacts')
+    .insert({ tenant_id: tenantId, name: 'Bench Subject', email: `subject-${randomUUID()}@example.com` })
+    .returning('id');
   const conversations = Math.ceil(rows / MESSAGES_PER_CONVERSATION);
   await db.raw(
     `insert into conversations (tenant_id, agent_id, contact_id, channel)

@@ -21,7 +21,18 @@ async function main(): Promise<void> {
   const benches: Bench[] = [
     { name: 'http', target: 'authenticated list p99 within 3x of bare Koa (p99_ratio <= 3)', run: () => runHttpBench(deps) },
     { name: 'assets', target: 'gateway ingest >= 0.5x plain batch insert; GET /dashboard p99 with 100 000 readings', run: () => runAssetsBenchOn(deps) },
-    { name: 'webhooks', target: 'deliveries/s >= 0.7 of the no-op workflow ceiling; burst first-attempt p99 <= 1.2x its drain time; paced first-attempt p99 < 1 s', run: () => runWebhookBench({ db: deps.db, temporal: deps.temporal, dataEncryptionKey: deps.config.secrets.dataEncryptionKey, temporalAddress: deps.config.temporal.address, namespace: deps.config.temporal.namespace }) },
+    {
+      name: 'webhooks',
+      target: 'deliveries/s >= 0.7 of the no-op workflow ceiling; burst first-attempt p99 <= 1.2x its drain time; paced first-attempt p99 < 1 s',
+      run: () =>
+        runWebhookBench({
+          db: deps.db,
+          temporal: deps.temporal,
+          dataEncryptionKey: deps.config.secrets.dataEncryptionKey,
+          temporalAddress: deps.config.temporal.address,
+          namespace: deps.config.temporal.namespace,
+        }),
+    },
     { name: 'pool', target: 'activity slots from the pool (pool - 4): the burst no slower, other users of the pool keep their latency', run: () => runPoolSizingBench() },
     { name: 'prognostics', target: 'general model on synthetic series: median relative RUL error <= 0.2, 90 % interval coverage >= 0.85', run: async () => runPrognosticsBench() },
     { name: 'export', target: 'subject export of 100 000 rows under 30 s, memory flat (streamed)', run: () => runPrivacyExportBench(deps) },

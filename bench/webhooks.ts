@@ -163,7 +163,12 @@ async function emptyWorkflowRate(deps: WebhookBenchDeps, client: Client): Promis
 
 async function benchWebhook(deps: WebhookBenchDeps, url: string): Promise<{ tenantId: string; webhookId: string }> {
   const suffix = randomUUID().slice(0, 8);
-  const tenant = await provisionTenant(deps.db, { name: `Webhook bench ${suffix}`, plan: 'enterprise', adminEmail: `bench-${suffix}@bench.example.com`, adminPassword: randomUUID() });
+  const tenant = await provisionTenant(deps.db, {
+    name: `Webhook bench ${suffix}`,
+    plan: 'enterprise',
+    adminEmail: `bench-${suffix}@bench.example.com`,
+    adminPassword: randomUUID(),
+  });
   const webhookId = randomUUID();
   await deps.db('webhooks').insert({
     id: webhookId,

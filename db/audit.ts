@@ -4,10 +4,7 @@ import { chainHash, ChainVerification, GENESIS_HASH, sha256Hex, verifyChain } fr
 import { Queryable } from './knex';
 import { isoTime } from '../domain/time';
 
-export type Actor =
-  | { type: 'user'; id: string }
-  | { type: 'service'; id: string }
-  | { type: 'system'; id: string | null };
+export type Actor = { type: 'user'; id: string } | { type: 'service'; id: string } | { type: 'system'; id: string | null };
 
 export interface AuditEntry {
   tenantId: string;
@@ -31,10 +28,7 @@ export interface AuditEntry {
  */
 export async function appendAudit(tx: Knex.Transaction, entry: AuditEntry): Promise<{ seq: number; hash: string }> {
   await tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 42))', [`audit:${entry.tenantId}`]);
-  const last = await tx('audit_log')
-    .where({ tenant_id: entry.tenantId })
-    .orderBy('seq', 'desc')
-    .first('seq', 'hash');
+  const last = await tx('audit_log').where({ tenant_id: entry.tenantId }).orderBy('seq', 'desc').first('seq', 'hash');
   const seq = last ? Number(last.seq) + 1 : 1;
   const prevHash: string = last ? last.hash : GENESIS_HASH;
   const occurredAt = (entry.occurredAt ?? new Date()).toISOString();
@@ -96,8 +90,19 @@ export async function verifyTenantChain(db: Queryable, tenantId: string): Promis
       .orderBy('seq', 'asc')
       .limit(VERIFY_BATCH)
       .select(
-        'tenant_id', 'seq', 'occurred_at', 'actor_type', 'actor_id', 'action', 'resource_type',
-        'resource_id', 'request_id', 'subject_digest', 'details', 'prev_hash', 'hash',
+        'tenant_id',
+        'seq',
+        'occurred_at',
+        'actor_type',
+        'actor_id',
+        'action',
+        'resource_type',
+        'resource_id',
+        'request_id',
+        'subject_digest',
+        'details',
+        'prev_hash',
+        'hash',
       );
     if (rows.length === 0) {
       return { valid: true, checked, last_seq: anchor?.seq ?? null, last_hash: anchor?.hash ?? null };

@@ -54,7 +54,10 @@ export type RotationResult =
  * The row lock makes two concurrent uses of one token resolve as one rotation and one reuse.
  */
 export async function rotateRefreshToken(tx: Knex.Transaction, presented: string, now = new Date()): Promise<RotationResult> {
-  const row = await tx('refresh_tokens').where({ token_hash: hashRefreshToken(presented) }).forUpdate().first();
+  const row = await tx('refresh_tokens')
+    .where({ token_hash: hashRefreshToken(presented) })
+    .forUpdate()
+    .first();
   if (!row) return { kind: 'refused', reason: 'unknown' };
   if (row.rotated_at) {
     await revokeFamily(tx, row.family_id, 'reuse_detected', now);
@@ -75,7 +78,9 @@ export async function revokeFamily(db: Queryable, familyId: string, reason: stri
 
 /** Logout: revokes the family of the presented token, if it belongs to the caller. */
 export async function revokeByToken(db: Queryable, presented: string, userId: string): Promise<string | null> {
-  const row = await db('refresh_tokens').where({ token_hash: hashRefreshToken(presented), user_id: userId }).first('family_id');
+  const row = await db('refresh_tokens')
+    .where({ token_hash: hashRefreshToken(presented), user_id: userId })
+    .first('family_id');
   if (!row) return null;
   await revokeFamily(db, row.family_id, 'logout');
   return row.family_id;

@@ -28,15 +28,9 @@ export async function appendEvent(tx: Knex.Transaction, event: OutboxEvent): Pro
     const [inserted] = await tx('outbox_events').insert(row).returning('id');
     return { id: inserted.id, duplicate: false };
   }
-  const inserted = await tx('outbox_events')
-    .insert(row)
-    .onConflict(['tenant_id', 'idempotency_key'])
-    .ignore()
-    .returning('id');
+  const inserted = await tx('outbox_events').insert(row).onConflict(['tenant_id', 'idempotency_key']).ignore().returning('id');
   if (inserted.length > 0) return { id: inserted[0].id, duplicate: false };
-  const existing = await tx('outbox_events')
-    .where({ tenant_id: event.tenantId, idempotency_key: event.idempotencyKey })
-    .first('id');
+  const existing = await tx('outbox_events').where({ tenant_id: event.tenantId, idempotency_key: event.idempotencyKey }).first('id');
   return { id: existing.id, duplicate: true };
 }
 

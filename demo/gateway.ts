@@ -82,9 +82,17 @@ async function main(): Promise<void> {
     try {
       const summary = await api.call('POST', '/api/v1/machine/readings/batch', { readings: readingsForTick(state.assetIds, tick, degradation, new Date()) });
       runHours = round(runHours + RUN_HOURS_PER_TICK);
-      const counted = await api.call('POST', `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter`, { value: runHours, source: 'demo-gateway' }, { 'Idempotency-Key': `demo-run-hours-${runHours}` });
+      const counted = await api.call(
+        'POST',
+        `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter`,
+        { value: runHours, source: 'demo-gateway' },
+        { 'Idempotency-Key': `demo-run-hours-${runHours}` },
+      );
       if (summary.alerts_raised > 0 || summary.alerts_resolved > 0 || counted.execution) {
-        log.info({ tick, alerts_raised: summary.alerts_raised, alerts_resolved: summary.alerts_resolved, run_hours: runHours, work_order: counted.execution?.task_code ?? null }, 'demo gateway');
+        log.info(
+          { tick, alerts_raised: summary.alerts_raised, alerts_resolved: summary.alerts_resolved, run_hours: runHours, work_order: counted.execution?.task_code ?? null },
+          'demo gateway',
+        );
       }
     } catch (err) {
       // The API restarting, a token expiring: the next tick tries again.

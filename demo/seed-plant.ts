@@ -52,7 +52,12 @@ export async function seedPlant(api: DemoApiClient, webhookUrl: string, previous
     for (const p of asset.parameters) {
       if (baselines.has(p.parameter)) continue;
       created.push(`baseline ${asset.name} ${p.parameter}`);
-      await api.call('POST', `/api/v1/assets/${row.id}/baselines`, { parameter: p.parameter, baseline_value: p.baseline, tolerance_percent: p.tolerancePercent, measurement_unit: p.unit });
+      await api.call('POST', `/api/v1/assets/${row.id}/baselines`, {
+        parameter: p.parameter,
+        baseline_value: p.baseline,
+        tolerance_percent: p.tolerancePercent,
+        measurement_unit: p.unit,
+      });
     }
   }
 
@@ -113,7 +118,13 @@ export async function seedPlant(api: DemoApiClient, webhookUrl: string, previous
 
   const brandings = new Map((await api.all<Named>('/api/v1/brandings')).map((b) => [b.name, b]));
   const branding = await ensure(`branding ${DEMO_BRANDING}`, brandings.get(DEMO_BRANDING), () =>
-    api.call('POST', '/api/v1/brandings', { name: DEMO_BRANDING, company_name: 'North Works Manufacturing', primary_color: '#0B6E4F', accent_color: '#F2A541', footer_text: 'Demo data' }),
+    api.call('POST', '/api/v1/brandings', {
+      name: DEMO_BRANDING,
+      company_name: 'North Works Manufacturing',
+      primary_color: '#0B6E4F',
+      accent_color: '#F2A541',
+      footer_text: 'Demo data',
+    }),
   );
   const scheduled = new Map((await api.all<Named>('/api/v1/scheduled-reports')).map((r) => [r.name, r]));
   await ensure(`scheduled report ${DEMO_SCHEDULED_REPORT}`, scheduled.get(DEMO_SCHEDULED_REPORT), () =>

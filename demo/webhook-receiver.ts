@@ -43,7 +43,11 @@ async function main(): Promise<void> {
         const x = verifyXSignature({ secret, body, signature: header(req, 'x-signature'), timestamp: header(req, 'x-signature-timestamp'), now: Math.floor(Date.now() / 1000) });
         ours = x.ok ? 'ok' : x.reason;
         try {
-          new Webhook(secret).verify(body, { 'webhook-id': deliveryId, 'webhook-timestamp': header(req, 'webhook-timestamp'), 'webhook-signature': header(req, 'webhook-signature') });
+          new Webhook(secret).verify(body, {
+            'webhook-id': deliveryId,
+            'webhook-timestamp': header(req, 'webhook-timestamp'),
+            'webhook-signature': header(req, 'webhook-signature'),
+          });
           standard = 'ok';
         } catch (err) {
           standard = (err as Error).message;
@@ -58,7 +62,17 @@ async function main(): Promise<void> {
       } catch {
         // not JSON: printed as '?'
       }
-      log.info({ type, delivery_id: deliveryId, signature: ours, standard_webhooks: standard, answered: status, ...(status === 503 ? { note: 'refused on purpose: watch the retry in the Temporal UI' } : {}) }, 'webhook delivery');
+      log.info(
+        {
+          type,
+          delivery_id: deliveryId,
+          signature: ours,
+          standard_webhooks: standard,
+          answered: status,
+          ...(status === 503 ? { note: 'refused on purpose: watch the retry in the Temporal UI' } : {}),
+        },
+        'webhook delivery',
+      );
       res.writeHead(status, { 'Content-Type': 'application/json' });
       res.end(status === 200 ? '{"received":true}' : '{"received":false}');
     });

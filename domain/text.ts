@@ -19,6 +19,7 @@ export function storableJson(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   // defineProperty: even a "__proto__" key stays an own key (the shared validation refuses it next).
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) Object.defineProperty(out, storableText(key), { value: storableJson(inner), enumerable: true, writable: true, configurable: true });
+  for (const [key, inner] of Object.entries(value))
+    Object.defineProperty(out, storableText(key), { value: storableJson(inner), enumerable: true, writable: true, configurable: true });
   return out;
 }

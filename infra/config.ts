@@ -166,8 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('DATA_ENCRYPTION_KEY must be the base64 encoding of 32 bytes');
   }
   // Unset: allowed in development only, so a local receiver on loopback works out of the box.
-  const allowPrivate =
-    env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === undefined ? appEnv === 'development' : env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === 'true';
+  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === undefined ? appEnv === 'development' : env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === 'true';
   if (allowPrivate && appEnv === 'production') {
     problems.push('WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be enabled in production');
   }
@@ -228,7 +227,7 @@ function s3Credentials(env: NodeJS.ProcessEnv, problems: string[]): Config['s3']
   const secretKey = env.S3_SECRET_KEY?.trim();
   if (!accessKey && !secretKey) return 'environment';
   if (!accessKey || !secretKey) {
-    problems.push('S3_ACCESS_KEY and S3_SECRET_KEY go together (both, or neither for the environment\'s role)');
+    problems.push("S3_ACCESS_KEY and S3_SECRET_KEY go together (both, or neither for the environment's role)");
     return 'environment';
   }
   return { accessKey, secretKey };

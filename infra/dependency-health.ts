@@ -42,7 +42,12 @@ export async function checkDependencies(deps: Dependencies): Promise<DependencyH
     check(() => deps.objectStore.ping(CHECK_TIMEOUT_MS)),
   ]);
   const components = { postgres, temporal, object_store };
-  return { components, down: Object.entries(components).filter(([, c]) => c.status === 'down').map(([name]) => name) };
+  return {
+    components,
+    down: Object.entries(components)
+      .filter(([, c]) => c.status === 'down')
+      .map(([name]) => name),
+  };
 }
 
 /**

@@ -19,7 +19,9 @@ export function grpcStatusOf(err: unknown): number | null {
 
 /** The first line of an error's message, bounded: enough to name a failing dependency, no stack. */
 export function errorSummary(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200);
+  return String((err as Error)?.message ?? err)
+    .split('\n')[0]
+    .slice(0, 200);
 }
 
 /** Node's socket errors when a server is down or went away mid-request. */

@@ -31,7 +31,11 @@ export function createOpenAiCompatibleProvider(
         res = await doFetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
-          body: JSON.stringify({ model: request.model ?? config.model, messages: request.messages, ...(request.temperature !== undefined ? { temperature: request.temperature } : {}) }),
+          body: JSON.stringify({
+            model: request.model ?? config.model,
+            messages: request.messages,
+            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+          }),
           signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
         });
       } catch (err) {

@@ -10,16 +10,7 @@ export function createLogger(level: string, base: Record<string, unknown> = {}):
     base: { service: 'industrial-ops', ...base },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'headers.authorization',
-        '*.password',
-        '*.refresh_token',
-        '*.access_token',
-        '*.secret',
-        '*.token',
-      ],
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', '*.password', '*.refresh_token', '*.access_token', '*.secret', '*.token'],
       censor: '[redacted]',
     },
   });

@@ -9,12 +9,7 @@ export const UPLOAD_PART_BYTES = 5 * 1024 * 1024;
  * buffer any realistic upload whole.) A source shorter than one part is one PUT; a longer one a
  * multipart upload, aborted when the source or a part fails, so nothing is left behind.
  */
-export async function uploadObjectStream(
-  store: ObjectStore,
-  key: string,
-  source: AsyncIterable<Buffer>,
-  opts: { contentType: string; partBytes?: number },
-): Promise<void> {
+export async function uploadObjectStream(store: ObjectStore, key: string, source: AsyncIterable<Buffer>, opts: { contentType: string; partBytes?: number }): Promise<void> {
   const partBytes = opts.partBytes ?? UPLOAD_PART_BYTES;
   const headers = { 'Content-Type': opts.contentType };
   const etags: Array<{ part: number; etag: string }> = [];
@@ -37,7 +32,7 @@ export async function uploadObjectStream(
 
   try {
     for await (const chunk of source) {
-      for (let offset = 0; offset < chunk.length; ) {
+      for (let offset = 0; offset < chunk.length;) {
         const take = Math.min(chunk.length - offset, partBytes - filled);
         if (part) chunk.copy(part, filled, offset, offset + take);
         else chunks.push(chunk.subarray(offset, offset + take));

@@ -13,14 +13,6 @@ export const PlanIdKey = defineSearchAttributeKey('PlanId', SearchAttributeType.
 export const WebhookIdKey = defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD);
 
 /** TenantId and ResourceId on every workflow we start, plus any resource-specific key. */
-export function resourceSearchAttributes(
-  tenantId: string,
-  resourceId: string,
-  extra: Array<[typeof PlanIdKey, string]> = [],
-): TypedSearchAttributes {
-  return new TypedSearchAttributes([
-    { key: TenantIdKey, value: tenantId },
-    { key: ResourceIdKey, value: resourceId },
-    ...extra.map(([key, value]) => ({ key, value })),
-  ]);
+export function resourceSearchAttributes(tenantId: string, resourceId: string, extra: Array<[typeof PlanIdKey, string]> = []): TypedSearchAttributes {
+  return new TypedSearchAttributes([{ key: TenantIdKey, value: tenantId }, { key: ResourceIdKey, value: resourceId }, ...extra.map(([key, value]) => ({ key, value }))]);
 }

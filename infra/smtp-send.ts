@@ -17,10 +17,7 @@ export interface OutgoingMail {
   references?: string[];
 }
 
-export type SmtpSendResult =
-  | { kind: 'sent'; messageId: string }
-  | { kind: 'credentials_rejected' }
-  | { kind: 'rejected'; reason: string };
+export type SmtpSendResult = { kind: 'sent'; messageId: string } | { kind: 'credentials_rejected' } | { kind: 'rejected'; reason: string };
 
 const TIMEOUT_MS = 20_000;
 

@@ -153,11 +153,20 @@ export const IMPLICIT_REPEAT_WINDOW_SECONDS = 60;
 export async function recentManualExecution(db: Queryable, plan: PlanRow, userId: string): Promise<ManualExecution | null> {
   const row = await db('maintenance_executions')
     .join('maintenance_tasks', 'maintenance_tasks.id', 'maintenance_executions.task_id')
-    .where({ 'maintenance_executions.tenant_id': plan.tenant_id, 'maintenance_executions.plan_id': plan.id, 'maintenance_executions.executed_by': userId, 'maintenance_executions.outcome': 'created' })
+    .where({
+      'maintenance_executions.tenant_id': plan.tenant_id,
+      'maintenance_executions.plan_id': plan.id,
+      'maintenance_executions.executed_by': userId,
+      'maintenance_executions.outcome': 'created',
+    })
     .where('maintenance_executions.idempotency_key', 'like', `${manualExecutionKey(IMPLICIT_REQUEST_PREFIX)}%`)
     .where('maintenance_executions.executed_at', '>', db.raw(`now() - make_interval(secs => ?)`, [IMPLICIT_REPEAT_WINDOW_SECONDS]))
     .orderBy('maintenance_executions.executed_at', 'desc')
-    .first<{ execution_id: string; task_id: string; task_code: string } | undefined>('maintenance_executions.execution_id', 'maintenance_tasks.id as task_id', 'maintenance_tasks.task_code');
+    .first<{ execution_id: string; task_id: string; task_code: string } | undefined>(
+      'maintenance_executions.execution_id',
+      'maintenance_tasks.id as task_id',
+      'maintenance_tasks.task_code',
+    );
   if (!row) return null;
   return { task_id: row.task_id, task_code: row.task_code, execution_id: row.execution_id, next_due_at: plan.next_due_at?.toISOString() ?? null, repeated: true };
 }

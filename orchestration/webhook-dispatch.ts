@@ -117,7 +117,10 @@ export async function dispatchOutboxBatch(
     const events = await claimFairBatch(tx, options.batchSize ?? DEFAULT_DISPATCH_BATCH);
     if (events.length === 0) return null;
     await tx('outbox_events')
-      .whereIn('id', events.map((event) => event.id))
+      .whereIn(
+        'id',
+        events.map((event) => event.id),
+      )
       .update({ next_attempt_at: tx.raw('now() + make_interval(secs => ?)', [CLAIM_TTL_S]) });
     const webhooks: ReceivingWebhook[] = await tx('webhooks')
       .whereIn('tenant_id', [...new Set(events.map((event) => event.tenant_id))])
@@ -238,7 +241,9 @@ async function recordFailure(tx: Knex.Transaction, event: ClaimedEvent, err: unk
     return true;
   }
   const delaySeconds = unreachable ? 5 : Math.min(MAX_RETRY_DELAY_S, 2 ** attempts);
-  await tx('outbox_events').where({ id: event.id }).update({ attempts, last_error: lastError, next_attempt_at: tx.raw('now() + make_interval(secs => ?)', [delaySeconds]) });
+  await tx('outbox_events')
+    .where({ id: event.id })
+    .update({ attempts, last_error: lastError, next_attempt_at: tx.raw('now() + make_interval(secs => ?)', [delaySeconds]) });
   return false;
 }
 
@@ -249,5 +254,8 @@ function isUnreachable(err: unknown): boolean {
 
 /** What failed, for the operator: each error's class and message down its causes, bounded. Event data is never in it. */
 export function describeError(err: unknown): string {
-  return [...causeChain(err)].map((e) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e))).join(' <- ').slice(0, 500);
+  return [...causeChain(err)]
+    .map((e) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e)))
+    .join(' <- ')
+    .slice(0, 500);
 }

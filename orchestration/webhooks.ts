@@ -31,11 +31,7 @@ export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput
 }
 
 /** Starts many deliveries, at most `concurrency` starts in flight; rejects with the first failure. */
-export async function startWebhookDeliveries(
-  client: Client,
-  inputs: readonly WebhookDeliveryInput[],
-  concurrency = 32,
-): Promise<Array<'started' | 'already_started'>> {
+export async function startWebhookDeliveries(client: Client, inputs: readonly WebhookDeliveryInput[], concurrency = 32): Promise<Array<'started' | 'already_started'>> {
   const settled = await mapSettled(inputs, concurrency, (input) => startWebhookDelivery(client, input));
   return settled.map((result) => {
     if (result.status === 'rejected') throw result.reason;

@@ -44,7 +44,9 @@ function main(): void {
   out(`|error| <= 10: ${within(10)}, <= 20: ${within(20)}, max ${Math.max(...abs).toFixed(1)}`);
   const b = result.brier;
   const base = b.failures / Math.max(result.engines.length, 1);
-  out(`failure within ${b.horizon_cycles} cycles: ${b.failures} engines, expected ${b.expected.toFixed(1)}, Brier ${b.score.toFixed(4)} (constant-rate baseline ${(base * (1 - base)).toFixed(4)})`);
+  out(
+    `failure within ${b.horizon_cycles} cycles: ${b.failures} engines, expected ${b.expected.toFixed(1)}, Brier ${b.score.toFixed(4)} (constant-rate baseline ${(base * (1 - base)).toFixed(4)})`,
+  );
   out(`rmse=${result.rmse.toFixed(3)} score=${result.score.toFixed(2)}`);
   if (result.engines.length === 0) process.exitCode = 1;
 }

@@ -11,11 +11,7 @@ async function main(): Promise<void> {
   const email = process.env.DEMO_ADMIN_EMAIL ?? 'admin@demo.example.com';
   const db = createDb(url, { min: 0, max: 2 });
   try {
-    const tenant = await provisionTenant(
-      db,
-      { name: 'Demo Plant', slug: 'demo-plant', plan: 'enterprise', adminEmail: email, adminPassword: password },
-      { resetIfExists: true },
-    );
+    const tenant = await provisionTenant(db, { name: 'Demo Plant', slug: 'demo-plant', plan: 'enterprise', adminEmail: email, adminPassword: password }, { resetIfExists: true });
     console.log(JSON.stringify({ tenant_id: tenant.tenant_id, email, password, created: tenant.created }));
   } finally {
     await db.destroy();

@@ -54,11 +54,7 @@ async function main() {
     });
   // The build is tsc, then the workflow bundle the worker loads (as `npm run build`).
   const bundle = () => timed('workflow bundle', () => runCommand(process.execPath, [path.join(ROOT, 'dist/workers/workflow-bundle.js')], { cwd: ROOT }));
-  const results = await Promise.allSettled([
-    tsc('build', ['-p', 'tsconfig.build.json']).then(bundle),
-    tsc('typecheck', ['-p', 'tsconfig.json', '--noEmit']),
-    lint(),
-  ]);
+  const results = await Promise.allSettled([tsc('build', ['-p', 'tsconfig.build.json']).then(bundle), tsc('typecheck', ['-p', 'tsconfig.json', '--noEmit']), lint()]);
   const failed = results.filter((result) => result.status === 'rejected');
   if (failed.length) throw new Error(failed.map((result) => result.reason.message).join('\n  '));
   log('▸ jest');

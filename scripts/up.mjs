@@ -49,12 +49,8 @@ function plan() {
     workerHttpPort: portFromEnv('WORKER_HTTP_PORT', 3001),
     demoWebhookPort: DEMO ? portFromEnv('DEMO_WEBHOOK_PORT', 3002) : null,
     postgres: env.DATABASE_URL ? null : { port: portFromEnv('PG_PORT', 5432) },
-    temporal: env.TEMPORAL_ADDRESS
-      ? null
-      : { port: portFromEnv('TEMPORAL_PORT', 7233), uiPort: portFromEnv('TEMPORAL_UI_PORT', 8233) },
-    minio: env.S3_ENDPOINT
-      ? null
-      : { port: portFromEnv('MINIO_PORT', 9000), consolePort: portFromEnv('MINIO_CONSOLE_PORT', 9001) },
+    temporal: env.TEMPORAL_ADDRESS ? null : { port: portFromEnv('TEMPORAL_PORT', 7233), uiPort: portFromEnv('TEMPORAL_UI_PORT', 8233) },
+    minio: env.S3_ENDPOINT ? null : { port: portFromEnv('MINIO_PORT', 9000), consolePort: portFromEnv('MINIO_CONSOLE_PORT', 9001) },
   };
 }
 
@@ -85,16 +81,12 @@ function writeStackEnv(values) {
 function request(method, url, { body, headers = {} } = {}) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      url,
-      { method, timeout: 10_000, headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode, text }));
-      },
-    );
+    const req = http.request(url, { method, timeout: 10_000, headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+    });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end(payload);
@@ -269,7 +261,10 @@ async function main() {
       const child = runner.runningChildren().find((c) => c.name === name);
       if (child) superviseProcess({ name, start: restartable[name], isStopping: () => runner.stopping, log }, child);
     }
-    const watched = runner.runningChildren().filter((child) => !Object.hasOwn(restartable, child.name)).map((child) => [child.name, child.exited]);
+    const watched = runner
+      .runningChildren()
+      .filter((child) => !Object.hasOwn(restartable, child.name))
+      .map((child) => [child.name, child.exited]);
     if (postgres) watched.push(['postgres', postgres.exited]);
     for (const [name, exited] of watched) {
       exited.then(({ code, signal }) => {
@@ -315,10 +310,7 @@ function printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets,
     ['API probes', `${apiOrigin}/readyz   metrics ${apiOrigin}/metrics`],
     ['Worker probes', `${workerUrl}/readyz   metrics ${workerUrl}/metrics`],
     ['Temporal UI', temporal ? temporal.uiUrl : env.TEMPORAL_UI_URL || `(external Temporal at ${env.TEMPORAL_ADDRESS})`],
-    [
-      'MinIO console',
-      minio ? `${minio.consoleUrl}   user ${secrets.S3_ACCESS_KEY}  password ${secrets.S3_SECRET_KEY}` : `(external S3 at ${env.S3_ENDPOINT})`,
-    ],
+    ['MinIO console', minio ? `${minio.consoleUrl}   user ${secrets.S3_ACCESS_KEY}  password ${secrets.S3_SECRET_KEY}` : `(external S3 at ${env.S3_ENDPOINT})`],
     ['Demo login', `${login.email} / ${login.password}   (tenant ${login.tenantId})`],
   ];
   const line = '─'.repeat(78);
@@ -334,10 +326,18 @@ function printSummary({ apiOrigin, apiBase, workerUrl, temporal, minio, secrets,
   - in about a minute a work order from the compressor's run hours; after about three, the
     prognostics of "Cooling pump P-101" project when it leaves its band; after about four, its alert and the
     "Vibration watcher" agent's run; "webhooks" lines below show each delivery (signatures checked;
-    every fourth one is refused once, then retried 30 s later). The API's access log: .data/logs/api.log${ui ? `
+    every fourth one is refused once, then retried 30 s later). The API's access log: .data/logs/api.log${
+      ui
+        ? `
   - the workflows behind it: ${ui}/namespaces/${env.TEMPORAL_NAMESPACE || 'default'}/workflows?query=${query}
-    (maintenance-plan/... with their timers, webhook-delivery/... with a retry, machine-agent/...)` : ''}${minio ? `
-  - the report files: ${minio.consoleUrl}/browser/industrial-ops (folder reports/${login.tenantId}/)` : ''}`);
+    (maintenance-plan/... with their timers, webhook-delivery/... with a retry, machine-agent/...)`
+        : ''
+    }${
+      minio
+        ? `
+  - the report files: ${minio.consoleUrl}/browser/industrial-ops (folder reports/${login.tenantId}/)`
+        : ''
+    }`);
   }
   if (!check.ok) log(`\n  ⚠ the curl above was checked and failed: ${check.note}`);
   log(`\n  Data: .data/ (kept between runs; secrets in .data/secrets.env). Ctrl-C stops everything.\n${line}\n`);

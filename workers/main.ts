@@ -45,7 +45,8 @@ async function main(): Promise<void> {
   const temporal = createTemporalGateway(config.temporal);
   if (config.temporal.registerSearchAttributes) {
     const added = await ensureSearchAttributes((await temporal.client()).connection, config.temporal.namespace);
-    if (added === 'refused') log.warn('the namespace refused to register search attributes: register TenantId, ResourceId, PlanId and WebhookId once, then set TEMPORAL_REGISTER_SEARCH_ATTRIBUTES=false');
+    if (added === 'refused')
+      log.warn('the namespace refused to register search attributes: register TenantId, ResourceId, PlanId and WebhookId once, then set TEMPORAL_REGISTER_SEARCH_ATTRIBUTES=false');
     else if (added.length > 0) log.info({ added }, 'registered search attributes');
   }
 

@@ -36,10 +36,7 @@ export function mainQueueActivitySlots(poolMax: number): number {
 }
 const POOL_RESERVE = 4;
 
-export const WORKER_TUNING: Pick<
-  WorkerOptions,
-  'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'
-> = {
+export const WORKER_TUNING: Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'> = {
   maxCachedWorkflows: 500,
   maxConcurrentActivityTaskExecutions: 100,
   maxConcurrentWorkflowTaskExecutions: 40,

@@ -62,7 +62,8 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         const client = options.eagerClient ?? (await temporal.client());
         const result = await dispatchOutboxBatch(db, client, { batchSize, eagerStart: options.eagerClient !== undefined });
         if (result.deliveries > 0) log.debug(result, 'dispatched outbox events');
-        if (result.retrying > 0 || result.parked > 0) log.warn(result, 'some outbox events failed: each is retried on its own, or parked after repeated failures (GET /internal/outbox)');
+        if (result.retrying > 0 || result.parked > 0)
+          log.warn(result, 'some outbox events failed: each is retried on its own, or parked after repeated failures (GET /internal/outbox)');
         backoffMs = 0;
         if (result.events === batchSize) continue; // more may be waiting: no pause
       } catch (err) {

@@ -22,7 +22,10 @@ export type WorkflowBundleVariant = 'plain' | 'traced';
 
 const VARIANTS: ReadonlyMap<WorkflowBundleVariant, { file: string; interceptorModules: string[] }> = new Map([
   ['plain', { file: path.resolve(__dirname, '..', 'workflow-bundle.js'), interceptorModules: [] }],
-  ['traced', { file: path.resolve(__dirname, '..', 'workflow-bundle-traced.js'), interceptorModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')] }],
+  [
+    'traced',
+    { file: path.resolve(__dirname, '..', 'workflow-bundle-traced.js'), interceptorModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')] },
+  ],
 ]);
 
 const variant = (name: WorkflowBundleVariant) => VARIANTS.get(name)!;

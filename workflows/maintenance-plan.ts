@@ -411,10 +411,9 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
   async function persistSnapshot(): Promise<void> {
     const snapshot = snapshotOf(state, now());
     const result = await callActivity(() =>
-      activities.savePlanSchedule.executeWithOptions(
-        { startToCloseTimeout: '30 seconds', summary: `read model: next due ${snapshot.next_due_at ?? 'none'} (${state.status})` },
-        [{ tenantId: state.tenantId, planId: state.planId, snapshot }],
-      ),
+      activities.savePlanSchedule.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: `read model: next due ${snapshot.next_due_at ?? 'none'} (${state.status})` }, [
+        { tenantId: state.tenantId, planId: state.planId, snapshot },
+      ]),
     );
     if (result.plan === 'gone') ended = 'archived';
     persistedSeq = snapshot.seq;

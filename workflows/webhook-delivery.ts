@@ -72,7 +72,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 }
 
 async function deliverOnSchedule(input: WebhookDeliveryInput, deliverWebhookAttempt: typeof deliverAttemptLocally): Promise<WebhookDeliveryResult> {
-  for (let attempt = 1; ; ) {
+  for (let attempt = 1; ;) {
     const report = await deliverWebhookAttempt({ ...input, attempt });
     if (report.kind === 'skipped') return { status: 'skipped', reason: report.reason, attempts: attempt - 1 };
 

@@ -141,7 +141,9 @@ export function createExtractionActivities(deps: ExtractionDeps) {
       let result = chunk.result as ChunkResult | null;
       if (!result) {
         const fields = row.template_fields;
-        result = llm ? await chunkWithModel(llm, fields, chunk.text, chunk.start_offset) : { engine: 'built-in', model: 'built-in', fields: extractBuiltIn(fields, chunk.text, chunk.start_offset) };
+        result = llm
+          ? await chunkWithModel(llm, fields, chunk.text, chunk.start_offset)
+          : { engine: 'built-in', model: 'built-in', fields: extractBuiltIn(fields, chunk.text, chunk.start_offset) };
         await db('extraction_chunks')
           .where({ extraction_id: ref.extractionId, chunk_index: ref.chunk })
           .whereNull('result')
@@ -164,7 +166,10 @@ export function createExtractionActivities(deps: ExtractionDeps) {
         const chunks = await tx('extraction_chunks').where({ extraction_id: ref.extractionId }).orderBy('chunk_index').select('chunk_index', 'result');
         const missing = chunks.filter((c) => !c.result).map((c) => c.chunk_index);
         if (chunks.length === 0 || missing.length > 0) throw new Error(`chunks without a result: ${missing.join(', ') || 'all'}`);
-        const merged = mergeChunkResults(row.template_fields, chunks.map((c) => c.result as ChunkResult));
+        const merged = mergeChunkResults(
+          row.template_fields,
+          chunks.map((c) => c.result as ChunkResult),
+        );
         const subjectId = await matchSubjectContact(scope, subjectKeys(merged.fields));
         const [record] = await scope.insert(
           'extracted_records',

@@ -47,7 +47,9 @@ export function pdfText(data: Buffer, options: { timeoutMs?: number; maxHeapMb?:
       fn();
     };
     worker.once('message', (msg: { ok: true; text: string } | { ok: false; name?: string }) =>
-      finish(() => (msg.ok ? resolve(msg.text.replace(/\n*-- \d+ of \d+ --\n*/g, '\n').replace(/\s+$/, '\n')) : reject(new PdfTextError(`the PDF could not be read (${msg.name ?? 'error'})`)))),
+      finish(() =>
+        msg.ok ? resolve(msg.text.replace(/\n*-- \d+ of \d+ --\n*/g, '\n').replace(/\s+$/, '\n')) : reject(new PdfTextError(`the PDF could not be read (${msg.name ?? 'error'})`)),
+      ),
     );
     worker.once('error', (err) => finish(() => reject(new PdfTextError(`the PDF could not be read (${err.name})`))));
     worker.once('exit', (code) => finish(() => reject(new PdfTextError(`PDF reader stopped (exit ${code})`))));

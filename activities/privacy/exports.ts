@@ -98,12 +98,10 @@ export function createPrivacyExportActivities(deps: PrivacyExportDeps) {
       const body = new PassThrough();
       // Failures surface through `upload` or the writer's rejected write, not as an unhandled event.
       body.on('error', () => undefined);
-      const upload = objectStore.client
-        .putObject(objectStore.bucket, objectKey, body, undefined, { 'Content-Type': 'application/zip' })
-        .catch((err: Error) => {
-          body.destroy(err);
-          throw err;
-        });
+      const upload = objectStore.client.putObject(objectStore.bucket, objectKey, body, undefined, { 'Content-Type': 'application/zip' }).catch((err: Error) => {
+        body.destroy(err);
+        throw err;
+      });
       const zip = new ZipStreamWriter(body, new Date(row.created_at));
       const parts: ManifestPart[] = [];
       try {

@@ -38,7 +38,10 @@ export class ZipStreamWriter {
   private readonly entries: CentralRecord[] = [];
   private readonly stamp: { time: number; date: number };
 
-  constructor(private readonly out: Writable, modifiedAt: Date) {
+  constructor(
+    private readonly out: Writable,
+    modifiedAt: Date,
+  ) {
     this.stamp = dosDateTime(modifiedAt);
   }
 
@@ -148,7 +151,7 @@ export function readStoredZip(zip: Buffer): Map<string, Buffer> {
     if (method !== 0) throw new Error(`entry ${name} is compressed`);
     const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
     const data = zip.subarray(dataStart, dataStart + size);
-    if ((crc32(data) >>> 0) !== crc) throw new Error(`CRC mismatch in ${name}`);
+    if (crc32(data) >>> 0 !== crc) throw new Error(`CRC mismatch in ${name}`);
     files.set(name, data);
     p += 46 + nameLen + extraLen + commentLen;
   }

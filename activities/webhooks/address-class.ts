@@ -29,8 +29,20 @@ function blockList(rules: readonly Rule[]): BlockList {
 
 /** Checked in order; the first list that contains the address gives its class. */
 const SPECIAL_RANGES: ReadonlyArray<readonly [Exclude<AddressClass, 'public'>, BlockList]> = [
-  ['unspecified', blockList([['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']])],
-  ['loopback', blockList([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']])],
+  [
+    'unspecified',
+    blockList([
+      ['0.0.0.0', 8, 'ipv4'],
+      ['::', 128, 'ipv6'],
+    ]),
+  ],
+  [
+    'loopback',
+    blockList([
+      ['127.0.0.0', 8, 'ipv4'],
+      ['::1', 128, 'ipv6'],
+    ]),
+  ],
   [
     'private',
     blockList([
@@ -42,8 +54,20 @@ const SPECIAL_RANGES: ReadonlyArray<readonly [Exclude<AddressClass, 'public'>, B
     ]),
   ],
   ['shared', blockList([['100.64.0.0', 10, 'ipv4']])],
-  ['link_local', blockList([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']])],
-  ['multicast', blockList([['224.0.0.0', 4, 'ipv4'], ['ff00::', 8, 'ipv6']])],
+  [
+    'link_local',
+    blockList([
+      ['169.254.0.0', 16, 'ipv4'],
+      ['fe80::', 10, 'ipv6'],
+    ]),
+  ],
+  [
+    'multicast',
+    blockList([
+      ['224.0.0.0', 4, 'ipv4'],
+      ['ff00::', 8, 'ipv6'],
+    ]),
+  ],
   [
     'reserved',
     blockList([

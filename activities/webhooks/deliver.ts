@@ -65,8 +65,7 @@ export type AttemptReport =
    * `result` is stripped of the response body and error texts (they are in the delivery record).
    * `policy` is the webhook's at the time of the attempt, so a changed opt-in applies from the next one.
    */
-  | { kind: 'attempted'; result: HttpAttemptResult; webhookStatus: WebhookStatus; policy: DeliveryPolicy }
-  | { kind: 'skipped'; reason: SkipReason };
+  { kind: 'attempted'; result: HttpAttemptResult; webhookStatus: WebhookStatus; policy: DeliveryPolicy } | { kind: 'skipped'; reason: SkipReason };
 
 interface EventRow {
   id: string;
@@ -241,9 +240,7 @@ async function loadAttempt(db: Db, input: AttemptInput, maxInFlight: number): Pr
   );
   if (rows.length === 0) return undefined;
   const { event_id, event_type, event_data, event_occurred_at, leased, ...webhook } = rows[0];
-  const event: EventRow | undefined = event_id
-    ? { id: event_id, tenant_id: input.tenantId, type: event_type, data: event_data, occurred_at: event_occurred_at }
-    : undefined;
+  const event: EventRow | undefined = event_id ? { id: event_id, tenant_id: input.tenantId, type: event_type, data: event_data, occurred_at: event_occurred_at } : undefined;
   return { webhook: webhook as WebhookRow, event, leased: leased === true };
 }
 

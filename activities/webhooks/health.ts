@@ -88,7 +88,13 @@ export function createWebhookHealthActivities({ db, startNotification }: Webhook
       let deleted = 0;
       for (;;) {
         const count = await db('webhook_deliveries')
-          .whereIn('id', db('webhook_deliveries').select('id').where('created_at', '<', db.raw('now() - make_interval(days => ?)', [days])).limit(SWEEP_BATCH))
+          .whereIn(
+            'id',
+            db('webhook_deliveries')
+              .select('id')
+              .where('created_at', '<', db.raw('now() - make_interval(days => ?)', [days]))
+              .limit(SWEEP_BATCH),
+          )
           .delete();
         deleted += count;
         if (count < SWEEP_BATCH) return { deleted };
@@ -101,13 +107,7 @@ export function createWebhookHealthActivities({ db, startNotification }: Webhook
 export type WebhookHealthActivities = ReturnType<typeof createWebhookHealthActivities>;
 
 /** The notification id ('' when nobody can be told), or undefined when another check alerted first. */
-async function openLowSuccessAlert(
-  db: Db,
-  tenantId: string,
-  webhookId: string,
-  asOf: Date,
-  stats: { rate: number; attempts: number; since: Date },
-): Promise<string | undefined> {
+async function openLowSuccessAlert(db: Db, tenantId: string, webhookId: string, asOf: Date, stats: { rate: number; attempts: number; since: Date }): Promise<string | undefined> {
   return db.transaction(async (tx) => {
     const [webhook] = (await tx('webhooks')
       .where({ tenant_id: tenantId, id: webhookId })

@@ -7,6 +7,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export function sha256SignatureMatches(raw: Buffer | string, header: string | undefined, secret: string): boolean {
   if (!header?.startsWith('sha256=')) return false;
   const given = Buffer.from(header.slice('sha256='.length), 'hex');
-  const expected = createHmac('sha256', secret).update(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw).digest();
+  const expected = createHmac('sha256', secret)
+    .update(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw)
+    .digest();
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -11,13 +11,9 @@ export const rateLimit: Middleware<AppState, any> = async (ctx: AppContext, next
   ctx.set('X-RateLimit-Remaining', String(d.remaining));
   ctx.set('X-RateLimit-Reset', String(d.resetEpochSeconds));
   if (!d.allowed) {
-    throw new AppError(
-      'RATE_LIMITED',
-      d.exceeded === 'burst'
-        ? 'too many requests in one second for the tenant plan'
-        : 'requests per minute of the tenant plan exceeded',
-      { retry_after: d.retryAfterSeconds },
-    );
+    throw new AppError('RATE_LIMITED', d.exceeded === 'burst' ? 'too many requests in one second for the tenant plan' : 'requests per minute of the tenant plan exceeded', {
+      retry_after: d.retryAfterSeconds,
+    });
   }
   await next();
 };

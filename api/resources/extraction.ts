@@ -12,7 +12,9 @@ const SNAKE_CASE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 /** One template field: enum needs `values`, array takes `items` (default string); other types take neither. */
 export const templateFieldSchema = Joi.object({
   name: Joi.string().max(64).pattern(SNAKE_CASE, 'snake_case').required(),
-  type: Joi.string().valid(...FIELD_TYPES).required(),
+  type: Joi.string()
+    .valid(...FIELD_TYPES)
+    .required(),
   required: Joi.boolean().default(false),
   instructions: Joi.string().trim().max(1000),
   values: Joi.array()
@@ -23,7 +25,9 @@ export const templateFieldSchema = Joi.object({
     .when('type', { is: 'enum', then: Joi.required(), otherwise: Joi.forbidden().messages({ 'any.unknown': 'applies only to enum fields' }) }),
   items: Joi.when('type', {
     is: 'array',
-    then: Joi.string().valid(...ARRAY_ITEM_TYPES).default('string'),
+    then: Joi.string()
+      .valid(...ARRAY_ITEM_TYPES)
+      .default('string'),
     otherwise: Joi.forbidden().messages({ 'any.unknown': 'applies only to array fields' }),
   }),
 });

@@ -44,9 +44,14 @@ export const isoDuration = Joi.string()
 
 const calendarPart = {
   every: Joi.number().integer().min(1).max(10_000).required(),
-  unit: Joi.string().valid(...CALENDAR_UNITS).required(),
+  unit: Joi.string()
+    .valid(...CALENDAR_UNITS)
+    .required(),
   start_at: isoInstant.required().description('The first due time'),
-  mode: Joi.string().valid(...CALENDAR_MODES).default('fixed').description('fixed: due dates stay on the grid; floating: next due counts from the last execution'),
+  mode: Joi.string()
+    .valid(...CALENDAR_MODES)
+    .default('fixed')
+    .description('fixed: due dates stay on the grid; floating: next due counts from the last execution'),
 };
 const counterPart = {
   counter: Joi.string().trim().min(1).max(100).required().description('Name of the meter, e.g. operating_hours'),
@@ -58,7 +63,11 @@ const triggerType = (type: string) => Joi.object({ type: Joi.valid(type) }).unkn
 const triggerShapes = {
   calendar: Joi.object({ type: Joi.string().valid('calendar').required(), ...calendarPart }),
   counter: Joi.object({ type: Joi.string().valid('counter').required(), ...counterPart }),
-  calendar_or_counter: Joi.object({ type: Joi.string().valid('calendar_or_counter').required(), calendar: Joi.object(calendarPart).required(), counter: Joi.object(counterPart).required() }),
+  calendar_or_counter: Joi.object({
+    type: Joi.string().valid('calendar_or_counter').required(),
+    calendar: Joi.object(calendarPart).required(),
+    counter: Joi.object(counterPart).required(),
+  }),
 };
 export const triggerSchema = Joi.alternatives()
   // Chosen by `type`, so a mistake is reported against that shape's fields.
@@ -93,13 +102,15 @@ export const planFields = {
   estimated_minutes: Joi.number().integer().min(1).max(100_000).allow(null),
   task_kind: Joi.string()
     .valid(...PLAN_TASK_KINDS)
-    .description('Kind of the generated tasks: an `inspection` is completed with the inspector\'s condition rating, which is recorded on the assets'),
+    .description("Kind of the generated tasks: an `inspection` is completed with the inspector's condition rating, which is recorded on the assets"),
   task_prefix: Joi.string()
     .meta({ pattern: TASK_PREFIX.source })
     .custom((v: string, h) => (isValidTaskPrefix(v) ? v : h.error('any.invalid')))
     .messages({ 'any.invalid': `must be ${TASK_PREFIX_RULE}` }),
   notify: notifySchema.allow(null),
-  on_open_task: Joi.string().valid(...ON_OPEN_TASK_POLICIES).description('What a due time does while the previous task is open'),
+  on_open_task: Joi.string()
+    .valid(...ON_OPEN_TASK_POLICIES)
+    .description('What a due time does while the previous task is open'),
   generate_ahead: isoDuration.description('Create the task this long before its due time'),
 };
 export const createPlanBody = Joi.object({
@@ -247,8 +258,7 @@ export function requireTask(scope: TenantScope, id: string): Promise<TaskRow> {
   return findOr404('maintenance task', id, () => findTask(scope, id));
 }
 
-const unknownReference = (field: string, message: string) =>
-  validationError(`${field} ${message}`, [{ field: `body.${field}`, message, type: 'any.unknown_reference' }]);
+const unknownReference = (field: string, message: string) => validationError(`${field} ${message}`, [{ field: `body.${field}`, message, type: 'any.unknown_reference' }]);
 
 /** asset_ids, assignee_id and notify.recipients must name records of the caller's tenant. */
 export async function checkReferences(scope: TenantScope, body: PlanBody): Promise<void> {

@@ -58,7 +58,11 @@ function createBody(fixedType?: AgentType): ObjectSchema {
     ...agentFields,
     name: agentFields.name.required(),
     system_prompt: agentFields.system_prompt.required(),
-    type: fixedType ? Joi.string().valid(fixedType).default(fixedType) : Joi.string().valid(...AGENT_TYPES).required(),
+    type: fixedType
+      ? Joi.string().valid(fixedType).default(fixedType)
+      : Joi.string()
+          .valid(...AGENT_TYPES)
+          .required(),
     whatsapp_number_id: onlyFor('whatsapp', ref),
     email_account_id: onlyFor('email', ref),
     trigger_config: onlyFor('machine', triggerConfig),
@@ -73,7 +77,6 @@ const updateBody = Joi.object({
   status: Joi.string().valid(...USER_SETTABLE_AGENT_STATUSES),
   type: Joi.any().forbidden().messages({ 'any.unknown': 'cannot be changed; create a new agent instead' }),
 }).min(1);
-
 
 export const agentSchema = Joi.object({
   id: Joi.string(),
@@ -186,7 +189,10 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
     }),
     responses: { 200: { description: `A page of ${kind}s`, schema: pageOf(agentSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('agents').select([...AGENT_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('agents')
+        .select([...AGENT_COLUMNS])
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       const type = fixedType ?? query.type;
       if (type) q.where('type', type);
       if (query.status) q.where('status', query.status);
@@ -215,11 +221,9 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
         if (channel) await requireActiveChannel(unit.scope, channel, body[CHANNEL_OF_TYPE[channel].column] as string);
         await requireTools(unit.scope, body.tools ?? []);
         await assertWithinPlanLimit(unit.tx, tenantId, 'agents', countRows('agents', tenantId));
-        const [row] = await unit.scope.insert(
-          'agents',
-          { model: DEFAULT_MODEL, temperature: DEFAULT_TEMPERATURE, tools: [], ...jsonColumns(body), status: 'active' },
-          [...AGENT_COLUMNS],
-        );
+        const [row] = await unit.scope.insert('agents', { model: DEFAULT_MODEL, temperature: DEFAULT_TEMPERATURE, tools: [], ...jsonColumns(body), status: 'active' }, [
+          ...AGENT_COLUMNS,
+        ]);
         unit.audit({ action: 'agent.created', resourceType: 'agent', resourceId: row.id, details: { type: row.type } });
         unit.emit('agent.created', { agent_id: row.id, type: row.type });
         return row as AgentRow;

@@ -16,7 +16,12 @@ import { isoTime } from '../../domain/time';
 
 /** Baselines of an asset's parameters and the alerts their excursions raise. */
 
-export const parameterName = Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9_.:\-/]+$/).description('Parameter name: letters, digits, _ . : - /');
+export const parameterName = Joi.string()
+  .trim()
+  .min(1)
+  .max(100)
+  .pattern(/^[A-Za-z0-9_.:\-/]+$/)
+  .description('Parameter name: letters, digits, _ . : - /');
 
 const baselineBody = Joi.object({
   parameter: parameterName.required(),
@@ -118,7 +123,10 @@ const alertFilters = {
 };
 
 function alertQuery(db: Parameters<typeof tenantScope>[0], tenantId: string, f: AlertFilters) {
-  const q = tenantScope(db, tenantId).table('asset_alerts').select(ALERT_COLUMNS).orderBy([{ column: 'raised_at', order: 'desc' }, { column: 'id' }]);
+  const q = tenantScope(db, tenantId)
+    .table('asset_alerts')
+    .select(ALERT_COLUMNS)
+    .orderBy([{ column: 'raised_at', order: 'desc' }, { column: 'id' }]);
   if (f.status === 'unresolved') q.whereNot('status', 'resolved');
   else if (f.status) q.where('status', f.status);
   if (f.severity) q.where('severity', f.severity);

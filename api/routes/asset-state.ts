@@ -142,7 +142,9 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
     params: assetParams,
     body: Joi.object({
       performed_at: notInFuture('performed_at'),
-      condition: Joi.string().valid(...CONDITIONS).required(),
+      condition: Joi.string()
+        .valid(...CONDITIONS)
+        .required(),
       notes: Joi.string().trim().max(4000),
     }),
     responses: { 201: { description: 'The inspection', schema: inspectionSchema }, 404: { description: 'Not found' } },
@@ -210,15 +212,19 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
       if (query.parameter) q.where('parameter', query.parameter);
       if (query.from) q.where('ts', '>=', query.from);
       if (query.to) q.where('ts', '<', query.to);
-      ctx.body = await paginate(q, query, (r: { parameter: string; ts: Date; value: number; unit: string | null; source: string | null; sender_event_id: string; received_at: Date }) => ({
-        parameter: r.parameter,
-        timestamp: isoTime(r.ts),
-        value: r.value,
-        unit: r.unit,
-        source: r.source,
-        event_id: r.sender_event_id,
-        received_at: isoTime(r.received_at),
-      }));
+      ctx.body = await paginate(
+        q,
+        query,
+        (r: { parameter: string; ts: Date; value: number; unit: string | null; source: string | null; sender_event_id: string; received_at: Date }) => ({
+          parameter: r.parameter,
+          timestamp: isoTime(r.ts),
+          value: r.value,
+          unit: r.unit,
+          source: r.source,
+          event_id: r.sender_event_id,
+          received_at: isoTime(r.received_at),
+        }),
+      );
     },
   });
 }

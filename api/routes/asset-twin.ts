@@ -39,7 +39,7 @@ const prognosticsSchema = Joi.object({
   confidence_level: Joi.string().valid('low', 'medium', 'high'),
   model_version: Joi.string(),
   reason: Joi.object({ code: Joi.string(), message: Joi.string() }).unknown(true).allow(null),
-  trend_failure_probability: Joi.number().min(0).max(1).description('General model: the part of failure_probability that comes from the parameters\' trends'),
+  trend_failure_probability: Joi.number().min(0).max(1).description("General model: the part of failure_probability that comes from the parameters' trends"),
   failure_history: Joi.object({
     asset_type: Joi.string(),
     window_days: Joi.number().integer(),
@@ -51,7 +51,7 @@ const prognosticsSchema = Joi.object({
   })
     .allow(null)
     .description(
-      'General model: corrective tasks on assets of this type in the tenant over the last year, and the probability of a failure within the horizon they give alone (joined to the trends\' as independent causes); null without any',
+      "General model: corrective tasks on assets of this type in the tenant over the last year, and the probability of a failure within the horizon they give alone (joined to the trends' as independent causes); null without any",
     ),
 }).unknown(true);
 
@@ -203,7 +203,14 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
       const [latest, bands, lastSimulation] = await Promise.all([
         latestReadings(db, tenantId, [asset.id]),
         bandsOf(db, tenantId, asset.id, config),
-        scope.table('asset_simulations').where('asset_id', asset.id).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first(SIMULATION_COLUMNS),
+        scope
+          .table('asset_simulations')
+          .where('asset_id', asset.id)
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .first(SIMULATION_COLUMNS),
       ]);
       const history = await recentReadings(db, tenantId, latest, BEHAVIOUR_WINDOW + 1);
       const now = Date.now();
@@ -245,7 +252,7 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
       'Body: `{"changes": {"load": 20}, "label": "..."}`: percent changes of operational parameters (speed, load, temperature, pressure) or ' +
       'of named asset parameters. Each change scales the parameter over the prognostics window (as if the asset had run at that operating ' +
       'point) and its current value, which is judged against its baseline. The result (prognosis before and after, RUL change, projected ' +
-      'parameters) is stored and becomes the twin\'s last_simulation.',
+      "parameters) is stored and becomes the twin's last_simulation.",
     tags: ['assets'],
     auth: 'user',
     permission: 'manage_assets',
@@ -308,7 +315,14 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
     handler: async (ctx, { params, query }) => {
       const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
       const asset = await requireAsset(scope, params.asset_id);
-      const q = scope.table('asset_simulations').where('asset_id', asset.id).select(SIMULATION_COLUMNS).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+      const q = scope
+        .table('asset_simulations')
+        .where('asset_id', asset.id)
+        .select(SIMULATION_COLUMNS)
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
       ctx.body = await paginate(q, query, toSimulation);
     },
   });

@@ -17,9 +17,9 @@ import { idRef } from '../validation';
 export { assetSchema, requireAsset, toAsset } from '../resources/asset';
 
 // Free-form attributes, bounded so one asset cannot carry megabytes of JSON.
-const metadata = Joi.object().unknown(true).custom((value, helpers) =>
-  JSON.stringify(value).length > 16_384 ? helpers.message({ custom: 'must be at most 16 KB of JSON' }) : value,
-);
+const metadata = Joi.object()
+  .unknown(true)
+  .custom((value, helpers) => (JSON.stringify(value).length > 16_384 ? helpers.message({ custom: 'must be at most 16 KB of JSON' }) : value));
 const assetFields = {
   name: Joi.string().trim().min(1).max(200),
   type: Joi.string().trim().min(1).max(100),
@@ -34,9 +34,7 @@ type AssetBody = { name?: string; type?: string; parent_id?: string | null; loca
 
 async function requireParent(scope: TenantScope, parentId: string): Promise<void> {
   if (!isUuid(parentId) || !(await findAsset(scope, parentId))) {
-    throw validationError('parent_id does not name an asset of this tenant', [
-      { field: 'body.parent_id', message: 'unknown asset', type: 'any.unknown_reference' },
-    ]);
+    throw validationError('parent_id does not name an asset of this tenant', [{ field: 'body.parent_id', message: 'unknown asset', type: 'any.unknown_reference' }]);
   }
 }
 
@@ -64,7 +62,10 @@ export function assetRoutes(): ApiRouter {
       200: { description: 'A page of assets', schema: pageOf(assetSchema) },
     },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('assets').select(ASSET_COLUMNS).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('assets')
+        .select(ASSET_COLUMNS)
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.type) q.where('type', query.type);
       if (query.parent_id) {
         if (isUuid(query.parent_id)) q.where('parent_id', query.parent_id);

@@ -58,8 +58,7 @@ export function auditRoutes(): ApiRouter {
     handler: async (ctx, { query }) => {
       const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
         .table('audit_log')
-        .select('id', 'seq', 'occurred_at', 'actor_type', 'actor_id', 'action', 'resource_type', 'resource_id',
-          'request_id', 'subject_hash', 'details', 'hash')
+        .select('id', 'seq', 'occurred_at', 'actor_type', 'actor_id', 'action', 'resource_type', 'resource_id', 'request_id', 'subject_hash', 'details', 'hash')
         .orderBy('seq', 'desc');
       for (const field of ['action', 'resource_type', 'resource_id', 'actor_id'] as const) {
         if (query[field]) q.where(field, query[field]);

@@ -101,7 +101,11 @@ export function authRoutes(): ApiRouter {
     tags: ['auth'],
     auth: 'none',
     body: refreshBody,
-    responses: { 200: { description: 'New tokens', schema: tokenPair }, 401: { description: 'Refused' }, 429: { description: 'Too many refreshes from this address (60 per minute)' } },
+    responses: {
+      200: { description: 'New tokens', schema: tokenPair },
+      401: { description: 'Refused' },
+      429: { description: 'Too many refreshes from this address (60 per minute)' },
+    },
     handler: async (ctx, { body }) => {
       const counted = await ctx.deps.loginLimits.countRefresh(ctx.ip);
       if (!counted.allowed) throw limited(counted);

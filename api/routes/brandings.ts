@@ -91,7 +91,10 @@ export function brandingRoutes(): ApiRouter {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of brandings', schema: pageOf(brandingSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('brandings').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('brandings')
+        .select('*')
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       ctx.body = await paginate(q, query, toBranding);
     },
   });
@@ -148,7 +151,11 @@ export function brandingRoutes(): ApiRouter {
       const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
         await requireBranding(unit.scope, p.branding_id);
         if (body.logo_file_id) await requireLogo(unit.scope, body.logo_file_id);
-        const [row] = await unit.scope.table('brandings').where('id', p.branding_id).update({ ...columns(body), updated_at: new Date() }).returning('*');
+        const [row] = await unit.scope
+          .table('brandings')
+          .where('id', p.branding_id)
+          .update({ ...columns(body), updated_at: new Date() })
+          .returning('*');
         unit.audit({ action: 'branding.updated', resourceType: 'branding', resourceId: row.id, details: { fields: Object.keys(body) } });
         return row as BrandingRow;
       });

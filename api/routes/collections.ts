@@ -100,7 +100,10 @@ export function collectionRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, agent_id: idRef }),
     responses: { 200: { description: 'A page of collections', schema: page(collectionSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('collections').select([...COLLECTION_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('collections')
+        .select([...COLLECTION_COLUMNS])
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.agent_id) {
         if (isUuid(query.agent_id)) q.where('agent_id', query.agent_id);
         else q.whereRaw('false');
@@ -204,7 +207,9 @@ export function collectionRoutes(): ApiRouter {
     handler: async (ctx, { params, query }) => {
       const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
       const collection = await requireCollection(scope, params.collection_id);
-      const q = liveItemsOf(scope, collection.id).select([...COLLECTION_ITEM_COLUMNS]).orderBy([{ column: 'added_at' }, { column: 'id' }]);
+      const q = liveItemsOf(scope, collection.id)
+        .select([...COLLECTION_ITEM_COLUMNS])
+        .orderBy([{ column: 'added_at' }, { column: 'id' }]);
       if (query.item_type) q.where('item_type', query.item_type);
       ctx.body = await paginate(q, query, toItem);
     },
@@ -218,7 +223,12 @@ export function collectionRoutes(): ApiRouter {
     auth: 'user',
     permission: 'manage_files',
     params: collectionParams,
-    body: Joi.object({ item_type: Joi.string().valid(...COLLECTION_ITEM_TYPES).required(), item_id: idRef.required() }),
+    body: Joi.object({
+      item_type: Joi.string()
+        .valid(...COLLECTION_ITEM_TYPES)
+        .required(),
+      item_id: idRef.required(),
+    }),
     responses: {
       201: { description: 'Membership', schema: itemSchema },
       404: { description: 'Collection not found' },
@@ -232,11 +242,13 @@ export function collectionRoutes(): ApiRouter {
         if (!(isUuid(body.item_id) && (await collectionItemExists(unit.scope, body.item_type, body.item_id)))) {
           throw unknownReference('item_id', body.item_type === 'file' ? 'a file' : 'an extracted record');
         }
-        const [row] = await unit.scope.db.raw(
-          `insert into collection_items (tenant_id, collection_id, item_type, item_id, added_by) values (?, ?, ?, ?, ?)
+        const [row] = await unit.scope.db
+          .raw(
+            `insert into collection_items (tenant_id, collection_id, item_type, item_id, added_by) values (?, ?, ?, ?, ?)
            on conflict (collection_id, item_type, item_id) do nothing returning ${COLLECTION_ITEM_COLUMNS.join(', ')}`,
-          [tenantId, collection.id, body.item_type, body.item_id, userId],
-        ).then((r: { rows: CollectionItemRow[] }) => r.rows);
+            [tenantId, collection.id, body.item_type, body.item_id, userId],
+          )
+          .then((r: { rows: CollectionItemRow[] }) => r.rows);
         if (!row) throw conflict('the item is already in the collection');
         unit.audit({ action: 'collection.item_added', resourceType: 'collection', resourceId: collection.id, details: { item_type: body.item_type, item_id: body.item_id } });
         return row;
@@ -258,9 +270,7 @@ export function collectionRoutes(): ApiRouter {
     handler: async (ctx, { params }) => {
       await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
         const collection = await requireCollection(unit.scope, params.collection_id);
-        const removed = isUuid(params.item_id)
-          ? await unit.scope.table('collection_items').where({ collection_id: collection.id, item_id: params.item_id }).delete()
-          : 0;
+        const removed = isUuid(params.item_id) ? await unit.scope.table('collection_items').where({ collection_id: collection.id, item_id: params.item_id }).delete() : 0;
         if (removed === 0) throw notFound('collection item');
         unit.audit({ action: 'collection.item_removed', resourceType: 'collection', resourceId: collection.id, details: { item_id: params.item_id } });
       });

@@ -106,7 +106,12 @@ async function listConversations(ctx: AppContext, filters: ConversationFilters, 
 }
 
 function requireConversation(scope: TenantScope, id: string): Promise<ConversationRow> {
-  return findOr404('conversation', id, () => scope.table('conversations').where('id', id).first([...CONVERSATION_COLUMNS]));
+  return findOr404('conversation', id, () =>
+    scope
+      .table('conversations')
+      .where('id', id)
+      .first([...CONVERSATION_COLUMNS]),
+  );
 }
 
 /** `GET {agents prefix}/{agent_id}/conversations`, on every agents router. */
@@ -184,7 +189,7 @@ export function conversationRoutes(): ApiRouter {
   api.route<{ conversation_id: string }, PageRequest>({
     method: 'get',
     path: '/:conversation_id/tool-calls',
-    summary: "The tool calls the agent made in a conversation, oldest first",
+    summary: 'The tool calls the agent made in a conversation, oldest first',
     tags,
     auth: 'user',
     permission: 'view_agents',
@@ -207,13 +212,17 @@ export function conversationRoutes(): ApiRouter {
     method: 'post',
     path: '/:conversation_id/close',
     summary: 'Close an open conversation',
-    description:
-      'Emits `conversation.closed`; the conversation workflow then sends the CSAT invitation when a survey applies. A closed conversation answers 409.',
+    description: 'Emits `conversation.closed`; the conversation workflow then sends the CSAT invitation when a survey applies. A closed conversation answers 409.',
     tags,
     auth: 'user',
     permission: 'manage_agents',
     params: conversationParams,
-    responses: { 200: { description: 'The closed conversation', schema: conversationSchema }, 404: { description: 'Not found' }, 409: { description: 'Already closed' }, 503: { description: 'Temporal unreachable: nothing changed' } },
+    responses: {
+      200: { description: 'The closed conversation', schema: conversationSchema },
+      404: { description: 'Not found' },
+      409: { description: 'Already closed' },
+      503: { description: 'Temporal unreachable: nothing changed' },
+    },
     handler: async (ctx, { params }) => {
       const { tenantId } = userOf(ctx);
       const closed = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {

@@ -21,7 +21,9 @@ const surveySchema = Joi.object({
   id: Joi.string().uuid(),
   name: Joi.string(),
   question: Joi.string(),
-  scale: Joi.string().valid(...CSAT_SCALES).description('csat_5: 1..5; nps_10: 0..10'),
+  scale: Joi.string()
+    .valid(...CSAT_SCALES)
+    .description('csat_5: 1..5; nps_10: 0..10'),
   channels: Joi.array().items(Joi.string().valid(...CSAT_CHANNELS)),
   agent_id: Joi.string().uuid().allow(null).description('null: every agent'),
   status: Joi.string().valid('active', 'inactive'),
@@ -57,7 +59,10 @@ const surveyFields = {
   name: Joi.string().trim().min(1).max(200),
   question: Joi.string().trim().min(1).max(1000),
   scale: Joi.string().valid(...CSAT_SCALES),
-  channels: Joi.array().items(Joi.string().valid(...CSAT_CHANNELS)).unique().max(CSAT_CHANNELS.length),
+  channels: Joi.array()
+    .items(Joi.string().valid(...CSAT_CHANNELS))
+    .unique()
+    .max(CSAT_CHANNELS.length),
   agent_id: idRef.allow(null),
   status: Joi.string().valid('active', 'inactive'),
 };
@@ -103,7 +108,10 @@ export function csatRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, status: surveyFields.status, scale: surveyFields.scale }),
     responses: { 200: { description: 'A page of surveys', schema: page(surveySchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('csat_surveys').select([...SURVEY_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('csat_surveys')
+        .select([...SURVEY_COLUMNS])
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.status) q.where('status', query.status);
       if (query.scale) q.where('scale', query.scale);
       ctx.body = await paginate(q, query, toSurvey);
@@ -114,7 +122,7 @@ export function csatRoutes(): ApiRouter {
     method: 'post',
     path: '/surveys',
     summary: 'Create a CSAT survey',
-    description: 'Sent after a conversation on one of `channels` closes, for `agent_id` (null: every agent). An agent\'s own active survey wins over a general one.',
+    description: "Sent after a conversation on one of `channels` closes, for `agent_id` (null: every agent). An agent's own active survey wins over a general one.",
     tags: ['csat'],
     auth: 'user',
     permission: 'manage_csat',
@@ -210,7 +218,7 @@ export function csatRoutes(): ApiRouter {
     method: 'post',
     path: '/responses',
     summary: 'Record a survey response (integrations)',
-    description: 'The score must be on the survey\'s scale (csat_5: 1..5, nps_10: 0..10). With `conversation_id`, the contact and agent come from the conversation.',
+    description: "The score must be on the survey's scale (csat_5: 1..5, nps_10: 0..10). With `conversation_id`, the contact and agent come from the conversation.",
     tags: ['csat'],
     auth: 'user',
     permission: 'manage_csat',
@@ -274,7 +282,10 @@ export function csatRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, survey_id: idRef, agent_id: idRef, from: Joi.date().iso(), to: Joi.date().iso() }),
     responses: { 200: { description: 'A page of responses', schema: page(responseSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('csat_responses').select([...RESPONSE_COLUMNS]).orderBy([{ column: 'responded_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('csat_responses')
+        .select([...RESPONSE_COLUMNS])
+        .orderBy([{ column: 'responded_at' }, { column: 'id' }]);
       for (const column of ['survey_id', 'agent_id'] as const) {
         const value = query[column];
         if (value === undefined) continue;

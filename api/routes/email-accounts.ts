@@ -111,8 +111,7 @@ function requireAccount(scope: TenantScope, id: string): Promise<EmailAccountRow
   return findOr404('email account', id, () => scope.table('email_accounts').where('id', id).first());
 }
 
-const verificationFailed = (reason: string, detail: string): AppError =>
-  new AppError('EMAIL_ACCOUNT_VERIFICATION_FAILED', detail, { reason }, 422);
+const verificationFailed = (reason: string, detail: string): AppError => new AppError('EMAIL_ACCOUNT_VERIFICATION_FAILED', detail, { reason }, 422);
 
 /**
  * Refuses an account whose SMTP server does not complete the handshake with these settings. The
@@ -144,7 +143,10 @@ export function emailAccountRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, status: fields.status }),
     responses: { 200: { description: 'A page of email accounts', schema: pageOf(accountSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('email_accounts').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('email_accounts')
+        .select('*')
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.status) q.where('status', query.status);
       ctx.body = await paginate(q, query, toAccount);
     },
@@ -158,7 +160,10 @@ export function emailAccountRoutes(): ApiRouter {
     auth: 'user',
     permission: 'manage_agents',
     body: createBody,
-    responses: { 201: { description: 'Created, verified, active account, with its inbound_secret (shown only this once)', schema: accountSchema.keys({ inbound_secret: Joi.string() }) }, 422: { description: 'Invalid body or EMAIL_ACCOUNT_VERIFICATION_FAILED' } },
+    responses: {
+      201: { description: 'Created, verified, active account, with its inbound_secret (shown only this once)', schema: accountSchema.keys({ inbound_secret: Joi.string() }) },
+      422: { description: 'Invalid body or EMAIL_ACCOUNT_VERIFICATION_FAILED' },
+    },
     handler: async (ctx, { body }) => {
       const { tenantId } = userOf(ctx);
       const secure = body.smtp_secure ?? body.smtp_port === 465;
@@ -208,7 +213,11 @@ export function emailAccountRoutes(): ApiRouter {
     permission: 'manage_agents',
     params: accountParams,
     body: updateBody,
-    responses: { 200: { description: 'Updated account', schema: accountSchema }, 404: { description: 'Not found' }, 422: { description: 'Invalid body or EMAIL_ACCOUNT_VERIFICATION_FAILED' } },
+    responses: {
+      200: { description: 'Updated account', schema: accountSchema },
+      404: { description: 'Not found' },
+      422: { description: 'Invalid body or EMAIL_ACCOUNT_VERIFICATION_FAILED' },
+    },
     handler: async (ctx, { params, body }) => {
       const { tenantId } = userOf(ctx);
       const current = await requireAccount(tenantScope(ctx.deps.db, tenantId), params.account_id);
@@ -216,7 +225,8 @@ export function emailAccountRoutes(): ApiRouter {
       const reconnecting = CONNECTION_FIELDS.some((f) => body[f] !== undefined) || (current.status === 'inactive' && body.status === 'active');
       // The handshake runs before the transaction: no row lock is held during network I/O.
       if (reconnecting && finalStatus === 'active') {
-        const password = body.password !== undefined ? body.password : current.password_encrypted && decryptSecret(current.password_encrypted, key(ctx), passwordContext(current.id));
+        const password =
+          body.password !== undefined ? body.password : current.password_encrypted && decryptSecret(current.password_encrypted, key(ctx), passwordContext(current.id));
         await requireVerified(ctx, {
           host: body.smtp_host ?? current.smtp_host,
           port: body.smtp_port ?? current.smtp_port,
@@ -259,7 +269,10 @@ export function emailAccountRoutes(): ApiRouter {
       const inboundSecret = newInboundSecret();
       await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
         const account = await requireAccount(unit.scope, params.account_id);
-        await unit.scope.table('email_accounts').where('id', account.id).update({ ...inboundSecretColumns(inboundSecret, key(ctx), account.id), updated_at: new Date() });
+        await unit.scope
+          .table('email_accounts')
+          .where('id', account.id)
+          .update({ ...inboundSecretColumns(inboundSecret, key(ctx), account.id), updated_at: new Date() });
         unit.audit({ action: 'email_account.inbound_secret_rotated', resourceType: 'email_account', resourceId: account.id });
       });
       ctx.body = { inbound_secret: inboundSecret };

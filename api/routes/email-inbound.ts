@@ -78,7 +78,10 @@ export function emailInboundRoutes(): ApiRouter {
     params: Joi.object({ account_id: idRef.required() }),
     rawBody: { contentType: 'message/rfc822', description: 'The raw MIME message, at most 10 MiB' },
     responses: {
-      200: { description: 'Counts of stored, duplicate and unrouted messages (one message: one of them is 1)', schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }) },
+      200: {
+        description: 'Counts of stored, duplicate and unrouted messages (one message: one of them is 1)',
+        schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }),
+      },
       400: { description: 'Not a message with a From address' },
       401: { description: 'Signature missing or wrong, or unknown account' },
       413: { description: 'Larger than 10 MiB' },

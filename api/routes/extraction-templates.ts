@@ -50,7 +50,10 @@ export function extractionTemplateRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery }),
     responses: { 200: { description: 'A page of templates', schema: listSchema } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('extraction_templates').select([...TEMPLATE_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('extraction_templates')
+        .select([...TEMPLATE_COLUMNS])
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       ctx.body = await paginate(q, query, toTemplate);
     },
   });

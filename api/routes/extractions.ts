@@ -58,7 +58,10 @@ function registerRecordRoutes(api: ApiRouter): void {
     query: Joi.object({ ...pageQuery, template_id: idRef, subject_contact_id: idRef }),
     responses: { 200: { description: 'A page of records', schema: page(recordSummarySchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('extracted_records').select([...RECORD_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('extracted_records')
+        .select([...RECORD_COLUMNS])
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       uuidFilter(q, query.template_id, (v) => void q.where('template_id', v));
       uuidFilter(q, query.subject_contact_id, (v) => void q.where('subject_contact_id', v));
       ctx.body = await paginate(q, query, toRecordSummary);
@@ -91,7 +94,11 @@ function registerRecordRoutes(api: ApiRouter): void {
     permission: 'manage_extractions',
     params: idParams('record_id'),
     body: Joi.object({ fields: Joi.object().pattern(Joi.string(), correctedValue).min(1).max(100).required(), reason: Joi.string().trim().max(1000) }),
-    responses: { 200: { description: 'Corrected record', schema: recordSchema }, 404: { description: 'Not found' }, 422: { description: 'Unknown field or a value of the wrong type' } },
+    responses: {
+      200: { description: 'Corrected record', schema: recordSchema },
+      404: { description: 'Not found' },
+      422: { description: 'Unknown field or a value of the wrong type' },
+    },
     handler: async (ctx, { params, body }) => {
       const { tenantId, userId } = userOf(ctx);
       const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
@@ -130,7 +137,11 @@ function registerRecordRoutes(api: ApiRouter): void {
           })),
           ['id'],
         );
-        const [updated] = await unit.scope.table('extracted_records').where('id', record.id).update({ fields: JSON.stringify(fields), updated_at: now }).returning([...RECORD_COLUMNS]);
+        const [updated] = await unit.scope
+          .table('extracted_records')
+          .where('id', record.id)
+          .update({ fields: JSON.stringify(fields), updated_at: now })
+          .returning([...RECORD_COLUMNS]);
         unit.audit({
           action: 'extracted_record.corrected',
           resourceType: 'extracted_record',
@@ -238,7 +249,10 @@ export function extractionRoutes(): ApiRouter {
         await startExtraction(await ctx.deps.temporal.client(), tenantId, created);
       } catch (err) {
         // Never started: the job would wait forever. Mark it failed; the caller may simply retry.
-        await tenantScope(ctx.deps.db, tenantId).table('extractions').where('id', created).update({ status: 'failed', error: 'the extraction could not be started', input_text: null });
+        await tenantScope(ctx.deps.db, tenantId)
+          .table('extractions')
+          .where('id', created)
+          .update({ status: 'failed', error: 'the extraction could not be started', input_text: null });
         ctx.state.log.error({ err: errorSummary(err), extraction_id: created }, 'extraction start failed');
         throw err;
       }

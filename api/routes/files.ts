@@ -86,13 +86,19 @@ export function fileRoutes(): ApiRouter {
         const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
           const contactId = upload.fields.contact_id ?? null;
           if (contactId && !(await unit.scope.table('contacts').where('id', contactId).first('id'))) {
-            throw validationError('contact_id does not name a contact of this tenant', [
-              { field: 'body.contact_id', message: 'unknown contact', type: 'any.unknown_reference' },
-            ]);
+            throw validationError('contact_id does not name a contact of this tenant', [{ field: 'body.contact_id', message: 'unknown contact', type: 'any.unknown_reference' }]);
           }
           const [row] = await unit.scope.insert(
             'files',
-            { name: upload.fileName, size_bytes: upload.sizeBytes, content_type: upload.contentType, sha256: upload.sha256, object_key: objectKey, uploaded_by: userId, contact_id: contactId },
+            {
+              name: upload.fileName,
+              size_bytes: upload.sizeBytes,
+              content_type: upload.contentType,
+              sha256: upload.sha256,
+              object_key: objectKey,
+              uploaded_by: userId,
+              contact_id: contactId,
+            },
             [...FILE_COLUMNS],
           );
           unit.audit({
@@ -130,7 +136,10 @@ export function fileRoutes(): ApiRouter {
       200: { description: 'A page of files', schema: pageOf(fileSchema) },
     },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('files').select([...FILE_COLUMNS]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('files')
+        .select([...FILE_COLUMNS])
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.content_type) q.where('content_type', query.content_type.toLowerCase());
       if (query.contact_id) {
         if (isUuid(query.contact_id)) q.where('contact_id', query.contact_id);

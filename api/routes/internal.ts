@@ -61,7 +61,13 @@ async function requireTenant(ctx: AppContext, tenantId: string): Promise<void> {
 /** Internal notifications go to the tenant's own staff: a service token is not a mail relay. */
 async function requireStaffRecipients(ctx: AppContext, tenantId: string, recipients: string[]): Promise<void> {
   const staff = new Set(
-    (await ctx.deps.db('users').where({ tenant_id: tenantId, status: 'active' }).whereRaw('lower(email) = any(?)', [recipients.map((r) => r.toLowerCase())]).pluck('email')).map((e: string) => e.toLowerCase()),
+    (
+      await ctx.deps
+        .db('users')
+        .where({ tenant_id: tenantId, status: 'active' })
+        .whereRaw('lower(email) = any(?)', [recipients.map((r) => r.toLowerCase())])
+        .pluck('email')
+    ).map((e: string) => e.toLowerCase()),
   );
   const outside = recipients.filter((r) => !staff.has(r.toLowerCase()));
   if (outside.length > 0) {
@@ -139,7 +145,12 @@ export function internalRoutes(): ApiRouter {
       body: Joi.string().max(100_000).required(),
       idempotency_key: Joi.string().max(200),
     }),
-    responses: { 202: { description: 'Queued' }, 403: { description: 'The token lacks the scope or may not act for the tenant' }, 404: { description: 'Unknown tenant' }, 422: { description: 'A recipient is not an active user of the tenant' } },
+    responses: {
+      202: { description: 'Queued' },
+      403: { description: 'The token lacks the scope or may not act for the tenant' },
+      404: { description: 'Unknown tenant' },
+      422: { description: 'A recipient is not an active user of the tenant' },
+    },
     handler: async (ctx, { body }) => {
       await requireTenant(ctx, body.tenant_id);
       await requireStaffRecipients(ctx, body.tenant_id, body.recipients);
@@ -174,7 +185,12 @@ export function internalRoutes(): ApiRouter {
       const { db } = ctx.deps;
       const backlog = await outboxBacklog(db, grantedTenantsOnly(ctx, db('outbox_events')));
       const list = grantedTenantsOnly(ctx, db('outbox_events'))
-        .modify((q) => void (query.status === 'parked' ? q.whereNotNull('parked_at').orderBy('parked_at', 'desc') : q.whereNull('dispatched_at').where('attempts', '>', 0).orderBy('next_attempt_at')))
+        .modify(
+          (q) =>
+            void (query.status === 'parked'
+              ? q.whereNotNull('parked_at').orderBy('parked_at', 'desc')
+              : q.whereNull('dispatched_at').where('attempts', '>', 0).orderBy('next_attempt_at')),
+        )
         .orderBy('id')
         .select(OUTBOX_ITEM_COLUMNS);
       const page = await paginate(list, query, toOutboxItem);

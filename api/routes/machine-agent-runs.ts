@@ -22,7 +22,11 @@ const runSchema = Joi.object({
   action: Joi.string().valid('notified', 'recorded'),
   notification_id: Joi.string().allow(null),
   task_id: Joi.string().allow(null).description('The corrective maintenance task the run opened, if the agent has the create_maintenance_task tool'),
-  engine: Joi.string().valid('built-in', 'openai-compatible').description('Who wrote reply_text: the configured language model with the agent\'s model, or the built-in engine (no model configured, the agent\'s model is built-in, or the model failed)'),
+  engine: Joi.string()
+    .valid('built-in', 'openai-compatible')
+    .description(
+      "Who wrote reply_text: the configured language model with the agent's model, or the built-in engine (no model configured, the agent's model is built-in, or the model failed)",
+    ),
   reply_text: Joi.string(),
   suppressed_events: Joi.number().integer().description("Events of the same asset that arrived during this run's cooldown"),
   created_at: Joi.string().isoDate(),

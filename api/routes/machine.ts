@@ -46,7 +46,7 @@ const machineEventItem = Joi.object({
     .pattern(MACHINE_EVENT_TYPE_PATTERN)
     .custom((value: string, helpers) => (isReservedEventType(value) ? helpers.message({ custom: `"${value.split('.')[0]}." events are the service's own` }) : value))
     .required()
-    .description('Dotted `<domain>.<event>`, e.g. `vibration.threshold_exceeded`; the service\'s own domains (asset., maintenance., ...) are refused'),
+    .description("Dotted `<domain>.<event>`, e.g. `vibration.threshold_exceeded`; the service's own domains (asset., maintenance., ...) are refused"),
   timestamp: notInFuture('timestamp').required(),
   severity: Joi.string().valid('info', 'warning', 'critical').allow(null),
   data: Joi.object()
@@ -88,7 +88,12 @@ interface EventItem {
 async function requireAssets(scope: TenantScope, ids: readonly string[]): Promise<Map<string, string>> {
   const unique = [...new Set(ids)];
   const valid = unique.filter(isUuid);
-  const rows: { id: string; type: string }[] = valid.length ? await scope.table('assets').whereRaw('id = any(?::uuid[])', [pgArray(valid)]).select('id', 'type') : [];
+  const rows: { id: string; type: string }[] = valid.length
+    ? await scope
+        .table('assets')
+        .whereRaw('id = any(?::uuid[])', [pgArray(valid)])
+        .select('id', 'type')
+    : [];
   const types = new Map(rows.map((r) => [r.id, r.type]));
   const missing = unique.filter((id) => !types.has(id));
   if (missing.length) throw new AppError('NOT_FOUND', 'asset not found', { asset_ids: missing.slice(0, 20) });
@@ -109,7 +114,7 @@ export function machineRoutes(): ApiRouter {
       path,
       summary,
       description:
-        'Stores the readings (idempotent by event_id), judges each series\' new readings against its active baseline (alerts raised, ' +
+        "Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, " +
         'deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of ' +
         'the assets, all in one transaction. A reading older than the newest one of its series is stored but not judged.',
       tags: ['machine'],
@@ -121,7 +126,10 @@ export function machineRoutes(): ApiRouter {
         const { tenantId } = userOf(ctx);
         const items = itemsOf(input.body);
         ctx.body = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-          const assetTypes = await requireAssets(unit.scope, items.map((r) => r.asset_id));
+          const assetTypes = await requireAssets(
+            unit.scope,
+            items.map((r) => r.asset_id),
+          );
           const readings: ReadingInput[] = items.map((r) => ({
             asset_id: r.asset_id,
             parameter: r.parameter,
@@ -164,7 +172,10 @@ export function machineRoutes(): ApiRouter {
         const { tenantId } = userOf(ctx);
         const items = itemsOf(input.body);
         ctx.body = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-          await requireAssets(unit.scope, items.map((e) => e.asset_id));
+          await requireAssets(
+            unit.scope,
+            items.map((e) => e.asset_id),
+          );
           const events: MachineEventInput[] = items.map((e) => ({
             asset_id: e.asset_id,
             event_type: e.type,

@@ -10,16 +10,7 @@ import { Queryable } from '../../db/knex';
 import { lockPlan, PlanRow, policyOf, saveScheduleSnapshot } from '../../db/queries/maintenance';
 import { pgArray } from '../../db/queries/pg-array';
 import { tenantScope } from '../../db/tenant-scope';
-import {
-  analyzePlan,
-  calendarPartOf,
-  counterPartOf,
-  estimateRatePerHour,
-  sameTrigger,
-  type OptimizeInput,
-  type Suggestion,
-  type Trigger,
-} from '../../domain/maintenance';
+import { analyzePlan, calendarPartOf, counterPartOf, estimateRatePerHour, sameTrigger, type OptimizeInput, type Suggestion, type Trigger } from '../../domain/maintenance';
 import { applyOptimization } from '../../orchestration/maintenance';
 import type { OptimizationResult } from '../../workflows/maintenance-plan';
 import { userOf } from '../context';
@@ -130,7 +121,12 @@ async function optimizeInput(db: Queryable, plan: PlanRow, now: Date): Promise<O
       ...failures.map((f: { asset_id: string; ts: Date }) => ({ asset_id: f.asset_id, occurred_at: f.ts, kind: 'failure' as const })),
     ],
     technicians: (technicians as Array<{ id: string; open: string | number }>).map((t) => ({ id: t.id, open_tasks: Number(t.open) })),
-    other_plans: otherPlans.map((p: { id: string; trigger: Trigger; asset_ids: string[] }) => ({ id: p.id, trigger: p.trigger, asset_ids: p.asset_ids, location_ids: locationIds(p.asset_ids) })),
+    other_plans: otherPlans.map((p: { id: string; trigger: Trigger; asset_ids: string[] }) => ({
+      id: p.id,
+      trigger: p.trigger,
+      asset_ids: p.asset_ids,
+      location_ids: locationIds(p.asset_ids),
+    })),
     counter_rate_per_hour: counterPartOf(plan.trigger) ? estimateRatePerHour(points, now) : null,
   };
 }
@@ -145,8 +141,10 @@ export function mergePatches(plan: Pick<PlanRow, 'trigger' | 'assignee_id'>, sug
     if (!s.patch.trigger) continue;
     const cal = calendarPartOf(s.patch.trigger);
     const cnt = counterPartOf(s.patch.trigger);
-    if (s.kind === 'frequency' && cal) trigger = trigger.type === 'calendar_or_counter' ? { ...trigger, calendar: cal } : trigger.type === 'calendar' ? { type: 'calendar', ...cal } : trigger;
-    if (s.kind === 'counter_threshold' && cnt) trigger = trigger.type === 'calendar_or_counter' ? { ...trigger, counter: cnt } : trigger.type === 'counter' ? { type: 'counter', ...cnt } : trigger;
+    if (s.kind === 'frequency' && cal)
+      trigger = trigger.type === 'calendar_or_counter' ? { ...trigger, calendar: cal } : trigger.type === 'calendar' ? { type: 'calendar', ...cal } : trigger;
+    if (s.kind === 'counter_threshold' && cnt)
+      trigger = trigger.type === 'calendar_or_counter' ? { ...trigger, counter: cnt } : trigger.type === 'counter' ? { type: 'counter', ...cnt } : trigger;
   }
   return { trigger, assignee_id: assignee };
 }
@@ -179,7 +177,12 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
           basis: JSON.stringify(result.basis),
           created_by: userId,
         });
-        unit.audit({ action: 'maintenance_plan.optimization_drafted', resourceType: 'maintenance_plan', resourceId: plan.id, details: { draft_id: row.id, kinds: result.suggestions.map((s) => s.kind) } });
+        unit.audit({
+          action: 'maintenance_plan.optimization_drafted',
+          resourceType: 'maintenance_plan',
+          resourceId: plan.id,
+          details: { draft_id: row.id, kinds: result.suggestions.map((s) => s.kind) },
+        });
         return row as DraftRow;
       });
       ctx.status = 201;
@@ -199,7 +202,9 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
     handler: async (ctx, { params }) => {
       const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
       const plan = await requirePlan(scope, params.plan_id);
-      const row = await findOr404('optimization draft', params.draft_id, () => scope.table('maintenance_optimization_drafts').where({ plan_id: plan.id, id: params.draft_id }).first());
+      const row = await findOr404('optimization draft', params.draft_id, () =>
+        scope.table('maintenance_optimization_drafts').where({ plan_id: plan.id, id: params.draft_id }).first(),
+      );
       ctx.body = toDraft(row);
     },
   });
@@ -213,7 +218,11 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
     auth: 'user',
     permission: 'manage_maintenance',
     params: draftParams,
-    body: Joi.object({ kinds: Joi.array().items(Joi.string().valid(...PATCHABLE)).unique() }),
+    body: Joi.object({
+      kinds: Joi.array()
+        .items(Joi.string().valid(...PATCHABLE))
+        .unique(),
+    }),
     responses: {
       200: { description: 'The approved draft and the plan', schema: Joi.object({ draft: draftSchema, plan: planSchema }) },
       404: { description: 'Not found' },
@@ -229,7 +238,12 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
         const row = await lockDraft(unit.tx, tenantId, plan.id, params.draft_id);
         if (row.status !== 'draft') throw invalidState(`the draft is already ${row.status}`);
         if (row.plan_version !== plan.version) {
-          throw new AppError('STALE_DRAFT', `the plan changed after this draft (draft of version ${row.plan_version}, plan at version ${plan.version}); request a new draft`, { plan_version: plan.version, draft_plan_version: row.plan_version }, 409);
+          throw new AppError(
+            'STALE_DRAFT',
+            `the plan changed after this draft (draft of version ${row.plan_version}, plan at version ${plan.version}); request a new draft`,
+            { plan_version: plan.version, draft_plan_version: row.plan_version },
+            409,
+          );
         }
         const chosen = row.suggestions.filter((s) => s.patch !== null && (!body.kinds || body.kinds.includes(s.kind as PatchableKind)));
         const patch = mergePatches(plan, chosen);
@@ -243,11 +257,22 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
             .update({ trigger: JSON.stringify(patch.trigger), assignee_id: patch.assignee_id, version: plan.version + 1, updated_at: new Date() })
             .returning('*');
         }
-        const [decided] = await unit.tx('maintenance_optimization_drafts').where({ id: row.id }).update({ status: 'approved', decided_at: new Date(), decided_by: userId }).returning('*');
-        unit.audit({ action: 'maintenance_plan.optimization_approved', resourceType: 'maintenance_plan', resourceId: plan.id, details: { draft_id: row.id, kinds: chosen.map((s) => s.kind), version: updated.version } });
+        const [decided] = await unit
+          .tx('maintenance_optimization_drafts')
+          .where({ id: row.id })
+          .update({ status: 'approved', decided_at: new Date(), decided_by: userId })
+          .returning('*');
+        unit.audit({
+          action: 'maintenance_plan.optimization_approved',
+          resourceType: 'maintenance_plan',
+          resourceId: plan.id,
+          details: { draft_id: row.id, kinds: chosen.map((s) => s.kind), version: updated.version },
+        });
         // Inside the transaction: if the workflow cannot take the new trigger, nothing is approved.
         const result = triggerChanged
-          ? await callPlanWorkflow(ctx, updated, (c) => applyOptimization(c, tenantId, plan.id, { requestId: `optimize:${row.id}`, version: updated.version, policy: policyOf(updated) }))
+          ? await callPlanWorkflow(ctx, updated, (c) =>
+              applyOptimization(c, tenantId, plan.id, { requestId: `optimize:${row.id}`, version: updated.version, policy: policyOf(updated) }),
+            )
           : null;
         applied = { plan: updated, result };
         return decided as DraftRow;
@@ -274,7 +299,11 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
         const plan = await requirePlan(unit.scope, params.plan_id);
         const row = await lockDraft(unit.tx, tenantId, plan.id, params.draft_id);
         if (row.status !== 'draft') throw invalidState(`the draft is already ${row.status}`);
-        const [decided] = await unit.tx('maintenance_optimization_drafts').where({ id: row.id }).update({ status: 'rejected', decided_at: new Date(), decided_by: userId }).returning('*');
+        const [decided] = await unit
+          .tx('maintenance_optimization_drafts')
+          .where({ id: row.id })
+          .update({ status: 'rejected', decided_at: new Date(), decided_by: userId })
+          .returning('*');
         unit.audit({ action: 'maintenance_plan.optimization_rejected', resourceType: 'maintenance_plan', resourceId: plan.id, details: { draft_id: row.id } });
         return decided as DraftRow;
       });

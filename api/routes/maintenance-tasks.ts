@@ -54,9 +54,14 @@ export function registerTaskRoutes(api: ApiRouter): void {
     }),
     responses: { 200: { description: 'A page of tasks', schema: pageOf(taskSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('maintenance_tasks').orderBy([{ column: 'due_at' }, { column: 'task_code' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('maintenance_tasks')
+        .orderBy([{ column: 'due_at' }, { column: 'task_code' }]);
       if (query.status) q.where('status', query.status);
-      for (const [key, column] of [['plan_id', 'plan_id'], ['asset_id', null]] as const) {
+      for (const [key, column] of [
+        ['plan_id', 'plan_id'],
+        ['asset_id', null],
+      ] as const) {
         const value = query[key];
         if (value === undefined) continue;
         if (!isUuid(value)) q.whereRaw('false');
@@ -97,10 +102,18 @@ export function registerTaskRoutes(api: ApiRouter): void {
       body: Joi.object({
         notes: Joi.string().trim().max(5_000),
         ...(t.action === 'complete'
-          ? { condition: Joi.string().valid(...CONDITIONS).description("Inspections only (required for them): the inspector's rating, recorded on each asset of the task") }
+          ? {
+              condition: Joi.string()
+                .valid(...CONDITIONS)
+                .description("Inspections only (required for them): the inspector's rating, recorded on each asset of the task"),
+            }
           : {}),
       }),
-      responses: { 200: { description: 'The task', schema: taskSchema }, 404: { description: 'Not found' }, 409: { description: `Only a task ${t.from.join(' or ')} can be ${t.to}` } },
+      responses: {
+        200: { description: 'The task', schema: taskSchema },
+        404: { description: 'Not found' },
+        409: { description: `Only a task ${t.from.join(' or ')} can be ${t.to}` },
+      },
       handler: async (ctx, { params, body }) => {
         const { tenantId, userId } = userOf(ctx);
         const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
@@ -123,7 +136,12 @@ export function registerTaskRoutes(api: ApiRouter): void {
             }
           }
           const inspected = inspectionIds.length > 0 ? { inspection_ids: inspectionIds, condition: body.condition } : {};
-          unit.audit({ action: `maintenance_task.${t.to}`, resourceType: 'maintenance_task', resourceId: task.id, details: { from: locked.status, plan_id: task.plan_id, ...inspected } });
+          unit.audit({
+            action: `maintenance_task.${t.to}`,
+            resourceType: 'maintenance_task',
+            resourceId: task.id,
+            details: { from: locked.status, plan_id: task.plan_id, ...inspected },
+          });
           if (t.action === 'complete') {
             unit.emit('task.completed', {
               task_id: task.id,

@@ -128,8 +128,7 @@ function registerPlanCrud(api: ApiRouter): void {
     method: 'post',
     path: '/plans',
     summary: 'Create a plan and start its workflow',
-    description:
-      'Starts `maintenance-plan/<tenant>/<plan>` before the row commits: if Temporal is unreachable the answer is 503 and no plan exists.',
+    description: 'Starts `maintenance-plan/<tenant>/<plan>` before the row commits: if Temporal is unreachable the answer is 503 and no plan exists.',
     tags: TAGS,
     auth: 'user',
     permission: 'manage_maintenance',
@@ -162,7 +161,10 @@ function registerPlanCrud(api: ApiRouter): void {
       } catch (err) {
         // The workflow runs but its row did not commit: stop it rather than leave it to time out.
         const orphan = started as { planId: string } | null;
-        if (orphan) await planHandle(client, tenantId, orphan.planId).terminate('plan creation rolled back').catch(() => undefined);
+        if (orphan)
+          await planHandle(client, tenantId, orphan.planId)
+            .terminate('plan creation rolled back')
+            .catch(() => undefined);
         throw err;
       }
     },
@@ -234,7 +236,10 @@ function registerPlanCrud(api: ApiRouter): void {
       await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
         const plan = await lockLivePlan(unit.tx, tenantId, params.plan_id);
         const now = new Date();
-        await unit.scope.table('maintenance_plans').where('id', plan.id).update({ status: 'archived', deleted_at: now, updated_at: now, next_due_at: null, version: plan.version + 1 });
+        await unit.scope
+          .table('maintenance_plans')
+          .where('id', plan.id)
+          .update({ status: 'archived', deleted_at: now, updated_at: now, next_due_at: null, version: plan.version + 1 });
         unit.audit({ action: 'maintenance_plan.deleted', resourceType: 'maintenance_plan', resourceId: plan.id });
         await signalOrFail(client, plan, { kind: 'archive' });
       });
@@ -255,7 +260,11 @@ function registerPlanActions(api: ApiRouter): void {
     auth: 'user',
     permission: 'manage_maintenance',
     params: planParams,
-    responses: { 200: { description: 'The generated task', schema: executeResult }, 404: { description: 'Not found' }, 503: { description: 'Temporal unreachable or too slow: retry with the same Idempotency-Key' } },
+    responses: {
+      200: { description: 'The generated task', schema: executeResult },
+      404: { description: 'Not found' },
+      503: { description: 'Temporal unreachable or too slow: retry with the same Idempotency-Key' },
+    },
     handler: async (ctx, { params }) => {
       const { tenantId, userId } = userOf(ctx);
       const plan = await requirePlan(tenantScope(ctx.deps.db, tenantId), params.plan_id);
@@ -264,7 +273,12 @@ function registerPlanActions(api: ApiRouter): void {
         const earlier = await recentManualExecution(ctx.deps.db, plan, userId);
         if (earlier) {
           await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-            unit.audit({ action: 'maintenance_plan.execute_repeated', resourceType: 'maintenance_plan', resourceId: plan.id, details: { task_id: earlier.task_id, execution_id: earlier.execution_id } });
+            unit.audit({
+              action: 'maintenance_plan.execute_repeated',
+              resourceType: 'maintenance_plan',
+              resourceId: plan.id,
+              details: { task_id: earlier.task_id, execution_id: earlier.execution_id },
+            });
           });
           ctx.body = { task_id: earlier.task_id, task_code: earlier.task_code, next_due_at: earlier.next_due_at };
           return;
@@ -339,7 +353,11 @@ function registerPlanActions(api: ApiRouter): void {
     auth: 'user',
     permission: 'manage_maintenance',
     params: planParams,
-    responses: { 202: { description: 'Queued for delivery; the answer says to whom and how' }, 404: { description: 'Not found' }, 422: { description: 'The plan has nobody to notify' } },
+    responses: {
+      202: { description: 'Queued for delivery; the answer says to whom and how' },
+      404: { description: 'Not found' },
+      422: { description: 'The plan has nobody to notify' },
+    },
     handler: async (ctx, { params }) => {
       const { tenantId } = userOf(ctx);
       const plan = await requirePlan(tenantScope(ctx.deps.db, tenantId), params.plan_id);
@@ -354,7 +372,12 @@ function registerPlanActions(api: ApiRouter): void {
           recipients: recipients.map((r) => r.email),
           ...planNotificationText(plan, 'test', isoTime(plan.next_due_at)),
         });
-        unit.audit({ action: 'maintenance_plan.test_notification', resourceType: 'maintenance_plan', resourceId: plan.id, details: { notification_id: row.id, recipients: recipients.map((r) => r.user_id) } });
+        unit.audit({
+          action: 'maintenance_plan.test_notification',
+          resourceType: 'maintenance_plan',
+          resourceId: plan.id,
+          details: { notification_id: row.id, recipients: recipients.map((r) => r.user_id) },
+        });
         return row;
       });
       // The row is committed: if the start fails now, the worker's reconciler delivers it later.
@@ -386,7 +409,11 @@ function registerPlanActions(api: ApiRouter): void {
       auth: 'user',
       permission: 'manage_maintenance',
       params: planParams,
-      responses: { 200: { description: 'The plan as its workflow now sees it', schema: planSchema }, 404: { description: 'Not found' }, 503: { description: 'Temporal unreachable (nothing changed)' } },
+      responses: {
+        200: { description: 'The plan as its workflow now sees it', schema: planSchema },
+        404: { description: 'Not found' },
+        503: { description: 'Temporal unreachable (nothing changed)' },
+      },
       handler: async (ctx, { params }) => {
         const { tenantId } = userOf(ctx);
         const client = await temporalClient(ctx);
@@ -434,7 +461,11 @@ function registerPlanActions(api: ApiRouter): void {
       source: Joi.string().trim().min(1).max(200).pattern(ONE_LINE_TEXT).required().messages({ 'string.pattern.base': 'must be one line of text without control characters' }),
       reset: Joi.boolean().default(false),
     }),
-    responses: { 200: { description: 'The recorded reading and what it caused' }, 404: { description: 'Not found' }, 422: { description: 'Refused reading, or the plan has no counter' } },
+    responses: {
+      200: { description: 'The recorded reading and what it caused' },
+      404: { description: 'Not found' },
+      422: { description: 'Refused reading, or the plan has no counter' },
+    },
     handler: async (ctx, { params, body }) => {
       const { tenantId } = userOf(ctx);
       const plan = await requirePlan(tenantScope(ctx.deps.db, tenantId), params.plan_id);
@@ -443,7 +474,13 @@ function registerPlanActions(api: ApiRouter): void {
       // Free text stays in PostgreSQL; the Update (and so the history) carries its reference.
       const sourceRef = await counterSourceRef(ctx.deps.db, tenantId, body.source);
       const r = await callPlanWorkflow(ctx, plan, (c) =>
-        recordCounter(c, tenantId, plan.id, { requestId: updateRequestId(ctx), value: body.value, source: sourceRef, reset: body.reset, origin: { requestId: ctx.state.requestId, actor: actorOf(ctx) } }),
+        recordCounter(c, tenantId, plan.id, {
+          requestId: updateRequestId(ctx),
+          value: body.value,
+          source: sourceRef,
+          reset: body.reset,
+          origin: { requestId: ctx.state.requestId, actor: actorOf(ctx) },
+        }),
       );
       ctx.body = {
         reading: { id: r.reading_id, counter: part.counter, value: r.reading.value, source: body.source, reset: r.reading.reset, total: r.reading.total, read_at: r.reading.at },
@@ -472,7 +509,10 @@ function registerPlanActions(api: ApiRouter): void {
       const q = scope
         .table('maintenance_counter_readings')
         .where('plan_id', plan.id)
-        .orderBy([{ column: 'read_at', order: 'desc' }, { column: 'created_at', order: 'desc' }])
+        .orderBy([
+          { column: 'read_at', order: 'desc' },
+          { column: 'created_at', order: 'desc' },
+        ])
         .select('id', 'counter', 'value', 'source', 'reset', 'total', 'thresholds_crossed', 'task_id', 'read_at');
       ctx.body = await paginate(q, query, (r: any) => ({ ...r, read_at: isoTime(r.read_at) }));
     },
@@ -507,7 +547,10 @@ function registerPlanActions(api: ApiRouter): void {
         .table('maintenance_executions')
         .leftJoin('maintenance_tasks as t', 't.id', 'maintenance_executions.task_id')
         .where('maintenance_executions.plan_id', plan.id)
-        .orderBy([{ column: 'maintenance_executions.executed_at', order: 'desc' }, { column: 'maintenance_executions.execution_id', order: 'desc' }])
+        .orderBy([
+          { column: 'maintenance_executions.executed_at', order: 'desc' },
+          { column: 'maintenance_executions.execution_id', order: 'desc' },
+        ])
         .select('maintenance_executions.*', 't.task_code');
       ctx.body = await paginate(q, query, (r: any) => ({
         execution_id: r.execution_id,

@@ -1,16 +1,12 @@
 /** `GET/PUT /api/v1/privacy/settings`: retention, fixed encryption values and PII redaction. */
 import Joi from '../../domain/joi';
 import { loadPrivacySettings, savePrivacySettings, TenantPrivacyRow } from '../../db/privacy/settings';
-import {
-  changeRetention, FIXED_ENCRYPTION, policyOf, RETENTION_BOUNDS, RETENTION_KEYS, RetentionKey, StoredRetention,
-} from '../../domain/privacy/settings';
+import { changeRetention, FIXED_ENCRYPTION, policyOf, RETENTION_BOUNDS, RETENTION_KEYS, RetentionKey, StoredRetention } from '../../domain/privacy/settings';
 import { userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
 
-const retentionFields = Object.fromEntries(
-  RETENTION_KEYS.map((k) => [k, Joi.number().integer().min(RETENTION_BOUNDS[k].min).max(RETENTION_BOUNDS[k].max)]),
-);
+const retentionFields = Object.fromEntries(RETENTION_KEYS.map((k) => [k, Joi.number().integer().min(RETENTION_BOUNDS[k].min).max(RETENTION_BOUNDS[k].max)]));
 const settingsBody = Joi.object({
   retention: Joi.object(retentionFields),
   // Fixed (SPEC.md): echoing the current value is accepted, any other value is a 422.

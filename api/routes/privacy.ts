@@ -110,11 +110,20 @@ export function privacyRoutes(): ApiRouter {
       const now = new Date();
       const { row, created } = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
         await unit.tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 9))', [`privacy-export:${tenantId}:${body.subject_id}`]);
-        const latest = await unit.scope.table('privacy_exports').where({ subject_id: body.subject_id, format: body.format })
-          .whereIn('status', ['pending', 'running', 'ready']).orderBy('created_at', 'desc').first();
+        const latest = await unit.scope
+          .table('privacy_exports')
+          .where({ subject_id: body.subject_id, format: body.format })
+          .whereIn('status', ['pending', 'running', 'ready'])
+          .orderBy('created_at', 'desc')
+          .first();
         const reusable = latest && exportStatus(latest, now) !== 'expired';
         const [exportRow] = reusable ? [latest] : await unit.scope.insert('privacy_exports', { subject_id: body.subject_id, format: body.format });
-        unit.audit({ action: reusable ? 'privacy.export.reused' : 'privacy.export.requested', resourceType: 'privacy_export', resourceId: exportRow.id, subjectId: body.subject_id });
+        unit.audit({
+          action: reusable ? 'privacy.export.reused' : 'privacy.export.requested',
+          resourceType: 'privacy_export',
+          resourceId: exportRow.id,
+          subjectId: body.subject_id,
+        });
         return { row: exportRow as ExportRow, created: !reusable };
       });
       // Also for a reused pending export: its start may have failed after the commit (idempotent by id).
@@ -145,7 +154,7 @@ export function privacyRoutes(): ApiRouter {
   api.route<unknown, unknown, { subject_id: string; reason: string; preserve_audit: boolean }>({
     method: 'post',
     path: '/erase-subject',
-    summary: "Erase every document linked to a data subject",
+    summary: 'Erase every document linked to a data subject',
     tags: ['privacy'],
     auth: 'user',
     permission: 'manage_privacy',
@@ -165,7 +174,13 @@ export function privacyRoutes(): ApiRouter {
       }
       const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
         const [erasure] = await unit.scope.insert('privacy_erasures', { subject_hash: hash, reason: body.reason, preserve_audit: body.preserve_audit });
-        unit.audit({ action: 'privacy.erasure.requested', resourceType: 'privacy_erasure', resourceId: erasure.id, subjectId: body.subject_id, details: { preserve_audit: body.preserve_audit } });
+        unit.audit({
+          action: 'privacy.erasure.requested',
+          resourceType: 'privacy_erasure',
+          resourceId: erasure.id,
+          subjectId: body.subject_id,
+          details: { preserve_audit: body.preserve_audit },
+        });
         return erasure;
       });
       await startPrivacyErasure(await ctx.deps.temporal.client(), { tenantId, erasureId: row.id, subjectId: body.subject_id, preserveAudit: body.preserve_audit });

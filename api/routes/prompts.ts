@@ -79,7 +79,9 @@ export function promptRoutes(): ApiRouter {
     body: Joi.object({
       system_prompt: Joi.string().trim().min(1).max(20_000).required(),
       agent_type: Joi.string().valid(...AGENT_TYPES),
-      language: Joi.string().pattern(/^[a-z]{2,3}(-[A-Z]{2})?$/).messages({ 'string.pattern.base': 'must be a language tag such as "es" or "pt-BR"' }),
+      language: Joi.string()
+        .pattern(/^[a-z]{2,3}(-[A-Z]{2})?$/)
+        .messages({ 'string.pattern.base': 'must be a language tag such as "es" or "pt-BR"' }),
     }),
     responses: { 200: { description: 'Suggestion', schema: optimizeResponse }, 422: { description: 'Invalid body' } },
     handler: async (ctx: AppContext, { body }) => {
@@ -99,7 +101,7 @@ export function promptRoutes(): ApiRouter {
         ctx.body = { engine: provider.engine, model: rewrite.model, suggested_prompt: rewrite.text, ...labelled };
       } catch (err) {
         ctx.state.log.warn({ err: (err as Error).message }, 'language model failed; answering with the built-in suggestion');
-        ctx.body = { ...builtIn, notice: 'The configured language model failed; this suggestion is the built-in engine\'s.' };
+        ctx.body = { ...builtIn, notice: "The configured language model failed; this suggestion is the built-in engine's." };
       }
     },
   });

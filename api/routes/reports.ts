@@ -42,8 +42,12 @@ function periodRule(value: { type: ReportType; period?: ReportPeriod }, h: Custo
 }
 
 const createBody = Joi.object({
-  type: Joi.string().valid(...REPORT_TYPES).required(),
-  format: Joi.string().valid(...REPORT_FORMATS).required(),
+  type: Joi.string()
+    .valid(...REPORT_TYPES)
+    .required(),
+  format: Joi.string()
+    .valid(...REPORT_FORMATS)
+    .required(),
   period: Joi.object({ from: day.required(), to: day.required() }).description('Both days included (UTC); required by maintenance_compliance, webhook_health and csat'),
   branding_id: idRef,
 }).custom(periodRule);
@@ -63,7 +67,9 @@ export const reportSchema = Joi.object({
   scheduled_report_id: Joi.string().allow(null),
   created_at: Joi.string().isoDate(),
   completed_at: Joi.string().isoDate().allow(null),
-  download_url: Joi.string().allow(null).description(`Presigned, valid ${REPORT_URL_TTL_SECONDS / 60} minutes; present when completed`),
+  download_url: Joi.string()
+    .allow(null)
+    .description(`Presigned, valid ${REPORT_URL_TTL_SECONDS / 60} minutes; present when completed`),
   download_expires_at: Joi.string().isoDate().allow(null),
 });
 
@@ -98,10 +104,21 @@ export function reportRoutes(): ApiRouter {
     tags: TAGS,
     auth: 'user',
     permission: 'view_reports',
-    query: Joi.object({ ...pageQuery, type: Joi.string().valid(...REPORT_TYPES), status: Joi.string().valid('queued', 'running', 'completed', 'failed'), scheduled_report_id: idRef }),
+    query: Joi.object({
+      ...pageQuery,
+      type: Joi.string().valid(...REPORT_TYPES),
+      status: Joi.string().valid('queued', 'running', 'completed', 'failed'),
+      scheduled_report_id: idRef,
+    }),
     responses: { 200: { description: 'A page of reports', schema: pageOf(reportSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('report_jobs').select('*').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('report_jobs')
+        .select('*')
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
       if (query.type) q.where('report_type', query.type);
       if (query.status) q.where('status', query.status);
       if (query.scheduled_report_id) {
@@ -160,7 +177,12 @@ export function reportRoutes(): ApiRouter {
     tags: TAGS,
     auth: 'user',
     permission: 'view_reports',
-    params: Joi.object({ file: Joi.string().pattern(FILE_PATTERN).required().messages({ 'string.pattern.base': `must be <type>.<format>, type one of ${REPORT_TYPES.join(', ')}, format pdf or xlsx` }) }),
+    params: Joi.object({
+      file: Joi.string()
+        .pattern(FILE_PATTERN)
+        .required()
+        .messages({ 'string.pattern.base': `must be <type>.<format>, type one of ${REPORT_TYPES.join(', ')}, format pdf or xlsx` }),
+    }),
     query: directQuery,
     responses: { 200: { description: 'The PDF or XLSX' }, 422: { description: 'Invalid type, format, period or branding' } },
     handler: async (ctx, { params, query }) => {
@@ -168,7 +190,10 @@ export function reportRoutes(): ApiRouter {
       const [, type, format] = FILE_PATTERN.exec(params.file) as unknown as [string, ReportType, ReportFormat];
       const period = query.from || query.to ? { from: query.from ?? '', to: query.to ?? '' } : undefined;
       const checked = createBody.validate({ type, format, ...(period ? { period } : {}), ...(query.branding_id ? { branding_id: query.branding_id } : {}) });
-      if (checked.error) throw new AppError('VALIDATION_ERROR', checked.error.message.replace('period', 'from/to'), { fields: [{ field: 'query', message: checked.error.message, type: 'any.custom' }] });
+      if (checked.error)
+        throw new AppError('VALIDATION_ERROR', checked.error.message.replace('period', 'from/to'), {
+          fields: [{ field: 'query', message: checked.error.message, type: 'any.custom' }],
+        });
       if (query.branding_id) await requireBrandingReference(tenantScope(ctx.deps.db, tenantId), query.branding_id, 'query.branding_id');
       const produced = await produceReport(ctx.deps, tenantId, { type, format, period: period ?? null, brandingId: query.branding_id ?? null }, new Date());
       ctx.set('Content-Type', produced.contentType);

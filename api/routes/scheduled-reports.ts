@@ -5,14 +5,7 @@ import { tenantScope, TenantScope } from '../../db/tenant-scope';
 import { isValidTimeZone, PERIOD_RULES, PeriodRule } from '../../domain/reports/period';
 import { cronProblem, MIN_INTERVAL_MINUTES, ReportScheduleSpec } from '../../domain/reports/schedule';
 import { REPORT_FORMATS, REPORT_TYPE_INFO, REPORT_TYPES, ReportFormat, ReportType } from '../../domain/reports/types';
-import {
-  createReportSchedule,
-  deleteReportSchedule,
-  describeReportSchedule,
-  setReportSchedulePaused,
-  syncReportSchedule,
-  updateReportSchedule,
-} from '../../orchestration/reports';
+import { createReportSchedule, deleteReportSchedule, describeReportSchedule, setReportSchedulePaused, syncReportSchedule, updateReportSchedule } from '../../orchestration/reports';
 import { AppContext, userOf } from '../context';
 import { AppError, errorSummary, validationError } from '../errors';
 import { actorOf, MutationUnit, runMutation } from '../mutation';
@@ -44,7 +37,13 @@ const scheduleSpec = Joi.alternatives()
           return problem ? h.message({ custom: problem }) : value;
         }),
     }),
-    Joi.object({ interval_minutes: Joi.number().integer().min(MIN_INTERVAL_MINUTES).max(60 * 24 * 92).required() }),
+    Joi.object({
+      interval_minutes: Joi.number()
+        .integer()
+        .min(MIN_INTERVAL_MINUTES)
+        .max(60 * 24 * 92)
+        .required(),
+    }),
   )
   .messages({ 'alternatives.match': 'must be an object with either cron (five fields) or interval_minutes' })
   .description(`{"cron": "0 6 1 * *"} or {"interval_minutes": n} (n >= ${MIN_INTERVAL_MINUTES}), read in time_zone`);
@@ -62,7 +61,11 @@ const fields = {
   time_zone: Joi.string()
     .max(64)
     .custom((value: string, h) => (isValidTimeZone(value) ? value : h.message({ custom: 'must be an IANA time zone such as Europe/Berlin' }))),
-  recipients: Joi.array().items(Joi.string().trim().lowercase().email({ tlds: false }).max(254)).min(1).max(50).unique(),
+  recipients: Joi.array()
+    .items(Joi.string().trim().lowercase().email({ tlds: false }).max(254))
+    .min(1)
+    .max(50)
+    .unique(),
 };
 
 type Body = {
@@ -91,8 +94,10 @@ const params = Joi.object({ scheduled_report_id: idRef.required() });
 /** The period rule must match the (possibly changed) type: required by period reports, refused by snapshots. */
 function checkPeriodRule(type: ReportType, rule: PeriodRule | null | undefined): void {
   const needs = REPORT_TYPE_INFO[type].needsPeriod;
-  if (needs && !rule) throw validationError(`period_rule is required for ${type} reports`, [{ field: 'body.period_rule', message: 'required for this report type', type: 'any.required' }]);
-  if (!needs && rule) throw validationError(`${type} is a snapshot and takes no period_rule`, [{ field: 'body.period_rule', message: 'not used by this report type', type: 'any.unknown' }]);
+  if (needs && !rule)
+    throw validationError(`period_rule is required for ${type} reports`, [{ field: 'body.period_rule', message: 'required for this report type', type: 'any.required' }]);
+  if (!needs && rule)
+    throw validationError(`${type} is a snapshot and takes no period_rule`, [{ field: 'body.period_rule', message: 'not used by this report type', type: 'any.unknown' }]);
 }
 
 export const scheduledReportSchema = Joi.object({
@@ -167,7 +172,9 @@ async function changeWithSchedule<T>(
   } catch (err) {
     if (applied) {
       const row = await ctx.deps.db('scheduled_reports').where({ tenant_id: tenantId, id }).first();
-      await syncReportSchedule(client, { tenant_id: tenantId, id }, row ?? null).catch((syncErr) => ctx.state.log.error({ err: syncErr, scheduledReportId: id }, 'scheduled report schedule repair failed'));
+      await syncReportSchedule(client, { tenant_id: tenantId, id }, row ?? null).catch((syncErr) =>
+        ctx.state.log.error({ err: syncErr, scheduledReportId: id }, 'scheduled report schedule repair failed'),
+      );
     }
     throw err;
   }
@@ -186,7 +193,10 @@ export function scheduledReportRoutes(): ApiRouter {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of scheduled reports', schema: pageOf(scheduledReportSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('scheduled_reports').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('scheduled_reports')
+        .select('*')
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       ctx.body = await paginate(q, query, (row: ScheduledReportRow) => toScheduledReport(row));
     },
   });
@@ -201,7 +211,11 @@ export function scheduledReportRoutes(): ApiRouter {
     auth: 'user',
     permission: 'manage_reports',
     body: createBody,
-    responses: { 201: { description: 'Created', schema: scheduledReportSchema }, 422: { description: 'Invalid field' }, 503: { description: 'Temporal unavailable: nothing was created' } },
+    responses: {
+      201: { description: 'Created', schema: scheduledReportSchema },
+      422: { description: 'Invalid field' },
+      503: { description: 'Temporal unavailable: nothing was created' },
+    },
     handler: async (ctx, { body }) => {
       const { userId } = userOf(ctx);
       checkPeriodRule(body.report_type as ReportType, body.period_rule);
@@ -216,7 +230,12 @@ export function scheduledReportRoutes(): ApiRouter {
           schedule: JSON.stringify(body.schedule),
           created_by: userId,
         })) as ScheduledReportRow[];
-        unit.audit({ action: 'scheduled_report.created', resourceType: 'scheduled_report', resourceId: row.id, details: { report_type: row.report_type, recipients: row.recipients.length } });
+        unit.audit({
+          action: 'scheduled_report.created',
+          resourceType: 'scheduled_report',
+          resourceId: row.id,
+          details: { report_type: row.report_type, recipients: row.recipients.length },
+        });
         await apply((client) => createReportSchedule(client, row));
         return row;
       });
@@ -334,7 +353,14 @@ export function scheduledReportRoutes(): ApiRouter {
     handler: async (ctx, { params: p, query }) => {
       const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
       const row = await requireScheduledReport(scope, p.scheduled_report_id);
-      const q = scope.table('scheduled_report_runs').where('scheduled_report_id', row.id).select('*').orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+      const q = scope
+        .table('scheduled_report_runs')
+        .where('scheduled_report_id', row.id)
+        .select('*')
+        .orderBy([
+          { column: 'started_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
       ctx.body = await paginate(q, query, toRun);
     },
   });

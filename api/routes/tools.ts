@@ -58,7 +58,9 @@ const parameters = Joi.object()
     return issues.length === 0 ? value : helpers.message({ custom: issues.map((i) => `${i.path} ${i.message}`).join('; ') });
   });
 const fields = {
-  name: Joi.string().pattern(/^[a-z][a-z0-9_]{0,63}$/).messages({ 'string.pattern.base': 'must be snake_case, at most 64 characters' }),
+  name: Joi.string()
+    .pattern(/^[a-z][a-z0-9_]{0,63}$/)
+    .messages({ 'string.pattern.base': 'must be snake_case, at most 64 characters' }),
   description: Joi.string().trim().min(1).max(1_000),
   parameters,
 };
@@ -86,7 +88,9 @@ const toolSchema = Joi.object({
   name: Joi.string(),
   description: Joi.string(),
   kind: Joi.string().valid('built_in', 'http'),
-  builtin: Joi.string().valid(...BUILT_IN_TOOLS).allow(null),
+  builtin: Joi.string()
+    .valid(...BUILT_IN_TOOLS)
+    .allow(null),
   url: Joi.string().allow(null),
   parameters: Joi.object().unknown(true),
   created_at: Joi.string().isoDate(),
@@ -131,7 +135,10 @@ export function toolRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, kind: Joi.string().valid('built_in', 'http') }),
     responses: { 200: { description: 'A page of tools', schema: pageOf(toolSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('tools').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('tools')
+        .select('*')
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.kind) q.where('kind', query.kind);
       ctx.body = await paginate(q, query, toTool);
     },
@@ -191,7 +198,11 @@ export function toolRoutes(): ApiRouter {
           throw validationError('invalid body: body.url applies only to http tools', [{ field: 'body.url', message: 'applies only to http tools', type: 'any.unknown' }]);
         }
         if (body.name) await refuseTakenName(unit.scope, body.name, tool.id);
-        const [row] = await unit.scope.table('tools').where('id', tool.id).update({ ...jsonColumns(body), updated_at: new Date() }).returning('*');
+        const [row] = await unit.scope
+          .table('tools')
+          .where('id', tool.id)
+          .update({ ...jsonColumns(body), updated_at: new Date() })
+          .returning('*');
         unit.audit({ action: 'tool.updated', resourceType: 'tool', resourceId: tool.id, details: { fields: Object.keys(body) } });
         return row as ToolRow;
       });

@@ -55,7 +55,10 @@ const filters = Joi.object()
     return issues.length === 0 ? value : helpers.message({ custom: issues.map((i) => `${i.path} ${i.message}`).join('; ') });
   });
 const webhookFields = {
-  url: Joi.string().trim().max(2_000).uri({ scheme: ['https', 'http'] }),
+  url: Joi.string()
+    .trim()
+    .max(2_000)
+    .uri({ scheme: ['https', 'http'] }),
   events: Joi.array().items(eventPattern).min(1).max(100),
   filters,
   description: Joi.string().trim().max(500).allow(null, ''),
@@ -64,7 +67,7 @@ const webhookFields = {
   // Opt-ins beyond SPEC.md's failure rules (off by default: SPEC.md retries every failure on its schedule).
   disable_on_gone: Joi.boolean().description('410 Gone disables the webhook at once instead of being retried (default false)'),
   honour_retry_after: Joi.boolean().description('Retry-After on 429/503 moves the next retry within the schedule (default false)'),
-  owner_id: idRef.description('User who receives the webhook\'s alerts; defaults to its creator'),
+  owner_id: idRef.description("User who receives the webhook's alerts; defaults to its creator"),
 };
 const createBody = Joi.object({ ...webhookFields, url: webhookFields.url.required(), events: webhookFields.events.required() });
 const updateBody = Joi.object(webhookFields).min(1);
@@ -270,7 +273,9 @@ export function webhookRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, status: Joi.string().valid('active', 'paused', 'failing', 'disabled') }),
     responses: { 200: { description: 'A page of webhooks', schema: pageOf(webhookSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('webhooks').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('webhooks')
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.status) q.where('status', query.status);
       ctx.body = await paginate(q, query, (row: WebhookRow) => toWebhook(row));
     },
@@ -284,7 +289,11 @@ export function webhookRoutes(): ApiRouter {
     auth: 'user',
     permission: 'manage_webhooks',
     body: createBody,
-    responses: { 201: { description: 'Created webhook with its secret', schema: withSecret }, 403: { description: 'Plan limit reached' }, 422: { description: 'Invalid URL, event pattern or filter' } },
+    responses: {
+      201: { description: 'Created webhook with its secret', schema: withSecret },
+      403: { description: 'Plan limit reached' },
+      422: { description: 'Invalid URL, event pattern or filter' },
+    },
     handler: async (ctx, { body }) => {
       const { tenantId } = userOf(ctx);
       assertUrlAllowed(ctx, body.url);
@@ -511,7 +520,10 @@ export function webhookRoutes(): ApiRouter {
         })
         .where('webhook_deliveries.webhook_id', webhook.id)
         .select('webhook_deliveries.*', 'outbox_events.data as event_data', 'outbox_events.occurred_at as event_occurred_at')
-        .orderBy([{ column: 'webhook_deliveries.created_at', order: 'desc' }, { column: 'webhook_deliveries.id', order: 'desc' }]);
+        .orderBy([
+          { column: 'webhook_deliveries.created_at', order: 'desc' },
+          { column: 'webhook_deliveries.id', order: 'desc' },
+        ]);
       if (query.status) q.where('webhook_deliveries.status', query.status);
       if (query.event_type) q.where('webhook_deliveries.event_type', query.event_type);
       if (query.delivery_id) {
@@ -531,7 +543,11 @@ export function webhookRoutes(): ApiRouter {
     auth: 'user',
     permission: 'manage_webhooks',
     params: deliveryParams,
-    responses: { 202: { description: 'Redelivery started' }, 404: { description: 'Webhook or delivery not found' }, 409: { description: 'Webhook paused or disabled, or the event is no longer kept' } },
+    responses: {
+      202: { description: 'Redelivery started' },
+      404: { description: 'Webhook or delivery not found' },
+      409: { description: 'Webhook paused or disabled, or the event is no longer kept' },
+    },
     handler: async (ctx, { params }) => {
       const { tenantId } = userOf(ctx);
       const started = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
@@ -545,7 +561,12 @@ export function webhookRoutes(): ApiRouter {
           throw invalidState('the event of this delivery is no longer kept');
         }
         const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId: original.event_id, deliveryId: randomUUID(), redeliveryOf: params.delivery_id };
-        unit.audit({ action: 'webhook.redelivered', resourceType: 'webhook', resourceId: webhook.id, details: { delivery_id: input.deliveryId, redelivery_of: params.delivery_id } });
+        unit.audit({
+          action: 'webhook.redelivered',
+          resourceType: 'webhook',
+          resourceId: webhook.id,
+          details: { delivery_id: input.deliveryId, redelivery_of: params.delivery_id },
+        });
         // Started before the unit commits: if Temporal refuses, nothing is recorded as redelivered.
         await startDeliveries(ctx, [input]);
         return input;
@@ -575,9 +596,9 @@ export function webhookRoutes(): ApiRouter {
         const webhook = await requireWebhook(unit.scope, params.webhook_id);
         requireReceiving(webhook);
         const rows = await deliveriesFailedForGood(unit.tx, tenantId, webhook.id, since, MAX_RECOVER + 1);
-        const found = rows.slice(0, MAX_RECOVER).map(
-          (row): WebhookDeliveryInput => ({ tenantId, webhookId: webhook.id, eventId: row.event_id, deliveryId: randomUUID(), redeliveryOf: row.delivery_id }),
-        );
+        const found = rows
+          .slice(0, MAX_RECOVER)
+          .map((row): WebhookDeliveryInput => ({ tenantId, webhookId: webhook.id, eventId: row.event_id, deliveryId: randomUUID(), redeliveryOf: row.delivery_id }));
         unit.audit({ action: 'webhook.recovered', resourceType: 'webhook', resourceId: webhook.id, details: { since: since.toISOString(), deliveries: found.length } });
         await startDeliveries(ctx, found);
         return { found, truncated: rows.length > MAX_RECOVER };

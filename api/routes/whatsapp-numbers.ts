@@ -43,9 +43,18 @@ interface WhatsappNumberBody {
 }
 
 const fields = {
-  display_phone_number: Joi.string().trim().pattern(/^\+[1-9]\d{6,14}$/).messages({ 'string.pattern.base': 'must be an E.164 number such as +34600111222' }),
-  phone_number_id: Joi.string().trim().pattern(/^\d{5,32}$/).messages({ 'string.pattern.base': "must be the provider's numeric phone number id" }),
-  business_account_id: Joi.string().trim().pattern(/^\d{5,32}$/).allow(null),
+  display_phone_number: Joi.string()
+    .trim()
+    .pattern(/^\+[1-9]\d{6,14}$/)
+    .messages({ 'string.pattern.base': 'must be an E.164 number such as +34600111222' }),
+  phone_number_id: Joi.string()
+    .trim()
+    .pattern(/^\d{5,32}$/)
+    .messages({ 'string.pattern.base': "must be the provider's numeric phone number id" }),
+  business_account_id: Joi.string()
+    .trim()
+    .pattern(/^\d{5,32}$/)
+    .allow(null),
   access_token: Joi.string().min(8).max(4_096).description('Write-only; stored encrypted'),
   app_secret: Joi.string().min(16).max(256).description('Write-only: the Meta app secret that signs inbound webhooks (X-Hub-Signature-256)'),
   verify_token: Joi.string().min(16).max(256).description('Write-only: the verify token of the webhook GET challenge'),
@@ -135,7 +144,10 @@ export function whatsappNumberRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, status: fields.status }),
     responses: { 200: { description: 'A page of numbers', schema: pageOf(numberSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('whatsapp_numbers').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+        .table('whatsapp_numbers')
+        .select('*')
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (query.status) q.where('status', query.status);
       ctx.body = await paginate(q, query, toNumber);
     },
@@ -189,7 +201,8 @@ export function whatsappNumberRoutes(): ApiRouter {
     method: 'put',
     path: '/:number_id',
     summary: 'Update the fields sent',
-    description: 'Deactivating moves the agents of the number from active to error; re-activating it, or a new access_token after the provider rejected the old one, moves them back.',
+    description:
+      'Deactivating moves the agents of the number from active to error; re-activating it, or a new access_token after the provider rejected the old one, moves them back.',
     tags,
     auth: 'user',
     permission: 'manage_agents',

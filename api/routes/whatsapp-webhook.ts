@@ -28,7 +28,6 @@ interface ReceivingNumber {
   status: 'active' | 'inactive';
 }
 
-
 /**
  * The registered numbers a payload is for, once its signature is proven under each one's app
  * secret. Unknown numbers, numbers without an app secret, or a bad signature: 401, nothing stored.

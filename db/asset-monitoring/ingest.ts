@@ -30,17 +30,19 @@ const key = (s: SeriesKey) => `${s.asset_id}|${s.parameter}`;
  * alert), move each series' latest reading, and recompute the touched assets' health and condition.
  * `assetTypes` holds every asset of the batch (checked by the caller to belong to the tenant).
  */
-export async function ingestReadings(
-  unit: MonitoringUnit,
-  assetTypes: ReadonlyMap<string, string>,
-  readings: readonly ReadingInput[],
-  now: Date,
-): Promise<ReadingsSummary> {
+export async function ingestReadings(unit: MonitoringUnit, assetTypes: ReadonlyMap<string, string>, readings: readonly ReadingInput[], now: Date): Promise<ReadingsSummary> {
   const tenantId = unit.scope.tenantId;
   const assetIds = [...new Set(readings.map((r) => r.asset_id))];
   await lockAssets(unit.tx, tenantId, assetIds);
   const storedIds = await insertReadings(unit.tx, tenantId, readings);
-  const summary: ReadingsSummary = { received: readings.length, stored: storedIds.size, duplicates: readings.length - storedIds.size, late: 0, alerts_raised: 0, alerts_resolved: 0 };
+  const summary: ReadingsSummary = {
+    received: readings.length,
+    stored: storedIds.size,
+    duplicates: readings.length - storedIds.size,
+    late: 0,
+    alerts_raised: 0,
+    alerts_resolved: 0,
+  };
   if (storedIds.size === 0) return summary;
 
   // The readings stored now: the first occurrence of each stored event id, grouped by series.
@@ -57,7 +59,11 @@ export async function ingestReadings(
   const previous = await latestReadings(unit.tx, tenantId, touchedAssets);
   const assetBaselines = await activeBaselines(unit.tx, tenantId, touchedAssets);
   const alerts = await unresolvedAlerts(unit.tx, tenantId, series);
-  const configs = await effectiveConfigs(unit.tx, tenantId, touchedAssets.map((id) => assetTypes.get(id) as string));
+  const configs = await effectiveConfigs(
+    unit.tx,
+    tenantId,
+    touchedAssets.map((id) => assetTypes.get(id) as string),
+  );
   const latest = new Map(previous.map((r) => [key(r), r]));
   const alertOf = new Map(alerts.map((a) => [key(a), a]));
 
@@ -71,7 +77,10 @@ export async function ingestReadings(
     const newer = rs.filter((r) => r.ts.getTime() > since).sort((x, y) => x.ts.getTime() - y.ts.getTime());
     summary.late += rs.length - newer.length;
     if (newer.length === 0) continue;
-    newerBySeries.set(k, newer.map((r) => ({ t: r.ts.getTime(), value: r.value })));
+    newerBySeries.set(
+      k,
+      newer.map((r) => ({ t: r.ts.getTime(), value: r.value })),
+    );
     const last = newer[newer.length - 1] as ReadingInput;
     const window: RecentWindow = [...(before?.recent ?? []), ...newer.map((r): [number, number] => [r.ts.getTime(), r.value])].slice(-TREND_WINDOW);
     const row: LatestReading = { asset_id: last.asset_id, parameter: last.parameter, ts: last.ts, value: last.value, unit: last.unit, source: last.source, recent: window };

@@ -50,9 +50,7 @@ export async function applyJudgements(unit: MonitoringUnit, judgements: readonly
 }
 
 function resolution(excursion: Excursion) {
-  return excursion.ended
-    ? { status: 'resolved', resolved_at: new Date(excursion.ended.t), resolved_value: excursion.ended.value }
-    : {};
+  return excursion.ended ? { status: 'resolved', resolved_at: new Date(excursion.ended.t), resolved_value: excursion.ended.value } : {};
 }
 
 async function raise(unit: MonitoringUnit, j: SeriesJudgement, excursion: Excursion): Promise<AlertRow> {

@@ -69,7 +69,13 @@ export const DEGRADATION_READINGS_PER_PARAMETER = 5_000;
  * every parameter with a failure limit in the predictive config or an active baseline (its band's
  * edges), with its newest readings, and the asset type's corrective history as a failure prior.
  */
-export async function degradationPrognosis(db: Queryable, tenantId: string, assetId: string, config: PredictiveConfig, now = new Date()): Promise<DegradationPrognosis | DegradationInsufficient> {
+export async function degradationPrognosis(
+  db: Queryable,
+  tenantId: string,
+  assetId: string,
+  config: PredictiveConfig,
+  now = new Date(),
+): Promise<DegradationPrognosis | DegradationInsufficient> {
   const bands = new Map((await activeBaselines(db, tenantId, [assetId])).map((b) => [b.parameter, bandOf(b, config)]));
   const configured = new Map(Object.entries(config.failure_limits));
   const parameters = [...new Set([...configured.keys(), ...bands.keys()])];

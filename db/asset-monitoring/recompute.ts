@@ -25,8 +25,15 @@ export interface KnownAssetData {
 
 async function readAssetData(db: Queryable, tenantId: string, ids: readonly string[]): Promise<KnownAssetData> {
   // One after the other: `db` is usually a transaction, a single connection.
-  const assets: { id: string; type: string }[] = await tenantScope(db, tenantId).table('assets').whereRaw('id = any(?::uuid[])', [[...ids]]).select('id', 'type');
-  const configs = await effectiveConfigs(db, tenantId, assets.map((a) => a.type));
+  const assets: { id: string; type: string }[] = await tenantScope(db, tenantId)
+    .table('assets')
+    .whereRaw('id = any(?::uuid[])', [[...ids]])
+    .select('id', 'type');
+  const configs = await effectiveConfigs(
+    db,
+    tenantId,
+    assets.map((a) => a.type),
+  );
   const baselines = await activeBaselines(db, tenantId, ids);
   const latest = await latestReadings(db, tenantId, ids);
   return { assetTypes: new Map(assets.map((a) => [a.id, a.type])), configs, baselines, latest };
@@ -55,10 +62,14 @@ export async function recomputeAssetState(db: Queryable, tenantId: string, asset
       const window = r.recent.length ? r.recent : [[new Date(r.ts).getTime(), r.value] as [number, number]];
       return [{ parameter: r.parameter, band, recent: window.map(([t, y]) => ({ t, y })) }];
     });
-    const assetInspections = inspections
-      .filter((i) => i.asset_id === asset.id)
-      .map((i) => ({ condition: i.condition, performedAt: new Date(i.performed_at).getTime() }));
-    const monitored: MonitoredParameter[] = assetLatest.map((r) => ({ parameter: r.parameter, value: r.value, unit: r.unit, measuredAt: new Date(r.ts).getTime(), band: bands.get(r.parameter) ?? null }));
+    const assetInspections = inspections.filter((i) => i.asset_id === asset.id).map((i) => ({ condition: i.condition, performedAt: new Date(i.performed_at).getTime() }));
+    const monitored: MonitoredParameter[] = assetLatest.map((r) => ({
+      parameter: r.parameter,
+      value: r.value,
+      unit: r.unit,
+      measuredAt: new Date(r.ts).getTime(),
+      band: bands.get(r.parameter) ?? null,
+    }));
 
     states.push({
       asset_id: asset.id,

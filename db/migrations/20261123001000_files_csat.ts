@@ -96,9 +96,7 @@ export async function up(knex: Knex): Promise<void> {
       -- One survey per conversation.
       constraint csat_invitations_conversation_unique unique (tenant_id, conversation_id)
     )`);
-  await knex.raw(
-    `create index csat_invitations_pending on csat_invitations (tenant_id, contact_id, channel, sent_at) where status = 'pending'`,
-  );
+  await knex.raw(`create index csat_invitations_pending on csat_invitations (tenant_id, contact_id, channel, sent_at) where status = 'pending'`);
 
   await knex.raw(`
     create table csat_responses (

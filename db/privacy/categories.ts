@@ -26,7 +26,9 @@ export function subjectRows(db: Queryable, tenantId: string, category: DataCateg
     case 'join':
       return q.whereIn(
         `${t}.${link.column}`,
-        db(link.parent.table).select('id').where({ tenant_id: tenantId, [link.parent.subjectColumn]: subject.id }),
+        db(link.parent.table)
+          .select('id')
+          .where({ tenant_id: tenantId, [link.parent.subjectColumn]: subject.id }),
       );
     case 'audit':
       return q.where((w) => void w.where(`${t}.subject_ref`, subject.id).orWhere(`${t}.subject_hash`, subject.hash));
@@ -37,7 +39,12 @@ export function subjectRows(db: Queryable, tenantId: string, category: DataCateg
 
 /** The next export batch after `after` (keyset on the category's key column). */
 export async function subjectRowsPage(
-  db: Queryable, tenantId: string, category: DataCategory, subject: SubjectKey, after: string | number | null, limit: number,
+  db: Queryable,
+  tenantId: string,
+  category: DataCategory,
+  subject: SubjectKey,
+  after: string | number | null,
+  limit: number,
   columns: string[] = category.exportColumns,
 ): Promise<Record<string, unknown>[]> {
   const key = `${category.table}.${category.keyColumn}`;
@@ -73,7 +80,11 @@ export async function countSubjectRows(db: Queryable, tenantId: string, category
  * how many rows changed (0: the category is done). Running it again after it is done changes nothing.
  */
 export async function eraseSubjectBatch(
-  tx: Knex.Transaction, tenantId: string, category: DataCategory, subject: SubjectKey, opts: { preserveAudit: boolean; limit: number },
+  tx: Knex.Transaction,
+  tenantId: string,
+  category: DataCategory,
+  subject: SubjectKey,
+  opts: { preserveAudit: boolean; limit: number },
 ): Promise<number> {
   const t = category.table;
   const batch = subjectRows(tx, tenantId, category, subject).select(`${t}.${category.keyColumn}`).limit(opts.limit);
@@ -87,9 +98,7 @@ export async function eraseSubjectBatch(
       // Only rows that still carry something to clear, so the batch loop ends.
       const audit = tx(t).where(`${t}.tenant_id`, tenantId);
       if (opts.preserveAudit) {
-        return audit
-          .whereIn('seq', tx(t).select('seq').where({ tenant_id: tenantId, subject_ref: subject.id }).limit(opts.limit))
-          .update({ subject_ref: null });
+        return audit.whereIn('seq', tx(t).select('seq').where({ tenant_id: tenantId, subject_ref: subject.id }).limit(opts.limit)).update({ subject_ref: null });
       }
       return audit
         .whereIn('seq', subjectRows(tx, tenantId, category, subject).select('seq').limit(opts.limit))
@@ -114,7 +123,11 @@ export async function subjectObjectKeys(db: Queryable, tenantId: string, categor
  * through (it runs as its own role and refuses rows younger than 365 days whatever is asked).
  */
 export async function deleteExpiredBatch(
-  db: Knex, tenantId: string, category: DataCategory & { retention: NonNullable<DataCategory['retention']> }, ranges: DeleteRange[], limit: number,
+  db: Knex,
+  tenantId: string,
+  category: DataCategory & { retention: NonNullable<DataCategory['retention']> },
+  ranges: DeleteRange[],
+  limit: number,
 ): Promise<number> {
   if (ranges.length === 0) return 0;
   if (category.link.kind === 'audit') return purgeExpiredAudit(db, tenantId, ranges, limit);

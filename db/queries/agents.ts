@@ -1,13 +1,5 @@
 /** Storage of agents and their channels (issue 7). Every query goes through a TenantScope. */
-import {
-  agentStatusAfterChannelChange,
-  AgentStatus,
-  AgentType,
-  CHANNEL_OF_TYPE,
-  ChannelStatus,
-  ChannelType,
-  TriggerConfig,
-} from '../../domain/agents/agents';
+import { agentStatusAfterChannelChange, AgentStatus, AgentType, CHANNEL_OF_TYPE, ChannelStatus, ChannelType, TriggerConfig } from '../../domain/agents/agents';
 import { TenantScope } from '../tenant-scope';
 
 export interface AgentRow {
@@ -27,12 +19,26 @@ export interface AgentRow {
 }
 
 export const AGENT_COLUMNS = [
-  'id', 'name', 'type', 'system_prompt', 'model', 'temperature', 'tools', 'whatsapp_number_id',
-  'email_account_id', 'trigger_config', 'status', 'created_at', 'updated_at',
+  'id',
+  'name',
+  'type',
+  'system_prompt',
+  'model',
+  'temperature',
+  'tools',
+  'whatsapp_number_id',
+  'email_account_id',
+  'trigger_config',
+  'status',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export async function findAgent(scope: TenantScope, id: string, type?: AgentType): Promise<AgentRow | undefined> {
-  const q = scope.table('agents').where('id', id).first([...AGENT_COLUMNS]);
+  const q = scope
+    .table('agents')
+    .where('id', id)
+    .first([...AGENT_COLUMNS]);
   if (type) q.where('type', type);
   return q;
 }
@@ -55,12 +61,7 @@ export async function unknownToolIds(scope: TenantScope, ids: readonly string[])
  * Moves the agents of one channel record after the record's status changed (DECISIONS.md,
  * Agents). Returns the ids of the agents moved.
  */
-export async function applyChannelStatusToAgents(
-  scope: TenantScope,
-  channel: ChannelType,
-  channelId: string,
-  channelStatusNow: ChannelStatus,
-): Promise<string[]> {
+export async function applyChannelStatusToAgents(scope: TenantScope, channel: ChannelType, channelId: string, channelStatusNow: ChannelStatus): Promise<string[]> {
   const { from, to } = agentStatusAfterChannelChange(channelStatusNow);
   return scope
     .table('agents')

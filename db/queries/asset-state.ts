@@ -39,10 +39,7 @@ export function findHealth(db: Queryable, tenantId: string, assetId: string): Pr
 }
 
 export function findCondition(db: Queryable, tenantId: string, assetId: string): Promise<ConditionRow | undefined> {
-  return tenantScope(db, tenantId)
-    .table('asset_conditions')
-    .where({ asset_id: assetId })
-    .first('asset_id', 'overall_condition', 'parameters', 'last_inspection_at', 'updated_at');
+  return tenantScope(db, tenantId).table('asset_conditions').where({ asset_id: assetId }).first('asset_id', 'overall_condition', 'parameters', 'last_inspection_at', 'updated_at');
 }
 
 export interface AssetState {

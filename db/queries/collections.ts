@@ -28,7 +28,10 @@ export const COLLECTION_ITEM_COLUMNS = ['id', 'collection_id', 'item_type', 'ite
 const ITEM_TABLES: Readonly<Record<CollectionItemType, string>> = { file: 'files', extracted_record: 'extracted_records' };
 
 export const collectionById = (scope: TenantScope, id: string): Promise<CollectionRow | undefined> =>
-  scope.table('collections').where('id', id).first([...COLLECTION_COLUMNS]);
+  scope
+    .table('collections')
+    .where('id', id)
+    .first([...COLLECTION_COLUMNS]);
 
 /** Whether the tenant has this item. */
 export async function collectionItemExists(scope: TenantScope, type: CollectionItemType, id: string): Promise<boolean> {

@@ -50,10 +50,7 @@ export type StoredMessage =
  * otherwise. An inbound message whose provider message id is already stored (a redelivered
  * webhook), or an outbound one whose idempotency key is, is not stored again: null.
  */
-export async function storeMessageBody(
-  scope: TenantScope,
-  message: StoredMessage & { conversationId: string; body: string; createdAt?: Date },
-): Promise<MessageRow | null> {
+export async function storeMessageBody(scope: TenantScope, message: StoredMessage & { conversationId: string; body: string; createdAt?: Date }): Promise<MessageRow | null> {
   const redact = await piiAutoRedact(scope);
   const clean = (text: string) => (redact ? redactPii(text, { types: AUTO_REDACT_TYPES }).text : text);
   const row = {
@@ -67,7 +64,12 @@ export async function storeMessageBody(
       : { idempotency_key: message.idempotencyKey ?? null, delivery_status: 'pending' }),
   };
   const key = message.direction === 'inbound' ? 'provider_message_id' : 'idempotency_key';
-  const [stored] = await scope.db('messages').insert(row).onConflict(['tenant_id', key]).ignore().returning([...MESSAGE_COLUMNS]);
+  const [stored] = await scope
+    .db('messages')
+    .insert(row)
+    .onConflict(['tenant_id', key])
+    .ignore()
+    .returning([...MESSAGE_COLUMNS]);
   return (stored as MessageRow | undefined) ?? null;
 }
 
@@ -111,11 +113,9 @@ export async function openConversation(
     .orderBy('started_at', 'desc')
     .first([...CONVERSATION_COLUMNS]);
   if (existing) return { conversation: existing, started: false };
-  const [conversation] = await scope.insert(
-    'conversations',
-    { agent_id: key.agentId, contact_id: key.contactId, channel: key.channel, started_at: key.startedAt },
-    [...CONVERSATION_COLUMNS],
-  );
+  const [conversation] = await scope.insert('conversations', { agent_id: key.agentId, contact_id: key.contactId, channel: key.channel, started_at: key.startedAt }, [
+    ...CONVERSATION_COLUMNS,
+  ]);
   return { conversation, started: true };
 }
 

@@ -6,12 +6,14 @@ import { isUuid } from '../../domain/ids';
  * (db/migrations/20261125180100_counter_sources.ts). Idempotent: the same text is one reference.
  */
 export async function counterSourceRef(db: Knex | Knex.Transaction, tenantId: string, text: string): Promise<string> {
-  const [row] = await db.raw(
-    `insert into maintenance_counter_sources (tenant_id, text) values (?, ?)
+  const [row] = await db
+    .raw(
+      `insert into maintenance_counter_sources (tenant_id, text) values (?, ?)
      on conflict (tenant_id, text) do update set text = excluded.text
      returning id`,
-    [tenantId, text],
-  ).then((r: { rows: Array<{ id: string }> }) => r.rows);
+      [tenantId, text],
+    )
+    .then((r: { rows: Array<{ id: string }> }) => r.rows);
   return row!.id;
 }
 

@@ -42,7 +42,10 @@ export interface CsatResponseRow {
 export const RESPONSE_COLUMNS = ['id', 'survey_id', 'conversation_id', 'contact_id', 'agent_id', 'score', 'comment', 'responded_at', 'created_at'] as const;
 
 export const surveyById = (scope: TenantScope, id: string): Promise<CsatSurveyRow | undefined> =>
-  scope.table('csat_surveys').where('id', id).first([...SURVEY_COLUMNS]);
+  scope
+    .table('csat_surveys')
+    .where('id', id)
+    .first([...SURVEY_COLUMNS]);
 
 /** The outbox event of a stored response: ids only. */
 export const responseEvent = (row: CsatResponseRow) => ({
@@ -56,7 +59,16 @@ export const responseEvent = (row: CsatResponseRow) => ({
  */
 export async function insertResponse(
   scope: TenantScope,
-  input: { surveyId: string; score: number; comment: string | null; respondedAt: Date; conversationId?: string | null; contactId?: string | null; agentId?: string | null; invitationId?: string },
+  input: {
+    surveyId: string;
+    score: number;
+    comment: string | null;
+    respondedAt: Date;
+    conversationId?: string | null;
+    contactId?: string | null;
+    agentId?: string | null;
+    invitationId?: string;
+  },
 ): Promise<CsatResponseRow> {
   const comment = input.comment && (await piiAutoRedact(scope)) ? redactPii(input.comment, { types: AUTO_REDACT_TYPES }).text : input.comment;
   const [row] = await scope.insert(

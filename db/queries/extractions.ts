@@ -33,7 +33,20 @@ export interface ExtractionRow {
   /** The stored record (null until completed, and again once the record is deleted). */
   record_id: string | null;
 }
-const EXTRACTION_COLUMNS = ['id', 'template_id', 'template_fields', 'source_kind', 'file_id', 'chunk_count', 'status', 'error', 'created_by', 'created_at', 'started_at', 'completed_at'] as const;
+const EXTRACTION_COLUMNS = [
+  'id',
+  'template_id',
+  'template_fields',
+  'source_kind',
+  'file_id',
+  'chunk_count',
+  'status',
+  'error',
+  'created_by',
+  'created_at',
+  'started_at',
+  'completed_at',
+] as const;
 
 export interface RecordRow {
   id: string;
@@ -49,7 +62,20 @@ export interface RecordRow {
   created_at: Date;
   updated_at: Date;
 }
-export const RECORD_COLUMNS = ['id', 'extraction_id', 'template_id', 'template_fields', 'file_id', 'subject_contact_id', 'fields', 'engine', 'model', 'notice', 'created_at', 'updated_at'] as const;
+export const RECORD_COLUMNS = [
+  'id',
+  'extraction_id',
+  'template_id',
+  'template_fields',
+  'file_id',
+  'subject_contact_id',
+  'fields',
+  'engine',
+  'model',
+  'notice',
+  'created_at',
+  'updated_at',
+] as const;
 
 export interface CorrectionRow {
   id: string;
@@ -62,17 +88,17 @@ export interface CorrectionRow {
 }
 
 export function findTemplate(scope: TenantScope, id: string): Promise<TemplateRow | undefined> {
-  return scope.table('extraction_templates').where('id', id).first([...TEMPLATE_COLUMNS]);
+  return scope
+    .table('extraction_templates')
+    .where('id', id)
+    .first([...TEMPLATE_COLUMNS]);
 }
 
 /** The job with its record's id, found through the record (so a deleted record reads as null). */
 export function extractionsQuery(scope: TenantScope) {
   return scope
     .table('extractions')
-    .select(
-      ...EXTRACTION_COLUMNS.map((c) => `extractions.${c}`),
-      scope.db.raw('(select r.id from extracted_records r where r.extraction_id = extractions.id) as record_id'),
-    );
+    .select(...EXTRACTION_COLUMNS.map((c) => `extractions.${c}`), scope.db.raw('(select r.id from extracted_records r where r.extraction_id = extractions.id) as record_id'));
 }
 
 export function findExtraction(scope: TenantScope, id: string): Promise<ExtractionRow | undefined> {
@@ -80,7 +106,10 @@ export function findExtraction(scope: TenantScope, id: string): Promise<Extracti
 }
 
 export function findRecord(scope: TenantScope, id: string): Promise<RecordRow | undefined> {
-  return scope.table('extracted_records').where('id', id).first([...RECORD_COLUMNS]);
+  return scope
+    .table('extracted_records')
+    .where('id', id)
+    .first([...RECORD_COLUMNS]);
 }
 
 export function recordCorrections(scope: TenantScope, recordId: string): Promise<CorrectionRow[]> {

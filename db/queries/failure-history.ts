@@ -15,7 +15,10 @@ export async function typeFailureHistory(db: Queryable, tenantId: string, assetT
   const typed = scope.table('assets').where('type', assetType).where('created_at', '<=', now);
   const [exposure] = await typed
     .clone()
-    .select(db.raw('count(*)::int as assets'), db.raw('coalesce(sum(extract(epoch from (?::timestamptz - greatest(created_at, ?::timestamptz)))), 0)::float8 as seconds', [now, since]));
+    .select(
+      db.raw('count(*)::int as assets'),
+      db.raw('coalesce(sum(extract(epoch from (?::timestamptz - greatest(created_at, ?::timestamptz)))), 0)::float8 as seconds', [now, since]),
+    );
   const [tasks] = await scope
     .table('maintenance_tasks')
     .where({ kind: 'corrective' })

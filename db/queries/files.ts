@@ -21,7 +21,12 @@ export const FILE_COLUMNS = ['id', 'name', 'size_bytes', 'content_type', 'sha256
 const withNumbers = (row: FileRow | undefined): FileRow | undefined => row && { ...row, size_bytes: Number(row.size_bytes) };
 
 export async function fileById(scope: TenantScope, id: string): Promise<FileRow | undefined> {
-  return withNumbers(await scope.table('files').where('id', id).first([...FILE_COLUMNS]));
+  return withNumbers(
+    await scope
+      .table('files')
+      .where('id', id)
+      .first([...FILE_COLUMNS]),
+  );
 }
 
 export const toFileRow = (row: FileRow): FileRow => withNumbers(row)!;

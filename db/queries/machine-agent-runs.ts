@@ -21,7 +21,18 @@ export interface MachineAgentRunRow {
 }
 
 export const MACHINE_AGENT_RUN_COLUMNS = [
-  'id', 'agent_id', 'asset_id', 'event_id', 'event_type', 'action', 'notification_id', 'task_id', 'engine', 'reply_text', 'suppressed_events', 'created_at',
+  'id',
+  'agent_id',
+  'asset_id',
+  'event_id',
+  'event_type',
+  'action',
+  'notification_id',
+  'task_id',
+  'engine',
+  'reply_text',
+  'suppressed_events',
+  'created_at',
 ] as const;
 
 /** Records a run; null when this agent already ran for this event (a redispatched event). */

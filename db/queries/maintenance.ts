@@ -204,7 +204,9 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
     idempotency_key: req.key,
   };
   if (action === 'skip') {
-    const [row] = await tx('maintenance_executions').insert({ ...common, outcome: 'skipped', kept_task_id: open.oldest }).returning('execution_id');
+    const [row] = await tx('maintenance_executions')
+      .insert({ ...common, outcome: 'skipped', kept_task_id: open.oldest })
+      .returning('execution_id');
     return { outcome: 'skipped', execution_id: row.execution_id, kept_task_id: open.oldest };
   }
   const taskCode = await allocateTaskCode(tx, tenantId, plan.task_prefix);
@@ -226,7 +228,9 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
       interval_hours: req.intervalHours,
     })
     .returning(['id', 'task_code']);
-  const [execution] = await tx('maintenance_executions').insert({ ...common, outcome: 'created', task_id: task.id }).returning('execution_id');
+  const [execution] = await tx('maintenance_executions')
+    .insert({ ...common, outcome: 'created', task_id: task.id })
+    .returning('execution_id');
   await appendEvent(tx, {
     tenantId,
     type: 'task.created',
@@ -245,7 +249,10 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
   return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: req.dueAt };
 }
 
-async function outcomeOf(db: Queryable, execution: { execution_id: string; outcome: string; task_id: string | null; kept_task_id: string | null; due_at: Date | null }): Promise<ExecutionOutcome> {
+async function outcomeOf(
+  db: Queryable,
+  execution: { execution_id: string; outcome: string; task_id: string | null; kept_task_id: string | null; due_at: Date | null },
+): Promise<ExecutionOutcome> {
   if (execution.outcome === 'skipped') return { outcome: 'skipped', execution_id: execution.execution_id, kept_task_id: execution.kept_task_id, repeated: true };
   const task = await db('maintenance_tasks').where({ id: execution.task_id }).first('id', 'task_code', 'due_at');
   return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: isoTime(task.due_at), repeated: true };

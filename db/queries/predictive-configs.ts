@@ -30,7 +30,10 @@ export function findPredictiveConfig(db: Queryable, tenantId: string, assetType:
 export async function effectiveConfigs(db: Queryable, tenantId: string, assetTypes: readonly string[]): Promise<Map<string, PredictiveConfig>> {
   const unique = [...new Set(assetTypes)];
   const rows: PredictiveConfigRow[] = unique.length
-    ? await tenantScope(db, tenantId).table('predictive_configs').whereRaw('asset_type = any(?::text[])', [pgArray(unique)]).select(PREDICTIVE_CONFIG_COLUMNS)
+    ? await tenantScope(db, tenantId)
+        .table('predictive_configs')
+        .whereRaw('asset_type = any(?::text[])', [pgArray(unique)])
+        .select(PREDICTIVE_CONFIG_COLUMNS)
     : [];
   const byType = new Map<string, PredictiveConfig>(unique.map((t) => [t, defaultPredictiveConfig(t)]));
   for (const row of rows) byType.set(row.asset_type, toConfig(row));

@@ -92,7 +92,20 @@ export async function openAlertsData(db: Queryable, tenantId: string): Promise<O
       .whereIn('al.status', ['open', 'acknowledged'])
       .orderBy([{ column: 'al.raised_at' }, { column: 'al.id' }])
       .limit(REPORT_ROW_CAP)
-      .select('al.id', 'al.asset_id', 'a.name as asset_name', 'al.parameter', 'al.severity', 'al.status', 'al.direction', 'al.value', 'al.peak_value', 'al.lower_bound', 'al.upper_bound', 'al.raised_at'),
+      .select(
+        'al.id',
+        'al.asset_id',
+        'a.name as asset_name',
+        'al.parameter',
+        'al.severity',
+        'al.status',
+        'al.direction',
+        'al.value',
+        'al.peak_value',
+        'al.lower_bound',
+        'al.upper_bound',
+        'al.raised_at',
+      ),
   ]);
   return { counts, alerts };
 }

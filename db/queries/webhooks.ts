@@ -87,7 +87,13 @@ export async function tenantAdminEmails(db: Queryable, tenantId: string): Promis
  * Deliveries of a webhook whose last attempt since `since` failed with no attempt left and that
  * were not redelivered yet, oldest first, whose event is still kept (the recover route).
  */
-export async function deliveriesFailedForGood(db: Queryable, tenantId: string, webhookId: string, since: Date, limit: number): Promise<Array<{ delivery_id: string; event_id: string }>> {
+export async function deliveriesFailedForGood(
+  db: Queryable,
+  tenantId: string,
+  webhookId: string,
+  since: Date,
+  limit: number,
+): Promise<Array<{ delivery_id: string; event_id: string }>> {
   const { rows } = await db.raw(
     `with last as (
        select distinct on (delivery_id) delivery_id, event_id, status, next_attempt_at, created_at

@@ -11,7 +11,6 @@ import { isUuid } from '../ids';
 /** The cooldown key of events that name no asset: one cooldown per agent for all of them. */
 export const NO_ASSET = 'none';
 
-
 export interface TriggeringEvent {
   id: string;
   tenant_id: string;

@@ -17,9 +17,7 @@ export interface PromptCheck {
 }
 
 /** One edit the suggested prompt makes, and why. */
-export type PromptChange =
-  | { check: PromptCheckId; action: 'added'; text: string; why: string }
-  | { check: PromptCheckId; action: 'removed'; text: string; why: string };
+export type PromptChange = { check: PromptCheckId; action: 'added'; text: string; why: string } | { check: PromptCheckId; action: 'removed'; text: string; why: string };
 
 export interface PromptOptimization {
   suggestedPrompt: string;
@@ -40,7 +38,8 @@ export const MAX_PROMPT_WORDS = 1_500;
 
 const ROLE = /\b(you are|you're|your role|your job|act as|acting as|as an? [a-z]+ (assistant|agent|technician|engineer|expert))\b/i;
 const CONSTRAINTS = /\b(do not|don't|never|must not|mustn't|only|avoid|refuse|limit yourself)\b/i;
-const OUTPUT_FORMAT = /\b(format|bullet|json|markdown|numbered|table|list of|respond with|reply with|answer with|in \d+ (sentences|words|lines)|at most \d+|no more than \d+|subject line)\b/i;
+const OUTPUT_FORMAT =
+  /\b(format|bullet|json|markdown|numbered|table|list of|respond with|reply with|answer with|in \d+ (sentences|words|lines)|at most \d+|no more than \d+|subject line)\b/i;
 const TONE = /\b(tone|polite|friendly|professional|formal|informal|courteous|concise|empathetic|calm|plain language)\b/i;
 const LANGUAGE = /\b(language|in english|in spanish|in german|in french|in portuguese|in italian)\b/i;
 const SAFETY = /\b(safety|safe|hazard|emergency|escalat\w*|lockout|tagout|loto|injur\w*|supervisor|human operator|stop work)\b/i;
@@ -89,7 +88,13 @@ function withoutRepeatedLines(text: string): { text: string; removed: string[] }
     seen.add(key);
     return true;
   });
-  return { text: kept.join('\n').replace(/\n{3,}/g, '\n\n').trim(), removed };
+  return {
+    text: kept
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+    removed,
+  };
 }
 
 export function optimizePrompt(input: PromptOptimizationInput): PromptOptimization {
@@ -118,7 +123,12 @@ export function optimizePrompt(input: PromptOptimizationInput): PromptOptimizati
   const hasFormat = OUTPUT_FORMAT.test(body);
   check('output_format', hasFormat, hasFormat ? 'The prompt describes the shape of the answer.' : 'The prompt does not describe the shape or length of the answer.');
   if (!hasFormat) {
-    add('output_format', suffix, FORMAT_BY_TYPE[kind], `A fixed answer shape${input.agentType ? ` suited to a ${input.agentType} agent` : ''} makes replies predictable for the reader and for anything that parses them.`);
+    add(
+      'output_format',
+      suffix,
+      FORMAT_BY_TYPE[kind],
+      `A fixed answer shape${input.agentType ? ` suited to a ${input.agentType} agent` : ''} makes replies predictable for the reader and for anything that parses them.`,
+    );
   }
 
   const hasTone = TONE.test(body);
@@ -132,17 +142,34 @@ export function optimizePrompt(input: PromptOptimizationInput): PromptOptimizati
     'language',
     hasLanguage,
     wanted
-      ? hasLanguage ? `The prompt names the reply language (${wanted}).` : `The prompt does not ask for replies in ${wanted}.`
-      : hasLanguage ? 'The prompt says which language to reply in.' : 'The prompt does not say which language to reply in.',
+      ? hasLanguage
+        ? `The prompt names the reply language (${wanted}).`
+        : `The prompt does not ask for replies in ${wanted}.`
+      : hasLanguage
+        ? 'The prompt says which language to reply in.'
+        : 'The prompt does not say which language to reply in.',
   );
   if (!hasLanguage) {
-    if (wanted) add('language', suffix, `Language: always reply in ${wanted}, whatever the language of the message.`, `The agent was declared to reply in ${wanted}; a model otherwise mirrors the language of each message.`);
-    else add('language', suffix, "Language: reply in the language of the person's message.", 'Stating the language rule avoids answers in English to people who wrote in another language.');
+    if (wanted)
+      add(
+        'language',
+        suffix,
+        `Language: always reply in ${wanted}, whatever the language of the message.`,
+        `The agent was declared to reply in ${wanted}; a model otherwise mirrors the language of each message.`,
+      );
+    else
+      add(
+        'language',
+        suffix,
+        "Language: reply in the language of the person's message.",
+        'Stating the language rule avoids answers in English to people who wrote in another language.',
+      );
   }
 
   const hasSafety = SAFETY.test(body);
   check('safety', hasSafety, hasSafety ? 'The prompt covers safety or escalation to a person.' : 'The prompt says nothing about hazards or escalation to a person.');
-  if (!hasSafety) add('safety', suffix, SAFETY_TEXT, 'In an industrial setting a wrong answer can hurt someone: the agent must never help bypass protections and must hand hazards to a human.');
+  if (!hasSafety)
+    add('safety', suffix, SAFETY_TEXT, 'In an industrial setting a wrong answer can hurt someone: the agent must never help bypass protections and must hand hazards to a human.');
 
   const words = wordCount(body);
   const lengthOk = words >= MIN_PROMPT_WORDS && words <= MAX_PROMPT_WORDS && removed.length === 0;

@@ -45,7 +45,11 @@ export function assetReference(text: string): string | null {
   const code = CODE_TOKEN.exec(text)?.[0];
   if (code) return code;
   const phrase = HEALTH_PHRASE.exec(text)?.[1] ?? BROKEN_PHRASE.exec(text)?.[1];
-  const cleaned = phrase?.replace(STOP_WORDS, ' ').replace(/\s+/g, ' ').trim().replace(/^(the|our|my|a|an)\s+/i, '');
+  const cleaned = phrase
+    ?.replace(STOP_WORDS, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^(the|our|my|a|an)\s+/i, '');
   return cleaned && cleaned.length >= 2 ? cleaned : null;
 }
 
@@ -55,9 +59,7 @@ const builtIn = (tools: readonly AgentTool[], which: BuiltInTool) =>
 /** An http tool is called when every word of its snake_case name appears in the message. */
 function matchingHttpTool(text: string, tools: readonly AgentTool[]): Extract<AgentTool, { kind: 'http' }> | null {
   const words = new Set(text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
-  return (
-    tools.find((t): t is Extract<AgentTool, { kind: 'http' }> => t.kind === 'http' && t.name.split('_').every((w) => w.length > 0 && words.has(w))) ?? null
-  );
+  return tools.find((t): t is Extract<AgentTool, { kind: 'http' }> => t.kind === 'http' && t.name.split('_').every((w) => w.length > 0 && words.has(w))) ?? null;
 }
 
 /** Arguments of an http tool: its free-text property (`query`, `text` or `message`) gets the message. */
@@ -121,7 +123,10 @@ export function composeReply(plan: ReplyPlan, outcome: ToolOutcome | null, agent
       if (!plan.assetRef) return 'Which asset is it? Please send its name or serial number and I will open a work order.';
       if (!plan.call) return 'Thanks for reporting it. A colleague will open a work order.';
       if (!outcome?.ok) return `I could not find an asset matching "${plan.assetRef}". Could you send its name or serial number?`;
-      return `I opened work order ${str(outcome.result.task_code) ?? ''} (${str(outcome.result.priority) ?? 'medium'} priority) for ${str(outcome.result.asset_name) ?? 'the asset'}. A technician will take it from here.`.replace('  ', ' ');
+      return `I opened work order ${str(outcome.result.task_code) ?? ''} (${str(outcome.result.priority) ?? 'medium'} priority) for ${str(outcome.result.asset_name) ?? 'the asset'}. A technician will take it from here.`.replace(
+        '  ',
+        ' ',
+      );
     case 'http_tool':
       if (!outcome?.ok) return `I could not reach ${plan.call.tool.name} just now; a colleague will follow up.`;
       return `Here is what ${plan.call.tool.name} returned: ${JSON.stringify(outcome.result).slice(0, 500)}`;

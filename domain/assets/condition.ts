@@ -72,9 +72,7 @@ export function parameterCondition(p: MonitoredParameter): ParameterCondition {
 
 /** Nothing judged (no baseline, no inspection) is `good`: no evidence of a problem. */
 export function computeCondition(input: ConditionInput): AssetCondition {
-  const parameters = [...input.parameters]
-    .sort((a, b) => (a.parameter < b.parameter ? -1 : a.parameter > b.parameter ? 1 : 0))
-    .map(parameterCondition);
+  const parameters = [...input.parameters].sort((a, b) => (a.parameter < b.parameter ? -1 : a.parameter > b.parameter ? 1 : 0)).map(parameterCondition);
   const judged = parameters.flatMap((p) => (p.condition ? [p.condition] : []));
   if (input.lastInspection) judged.push(input.lastInspection.condition);
   return { overall_condition: worstCondition(judged), parameters };

@@ -140,20 +140,14 @@ export function inspectionFactor(inspections: readonly InspectionEvidence[]): He
  * alone). Without any factor nothing lowers the score: 100.
  */
 export function computeHealth(input: HealthInput): Health {
-  const parameterFactors = [...input.parameters]
-    .sort((a, b) => (a.parameter < b.parameter ? -1 : a.parameter > b.parameter ? 1 : 0))
-    .map(parameterFactor);
+  const parameterFactors = [...input.parameters].sort((a, b) => (a.parameter < b.parameter ? -1 : a.parameter > b.parameter ? 1 : 0)).map(parameterFactor);
   const inspection = inspectionFactor(input.inspections);
   const factors: HealthFactor[] = inspection ? [...parameterFactors, inspection] : parameterFactors;
   if (factors.length === 0) return { health_score: 100, status: 'excellent', factors };
 
   const parameterMean = parameterFactors.length ? parameterFactors.reduce((s, f) => s + f.score, 0) / parameterFactors.length : null;
   const weighted =
-    parameterMean === null
-      ? (inspection as HealthFactor).score
-      : inspection
-        ? (1 - INSPECTION_WEIGHT) * parameterMean + INSPECTION_WEIGHT * inspection.score
-        : parameterMean;
+    parameterMean === null ? (inspection as HealthFactor).score : inspection ? (1 - INSPECTION_WEIGHT) * parameterMean + INSPECTION_WEIGHT * inspection.score : parameterMean;
   const worst = Math.min(...factors.map((f) => f.score));
   const score = Math.max(0, Math.min(100, Math.floor(Math.min(weighted, worst + WORST_FACTOR_MARGIN) + 1e-9)));
   return { health_score: score, status: statusForScore(score), factors };

@@ -23,9 +23,7 @@ export interface ResolvedChange {
 
 export function resolveChanges(changes: ScenarioChanges, config: PredictiveConfig): ResolvedChange[] {
   return Object.entries(changes).map(([target, percent]) => {
-    const parameter = (OPERATIONAL_PARAMETERS as readonly string[]).includes(target)
-      ? operationalParameterName(config, target as OperationalParameter)
-      : target;
+    const parameter = (OPERATIONAL_PARAMETERS as readonly string[]).includes(target) ? operationalParameterName(config, target as OperationalParameter) : target;
     return { target, parameter, percent, model_sensor: ownValue(config.model_inputs, parameter) ?? null };
   });
 }
@@ -55,11 +53,7 @@ export interface ProjectedParameter {
 }
 
 /** Current value of every changed parameter, projected, and judged against its baseline when it has one. */
-export function projectParameters(
-  changes: readonly ResolvedChange[],
-  current: ReadonlyMap<string, number>,
-  bands: ReadonlyMap<string, ToleranceBand>,
-): ProjectedParameter[] {
+export function projectParameters(changes: readonly ResolvedChange[], current: ReadonlyMap<string, number>, bands: ReadonlyMap<string, ToleranceBand>): ProjectedParameter[] {
   return changes.flatMap((c) => {
     const value = current.get(c.parameter);
     if (value === undefined) return [];

@@ -55,14 +55,10 @@ export function sha256Hex(...parts: (string | Buffer)[]): string {
 }
 
 export type ChainVerification =
-  | { valid: true; checked: number; last_seq: number | null; last_hash: string | null }
-  | { valid: false; checked: number; broken_at_seq: number; reason: string };
+  { valid: true; checked: number; last_seq: number | null; last_hash: string | null } | { valid: false; checked: number; broken_at_seq: number; reason: string };
 
 /** Verifies rows given in seq order; the first row's prev_hash anchors the chain (retention may have removed older rows). */
-export function verifyChain(
-  rows: Array<ChainedFields & { prev_hash: string; hash: string }>,
-  anchor?: { seq: number; hash: string },
-): ChainVerification {
+export function verifyChain(rows: Array<ChainedFields & { prev_hash: string; hash: string }>, anchor?: { seq: number; hash: string }): ChainVerification {
   let prev = anchor ?? null;
   let checked = 0;
   for (const row of rows) {

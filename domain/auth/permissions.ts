@@ -3,20 +3,7 @@
  * `manage_<area>` does not imply `view_<area>`: each role lists both explicitly, so a token's
  * `permissions` claim reads the same way the checks do.
  */
-export const AREAS = [
-  'agents',
-  'assets',
-  'maintenance',
-  'webhooks',
-  'privacy',
-  'audit',
-  'reports',
-  'settings',
-  'files',
-  'extractions',
-  'csat',
-  'dashboard',
-] as const;
+export const AREAS = ['agents', 'assets', 'maintenance', 'webhooks', 'privacy', 'audit', 'reports', 'settings', 'files', 'extractions', 'csat', 'dashboard'] as const;
 export type Area = (typeof AREAS)[number];
 export type Permission = `view_${Area}` | `manage_${Area}`;
 
@@ -28,14 +15,8 @@ const manage = (...areas: Area[]): Permission[] => areas.map((a) => `manage_${a}
 
 const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   admin: [...view(...AREAS), ...manage(...AREAS)],
-  manager: [
-    ...view(...AREAS),
-    ...manage('agents', 'assets', 'maintenance', 'webhooks', 'reports', 'files', 'extractions', 'csat'),
-  ],
-  technician: [
-    ...view('agents', 'assets', 'maintenance', 'reports', 'files', 'extractions', 'dashboard'),
-    ...manage('maintenance', 'files'),
-  ],
+  manager: [...view(...AREAS), ...manage('agents', 'assets', 'maintenance', 'webhooks', 'reports', 'files', 'extractions', 'csat')],
+  technician: [...view('agents', 'assets', 'maintenance', 'reports', 'files', 'extractions', 'dashboard'), ...manage('maintenance', 'files')],
   viewer: view('agents', 'assets', 'maintenance', 'reports', 'dashboard', 'csat'),
 };
 

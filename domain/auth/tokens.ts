@@ -30,11 +30,13 @@ export interface AccessClaims {
 }
 
 export function signAccessToken(claims: AccessClaims, secret: string, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): string {
-  return jwt.sign(
-    { tenant_id: claims.tenant_id, role: claims.role, permissions: claims.permissions, ver: claims.ver },
-    keyOf(secret),
-    { algorithm: ALGORITHM, expiresIn: ttlSeconds, subject: claims.sub, audience: USER_AUDIENCE, issuer: ISSUER },
-  );
+  return jwt.sign({ tenant_id: claims.tenant_id, role: claims.role, permissions: claims.permissions, ver: claims.ver }, keyOf(secret), {
+    algorithm: ALGORITHM,
+    expiresIn: ttlSeconds,
+    subject: claims.sub,
+    audience: USER_AUDIENCE,
+    issuer: ISSUER,
+  });
 }
 
 export type TokenCheck<T> = { ok: true; claims: T } | { ok: false; reason: 'expired' | 'invalid' };

@@ -24,7 +24,12 @@ export const EVENT_CATALOGUE: readonly EventTypeInfo[] = [
   // SPEC.md names `task.created`; the service emitted `maintenance.task.*` before, kept as aliases.
   { type: 'task.created', description: 'A maintenance task (work order) was created.', dataFields: ['task_id', 'plan_id', 'asset_id'], formerly: ['maintenance.task.created'] },
   { type: 'task.completed', description: 'A maintenance task was completed.', dataFields: ['task_id', 'plan_id', 'asset_id'], formerly: ['maintenance.task.completed'] },
-  { type: 'task.overdue', description: 'A maintenance task passed its due time while open.', dataFields: ['task_id', 'plan_id', 'asset_id'], formerly: ['maintenance.task.overdue'] },
+  {
+    type: 'task.overdue',
+    description: 'A maintenance task passed its due time while open.',
+    dataFields: ['task_id', 'plan_id', 'asset_id'],
+    formerly: ['maintenance.task.overdue'],
+  },
   { type: 'maintenance.plan.paused', description: 'A preventive maintenance plan was paused.', dataFields: ['plan_id'] },
   { type: 'maintenance.plan.resumed', description: 'A preventive maintenance plan was resumed.', dataFields: ['plan_id'] },
   { type: 'conversation.started', description: 'A conversation with an agent started.', dataFields: ['conversation_id', 'agent_id'] },

@@ -13,18 +13,7 @@
 import { labelsFor, LabelWindow, labelWindows } from './labels';
 import type { ArrayItemType, ExtractedFields, FieldResult, FieldValue, SourceSpan, TemplateField } from './types';
 import { emptyField } from './types';
-import {
-  coerceItem,
-  findAmounts,
-  findBooleans,
-  findDates,
-  findEmailValues,
-  findEnumValues,
-  findIdentifiers,
-  findNumbers,
-  findPhoneValues,
-  Found,
-} from './values';
+import { coerceItem, findAmounts, findBooleans, findDates, findEmailValues, findEnumValues, findIdentifiers, findNumbers, findPhoneValues, Found } from './values';
 
 export const CONFIDENCE = { LABELLED: 0.95, NEXT_LINE: 0.85, IN_LINE: 0.7, TYPE_ONLY_EMAIL: 0.5, TYPE_ONLY_ENUM: 0.5, TYPE_ONLY: 0.4, TYPE_ONLY_AMBIGUOUS: 0.3 } as const;
 
@@ -87,7 +76,10 @@ function arrayCandidate(text: string, w: LabelWindow, items: ArrayItemType): Omi
   if (w.sameLine) {
     const line = text.slice(w.start, w.end);
     const sep = line.includes(';') ? ';' : ',';
-    const values = parseItems(line.split(sep).map((t) => ({ text: t, start: 0 })), items);
+    const values = parseItems(
+      line.split(sep).map((t) => ({ text: t, start: 0 })),
+      items,
+    );
     const trimmedEnd = w.start + line.trimEnd().length;
     return values.length > 0 ? { value: values, start: w.start, end: trimmedEnd } : null;
   }
@@ -122,8 +114,7 @@ function labelledCandidate(field: TemplateField, text: string, w: LabelWindow): 
 }
 
 function typeOnlyCandidate(field: TemplateField, text: string): Candidate | null {
-  const at = (f: Found<FieldValue> | undefined, confidence: number): Candidate | null =>
-    f ? { value: f.value, start: f.start, end: f.end, confidence, specificity: 0 } : null;
+  const at = (f: Found<FieldValue> | undefined, confidence: number): Candidate | null => (f ? { value: f.value, start: f.start, end: f.end, confidence, specificity: 0 } : null);
   switch (field.type) {
     case 'date':
       return at(findDates(text)[0], CONFIDENCE.TYPE_ONLY);

@@ -42,7 +42,10 @@ export interface LabelWindow {
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function labelPattern(label: string): RegExp {
-  const body = label.split(/\s+/).map(escapeRe).join(String.raw`[ \t_\-]+`);
+  const body = label
+    .split(/\s+/)
+    .map(escapeRe)
+    .join(String.raw`[ \t_\-]+`);
   const after = /[\p{L}\p{N}]$/u.test(label) ? String.raw`(?![\p{L}\p{N}_])` : '';
   // The separator after a label: "Invoice No.: ", "Total - ", "Ref # ".
   return new RegExp(String.raw`(?<![\p{L}\p{N}_])${body}${after}\.?[ \t]*(?:[:#=]|[-–—](?=[ \t]))?[ \t]*`, 'giu');

@@ -31,7 +31,10 @@ export function mergeChunkResults(fields: readonly TemplateField[], chunks: read
   const engine: RecordEngine = engines.size === 1 ? [...engines][0] : engines.size === 0 ? 'built-in' : 'mixed';
   const merged: ExtractedFields = {};
   for (const field of fields) {
-    merged[field.name] = chunks.reduce<FieldResult>((best, c) => ((found) => (found ? preferred(best, found) : best))(ownValue(c.fields, field.name)), emptyField(engine === 'openai-compatible' ? 'openai-compatible' : 'built-in'));
+    merged[field.name] = chunks.reduce<FieldResult>(
+      (best, c) => ((found) => (found ? preferred(best, found) : best))(ownValue(c.fields, field.name)),
+      emptyField(engine === 'openai-compatible' ? 'openai-compatible' : 'built-in'),
+    );
   }
   const modelChunk = chunks.find((c) => c.engine === 'openai-compatible');
   const fellBack = chunks.filter((c) => c.fellBack).length;

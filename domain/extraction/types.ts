@@ -17,9 +17,7 @@ interface FieldBase {
 }
 
 export type TemplateField =
-  | (FieldBase & { type: 'string' | 'number' | 'date' | 'boolean' })
-  | (FieldBase & { type: 'enum'; values: string[] })
-  | (FieldBase & { type: 'array'; items: ArrayItemType });
+  (FieldBase & { type: 'string' | 'number' | 'date' | 'boolean' }) | (FieldBase & { type: 'enum'; values: string[] }) | (FieldBase & { type: 'array'; items: ArrayItemType });
 
 /** A field's value: dates are ISO `yyyy-mm-dd` strings. */
 export type FieldValue = string | number | boolean | Array<string | number> | null;

@@ -65,10 +65,7 @@ export function findDates(text: string): Found<string>[] {
 }
 
 const CURRENCY = String.raw`(?:[€$£¥]|(?:EUR|USD|GBP|CHF)${NOT_WORD_AFTER})`;
-const NUMBER = new RegExp(
-  String.raw`(?:${CURRENCY}[ \u00a0]?)?(?<![\p{L}\p{N}_/.,\-])(-?\d(?:[\d.,]*\d)?)(?![\p{L}\p{N}_/]|[.,]\d)(?:[ \u00a0]?${CURRENCY})?`,
-  'gu',
-);
+const NUMBER = new RegExp(String.raw`(?:${CURRENCY}[ \u00a0]?)?(?<![\p{L}\p{N}_/.,\-])(-?\d(?:[\d.,]*\d)?)(?![\p{L}\p{N}_/]|[.,]\d)(?:[ \u00a0]?${CURRENCY})?`, 'gu');
 
 /** The number a token such as `1,234.56`, `1.234,56`, `3,5` or `-12` writes; null when malformed. */
 export function parseNumberToken(token: string): number | null {

@@ -26,8 +26,7 @@ export type SniffedType =
 
 const ZIP_FAMILY: readonly string[] = ['application/zip', DOCX, XLSX, PPTX];
 
-const startsWith = (head: Uint8Array, bytes: readonly number[], at = 0) =>
-  head.length >= at + bytes.length && bytes.every((b, i) => head[at + i] === b);
+const startsWith = (head: Uint8Array, bytes: readonly number[], at = 0) => head.length >= at + bytes.length && bytes.every((b, i) => head[at + i] === b);
 const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
 const contains = (head: Uint8Array, text: string) => Buffer.from(head.buffer, head.byteOffset, head.byteLength).includes(text, 0, 'latin1');
 
@@ -80,11 +79,14 @@ export function isUtf8Text(head: Uint8Array, complete: boolean): boolean {
   return true;
 }
 
-export type DeclaredTypeCheck =
-  | { ok: true; contentType: string }
-  | { ok: false; declared: string; sniffed: SniffedType };
+export type DeclaredTypeCheck = { ok: true; contentType: string } | { ok: false; declared: string; sniffed: SniffedType };
 
-const ALIASES: Readonly<Record<string, string>> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'application/x-zip-compressed': 'application/zip', 'application/x-pdf': 'application/pdf' };
+const ALIASES: Readonly<Record<string, string>> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'application/x-zip-compressed': 'application/zip',
+  'application/x-pdf': 'application/pdf',
+};
 const TEXT_LIKE = ['application/json', 'application/xml', 'application/csv', 'application/x-ndjson', 'application/yaml', 'application/x-yaml'];
 /** Declared types stored as declared when the bytes agree: more precise than the sniffed family, and never rendered as active content. */
 const REFINEMENTS = ['text/csv', 'text/tab-separated-values', 'text/markdown', 'application/json', DOCX, XLSX, PPTX];
@@ -92,8 +94,7 @@ const REFINEMENTS = ['text/csv', 'text/tab-separated-values', 'text/markdown', '
 const isTextLike = (type: string) => type.startsWith('text/') || TEXT_LIKE.includes(type);
 const isZipLike = (type: string) => ZIP_FAMILY.includes(type);
 /** Types the sniffer would have recognised in the bytes, had they been what the client said. */
-const isRecognisable = (type: string) =>
-  isTextLike(type) || isZipLike(type) || ['application/pdf', 'image/png', 'image/jpeg', 'image/gif', 'image/webp'].includes(type);
+const isRecognisable = (type: string) => isTextLike(type) || isZipLike(type) || ['application/pdf', 'image/png', 'image/jpeg', 'image/gif', 'image/webp'].includes(type);
 
 export function normaliseMediaType(declared: string | undefined): string | undefined {
   const type = declared?.split(';')[0].trim().toLowerCase();

@@ -49,8 +49,7 @@ export function nextFixedDueAfter(start: Instant, every: number, unit: CalendarU
   } else {
     // Estimate from the month difference, then step: clamping moves a grid point by at most 3 days.
     const a = new Date(afterMs);
-    const monthsApart =
-      (a.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (a.getUTCMonth() - anchor.getUTCMonth());
+    const monthsApart = (a.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (a.getUTCMonth() - anchor.getUTCMonth());
     k = Math.max(0, Math.floor(monthsApart / every) - 1);
     while (nthOccurrence(anchor, k, every, unit).getTime() <= afterMs) k += 1;
   }

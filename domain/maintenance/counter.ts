@@ -151,11 +151,7 @@ export function advancePastLastValue(state: CounterState): CounterState {
  * grid keeps its anchor unless start_value changed (the user re-baselined), and the next threshold
  * is the first grid point of the new step above the last reading. Another meter: a fresh state.
  */
-export function counterAfterTriggerChange(
-  state: CounterState | null,
-  previous: CounterPart | null,
-  next: CounterPart,
-): CounterState {
+export function counterAfterTriggerChange(state: CounterState | null, previous: CounterPart | null, next: CounterPart): CounterState {
   if (state === null || state.counter !== next.counter) return initialCounterState(next);
   const rebaselined = previous === null || previous.start_value !== next.start_value;
   const anchor = rebaselined ? next.start_value : state.anchor;

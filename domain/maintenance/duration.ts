@@ -18,8 +18,7 @@ export class InvalidDurationError extends Error {
 }
 
 // Components are integers except seconds; at least one component; "T" only with a time component.
-const ISO_DURATION =
-  /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?)?$/;
+const ISO_DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?)?$/;
 
 // Upper bound per component: keeps every result far inside the Date range and rejects typos.
 const MAX_COMPONENT = 1_000_000;
@@ -60,8 +59,7 @@ export function isZeroDuration(duration: Duration): boolean {
 export function addDuration(date: Instant, duration: IsoDuration | Duration, sign: 1 | -1 = 1): Date {
   const d = typeof duration === 'string' ? parseDuration(duration) : duration;
   const withMonths = addMonthsClamped(toDate(date), sign * (d.years * 12 + d.months));
-  const exactMs =
-    ((d.weeks * 7 + d.days) * 24 + d.hours) * MS_PER_HOUR + d.minutes * 60_000 + Math.round(d.seconds * 1000);
+  const exactMs = ((d.weeks * 7 + d.days) * 24 + d.hours) * MS_PER_HOUR + d.minutes * 60_000 + Math.round(d.seconds * 1000);
   const result = new Date(withMonths.getTime() + sign * exactMs);
   if (Number.isNaN(result.getTime())) throw new InvalidDurationError('result out of the date range');
   return result;

@@ -6,8 +6,7 @@ export class InvalidInstantError extends Error {
 
 // A date, or a date-time with an explicit offset. A date-time without offset is refused:
 // JavaScript would read it in the process's local zone, which differs between machines.
-export const ISO_INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2})))?$/;
+export const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2})))?$/;
 
 /** Parses an ISO 8601 timestamp (date only = midnight UTC) or passes a Date through. Throws on garbage. */
 export function toDate(instant: Instant): Date {
@@ -67,8 +66,5 @@ export const MS_PER_HOUR = 3_600_000;
 function fieldsInRange(match: RegExpExecArray): boolean {
   const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = match.slice(1).map((p) => Number(p ?? 0));
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return (
-    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth &&
-    hour <= 23 && minute <= 59 && second <= 59 && offsetHour <= 23 && offsetMinute <= 59
-  );
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetHour <= 23 && offsetMinute <= 59;
 }

@@ -80,12 +80,9 @@ export interface OptimizeResult {
 
 export function analyzePlan(input: OptimizeInput): OptimizeResult {
   const history = summarizeHistory(input);
-  const suggestions = [
-    frequencySuggestion(input, history),
-    counterThresholdSuggestion(input, history),
-    workloadSuggestion(input, history),
-    routeSuggestion(input),
-  ].filter((s): s is Suggestion => s !== null);
+  const suggestions = [frequencySuggestion(input, history), counterThresholdSuggestion(input, history), workloadSuggestion(input, history), routeSuggestion(input)].filter(
+    (s): s is Suggestion => s !== null,
+  );
   return {
     suggestions,
     basis: {
@@ -235,7 +232,7 @@ function workloadSuggestion(input: OptimizeInput, h: History): Suggestion | null
     rationale:
       `The assignee has ${current.open_tasks} open tasks, at least twice the team median of ${typical}; ` +
       `${best.id} has ${best.open_tasks}` +
-      (h.mostlyLate ? ', and most of this plan\'s tasks were completed late.' : '.'),
+      (h.mostlyLate ? ", and most of this plan's tasks were completed late." : '.'),
     confidence: h.mostlyLate ? 0.7 : 0.5,
     patch: { assignee_id: best.id },
   };
@@ -264,11 +261,7 @@ function routeSuggestion(input: OptimizeInput): Suggestion | null {
   if (matches.length === 0) return null;
   const sharedAssetIds = uniqueSorted(matches.flatMap((m) => m.sharedAssets));
   const sharedLocationIds = uniqueSorted(matches.flatMap((m) => m.sharedLocations));
-  const confidence = matches.some((m) => m.sharedAssets.length > 0 && m.sameInterval)
-    ? 0.8
-    : sharedAssetIds.length > 0
-      ? 0.6
-      : 0.4;
+  const confidence = matches.some((m) => m.sharedAssets.length > 0 && m.sameInterval) ? 0.8 : sharedAssetIds.length > 0 ? 0.6 : 0.4;
   return {
     kind: 'route',
     current: { plan_ids: [input.plan.id] },

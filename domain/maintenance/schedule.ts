@@ -1,17 +1,6 @@
 // The schedule state machine of one plan, driven by its workflow. Pure: every function takes the
 // current time explicitly and returns a new JSON-serialisable state.
-import type {
-  CalendarPart,
-  CounterPart,
-  ExecutedBy,
-  ExecutionTrigger,
-  Instant,
-  IsoDuration,
-  IsoTimestamp,
-  OnOpenTask,
-  SchedulePolicy,
-  Trigger,
-} from './types';
+import type { CalendarPart, CounterPart, ExecutedBy, ExecutionTrigger, Instant, IsoDuration, IsoTimestamp, OnOpenTask, SchedulePolicy, Trigger } from './types';
 import { calendarPartOf, counterPartOf } from './types';
 import { addInterval, nextFixedDueAfter } from './calendar';
 import { InvalidDurationError, parseDuration, subtractDuration } from './duration';
@@ -61,7 +50,12 @@ export interface NextDue {
 }
 
 export function initialSchedule(trigger: Trigger, now: Instant): ScheduleState {
-  return build(trigger, null, (part) => armCalendarFromStart(part, now), (part) => initialCounterState(part));
+  return build(
+    trigger,
+    null,
+    (part) => armCalendarFromStart(part, now),
+    (part) => initialCounterState(part),
+  );
 }
 
 /**
@@ -141,9 +135,7 @@ export function onTriggerChanged(state: ScheduleState, previous: Trigger, next: 
   );
 }
 
-export type ScheduleReadingResult =
-  | (Omit<Extract<ReadingResult, { ok: true }>, 'state'> & { state: ScheduleState })
-  | Extract<ReadingResult, { ok: false }>;
+export type ScheduleReadingResult = (Omit<Extract<ReadingResult, { ok: true }>, 'state'> & { state: ScheduleState }) | Extract<ReadingResult, { ok: false }>;
 
 /**
  * Records a counter reading (see counter.applyReading) and returns the whole new schedule state.
@@ -168,8 +160,7 @@ export function timerDueAt(state: ScheduleState): IsoTimestamp | null {
  * projected time, or the earlier of both; null for a counter plan without enough readings.
  */
 export function nextDue(state: ScheduleState, now: Instant, rateOptions?: RateOptions): NextDue | null {
-  const calendar: NextDue | null =
-    'calendar' in state ? { at: state.calendar.due_at, trigger: 'calendar', projected: false } : null;
+  const calendar: NextDue | null = 'calendar' in state ? { at: state.calendar.due_at, trigger: 'calendar', projected: false } : null;
   const projection = 'counter' in state ? projectNextDue(state.counter, now, rateOptions) : null;
   const counter: NextDue | null = projection ? { at: projection.at, trigger: 'counter', projected: true } : null;
   if (calendar && counter) return toMs(counter.at) < toMs(calendar.at) ? counter : calendar;
@@ -240,10 +231,7 @@ function rearmCalendar(part: CalendarPart, cal: CalendarState, now: Instant): Ca
     const due = nextFixedDueAfter(cal.anchor_at, part.every, part.unit, new Date(after));
     return { ...cal, due_at: toIso(due) };
   }
-  const floating =
-    cal.last_ref_at === null
-      ? { ...cal, anchor_at: toIso(part.start_at), due_at: toIso(part.start_at) }
-      : restartCalendarAt(part, cal.last_ref_at);
+  const floating = cal.last_ref_at === null ? { ...cal, anchor_at: toIso(part.start_at), due_at: toIso(part.start_at) } : restartCalendarAt(part, cal.last_ref_at);
   if (toMs(floating.due_at) >= nowMs) return floating;
   return { ...restartCalendarAt(part, toIso(now)), last_ref_at: cal.last_ref_at };
 }
@@ -270,11 +258,7 @@ function build(
   }
 }
 
-function mapParts(
-  state: ScheduleState,
-  calendar: (cal: CalendarState) => CalendarState,
-  counter: (c: CounterState) => CounterState,
-): ScheduleState {
+function mapParts(state: ScheduleState, calendar: (cal: CalendarState) => CalendarState, counter: (c: CounterState) => CounterState): ScheduleState {
   switch (state.type) {
     case 'calendar':
       return { ...state, calendar: calendar(state.calendar) };

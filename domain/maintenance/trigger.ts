@@ -1,13 +1,6 @@
 // Validation of trigger and policy values, shared by the API (422 with fields) and the workflow's
 // update validators (which must be synchronous and pure).
-import {
-  CALENDAR_MODES,
-  CALENDAR_UNITS,
-  ON_OPEN_TASK_POLICIES,
-  type CalendarPart,
-  type CounterPart,
-  type Trigger,
-} from './types';
+import { CALENDAR_MODES, CALENDAR_UNITS, ON_OPEN_TASK_POLICIES, type CalendarPart, type CounterPart, type Trigger } from './types';
 import { isValidInstant, toIso, toMs } from './instant';
 import { isValidDuration } from './duration';
 import { intervalHours } from './calendar';
@@ -69,15 +62,11 @@ function normalizeTrigger(t: Trigger): Trigger {
 }
 
 export function validateDurationField(value: unknown, field: string): FieldError[] {
-  return isValidDuration(value)
-    ? []
-    : [{ field, message: 'must be an ISO 8601 duration such as P0D, PT12H or P1DT6H' }];
+  return isValidDuration(value) ? [] : [{ field, message: 'must be an ISO 8601 duration such as P0D, PT12H or P1DT6H' }];
 }
 
 export function validateOnOpenTask(value: unknown, field = 'on_open_task'): FieldError[] {
-  return (ON_OPEN_TASK_POLICIES as readonly unknown[]).includes(value)
-    ? []
-    : [{ field, message: `must be one of ${ON_OPEN_TASK_POLICIES.join(', ')}` }];
+  return (ON_OPEN_TASK_POLICIES as readonly unknown[]).includes(value) ? [] : [{ field, message: `must be one of ${ON_OPEN_TASK_POLICIES.join(', ')}` }];
 }
 
 /** Structural equality of two triggers (they are small JSON values). */
@@ -136,7 +125,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (isObject(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value);

@@ -96,10 +96,7 @@ const overlap = (a: PiiFinding, b: PiiFinding) => a.start < b.end && b.start < a
 
 /** Scores the detector on every line, per type and overall (micro-averaged). */
 export function evaluatePii(lines: readonly LabelledLine[], detect: PiiDetector): PiiEvalReport {
-  const counts = Object.fromEntries(PII_TYPES.map((t) => [t, { tp: 0, fp: 0, fn: 0 }])) as Record<
-    PiiType,
-    { tp: number; fp: number; fn: number }
-  >;
+  const counts = Object.fromEntries(PII_TYPES.map((t) => [t, { tp: 0, fp: 0, fn: 0 }])) as Record<PiiType, { tp: number; fp: number; fn: number }>;
   const misses: PiiMiss[] = [];
   let partialOverlaps = 0;
   lines.forEach((line, index) => {
@@ -122,10 +119,7 @@ export function evaluatePii(lines: readonly LabelledLine[], detect: PiiDetector)
       misses.push({ kind: 'false_negative', line: lineNo, type: g.type, value: line.text.slice(g.start, g.end) });
     }
   });
-  const perType = Object.fromEntries(PII_TYPES.map((t) => [t, score(counts[t].tp, counts[t].fp, counts[t].fn)])) as Record<
-    PiiType,
-    PiiScore
-  >;
+  const perType = Object.fromEntries(PII_TYPES.map((t) => [t, score(counts[t].tp, counts[t].fp, counts[t].fn)])) as Record<PiiType, PiiScore>;
   const sum = (k: 'tp' | 'fp' | 'fn') => PII_TYPES.reduce((acc, t) => acc + counts[t][k], 0);
   return {
     lines: lines.length,
@@ -141,14 +135,9 @@ const pct = (x: number) => x.toFixed(3);
 /** A plain-text table of the report, one row per type plus the overall row. */
 export function formatPiiReport(report: PiiEvalReport): string {
   const header = ['type', 'gold', 'tp', 'fp', 'fn', 'precision', 'recall', 'f1'];
-  const row = (name: string, s: PiiScore) => [
-    name, String(s.tp + s.fn), String(s.tp), String(s.fp), String(s.fn), pct(s.precision), pct(s.recall), pct(s.f1),
-  ];
+  const row = (name: string, s: PiiScore) => [name, String(s.tp + s.fn), String(s.tp), String(s.fp), String(s.fn), pct(s.precision), pct(s.recall), pct(s.f1)];
   const rows = [header, ...PII_TYPES.map((t) => row(t, report.perType[t])), row('overall', report.overall)];
   const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const render = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  return [
-    `PII redaction: ${report.lines} labelled lines, strict span match (partial overlaps: ${report.partialOverlaps})`,
-    ...rows.map(render),
-  ].join('\n');
+  return [`PII redaction: ${report.lines} labelled lines, strict span match (partial overlaps: ${report.partialOverlaps})`, ...rows.map(render)].join('\n');
 }

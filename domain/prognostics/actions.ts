@@ -1,12 +1,7 @@
 import type { ConfidenceLevel } from './uncertainty';
 
 /** What the prognosis suggests doing, most urgent first. */
-export type RecommendedAction =
-  | 'immediate_maintenance'
-  | 'schedule_maintenance'
-  | 'inspect'
-  | 'monitor'
-  | 'continue_operation';
+export type RecommendedAction = 'immediate_maintenance' | 'schedule_maintenance' | 'inspect' | 'monitor' | 'continue_operation';
 
 /** Thresholds of the predictive config (per tenant and asset type); defaults below. */
 export interface ActionThresholds {
@@ -33,12 +28,7 @@ export const DEFAULT_ACTION_THRESHOLDS: ActionThresholds = {
  * reassure nor alarm, so the answer is 'inspect': have a person look at the asset. Otherwise the
  * failure probability and the RUL in days are compared with the thresholds, most urgent first.
  */
-export function recommendAction(
-  rulDays: number,
-  failureProbability: number,
-  confidence: ConfidenceLevel,
-  t: ActionThresholds,
-): RecommendedAction {
+export function recommendAction(rulDays: number, failureProbability: number, confidence: ConfidenceLevel, t: ActionThresholds): RecommendedAction {
   if (confidence === 'low') return 'inspect';
   if (failureProbability >= t.immediate_probability || rulDays <= t.immediate_rul_days) return 'immediate_maintenance';
   if (failureProbability >= t.schedule_probability || rulDays <= t.schedule_rul_days) return 'schedule_maintenance';

@@ -121,7 +121,6 @@ interface Fit {
   readonly fromT: number;
 }
 
-
 /** Robust scale: 1.4826 x the median absolute deviation (the standard deviation for normal noise). */
 const robustScale = (values: number[]): number => {
   const centre = median(values);
@@ -166,9 +165,7 @@ function fitCandidates(points: readonly Point[]): Fit[] {
   // hold enough points; errors are compared over the recent quarter, where the projection starts.
   const windows = [points, recent, since(1 / 4)].filter((w, i) => i === 0 || w.length >= MIN_BUCKETS);
   const judged = windows[windows.length - 1]!;
-  const shapes: Array<{ shape: TrendShape; forward: (y: number) => number; back: (v: number) => number }> = [
-    { shape: 'linear', forward: (y) => y, back: (v) => v },
-  ];
+  const shapes: Array<{ shape: TrendShape; forward: (y: number) => number; back: (v: number) => number }> = [{ shape: 'linear', forward: (y) => y, back: (v) => v }];
   if (points.every((p) => p.y > 0)) shapes.push({ shape: 'exponential', forward: Math.log, back: Math.exp });
   // Simplest first: linear before exponential, the whole window before its recent half.
   const fits: Fit[] = [];
@@ -183,7 +180,11 @@ function fitCandidates(points: readonly Point[]): Fit[] {
 }
 
 /** The projection of one parameter to its limit, or null when it has too little data. */
-export function projectParameter(history: ParameterHistory, nowMs: number, horizonDays: number): ParameterProjection | { insufficient: { readings: number; buckets: number; span_minutes: number } } {
+export function projectParameter(
+  history: ParameterHistory,
+  nowMs: number,
+  horizonDays: number,
+): ParameterProjection | { insufficient: { readings: number; buckets: number; span_minutes: number } } {
   const readings = history.readings.filter((r) => Number.isFinite(r.y) && Number.isFinite(r.t) && r.t <= nowMs);
   const startMs = Math.min(...readings.map((r) => r.t));
   const endMs = Math.max(...readings.map((r) => r.t));
@@ -285,7 +286,13 @@ export function prognoseDegradation(
 ): DegradationPrognosis | DegradationInsufficient {
   const limited = histories.filter((h) => h.upper !== null || h.lower !== null);
   if (limited.length === 0) {
-    return { status: 'insufficient_data', reason: 'no_limits', message: 'no monitored parameter has a baseline or a failure limit to project to', parameters: [], model_version: DEGRADATION_MODEL_VERSION };
+    return {
+      status: 'insufficient_data',
+      reason: 'no_limits',
+      message: 'no monitored parameter has a baseline or a failure limit to project to',
+      parameters: [],
+      model_version: DEGRADATION_MODEL_VERSION,
+    };
   }
   const projections: ParameterProjection[] = [];
   const short: DegradationInsufficient['parameters'][number][] = [];
@@ -296,7 +303,13 @@ export function prognoseDegradation(
   }
   if (projections.length === 0) {
     const needs = short.map((s) => `${s.parameter}: ${s.buckets} of ${MIN_BUCKETS} time buckets over ${s.span_minutes} of ${MIN_SPAN_MS / 60_000} minutes`);
-    return { status: 'insufficient_data', reason: 'too_few_readings', message: `needs readings spread over time: ${needs.join('; ')}`, parameters: short, model_version: DEGRADATION_MODEL_VERSION };
+    return {
+      status: 'insufficient_data',
+      reason: 'too_few_readings',
+      message: `needs readings spread over time: ${needs.join('; ')}`,
+      parameters: short,
+      model_version: DEGRADATION_MODEL_VERSION,
+    };
   }
   const drivers = [...projections].sort((a, b) => (a.rul_days ?? Infinity) - (b.rul_days ?? Infinity) || b.failure_probability - a.failure_probability);
   const first = drivers[0]!;

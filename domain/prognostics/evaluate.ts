@@ -40,10 +40,7 @@ export function phmScore(d: number): number {
   return d < 0 ? Math.exp(-d / 13) - 1 : Math.exp(d / 10) - 1;
 }
 
-export function evaluate(
-  cases: readonly EvaluationCase[],
-  opts: { readonly model?: RulModel; readonly horizon_cycles?: number } = {},
-): Evaluation {
+export function evaluate(cases: readonly EvaluationCase[], opts: { readonly model?: RulModel; readonly horizon_cycles?: number } = {}): Evaluation {
   const model = opts.model ?? FD001_MODEL;
   const horizon = opts.horizon_cycles ?? 30;
   const engines: EngineResult[] = [];
@@ -87,10 +84,7 @@ function brier(engines: readonly EngineResult[], horizon: number): Evaluation['b
 }
 
 /** Pairs parsed test engines with the RUL file's values (same order); throws when counts differ. */
-export function casesFromCmapss(
-  engines: readonly { readonly unit: number; readonly records: readonly CycleRecord[] }[],
-  trueRul: readonly number[],
-): EvaluationCase[] {
+export function casesFromCmapss(engines: readonly { readonly unit: number; readonly records: readonly CycleRecord[] }[], trueRul: readonly number[]): EvaluationCase[] {
   if (engines.length !== trueRul.length) {
     throw new Error(`${engines.length} engines in the test file but ${trueRul.length} values in the RUL file`);
   }

@@ -37,9 +37,7 @@ export interface FeatureSpec {
 }
 
 /** The informative sensors of C-MAPSS FD001 (s1, s5, s6, s10, s16, s18, s19 are constant there). */
-export const FD001_SENSORS: readonly string[] = [
-  's2', 's3', 's4', 's7', 's8', 's9', 's11', 's12', 's13', 's14', 's15', 's17', 's20', 's21',
-];
+export const FD001_SENSORS: readonly string[] = ['s2', 's3', 's4', 's7', 's8', 's9', 's11', 's12', 's13', 's14', 's15', 's17', 's20', 's21'];
 
 /** Named apart from the CSV's own `cycle` column. */
 export const AGE_FEATURE = 'age_cycles';
@@ -59,9 +57,7 @@ export function featureNames(spec: FeatureSpec): string[] {
   return spec.include_age ? [...names, ...history, AGE_FEATURE] : [...names, ...history];
 }
 
-export type FeatureResult =
-  | { readonly ok: true; readonly values: number[]; readonly last_cycle: number }
-  | { readonly ok: false; readonly insufficient: InsufficientData };
+export type FeatureResult = { readonly ok: true; readonly values: number[]; readonly last_cycle: number } | { readonly ok: false; readonly insufficient: InsufficientData };
 
 /**
  * Features of the most recent `spec.window` cycles of `series`. The series may come in any order
@@ -104,9 +100,7 @@ function refuse(insufficient: InsufficientData): FeatureResult {
   return { ok: false, insufficient };
 }
 
-function orderedSeries(
-  series: readonly CycleRecord[],
-): { ok: true; records: CycleRecord[] } | { ok: false; insufficient: InsufficientData } {
+function orderedSeries(series: readonly CycleRecord[]): { ok: true; records: CycleRecord[] } | { ok: false; insufficient: InsufficientData } {
   if (series.some((r) => !Number.isFinite(r.cycle))) {
     return { ok: false, insufficient: { reason: 'invalid_series', detail: 'a cycle number is not a finite number' } };
   }

@@ -4,14 +4,7 @@ import { extractFeatures } from './features';
 import { parseRulModel, predictRaw, type RulModel } from './model';
 import fd001Json from './models/fd001-v2.json';
 import type { CycleRecord, InsufficientData } from './types';
-import {
-  checkDistribution,
-  confidenceLevel,
-  confidenceScore,
-  effectiveSigma,
-  failureProbability,
-  type ConfidenceLevel,
-} from './uncertainty';
+import { checkDistribution, confidenceLevel, confidenceScore, effectiveSigma, failureProbability, type ConfidenceLevel } from './uncertainty';
 
 /**
  * Remaining-useful-life prognostics learned from C-MAPSS FD001 (see README.md). Pure and

@@ -87,7 +87,10 @@ export function parseRulModel(json: unknown): RulModel {
   if (!Array.isArray(m.trees) || m.trees.length === 0) fail('trees');
   (m.trees as unknown[]).forEach((tree, i) => checkTree(tree, names.length) ?? fail(`tree ${i}`));
   if (typeof m.training !== 'object' || m.training === null) fail('training');
-  if (!Array.isArray(m.checks) || !(m.checks as Array<{ features?: unknown; prediction?: number } | null>).every((c) => isNumbers(c?.features, names.length) && isFinite(c?.prediction as number))) {
+  if (
+    !Array.isArray(m.checks) ||
+    !(m.checks as Array<{ features?: unknown; prediction?: number } | null>).every((c) => isNumbers(c?.features, names.length) && isFinite(c?.prediction as number))
+  ) {
     fail('checks');
   }
   return m as unknown as RulModel;
@@ -112,8 +115,7 @@ function checkTree(value: unknown, featureCount: number): true | undefined {
   const splits = t.split_feature?.length ?? -1;
   if (splits !== t.leaf_value.length - 1) return undefined;
   if (!isNumbers(t.threshold, splits) || !isNumbers(t.left, splits) || !isNumbers(t.right, splits)) return undefined;
-  const validChild = (c: number, parent: number) =>
-    Number.isInteger(c) && (c >= 0 ? c > parent && c < splits : ~c < t.leaf_value.length);
+  const validChild = (c: number, parent: number) => Number.isInteger(c) && (c >= 0 ? c > parent && c < splits : ~c < t.leaf_value.length);
   for (let i = 0; i < splits; i++) {
     const f = t.split_feature[i] as number;
     if (!Number.isInteger(f) || f < 0 || f >= featureCount) return undefined;

@@ -74,9 +74,7 @@ export function complianceReport(input: { period: ReportPeriod; tasks: readonly 
   const plans = [...groupBy(tasks, (t) => t.plan_id).values()]
     .map((planTasks) => ({ name: (planTasks[0] as ComplianceReportTask).plan_name, tally: tally(planTasks, now) }))
     .sort((a, b) => a.name.localeCompare(b.name));
-  const exceptions = tasks
-    .map((task) => ({ task, result: classifyTask(task, now) }))
-    .filter((e) => e.result.kind === 'late' || e.result.kind === 'overdue_open');
+  const exceptions = tasks.map((task) => ({ task, result: classifyTask(task, now) })).filter((e) => e.result.kind === 'late' || e.result.kind === 'overdue_open');
 
   const exceptionTable: TableSection = {
     kind: 'table',

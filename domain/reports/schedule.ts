@@ -36,7 +36,5 @@ export function cronProblem(expression: string): string | null {
 
 /** The Temporal Schedule spec of a report schedule. */
 export function temporalSpecOf(spec: ReportScheduleSpec, timeZone: string): { cronExpressions?: string[]; intervals?: { every: string }[]; timezone: string } {
-  return 'cron' in spec
-    ? { cronExpressions: [spec.cron.trim()], timezone: timeZone }
-    : { intervals: [{ every: `${spec.interval_minutes}m` }], timezone: timeZone };
+  return 'cron' in spec ? { cronExpressions: [spec.cron.trim()], timezone: timeZone } : { intervals: [{ every: `${spec.interval_minutes}m` }], timezone: timeZone };
 }

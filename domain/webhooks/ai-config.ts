@@ -193,7 +193,12 @@ export function suggestionFromModel(text: string): WebhookConfigSuggestion | und
   if (validateEventPatterns(answer.events).length > 0 || validateFilters(filters).length > 0) return undefined;
   const events = answer.events as string[];
   const notes = typeof answer.rationale === 'string' ? [answer.rationale.slice(0, 1_000)] : [];
-  return withFormat(events, filters as Record<string, FilterCondition>, events.map((event) => ({ event, matched: [] })), notes);
+  return withFormat(
+    events,
+    filters as Record<string, FilterCondition>,
+    events.map((event) => ({ event, matched: [] })),
+    notes,
+  );
 }
 
 /** Replaces every complete group of catalogue types sharing a prefix by `<prefix>.*`. */

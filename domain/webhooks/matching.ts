@@ -99,9 +99,7 @@ export function validateEventPatterns(events: unknown, path = 'events'): Validat
   if (events.length === 0) return [{ path, message: 'must name at least one event type or pattern' }];
   if (events.length > MAX_EVENT_PATTERNS) return [{ path, message: `must have at most ${MAX_EVENT_PATTERNS} entries` }];
   return events.flatMap((event, i): ValidationIssue[] =>
-    typeof event === 'string' && isValidEventPattern(event)
-      ? []
-      : [{ path: `${path}[${i}]`, message: 'must be an event type like "task.created", "maintenance.*" or "*"' }],
+    typeof event === 'string' && isValidEventPattern(event) ? [] : [{ path: `${path}[${i}]`, message: 'must be an event type like "task.created", "maintenance.*" or "*"' }],
   );
 }
 
@@ -122,9 +120,7 @@ function validateCondition(key: string, condition: unknown, path: string): Valid
   if (condition.length === 0 || condition.length > MAX_FILTER_VALUES) {
     return [{ path, message: `must list from 1 to ${MAX_FILTER_VALUES} allowed values` }];
   }
-  return condition.every(isFilterScalar)
-    ? []
-    : [{ path, message: 'allowed values must be strings, numbers, booleans or null' }];
+  return condition.every(isFilterScalar) ? [] : [{ path, message: 'allowed values must be strings, numbers, booleans or null' }];
 }
 
 function isFilterScalar(value: unknown): value is FilterScalar {
@@ -147,8 +143,7 @@ export function filtersMatch(filters: WebhookFilters, event: MatchableEvent): bo
 export function matches(subscription: Subscription, event: MatchableEvent): boolean {
   return (
     // Former names count too: `maintenance.task.created` or `maintenance.*` still receive `task.created`.
-    namesOfEventType(event.type).some((name) => subscription.events.some((pattern) => patternMatches(pattern, name))) &&
-    filtersMatch(subscription.filters, event)
+    namesOfEventType(event.type).some((name) => subscription.events.some((pattern) => patternMatches(pattern, name))) && filtersMatch(subscription.filters, event)
   );
 }
 

@@ -58,7 +58,6 @@ function classifyStatus(status: number, retryAfter: string | undefined, policy: 
   // Redirects are never followed (the Location could point anywhere, SSRF), so a 3xx is a failure.
   if (status >= 300 && status <= 399) return { kind: 'retryable_failure', cause: { type: 'redirect', status } };
   // >= 400, and the odd final 1xx, are plain HTTP failures.
-  const cause: FailureCause =
-    retryAfter === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfter };
+  const cause: FailureCause = retryAfter === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfter };
   return { kind: 'retryable_failure', cause };
 }

@@ -35,9 +35,7 @@ export function retryAfterBounds(attempt: number): { minMs: number; maxMs: numbe
   return { minMs, maxMs };
 }
 
-export type NextAttempt =
-  | { kind: 'retry'; attempt: number; delayMs: number; retryAfterHonoured: boolean }
-  | { kind: 'stop'; reason: 'delivered' | 'gone' | 'attempts_exhausted' };
+export type NextAttempt = { kind: 'retry'; attempt: number; delayMs: number; retryAfterHonoured: boolean } | { kind: 'stop'; reason: 'delivered' | 'gone' | 'attempts_exhausted' };
 
 /**
  * What the workflow does after `attempt` ended with `outcome`, at workflow time `now`. A

@@ -65,10 +65,7 @@ export function checkWebhookUrl(rawUrl: string, policy: DestinationPolicy): UrlC
 }
 
 /** URL rules, then resolution of the host and the check of every resolved address. */
-export async function checkDestination(
-  rawUrl: string,
-  options: DestinationPolicy & { resolver: Resolver },
-): Promise<DestinationCheck> {
+export async function checkDestination(rawUrl: string, options: DestinationPolicy & { resolver: Resolver }): Promise<DestinationCheck> {
   const checked = checkWebhookUrl(rawUrl, options);
   if (checked.kind === 'refused') return checked;
   const { url, hostname } = checked;

@@ -37,10 +37,7 @@ export async function postSigned(input: PostSignedInput): Promise<HttpAttemptRes
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), input.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   try {
-    const check = await untilAborted(
-      checkDestination(input.url, { allowPrivate: input.allowPrivate, resolver: input.resolver ?? systemResolver }),
-      deadline.signal,
-    );
+    const check = await untilAborted(checkDestination(input.url, { allowPrivate: input.allowPrivate, resolver: input.resolver ?? systemResolver }), deadline.signal);
     if (check === 'aborted') return { kind: 'timeout', latencyMs: elapsed() };
     if (check.kind === 'refused') return { kind: 'refused_destination', reason: check.reason };
     if (check.kind === 'unresolved') return { kind: 'connection_error', message: check.message, latencyMs: elapsed() };
@@ -116,7 +113,11 @@ function send({ url, hostname, addresses, input, signal, elapsed }: SendInput): 
 /** A `lookup` that answers with the already checked addresses, whatever it is asked. */
 function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
-    if (options.all) callback(null, addresses.map(({ address, family }) => ({ address, family })));
+    if (options.all)
+      callback(
+        null,
+        addresses.map(({ address, family }) => ({ address, family })),
+      );
     else callback(null, addresses[0].address, addresses[0].family);
   };
 }

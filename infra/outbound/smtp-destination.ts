@@ -8,10 +8,7 @@
  */
 import { checkDestination, systemResolver } from './destination-guard';
 
-export type SmtpDestination =
-  | { kind: 'allowed'; address: string }
-  | { kind: 'refused'; reason: string }
-  | { kind: 'unresolved' };
+export type SmtpDestination = { kind: 'allowed'; address: string } | { kind: 'refused'; reason: string } | { kind: 'unresolved' };
 
 /** SMTP (25), submission over TLS (465), submission (587), and the common alternative (2525). */
 export const MAIL_PORTS: readonly number[] = [25, 465, 587, 2525];

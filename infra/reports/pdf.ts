@@ -64,10 +64,23 @@ function titleBlock(doc: Doc, report: ReportDocument, branding: RenderBranding):
       // An undecodable logo is left out rather than failing the report.
     }
   }
-  doc.fillColor('#FFFFFF').font('Helvetica-Bold').fontSize(18).text(branding.companyName, textX, 22, { width: doc.page.width - textX - MARGIN, lineBreak: false, ellipsis: true });
+  doc
+    .fillColor('#FFFFFF')
+    .font('Helvetica-Bold')
+    .fontSize(18)
+    .text(branding.companyName, textX, 22, { width: doc.page.width - textX - MARGIN, lineBreak: false, ellipsis: true });
   doc.y = bandHeight + 18;
-  doc.fillColor(TEXT).font('Helvetica-Bold').fontSize(16).text(report.title, MARGIN, doc.y, { width: contentWidth(doc) });
-  doc.moveDown(0.2).fillColor(MUTED).font('Helvetica').fontSize(9).text(report.subtitle, { width: contentWidth(doc) });
+  doc
+    .fillColor(TEXT)
+    .font('Helvetica-Bold')
+    .fontSize(16)
+    .text(report.title, MARGIN, doc.y, { width: contentWidth(doc) });
+  doc
+    .moveDown(0.2)
+    .fillColor(MUTED)
+    .font('Helvetica')
+    .fontSize(9)
+    .text(report.subtitle, { width: contentWidth(doc) });
   doc.moveDown(0.2).text(`Generated ${report.generatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`, { width: contentWidth(doc) });
   doc.moveDown(1);
 }
@@ -89,8 +102,16 @@ function keyFigures(doc: Doc, figures: readonly KeyFigure[], branding: RenderBra
       const x = MARGIN + j * (boxWidth + gap);
       doc.save().rect(x, y, boxWidth, boxHeight).fill(ZEBRA).restore();
       doc.save().rect(x, y, 3, boxHeight).fill(branding.accentColor).restore();
-      doc.fillColor(TEXT).font('Helvetica-Bold').fontSize(15).text(figureText(figure), x + 10, y + 7, { width: boxWidth - 14, lineBreak: false });
-      doc.fillColor(MUTED).font('Helvetica').fontSize(8).text(figure.label, x + 10, y + 28, { width: boxWidth - 14, lineBreak: false, ellipsis: true });
+      doc
+        .fillColor(TEXT)
+        .font('Helvetica-Bold')
+        .fontSize(15)
+        .text(figureText(figure), x + 10, y + 7, { width: boxWidth - 14, lineBreak: false });
+      doc
+        .fillColor(MUTED)
+        .font('Helvetica')
+        .fontSize(8)
+        .text(figure.label, x + 10, y + 28, { width: boxWidth - 14, lineBreak: false, ellipsis: true });
     });
     doc.x = MARGIN;
     doc.y = y + boxHeight + gap;
@@ -99,7 +120,11 @@ function keyFigures(doc: Doc, figures: readonly KeyFigure[], branding: RenderBra
 }
 
 function sectionTitle(doc: Doc, title: string, branding: RenderBranding): void {
-  doc.fillColor(branding.primaryColor).font('Helvetica-Bold').fontSize(12).text(title, MARGIN, doc.y, { width: contentWidth(doc) });
+  doc
+    .fillColor(branding.primaryColor)
+    .font('Helvetica-Bold')
+    .fontSize(12)
+    .text(title, MARGIN, doc.y, { width: contentWidth(doc) });
   doc.moveDown(0.3);
 }
 
@@ -120,7 +145,14 @@ function barChart(doc: Doc, chart: BarChartSection, branding: RenderBranding): v
   for (let k = 0; k <= 4; k++) {
     const y = bottom - (plotHeight * k) / 4;
     const value = (max * k) / 4;
-    doc.save().moveTo(axisX, y).lineTo(axisX + plotWidth, y).lineWidth(0.5).strokeColor(k === 0 ? '#888888' : GRID).stroke().restore();
+    doc
+      .save()
+      .moveTo(axisX, y)
+      .lineTo(axisX + plotWidth, y)
+      .lineWidth(0.5)
+      .strokeColor(k === 0 ? '#888888' : GRID)
+      .stroke()
+      .restore();
     const label = Number.isInteger(value) ? String(value) : value.toFixed(1);
     doc.fillColor(MUTED).text(`${label}${suffix}`, MARGIN - 6, y - 3.5, { width: 36, align: 'right', lineBreak: false });
   }
@@ -132,13 +164,25 @@ function barChart(doc: Doc, chart: BarChartSection, branding: RenderBranding): v
     const cx = axisX + slot * i + slot / 2;
     if (bar.value !== null) {
       const h = (Math.min(bar.value, max) / max) * plotHeight;
-      doc.save().rect(cx - barWidth / 2, bottom - h, barWidth, h).fill(bar.color ?? branding.primaryColor).restore();
+      doc
+        .save()
+        .rect(cx - barWidth / 2, bottom - h, barWidth, h)
+        .fill(bar.color ?? branding.primaryColor)
+        .restore();
     }
     // Same text as the tables: percent with two decimals, counts as integers.
     const valueText = bar.value === null ? 'n/a' : cellText(bar.value, chart.unit === 'percent' ? 'percent' : 'integer');
     const valueY = bar.value === null ? bottom - 12 : bottom - (Math.min(bar.value, max) / max) * plotHeight - 11;
-    doc.fillColor(TEXT).font('Helvetica-Bold').fontSize(8).text(valueText, cx - slot / 2, valueY, { width: slot, align: 'center', lineBreak: false });
-    doc.fillColor(MUTED).font('Helvetica').fontSize(7.5).text(bar.label, cx - slot / 2 + 2, bottom + 5, { width: slot - 4, align: 'center', height: labelSpace - 6, ellipsis: true });
+    doc
+      .fillColor(TEXT)
+      .font('Helvetica-Bold')
+      .fontSize(8)
+      .text(valueText, cx - slot / 2, valueY, { width: slot, align: 'center', lineBreak: false });
+    doc
+      .fillColor(MUTED)
+      .font('Helvetica')
+      .fontSize(7.5)
+      .text(bar.label, cx - slot / 2 + 2, bottom + 5, { width: slot - 4, align: 'center', height: labelSpace - 6, ellipsis: true });
   });
   doc.x = MARGIN;
   doc.y = bottom + labelSpace;
@@ -154,7 +198,11 @@ const isNumeric = (c: Column) => c.kind === 'integer' || c.kind === 'decimal' ||
 
 function tableHeader(doc: Doc, columns: readonly Column[], widths: number[], branding: RenderBranding): void {
   const y = doc.y;
-  doc.save().rect(MARGIN, y, contentWidth(doc), ROW_HEIGHT + 2).fill(branding.primaryColor).restore();
+  doc
+    .save()
+    .rect(MARGIN, y, contentWidth(doc), ROW_HEIGHT + 2)
+    .fill(branding.primaryColor)
+    .restore();
   let x = MARGIN;
   doc.fillColor('#FFFFFF').font('Helvetica-Bold').fontSize(7.5);
   columns.forEach((c, i) => {
@@ -170,7 +218,11 @@ function table(doc: Doc, section: TableSection, branding: RenderBranding): void 
   ensureSpace(doc, 24 + (ROW_HEIGHT + 2) + ROW_HEIGHT * Math.min(3, Math.max(1, section.rows.length)));
   sectionTitle(doc, section.title, branding);
   if (section.rows.length === 0) {
-    doc.fillColor(MUTED).font('Helvetica-Oblique').fontSize(9).text(section.emptyText, MARGIN, doc.y, { width: contentWidth(doc) });
+    doc
+      .fillColor(MUTED)
+      .font('Helvetica-Oblique')
+      .fontSize(9)
+      .text(section.emptyText, MARGIN, doc.y, { width: contentWidth(doc) });
     doc.moveDown(1.2);
     return;
   }
@@ -179,7 +231,11 @@ function table(doc: Doc, section: TableSection, branding: RenderBranding): void 
   section.rows.forEach((row, r) => {
     if (doc.y + ROW_HEIGHT > bottomLimit(doc)) {
       doc.addPage();
-      doc.fillColor(MUTED).font('Helvetica-Oblique').fontSize(8).text(`${section.title} (continued)`, MARGIN, doc.y, { width: contentWidth(doc) });
+      doc
+        .fillColor(MUTED)
+        .font('Helvetica-Oblique')
+        .fontSize(8)
+        .text(`${section.title} (continued)`, MARGIN, doc.y, { width: contentWidth(doc) });
       doc.moveDown(0.2);
       tableHeader(doc, section.columns, widths, branding);
     }
@@ -195,7 +251,14 @@ function table(doc: Doc, section: TableSection, branding: RenderBranding): void 
     doc.x = MARGIN;
     doc.y = y + ROW_HEIGHT;
   });
-  doc.save().moveTo(MARGIN, doc.y).lineTo(MARGIN + contentWidth(doc), doc.y).lineWidth(0.5).strokeColor(GRID).stroke().restore();
+  doc
+    .save()
+    .moveTo(MARGIN, doc.y)
+    .lineTo(MARGIN + contentWidth(doc), doc.y)
+    .lineWidth(0.5)
+    .strokeColor(GRID)
+    .stroke()
+    .restore();
   doc.moveDown(1.2);
 }
 
@@ -208,7 +271,14 @@ function pageDecorations(doc: Doc, report: ReportDocument, branding: RenderBrand
     const margins = { ...doc.page.margins };
     doc.page.margins = { top: 0, bottom: 0, left: 0, right: 0 };
     const y = doc.page.height - MARGIN;
-    doc.save().moveTo(MARGIN, y - 6).lineTo(doc.page.width - MARGIN, y - 6).lineWidth(0.5).strokeColor(branding.accentColor).stroke().restore();
+    doc
+      .save()
+      .moveTo(MARGIN, y - 6)
+      .lineTo(doc.page.width - MARGIN, y - 6)
+      .lineWidth(0.5)
+      .strokeColor(branding.accentColor)
+      .stroke()
+      .restore();
     doc.fillColor(MUTED).font('Helvetica').fontSize(8);
     doc.text(branding.footerText ?? branding.companyName, MARGIN, y, { width: contentWidth(doc) - 80, lineBreak: false, ellipsis: true });
     doc.text(`Page ${i - range.start + 1} of ${range.count}`, doc.page.width - MARGIN - 80, y, { width: 80, align: 'right', lineBreak: false });

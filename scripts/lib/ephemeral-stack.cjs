@@ -43,9 +43,27 @@ async function startEphemeralStack({ root, runDir, log, worker = true, extraEnv 
     const secrets = secretsLib.randomSecrets();
     const [pgPort, temporalPort, minioPort, minioConsolePort] = await services.getFreePorts(4);
     const [postgres, temporal, minio] = await Promise.all([
-      services.startPostgres({ runner, dataDir: path.join(tmpDir, 'postgres'), port: pgPort, password: secrets.POSTGRES_PASSWORD, persistent: false, echo: false, logFile: logFile('postgres') }),
+      services.startPostgres({
+        runner,
+        dataDir: path.join(tmpDir, 'postgres'),
+        port: pgPort,
+        password: secrets.POSTGRES_PASSWORD,
+        persistent: false,
+        echo: false,
+        logFile: logFile('postgres'),
+      }),
       services.startTemporal({ runner, bin: tools.temporal, port: temporalPort, uiPort: null, dbFile: null, headless: true, echo: false, logFile: logFile('temporal') }),
-      services.startMinio({ runner, bin: tools.minio, dataDir: path.join(tmpDir, 'minio'), port: minioPort, consolePort: minioConsolePort, accessKey: secrets.S3_ACCESS_KEY, secretKey: secrets.S3_SECRET_KEY, echo: false, logFile: logFile('minio') }),
+      services.startMinio({
+        runner,
+        bin: tools.minio,
+        dataDir: path.join(tmpDir, 'minio'),
+        port: minioPort,
+        consolePort: minioConsolePort,
+        accessKey: secrets.S3_ACCESS_KEY,
+        secretKey: secrets.S3_SECRET_KEY,
+        echo: false,
+        logFile: logFile('minio'),
+      }),
     ]);
     const env = {
       APP_ENV: 'test',

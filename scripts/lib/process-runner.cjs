@@ -42,7 +42,11 @@ function formatLine(line) {
     .join(' ');
   let text = `${clock}${level.padEnd(5)} ${entry.msg}${extras ? '  ' + truncate(extras, 400) : ''}`;
   if (entry.err && typeof entry.err === 'object') {
-    text += '\n    ' + String(entry.err.stack ?? entry.err.message ?? JSON.stringify(entry.err)).split('\n').join('\n    ');
+    text +=
+      '\n    ' +
+      String(entry.err.stack ?? entry.err.message ?? JSON.stringify(entry.err))
+        .split('\n')
+        .join('\n    ');
   }
   return text;
 }
@@ -249,7 +253,12 @@ class ProcessRunner {
         if (!echo || (typeof echo === 'function' && !echo(line))) continue;
         const label = name.padEnd(this._nameWidth);
         const prefix = this.colors ? `\x1b[${color}m${label}\x1b[0m │ ` : `${label} │ `;
-        this.log(prefix + formatLine(line).split('\n').join('\n' + ' '.repeat(this._nameWidth) + ' │ '));
+        this.log(
+          prefix +
+            formatLine(line)
+              .split('\n')
+              .join('\n' + ' '.repeat(this._nameWidth) + ' │ '),
+        );
       }
     };
   }

@@ -49,12 +49,7 @@ export declare class ProcessRunner {
   uninstallSignalHandlers(): void;
 }
 
-export declare function waitForLine(
-  child: ManagedChild,
-  predicate: (line: string) => boolean,
-  timeoutMs: number,
-  description?: string,
-): Promise<string>;
+export declare function waitForLine(child: ManagedChild, predicate: (line: string) => boolean, timeoutMs: number, description?: string): Promise<string>;
 export declare function pinoMsg(msg: string): (line: string) => boolean;
 export declare function parsePinoLine(line: string): Record<string, unknown> | null;
 export declare function formatLine(line: string): string;

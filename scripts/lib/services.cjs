@@ -32,11 +32,15 @@ function getFreePort() {
 /** `count` distinct free ports: all listeners are open at once, so the OS cannot hand one out twice. */
 async function getFreePorts(count) {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise((resolve, reject) => {
-      const server = net.createServer();
-      server.once('error', reject);
-      server.listen(0, HOST, () => resolve(server));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise((resolve, reject) => {
+          const server = net.createServer();
+          server.once('error', reject);
+          server.listen(0, HOST, () => resolve(server));
+        }),
+    ),
   );
   const ports = servers.map((server) => server.address().port);
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
@@ -75,9 +79,7 @@ async function assertPortsFree(wanted) {
   const taken = [];
   for (const item of wanted) if (!(await isPortFree(item.port))) taken.push(item);
   if (taken.length) {
-    const lines = taken.map(
-      ({ port, what, envVar }) => `  port ${port} (${what}) is already in use${envVar ? ` — set ${envVar}=<port> to use another` : ''}`,
-    );
+    const lines = taken.map(({ port, what, envVar }) => `  port ${port} (${what}) is already in use${envVar ? ` — set ${envVar}=<port> to use another` : ''}`);
     throw new Error(`cannot start:\n${lines.join('\n')}\n(is another \`npm run up\` running? stop it first)`);
   }
 }
@@ -166,16 +168,7 @@ async function loadEmbeddedPostgres() {
  *   persistent: false = throwaway cluster (tests): durability settings off, data dir removed on stop.
  * @returns {Promise<{ databaseUrl: string, port: number, exited: Promise<{ code, signal }>, stop: () => Promise<void> }>}
  */
-async function startPostgres({
-  runner,
-  dataDir,
-  port,
-  password,
-  persistent = true,
-  database = 'industrial_ops',
-  echo = true,
-  logFile,
-}) {
+async function startPostgres({ runner, dataDir, port, password, persistent = true, database = 'industrial_ops', echo = true, logFile }) {
   if (!password) throw new Error('startPostgres: a password is required');
   runner = ensureRunner(runner);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -235,9 +228,7 @@ async function startPostgres({
     await ensureDatabase(pg, database);
   } catch (error) {
     await stop();
-    const hint = /password authentication failed/.test(error.message)
-      ? ` (the cluster in ${dataDir} was created with another password: restore it or remove that directory)`
-      : '';
+    const hint = /password authentication failed/.test(error.message) ? ` (the cluster in ${dataDir} was created with another password: restore it or remove that directory)` : '';
     throw new Error(`PostgreSQL: could not create database ${database}: ${error.message}${hint}`, { cause: error });
   }
   const proc = pg.process;
@@ -310,18 +301,7 @@ function envWithoutTemporal(extra = {}) {
  *   logFile?: string, timeoutMs?: number }} options  dbFile null = in memory.
  * @returns {Promise<{ address: string, uiUrl: string|null, stop: () => Promise<void> }>}
  */
-async function startTemporal({
-  runner,
-  bin,
-  port,
-  uiPort = null,
-  dbFile = null,
-  headless = uiPort === null,
-  namespace = 'default',
-  echo = true,
-  logFile,
-  timeoutMs = 60_000,
-}) {
+async function startTemporal({ runner, bin, port, uiPort = null, dbFile = null, headless = uiPort === null, namespace = 'default', echo = true, logFile, timeoutMs = 60_000 }) {
   runner = ensureRunner(runner);
   const address = `${HOST}:${port}`;
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--namespace', namespace];
@@ -360,19 +340,7 @@ async function startTemporal({
  *   echo?: boolean, logFile?: string, timeoutMs?: number }} options  browser: the web console.
  * @returns {Promise<{ endpoint: string, consoleUrl: string|null, stop: () => Promise<void> }>}
  */
-async function startMinio({
-  runner,
-  bin,
-  dataDir,
-  port,
-  consolePort,
-  accessKey,
-  secretKey,
-  browser = false,
-  echo = true,
-  logFile,
-  timeoutMs = 60_000,
-}) {
+async function startMinio({ runner, bin, dataDir, port, consolePort, accessKey, secretKey, browser = false, echo = true, logFile, timeoutMs = 60_000 }) {
   if (!accessKey || accessKey.length < 3) throw new Error('startMinio: accessKey must have at least 3 characters');
   if (!secretKey || secretKey.length < 8) throw new Error('startMinio: secretKey must have at least 8 characters');
   runner = ensureRunner(runner);

@@ -9,10 +9,7 @@ export declare function startOnFreePort<T>(start: (port: number) => Promise<T>, 
 export declare function isPortFree(port: number): Promise<boolean>;
 export declare function assertPortsFree(wanted: { port: number; what: string; envVar?: string }[]): Promise<void>;
 export declare function httpStatus(url: string, timeoutMs?: number): Promise<number | null>;
-export declare function waitUntil(
-  check: () => Promise<boolean>,
-  options: { what: string; timeoutMs: number; child?: ManagedChild },
-): Promise<void>;
+export declare function waitUntil(check: () => Promise<boolean>, options: { what: string; timeoutMs: number; child?: ManagedChild }): Promise<void>;
 export declare function searchAttributeFlags(file?: string): string[];
 
 interface Common {
@@ -21,9 +18,7 @@ interface Common {
   logFile?: string;
 }
 
-export declare function startPostgres(
-  options: Common & { dataDir: string; port: number; password: string; persistent?: boolean; database?: string },
-): Promise<{
+export declare function startPostgres(options: Common & { dataDir: string; port: number; password: string; persistent?: boolean; database?: string }): Promise<{
   databaseUrl: string;
   port: number;
   /** Resolves when the PostgreSQL server process exits (for whatever reason). */

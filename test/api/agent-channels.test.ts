@@ -112,10 +112,22 @@ describe('tools', () => {
   const params = { type: 'object', properties: { asset_id: { type: 'string', description: 'Asset id' } }, required: ['asset_id'] };
 
   it('creates built-in and http tools and refuses invalid kinds, URLs and schemas', async () => {
-    const builtIn = await call('/api/v1/tools', 'POST', { name: 'asset_health', description: 'Health of an asset', kind: 'built_in', builtin: 'get_asset_health', parameters: params });
+    const builtIn = await call('/api/v1/tools', 'POST', {
+      name: 'asset_health',
+      description: 'Health of an asset',
+      kind: 'built_in',
+      builtin: 'get_asset_health',
+      parameters: params,
+    });
     expect(builtIn.status).toBe(201);
     expect(builtIn.body).toMatchObject({ kind: 'built_in', builtin: 'get_asset_health', url: null, parameters: params });
-    const http = await call('/api/v1/tools', 'POST', { name: 'erp_lookup', description: 'ERP lookup', kind: 'http', url: 'https://erp.example.com/api/lookup', parameters: params });
+    const http = await call('/api/v1/tools', 'POST', {
+      name: 'erp_lookup',
+      description: 'ERP lookup',
+      kind: 'http',
+      url: 'https://erp.example.com/api/lookup',
+      parameters: params,
+    });
     expect(http.body).toMatchObject({ kind: 'http', builtin: null, url: 'https://erp.example.com/api/lookup' });
     expectError(await call('/api/v1/tools', 'POST', { name: 'asset_health', description: 'dup', kind: 'built_in', builtin: 'create_maintenance_task' }), 409, 'CONFLICT');
 
@@ -142,11 +154,24 @@ describe('tools', () => {
     const id = (await call('/api/v1/tools', 'POST', { name: 'create_task', description: 'Open a task', kind: 'built_in', builtin: 'create_maintenance_task' })).body.id;
     const keep = (await call('/api/v1/tools', 'POST', { name: 'keep_me', description: 'Stays', kind: 'built_in', builtin: 'get_asset_health' })).body.id;
     const updated = await call(`/api/v1/tools/${id}`, 'PUT', { description: 'Open a maintenance task' });
-    expect(updated.body).toMatchObject({ name: 'create_task', description: 'Open a maintenance task', builtin: 'create_maintenance_task', parameters: { type: 'object', properties: {} } });
+    expect(updated.body).toMatchObject({
+      name: 'create_task',
+      description: 'Open a maintenance task',
+      builtin: 'create_maintenance_task',
+      parameters: { type: 'object', properties: {} },
+    });
     expectError(await call(`/api/v1/tools/${id}`, 'PUT', { kind: 'http' }), 422, 'VALIDATION_ERROR');
     expectError(await call(`/api/v1/tools/${id}`, 'PUT', { url: 'https://erp.example.com/' }), 422, 'VALIDATION_ERROR');
 
-    const agent = (await call('/api/v1/agents', 'POST', { name: 'm', type: 'machine', system_prompt: 'x', tools: [id, keep], trigger_config: { event_types: ['task.created'], cooldown_minutes: 1 } })).body.id;
+    const agent = (
+      await call('/api/v1/agents', 'POST', {
+        name: 'm',
+        type: 'machine',
+        system_prompt: 'x',
+        tools: [id, keep],
+        trigger_config: { event_types: ['task.created'], cooldown_minutes: 1 },
+      })
+    ).body.id;
     expect((await call(`/api/v1/tools/${id}`, 'DELETE')).status).toBe(204);
     expect((await call(`/api/v1/agents/${agent}`)).body.tools).toEqual([keep]);
   });
@@ -155,7 +180,8 @@ describe('tools', () => {
 describe('conversations', () => {
   it('lists per agent and per contact, newest first and paginated; messages oldest first', async () => {
     const scope = tenantScope(api.deps.db, tenant.tenantId);
-    const mk = async () => (await call('/api/v1/agents', 'POST', { name: 'm', type: 'machine', system_prompt: 'x', trigger_config: { event_types: ['task.created'], cooldown_minutes: 1 } })).body.id;
+    const mk = async () =>
+      (await call('/api/v1/agents', 'POST', { name: 'm', type: 'machine', system_prompt: 'x', trigger_config: { event_types: ['task.created'], cooldown_minutes: 1 } })).body.id;
     const [agentA, agentB] = [await mk(), await mk()];
     const [ana] = await scope.insert('contacts', { name: 'Ana', email: `ana-${randomUUID()}@example.com` });
     const [ben] = await scope.insert('contacts', { name: 'Ben', email: `ben-${randomUUID()}@example.com` });
@@ -171,7 +197,15 @@ describe('conversations', () => {
     const perAgent = await call(`/api/v1/agents/${agentA}/conversations?limit=2`);
     expect(perAgent.body).toMatchObject({ total: 3, skip: 0, limit: 2 });
     expect(perAgent.body.items.map((c: { id: string }) => c.id)).toEqual([ids[2], ids[1]]);
-    expect(perAgent.body.items[1]).toEqual({ id: ids[1], agent_id: agentA, contact_id: ben.id, channel: 'machine', status: 'closed', started_at: started(2).toISOString(), closed_at: started(3).toISOString() });
+    expect(perAgent.body.items[1]).toEqual({
+      id: ids[1],
+      agent_id: agentA,
+      contact_id: ben.id,
+      channel: 'machine',
+      status: 'closed',
+      started_at: started(2).toISOString(),
+      closed_at: started(3).toISOString(),
+    });
     expect((await call(`/api/v1/agents/${agentA}/conversations?skip=2`)).body.items.map((c: { id: string }) => c.id)).toEqual([ids[0]]);
     expect((await call(`/api/v1/agents/${agentA}/conversations?status=closed`)).body.items.map((c: { id: string }) => c.id)).toEqual([ids[1]]);
     const perContact = await call(`/api/v1/conversations?contact_id=${ana.id}`);
@@ -186,7 +220,13 @@ describe('conversations', () => {
   it("stores message bodies redacted when the tenant's pii.auto_redact is on, as received when off", async () => {
     const t = await createTenant(api);
     const scope = tenantScope(api.deps.db, t.tenantId);
-    const agent = (await api.request('/api/v1/agents', { method: 'POST', token: t.token, json: { name: 'm', type: 'machine', system_prompt: 'x', trigger_config: { event_types: ['task.created'], cooldown_minutes: 1 } } })).body.id;
+    const agent = (
+      await api.request('/api/v1/agents', {
+        method: 'POST',
+        token: t.token,
+        json: { name: 'm', type: 'machine', system_prompt: 'x', trigger_config: { event_types: ['task.created'], cooldown_minutes: 1 } },
+      })
+    ).body.id;
     const [contact] = await scope.insert('contacts', { phone: '+34600123456' });
     const [conversation] = await scope.insert('conversations', { agent_id: agent, contact_id: contact.id, channel: 'machine' });
     const text = 'Call me at +34 600 123 456 or write to ana.lopez@example.com about order 4711';

@@ -95,7 +95,12 @@ describe('agents: create by type', () => {
   });
 
   it('defaults model and temperature when omitted', async () => {
-    const res = await call(tenant, '/api/v1/agents', 'POST', { name: 'Minimal', type: 'machine', system_prompt: 'x', trigger_config: { event_types: ['task.created'], cooldown_minutes: 0 } });
+    const res = await call(tenant, '/api/v1/agents', 'POST', {
+      name: 'Minimal',
+      type: 'machine',
+      system_prompt: 'x',
+      trigger_config: { event_types: ['task.created'], cooldown_minutes: 0 },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ model: 'built-in', temperature: 0.2, tools: [] });
   });
@@ -104,7 +109,7 @@ describe('agents: create by type', () => {
     ['a whatsapp agent without whatsapp_number_id', { name: 'a', type: 'whatsapp', system_prompt: 'x' }, 'body.whatsapp_number_id'],
     ['an email agent without email_account_id', { name: 'a', type: 'email', system_prompt: 'x' }, 'body.email_account_id'],
     ['a machine agent without trigger_config', { name: 'a', type: 'machine', system_prompt: 'x' }, 'body.trigger_config'],
-    ['a machine agent with another type\'s field', machineBody({ email_account_id: randomUUID() }), 'body.email_account_id'],
+    ["a machine agent with another type's field", machineBody({ email_account_id: randomUUID() }), 'body.email_account_id'],
     ['an undotted event type', machineBody({ trigger_config: { event_types: ['vibration'], cooldown_minutes: 5 } }), 'body.trigger_config.event_types.0'],
     ['an empty event type list', machineBody({ trigger_config: { event_types: [], cooldown_minutes: 5 } }), 'body.trigger_config.event_types'],
     ['cooldown_minutes above 10080', machineBody({ trigger_config: { event_types: ['task.created'], cooldown_minutes: 10081 } }), 'body.trigger_config.cooldown_minutes'],
@@ -125,8 +130,16 @@ describe('agents: create by type', () => {
   });
 
   it('accepts the bounds: cooldown 0 and 10080, temperature 0 and 2', async () => {
-    for (const [cooldown, temperature] of [[0, 0], [10080, 2]]) {
-      const res = await call(tenant, '/api/v1/agents', 'POST', machineBody({ temperature, trigger_config: { event_types: ['task.created', 'asset.alert_raised'], cooldown_minutes: cooldown } }));
+    for (const [cooldown, temperature] of [
+      [0, 0],
+      [10080, 2],
+    ]) {
+      const res = await call(
+        tenant,
+        '/api/v1/agents',
+        'POST',
+        machineBody({ temperature, trigger_config: { event_types: ['task.created', 'asset.alert_raised'], cooldown_minutes: cooldown } }),
+      );
       expect(res.status).toBe(201);
     }
   });
@@ -157,7 +170,7 @@ describe('agents: channel rules', () => {
     expect(await api.deps.db('agents').where({ email_account_id: inactive }).orWhere({ email_account_id: foreign })).toEqual([]);
   });
 
-  it("a whatsapp agent needs an active number of the tenant", async () => {
+  it('a whatsapp agent needs an active number of the tenant', async () => {
     const foreign = await whatsappNumber(other);
     const inactive = await whatsappNumber(tenant);
     await call(tenant, `/api/v1/whatsapp/numbers/${inactive}`, 'PUT', { status: 'inactive' });
@@ -256,7 +269,13 @@ describe('agents: list, update, delete', () => {
     expect(res.body.updated_at >= before.updated_at).toBe(true);
 
     const trig = await call(tenant, `/api/v1/agents/${created.body.id}`, 'PUT', { trigger_config: { event_types: ['task.created'], cooldown_minutes: 60 }, name: 'renamed' });
-    expect(trig.body).toMatchObject({ name: 'renamed', temperature: 1.5, tools: [toolId], system_prompt: before.system_prompt, trigger_config: { event_types: ['task.created'], cooldown_minutes: 60 } });
+    expect(trig.body).toMatchObject({
+      name: 'renamed',
+      temperature: 1.5,
+      tools: [toolId],
+      system_prompt: before.system_prompt,
+      trigger_config: { event_types: ['task.created'], cooldown_minutes: 60 },
+    });
 
     for (const [body, field] of [
       [{ type: 'email' }, 'body.type'],
@@ -326,7 +345,11 @@ describe('tenant isolation and secrets', () => {
     const [conversation] = await scope.insert('conversations', { agent_id: agent, contact_id: contact.id, channel: 'machine' });
 
     const targets: [string, string, unknown?][] = [];
-    for (const [base, id] of [['/api/v1/agents', agent], ['/api/v1/email', mailAgent], ['/api/v1/whatsapp/agents', waAgent]]) {
+    for (const [base, id] of [
+      ['/api/v1/agents', agent],
+      ['/api/v1/email', mailAgent],
+      ['/api/v1/whatsapp/agents', waAgent],
+    ]) {
       targets.push(['GET', `${base}/${id}`], ['PUT', `${base}/${id}`, { name: 'x' }], ['DELETE', `${base}/${id}`], ['GET', `${base}/${id}/conversations`]);
     }
     for (const [base, id, body] of [
@@ -356,7 +379,17 @@ describe('tenant isolation and secrets', () => {
     expect(account.body).toMatchObject({ has_password: true, username: smtp.username, status: 'active', verified_at: expect.any(String) });
     expect(Object.keys(account.body)).not.toContain('password');
     const number = await call(tenant, `/api/v1/whatsapp/numbers/${numberId}`);
-    expect(Object.keys(number.body).sort()).toEqual(['business_account_id', 'created_at', 'display_phone_number', 'has_access_token', 'id', 'inbound_webhook_configured', 'phone_number_id', 'status', 'updated_at']);
+    expect(Object.keys(number.body).sort()).toEqual([
+      'business_account_id',
+      'created_at',
+      'display_phone_number',
+      'has_access_token',
+      'id',
+      'inbound_webhook_configured',
+      'phone_number_id',
+      'status',
+      'updated_at',
+    ]);
     await call(tenant, '/api/v1/email/accounts');
     await call(tenant, '/api/v1/whatsapp/numbers');
     await call(tenant, '/api/v1/openapi.json');

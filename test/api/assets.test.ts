@@ -162,7 +162,11 @@ describe('machine gateway', () => {
     expectError(await api.request('/api/v1/machine/readings/batch', { method: 'POST', token: a.token, json: { readings: tooMany } }), 422, 'VALIDATION_ERROR');
     const future = { ...reading(pump, 'flow', 1, 0), timestamp: new Date(Date.now() + 3_600_000).toISOString() };
     expectError(await api.request('/api/v1/machine/readings', { method: 'POST', token: a.token, json: future }), 422, 'VALIDATION_ERROR');
-    const unknown = await api.request('/api/v1/machine/readings/batch', { method: 'POST', token: a.token, json: { readings: [reading(pump, 'flow', 1, 1000), reading(randomUUID(), 'flow', 1, 1000)] } });
+    const unknown = await api.request('/api/v1/machine/readings/batch', {
+      method: 'POST',
+      token: a.token,
+      json: { readings: [reading(pump, 'flow', 1, 1000), reading(randomUUID(), 'flow', 1, 1000)] },
+    });
     expectError(unknown, 404, 'NOT_FOUND');
     const foreign = await api.request('/api/v1/machine/readings', { method: 'POST', token: b.token, json: reading(pump, 'flow', 1, 1000) });
     expectError(foreign, 404, 'NOT_FOUND');
@@ -206,7 +210,15 @@ describe('baselines, alerts and health', () => {
 
   it('raises an alert outside the band, deduplicates it while the excursion lasts, resolves it when readings return inside', async () => {
     const baseline = await setBaseline(a, asset, { parameter: 'temperature', baseline_value: 100, tolerance_percent: 10, measurement_unit: 'C' });
-    expect(baseline).toMatchObject({ asset_id: asset, parameter: 'temperature', baseline_value: 100, tolerance_percent: 10, measurement_unit: 'C', active: true, superseded_at: null });
+    expect(baseline).toMatchObject({
+      asset_id: asset,
+      parameter: 'temperature',
+      baseline_value: 100,
+      tolerance_percent: 10,
+      measurement_unit: 'C',
+      active: true,
+      superseded_at: null,
+    });
 
     // 115 is 1.5 × the tolerance out: alert raised, health 51 (fair).
     expect(await ingest(a, [reading(asset, 'temperature', 100, 50 * 60_000), reading(asset, 'temperature', 115, 40 * 60_000)])).toMatchObject({
@@ -225,10 +237,25 @@ describe('baselines, alerts and health', () => {
     });
 
     // Still outside: the same alert continues (peak 120, last 112); health follows the latest reading (112 → 63).
-    expect(await ingest(a, [reading(asset, 'temperature', 120, 30 * 60_000), reading(asset, 'temperature', 112, 20 * 60_000)])).toMatchObject({ alerts_raised: 0, alerts_resolved: 0 });
+    expect(await ingest(a, [reading(asset, 'temperature', 120, 30 * 60_000), reading(asset, 'temperature', 112, 20 * 60_000)])).toMatchObject({
+      alerts_raised: 0,
+      alerts_resolved: 0,
+    });
     const open = await alertsOf('?status=unresolved');
     expect(open.total).toBe(1);
-    expect(open.items[0]).toMatchObject({ parameter: 'temperature', status: 'open', direction: 'above', value: 115, peak_value: 120, last_value: 112, severity: 'warning', baseline_value: 100, lower_bound: 90, upper_bound: 110, resolved_at: null });
+    expect(open.items[0]).toMatchObject({
+      parameter: 'temperature',
+      status: 'open',
+      direction: 'above',
+      value: 115,
+      peak_value: 120,
+      last_value: 112,
+      severity: 'warning',
+      baseline_value: 100,
+      lower_bound: 90,
+      upper_bound: 110,
+      resolved_at: null,
+    });
     const health2 = await healthRow();
     expect(health2).toMatchObject({ health_score: 63, status: 'fair' });
     expect(new Date(health2.last_updated).getTime()).toBeGreaterThan(new Date(health1.last_updated).getTime());
@@ -247,7 +274,16 @@ describe('baselines, alerts and health', () => {
     const raisedEvents = await outbox(a, 'asset.alert.raised');
     const resolvedEvents = await outbox(a, 'asset.alert.resolved');
     expect(raisedEvents.map((e) => e.data)).toEqual([
-      expect.objectContaining({ alert_id: resolved.id, asset_id: asset, parameter: 'temperature', value: 115, baseline_value: 100, tolerance_percent: 10, direction: 'above', severity: 'warning' }),
+      expect.objectContaining({
+        alert_id: resolved.id,
+        asset_id: asset,
+        parameter: 'temperature',
+        value: 115,
+        baseline_value: 100,
+        tolerance_percent: 10,
+        direction: 'above',
+        severity: 'warning',
+      }),
     ]);
     expect(resolvedEvents.map((e) => e.data)).toEqual([expect.objectContaining({ alert_id: resolved.id, asset_id: asset, value: 105, peak_value: 120 })]);
   });
@@ -321,8 +357,28 @@ describe('condition and inspections', () => {
     const c = await condition();
     expect(c).toMatchObject({ overall_condition: 'good', last_inspection: null });
     expect(c.parameters).toEqual([
-      { parameter: 'humidity', latest_value: 40, unit: null, measured_at: expect.any(String), baseline_value: null, tolerance_percent: null, deviation_percent: null, status: 'no_baseline', condition: null },
-      { parameter: 'pressure', latest_value: 55, unit: 'bar', measured_at: r.timestamp, baseline_value: 50, tolerance_percent: 20, deviation_percent: 10, status: 'within_tolerance', condition: 'good' },
+      {
+        parameter: 'humidity',
+        latest_value: 40,
+        unit: null,
+        measured_at: expect.any(String),
+        baseline_value: null,
+        tolerance_percent: null,
+        deviation_percent: null,
+        status: 'no_baseline',
+        condition: null,
+      },
+      {
+        parameter: 'pressure',
+        latest_value: 55,
+        unit: 'bar',
+        measured_at: r.timestamp,
+        baseline_value: 50,
+        tolerance_percent: 20,
+        deviation_percent: 10,
+        status: 'within_tolerance',
+        condition: 'good',
+      },
     ]);
     expect((await conditionRow()).overall_condition).toBe('good');
 
@@ -334,7 +390,11 @@ describe('condition and inspections', () => {
 
   it('is recalculated after an inspection, which also enters health', async () => {
     const performedAt = new Date(Date.now() - 2 * DAY);
-    const res = await api.request(`/api/v1/assets/${valve}/inspections`, { method: 'POST', token: a.token, json: { condition: 'poor', performed_at: performedAt.toISOString(), notes: 'seat wear' } });
+    const res = await api.request(`/api/v1/assets/${valve}/inspections`, {
+      method: 'POST',
+      token: a.token,
+      json: { condition: 'poor', performed_at: performedAt.toISOString(), notes: 'seat wear' },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ asset_id: valve, condition: 'poor', notes: 'seat wear', performed_at: performedAt.toISOString(), recorded_by: a.adminUserId });
     const c = await condition();
@@ -361,12 +421,23 @@ describe('condition and inspections', () => {
     const { plans, tasks } = present.rows[0];
     const due = new Date(Date.now() + 10 * DAY);
     if (plans) {
-      await api.deps.db('maintenance_plans').insert({ tenant_id: a.tenantId, name: 'Valve PM', status: 'active', asset_ids: [valve], trigger: JSON.stringify({ type: 'calendar' }), next_due_at: due });
+      await api.deps
+        .db('maintenance_plans')
+        .insert({ tenant_id: a.tenantId, name: 'Valve PM', status: 'active', asset_ids: [valve], trigger: JSON.stringify({ type: 'calendar' }), next_due_at: due });
     }
     if (tasks) {
       await api.deps.db('maintenance_tasks').insert([
         { tenant_id: a.tenantId, asset_ids: [valve], task_code: `PM-${randomUUID().slice(0, 6)}`, title: 'Valve PM', status: 'open', due_at: due, kind: 'preventive' },
-        { tenant_id: a.tenantId, asset_ids: [valve], task_code: `PM-${randomUUID().slice(0, 6)}`, title: 'Valve PM', status: 'done', due_at: due, completed_at: new Date(), kind: 'preventive' },
+        {
+          tenant_id: a.tenantId,
+          asset_ids: [valve],
+          task_code: `PM-${randomUUID().slice(0, 6)}`,
+          title: 'Valve PM',
+          status: 'done',
+          due_at: due,
+          completed_at: new Date(),
+          kind: 'preventive',
+        },
       ]);
     }
     const c = await condition();
@@ -430,14 +501,18 @@ describe('prognostics and the digital twin', () => {
 
   /** Engine cycles as readings: cycle k at (40 - k) days ago plus an hour, one reading per sensor. */
   function engineReadings(assetId: string, cycles: number) {
-    return engine1.records.slice(0, cycles).flatMap((record) =>
-      sensors.map((s) => reading(assetId, `sensor_${s}`, record.sensors[s] as number, (40 - record.cycle) * DAY - 3_600_000)),
-    );
+    return engine1.records
+      .slice(0, cycles)
+      .flatMap((record) => sensors.map((s) => reading(assetId, `sensor_${s}`, record.sensors[s] as number, (40 - record.cycle) * DAY - 3_600_000)));
   }
 
   beforeAll(async () => {
     type = `turbofan-${randomUUID().slice(0, 8)}`;
-    const put = await api.request(`/api/v1/predictive-config/${type}`, { method: 'PUT', token: a.token, json: { model_inputs: modelInputs, cycle_length_days: 1, operational_parameters: { temperature: 'sensor_s4' } } });
+    const put = await api.request(`/api/v1/predictive-config/${type}`, {
+      method: 'PUT',
+      token: a.token,
+      json: { model_inputs: modelInputs, cycle_length_days: 1, operational_parameters: { temperature: 'sensor_s4' } },
+    });
     expect(put.status).toBe(200);
   });
 
@@ -474,7 +549,10 @@ describe('prognostics and the digital twin', () => {
   it('names the model sensors that no reading feeds', async () => {
     const asset = await createAsset(a, { name: 'Partly wired engine', type });
     const wired = new Set(['s2', 's3', 's4']);
-    await ingest(a, engineReadings(asset, 31).filter((r) => wired.has(r.parameter.replace('sensor_', ''))));
+    await ingest(
+      a,
+      engineReadings(asset, 31).filter((r) => wired.has(r.parameter.replace('sensor_', ''))),
+    );
     const res = await api.request(`/api/v1/assets/${asset}/prognostics`, { token: a.token });
     expect(res.body).toMatchObject({
       status: 'insufficient_data',
@@ -492,7 +570,9 @@ describe('prognostics and the digital twin', () => {
     expect(longest.records.length).toBeGreaterThan(200);
     const asset = await createAsset(a, { name: 'Long-lived engine', type });
     const last = longest.records.length;
-    const readings = longest.records.flatMap((record) => sensors.map((s) => reading(asset, `sensor_${s}`, record.sensors[s] as number, (last + 1 - record.cycle) * DAY - 3_600_000)));
+    const readings = longest.records.flatMap((record) =>
+      sensors.map((s) => reading(asset, `sensor_${s}`, record.sensors[s] as number, (last + 1 - record.cycle) * DAY - 3_600_000)),
+    );
     for (let i = 0; i < readings.length; i += 500) await ingest(a, readings.slice(i, i + 500));
     const res = await api.request(`/api/v1/assets/${asset}/prognostics`, { token: a.token });
     const whole = prognose({ series: longest.records.map((r) => ({ cycle: r.cycle, sensors: r.sensors })), cycle_length_days: 1, horizon_days: 30 });
@@ -527,7 +607,11 @@ describe('prognostics and the digital twin', () => {
     expect(Math.abs(res.body.remaining_useful_life - trueRul)).toBeLessThan(30);
 
     // What-if: the twin runs the same model with the inputs changed, and stores the result.
-    const sim = await api.request(`/api/v1/assets/${asset}/digital-twin/simulate`, { method: 'POST', token: a.token, json: { changes: { temperature: 0.5 }, label: 'hotter HPC' } });
+    const sim = await api.request(`/api/v1/assets/${asset}/digital-twin/simulate`, {
+      method: 'POST',
+      token: a.token,
+      json: { changes: { temperature: 0.5 }, label: 'hotter HPC' },
+    });
     expect(sim.status).toBe(201);
     expect(sim.body).toMatchObject({ label: 'hotter HPC', changes: { temperature: 0.5 }, model_version: FD001_MODEL.model_version });
     expect(sim.body.result.changes).toEqual([{ target: 'temperature', parameter: 'sensor_s4', percent: 0.5, model_sensor: 's4' }]);
@@ -580,7 +664,10 @@ describe('GET /dashboard', () => {
     await ingest(t, [reading(x, 'temperature', 115, 60_000)]);
     await api.request(`/api/v1/assets/${y}/inspections`, { method: 'POST', token: t.token, json: { condition: 'critical' } });
 
-    const [webhook] = await api.deps.db('webhooks').insert({ tenant_id: t.tenantId, url: 'https://hooks.example.com/x', events: ['asset.*'], status: 'paused', secret_encrypted: 'unused' }).returning('id');
+    const [webhook] = await api.deps
+      .db('webhooks')
+      .insert({ tenant_id: t.tenantId, url: 'https://hooks.example.com/x', events: ['asset.*'], status: 'paused', secret_encrypted: 'unused' })
+      .returning('id');
     const attempt = (status: string, createdAt = new Date()) => ({
       tenant_id: t.tenantId,
       webhook_id: webhook.id,
@@ -591,7 +678,9 @@ describe('GET /dashboard', () => {
       status,
       created_at: createdAt,
     });
-    await api.deps.db('webhook_deliveries').insert([attempt('succeeded'), attempt('succeeded'), attempt('succeeded'), attempt('failed'), attempt('failed', new Date(Date.now() - 8 * DAY))]);
+    await api.deps
+      .db('webhook_deliveries')
+      .insert([attempt('succeeded'), attempt('succeeded'), attempt('succeeded'), attempt('failed'), attempt('failed', new Date(Date.now() - 8 * DAY))]);
 
     const res = await api.request('/api/v1/dashboard', { token: t.token });
     expect(res.status).toBe(200);
@@ -679,7 +768,11 @@ describe("another tenant's asset is 404 on every sub-resource", () => {
 
   it('also on the tree, the gateway and the tenant-wide alert list', async () => {
     expectError(await api.request(`/api/v1/assets/tree?root_id=${asset}`, { token: b.token }), 404, 'NOT_FOUND');
-    expectError(await api.request('/api/v1/machine/events', { method: 'POST', token: b.token, json: { event_id: eventId(), asset_id: asset, type: 'x.y', timestamp: ago(1000) } }), 404, 'NOT_FOUND');
+    expectError(
+      await api.request('/api/v1/machine/events', { method: 'POST', token: b.token, json: { event_id: eventId(), asset_id: asset, type: 'x.y', timestamp: ago(1000) } }),
+      404,
+      'NOT_FOUND',
+    );
     const alerts = await api.request(`/api/v1/assets/alerts?asset_id=${asset}`, { token: b.token });
     expect(alerts.body).toMatchObject({ total: 0, items: [] });
     const events = await api.request(`/api/v1/machine/events?asset_id=${asset}`, { token: b.token });

@@ -101,13 +101,24 @@ describe('access tokens', () => {
 
   it('refuses a tampered token (claims changed after signing)', async () => {
     const [h, , s] = sign(api.deps.config.secrets.jwt).split('.');
-    const forged = Buffer.from(JSON.stringify({ ...claims(), sub: tenant.adminUserId, tenant_id: '00000000-0000-0000-0000-000000000000', aud: 'api', iss: 'industrial-ops', exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({
+        ...claims(),
+        sub: tenant.adminUserId,
+        tenant_id: '00000000-0000-0000-0000-000000000000',
+        aud: 'api',
+        iss: 'industrial-ops',
+        exp: Math.floor(Date.now() / 1000) + 60,
+      }),
+    ).toString('base64url');
     expectError(await api.request('/api/v1/assets', { token: `${h}.${forged}.${s}` }), 401, 'UNAUTHENTICATED');
   });
 
   it('refuses alg: none', async () => {
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
-    const payload = Buffer.from(JSON.stringify({ ...claims(), sub: tenant.adminUserId, aud: 'api', iss: 'industrial-ops', exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ ...claims(), sub: tenant.adminUserId, aud: 'api', iss: 'industrial-ops', exp: Math.floor(Date.now() / 1000) + 60 })).toString(
+      'base64url',
+    );
     expectError(await api.request('/api/v1/assets', { token: `${header}.${payload}.` }), 401, 'UNAUTHENTICATED');
   });
 

@@ -72,11 +72,18 @@ beforeAll(async () => {
   inboundSecret = account.body.inbound_secret;
 
   const tool = await call(tenant, '/api/v1/tools', 'POST', { name: 'asset_health', description: 'Health of an asset', kind: 'built_in', builtin: 'get_asset_health' });
-  const agent = await call(tenant, '/api/v1/email', 'POST', { name: 'Plant helpdesk', system_prompt: 'Answer plant questions.', email_account_id: accountId, tools: [tool.body.id] });
+  const agent = await call(tenant, '/api/v1/email', 'POST', {
+    name: 'Plant helpdesk',
+    system_prompt: 'Answer plant questions.',
+    email_account_id: accountId,
+    tools: [tool.body.id],
+  });
   expect(agent.status).toBe(201);
   emailAgentId = agent.body.id;
   const asset = await call(tenant, '/api/v1/assets', 'POST', { name: 'Pump P-101', type: 'pump' });
-  await api.deps.db('asset_health').insert({ tenant_id: tenant.tenantId, asset_id: asset.body.id, health_score: 64, status: 'fair', factors: JSON.stringify([]), last_updated: new Date() });
+  await api.deps
+    .db('asset_health')
+    .insert({ tenant_id: tenant.tenantId, asset_id: asset.body.id, health_score: 64, status: 'fair', factors: JSON.stringify([]), last_updated: new Date() });
 });
 
 afterAll(async () => {
@@ -88,7 +95,13 @@ afterAll(async () => {
 describe('inbound e-mail', () => {
   it('stores a signed MIME message with its contact, answers it by SMTP in the same thread, and logs the tool call', async () => {
     const messageId = `<${randomUUID()}@customer.example>`;
-    const raw = await mime({ from: 'Ana Lopez <Ana.Lopez@Customer.example>', subject: 'Pump question', text: 'Hello, how is pump P-101 doing today?', html: '<p>Hello, how is pump <b>P-101</b> doing today?</p>', messageId });
+    const raw = await mime({
+      from: 'Ana Lopez <Ana.Lopez@Customer.example>',
+      subject: 'Pump question',
+      text: 'Hello, how is pump P-101 doing today?',
+      html: '<p>Hello, how is pump <b>P-101</b> doing today?</p>',
+      messageId,
+    });
     const res = await postEmail(accountId, raw);
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { stored: 1, duplicates: 0, unrouted: 0 } });
 
@@ -148,7 +161,11 @@ describe('inbound e-mail', () => {
     // Signed, then altered in transit.
     const signature = `sha256=${createHmac('sha256', inboundSecret).update(raw).digest('hex')}`;
     const altered = Buffer.from(raw.toString('utf8').replace('forged', 'Forged'));
-    const res = await api.request(`/api/v1/email/inbound/${accountId}`, { method: 'POST', headers: { 'Content-Type': 'message/rfc822', 'X-Inbound-Signature': signature }, body: altered });
+    const res = await api.request(`/api/v1/email/inbound/${accountId}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'message/rfc822', 'X-Inbound-Signature': signature },
+      body: altered,
+    });
     expectError(res, 401, 'UNAUTHENTICATED');
     expect(await inboundCount()).toEqual(before);
     expect(await api.deps.db('contacts').where({ tenant_id: tenant.tenantId, email: 'mallory@evil.example' })).toEqual([]);
@@ -171,14 +188,34 @@ describe('inbound e-mail', () => {
 });
 
 describe('WhatsApp', () => {
-  it('answers an inbound message through the provider with the number\'s token and the Cloud API body', async () => {
+  it("answers an inbound message through the provider with the number's token and the Cloud API body", async () => {
     const pnid = String(100000000000 + Math.floor(Math.random() * 9e11));
-    const number = await call(tenant, '/api/v1/whatsapp/numbers', 'POST', { display_phone_number: '+34600111222', phone_number_id: pnid, access_token: ACCESS_TOKEN, app_secret: APP_SECRET });
+    const number = await call(tenant, '/api/v1/whatsapp/numbers', 'POST', {
+      display_phone_number: '+34600111222',
+      phone_number_id: pnid,
+      access_token: ACCESS_TOKEN,
+      app_secret: APP_SECRET,
+    });
     expect(number.status).toBe(201);
     await call(tenant, '/api/v1/whatsapp/agents', 'POST', { name: 'WhatsApp desk', system_prompt: 'Help.', whatsapp_number_id: number.body.id });
     const payload = JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{ id: '1', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '34600111222', phone_number_id: pnid }, contacts: [{ profile: { name: 'Luis' }, wa_id: '34677000111' }], messages: [{ from: '34677000111', id: `wamid.${randomUUID()}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'Hello there' } }] } }] }],
+      entry: [
+        {
+          id: '1',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '34600111222', phone_number_id: pnid },
+                contacts: [{ profile: { name: 'Luis' }, wa_id: '34677000111' }],
+                messages: [{ from: '34677000111', id: `wamid.${randomUUID()}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'Hello there' } }],
+              },
+            },
+          ],
+        },
+      ],
     });
     const res = await api.request('/api/v1/whatsapp/webhook', {
       method: 'POST',
@@ -206,15 +243,34 @@ describe('machine agents with create_maintenance_task', () => {
   it('open one corrective task per event, recorded on the run, even when the event is delivered again', async () => {
     const internal = signInternalToken('test-suite', api.deps.config.secrets.internalJwt, FULL_SERVICE_GRANT);
     const tool = await call(tenant, '/api/v1/tools', 'POST', { name: 'work_orders', description: 'Open work orders', kind: 'built_in', builtin: 'create_maintenance_task' });
-    const agent = await call(tenant, '/api/v1/agents', 'POST', { name: 'Leak watcher', type: 'machine', system_prompt: 'Open a work order on leaks.', tools: [tool.body.id], trigger_config: { event_types: ['leak.detected'], cooldown_minutes: 60 } });
+    const agent = await call(tenant, '/api/v1/agents', 'POST', {
+      name: 'Leak watcher',
+      type: 'machine',
+      system_prompt: 'Open a work order on leaks.',
+      tools: [tool.body.id],
+      trigger_config: { event_types: ['leak.detected'], cooldown_minutes: 60 },
+    });
     const asset = await call(tenant, '/api/v1/assets', 'POST', { name: 'Tank T-7', type: 'tank' });
     const eventId = randomUUID();
-    const post = () => api.request('/internal/events', { method: 'POST', token: internal, json: { tenant_id: tenant.tenantId, type: 'leak.detected', data: { asset_id: asset.body.id }, event_id: eventId } });
+    const post = () =>
+      api.request('/internal/events', {
+        method: 'POST',
+        token: internal,
+        json: { tenant_id: tenant.tenantId, type: 'leak.detected', data: { asset_id: asset.body.id }, event_id: eventId },
+      });
     expect((await post()).status).toBe(202);
     expect((await post()).status).toBe(202);
-    const runs = await eventually(() => call(tenant, `/api/v1/agents/${agent.body.id}/runs`), (r) => r.body.total === 1 && r.body.items[0].task_id, 'the run');
+    const runs = await eventually(
+      () => call(tenant, `/api/v1/agents/${agent.body.id}/runs`),
+      (r) => r.body.total === 1 && r.body.items[0].task_id,
+      'the run',
+    );
     const run = runs.body.items[0];
-    const tasks = await api.deps.db('maintenance_tasks').where({ tenant_id: tenant.tenantId, kind: 'corrective' }).whereRaw('? = any(asset_ids)', [asset.body.id]).select('id', 'plan_id', 'task_code', 'priority', 'status');
+    const tasks = await api.deps
+      .db('maintenance_tasks')
+      .where({ tenant_id: tenant.tenantId, kind: 'corrective' })
+      .whereRaw('? = any(asset_ids)', [asset.body.id])
+      .select('id', 'plan_id', 'task_code', 'priority', 'status');
     expect(tasks).toEqual([{ id: run.task_id, plan_id: null, task_code: expect.stringMatching(/^CM-\d+$/), priority: 'high', status: 'open' }]);
     expect(run.reply_text).toContain(`Opened corrective task ${tasks[0].task_code}.`);
     const created = await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, type: 'task.created' }).whereRaw(`data->>'task_id' = ?`, [run.task_id]);
@@ -237,7 +293,10 @@ describe('closing and reading conversations', () => {
     expect(closed.status).toBe(200);
     expect(closed.body).toMatchObject({ id: conversation.id, status: 'closed', closed_at: expect.any(String) });
     expectError(await call(tenant, `/api/v1/conversations/${conversation.id}/close`, 'POST'), 409, 'INVALID_STATE');
-    const events = await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, type: 'conversation.closed' }).whereRaw(`data->>'conversation_id' = ?`, [conversation.id]);
+    const events = await api.deps
+      .db('outbox_events')
+      .where({ tenant_id: tenant.tenantId, type: 'conversation.closed' })
+      .whereRaw(`data->>'conversation_id' = ?`, [conversation.id]);
     expect(events.map((e) => e.data)).toEqual([{ conversation_id: conversation.id, agent_id: emailAgentId, contact_id: contact.id, channel: 'email', reason: 'closed_by_person' }]);
     const audit = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'conversation.closed', resource_id: conversation.id });
     expect(audit).toHaveLength(1);
@@ -248,7 +307,14 @@ describe('secrets', () => {
   // Last: every request above may have carried or produced a secret.
   it('never returns or logs the access token, app secret, SMTP password or inbound secret', async () => {
     // An account with a password, verified against an SMTP server with AUTH.
-    const withPassword = await call(tenant, '/api/v1/email/accounts', 'POST', { name: 'Auth', email_address: 'ops@plant.example.com', smtp_host: smtpAuth.host, smtp_port: smtpAuth.port, username: 'mailer', password: SMTP_PASSWORD });
+    const withPassword = await call(tenant, '/api/v1/email/accounts', 'POST', {
+      name: 'Auth',
+      email_address: 'ops@plant.example.com',
+      smtp_host: smtpAuth.host,
+      smtp_port: smtpAuth.port,
+      username: 'mailer',
+      password: SMTP_PASSWORD,
+    });
     expect(withPassword.status).toBe(201);
     await new Promise((r) => setTimeout(r, 100));
     const workerLog = fs.readFileSync(path.resolve(__dirname, '../../.run/worker.log'), 'utf8');

@@ -17,22 +17,39 @@ const DAY = 24 * 3600 * 1000;
 
 /** A machine agent (the simplest valid agent row) of the tenant. */
 async function seedAgent(tenantId: string): Promise<string> {
-  const [row] = await api.deps.db('agents')
-    .insert({ tenant_id: tenantId, name: `Agent ${randomUUID().slice(0, 6)}`, type: 'machine', system_prompt: 'Help.', model: 'built-in', temperature: 0.2, trigger_config: JSON.stringify({ event_types: ['asset.alert.raised'] }) })
+  const [row] = await api.deps
+    .db('agents')
+    .insert({
+      tenant_id: tenantId,
+      name: `Agent ${randomUUID().slice(0, 6)}`,
+      type: 'machine',
+      system_prompt: 'Help.',
+      model: 'built-in',
+      temperature: 0.2,
+      trigger_config: JSON.stringify({ event_types: ['asset.alert.raised'] }),
+    })
     .returning('id');
   return row.id;
 }
 
 async function seedConversation(tenantId: string, agentId: string, channel: 'whatsapp' | 'email' = 'whatsapp'): Promise<{ conversationId: string; contactId: string }> {
-  const [contact] = await api.deps.db('contacts').insert({ tenant_id: tenantId, email: `c-${randomUUID()}@example.com` }).returning('id');
-  const [conversation] = await api.deps.db('conversations')
+  const [contact] = await api.deps
+    .db('contacts')
+    .insert({ tenant_id: tenantId, email: `c-${randomUUID()}@example.com` })
+    .returning('id');
+  const [conversation] = await api.deps
+    .db('conversations')
     .insert({ tenant_id: tenantId, agent_id: agentId, contact_id: contact.id, channel, status: 'closed', closed_at: new Date() })
     .returning('id');
   return { conversationId: conversation.id, contactId: contact.id };
 }
 
 async function createSurvey(tenant: TestTenant, body: Record<string, unknown>) {
-  const res = await api.request('/api/v1/csat/surveys', { method: 'POST', token: tenant.token, json: { name: `Survey ${randomUUID().slice(0, 6)}`, question: 'How did we do?', ...body } });
+  const res = await api.request('/api/v1/csat/surveys', {
+    method: 'POST',
+    token: tenant.token,
+    json: { name: `Survey ${randomUUID().slice(0, 6)}`, question: 'How did we do?', ...body },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -41,8 +58,15 @@ describe('surveys', () => {
   it('creates, reads, updates, lists and deletes surveys, validating scale, channels and agent', async () => {
     const created = await createSurvey(t, { name: 'After support', scale: 'csat_5' });
     expect(created).toEqual({
-      id: expect.any(String), name: 'After support', question: 'How did we do?', scale: 'csat_5', channels: ['whatsapp', 'email'],
-      agent_id: null, status: 'active', created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.any(String),
+      name: 'After support',
+      question: 'How did we do?',
+      scale: 'csat_5',
+      channels: ['whatsapp', 'email'],
+      agent_id: null,
+      status: 'active',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     expect((await api.request(`/api/v1/csat/surveys/${created.id}`, { token: t.token })).body).toEqual(created);
     const updated = await api.request(`/api/v1/csat/surveys/${created.id}`, { method: 'PUT', token: t.token, json: { channels: ['email'], status: 'inactive' } });
@@ -50,7 +74,12 @@ describe('surveys', () => {
     const list = await api.request('/api/v1/csat/surveys?status=inactive&limit=100', { token: t.token });
     expect(list.body.items.map((s: { id: string }) => s.id)).toContain(created.id);
 
-    for (const body of [{ scale: 'stars_7' }, { scale: 'csat_5', channels: ['sms'] }, { scale: 'csat_5', channels: ['email', 'email'] }, { scale: 'nps_10', agent_id: randomUUID() }]) {
+    for (const body of [
+      { scale: 'stars_7' },
+      { scale: 'csat_5', channels: ['sms'] },
+      { scale: 'csat_5', channels: ['email', 'email'] },
+      { scale: 'nps_10', agent_id: randomUUID() },
+    ]) {
       expectError(await api.request('/api/v1/csat/surveys', { method: 'POST', token: t.token, json: { name: 'x', question: 'q?', ...body } }), 422, 'VALIDATION_ERROR');
     }
     expect((await api.request(`/api/v1/csat/surveys/${created.id}`, { method: 'DELETE', token: t.token })).status).toBe(204);
@@ -70,13 +99,28 @@ describe('responses', () => {
     const agentId = await seedAgent(t.tenantId);
     const { conversationId, contactId } = await seedConversation(t.tenantId, agentId);
     const survey = await createSurvey(t, { scale: 'nps_10' });
-    const res = await api.request('/api/v1/csat/responses', { method: 'POST', token: t.token, json: { survey_id: survey.id, score: 0, comment: 'Too slow', conversation_id: conversationId } });
+    const res = await api.request('/api/v1/csat/responses', {
+      method: 'POST',
+      token: t.token,
+      json: { survey_id: survey.id, score: 0, comment: 'Too slow', conversation_id: conversationId },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(String), survey_id: survey.id, conversation_id: conversationId, contact_id: contactId, agent_id: agentId,
-      score: 0, comment: 'Too slow', responded_at: expect.any(String), created_at: expect.any(String),
+      id: expect.any(String),
+      survey_id: survey.id,
+      conversation_id: conversationId,
+      contact_id: contactId,
+      agent_id: agentId,
+      score: 0,
+      comment: 'Too slow',
+      responded_at: expect.any(String),
+      created_at: expect.any(String),
     });
-    const event = await api.deps.db('outbox_events').where({ tenant_id: t.tenantId, type: 'csat.response.received' }).whereRaw(`data->>'response_id' = ?`, [res.body.id]).first('data');
+    const event = await api.deps
+      .db('outbox_events')
+      .where({ tenant_id: t.tenantId, type: 'csat.response.received' })
+      .whereRaw(`data->>'response_id' = ?`, [res.body.id])
+      .first('data');
     expect(event.data).toEqual({ response_id: res.body.id, survey_id: survey.id, conversation_id: conversationId, agent_id: agentId });
 
     const csat = await createSurvey(t, { scale: 'csat_5' });
@@ -85,7 +129,11 @@ describe('responses', () => {
     expect(offScale.body.detail).toBe('score must be between 1 and 5 on a csat_5 survey');
     expectError(await api.request('/api/v1/csat/responses', { method: 'POST', token: t.token, json: { survey_id: csat.id, score: 6 } }), 422, 'VALIDATION_ERROR');
     expectError(await api.request('/api/v1/csat/responses', { method: 'POST', token: t.token, json: { survey_id: randomUUID(), score: 3 } }), 422, 'VALIDATION_ERROR');
-    expectError(await api.request('/api/v1/csat/responses', { method: 'POST', token: t.token, json: { survey_id: csat.id, score: 3, conversation_id: randomUUID() } }), 422, 'VALIDATION_ERROR');
+    expectError(
+      await api.request('/api/v1/csat/responses', { method: 'POST', token: t.token, json: { survey_id: csat.id, score: 3, conversation_id: randomUUID() } }),
+      422,
+      'VALIDATION_ERROR',
+    );
 
     const byAgent = await api.request(`/api/v1/csat/responses?agent_id=${agentId}`, { token: t.token });
     expect(byAgent.body).toMatchObject({ total: 1, items: [{ id: res.body.id }] });
@@ -106,11 +154,23 @@ describe('aggregates', () => {
     const day1 = '2026-03-01T23:30:00.000Z';
     const day2 = '2026-03-02T00:30:00.000Z';
     const responses: Array<[string, number, { conversationId: string }, string]> = [
-      [csat.id, 5, convA, day1], [csat.id, 4, convA, day1], [csat.id, 3, convA, day2], [csat.id, 2, convB, day2], [csat.id, 5, convB, day2],
-      [nps.id, 10, convA, day1], [nps.id, 9, convA, day2], [nps.id, 8, convB, day1], [nps.id, 6, convB, day2], [nps.id, 0, convB, day2],
+      [csat.id, 5, convA, day1],
+      [csat.id, 4, convA, day1],
+      [csat.id, 3, convA, day2],
+      [csat.id, 2, convB, day2],
+      [csat.id, 5, convB, day2],
+      [nps.id, 10, convA, day1],
+      [nps.id, 9, convA, day2],
+      [nps.id, 8, convB, day1],
+      [nps.id, 6, convB, day2],
+      [nps.id, 0, convB, day2],
     ];
     for (const [surveyId, score, conv, at] of responses) {
-      const res = await api.request('/api/v1/csat/responses', { method: 'POST', token: tenant.token, json: { survey_id: surveyId, score, conversation_id: conv.conversationId, responded_at: at } });
+      const res = await api.request('/api/v1/csat/responses', {
+        method: 'POST',
+        token: tenant.token,
+        json: { survey_id: surveyId, score, conversation_id: conv.conversationId, responded_at: at },
+      });
       expect(res.status).toBe(201);
     }
     const period = 'from=2026-03-01T00:00:00Z&to=2026-03-03T00:00:00Z';
@@ -176,7 +236,9 @@ describe('invitations after a conversation and score replies (openSurveyInvitati
     const mail = await seedConversation(tenant.tenantId, agentY, 'email');
     expect(await openSurveyInvitation(scope, { conversationId: mail.conversationId, agentId: agentY, contactId: mail.contactId, channel: 'email', now })).toBeNull();
     // Another tenant's scope finds no survey.
-    expect(await openSurveyInvitation(tenantScope(api.deps.db, other.tenantId), { conversationId: x.conversationId, agentId: agentX, contactId: x.contactId, channel: 'whatsapp', now })).toBeNull();
+    expect(
+      await openSurveyInvitation(tenantScope(api.deps.db, other.tenantId), { conversationId: x.conversationId, agentId: agentX, contactId: x.contactId, channel: 'whatsapp', now }),
+    ).toBeNull();
   });
 
   it('stores a score reply once, linked to the conversation, contact and agent; other messages, channels, expired invitations and other tenants are ordinary messages', async () => {
@@ -202,8 +264,13 @@ describe('invitations after a conversation and score replies (openSurveyInvitati
     expect(stored).toEqual({ responseId: expect.any(String) });
     const response = await api.deps.db('csat_responses').where({ id: stored!.responseId }).first();
     expect(response).toMatchObject({
-      tenant_id: tenant.tenantId, conversation_id: c.conversationId, contact_id: c.contactId, agent_id: agent,
-      score: 4, comment: 'quick fix, thanks', invitation_id: invitation!.invitationId,
+      tenant_id: tenant.tenantId,
+      conversation_id: c.conversationId,
+      contact_id: c.contactId,
+      agent_id: agent,
+      score: 4,
+      comment: 'quick fix, thanks',
+      invitation_id: invitation!.invitationId,
     });
     expect(response.responded_at.getTime()).toBe(answeredAt.getTime());
     expect(await api.deps.db('csat_invitations').where({ id: invitation!.invitationId }).first('status')).toEqual({ status: 'answered' });
@@ -229,8 +296,16 @@ describe('tenant isolation and permissions', () => {
     const agentOfT = await seedAgent(t.tenantId);
     const convOfT = await seedConversation(t.tenantId, agentOfT);
     const ownSurvey = await createSurvey(other, { scale: 'csat_5' });
-    expectError(await api.request('/api/v1/csat/responses', { method: 'POST', token: tok, json: { survey_id: ownSurvey.id, score: 5, conversation_id: convOfT.conversationId } }), 422, 'VALIDATION_ERROR');
-    expectError(await api.request('/api/v1/csat/surveys', { method: 'POST', token: tok, json: { name: 'x', question: 'q?', scale: 'csat_5', agent_id: agentOfT } }), 422, 'VALIDATION_ERROR');
+    expectError(
+      await api.request('/api/v1/csat/responses', { method: 'POST', token: tok, json: { survey_id: ownSurvey.id, score: 5, conversation_id: convOfT.conversationId } }),
+      422,
+      'VALIDATION_ERROR',
+    );
+    expectError(
+      await api.request('/api/v1/csat/surveys', { method: 'POST', token: tok, json: { name: 'x', question: 'q?', scale: 'csat_5', agent_id: agentOfT } }),
+      422,
+      'VALIDATION_ERROR',
+    );
 
     const surveys = await api.request('/api/v1/csat/surveys?limit=100', { token: tok });
     expect(surveys.body.items.map((s: { id: string }) => s.id)).toEqual([ownSurvey.id]);

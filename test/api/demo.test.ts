@@ -28,8 +28,18 @@ beforeAll(async () => {
   api = await startTestApi();
   tenant = await createTenant(api);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'industrial-ops-demo-'));
-  env = { ...process.env, DEMO_API_ORIGIN: api.baseUrl, DEMO_ADMIN_EMAIL: tenant.email, DEMO_ADMIN_PASSWORD: tenant.password, DEMO_STATE_FILE: path.join(dir, 'demo.json') } as Record<string, string>;
-  const receiver = runner.start('receiver', process.execPath, [path.join(ROOT, 'dist/demo/webhook-receiver.js')], { env: { ...env, DEMO_WEBHOOK_PORT: '0' }, echo: false, logFile: path.join(ROOT, '.run/demo-receiver.log') });
+  env = {
+    ...process.env,
+    DEMO_API_ORIGIN: api.baseUrl,
+    DEMO_ADMIN_EMAIL: tenant.email,
+    DEMO_ADMIN_PASSWORD: tenant.password,
+    DEMO_STATE_FILE: path.join(dir, 'demo.json'),
+  } as Record<string, string>;
+  const receiver = runner.start('receiver', process.execPath, [path.join(ROOT, 'dist/demo/webhook-receiver.js')], {
+    env: { ...env, DEMO_WEBHOOK_PORT: '0' },
+    echo: false,
+    logFile: path.join(ROOT, '.run/demo-receiver.log'),
+  });
   const listening = await runnerLib.waitForLine(receiver, (line) => line.includes('demo webhook receiver listening'), 30_000, 'the receiver URL');
   env.DEMO_WEBHOOK_URL = JSON.parse(listening).url;
 });
@@ -66,17 +76,33 @@ it('seeds a plant whose data moves: alert, agent run, work order, deliveries wit
     echo: false,
     logFile: path.join(ROOT, '.run/demo-gateway.log'),
   });
-  const readings = () => api.deps.db('sensor_readings').where({ tenant_id: tenant.tenantId }).count({ n: '*' }).then((rows) => Number(rows[0]!.n));
+  const readings = () =>
+    api.deps
+      .db('sensor_readings')
+      .where({ tenant_id: tenant.tenantId })
+      .count({ n: '*' })
+      .then((rows) => Number(rows[0]!.n));
   const early = await until(readings, (n) => n > 0, 'the first readings', 30_000, 200);
   await until(readings, (n) => n > early, 'more readings', 30_000, 200);
 
   // The degrading pump leaves its vibration band: an alert, a lower health, the agent's run.
-  const alerts = await until(() => get(`/api/v1/assets/${pump.id}/alerts?status=unresolved`), (page) => page.total > 0, 'an alert on the degrading pump', 60_000, 500);
+  const alerts = await until(
+    () => get(`/api/v1/assets/${pump.id}/alerts?status=unresolved`),
+    (page) => page.total > 0,
+    'an alert on the degrading pump',
+    60_000,
+    500,
+  );
   expect(alerts.items[0]).toMatchObject({ parameter: 'vibration', direction: 'above' });
   const health = await get(`/api/v1/assets/${pump.id}/health`);
   expect(health.health_score).toBeLessThan(100);
   await until(
-    () => api.deps.db('machine_agent_runs').where({ tenant_id: tenant.tenantId }).count({ n: '*' }).then((rows) => Number(rows[0]!.n)),
+    () =>
+      api.deps
+        .db('machine_agent_runs')
+        .where({ tenant_id: tenant.tenantId })
+        .count({ n: '*' })
+        .then((rows) => Number(rows[0]!.n)),
     (n) => n >= 1,
     'the machine agent to run on the alert',
     60_000,
@@ -84,7 +110,13 @@ it('seeds a plant whose data moves: alert, agent run, work order, deliveries wit
   );
 
   // The run-hours plan comes due: a work order.
-  const tasks = await until(() => get('/api/v1/maintenance/tasks?limit=100'), (page) => page.total >= 1, 'a work order from run hours', 60_000, 500);
+  const tasks = await until(
+    () => get('/api/v1/maintenance/tasks?limit=100'),
+    (page) => page.total >= 1,
+    'a work order from run hours',
+    60_000,
+    500,
+  );
   expect(tasks.items.some((t: { plan_id: string | null }) => t.plan_id !== null)).toBe(true);
 
   // Deliveries: verified and accepted, and one refused on its first attempt and accepted 30 s later.
@@ -98,12 +130,21 @@ it('seeds a plant whose data moves: alert, agent run, work order, deliveries wit
   );
   const retried = log.find((r) => r.attempt === 2 && r.status === 'succeeded')!;
   expect(log).toContainEqual({ delivery_id: retried.delivery_id, attempt: 1, status: 'failed' });
-  const receiverLines = fs.readFileSync(path.join(ROOT, '.run/demo-receiver.log'), 'utf8').split('\n').filter((l) => l.includes('webhook delivery'));
+  const receiverLines = fs
+    .readFileSync(path.join(ROOT, '.run/demo-receiver.log'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('webhook delivery'));
   expect(receiverLines.every((l) => l.includes('"signature":"ok"') && l.includes('"standard_webhooks":"ok"'))).toBe(true);
 
   // Its prognostics: a finite remaining life (0 once its trend is past the band edge), driven by the
   // vibration, fitted over the gateway's uploaded history and what followed.
-  const prognostics = await until(() => get(`/api/v1/assets/${pump.id}/prognostics`), (p) => typeof p.remaining_useful_life === 'number', 'a finite remaining life', 60_000, 1_000);
+  const prognostics = await until(
+    () => get(`/api/v1/assets/${pump.id}/prognostics`),
+    (p) => typeof p.remaining_useful_life === 'number',
+    'a finite remaining life',
+    60_000,
+    1_000,
+  );
   expect(prognostics).toMatchObject({ status: 'ok', model_version: 'degradation-trend-v2' });
   expect(prognostics.drivers[0]).toMatchObject({ parameter: 'vibration', limit_kind: 'upper' });
 

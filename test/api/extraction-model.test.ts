@@ -48,10 +48,22 @@ afterAll(async () => {
 
 /** A queued text job, as POST /extractions stores it, and the record its activities produce. */
 async function extractWithProvider(): Promise<any> {
-  const template = await api.request('/api/v1/extraction-templates', { method: 'POST', token: t.token, json: { name: `Invoice ${received.length}-${Date.now()}`, fields: INVOICE_FIELDS } });
+  const template = await api.request('/api/v1/extraction-templates', {
+    method: 'POST',
+    token: t.token,
+    json: { name: `Invoice ${received.length}-${Date.now()}`, fields: INVOICE_FIELDS },
+  });
   expect(template.status).toBe(201);
-  const [job] = await api.deps.db('extractions')
-    .insert({ tenant_id: t.tenantId, template_id: template.body.id, template_fields: JSON.stringify(template.body.fields), source_kind: 'text', input_text: invoice, created_by: t.adminUserId })
+  const [job] = await api.deps
+    .db('extractions')
+    .insert({
+      tenant_id: t.tenantId,
+      template_id: template.body.id,
+      template_fields: JSON.stringify(template.body.fields),
+      source_kind: 'text',
+      input_text: invoice,
+      created_by: t.adminUserId,
+    })
     .returning('id');
   const activities = createExtractionActivities({
     db: api.deps.db,
@@ -73,13 +85,20 @@ describe('extraction with an OpenAI-compatible provider', () => {
       status: 200,
       body: {
         model: 'extractor-1-2026',
-        choices: [{ message: { role: 'assistant', content: JSON.stringify({
-          invoice_number: { value: 'INV-2026-0042', quote: 'INV-2026-0042' },
-          invoice_date: { value: '2026-03-05', quote: '05/03/2026' },
-          total_amount: { value: '1234.56', quote: null },
-          currency: { value: 'EUR', quote: null },
-          paid: { value: 'no', quote: null },
-        }) } }],
+        choices: [
+          {
+            message: {
+              role: 'assistant',
+              content: JSON.stringify({
+                invoice_number: { value: 'INV-2026-0042', quote: 'INV-2026-0042' },
+                invoice_date: { value: '2026-03-05', quote: '05/03/2026' },
+                total_amount: { value: '1234.56', quote: null },
+                currency: { value: 'EUR', quote: null },
+                paid: { value: 'no', quote: null },
+              }),
+            },
+          },
+        ],
       },
     };
     const record = await extractWithProvider();

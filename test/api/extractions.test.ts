@@ -66,7 +66,14 @@ describe('extraction templates', () => {
     ['values on a string field', [{ name: 'ref', type: 'string', values: ['a'] }], 'body.fields.0.values'],
     ['items on a date field', [{ name: 'due', type: 'date', items: 'string' }], 'body.fields.0.items'],
     ['an array of an unknown item type', [{ name: 'parts', type: 'array', items: 'object' }], 'body.fields.0.items'],
-    ['two fields with one name', [{ name: 'total', type: 'number' }, { name: 'total', type: 'string' }], 'body.fields.1'],
+    [
+      'two fields with one name',
+      [
+        { name: 'total', type: 'number' },
+        { name: 'total', type: 'string' },
+      ],
+      'body.fields.1',
+    ],
     ['no fields', [], 'body.fields'],
   ])('refuses %s with 422 naming the field', async (_name, fields, field) => {
     const res = await api.request('/api/v1/extraction-templates', { method: 'POST', token: t.token, json: { name: 'Bad', fields } });
@@ -75,7 +82,14 @@ describe('extraction templates', () => {
   });
 
   it('creates, reads, lists, updates partially and deletes; names are unique per tenant', async () => {
-    const created = await createTemplate(t, [{ name: 'currency', type: 'enum', values: ['EUR', 'USD'] }, { name: 'parts', type: 'array' }], 'Unique name');
+    const created = await createTemplate(
+      t,
+      [
+        { name: 'currency', type: 'enum', values: ['EUR', 'USD'] },
+        { name: 'parts', type: 'array' },
+      ],
+      'Unique name',
+    );
     expect(created).toMatchObject({
       name: 'Unique name',
       description: 'fixture',
@@ -84,7 +98,11 @@ describe('extraction templates', () => {
         { name: 'parts', type: 'array', items: 'string', required: false },
       ],
     });
-    expectError(await api.request('/api/v1/extraction-templates', { method: 'POST', token: t.token, json: { name: 'UNIQUE NAME', fields: [{ name: 'a', type: 'string' }] } }), 409, 'CONFLICT');
+    expectError(
+      await api.request('/api/v1/extraction-templates', { method: 'POST', token: t.token, json: { name: 'UNIQUE NAME', fields: [{ name: 'a', type: 'string' }] } }),
+      409,
+      'CONFLICT',
+    );
     // Another tenant may use the same name.
     await createTemplate(other, [{ name: 'a', type: 'string' }], 'Unique name');
 
@@ -110,14 +128,34 @@ describe('extractions', () => {
 
     const record = await api.request(`/api/v1/extractions/records/${job.record_id}`, { token: t.token });
     expect(record.status).toBe(200);
-    expect(record.body).toMatchObject({ id: job.record_id, extraction_id: job.id, template_id: template.id, file_id: null, subject_contact_id: contact.id, engine: 'built-in', model: 'built-in', notice: null, missing_required: [], corrections: [] });
+    expect(record.body).toMatchObject({
+      id: job.record_id,
+      extraction_id: job.id,
+      template_id: template.id,
+      file_id: null,
+      subject_contact_id: contact.id,
+      engine: 'built-in',
+      model: 'built-in',
+      notice: null,
+      missing_required: [],
+      corrections: [],
+    });
     // The stored record is exactly the engine's answer (the engine's answers are asserted field by field in the unit tests).
     expect(record.body.fields).toEqual(extractBuiltIn(INVOICE_FIELDS, text));
-    expect(record.body.fields.invoice_number).toEqual({ value: 'INV-2026-0042', confidence: 0.95, engine: 'built-in', source: { start: text.indexOf('INV-2026-0042'), end: text.indexOf('INV-2026-0042') + 13, text: 'INV-2026-0042' } });
+    expect(record.body.fields.invoice_number).toEqual({
+      value: 'INV-2026-0042',
+      confidence: 0.95,
+      engine: 'built-in',
+      source: { start: text.indexOf('INV-2026-0042'), end: text.indexOf('INV-2026-0042') + 13, text: 'INV-2026-0042' },
+    });
     expect(record.body.fields.total_amount).toMatchObject({ value: 1234.56, source: { text: '€ 1.234,56' } });
     expect(record.body.fields.invoice_date).toMatchObject({ value: '2026-03-05', source: { text: '05/03/2026' } });
 
-    const events = await api.deps.db('outbox_events').where({ tenant_id: t.tenantId, type: 'extraction.completed' }).whereRaw(`data->>'extraction_id' = ?`, [job.id]).select('data');
+    const events = await api.deps
+      .db('outbox_events')
+      .where({ tenant_id: t.tenantId, type: 'extraction.completed' })
+      .whereRaw(`data->>'extraction_id' = ?`, [job.id])
+      .select('data');
     expect(events.map((e) => e.data)).toEqual([{ extraction_id: job.id, record_id: job.record_id, template_id: template.id }]);
     const audit = await api.deps.db('audit_log').where({ tenant_id: t.tenantId, action: 'extraction.completed', resource_id: job.record_id }).select('subject_ref', 'details');
     expect(audit).toHaveLength(1);
@@ -195,13 +233,25 @@ describe('records', () => {
   });
 
   it('keeps every correction in order with the value it replaced, and checks values against the field types', async () => {
-    const wrongType = await api.request(`/api/v1/extractions/records/${recordId}`, { method: 'PATCH', token: t.token, json: { fields: { total_amount: 'a lot', paid: 'maybe', nope: 1 } } });
+    const wrongType = await api.request(`/api/v1/extractions/records/${recordId}`, {
+      method: 'PATCH',
+      token: t.token,
+      json: { fields: { total_amount: 'a lot', paid: 'maybe', nope: 1 } },
+    });
     expectError(wrongType, 422, 'VALIDATION_ERROR');
     expect(wrongType.body.fields.map((f: { field: string }) => f.field).sort()).toEqual(['body.fields.nope', 'body.fields.paid', 'body.fields.total_amount']);
 
-    const first = await api.request(`/api/v1/extractions/records/${recordId}`, { method: 'PATCH', token: t.token, json: { fields: { total_amount: 1300 }, reason: 'credit note applied' } });
+    const first = await api.request(`/api/v1/extractions/records/${recordId}`, {
+      method: 'PATCH',
+      token: t.token,
+      json: { fields: { total_amount: 1300 }, reason: 'credit note applied' },
+    });
     expect(first.status).toBe(200);
-    const second = await api.request(`/api/v1/extractions/records/${recordId}`, { method: 'PATCH', token: t.token, json: { fields: { total_amount: '1.400,00', due_date: '30/04/2026' } } });
+    const second = await api.request(`/api/v1/extractions/records/${recordId}`, {
+      method: 'PATCH',
+      token: t.token,
+      json: { fields: { total_amount: '1.400,00', due_date: '30/04/2026' } },
+    });
     expect(second.status).toBe(200);
     expect(second.body.fields.total_amount).toMatchObject({ value: 1400, confidence: 1, engine: 'person', source: { text: '€ 1.234,56' } });
     expect(second.body.fields.due_date.value).toBe('2026-04-30');

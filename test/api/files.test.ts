@@ -164,7 +164,10 @@ describe('upload', () => {
   }, 120_000);
 
   it('sniffs the type from the bytes, links the contact, and emits file.uploaded with ids only', async () => {
-    const [contact] = await api.deps.db('contacts').insert({ tenant_id: t.tenantId, email: `c-${randomUUID()}@example.com` }).returning('id');
+    const [contact] = await api.deps
+      .db('contacts')
+      .insert({ tenant_id: t.tenantId, email: `c-${randomUUID()}@example.com` })
+      .returning('id');
     const res = await upload(t.token, { fileName: 'scan.pdf', content: PDF }, { contact_id: contact.id });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'scan.pdf', content_type: 'application/pdf', size_bytes: PDF.length, contact_id: contact.id });
@@ -222,7 +225,10 @@ describe('upload', () => {
     const unknownContact = await upload(fresh.token, { content: PDF }, { contact_id: randomUUID() });
     expect(unknownContact.status).toBe(422);
     expect(unknownContact.body.fields[0].field).toBe('body.contact_id');
-    const otherTenantsContact = await api.deps.db('contacts').insert({ tenant_id: other.tenantId, phone: `+3461${Date.now() % 10_000_000}` }).returning('id');
+    const otherTenantsContact = await api.deps
+      .db('contacts')
+      .insert({ tenant_id: other.tenantId, phone: `+3461${Date.now() % 10_000_000}` })
+      .returning('id');
     expect((await upload(fresh.token, { content: PDF }, { contact_id: otherTenantsContact[0].id })).status).toBe(422);
     expectError(await api.request('/api/v1/files', { method: 'POST', token: fresh.token, json: { file: 'x' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     expect(await fileRows(fresh.tenantId)).toEqual([]);
@@ -237,7 +243,9 @@ describe('delete', () => {
     const { client, bucket } = api.deps.objectStore;
     expect((await client.statObject(bucket, row.object_key)).size).toBe(PNG.length);
     const collection = await api.request('/api/v1/collections', { method: 'POST', token: t.token, json: { name: `With pump ${randomUUID()}` } });
-    expect((await api.request(`/api/v1/collections/${collection.body.id}/items`, { method: 'POST', token: t.token, json: { item_type: 'file', item_id: res.body.id } })).status).toBe(201);
+    expect(
+      (await api.request(`/api/v1/collections/${collection.body.id}/items`, { method: 'POST', token: t.token, json: { item_type: 'file', item_id: res.body.id } })).status,
+    ).toBe(201);
 
     expect((await api.request(`/api/v1/files/${res.body.id}`, { method: 'DELETE', token: t.token })).status).toBe(204);
     await expect(client.statObject(bucket, row.object_key)).rejects.toMatchObject({ code: 'NotFound' });
@@ -254,7 +262,14 @@ describe('collections', () => {
     const name = `Pump manuals ${randomUUID()}`;
     const created = await api.request('/api/v1/collections', { method: 'POST', token: t.token, json: { name, description: 'Manuals for the pumps' } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), name, description: 'Manuals for the pumps', agent_id: null, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name,
+      description: 'Manuals for the pumps',
+      agent_id: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expectError(await api.request('/api/v1/collections', { method: 'POST', token: t.token, json: { name } }), 409, 'CONFLICT');
     expectError(await api.request('/api/v1/collections', { method: 'POST', token: t.token, json: { name: 'x', agent_id: randomUUID() } }), 422, 'VALIDATION_ERROR');
 

@@ -55,26 +55,44 @@ it('finds no server error, no schema violation and no wrongly judged input in an
   const result = await run(
     ST,
     [
-      '--config-file', path.join(FUZZ_DIR, 'schemathesis.toml'),
-      'run', `${api.baseUrl}/api/v1/openapi.json`,
-      '--url', api.baseUrl,
-      '-H', `Authorization: Bearer ${tenant.token}`,
-      '-H', 'X-Forwarded-For: 192.0.2.17',
-      '--checks', 'all',
-      '--exclude-checks', 'positive_data_acceptance',
-      '--phases', PHASES,
-      '--max-examples', String(MAX_EXAMPLES),
-      '--max-time', String(MAX_SECONDS),
-      '--max-response-time', '20',
-      '--seed', String(SEED),
+      '--config-file',
+      path.join(FUZZ_DIR, 'schemathesis.toml'),
+      'run',
+      `${api.baseUrl}/api/v1/openapi.json`,
+      '--url',
+      api.baseUrl,
+      '-H',
+      `Authorization: Bearer ${tenant.token}`,
+      '-H',
+      'X-Forwarded-For: 192.0.2.17',
+      '--checks',
+      'all',
+      '--exclude-checks',
+      'positive_data_acceptance',
+      '--phases',
+      PHASES,
+      '--max-examples',
+      String(MAX_EXAMPLES),
+      '--max-time',
+      String(MAX_SECONDS),
+      '--max-response-time',
+      '20',
+      '--seed',
+      String(SEED),
       // One worker: Hypothesis's lambda descriptions race in CPython 3.11's ast module under threads.
-      '--workers', '1',
-      '--rate-limit', '2400/m',
-      '--request-timeout', '30',
-      '--suppress-health-check', 'all',
-      '--output-truncate', 'true',
+      '--workers',
+      '1',
+      '--rate-limit',
+      '2400/m',
+      '--request-timeout',
+      '30',
+      '--suppress-health-check',
+      'all',
+      '--output-truncate',
+      'true',
       // Generated values are test data, not secrets: show them, so a failure can be reproduced.
-      '--output-sanitize', 'false',
+      '--output-sanitize',
+      'false',
     ],
     (MAX_SECONDS + 150) * 1000,
   );
@@ -83,7 +101,10 @@ it('finds no server error, no schema violation and no wrongly judged input in an
   // The API process is alive at the end.
   expect((await api.request('/livez')).status).toBe(200);
   const summary = result.output.slice(result.output.lastIndexOf('SUMMARY'));
-  const failures = result.output.split('\n').filter((line) => /^_{3,} .+ _{3,}$|^- ST\d+|refused with|^\s+curl /.test(line)).map((line) => line.slice(0, 400));
+  const failures = result.output
+    .split('\n')
+    .filter((line) => /^_{3,} .+ _{3,}$|^- ST\d+|refused with|^\s+curl /.test(line))
+    .map((line) => line.slice(0, 400));
   expect({ code: result.code, failures, summary: summary.slice(0, 3000), fullOutput: path.relative(ROOT, OUTPUT) }).toEqual({
     code: 0,
     failures: [],

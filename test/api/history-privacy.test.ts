@@ -47,7 +47,11 @@ it("a mail server refusing a recipient: the notification fails at once with the 
     json: { tenant_id: t.tenantId, category: 'test.refused', recipients: [refused], subject: 'Pump P-101 alarm', body: 'Call Maria Schmidt on +49 170 1234567' },
   });
   expect(res.status).toBe(202);
-  const row = await until(() => api.deps.db('notifications').where({ id: res.body.id }).first('status', 'last_error', 'attempts'), (r) => r?.status === 'failed', 'the refused notification');
+  const row = await until(
+    () => api.deps.db('notifications').where({ id: res.body.id }).first('status', 'last_error', 'attempts'),
+    (r) => r?.status === 'failed',
+    'the refused notification',
+  );
   // A permanent refusal is not retried; the stored error is the code.
   expect(row).toEqual({ status: 'failed', last_error: 'SMTP delivery refused: smtp_550', attempts: 1 });
   await expectNoPersonalData(client, workflowIds.notification(t.tenantId, res.body.id), res.body.id, [refused, refused.split('@')[0], 'Maria Schmidt', '1234567']);
@@ -58,7 +62,15 @@ it('a scheduled report mailed to a refused recipient: the run fails with a fixed
   const created = await api.request('/api/v1/scheduled-reports', {
     method: 'POST',
     token: t.token,
-    json: { name: 'Weekly compliance', report_type: 'maintenance_compliance', format: 'xlsx', period_rule: 'previous_month', schedule: { cron: '0 6 * * 1' }, time_zone: 'UTC', recipients: [refused] },
+    json: {
+      name: 'Weekly compliance',
+      report_type: 'maintenance_compliance',
+      format: 'xlsx',
+      period_rule: 'previous_month',
+      schedule: { cron: '0 6 * * 1' },
+      time_zone: 'UTC',
+      recipients: [refused],
+    },
   });
   expect(created.status).toBe(201);
   await client.schedule.getHandle(workflowIds.scheduledReport(t.tenantId, created.body.id)).trigger();
@@ -91,8 +103,16 @@ it('a machine agent run, its notification and a webhook delivery of an event wit
   await receiver.waitFor(() => receiver.on(path).length === 1, 30_000, 'the delivery');
   // The receiver got the data (it is the tenant's own integration); Temporal did not.
   expect(receiver.on(path)[0].body).toContain('Maria Schmidt');
-  const run = await until(() => api.deps.db('machine_agent_runs').where({ agent_id: agent.body.id }).first('id', 'notification_id'), (r) => Boolean(r?.notification_id), 'the run');
-  await until(() => api.deps.db('notifications').where({ id: run.notification_id }).first('status'), (n) => n?.status === 'sent', 'the notification');
+  const run = await until(
+    () => api.deps.db('machine_agent_runs').where({ agent_id: agent.body.id }).first('id', 'notification_id'),
+    (r) => Boolean(r?.notification_id),
+    'the run',
+  );
+  await until(
+    () => api.deps.db('notifications').where({ id: run.notification_id }).first('status'),
+    (n) => n?.status === 'sent',
+    'the notification',
+  );
 
   const personal = ['Maria Schmidt', '1234567', t.email];
   await expectNoPersonalData(client, workflowIds.machineAgent(t.tenantId, agent.body.id, assetId), event.body.id, personal);

@@ -91,7 +91,8 @@ describe('strings PostgreSQL cannot store', () => {
       const keys = Object.keys((route.body!.describe() as { keys?: Record<string, unknown> }).keys ?? { name: null });
       const body = JSON.stringify({ [keys[0] ?? 'name']: 'pump\u0000one' });
       const res = await raw(route.method.toUpperCase(), concrete(route), { headers: { ...auth(), 'Content-Type': 'application/json' }, body });
-      if (res.status !== 422 || res.body?.fields?.[0]?.type !== 'string.nul') wrong.push(`${route.method} ${route.fullPath} → ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+      if (res.status !== 422 || res.body?.fields?.[0]?.type !== 'string.nul')
+        wrong.push(`${route.method} ${route.fullPath} → ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -101,7 +102,8 @@ describe('strings PostgreSQL cannot store', () => {
     for (const route of routes.filter((r) => r.query && r.auth !== 'internal')) {
       const key = Object.keys((route.query!.describe() as { keys?: Record<string, unknown> }).keys ?? {})[0] ?? 'q';
       const res = await raw(route.method.toUpperCase(), `${concrete(route)}?${encodeURIComponent(key)}=a%00b`, { headers: auth() });
-      if (res.status !== 422 || res.body?.fields?.[0]?.type !== 'string.nul') wrong.push(`${route.method} ${route.fullPath} → ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+      if (res.status !== 422 || res.body?.fields?.[0]?.type !== 'string.nul')
+        wrong.push(`${route.method} ${route.fullPath} → ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -230,10 +232,18 @@ describe('bodies of anonymous requests', () => {
 
 describe('colours', () => {
   it('accepts #RGB, expanded (answers show colours upper-case, as before)', async () => {
-    const res = await api.request('/api/v1/brandings', { method: 'POST', token: tenant.token, json: { name: 'Short', company_name: 'Acme', primary_color: '#0AF', accent_color: '#12ab34' } });
+    const res = await api.request('/api/v1/brandings', {
+      method: 'POST',
+      token: tenant.token,
+      json: { name: 'Short', company_name: 'Acme', primary_color: '#0AF', accent_color: '#12ab34' },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ primary_color: '#00AAFF', accent_color: '#12AB34' });
     expect(await api.deps.db('brandings').where({ id: res.body.id }).first('primary_color')).toEqual({ primary_color: '#00aaff' });
-    expectError(await api.request('/api/v1/brandings', { method: 'POST', token: tenant.token, json: { name: 'Bad', company_name: 'Acme', primary_color: '#0AFF' } }), 422, 'VALIDATION_ERROR');
+    expectError(
+      await api.request('/api/v1/brandings', { method: 'POST', token: tenant.token, json: { name: 'Bad', company_name: 'Acme', primary_color: '#0AFF' } }),
+      422,
+      'VALIDATION_ERROR',
+    );
   });
 });

@@ -41,9 +41,7 @@ describe('error bodies', () => {
       json: { type: 7, location: { floor: 'third' }, colour: 'red' },
     });
     expectError(res, 422, 'VALIDATION_ERROR');
-    expect(res.body.fields.map((f: { field: string }) => f.field).sort()).toEqual(
-      ['body.colour', 'body.location.floor', 'body.name', 'body.type'].sort(),
-    );
+    expect(res.body.fields.map((f: { field: string }) => f.field).sort()).toEqual(['body.colour', 'body.location.floor', 'body.name', 'body.type'].sort());
     const audit = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'asset.created' });
     expect(audit).toHaveLength(0);
   });

@@ -23,7 +23,29 @@ beforeAll(async () => {
   api = await startTestApi();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'api-tls-'));
   const [certFile, keyFile] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
   ca = fs.readFileSync(certFile);
   const config = loadConfig({ ...process.env, API_TLS_CERT_FILE: certFile, API_TLS_KEY_FILE: keyFile });
   expect(config.api.tls).toEqual({ certFile, keyFile });

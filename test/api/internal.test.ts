@@ -47,7 +47,7 @@ describe('service token scopes (issue 17)', () => {
     expect(await api.deps.db('outbox_events').where({ tenant_id: other.tenantId }).count({ n: '*' }).first()).toEqual(before);
   });
 
-  it('notifications go to the tenant\'s own active users only: a service token is not a mail relay', async () => {
+  it("notifications go to the tenant's own active users only: a service token is not a mail relay", async () => {
     const res = await api.request('/internal/notifications', {
       method: 'POST',
       token: internalToken,
@@ -160,7 +160,16 @@ describe('GET /internal/outbox and POST /internal/outbox/{id}/requeue (issue 23)
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ parked: 1, retrying: 1, total: 1, skip: 0, limit: 20 });
     expect(list.body.items).toEqual([
-      { id: parked, tenant_id: tenant.tenantId, type: 'order.created', attempts: 8, last_error: 'Error: refused by the server', next_attempt_at: null, parked_at: expect.any(String), created_at: expect.any(String) },
+      {
+        id: parked,
+        tenant_id: tenant.tenantId,
+        type: 'order.created',
+        attempts: 8,
+        last_error: 'Error: refused by the server',
+        next_attempt_at: null,
+        parked_at: expect.any(String),
+        created_at: expect.any(String),
+      },
     ]);
     expect(JSON.stringify(list.body)).not.toContain('data is never listed');
     const waiting = await api.request('/internal/outbox?status=retrying', { token });
@@ -177,7 +186,11 @@ describe('GET /internal/outbox and POST /internal/outbox/{id}/requeue (issue 23)
 
     const readOnly = signInternalToken('ops', api.deps.config.secrets.internalJwt, { scopes: ['outbox:read'], tenants: '*' });
     expectError(await api.request(`/internal/outbox/${othersParked}/requeue`, { method: 'POST', token: readOnly }), 403, 'FORBIDDEN');
-    expectError(await api.request('/internal/outbox', { token: signInternalToken('ops', api.deps.config.secrets.internalJwt, { scopes: ['events:write'], tenants: '*' }) }), 403, 'FORBIDDEN');
+    expectError(
+      await api.request('/internal/outbox', { token: signInternalToken('ops', api.deps.config.secrets.internalJwt, { scopes: ['events:write'], tenants: '*' }) }),
+      403,
+      'FORBIDDEN',
+    );
     expect((await api.request('/internal/outbox', { token: readOnly })).body.parked).toBeGreaterThanOrEqual(1);
   });
 });

@@ -96,7 +96,11 @@ describe('password checks behind a bounded queue', () => {
   it('answers a flood beyond the queue 429 at once, never a 5xx, and serves again afterwards', async () => {
     const flood = await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
-        small.request('/api/v1/auth/login', { method: 'POST', json: { email: `flood-${i}-${randomUUID()}@example.com`, password: 'wrong-password-123' }, headers: { 'X-Forwarded-For': address() } }),
+        small.request('/api/v1/auth/login', {
+          method: 'POST',
+          json: { email: `flood-${i}-${randomUUID()}@example.com`, password: 'wrong-password-123' },
+          headers: { 'X-Forwarded-For': address() },
+        }),
       ),
     );
     expect(flood.every((a) => a.status === 401 || a.status === 429)).toBe(true);
@@ -105,6 +109,8 @@ describe('password checks behind a bounded queue', () => {
     expect(capacity[0].body.detail).toMatch(/password checks in progress/);
     expect(flood.filter((a) => a.status === 401).length).toBeGreaterThan(0);
     const t = await createTenant(small);
-    expect((await small.request('/api/v1/auth/login', { method: 'POST', json: { email: t.email, password: t.password }, headers: { 'X-Forwarded-For': address() } })).status).toBe(200);
+    expect((await small.request('/api/v1/auth/login', { method: 'POST', json: { email: t.email, password: t.password }, headers: { 'X-Forwarded-For': address() } })).status).toBe(
+      200,
+    );
   });
 });

@@ -79,9 +79,20 @@ describe('GET /api/v1/agents/:agent_id/runs', () => {
     });
     expect(byEvent.get(fanEvent)).toMatchObject({ asset_id: fan });
     expect(byEvent.has(ignored)).toBe(false);
-    expect(Object.keys(res.body.items[0]).sort()).toEqual(
-      ['action', 'agent_id', 'asset_id', 'created_at', 'engine', 'event_id', 'event_type', 'id', 'notification_id', 'reply_text', 'suppressed_events', 'task_id'],
-    );
+    expect(Object.keys(res.body.items[0]).sort()).toEqual([
+      'action',
+      'agent_id',
+      'asset_id',
+      'created_at',
+      'engine',
+      'event_id',
+      'event_type',
+      'id',
+      'notification_id',
+      'reply_text',
+      'suppressed_events',
+      'task_id',
+    ]);
 
     // A burst inside the pump's cooldown: dispatched, but no new run.
     const burst = await Promise.all(Array.from({ length: 5 }, (_, i) => postEvent(tenant, 'vibration.threshold_exceeded', { asset_id: pump, seq: i })));

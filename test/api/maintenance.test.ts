@@ -41,7 +41,11 @@ async function createPlan(t: TestTenant, body: Record<string, unknown>) {
 }
 
 async function newAsset(t: TestTenant, location?: object): Promise<string> {
-  const res = await api.request('/api/v1/assets', { method: 'POST', token: t.token, json: { name: `Pump ${randomUUID().slice(0, 4)}`, type: 'pump', ...(location ? { location } : {}) } });
+  const res = await api.request('/api/v1/assets', {
+    method: 'POST',
+    token: t.token,
+    json: { name: `Pump ${randomUUID().slice(0, 4)}`, type: 'pump', ...(location ? { location } : {}) },
+  });
   return res.body.id;
 }
 
@@ -102,7 +106,11 @@ describe('plans CRUD and the workflow behind each plan', () => {
 
     // A new grid start re-arms the running workflow; the answer shows its new due time.
     const newStart = hourAhead(72);
-    const put = await api.request(`${M}/plans/${plan.id}`, { method: 'PUT', token: tenant.token, json: { trigger: calendar(newStart, 'fixed', 2, 'days'), name: 'Grease bearings' } });
+    const put = await api.request(`${M}/plans/${plan.id}`, {
+      method: 'PUT',
+      token: tenant.token,
+      json: { trigger: calendar(newStart, 'fixed', 2, 'days'), name: 'Grease bearings' },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ name: 'Grease bearings', version: 2, next_due_at: newStart, interval_hours: 48 });
     expect((await handle.query('state')) as any).toMatchObject({ version: 2, next_due: { at: newStart } });
@@ -117,18 +125,30 @@ describe('plans CRUD and the workflow behind each plan', () => {
   });
 
   it('refuses invalid bodies with 422, foreign references, and the plan limit with 403', async () => {
-    const bad = await api.request(`${M}/plans`, { method: 'POST', token: tenant.token, json: { name: 'x', trigger: { type: 'calendar', every: 0, unit: 'weeks', start_at: '2030-01-01T08:00:00', mode: 'fixed' } } });
+    const bad = await api.request(`${M}/plans`, {
+      method: 'POST',
+      token: tenant.token,
+      json: { name: 'x', trigger: { type: 'calendar', every: 0, unit: 'weeks', start_at: '2030-01-01T08:00:00', mode: 'fixed' } },
+    });
     expectError(bad, 422, 'VALIDATION_ERROR');
     expect(bad.body.fields.map((f: { field: string }) => f.field).sort()).toEqual(['body.trigger.every', 'body.trigger.start_at']);
     expectError(await api.request(`${M}/plans`, { method: 'POST', token: tenant.token, json: { name: 'x', trigger: { type: 'weekly' } } }), 422, 'VALIDATION_ERROR');
     expectError(await api.request(`${M}/plans`, { method: 'POST', token: tenant.token, json: { name: 'x', trigger: counter(), task_prefix: 'pm' } }), 422, 'VALIDATION_ERROR');
-    expectError(await api.request(`${M}/plans`, { method: 'POST', token: tenant.token, json: { name: 'x', trigger: counter(), generate_ahead: '1 day' } }), 422, 'VALIDATION_ERROR');
+    expectError(
+      await api.request(`${M}/plans`, { method: 'POST', token: tenant.token, json: { name: 'x', trigger: counter(), generate_ahead: '1 day' } }),
+      422,
+      'VALIDATION_ERROR',
+    );
 
     const foreignAsset = await newAsset(other);
     const foreign = await api.request(`${M}/plans`, { method: 'POST', token: tenant.token, json: { name: 'x', trigger: counter(), asset_ids: [foreignAsset] } });
     expectError(foreign, 422, 'VALIDATION_ERROR');
     expect(foreign.body.fields[0].field).toBe('body.asset_ids');
-    const foreignUser = await api.request(`${M}/plans`, { method: 'POST', token: tenant.token, json: { name: 'x', trigger: counter(), notify: { recipients: [other.adminUserId], lead_time: 'P1D' } } });
+    const foreignUser = await api.request(`${M}/plans`, {
+      method: 'POST',
+      token: tenant.token,
+      json: { name: 'x', trigger: counter(), notify: { recipients: [other.adminUserId], lead_time: 'P1D' } },
+    });
     expectError(foreignUser, 422, 'VALIDATION_ERROR');
 
     const free = await createTenant(api, 'free');
@@ -222,7 +242,10 @@ describe('execute, preview and history', () => {
     expect((await get(t, `/plans/${fixed.id}/preview`)).body).toMatchObject({ action_on_due: 'skip', open_tasks: 1, task: { task_code: 'PM-000003' } });
 
     const history = await get(t, `/plans/${fixed.id}/history`);
-    expect(history.body).toMatchObject({ total: 1, items: [{ task_id: first.body.task_id, task_code: 'PM-000001', trigger: 'calendar', executed_by: t.adminUserId, outcome: 'created' }] });
+    expect(history.body).toMatchObject({
+      total: 1,
+      items: [{ task_id: first.body.task_id, task_code: 'PM-000001', trigger: 'calendar', executed_by: t.adminUserId, outcome: 'created' }],
+    });
     const task = await get(t, `/tasks/${first.body.task_id}`);
     expect(task.body).toMatchObject({ task_code: 'PM-000001', plan_id: fixed.id, status: 'open', title: 'Grease pump bearings', kind: 'preventive', trigger: 'calendar' });
     const created = await events(t, 'task.created');
@@ -296,7 +319,13 @@ describe('counter readings', () => {
 
     const r1 = await read(50);
     expect(r1.status).toBe(200);
-    expect(r1.body).toMatchObject({ reading: { value: 50, source: 'gateway-7', reset: false, total: 50, counter: 'operating_hours' }, thresholds_crossed: 0, executed: false, execution: null, next_threshold: 100 });
+    expect(r1.body).toMatchObject({
+      reading: { value: 50, source: 'gateway-7', reset: false, total: 50, counter: 'operating_hours' },
+      thresholds_crossed: 0,
+      executed: false,
+      execution: null,
+      next_threshold: 100,
+    });
     const r2 = await read(350);
     expect(r2.body).toMatchObject({ thresholds_crossed: 3, executed: true, execution: { outcome: 'created', task_code: 'PM-000001' }, next_threshold: 400 });
     expect((await get(t, `/tasks/${r2.body.execution.task_id}`)).body).toMatchObject({ trigger: 'counter', status: 'open' });
@@ -319,7 +348,10 @@ describe('counter readings', () => {
 
     const page = await get(t, `/plans/${plan.id}/counter/history?limit=2`);
     expect(page.body).toMatchObject({ total: 4, limit: 2 });
-    expect(page.body.items.map((r: { value: number; source: string }) => [r.value, r.source])).toEqual([[30, text], [20, 'gateway-7']]);
+    expect(page.body.items.map((r: { value: number; source: string }) => [r.value, r.source])).toEqual([
+      [30, text],
+      [20, 'gateway-7'],
+    ]);
     expect((await get(t, `/plans/${plan.id}/history`)).body.items).toMatchObject([{ trigger: 'counter', executed_by: 'system', thresholds_crossed: 3 }]);
 
     const calendarPlan = await createPlan(t, { trigger: calendar(hourAhead(24)) });
@@ -411,9 +443,19 @@ describe('compliance', () => {
     expect(res.body.average_delay_hours).toBeLessThan(240.1);
     expect(res.body.tasks.average_delay_hours).toBe(res.body.average_delay_hours);
     // Today alone: the late task is outside the period, so the first plan was executed on time too.
-    expect((await get(t, `/compliance?start_date=${today}&end_date=${today}`)).body).toMatchObject({ on_time_count: 2, overdue_count: 0, pending_count: 1, compliance_rate: 100, average_delay_hours: null });
+    expect((await get(t, `/compliance?start_date=${today}&end_date=${today}`)).body).toMatchObject({
+      on_time_count: 2,
+      overdue_count: 0,
+      pending_count: 1,
+      compliance_rate: 100,
+      average_delay_hours: null,
+    });
     expect((await get(t, `/compliance?start_date=${start}&end_date=${today}&plan_id=${plan.id}`)).body).toMatchObject({ total_plans: 1, overdue_count: 1, compliance_rate: 0 });
-    expect((await get(other, `/compliance?start_date=${start}&end_date=${today}&plan_id=${plan.id}`)).body).toMatchObject({ total_tasks: 0, total_plans: 0, compliance_rate: null });
+    expect((await get(other, `/compliance?start_date=${start}&end_date=${today}&plan_id=${plan.id}`)).body).toMatchObject({
+      total_tasks: 0,
+      total_plans: 0,
+      compliance_rate: null,
+    });
 
     expectError(await get(t, `/compliance?start_date=2024-02-30&end_date=2024-03-01`), 422, 'VALIDATION_ERROR');
     expectError(await get(t, `/compliance?start_date=2024-03-02&end_date=2024-03-01`), 422, 'VALIDATION_ERROR');
@@ -431,7 +473,16 @@ describe('optimize', () => {
     await api.deps.db('maintenance_tasks').insert(
       Array.from({ length: 8 }, (_, i) => {
         const due = new Date(Date.now() - (i + 1) * 7 * DAY);
-        return { tenant_id: t.tenantId, plan_id: plan.id, task_code: `HIST-${String(i + 1).padStart(6, '0')}`, title: 'old', due_at: due, status: 'done', completed_at: new Date(due.getTime() + HOUR), interval_hours: 168 };
+        return {
+          tenant_id: t.tenantId,
+          plan_id: plan.id,
+          task_code: `HIST-${String(i + 1).padStart(6, '0')}`,
+          title: 'old',
+          due_at: due,
+          status: 'done',
+          completed_at: new Date(due.getTime() + HOUR),
+          interval_hours: 168,
+        };
       }),
     );
     const draft = await post(t, `/plans/${plan.id}/optimize`);
@@ -467,7 +518,12 @@ describe('notifications', () => {
   it('test-notification sends a real mail to the plan recipients and says where it went', async () => {
     const t = await createTenant(api);
     const tech = await createUser(api, t.tenantId, 'technician');
-    const plan = await createPlan(t, { name: `Compressor ${randomUUID().slice(0, 6)}`, trigger: calendar(hourAhead(24)), notify: { recipients: [t.adminUserId], lead_time: 'P1D' }, assignee_id: tech.userId });
+    const plan = await createPlan(t, {
+      name: `Compressor ${randomUUID().slice(0, 6)}`,
+      trigger: calendar(hourAhead(24)),
+      notify: { recipients: [t.adminUserId], lead_time: 'P1D' },
+      assignee_id: tech.userId,
+    });
     const res = await post(t, `/plans/${plan.id}/test-notification`);
     expect(res.status).toBe(202);
     const techEmail = (await api.deps.db('users').where({ id: tech.userId }).first()).email;

@@ -38,11 +38,20 @@ it("delivers another tenant's webhooks within seconds while one tenant floods an
   const agent = await api.request('/api/v1/agents', {
     method: 'POST',
     token: noisy.token,
-    json: { name: 'Vibration watcher', type: 'machine', system_prompt: 'Watch vibration alarms.', trigger_config: { event_types: ['vibration.threshold_exceeded'], cooldown_minutes: 60 } },
+    json: {
+      name: 'Vibration watcher',
+      type: 'machine',
+      system_prompt: 'Watch vibration alarms.',
+      trigger_config: { event_types: ['vibration.threshold_exceeded'], cooldown_minutes: 60 },
+    },
   });
   expect(agent.status).toBe(201);
   const assetId = randomUUID();
-  const first = await api.request('/internal/events', { method: 'POST', token: internalToken, json: { tenant_id: noisy.tenantId, type: 'vibration.threshold_exceeded', data: { asset_id: assetId, rms_mm_s: 12 } } });
+  const first = await api.request('/internal/events', {
+    method: 'POST',
+    token: internalToken,
+    json: { tenant_id: noisy.tenantId, type: 'vibration.threshold_exceeded', data: { asset_id: assetId, rms_mm_s: 12 } },
+  });
   expect(first.status).toBe(202);
   await until(() => db('machine_agent_runs').where({ agent_id: agent.body.id }).whereNotNull('cooldown_until').first('id'), Boolean, 'the first run and its cooldown');
 

@@ -29,7 +29,12 @@ afterAll(() => api.close());
 const DAY = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY);
 
-interface Person { id: string; name: string; phone: string; email: string }
+interface Person {
+  id: string;
+  name: string;
+  phone: string;
+  email: string;
+}
 
 function person(label: string): Omit<Person, 'id'> {
   const tag = randomUUID().slice(0, 8);
@@ -40,30 +45,64 @@ function person(label: string): Omit<Person, 'id'> {
 async function seedSubject(tenantId: string, label: string): Promise<Person & { conversationId: string; taskId: string; csatResponseId: string; extractedRecordId: string }> {
   const db = api.deps.db;
   const p = person(label);
-  const [contact] = await db('contacts').insert({ tenant_id: tenantId, ...p }).returning('id');
+  const [contact] = await db('contacts')
+    .insert({ tenant_id: tenantId, ...p })
+    .returning('id');
   const [conversation] = await db('conversations').insert({ tenant_id: tenantId, agent_id: randomUUID(), contact_id: contact.id, channel: 'whatsapp' }).returning('id');
   await db('messages').insert([
     { tenant_id: tenantId, conversation_id: conversation.id, direction: 'inbound', body: `Hello, I am ${p.name}, mail me at ${p.email} or call ${p.phone}` },
     { tenant_id: tenantId, conversation_id: conversation.id, direction: 'outbound', body: 'Thanks, a technician will come by.' },
   ]);
   const [task] = await db('maintenance_tasks')
-    .insert({ tenant_id: tenantId, task_code: `T-${randomUUID().slice(0, 8)}`, title: 'Pump leak reported by a visitor', due_at: new Date(), contact_id: contact.id, notes: `Call back ${p.name} on ${p.phone}` })
+    .insert({
+      tenant_id: tenantId,
+      task_code: `T-${randomUUID().slice(0, 8)}`,
+      title: 'Pump leak reported by a visitor',
+      due_at: new Date(),
+      contact_id: contact.id,
+      notes: `Call back ${p.name} on ${p.phone}`,
+    })
     .returning('id');
   // Issue 8's categories: a CSAT answer with a comment naming the person, a record extracted from their mail.
-  const [survey] = await db('csat_surveys').insert({ tenant_id: tenantId, name: `Survey ${label}`, question: 'How did we do?', scale: 'csat_5', channels: ['whatsapp'] }).returning('id');
+  const [survey] = await db('csat_surveys')
+    .insert({ tenant_id: tenantId, name: `Survey ${label}`, question: 'How did we do?', scale: 'csat_5', channels: ['whatsapp'] })
+    .returning('id');
   const [csat] = await db('csat_responses')
-    .insert({ tenant_id: tenantId, survey_id: survey.id, conversation_id: conversation.id, contact_id: contact.id, score: 4, comment: `Quick fix, thanks from ${p.name}`, responded_at: new Date() })
+    .insert({
+      tenant_id: tenantId,
+      survey_id: survey.id,
+      conversation_id: conversation.id,
+      contact_id: contact.id,
+      score: 4,
+      comment: `Quick fix, thanks from ${p.name}`,
+      responded_at: new Date(),
+    })
     .returning('id');
   const fieldsDef = [{ name: 'requester_email', type: 'string' }];
-  const [template] = await db('extraction_templates').insert({ tenant_id: tenantId, name: `Request ${randomUUID()}`, fields: JSON.stringify(fieldsDef) }).returning('id');
+  const [template] = await db('extraction_templates')
+    .insert({ tenant_id: tenantId, name: `Request ${randomUUID()}`, fields: JSON.stringify(fieldsDef) })
+    .returning('id');
   const [record] = await db('extracted_records')
     .insert({
-      tenant_id: tenantId, template_id: template.id, template_fields: JSON.stringify(fieldsDef), subject_contact_id: contact.id, engine: 'built-in', model: 'built-in',
+      tenant_id: tenantId,
+      template_id: template.id,
+      template_fields: JSON.stringify(fieldsDef),
+      subject_contact_id: contact.id,
+      engine: 'built-in',
+      model: 'built-in',
       fields: JSON.stringify({ requester_email: { value: p.email, confidence: 0.9, source: { start: 0, end: p.email.length, text: p.email }, engine: 'built-in' } }),
     })
     .returning('id');
   await db.transaction((tx) =>
-    appendAudit(tx, { tenantId, actor: { type: 'system', id: null }, action: 'contact.created', resourceType: 'contact', resourceId: contact.id, requestId: null, subjectId: contact.id }),
+    appendAudit(tx, {
+      tenantId,
+      actor: { type: 'system', id: null },
+      action: 'contact.created',
+      resourceType: 'contact',
+      resourceId: contact.id,
+      requestId: null,
+      subjectId: contact.id,
+    }),
   );
   return { id: contact.id, ...p, conversationId: conversation.id, taskId: task.id, csatResponseId: csat.id, extractedRecordId: record.id };
 }
@@ -77,7 +116,10 @@ async function tablesContaining(needle: string): Promise<string[]> {
     .select('table_name', 'column_name');
   const hits: string[] = [];
   for (const c of columns) {
-    const row = await db(c.table_name).whereRaw('??::text ilike ?', [c.column_name, `%${needle}%`]).count({ n: '*' }).first();
+    const row = await db(c.table_name)
+      .whereRaw('??::text ilike ?', [c.column_name, `%${needle}%`])
+      .count({ n: '*' })
+      .first();
     if (Number(row?.n) > 0) hits.push(`${c.table_name}.${c.column_name}`);
   }
   return hits;
@@ -120,7 +162,8 @@ describe('registry', () => {
   });
 
   it('covers every table with a subject link or contact columns', async () => {
-    const rows = await api.deps.db('information_schema.columns')
+    const rows = await api.deps
+      .db('information_schema.columns')
       .where({ table_schema: 'public' })
       .where((w) => void w.whereIn('column_name', ['contact_id', 'subject_id', 'phone', 'email', 'subject_ref']).orWhere('column_name', 'like', '%\\_contact\\_id'))
       .distinct('table_name');
@@ -147,7 +190,8 @@ describe('settings', () => {
     expectError(await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { encryption: { in_transit: 'TLS 1.2' } } }), 422, 'VALIDATION_ERROR');
 
     const put = await api.request('/api/v1/privacy/settings', {
-      method: 'PUT', token: t.token,
+      method: 'PUT',
+      token: t.token,
       json: { retention: { audit_trail_days: 365, alerts_days: 30 }, encryption: { at_rest: 'AES-256' }, pii: { auto_redact: true } },
     });
     expect(put.status).toBe(200);
@@ -192,12 +236,24 @@ describe('export, erasure and isolation', () => {
     expect(download.status).toBe(200);
     const files = readStoredZip(Buffer.from(await download.arrayBuffer()));
     expect([...files.keys()].sort()).toEqual([
-      'audit_trail.json', 'contact.json', 'conversations.json', 'csat_invitations.json', 'csat_responses.json', 'extracted_record_corrections.json',
-      'extracted_records.json', 'files.json', 'maintenance_tasks.json', 'manifest.json', 'messages.json', 'tool_calls.json',
+      'audit_trail.json',
+      'contact.json',
+      'conversations.json',
+      'csat_invitations.json',
+      'csat_responses.json',
+      'extracted_record_corrections.json',
+      'extracted_records.json',
+      'files.json',
+      'maintenance_tasks.json',
+      'manifest.json',
+      'messages.json',
+      'tool_calls.json',
     ]);
     const json = (name: string) => JSON.parse(files.get(name)!.toString('utf8'));
     expect(json('csat_responses.json')).toEqual([expect.objectContaining({ id: alice.csatResponseId, score: 4, comment: `Quick fix, thanks from ${alice.name}` })]);
-    expect(json('extracted_records.json')).toEqual([expect.objectContaining({ id: alice.extractedRecordId, fields: expect.objectContaining({ requester_email: expect.objectContaining({ value: alice.email }) }) })]);
+    expect(json('extracted_records.json')).toEqual([
+      expect.objectContaining({ id: alice.extractedRecordId, fields: expect.objectContaining({ requester_email: expect.objectContaining({ value: alice.email }) }) }),
+    ]);
 
     expect(json('contact.json')).toEqual([expect.objectContaining({ id: alice.id, name: alice.name, phone: alice.phone, email: alice.email })]);
     expect(json('conversations.json')).toEqual([expect.objectContaining({ id: alice.conversationId, channel: 'whatsapp' })]);
@@ -221,8 +277,17 @@ describe('export, erasure and isolation', () => {
       expect(part.count).toBe(JSON.parse(content.toString('utf8')).length);
     }
     expect(Object.fromEntries(manifest.parts.map((p: any) => [p.category, p.count]))).toEqual({
-      messages: 2, conversations: 1, maintenance_tasks: 1, audit_trail: 2, contact: 1,
-      csat_responses: 1, csat_invitations: 0, extracted_records: 1, extracted_record_corrections: 0, files: 0, tool_calls: 0,
+      messages: 2,
+      conversations: 1,
+      maintenance_tasks: 1,
+      audit_trail: 2,
+      contact: 1,
+      csat_responses: 1,
+      csat_invitations: 0,
+      extracted_records: 1,
+      extracted_record_corrections: 0,
+      files: 0,
+      tool_calls: 0,
     });
 
     // Workflow history: ids and counts only.
@@ -232,7 +297,15 @@ describe('export, erasure and isolation', () => {
 
   it("puts the MinIO objects of a category's rows (uploaded files) into the ZIP", async () => {
     // A stand-in for the future files category: the subject's earlier export rows and their ZIPs.
-    const uploads = { name: 'uploads', table: 'privacy_exports', link: { kind: 'column' as const, column: 'subject_id' }, erasure: { kind: 'delete' as const }, exportColumns: ['id', 'format'], keyColumn: 'id', objectKeyColumn: 'object_key' };
+    const uploads = {
+      name: 'uploads',
+      table: 'privacy_exports',
+      link: { kind: 'column' as const, column: 'subject_id' },
+      erasure: { kind: 'delete' as const },
+      exportColumns: ['id', 'format'],
+      keyColumn: 'id',
+      objectKeyColumn: 'object_key',
+    };
     const activities = createPrivacyExportActivities({ db: api.deps.db, objectStore: api.deps.objectStore, categories: [uploads] });
     const [row] = await api.deps.db('privacy_exports').insert({ tenant_id: t.tenantId, subject_id: alice.id }).returning('id');
     const built = await activities.buildSubjectExport({ tenantId: t.tenantId, exportId: row.id });
@@ -262,7 +335,10 @@ describe('export, erasure and isolation', () => {
     expect(again.status).toBe(202);
     expect(again.body).toMatchObject({ export_id: exportId, status: 'ready', url: expect.any(String) });
     // Age the ready export past its 24 h.
-    await api.deps.db('privacy_exports').where({ id: exportId }).update({ expires_at: daysAgo(0.001), ready_at: daysAgo(1.001) });
+    await api.deps
+      .db('privacy_exports')
+      .where({ id: exportId })
+      .update({ expires_at: daysAgo(0.001), ready_at: daysAgo(1.001) });
     const expired = await api.request(`/api/v1/privacy/exports/${exportId}`, { token: t.token });
     expect(expired.body).toMatchObject({ status: 'expired', url: null });
     const fresh = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
@@ -273,20 +349,36 @@ describe('export, erasure and isolation', () => {
 
   it("answers 404 for unknown subjects and for another tenant's subject, export and erasure", async () => {
     expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: randomUUID(), format: 'json' } }), 404, 'NOT_FOUND');
-    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: 'not-a-uuid', format: 'json' } }), 422, 'VALIDATION_ERROR');
+    expectError(
+      await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: 'not-a-uuid', format: 'json' } }),
+      422,
+      'VALIDATION_ERROR',
+    );
     expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: other.token, json: { subject_id: alice.id, format: 'json' } }), 404, 'NOT_FOUND');
     expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'csv' } }), 422, 'VALIDATION_ERROR');
     expectError(await api.request(`/api/v1/privacy/exports/${exportId}`, { token: other.token }), 404, 'NOT_FOUND');
     expectError(await api.request('/api/v1/privacy/exports/nope', { token: t.token }), 404, 'NOT_FOUND');
-    expectError(await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: other.token, json: { subject_id: alice.id, reason: 'request', preserve_audit: true } }), 404, 'NOT_FOUND');
-    expectError(await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: randomUUID(), reason: 'request', preserve_audit: true } }), 404, 'NOT_FOUND');
+    expectError(
+      await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: other.token, json: { subject_id: alice.id, reason: 'request', preserve_audit: true } }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: randomUUID(), reason: 'request', preserve_audit: true } }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('erases with preserve_audit: no trace of the name, phone or email anywhere, the hash kept, the chain valid', async () => {
     const exportKeys = (await api.deps.db('privacy_exports').where({ subject_id: alice.id }).pluck('object_key')) as string[];
     expect(exportKeys.length).toBe(2);
     expect((await bucketObjectsContaining(`privacy-exports/${t.tenantId}/`, [alice.email])).sort()).toEqual([...exportKeys].sort());
-    const res = await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, reason: 'GDPR art. 17 request', preserve_audit: true } });
+    const res = await api.request('/api/v1/privacy/erase-subject', {
+      method: 'POST',
+      token: t.token,
+      json: { subject_id: alice.id, reason: 'GDPR art. 17 request', preserve_audit: true },
+    });
     expect(res.status).toBe(202);
     const erasureId = res.body.erasure_id;
     const done = await untilValue(async () => {
@@ -309,7 +401,11 @@ describe('export, erasure and isolation', () => {
     expect(await api.deps.db('extracted_records').where({ id: alice.extractedRecordId }).first()).toBeUndefined();
     expect(await api.deps.db('extracted_records').where({ id: bob.extractedRecordId }).first('subject_contact_id')).toEqual({ subject_contact_id: bob.id });
     // The task stays, unlinked and without the notes about the person.
-    expect(await api.deps.db('maintenance_tasks').where({ id: alice.taskId }).first('contact_id', 'notes', 'title')).toEqual({ contact_id: null, notes: null, title: 'Pump leak reported by a visitor' });
+    expect(await api.deps.db('maintenance_tasks').where({ id: alice.taskId }).first('contact_id', 'notes', 'title')).toEqual({
+      contact_id: null,
+      notes: null,
+      title: 'Pump leak reported by a visitor',
+    });
 
     const hash = await subjectHash(api.deps.db, t.tenantId, alice.id);
     const audit = await api.deps.db('audit_log').where({ tenant_id: t.tenantId, subject_hash: hash }).select('subject_ref');
@@ -341,25 +437,49 @@ describe('purge-old', () => {
     const p = await createTenant(api);
     const db = api.deps.db;
     const [asset] = await db('assets').insert({ tenant_id: p.tenantId, name: 'Pump', type: 'pump' }).returning('id');
-    const event = (days: number) => ({ tenant_id: p.tenantId, asset_id: asset.id, event_type: 'door.opened', ts: daysAgo(days), sender_event_id: randomUUID(), received_at: daysAgo(days) });
+    const event = (days: number) => ({
+      tenant_id: p.tenantId,
+      asset_id: asset.id,
+      event_type: 'door.opened',
+      ts: daysAgo(days),
+      sender_event_id: randomUUID(),
+      received_at: daysAgo(days),
+    });
     await db('machine_events').insert([event(200), event(100), event(10)]);
     const contact = await seedSubject(p.tenantId, 'Carol');
-    await db('conversations').where({ id: contact.conversationId }).update({ started_at: daysAgo(130), status: 'closed', closed_at: daysAgo(120) });
+    await db('conversations')
+      .where({ id: contact.conversationId })
+      .update({ started_at: daysAgo(130), status: 'closed', closed_at: daysAgo(120) });
     // An open conversation started long ago stays; only its old messages go.
-    const [open] = await db('conversations').insert({ tenant_id: p.tenantId, agent_id: randomUUID(), contact_id: contact.id, channel: 'email', started_at: daysAgo(300) }).returning('id');
+    const [open] = await db('conversations')
+      .insert({ tenant_id: p.tenantId, agent_id: randomUUID(), contact_id: contact.id, channel: 'email', started_at: daysAgo(300) })
+      .returning('id');
     await db('messages').insert([
       { tenant_id: p.tenantId, conversation_id: open.id, direction: 'inbound', body: 'old', created_at: daysAgo(299) },
       { tenant_id: p.tenantId, conversation_id: open.id, direction: 'inbound', body: 'recent', created_at: daysAgo(2) },
     ]);
-    await db('messages').where({ conversation_id: contact.conversationId }).update({ created_at: daysAgo(120) });
-    await db('extracted_records').where({ id: contact.extractedRecordId }).update({ created_at: daysAgo(120) });
+    await db('messages')
+      .where({ conversation_id: contact.conversationId })
+      .update({ created_at: daysAgo(120) });
+    await db('extracted_records')
+      .where({ id: contact.extractedRecordId })
+      .update({ created_at: daysAgo(120) });
     expectError(await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: '90 days' } }), 422, 'VALIDATION_ERROR');
     expectError(await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: '2999-01-01' } }), 422, 'VALIDATION_ERROR');
 
     const res = await api.request('/api/v1/privacy/purge-old', { method: 'POST', token: p.token, json: { older_than: 'P90D' } });
     expect(res.status).toBe(200);
     expect(res.body.counts).toEqual({
-      messages: 3, conversations: 1, audit_trail: 0, machine_events: 2, alerts: 0, extracted_records: 1, extractions: 0, tool_calls: 0, sensor_readings: 0, outbox_events: 0,
+      messages: 3,
+      conversations: 1,
+      audit_trail: 0,
+      machine_events: 2,
+      alerts: 0,
+      extracted_records: 1,
+      extractions: 0,
+      tool_calls: 0,
+      sensor_readings: 0,
+      outbox_events: 0,
     });
     expect(await db('extracted_records').where({ id: contact.extractedRecordId }).first()).toBeUndefined();
     expect(await db('messages').where({ conversation_id: open.id }).pluck('body')).toEqual(['recent']);
@@ -374,8 +494,18 @@ describe('audit retention', () => {
   it('deletes audit rows past 365 days from the head of the chain, which still verifies; younger rows are refused', async () => {
     const db = api.deps.db;
     const { randomBytes } = await import('node:crypto');
-    const [tenant] = await db('tenants').insert({ name: 'Old', slug: `old-${randomUUID()}`, plan: 'free', audit_salt: randomBytes(16) }).returning('id');
-    const entry = (occurredAt: Date) => ({ tenantId: tenant.id, actor: { type: 'system' as const, id: null }, action: 'x.done', resourceType: 'x', resourceId: null, requestId: null, occurredAt });
+    const [tenant] = await db('tenants')
+      .insert({ name: 'Old', slug: `old-${randomUUID()}`, plan: 'free', audit_salt: randomBytes(16) })
+      .returning('id');
+    const entry = (occurredAt: Date) => ({
+      tenantId: tenant.id,
+      actor: { type: 'system' as const, id: null },
+      action: 'x.done',
+      resourceType: 'x',
+      resourceId: null,
+      requestId: null,
+      occurredAt,
+    });
     for (const age of [500, 400, 100, 0]) await db.transaction((tx) => appendAudit(tx, entry(daysAgo(age))));
     const audit = categoryByName('audit_trail');
     const retention = audit.retention!;
@@ -388,21 +518,39 @@ describe('audit retention', () => {
   it('no session setting lifts the append-only guard: deletes pass only through the purge function, owned by a role nobody can log in as or become', async () => {
     const db = api.deps.db;
     const { randomBytes } = await import('node:crypto');
-    const [tenant] = await db('tenants').insert({ name: 'Guarded', slug: `guarded-${randomUUID()}`, plan: 'free', audit_salt: randomBytes(16) }).returning('id');
-    await db.transaction((tx) => appendAudit(tx, { tenantId: tenant.id, actor: { type: 'system', id: null }, action: 'x.done', resourceType: 'x', resourceId: null, requestId: null, occurredAt: daysAgo(500) }));
+    const [tenant] = await db('tenants')
+      .insert({ name: 'Guarded', slug: `guarded-${randomUUID()}`, plan: 'free', audit_salt: randomBytes(16) })
+      .returning('id');
+    await db.transaction((tx) =>
+      appendAudit(tx, {
+        tenantId: tenant.id,
+        actor: { type: 'system', id: null },
+        action: 'x.done',
+        resourceType: 'x',
+        resourceId: null,
+        requestId: null,
+        occurredAt: daysAgo(500),
+      }),
+    );
     // The setting that used to open the guard opens nothing now, even for rows past 365 days.
-    await expect(db.transaction(async (tx) => {
-      await tx.raw(`set local app.audit_retention_purge = 'on'`);
-      await tx('audit_log').where({ tenant_id: tenant.id }).delete();
-    })).rejects.toThrow(/append-only/);
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.raw(`set local app.audit_retention_purge = 'on'`);
+        await tx('audit_log').where({ tenant_id: tenant.id }).delete();
+      }),
+    ).rejects.toThrow(/append-only/);
     expect(await db('audit_log').where({ tenant_id: tenant.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
 
-    const role = (await db.raw(`select rolcanlogin, (select count(*) from pg_auth_members m where m.roleid = r.oid)::int as members from pg_roles r where rolname = 'audit_purger'`)).rows[0];
+    const role = (
+      await db.raw(`select rolcanlogin, (select count(*) from pg_auth_members m where m.roleid = r.oid)::int as members from pg_roles r where rolname = 'audit_purger'`)
+    ).rows[0];
     expect(role).toEqual({ rolcanlogin: false, members: 0 });
-    const fn = (await db.raw(`
+    const fn = (
+      await db.raw(`
       select pg_get_userbyid(p.proowner) as owner, p.prosecdef as security_definer,
              has_function_privilege('public', p.oid, 'execute') as public_execute
-      from pg_proc p where p.proname = 'audit_log_purge_expired'`)).rows;
+      from pg_proc p where p.proname = 'audit_log_purge_expired'`)
+    ).rows;
     expect(fn).toEqual([{ owner: 'audit_purger', security_definer: true, public_execute: false }]);
 
     // The function itself keeps the 365-day floor and the tenant filter.
@@ -414,7 +562,13 @@ describe('audit retention', () => {
 
 describe('retention of every copy of machine data (issue 21)', () => {
   const reading = (tenantId: string, assetId: string, days: number) => ({
-    tenant_id: tenantId, asset_id: assetId, parameter: 'temperature', ts: daysAgo(days), value: 40, sender_event_id: randomUUID(), received_at: daysAgo(days),
+    tenant_id: tenantId,
+    asset_id: assetId,
+    parameter: 'temperature',
+    ts: daysAgo(days),
+    value: 40,
+    sender_event_id: randomUUID(),
+    received_at: daysAgo(days),
   });
 
   it('expires only dispatched outbox rows: an event still owed to a webhook or an agent stays', async () => {
@@ -424,8 +578,17 @@ describe('retention of every copy of machine data (issue 21)', () => {
     // Inside one uncommitted transaction, so the running dispatcher never sees the undispatched row.
     const rollback = new Error('rollback');
     const checked = db.transaction(async (tx) => {
-      const row = (days: number, dispatched: boolean) => ({ tenant_id: u.tenantId, type: 'machine.cycle.done', data: {}, occurred_at: daysAgo(days), created_at: daysAgo(days), dispatched_at: dispatched ? daysAgo(days) : null });
-      const [oldDone, oldOwed, recent] = await tx('outbox_events').insert([row(100, true), row(100, false), row(10, true)]).returning('id');
+      const row = (days: number, dispatched: boolean) => ({
+        tenant_id: u.tenantId,
+        type: 'machine.cycle.done',
+        data: {},
+        occurred_at: daysAgo(days),
+        created_at: daysAgo(days),
+        dispatched_at: dispatched ? daysAgo(days) : null,
+      });
+      const [oldDone, oldOwed, recent] = await tx('outbox_events')
+        .insert([row(100, true), row(100, false), row(10, true)])
+        .returning('id');
       expect(await deleteExpiredBatch(tx, u.tenantId, { ...outbox, retention: outbox.retention! }, [{ before: daysAgo(90) }], 100)).toBe(1);
       const left = await tx('outbox_events').whereIn('id', [oldDone.id, oldOwed.id, recent.id]).pluck('id');
       expect(left.sort()).toEqual([oldOwed.id, recent.id].sort());
@@ -444,16 +607,36 @@ describe('retention of every copy of machine data (issue 21)', () => {
     const [oldReading, recentReading] = [reading(r.tenantId, asset.id, 100), reading(r.tenantId, asset.id, 20)];
     const othersReading = reading(keep.tenantId, keptAsset.id, 100);
     await db('sensor_readings').insert([oldReading, recentReading, othersReading]);
-    const event = (tenantId: string, days: number) => ({ tenant_id: tenantId, type: 'machine.cycle.done', data: { n: 1 }, occurred_at: daysAgo(days), created_at: daysAgo(days), dispatched_at: daysAgo(days) });
-    const [oldEvent, recentEvent, othersEvent] = await db('outbox_events').insert([event(r.tenantId, 100), event(r.tenantId, 20), event(keep.tenantId, 100)]).returning('id');
+    const event = (tenantId: string, days: number) => ({
+      tenant_id: tenantId,
+      type: 'machine.cycle.done',
+      data: { n: 1 },
+      occurred_at: daysAgo(days),
+      created_at: daysAgo(days),
+      dispatched_at: daysAgo(days),
+    });
+    const [oldEvent, recentEvent, othersEvent] = await db('outbox_events')
+      .insert([event(r.tenantId, 100), event(r.tenantId, 20), event(keep.tenantId, 100)])
+      .returning('id');
 
     const client = await api.deps.temporal.client();
     await client.schedule.getHandle(RETENTION_SCHEDULE.id).trigger();
-    await untilValue(async () => !(await db('sensor_readings').where({ tenant_id: r.tenantId, sender_event_id: oldReading.sender_event_id }).first('ts')) && !(await db('outbox_events').where({ id: oldEvent.id }).first('id')), 'the old reading and event purged', 60_000);
+    await untilValue(
+      async () =>
+        !(await db('sensor_readings').where({ tenant_id: r.tenantId, sender_event_id: oldReading.sender_event_id }).first('ts')) &&
+        !(await db('outbox_events').where({ id: oldEvent.id }).first('id')),
+      'the old reading and event purged',
+      60_000,
+    );
 
     expect(await db('sensor_readings').where({ tenant_id: r.tenantId }).pluck('sender_event_id')).toEqual([recentReading.sender_event_id]);
     expect(await db('sensor_readings').where({ tenant_id: keep.tenantId }).pluck('sender_event_id')).toEqual([othersReading.sender_event_id]);
-    expect(await db('outbox_events').whereIn('id', [oldEvent.id, recentEvent.id, othersEvent.id]).pluck('id').then((ids) => ids.sort())).toEqual([recentEvent.id, othersEvent.id].sort());
+    expect(
+      await db('outbox_events')
+        .whereIn('id', [oldEvent.id, recentEvent.id, othersEvent.id])
+        .pluck('id')
+        .then((ids) => ids.sort()),
+    ).toEqual([recentEvent.id, othersEvent.id].sort());
   });
 });
 

@@ -21,14 +21,26 @@ afterAll(() => api?.close());
 async function pumpWithVibration(level: (day: number) => number, type = 'pump', owner = tenant): Promise<string> {
   const created = await api.request('/api/v1/assets', { method: 'POST', token: owner.token, json: { name: `Pump ${randomUUID().slice(0, 6)}`, type } });
   const id = created.body.id;
-  const baseline = await api.request(`/api/v1/assets/${id}/baselines`, { method: 'POST', token: owner.token, json: { parameter: 'vibration', baseline_value: 2.5, tolerance_percent: 20, measurement_unit: 'mm/s' } });
+  const baseline = await api.request(`/api/v1/assets/${id}/baselines`, {
+    method: 'POST',
+    token: owner.token,
+    json: { parameter: 'vibration', baseline_value: 2.5, tolerance_percent: 20, measurement_unit: 'mm/s' },
+  });
   expect(baseline.status).toBe(201);
   // 30 days, every 2 hours (361 readings, in batches of at most 500), with ±2 % of noise.
   const now = Date.now();
   const readings = Array.from({ length: 361 }, (_, i) => {
     const day = i / 12;
     const noise = 1 + 0.02 * Math.sin(i * 12.9898);
-    return { event_id: `gw-${randomUUID()}`, asset_id: id, parameter: 'vibration', value: Math.round(level(day) * noise * 1000) / 1000, unit: 'mm/s', timestamp: new Date(now - (30 - day) * DAY).toISOString(), source: 'gw-1' };
+    return {
+      event_id: `gw-${randomUUID()}`,
+      asset_id: id,
+      parameter: 'vibration',
+      value: Math.round(level(day) * noise * 1000) / 1000,
+      unit: 'mm/s',
+      timestamp: new Date(now - (30 - day) * DAY).toISOString(),
+      source: 'gw-1',
+    };
   });
   const ingested = await api.request('/api/v1/machine/readings/batch', { method: 'POST', token: owner.token, json: { readings } });
   expect(ingested.status).toBe(200);
@@ -85,16 +97,27 @@ async function fleetWithRepairs(owner: TestTenant, type: string, pumps: number, 
     const res = await api.request('/api/v1/assets', { method: 'POST', token: owner.token, json: { name: `Fleet pump ${i}`, type } });
     ids.push(res.body.id);
   }
-  await api.deps.db('assets').whereIn('id', ids).update({ created_at: new Date(Date.now() - 400 * DAY) });
+  await api.deps
+    .db('assets')
+    .whereIn('id', ids)
+    .update({ created_at: new Date(Date.now() - 400 * DAY) });
   await api.deps.db.transaction(async (tx) => {
     for (let i = 0; i <= repairs; i++) {
-      const task = await createCorrectiveTask(tx, { tenantId: owner.tenantId, assetId: ids[i % pumps]!, title: `Repair ${i}`, priority: 'high', dueAt: new Date(), createdBy: 'machine_agent', agentId: randomUUID() });
+      const task = await createCorrectiveTask(tx, {
+        tenantId: owner.tenantId,
+        assetId: ids[i % pumps]!,
+        title: `Repair ${i}`,
+        priority: 'high',
+        dueAt: new Date(),
+        createdBy: 'machine_agent',
+        agentId: randomUUID(),
+      });
       if (i === repairs) await tx('maintenance_tasks').where({ id: task.id }).update({ status: 'cancelled' }); // opened by mistake: not a failure
     }
   });
 }
 
-it('adds the asset type\'s corrective history as a failure prior, from this tenant only', async () => {
+it("adds the asset type's corrective history as a failure prior, from this tenant only", async () => {
   const type = `pump-${randomUUID().slice(0, 6)}`;
   // 4 pumps of the type for a year with 8 repairs: 2 per pump-year. Another tenant's pumps of the
   // same type name, repaired 40 times, are not this tenant's history.

@@ -8,11 +8,12 @@ async function fakeModel(): Promise<{ url: string; requests: { auth: string | un
   const requests: { auth: string | undefined; body: any }[] = [];
   let status = 200;
   let reply = 'You are a careful assistant. (rewritten by the fake model)';
-  const read = (req: IncomingMessage) => new Promise<string>((resolve) => {
-    let data = '';
-    req.on('data', (c) => (data += c));
-    req.on('end', () => resolve(data));
-  });
+  const read = (req: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let data = '';
+      req.on('data', (c) => (data += c));
+      req.on('end', () => resolve(data));
+    });
   const server: Server = createServer(
     requestListener(async (req, res) => {
       requests.push({ auth: req.headers.authorization, body: JSON.parse(await read(req)) });
@@ -52,8 +53,13 @@ describe('POST /api/v1/prompts/optimize', () => {
     expect(res.body.engine).toBe('built-in');
     expect(res.body.model).toBe('built-in');
     expect(res.body.checks.map((c: any) => `${c.id}:${c.passed}:${c.engine}`)).toEqual([
-      'role:false:built-in', 'constraints:false:built-in', 'output_format:false:built-in', 'tone:false:built-in',
-      'language:false:built-in', 'safety:false:built-in', 'length:false:built-in',
+      'role:false:built-in',
+      'constraints:false:built-in',
+      'output_format:false:built-in',
+      'tone:false:built-in',
+      'language:false:built-in',
+      'safety:false:built-in',
+      'length:false:built-in',
     ]);
     expect(res.body.changes.map((c: any) => c.check)).toEqual(['role', 'constraints', 'output_format', 'tone', 'language', 'safety']);
     expect(res.body.changes.every((c: any) => c.engine === 'built-in' && c.why.length > 20)).toBe(true);

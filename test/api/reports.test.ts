@@ -37,9 +37,18 @@ afterAll(() => api.close());
 async function seed(tenantId: string): Promise<void> {
   const db = api.deps.db;
   // Maintenance: interval 240 h → grace 24 h. Jan: on time + late; Feb: 2 on time + 1 open overdue; 1 cancelled.
-  const [plan] = await db('maintenance_plans').insert({ tenant_id: tenantId, name: 'Pump PM', trigger: JSON.stringify({ type: 'calendar', every: 'P10D' }), interval_hours: 240 }).returning('id');
+  const [plan] = await db('maintenance_plans')
+    .insert({ tenant_id: tenantId, name: 'Pump PM', trigger: JSON.stringify({ type: 'calendar', every: 'P10D' }), interval_hours: 240 })
+    .returning('id');
   const task = (code: string, due: string, completed: string | null, status: string) => ({
-    tenant_id: tenantId, plan_id: plan.id, task_code: code, title: `Inspect pump ${code}`, due_at: at(due), completed_at: completed ? at(completed) : null, status, interval_hours: 240,
+    tenant_id: tenantId,
+    plan_id: plan.id,
+    task_code: code,
+    title: `Inspect pump ${code}`,
+    due_at: at(due),
+    completed_at: completed ? at(completed) : null,
+    status,
+    interval_hours: 240,
   });
   await db('maintenance_tasks').insert([
     task('PM-1', '2025-01-05T08:00:00Z', '2025-01-05T12:00:00Z', 'done'),
@@ -56,31 +65,75 @@ async function seed(tenantId: string): Promise<void> {
     .returning(['id', 'name']);
   const id = (name: string) => assets.find((a) => a.name === name)!.id as string;
   await db('asset_health').insert(
-    [['Boiler B1', 20, 'critical'], ['Conveyor C2', 45, 'poor'], ['Press P3', 95, 'excellent']].map(([name, score, status]) => ({
-      tenant_id: tenantId, asset_id: id(name as string), health_score: score, status, factors: '[]', last_updated: new Date(),
+    [
+      ['Boiler B1', 20, 'critical'],
+      ['Conveyor C2', 45, 'poor'],
+      ['Press P3', 95, 'excellent'],
+    ].map(([name, score, status]) => ({
+      tenant_id: tenantId,
+      asset_id: id(name as string),
+      health_score: score,
+      status,
+      factors: '[]',
+      last_updated: new Date(),
     })),
   );
-  await db('maintenance_tasks').insert({ tenant_id: tenantId, task_code: 'CM-1', title: 'Fix boiler', due_at: new Date(Date.now() + 48 * HOUR), asset_ids: [id('Boiler B1')], kind: 'corrective' });
+  await db('maintenance_tasks').insert({
+    tenant_id: tenantId,
+    task_code: 'CM-1',
+    title: 'Fix boiler',
+    due_at: new Date(Date.now() + 48 * HOUR),
+    asset_ids: [id('Boiler B1')],
+    kind: 'corrective',
+  });
 
   // Alerts: critical 3 days old, warning 1 day old, one resolved (not listed).
   const baseline = async (asset: string, parameter: string) =>
-    (await db('asset_baselines').insert({ tenant_id: tenantId, asset_id: id(asset), parameter, baseline_value: 80, tolerance_percent: 10 }).returning('id'))[0].id;
+    (
+      await db('asset_baselines')
+        .insert({ tenant_id: tenantId, asset_id: id(asset), parameter, baseline_value: 80, tolerance_percent: 10 })
+        .returning('id')
+    )[0].id;
   const alert = async (asset: string, parameter: string, severity: string, status: string, ageHours: number) =>
     db('asset_alerts').insert({
-      tenant_id: tenantId, asset_id: id(asset), baseline_id: await baseline(asset, parameter), parameter, status, direction: 'above', severity,
-      baseline_value: 80, lower_bound: 72, upper_bound: 88, value: 97.5, peak_value: 101.25, last_value: 97.5,
-      raised_at: new Date(Date.now() - ageHours * HOUR), last_reading_at: new Date(), resolved_at: status === 'resolved' ? new Date() : null,
+      tenant_id: tenantId,
+      asset_id: id(asset),
+      baseline_id: await baseline(asset, parameter),
+      parameter,
+      status,
+      direction: 'above',
+      severity,
+      baseline_value: 80,
+      lower_bound: 72,
+      upper_bound: 88,
+      value: 97.5,
+      peak_value: 101.25,
+      last_value: 97.5,
+      raised_at: new Date(Date.now() - ageHours * HOUR),
+      last_reading_at: new Date(),
+      resolved_at: status === 'resolved' ? new Date() : null,
     });
   await alert('Boiler B1', 'temperature', 'critical', 'open', 72);
   await alert('Conveyor C2', 'vibration', 'warning', 'acknowledged', 24);
   await alert('Press P3', 'pressure', 'warning', 'resolved', 200);
 
   // Webhook (paused: it must not receive this test's events): d1 fails then succeeds, d2 succeeds, d3 fails for good.
-  const [hook] = await db('webhooks').insert({ tenant_id: tenantId, url: 'https://hooks.example.com/in?token=secret', events: ['*'], status: 'paused', secret_encrypted: 'x' }).returning('id');
+  const [hook] = await db('webhooks')
+    .insert({ tenant_id: tenantId, url: 'https://hooks.example.com/in?token=secret', events: ['*'], status: 'paused', secret_encrypted: 'x' })
+    .returning('id');
   const [d1, d2, d3] = [randomUUID(), randomUUID(), randomUUID()];
   const attempt = (delivery: string, n: number, status: string, latency: number, day: string, next: boolean) => ({
-    tenant_id: tenantId, webhook_id: hook.id, delivery_id: delivery, event_id: randomUUID(), event_type: 'asset.created', attempt: n, status,
-    status_code: status === 'succeeded' ? 200 : 500, latency_ms: latency, created_at: at(day), next_attempt_at: next ? at(day) : null,
+    tenant_id: tenantId,
+    webhook_id: hook.id,
+    delivery_id: delivery,
+    event_id: randomUUID(),
+    event_type: 'asset.created',
+    attempt: n,
+    status,
+    status_code: status === 'succeeded' ? 200 : 500,
+    latency_ms: latency,
+    created_at: at(day),
+    next_attempt_at: next ? at(day) : null,
   });
   await db('webhook_deliveries').insert([
     attempt(d1, 1, 'failed', 100, '2025-01-10T10:00:00Z', true),
@@ -91,12 +144,22 @@ async function seed(tenantId: string): Promise<void> {
   ]);
 
   // CSAT: 1-5 scores 5, 4, 2, 5 → 75 %; 0-10 scores 10, 9, 3, 7 → NPS 25.
-  const [csat] = await db('csat_surveys').insert({ tenant_id: tenantId, name: 'Support CSAT', question: 'How did we do?', scale: 'csat_5', channels: ['email'] }).returning('id');
-  const [nps] = await db('csat_surveys').insert({ tenant_id: tenantId, name: 'Support NPS', question: 'Recommend us?', scale: 'nps_10', channels: ['email'] }).returning('id');
+  const [csat] = await db('csat_surveys')
+    .insert({ tenant_id: tenantId, name: 'Support CSAT', question: 'How did we do?', scale: 'csat_5', channels: ['email'] })
+    .returning('id');
+  const [nps] = await db('csat_surveys')
+    .insert({ tenant_id: tenantId, name: 'Support NPS', question: 'Recommend us?', scale: 'nps_10', channels: ['email'] })
+    .returning('id');
   const response = (survey: string, score: number, day: string) => ({ tenant_id: tenantId, survey_id: survey, score, responded_at: at(day) });
   await db('csat_responses').insert([
-    response(csat.id, 5, '2025-01-03T10:00:00Z'), response(csat.id, 4, '2025-01-04T10:00:00Z'), response(csat.id, 2, '2025-02-05T10:00:00Z'), response(csat.id, 5, '2025-02-06T10:00:00Z'),
-    response(nps.id, 10, '2025-01-07T10:00:00Z'), response(nps.id, 9, '2025-01-08T10:00:00Z'), response(nps.id, 3, '2025-02-09T10:00:00Z'), response(nps.id, 7, '2025-02-10T10:00:00Z'),
+    response(csat.id, 5, '2025-01-03T10:00:00Z'),
+    response(csat.id, 4, '2025-01-04T10:00:00Z'),
+    response(csat.id, 2, '2025-02-05T10:00:00Z'),
+    response(csat.id, 5, '2025-02-06T10:00:00Z'),
+    response(nps.id, 10, '2025-01-07T10:00:00Z'),
+    response(nps.id, 9, '2025-01-08T10:00:00Z'),
+    response(nps.id, 3, '2025-02-09T10:00:00Z'),
+    response(nps.id, 7, '2025-02-10T10:00:00Z'),
     response(csat.id, 1, '2025-03-02T10:00:00Z'), // after the period
   ]);
 }
@@ -138,7 +201,12 @@ const rows = (wb: ExcelJS.Workbook, sheet: string) => {
   ws.eachRow((row) => out.push((row.values as unknown[]).slice(1)));
   return out;
 };
-const figures = (wb: ExcelJS.Workbook) => Object.fromEntries(rows(wb, 'Summary').filter((r) => r.length === 2 && typeof r[0] === 'string').map((r) => [r[0], r[1]]));
+const figures = (wb: ExcelJS.Workbook) =>
+  Object.fromEntries(
+    rows(wb, 'Summary')
+      .filter((r) => r.length === 2 && typeof r[0] === 'string')
+      .map((r) => [r[0], r[1]]),
+  );
 
 let brandingId: string;
 
@@ -146,7 +214,14 @@ describe('brandings', () => {
   it('creates a branding with a PNG logo, refuses other files and bad colours, updates and lists', async () => {
     const logo = await upload(t.token, 'logo.png', pngLogo(), 'image/png');
     const text = await upload(t.token, 'notes.txt', Buffer.from('not an image\n'), 'text/plain');
-    const body = { name: 'Default', company_name: 'Acme Plant Services', logo_file_id: logo, primary_color: '#0b6e4f', accent_color: '#F2A541', footer_text: 'Confidential – Acme internal' };
+    const body = {
+      name: 'Default',
+      company_name: 'Acme Plant Services',
+      logo_file_id: logo,
+      primary_color: '#0b6e4f',
+      accent_color: '#F2A541',
+      footer_text: 'Confidential – Acme internal',
+    };
 
     const notImage = await api.request('/api/v1/brandings', { method: 'POST', token: t.token, json: { ...body, logo_file_id: text } });
     expectError(notImage, 422, 'VALIDATION_ERROR');
@@ -181,7 +256,20 @@ describe('reports rendered directly, every type in both formats', () => {
     const pdf = await download(`/api/v1/reports/direct/maintenance_compliance.pdf?${q}&branding_id=${brandingId}`);
     expect(pdf).toMatchObject({ status: 200, type: 'application/pdf' });
     const text = await pdfText(pdf.bytes);
-    for (const s of ['Acme Plant Services', 'Confidential – Acme internal', 'Maintenance compliance', 'Period 2025-01-01 – 2025-02-28', '60.00 %', '50.00 %', '66.67 %', 'Pump PM', 'PM-2', 'PM-5', 'Page 1 of']) expect(text).toContain(s);
+    for (const s of [
+      'Acme Plant Services',
+      'Confidential – Acme internal',
+      'Maintenance compliance',
+      'Period 2025-01-01 – 2025-02-28',
+      '60.00 %',
+      '50.00 %',
+      '66.67 %',
+      'Pump PM',
+      'PM-2',
+      'PM-5',
+      'Page 1 of',
+    ])
+      expect(text).toContain(s);
     expect(pdf.bytes.includes(Buffer.from('/Subtype /Image'))).toBe(true);
 
     const xlsx = await download(`/api/v1/reports/direct/maintenance_compliance.xlsx?${q}`);
@@ -264,7 +352,7 @@ describe('reports rendered directly, every type in both formats', () => {
     expectError(await api.request(`/api/v1/reports/direct/asset_health.pdf?branding_id=${brandingId}`, { token: other.token }), 422, 'VALIDATION_ERROR');
   });
 
-  it('shows only the caller tenant\'s data', async () => {
+  it("shows only the caller tenant's data", async () => {
     const wb = await workbook((await download('/api/v1/reports/direct/asset_health.xlsx', other.token)).bytes);
     expect(figures(wb)).toMatchObject({ Assets: 0, 'Open work orders': 0 });
   });
@@ -272,7 +360,11 @@ describe('reports rendered directly, every type in both formats', () => {
 
 describe('reports as workflows', () => {
   it('runs report/<tenant>/<id>, stores the file, presigns it and emits report.completed', async () => {
-    const post = await api.request('/api/v1/reports', { method: 'POST', token: t.token, json: { type: 'maintenance_compliance', format: 'pdf', period: PERIOD, branding_id: brandingId } });
+    const post = await api.request('/api/v1/reports', {
+      method: 'POST',
+      token: t.token,
+      json: { type: 'maintenance_compliance', format: 'pdf', period: PERIOD, branding_id: brandingId },
+    });
     expect(post.status).toBe(202);
     expect(post.body).toMatchObject({ status: 'queued', type: 'maintenance_compliance', period: PERIOD, download_url: null });
     const id = post.body.id;
@@ -307,7 +399,11 @@ describe('reports as workflows', () => {
   it('refuses a period for a snapshot and a missing one for a period report', async () => {
     expectError(await api.request('/api/v1/reports', { method: 'POST', token: t.token, json: { type: 'open_alerts', format: 'pdf', period: PERIOD } }), 422, 'VALIDATION_ERROR');
     expectError(await api.request('/api/v1/reports', { method: 'POST', token: t.token, json: { type: 'csat', format: 'xlsx' } }), 422, 'VALIDATION_ERROR');
-    expectError(await api.request('/api/v1/reports', { method: 'POST', token: t.token, json: { type: 'csat', format: 'xlsx', period: { from: '2024-01-01', to: '2025-06-30' } } }), 422, 'VALIDATION_ERROR');
+    expectError(
+      await api.request('/api/v1/reports', { method: 'POST', token: t.token, json: { type: 'csat', format: 'xlsx', period: { from: '2024-01-01', to: '2025-06-30' } } }),
+      422,
+      'VALIDATION_ERROR',
+    );
   });
 });
 
@@ -315,8 +411,14 @@ describe('scheduled reports', () => {
   it('creates the Schedule, runs it on trigger (report stored and mailed), pauses, resumes, updates and deletes it', async () => {
     const recipient = `ops-${randomUUID().slice(0, 8)}@plant.example.com`;
     const body = {
-      name: 'Monthly compliance', report_type: 'maintenance_compliance', format: 'pdf', branding_id: brandingId, period_rule: 'previous_month',
-      schedule: { cron: '0 6 1 * *' }, time_zone: 'Europe/Berlin', recipients: [recipient, 'lead@plant.example.com'],
+      name: 'Monthly compliance',
+      report_type: 'maintenance_compliance',
+      format: 'pdf',
+      branding_id: brandingId,
+      period_rule: 'previous_month',
+      schedule: { cron: '0 6 1 * *' },
+      time_zone: 'Europe/Berlin',
+      recipients: [recipient, 'lead@plant.example.com'],
     };
     expectError(await api.request('/api/v1/scheduled-reports', { method: 'POST', token: t.token, json: { ...body, time_zone: 'Mars/Olympus' } }), 422, 'VALIDATION_ERROR');
     expectError(await api.request('/api/v1/scheduled-reports', { method: 'POST', token: t.token, json: { ...body, schedule: { cron: '0 25 * * *' } } }), 422, 'VALIDATION_ERROR');
@@ -364,7 +466,11 @@ describe('scheduled reports', () => {
     expect((await schedule.describe()).state.paused).toBe(false);
 
     // Edit: interval in another time zone.
-    const patched = await api.request(`/api/v1/scheduled-reports/${id}`, { method: 'PATCH', token: t.token, json: { schedule: { interval_minutes: 720 }, time_zone: 'America/New_York' } });
+    const patched = await api.request(`/api/v1/scheduled-reports/${id}`, {
+      method: 'PATCH',
+      token: t.token,
+      json: { schedule: { interval_minutes: 720 }, time_zone: 'America/New_York' },
+    });
     expect(patched.body).toMatchObject({ schedule: { interval_minutes: 720 }, time_zone: 'America/New_York' });
     const after = await schedule.describe();
     expect(after.spec).toMatchObject({ timezone: 'America/New_York', intervals: [{ every: 720 * 60_000 }] });
@@ -373,9 +479,19 @@ describe('scheduled reports', () => {
 
     // Isolation on every route.
     for (const [method, path] of [
-      ['GET', ''], ['PATCH', ''], ['PUT', ''], ['DELETE', ''], ['POST', '/pause'], ['POST', '/resume'], ['GET', '/runs'],
+      ['GET', ''],
+      ['PATCH', ''],
+      ['PUT', ''],
+      ['DELETE', ''],
+      ['POST', '/pause'],
+      ['POST', '/resume'],
+      ['GET', '/runs'],
     ] as const) {
-      const res = await api.request(`/api/v1/scheduled-reports/${id}${path}`, { method, token: other.token, ...(method === 'PATCH' || method === 'PUT' ? { json: { name: 'x' } } : {}) });
+      const res = await api.request(`/api/v1/scheduled-reports/${id}${path}`, {
+        method,
+        token: other.token,
+        ...(method === 'PATCH' || method === 'PUT' ? { json: { name: 'x' } } : {}),
+      });
       expectError(res, 404, 'NOT_FOUND');
     }
     expect((await api.request('/api/v1/scheduled-reports', { token: other.token })).body.total).toBe(0);

@@ -141,7 +141,14 @@ it('loses and doubles nothing while an API and a worker are killed and Temporal 
   const exportRequest = call(0, '/api/v1/privacy/export-subject', { method: 'POST', token, json: { subject_id: contact.id, format: 'json' } });
 
   const total = PLANS * READINGS_PER_PLAN;
-  const whenDone = (n: number) => until(async () => done, (d) => d >= n, `${n} readings answered`, 180_000, 50);
+  const whenDone = (n: number) =>
+    until(
+      async () => done,
+      (d) => d >= n,
+      `${n} readings answered`,
+      180_000,
+      50,
+    );
   const timeline: string[] = [];
   const mark = (what: string) => timeline.push(`${((Date.now() - started) / 1000).toFixed(1)} s ${what} (${done}/${total} readings)`);
 
@@ -182,7 +189,13 @@ it('loses and doubles nothing while an API and a worker are killed and Temporal 
   const events = await admin.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, type: 'task.created' }).select('id');
   expect(events).toHaveLength(total);
   const received = () => new Set(receiver.on('/scale').map((r) => JSON.parse(r.body).id as string));
-  await until(async () => received().size, (n) => n === total, 'every task.created event at the receiver', 120_000, 250);
+  await until(
+    async () => received().size,
+    (n) => n === total,
+    'every task.created event at the receiver',
+    120_000,
+    250,
+  );
   expect([...received()].sort()).toEqual(events.map((e) => e.id).sort());
   const succeeded = await until(
     async () => admin.deps.db('webhook_deliveries').where({ webhook_id: hook.body.id, status: 'succeeded' }).select('delivery_id'),

@@ -48,7 +48,10 @@ describe('session check', () => {
   it('changes that are not about access (a renamed e-mail) keep the session', async () => {
     const t = await createTenant(api);
     const before = await versionOf(t.adminUserId);
-    await api.deps.db('users').where({ id: t.adminUserId }).update({ email: `renamed-${t.email}` });
+    await api.deps
+      .db('users')
+      .where({ id: t.adminUserId })
+      .update({ email: `renamed-${t.email}` });
     expect(await versionOf(t.adminUserId)).toBe(before);
     expect((await assets(t.token)).status).toBe(200);
   });

@@ -41,7 +41,10 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-tls-'));
   // A CA, a server certificate for 127.0.0.1 and a client certificate, both signed by it.
   openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=test-ca', '-keyout', 'ca.key', '-out', 'ca.pem');
-  for (const [name, cn, ext] of [['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1'], ['client', 'worker', 'extendedKeyUsage=clientAuth']]) {
+  for (const [name, cn, ext] of [
+    ['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1'],
+    ['client', 'worker', 'extendedKeyUsage=clientAuth'],
+  ]) {
     openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${cn}`, '-keyout', `${name}.key`, '-out', `${name}.csr`);
     fs.writeFileSync(path.join(dir, `${name}.ext`), `${ext}\n`);
     openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', `${name}.ext`, '-out', `${name}.pem`);

@@ -40,9 +40,7 @@ describe('tenant isolation', () => {
     const res = await api.request('/api/v1/assets', { method: 'POST', token: b.token, json: { name: 'Child', type: 'motor', parent_id: assetOfA } });
     expectError(res, 422, 'VALIDATION_ERROR');
     expect(res.body.fields[0].field).toBe('body.parent_id');
-    await expect(
-      api.deps.db('assets').insert({ tenant_id: b.tenantId, name: 'x', type: 'y', parent_id: assetOfA }),
-    ).rejects.toThrow(/assets_parent_same_tenant/);
+    await expect(api.deps.db('assets').insert({ tenant_id: b.tenantId, name: 'x', type: 'y', parent_id: assetOfA })).rejects.toThrow(/assets_parent_same_tenant/);
   });
 
   it('treats a malformed id as not found rather than a server error', async () => {

@@ -28,24 +28,31 @@ describe('npm run tenant:create', () => {
 
   it('accepts exactly the addresses login accepts: an admin on a .test domain, typed with capitals and spaces, can sign in', async () => {
     const local = `ops-${Date.now()}`;
-    const { stdout } = await run(process.execPath, [CLI, '--name', 'Test Plant', '--plan', 'starter', '--admin-email', ` ${local.toUpperCase()}@Plant.Test `, '--admin-password', 'correct horse battery'], {
-      env: { ...process.env },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, '--name', 'Test Plant', '--plan', 'starter', '--admin-email', ` ${local.toUpperCase()}@Plant.Test `, '--admin-password', 'correct horse battery'],
+      {
+        env: { ...process.env },
+      },
+    );
     const out = JSON.parse(stdout.trim().split('\n').pop() as string);
     expect(await api.deps.db('users').where({ id: out.admin_user_id }).first('email')).toEqual({ email: `${local}@plant.test` });
     const login = await api.request('/api/v1/auth/login', { method: 'POST', json: { email: `${local}@plant.test`, password: 'correct horse battery' } });
     expect(login.status).toBe(200);
     // An address the shared rule refuses is refused by the CLI as well, before anything is created.
-    await expect(run(process.execPath, [CLI, '--name', 'X', '--plan', 'free', '--admin-email', 'no-at-sign.test', '--admin-password', 'long enough pass'], { env: { ...process.env } }))
-      .rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--admin-email is not an email address') });
+    await expect(
+      run(process.execPath, [CLI, '--name', 'X', '--plan', 'free', '--admin-email', 'no-at-sign.test', '--admin-password', 'long enough pass'], { env: { ...process.env } }),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--admin-email is not an email address') });
   });
 
   it('refuses a bad plan and a short password without creating anything', async () => {
     const before = await api.deps.db('tenants').count({ n: '*' });
-    await expect(run(process.execPath, [CLI, '--name', 'X', '--plan', 'gold', '--admin-email', 'x@y.example.com', '--admin-password', 'long enough pass'], { env: { ...process.env } }))
-      .rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--plan must be one of free, starter, professional, enterprise') });
-    await expect(run(process.execPath, [CLI, '--name', 'X', '--plan', 'free', '--admin-email', 'x@y.example.com', '--admin-password', 'short'], { env: { ...process.env } }))
-      .rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('at least 12 characters') });
+    await expect(
+      run(process.execPath, [CLI, '--name', 'X', '--plan', 'gold', '--admin-email', 'x@y.example.com', '--admin-password', 'long enough pass'], { env: { ...process.env } }),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--plan must be one of free, starter, professional, enterprise') });
+    await expect(
+      run(process.execPath, [CLI, '--name', 'X', '--plan', 'free', '--admin-email', 'x@y.example.com', '--admin-password', 'short'], { env: { ...process.env } }),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('at least 12 characters') });
     expect(await api.deps.db('tenants').count({ n: '*' })).toEqual(before);
   });
 });

@@ -128,7 +128,10 @@ it('sends no spans of requests without tracing headers to another trace', async 
   const before = apiSpans.getFinishedSpans().length;
   const res = await api.request('/livez');
   expect(res.status).toBe(200);
-  const span = apiSpans.getFinishedSpans().slice(before).find((s) => s.name === 'GET /livez');
+  const span = apiSpans
+    .getFinishedSpans()
+    .slice(before)
+    .find((s) => s.name === 'GET /livez');
   // A new root span: no parent.
   expect(span?.parentSpanId).toBeUndefined();
 });

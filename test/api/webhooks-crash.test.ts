@@ -68,7 +68,7 @@ it('loses and doubles no delivery when a worker is killed mid-burst and restarte
   // Attempts the killed worker had sent but not recorded are recorded by their retry, once their
   // activity timed out (30 s): wait for the log to be complete too.
   const recordCount = async () => Number((await api.deps.db('webhook_deliveries').whereIn('webhook_id', hooks).count({ n: '*' }))[0].n);
-  for (const deadline = Date.now() + 90_000; (await recordCount()) < expected && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 90_000; (await recordCount()) < expected && Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   await new Promise((resolve) => setTimeout(resolve, 1_000)); // anything doubled would arrive by now

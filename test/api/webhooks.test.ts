@@ -165,7 +165,11 @@ describe('owner and delivery policy', () => {
       expect(res.body.fields).toEqual([expect.objectContaining({ field: 'body.owner_id' })]);
     }
     expectError(await api.request(`${BASE}/${created.id}`, { method: 'PUT', token: tenant.token, json: { owner_id: 'nobody' } }), 422, 'VALIDATION_ERROR');
-    expectError(await api.request(BASE, { method: 'POST', token: tenant.token, json: { url: receiver.url('/x'), events: ['*'], owner_id: stranger.userId } }), 422, 'VALIDATION_ERROR');
+    expectError(
+      await api.request(BASE, { method: 'POST', token: tenant.token, json: { url: receiver.url('/x'), events: ['*'], owner_id: stranger.userId } }),
+      422,
+      'VALIDATION_ERROR',
+    );
     expect((await api.request(`${BASE}/${created.id}`, { token: tenant.token })).body.owner_id).toBe(manager.userId);
 
     // The owner's account deleted: the webhook keeps working, unowned (its alerts go to the admins).
@@ -248,7 +252,10 @@ describe('secret rotation', () => {
     }
 
     // After the 24 h, only the new secret signs.
-    await api.deps.db('webhooks').where({ id: webhook.id }).update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
+    await api.deps
+      .db('webhooks')
+      .where({ id: webhook.id })
+      .update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
     await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: { n: 2 } } });
     const second = receiver.on(webhook.path)[1];
     expect(second.headers['webhook-signature'].split(' ')).toHaveLength(1);
@@ -304,11 +311,9 @@ describe('events reaching webhooks', () => {
     // The workflow is findable by tenant, delivery and webhook, on the webhook queue.
     const description = await (await api.deps.temporal.client()).workflow.getHandle(workflowIds.webhookDelivery(tenant.tenantId, received.headers['webhook-id'])).describe();
     expect(description.taskQueue).toBe(TASK_QUEUES.webhooks);
-    expect([description.typedSearchAttributes.get(TenantIdKey), description.typedSearchAttributes.get(ResourceIdKey), description.typedSearchAttributes.get(WebhookIdKey)]).toEqual([
-      tenant.tenantId,
-      received.headers['webhook-id'],
-      webhook.id,
-    ]);
+    expect([description.typedSearchAttributes.get(TenantIdKey), description.typedSearchAttributes.get(ResourceIdKey), description.typedSearchAttributes.get(WebhookIdKey)]).toEqual(
+      [tenant.tenantId, received.headers['webhook-id'], webhook.id],
+    );
   });
 
   it('a task created by a plan reaches webhooks subscribed to task.created (SPEC.md) and to its former name', async () => {
@@ -329,7 +334,10 @@ describe('events reaching webhooks', () => {
 
     for (const hook of [spec, former, prefix]) {
       await receiver.waitFor(() => receiver.on(hook.path).some((r) => JSON.parse(r.body).type === 'task.created'), 20_000, `task.created at ${hook.path}`);
-      const payload = new Webhook(hook.secret).verify(receiver.on(hook.path).find((r) => JSON.parse(r.body).type === 'task.created')!.body, receiver.on(hook.path)[0].headers) as any;
+      const payload = new Webhook(hook.secret).verify(
+        receiver.on(hook.path).find((r) => JSON.parse(r.body).type === 'task.created')!.body,
+        receiver.on(hook.path)[0].headers,
+      ) as any;
       expect(payload).toMatchObject({ type: 'task.created', data: { task_id: executed.body.task_id, plan_id: plan.body.id } });
     }
     await new Promise((r) => setTimeout(r, 300));
@@ -340,7 +348,11 @@ describe('events reaching webhooks', () => {
     const matching = await createWebhook(tenant, { events: ['machine.*'], filters: { 'data.line': ['L1', 'L2'] } });
     const filteredOut = await createWebhook(tenant, { events: ['machine.*'], filters: { 'data.line': 'L9' } });
     const token = signInternalToken('tests', api.deps.config.secrets.internalJwt, FULL_SERVICE_GRANT);
-    const event = await api.request('/internal/events', { method: 'POST', token, json: { tenant_id: tenant.tenantId, type: 'machine.vibration.threshold_exceeded', data: { line: 'L2' } } });
+    const event = await api.request('/internal/events', {
+      method: 'POST',
+      token,
+      json: { tenant_id: tenant.tenantId, type: 'machine.vibration.threshold_exceeded', data: { line: 'L2' } },
+    });
     expect(event.status).toBe(202);
     await receiver.waitFor(() => receiver.on(matching.path).length === 1, 20_000, 'the internal event');
     expect(JSON.parse(receiver.on(matching.path)[0].body)).toMatchObject({ id: event.body.id, type: 'machine.vibration.threshold_exceeded', data: { line: 'L2' } });
@@ -504,8 +516,30 @@ describe('delivery log', () => {
     });
     const failedDelivery = randomUUID();
     await api.deps.db('webhook_deliveries').insert([
-      ...[1, 2, 3, 4, 5].map((attempt) => ({ tenant_id: tenant.tenantId, webhook_id: webhook.id, delivery_id: failedDelivery, event_id: gaveUp, event_type: 'asset.created', attempt, status: 'failed', status_code: 500, failure_cause: 'http_status', next_attempt_at: null })),
-      { tenant_id: tenant.tenantId, webhook_id: webhook.id, delivery_id: randomUUID(), event_id: retrying, event_type: 'asset.created', attempt: 1, status: 'failed', status_code: 500, failure_cause: 'http_status', next_attempt_at: new Date(Date.now() + 30_000) },
+      ...[1, 2, 3, 4, 5].map((attempt) => ({
+        tenant_id: tenant.tenantId,
+        webhook_id: webhook.id,
+        delivery_id: failedDelivery,
+        event_id: gaveUp,
+        event_type: 'asset.created',
+        attempt,
+        status: 'failed',
+        status_code: 500,
+        failure_cause: 'http_status',
+        next_attempt_at: null,
+      })),
+      {
+        tenant_id: tenant.tenantId,
+        webhook_id: webhook.id,
+        delivery_id: randomUUID(),
+        event_id: retrying,
+        event_type: 'asset.created',
+        attempt: 1,
+        status: 'failed',
+        status_code: 500,
+        failure_cause: 'http_status',
+        next_attempt_at: new Date(Date.now() + 30_000),
+      },
     ]);
     const since = new Date(Date.now() - 3600_000).toISOString();
     expectError(await api.request(`${BASE}/${webhook.id}/recover`, { method: 'POST', token: tenant.token }), 422, 'VALIDATION_ERROR');
@@ -523,16 +557,38 @@ describe('delivery log', () => {
 });
 
 async function waitForRecords(webhookId: string, count: number): Promise<void> {
-  await until(async () => (await api.deps.db('webhook_deliveries').where({ webhook_id: webhookId })).length, (n) => n >= count, `${count} delivery records for ${webhookId}`, 10_000, 50);
+  await until(
+    async () => (await api.deps.db('webhook_deliveries').where({ webhook_id: webhookId })).length,
+    (n) => n >= count,
+    `${count} delivery records for ${webhookId}`,
+    10_000,
+    50,
+  );
 }
 
 describe('ai-config', () => {
   it('drafts a configuration with the built-in engine and creates nothing', async () => {
     const before = await api.deps.db('webhooks').where({ tenant_id: tenant.tenantId }).count({ n: '*' });
-    const res = await api.request(`${BASE}/ai-config`, { method: 'POST', token: tenant.token, json: { description: 'Open a ticket in our CMMS whenever a maintenance task is overdue' } });
+    const res = await api.request(`${BASE}/ai-config`, {
+      method: 'POST',
+      token: tenant.token,
+      json: { description: 'Open a ticket in our CMMS whenever a maintenance task is overdue' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ engine: 'built-in', model: 'built-in', draft: true, suggestion: { events: ['task.overdue'], filters: {}, payload_format: { content_type: 'application/json' } } });
-    expect(res.body.suggestion.auth_headers.map((h: any) => h.name)).toEqual(['X-Signature', 'X-Signature-Timestamp', 'X-Webhook-Id', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(res.body).toMatchObject({
+      engine: 'built-in',
+      model: 'built-in',
+      draft: true,
+      suggestion: { events: ['task.overdue'], filters: {}, payload_format: { content_type: 'application/json' } },
+    });
+    expect(res.body.suggestion.auth_headers.map((h: any) => h.name)).toEqual([
+      'X-Signature',
+      'X-Signature-Timestamp',
+      'X-Webhook-Id',
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
     expect(await api.deps.db('webhooks').where({ tenant_id: tenant.tenantId }).count({ n: '*' })).toEqual(before);
     expectError(await api.request(`${BASE}/ai-config`, { method: 'POST', token: tenant.token, json: {} }), 422, 'VALIDATION_ERROR');
   });
@@ -542,7 +598,11 @@ describe('ai-config with a configured language model (a fake OpenAI-compatible e
   let modelApi: TestApi;
   let modelTenant: TestTenant;
   let model: WebhookReceiver;
-  const answer = (content: string) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'fake-1', choices: [{ message: { content } }] }) });
+  const answer = (content: string) => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fake-1', choices: [{ message: { content } }] }),
+  });
   beforeAll(async () => {
     model = await startWebhookReceiver();
     modelApi = await startTestApi({ llm: { baseUrl: model.url('/v1'), apiKey: null, model: 'fake-1' } });
@@ -556,7 +616,12 @@ describe('ai-config with a configured language model (a fake OpenAI-compatible e
   it("answers the model's configuration, labelled as the model's, after checking it", async () => {
     model.script('/v1/chat/completions', [answer('{"events": ["asset.alert.raised"], "filters": {"data.asset_id": "a-9"}, "rationale": "alerts of pump a-9"}')]);
     const res = await modelApi.request(`${BASE}/ai-config`, { method: 'POST', token: modelTenant.token, json: { description: 'tell me about alarms on pump a-9' } });
-    expect(res.body).toMatchObject({ engine: 'openai-compatible', model: 'fake-1', draft: true, suggestion: { events: ['asset.alert.raised'], filters: { 'data.asset_id': 'a-9' }, notes: ['alerts of pump a-9'] } });
+    expect(res.body).toMatchObject({
+      engine: 'openai-compatible',
+      model: 'fake-1',
+      draft: true,
+      suggestion: { events: ['asset.alert.raised'], filters: { 'data.asset_id': 'a-9' }, notes: ['alerts of pump a-9'] },
+    });
     const sent = JSON.parse(model.on('/v1/chat/completions')[0].body);
     expect(sent).toMatchObject({ model: 'fake-1', temperature: 0 });
     expect(sent.messages[1]).toEqual({ role: 'user', content: 'tell me about alarms on pump a-9' });

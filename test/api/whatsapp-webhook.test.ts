@@ -66,7 +66,6 @@ afterAll(async () => {
   await api.close();
 });
 
-
 describe('subscription challenge', () => {
   it('echoes the challenge for a registered verify token and refuses any other', async () => {
     const ok = await api.request(`/api/v1/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1158201444`);
@@ -83,7 +82,10 @@ describe('inbound messages', () => {
     const second = await post(payload(phoneNumberId, [{ id: `wamid.${randomUUID()}`, from, text: 'Still leaking', ts: 1_763_000_060 }]));
     expect(second.body.stored).toBe(1);
 
-    const contact = await api.deps.db('contacts').where({ tenant_id: tenant.tenantId, phone: `+${from}` }).first();
+    const contact = await api.deps
+      .db('contacts')
+      .where({ tenant_id: tenant.tenantId, phone: `+${from}` })
+      .first();
     expect(contact.name).toBe('Ana Lopez');
     const conversations = await api.request(`/api/v1/agents/${agentId}/conversations`, { token: tenant.token });
     expect(conversations.body.items).toEqual([
@@ -125,7 +127,11 @@ describe('inbound messages', () => {
     // Signed correctly, then altered in transit.
     const raw = JSON.stringify(body);
     const signature = `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`;
-    const altered = await api.request('/api/v1/whatsapp/webhook', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature }, body: raw.replace('forged', 'Forged') });
+    const altered = await api.request('/api/v1/whatsapp/webhook', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature },
+      body: raw.replace('forged', 'Forged'),
+    });
     expectError(altered, 401, 'UNAUTHENTICATED');
     expectError(await post(payload(newPhoneNumberId(), [{ id: `wamid.${randomUUID()}`, from: '34633000111', text: 'x' }])), 401, 'UNAUTHENTICATED');
     expectError(await post({ object: 'page', entry: [] }), 422, 'VALIDATION_ERROR');
@@ -136,10 +142,21 @@ describe('inbound messages', () => {
     const pnid = newPhoneNumberId();
     const [owner, squatter] = [await createTenant(api), await createTenant(api)];
     const secrets = { owner: `owner-secret-${randomUUID()}`, squatter: `squatter-secret-${randomUUID()}` };
-    for (const [t, secret] of [[owner, secrets.owner], [squatter, secrets.squatter]] as const) {
-      const number = await api.request('/api/v1/whatsapp/numbers', { method: 'POST', token: t.token, json: { display_phone_number: '+34600333444', phone_number_id: pnid, access_token: `tok-${randomUUID()}`, app_secret: secret } });
+    for (const [t, secret] of [
+      [owner, secrets.owner],
+      [squatter, secrets.squatter],
+    ] as const) {
+      const number = await api.request('/api/v1/whatsapp/numbers', {
+        method: 'POST',
+        token: t.token,
+        json: { display_phone_number: '+34600333444', phone_number_id: pnid, access_token: `tok-${randomUUID()}`, app_secret: secret },
+      });
       expect(number.status).toBe(201);
-      const agent = await api.request('/api/v1/agents', { method: 'POST', token: t.token, json: { name: 'Desk', type: 'whatsapp', system_prompt: 'x', whatsapp_number_id: number.body.id } });
+      const agent = await api.request('/api/v1/agents', {
+        method: 'POST',
+        token: t.token,
+        json: { name: 'Desk', type: 'whatsapp', system_prompt: 'x', whatsapp_number_id: number.body.id },
+      });
       expect(agent.status).toBe(201);
     }
     const id = `wamid.${randomUUID()}`;
@@ -181,7 +198,11 @@ describe('inbound messages', () => {
     const other = await createTenant(api);
     const pnid = newPhoneNumberId();
     const secret = `other-secret-${randomUUID()}`;
-    await api.request('/api/v1/whatsapp/numbers', { method: 'POST', token: other.token, json: { display_phone_number: '+34600999888', phone_number_id: pnid, access_token: `tok-${randomUUID()}`, app_secret: secret } });
+    await api.request('/api/v1/whatsapp/numbers', {
+      method: 'POST',
+      token: other.token,
+      json: { display_phone_number: '+34600999888', phone_number_id: pnid, access_token: `tok-${randomUUID()}`, app_secret: secret },
+    });
     const res = await post(payload(pnid, [{ id: `wamid.${randomUUID()}`, from: '34655000111', text: 'anyone?' }]), secret);
     expect(res.body).toEqual({ stored: 0, duplicates: 0, unrouted: 1 });
     expect(await messagesOf(other.tenantId)).toEqual([]);

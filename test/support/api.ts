@@ -98,7 +98,10 @@ export async function createUser(api: TestApi, tenantId: string, role: 'admin' |
   const suffix = randomUUID().slice(0, 8);
   const email = `${role}-${suffix}@example.com`;
   const password = `pw-${randomUUID()}`;
-  const [user] = await api.deps.db('users').insert({ tenant_id: tenantId, email, password_hash: await hashPassword(password), role }).returning('id');
+  const [user] = await api.deps
+    .db('users')
+    .insert({ tenant_id: tenantId, email, password_hash: await hashPassword(password), role })
+    .returning('id');
   const login = await api.request('/api/v1/auth/login', { method: 'POST', json: { email, password } });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
   return { userId: user.id, token: login.body.access_token };

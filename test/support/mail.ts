@@ -29,7 +29,10 @@ function decodeWords(value: string): string {
 }
 
 function decodeQuotedPrintable(text: string): string {
-  const escaped = text.replace(/=\r?\n/g, '').replace(/%/g, '%25').replace(/=([0-9A-Fa-f]{2})/g, '%$1');
+  const escaped = text
+    .replace(/=\r?\n/g, '')
+    .replace(/%/g, '%25')
+    .replace(/=([0-9A-Fa-f]{2})/g, '%$1');
   return decodeURIComponent(escaped);
 }
 

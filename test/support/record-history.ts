@@ -43,7 +43,13 @@ export interface HistoryFile {
 /** Histories recorded by earlier workflow code, kept by hand (never rewritten or pruned by the recorder). */
 export const KEPT_HISTORIES_DIR = path.join(HISTORIES_DIR, 'kept');
 
-const jsonFiles = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort() : []);
+const jsonFiles = (dir: string): string[] =>
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((name) => name.endsWith('.json'))
+        .sort()
+    : [];
 
 /** Every history: the recorded ones (`report-generated.json`), then the kept ones (`kept/...json`). */
 export function readHistoryFiles(): HistoryFile[] {

@@ -29,7 +29,7 @@ export async function startSmtpTestServer(username: string, password: string): P
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+  const port = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
   return {
     host: '127.0.0.1',
     port,

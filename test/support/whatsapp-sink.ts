@@ -58,7 +58,8 @@ export async function startWhatsappSink(dir: string | null = null): Promise<What
       } catch {
         body = Buffer.concat(chunks).toString('utf8');
       }
-      if (status === 200) answer = { messaging_product: 'whatsapp', contacts: [{ input: (body as any)?.to, wa_id: (body as any)?.to }], messages: [{ id: `wamid.${randomUUID()}` }] };
+      if (status === 200)
+        answer = { messaging_product: 'whatsapp', contacts: [{ input: (body as any)?.to, wa_id: (body as any)?.to }], messages: [{ id: `wamid.${randomUUID()}` }] };
       const entry: WhatsappSend = { phone_number_id: match?.[1] ?? '', authorization, body, status, received_at: new Date().toISOString() };
       seen.push(entry);
       if (dir) fs.writeFileSync(path.join(dir, `${seen.length}.json`), JSON.stringify(entry));

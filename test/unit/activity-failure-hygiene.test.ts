@@ -14,12 +14,15 @@ describe('safeActivityFailure', () => {
   it("replaces PostgreSQL's text (which quotes values) by its code; data and constraint errors are permanent, others transient", () => {
     const pg = (code: string, message: string, constraint?: string) => Object.assign(new Error(message), { code, severity: 'ERROR', constraint });
     expect(asFailure(pg('22P02', 'invalid input syntax for type uuid: "maria@example.com"'))).toMatchObject({ message: 'PostgreSQL 22P02', type: 'DataError', nonRetryable: true });
-    expect(asFailure(pg('23505', 'duplicate key value violates unique constraint "users_email_key"', 'users_email_key'))).toMatchObject({ message: 'PostgreSQL 23505 (users_email_key)', nonRetryable: true });
+    expect(asFailure(pg('23505', 'duplicate key value violates unique constraint "users_email_key"', 'users_email_key'))).toMatchObject({
+      message: 'PostgreSQL 23505 (users_email_key)',
+      nonRetryable: true,
+    });
     expect(asFailure(pg('40001', 'could not serialize access'))).toMatchObject({ message: 'PostgreSQL 40001', type: 'DatabaseError', nonRetryable: false });
     expect(asFailure(pg('57P01', 'terminating connection due to administrator command'))).toMatchObject({ nonRetryable: false });
   });
 
-  it('redacts personal data from every other message, keeps deliberate failures deliberate, and leaves Temporal\'s own alone', () => {
+  it("redacts personal data from every other message, keeps deliberate failures deliberate, and leaves Temporal's own alone", () => {
     const plain = asFailure(new Error('550 <maria.schmidt@plant.example.com>: no such user'));
     expect(plain.message).toBe('550 <[redacted:email]>: no such user');
     expect(plain.nonRetryable).toBe(false);

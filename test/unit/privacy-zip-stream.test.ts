@@ -27,7 +27,11 @@ describe('ZipStreamWriter', () => {
   });
 
   it('round-trips names and contents, including an empty entry and UTF-8 names', async () => {
-    const zip = await build([['conversations.json', ['[]']], ['ñame.json', ['{"é":"ü"}']], ['empty.txt', []]]);
+    const zip = await build([
+      ['conversations.json', ['[]']],
+      ['ñame.json', ['{"é":"ü"}']],
+      ['empty.txt', []],
+    ]);
     const files = readStoredZip(zip);
     expect([...files.keys()]).toEqual(['conversations.json', 'ñame.json', 'empty.txt']);
     expect(files.get('ñame.json')!.toString('utf8')).toBe('{"é":"ü"}');
@@ -44,7 +48,13 @@ describe('ZipStreamWriter', () => {
     if (!hasUnzip) return;
     const dir = mkdtempSync(join(tmpdir(), 'zip-'));
     const file = join(dir, 'a.zip');
-    writeFileSync(file, await build([['one.json', ['{"a":', '1}']], ['two.json', ['[1,2,3]']]]));
+    writeFileSync(
+      file,
+      await build([
+        ['one.json', ['{"a":', '1}']],
+        ['two.json', ['[1,2,3]']],
+      ]),
+    );
     const listing = execFileSync('unzip', ['-t', file]).toString();
     expect(listing).toContain('No errors detected');
     expect(execFileSync('unzip', ['-p', file, 'one.json']).toString()).toBe('{"a":1}');

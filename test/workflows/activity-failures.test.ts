@@ -52,7 +52,7 @@ it('a programming error in an activity fails at once: one attempt, not the ten o
   expect(history).toContain('ProgrammingError');
 });
 
-it("a transient error is retried through the policy, and its text reaches history without the address it quoted", async () => {
+it('a transient error is retried through the policy, and its text reaches history without the address it quoted', async () => {
   const run = await runNotification(async () => {
     throw new Error('451 4.7.1 <maria.schmidt@plant.example.com>: try again later, or call +49 170 1234567');
   });

@@ -62,7 +62,12 @@ interface Fixture {
 /** A tenant with a WhatsApp number (this access token), its agent with get_asset_health, a contact and an open conversation. */
 async function whatsappConversation(accessToken: string): Promise<Fixture> {
   const suffix = randomUUID().slice(0, 8);
-  const { tenant_id: tenantId } = await provisionTenant(pg.db, { name: `Plant ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: `pw-${randomUUID()}` });
+  const { tenant_id: tenantId } = await provisionTenant(pg.db, {
+    name: `Plant ${suffix}`,
+    plan: 'enterprise',
+    adminEmail: `admin-${suffix}@example.com`,
+    adminPassword: `pw-${randomUUID()}`,
+  });
   const numberId = randomUUID();
   const phoneNumberId = String(100000000000 + Math.floor(Math.random() * 9e11));
   await pg.db('whatsapp_numbers').insert({
@@ -72,11 +77,29 @@ async function whatsappConversation(accessToken: string): Promise<Fixture> {
     phone_number_id: phoneNumberId,
     access_token_encrypted: encryptSecret(accessToken, KEY, secretContexts.whatsappAccessToken(numberId)),
   });
-  const [tool] = await pg.db('tools')
-    .insert({ tenant_id: tenantId, name: 'asset_health', description: 'Health of an asset', kind: 'built_in', builtin: 'get_asset_health', parameters: JSON.stringify({ type: 'object', properties: {} }) })
+  const [tool] = await pg
+    .db('tools')
+    .insert({
+      tenant_id: tenantId,
+      name: 'asset_health',
+      description: 'Health of an asset',
+      kind: 'built_in',
+      builtin: 'get_asset_health',
+      parameters: JSON.stringify({ type: 'object', properties: {} }),
+    })
     .returning('id');
-  const [agent] = await pg.db('agents')
-    .insert({ tenant_id: tenantId, name: 'Plant helpdesk', type: 'whatsapp', system_prompt: 'Help.', model: 'built-in', temperature: 0.2, whatsapp_number_id: numberId, tools: [tool.id] })
+  const [agent] = await pg
+    .db('agents')
+    .insert({
+      tenant_id: tenantId,
+      name: 'Plant helpdesk',
+      type: 'whatsapp',
+      system_prompt: 'Help.',
+      model: 'built-in',
+      temperature: 0.2,
+      whatsapp_number_id: numberId,
+      tools: [tool.id],
+    })
     .returning('id');
   const [asset] = await pg.db('assets').insert({ tenant_id: tenantId, name: 'Pump P-101', type: 'pump' }).returning('id');
   await pg.db('asset_health').insert({ tenant_id: tenantId, asset_id: asset.id, health_score: 72, status: 'fair', factors: JSON.stringify([]), last_updated: new Date() });
@@ -86,7 +109,8 @@ async function whatsappConversation(accessToken: string): Promise<Fixture> {
 }
 
 async function inbound(f: Fixture, body: string): Promise<string> {
-  const [row] = await pg.db('messages')
+  const [row] = await pg
+    .db('messages')
     .insert({ tenant_id: f.tenantId, conversation_id: f.conversationId, direction: 'inbound', body, provider_message_id: `wamid.${randomUUID()}` })
     .returning('id');
   await signalInboundMessage(env.client, { tenantId: f.tenantId, conversationId: f.conversationId, messageId: row.id });
@@ -98,7 +122,11 @@ async function inbound(f: Fixture, body: string): Promise<string> {
 const untilSkipping = <T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string) => until(read, ok, what, { timeoutMs: 60_000, pause: () => env.sleep('5 seconds') });
 
 const outbound = (f: Fixture) =>
-  pg.db('messages').where({ tenant_id: f.tenantId, conversation_id: f.conversationId, direction: 'outbound' }).orderBy('created_at').select('id', 'body', 'delivery_status', 'failure_reason', 'provider_message_id', 'idempotency_key', 'sent_at');
+  pg
+    .db('messages')
+    .where({ tenant_id: f.tenantId, conversation_id: f.conversationId, direction: 'outbound' })
+    .orderBy('created_at')
+    .select('id', 'body', 'delivery_status', 'failure_reason', 'provider_message_id', 'idempotency_key', 'sent_at');
 
 describe('conversation workflow', () => {
   it('retries a send through a provider outage, sends it once, then closes when idle and sends the survey', async () => {
@@ -109,7 +137,11 @@ describe('conversation workflow', () => {
     sink.failNext(2);
     const messageId = await inbound(f, 'How is pump P-101 doing?');
 
-    const [reply] = await untilSkipping(() => outbound(f), (rows) => rows[0]?.delivery_status === 'sent', 'the reply to be sent');
+    const [reply] = await untilSkipping(
+      () => outbound(f),
+      (rows) => rows[0]?.delivery_status === 'sent',
+      'the reply to be sent',
+    );
     expect(reply).toMatchObject({
       body: 'Pump P-101 is fair with a health score of 72/100 and no open alerts.',
       idempotency_key: `reply:${messageId}`,
@@ -134,7 +166,9 @@ describe('conversation workflow', () => {
     const history = await handle.fetchHistory();
     const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverMessage');
     expect(scheduled).toHaveLength(1);
-    const started = (history.events ?? []).find((e) => e.activityTaskStartedEventAttributes && Number(e.activityTaskStartedEventAttributes.scheduledEventId) === Number(scheduled[0].eventId));
+    const started = (history.events ?? []).find(
+      (e) => e.activityTaskStartedEventAttributes && Number(e.activityTaskStartedEventAttributes.scheduledEventId) === Number(scheduled[0].eventId),
+    );
     expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(3);
     // Ids only in history: no body, phone or token (payloads decoded by the shared scanner).
     await expectNoPersonalData(env.client, handle.workflowId, f.conversationId, ['P-101', token, '34611222333', 'How is pump']);
@@ -162,13 +196,25 @@ describe('conversation workflow', () => {
     const f = await whatsappConversation(`tok-${randomUUID()}`);
     sink.failNext(1_000_000);
     await inbound(f, 'hello?');
-    await untilSkipping(() => outbound(f), (rows) => rows.length === 1, 'the reply to be stored');
+    await untilSkipping(
+      () => outbound(f),
+      (rows) => rows.length === 1,
+      'the reply to be stored',
+    );
     await env.sleep('25 hours');
-    const [reply] = await untilSkipping(() => outbound(f), (rows) => rows[0]?.delivery_status === 'failed', 'the reply to be given up');
+    const [reply] = await untilSkipping(
+      () => outbound(f),
+      (rows) => rows[0]?.delivery_status === 'failed',
+      'the reply to be given up',
+    );
     expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'provider_unavailable', sent_at: null });
     sink.failNext(0);
     await inbound(f, 'anyone there?');
-    const rows = await untilSkipping(() => outbound(f), (r) => r[1]?.delivery_status === 'sent', 'the next reply to be sent');
+    const rows = await untilSkipping(
+      () => outbound(f),
+      (r) => r[1]?.delivery_status === 'sent',
+      'the next reply to be sent',
+    );
     expect(rows).toHaveLength(2);
   });
 
@@ -176,10 +222,19 @@ describe('conversation workflow', () => {
     const f = await whatsappConversation(`rejected-${randomUUID()}`);
     const before = sink.requests().length;
     await inbound(f, 'hello');
-    const [reply] = await untilSkipping(() => outbound(f), (rows) => rows[0]?.delivery_status === 'failed', 'the reply to fail');
+    const [reply] = await untilSkipping(
+      () => outbound(f),
+      (rows) => rows[0]?.delivery_status === 'failed',
+      'the reply to fail',
+    );
     expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'credentials_rejected', sent_at: null });
     // Not retried: one request, answered 401.
-    expect(sink.requests().slice(before).map((s) => s.status)).toEqual([401]);
+    expect(
+      sink
+        .requests()
+        .slice(before)
+        .map((s) => s.status),
+    ).toEqual([401]);
     expect((await pg.db('agents').where({ id: f.agentId }).first('status')).status).toBe('error');
     const events = await pg.db('outbox_events').where({ tenant_id: f.tenantId, type: 'agent.status_changed' }).select('data');
     expect(events.map((e) => e.data)).toEqual([{ agent_id: f.agentId, status: 'error', reason: 'whatsapp_credentials_rejected' }]);

@@ -73,7 +73,12 @@ describe('extractionWorkflow', () => {
   });
 
   it.each([
-    ['a source error keeps its message', ApplicationFailure.nonRetryable('unsupported file type image/png: only application/pdf and text/plain can be extracted', 'ExtractionSourceError'), 'unsupported file type image/png: only application/pdf and text/plain can be extracted', 'extraction-failed-source'],
+    [
+      'a source error keeps its message',
+      ApplicationFailure.nonRetryable('unsupported file type image/png: only application/pdf and text/plain can be extracted', 'ExtractionSourceError'),
+      'unsupported file type image/png: only application/pdf and text/plain can be extracted',
+      'extraction-failed-source',
+    ],
     ['any other failure says only that it failed', ApplicationFailure.nonRetryable('connection to 10.0.0.5 refused', 'Other'), 'the extraction failed', null],
   ])('marks the job failed: %s', async (_name, failure, message, history) => {
     const failed: string[] = [];

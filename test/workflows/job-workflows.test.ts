@@ -56,15 +56,20 @@ describe('notificationWorkflow', () => {
 
   it('delivers the notification once', async () => {
     const delivered: unknown[] = [];
-    const result = await execute('notificationWorkflow', [input], {
-      async deliverNotification(i: unknown) {
-        delivered.push(i);
-        return { status: 'sent' };
+    const result = await execute(
+      'notificationWorkflow',
+      [input],
+      {
+        async deliverNotification(i: unknown) {
+          delivered.push(i);
+          return { status: 'sent' };
+        },
+        async markNotificationFailed() {
+          throw new Error('not expected');
+        },
       },
-      async markNotificationFailed() {
-        throw new Error('not expected');
-      },
-    }, 'notification-sent');
+      'notification-sent',
+    );
     expect(result).toEqual({ status: 'sent' });
     expect(delivered).toEqual([input]);
   });
@@ -73,12 +78,17 @@ describe('notificationWorkflow', () => {
     const attempts = { n: 0 };
     const marked: unknown[] = [];
     const failure = await failureOf(
-      execute('notificationWorkflow', [input], {
-        deliverNotification: failing('mail server down', attempts),
-        async markNotificationFailed(i: unknown) {
-          marked.push(i);
+      execute(
+        'notificationWorkflow',
+        [input],
+        {
+          deliverNotification: failing('mail server down', attempts),
+          async markNotificationFailed(i: unknown) {
+            marked.push(i);
+          },
         },
-      }, 'notification-failed'),
+        'notification-failed',
+      ),
     );
     expect(attempts.n).toBe(10);
     expect(marked).toEqual([input]);
@@ -90,19 +100,26 @@ describe('reportWorkflow', () => {
   const input = { tenantId: 't1', reportId: 'r1' };
 
   it('answers the size of the generated file', async () => {
-    expect(await execute('reportWorkflow', [input], { generateReportFile: async () => ({ bytes: 2048 }), failReport: async () => undefined }, 'report-generated')).toEqual({ bytes: 2048 });
+    expect(await execute('reportWorkflow', [input], { generateReportFile: async () => ({ bytes: 2048 }), failReport: async () => undefined }, 'report-generated')).toEqual({
+      bytes: 2048,
+    });
   });
 
   it('marks the report failed after three attempts and fails with the generation error', async () => {
     const attempts = { n: 0 };
     const failed: unknown[] = [];
     const failure = await failureOf(
-      execute('reportWorkflow', [input], {
-        generateReportFile: failing('renderer crashed', attempts),
-        async failReport(i: unknown) {
-          failed.push(i);
+      execute(
+        'reportWorkflow',
+        [input],
+        {
+          generateReportFile: failing('renderer crashed', attempts),
+          async failReport(i: unknown) {
+            failed.push(i);
+          },
         },
-      }, 'report-failed'),
+        'report-failed',
+      ),
     );
     expect(attempts.n).toBe(3);
     expect(failed).toEqual([input]);
@@ -171,13 +188,18 @@ describe('webhook maintenance workflows', () => {
   it('judges the success rates at the workflow time and counts the outcome', async () => {
     const asked: string[] = [];
     const before = await env.currentTimeMs();
-    const result = await execute('webhookSuccessRateCheckWorkflow', [], {
-      async checkWebhookSuccessRates(i: { asOf: string }) {
-        asked.push(i.asOf);
-        return { checked: 5, low: ['w1', 'w2'], alerted: ['w1'], cleared: [] };
+    const result = await execute(
+      'webhookSuccessRateCheckWorkflow',
+      [],
+      {
+        async checkWebhookSuccessRates(i: { asOf: string }) {
+          asked.push(i.asOf);
+          return { checked: 5, low: ['w1', 'w2'], alerted: ['w1'], cleared: [] };
+        },
+        sweepWebhookDeliveries: async () => ({ deleted: 0 }),
       },
-      sweepWebhookDeliveries: async () => ({ deleted: 0 }),
-    }, 'webhook-success-rate-check');
+      'webhook-success-rate-check',
+    );
     expect(result).toEqual({ checked: 5, low: 2, alerted: 1, cleared: 0 });
     // The test server's clock (not the machine's): between the times read before and after the run.
     const asOf = new Date(asked[0]!).getTime();
@@ -186,6 +208,13 @@ describe('webhook maintenance workflows', () => {
   });
 
   it('sweeps old delivery records', async () => {
-    expect(await execute('webhookDeliveryRetentionWorkflow', [], { checkWebhookSuccessRates: async () => null, sweepWebhookDeliveries: async () => ({ deleted: 42 }) }, 'webhook-delivery-retention')).toEqual({ deleted: 42 });
+    expect(
+      await execute(
+        'webhookDeliveryRetentionWorkflow',
+        [],
+        { checkWebhookSuccessRates: async () => null, sweepWebhookDeliveries: async () => ({ deleted: 42 }) },
+        'webhook-delivery-retention',
+      ),
+    ).toEqual({ deleted: 42 });
   });
 });

@@ -66,8 +66,14 @@ afterAll(async () => {
 
 async function machineAgent(cooldownMinutes: number, columns: Record<string, unknown> = {}): Promise<{ tenantId: string; agentId: string }> {
   const suffix = randomUUID().slice(0, 8);
-  const { tenant_id: tenantId } = await provisionTenant(pg.db, { name: `Plant ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: `pw-${randomUUID()}` });
-  const [agent] = await pg.db('agents')
+  const { tenant_id: tenantId } = await provisionTenant(pg.db, {
+    name: `Plant ${suffix}`,
+    plan: 'enterprise',
+    adminEmail: `admin-${suffix}@example.com`,
+    adminPassword: `pw-${randomUUID()}`,
+  });
+  const [agent] = await pg
+    .db('agents')
     .insert({
       tenant_id: tenantId,
       name: 'Vibration watcher',
@@ -95,7 +101,11 @@ async function storeEvents(tenantId: string, type: string, data: Record<string, 
 }
 
 const runsOf = (tenantId: string, agentId: string) =>
-  pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).orderBy('created_at').select('event_id', 'asset_id', 'action', 'suppressed_events', 'reply_text', 'notification_id');
+  pg
+    .db('machine_agent_runs')
+    .where({ tenant_id: tenantId, agent_id: agentId })
+    .orderBy('created_at')
+    .select('event_id', 'asset_id', 'action', 'suppressed_events', 'reply_text', 'notification_id');
 
 describe('machine agent workflow', () => {
   it('runs once for a burst of 10 events inside the cooldown, and again after the cooldown', async () => {
@@ -107,7 +117,11 @@ describe('machine agent workflow', () => {
     expect(await signalMachineAgents(pg.db, env.client, [...burst, ...other])).toBe(10);
 
     const handle = env.client.workflow.getHandle(workflowIds.machineAgent(tenantId, agentId, assetId));
-    const state = await until<MachineAgentState>(() => handle.query(machineAgentStateQuery), (s) => s.coolingDown && s.runs + s.suppressed === 10, 'the burst');
+    const state = await until<MachineAgentState>(
+      () => handle.query(machineAgentStateQuery),
+      (s) => s.coolingDown && s.runs + s.suppressed === 10,
+      'the burst',
+    );
     expect(state).toEqual({ runs: 1, suppressed: 9, coolingDown: true, pending: 0 });
 
     const [first] = await runsOf(tenantId, agentId);
@@ -115,7 +129,11 @@ describe('machine agent workflow', () => {
     expect(first.reply_text).toBe(
       `[built-in engine] Event vibration.threshold_exceeded on asset ${assetId} (rms_mm_s=11.2, seq=0). Agent "Vibration watcher" notified the tenant's administrators; further events of this asset wait for the cooldown.`,
     );
-    const notification = await until(() => pg.db('notifications').where({ id: first.notification_id }).first('category', 'status', 'body'), (n) => n?.status === 'recorded', 'the notification');
+    const notification = await until(
+      () => pg.db('notifications').where({ id: first.notification_id }).first('category', 'status', 'body'),
+      (n) => n?.status === 'recorded',
+      'the notification',
+    );
     expect(notification).toEqual({ category: 'machine_agent.run', status: 'recorded', body: first.reply_text });
 
     // Still inside the cooldown: the dispatcher counts the event on the run and sends no signal.
@@ -128,12 +146,19 @@ describe('machine agent workflow', () => {
     await env.sleep('2 minutes');
     expect(await handle.result()).toEqual({ runs: 1, suppressed: 9 });
     await recordHistory('machine-agent-burst-cooldown', handle);
-    expect(await pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).first('suppressed_events', 'cooldown_until')).toEqual({ suppressed_events: 10, cooldown_until: null });
+    expect(await pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).first('suppressed_events', 'cooldown_until')).toEqual({
+      suppressed_events: 10,
+      cooldown_until: null,
+    });
 
     // After the cooldown the next event runs the agent again.
     const [later] = await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId }, 1);
     await signalMachineAgents(pg.db, env.client, [later]);
-    const runs = await until(() => runsOf(tenantId, agentId), (r) => r.length === 2, 'the second run');
+    const runs = await until(
+      () => runsOf(tenantId, agentId),
+      (r) => r.length === 2,
+      'the second run',
+    );
     expect(runs[1]).toMatchObject({ event_id: later.id, action: 'notified', suppressed_events: 0 });
   });
 
@@ -145,7 +170,11 @@ describe('machine agent workflow', () => {
       ...(await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: b }, 2)),
     ];
     await signalMachineAgents(pg.db, env.client, events);
-    const runs = await until(() => runsOf(tenantId, agentId), (r) => r.length === 5, 'five runs');
+    const runs = await until(
+      () => runsOf(tenantId, agentId),
+      (r) => r.length === 5,
+      'five runs',
+    );
     expect(runs.filter((r) => r.asset_id === a)).toHaveLength(3);
     expect(runs.filter((r) => r.asset_id === b)).toHaveLength(2);
     const handleA = () => env.client.workflow.getHandle(workflowIds.machineAgent(tenantId, agentId, a));
@@ -171,30 +200,50 @@ describe('machine agent workflow', () => {
     const model = await startWebhookReceiver(); // a fake OpenAI-compatible endpoint on loopback
     currentLlm = createOpenAiCompatibleProvider({ baseUrl: model.url('/v1'), apiKey: null, model: 'global-default' });
     try {
-      const answer = (content: string) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'plant-gpt-2', choices: [{ message: { content } }] }) });
+      const answer = (content: string) => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'plant-gpt-2', choices: [{ message: { content } }] }),
+      });
       model.script('/v1/chat/completions', [answer('Bearing vibration on the pump is above its limit: check lubrication and alignment.'), { status: 503 }]);
       const { tenantId, agentId } = await machineAgent(0, { model: 'plant-gpt-2', temperature: 0.7, system_prompt: 'You watch pumps of line 2.' });
       const assetId = randomUUID();
       await signalMachineAgents(pg.db, env.client, await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId, rms_mm_s: 11.2 }, 1));
-      const [run] = await until(() => pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).select('engine', 'reply_text', 'notification_id'), (r) => r.length === 1, 'the run');
+      const [run] = await until(
+        () => pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).select('engine', 'reply_text', 'notification_id'),
+        (r) => r.length === 1,
+        'the run',
+      );
       expect(run).toMatchObject({ engine: 'openai-compatible', reply_text: 'Bearing vibration on the pump is above its limit: check lubrication and alignment.' });
       const sent = JSON.parse(model.on('/v1/chat/completions')[0].body);
       expect(sent).toMatchObject({ model: 'plant-gpt-2', temperature: 0.7 });
       expect(sent.messages[0]).toEqual({ role: 'system', content: expect.stringMatching(/^You watch pumps of line 2\./) });
       expect(sent.messages[1].content).toBe(`Event vibration.threshold_exceeded on asset ${assetId}: rms_mm_s=11.2, seq=0.`);
-      const notification = await until(() => pg.db('notifications').where({ id: run.notification_id }).first('body'), (n) => n !== undefined, 'the notification');
+      const notification = await until(
+        () => pg.db('notifications').where({ id: run.notification_id }).first('body'),
+        (n) => n !== undefined,
+        'the notification',
+      );
       expect(notification.body).toBe(run.reply_text);
 
       // The model fails (503): the run is still recorded, by the built-in engine, labelled as such.
       await signalMachineAgents(pg.db, env.client, await storeEvents(tenantId, 'vibration.threshold_exceeded', { asset_id: assetId }, 1));
-      const runs = await until(() => pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).orderBy('created_at').select('engine', 'reply_text'), (r) => r.length === 2, 'the second run');
+      const runs = await until(
+        () => pg.db('machine_agent_runs').where({ tenant_id: tenantId, agent_id: agentId }).orderBy('created_at').select('engine', 'reply_text'),
+        (r) => r.length === 2,
+        'the second run',
+      );
       expect(runs[1]).toMatchObject({ engine: 'built-in', reply_text: expect.stringMatching(/^\[built-in engine\]/) });
 
       // An agent whose model is built-in never calls the provider.
       const calls = model.on('/v1/chat/completions').length;
       const builtIn = await machineAgent(0);
       await signalMachineAgents(pg.db, env.client, await storeEvents(builtIn.tenantId, 'vibration.threshold_exceeded', {}, 1));
-      await until(() => pg.db('machine_agent_runs').where({ agent_id: builtIn.agentId }).select('engine'), (r) => r.length === 1 && r[0].engine === 'built-in', 'the built-in run');
+      await until(
+        () => pg.db('machine_agent_runs').where({ agent_id: builtIn.agentId }).select('engine'),
+        (r) => r.length === 1 && r[0].engine === 'built-in',
+        'the built-in run',
+      );
       expect(model.on('/v1/chat/completions')).toHaveLength(calls);
     } finally {
       currentLlm = null;

@@ -93,7 +93,8 @@ interface PlanOptions {
 
 /** A plan row and its running workflow, as the API creates them (without search attributes: the test server has none). */
 async function createPlan(t: Tenant, o: PlanOptions) {
-  const [row]: PlanRow[] = await pg.db('maintenance_plans')
+  const [row]: PlanRow[] = await pg
+    .db('maintenance_plans')
     .insert({
       tenant_id: t.tenantId,
       name: 'Lubricate bearings',
@@ -183,9 +184,18 @@ describe('calendar plans over a year', () => {
       return rows;
     });
     expect(fixedTasks.map((r) => new Date(r.due_at).toISOString())).toEqual([
-      '2028-01-31T08:00:00.000Z', '2028-02-29T08:00:00.000Z', '2028-03-31T08:00:00.000Z', '2028-04-30T08:00:00.000Z',
-      '2028-05-31T08:00:00.000Z', '2028-06-30T08:00:00.000Z', '2028-07-31T08:00:00.000Z', '2028-08-31T08:00:00.000Z',
-      '2028-09-30T08:00:00.000Z', '2028-10-31T08:00:00.000Z', '2028-11-30T08:00:00.000Z', '2028-12-31T08:00:00.000Z',
+      '2028-01-31T08:00:00.000Z',
+      '2028-02-29T08:00:00.000Z',
+      '2028-03-31T08:00:00.000Z',
+      '2028-04-30T08:00:00.000Z',
+      '2028-05-31T08:00:00.000Z',
+      '2028-06-30T08:00:00.000Z',
+      '2028-07-31T08:00:00.000Z',
+      '2028-08-31T08:00:00.000Z',
+      '2028-09-30T08:00:00.000Z',
+      '2028-10-31T08:00:00.000Z',
+      '2028-11-30T08:00:00.000Z',
+      '2028-12-31T08:00:00.000Z',
     ]);
     const floatingTasks = await untilPasses(async () => {
       const rows = await tasksOf(floating.row.id);
@@ -194,8 +204,18 @@ describe('calendar plans over a year', () => {
     });
     // Floating: Feb 29 + 1 month = Mar 29, and the 29th sticks from then on.
     expect(floatingTasks.map((r) => day(r.due_at))).toEqual([
-      '2028-01-31', '2028-02-29', '2028-03-29', '2028-04-29', '2028-05-29', '2028-06-29',
-      '2028-07-29', '2028-08-29', '2028-09-29', '2028-10-29', '2028-11-29', '2028-12-29',
+      '2028-01-31',
+      '2028-02-29',
+      '2028-03-29',
+      '2028-04-29',
+      '2028-05-29',
+      '2028-06-29',
+      '2028-07-29',
+      '2028-08-29',
+      '2028-09-29',
+      '2028-10-29',
+      '2028-11-29',
+      '2028-12-29',
     ]);
 
     // The read model follows, and the codes are gap-free across the tenant's two plans.
@@ -327,9 +347,18 @@ describe('counter plans', () => {
     expect(whilePaused).toMatchObject({ thresholds_crossed: 1, execution: null, next_threshold: 150 });
 
     const readings = await pg.db('maintenance_counter_readings').where({ plan_id: plan.row.id }).orderBy('read_at');
-    expect(readings.map((r) => [r.value, r.reset, r.total])).toEqual([[50, false, 50], [120, false, 120], [450, false, 450], [30, true, 480], [80, false, 530]]);
+    expect(readings.map((r) => [r.value, r.reset, r.total])).toEqual([
+      [50, false, 50],
+      [120, false, 120],
+      [450, false, 450],
+      [30, true, 480],
+      [80, false, 530],
+    ]);
     const tasks = await tasksOf(plan.row.id);
-    expect(tasks.map((x) => [x.task_code, x.trigger])).toEqual([['PM-000001', 'counter'], ['PM-000002', 'counter']]);
+    expect(tasks.map((x) => [x.task_code, x.trigger])).toEqual([
+      ['PM-000001', 'counter'],
+      ['PM-000002', 'counter'],
+    ]);
     expect((await executionsOf(plan.row.id)).map((e) => e.thresholds_crossed)).toEqual([1, 3]);
 
     await plan.handle.signal(archiveSignal);

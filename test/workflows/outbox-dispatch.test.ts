@@ -52,19 +52,26 @@ beforeEach(async () => {
 
 async function tenant(): Promise<string> {
   const suffix = randomUUID().slice(0, 8);
-  const { tenant_id: tenantId } = await provisionTenant(pg.db, { name: `Plant ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: `pw-${randomUUID()}` });
+  const { tenant_id: tenantId } = await provisionTenant(pg.db, {
+    name: `Plant ${suffix}`,
+    plan: 'enterprise',
+    adminEmail: `admin-${suffix}@example.com`,
+    adminPassword: `pw-${randomUUID()}`,
+  });
   return tenantId;
 }
 
 async function storeEvents(tenantId: string, type: string, count: number, data: Record<string, unknown> = {}): Promise<string[]> {
-  const rows = await pg.db('outbox_events')
+  const rows = await pg
+    .db('outbox_events')
     .insert(Array.from({ length: count }, (_, seq) => ({ tenant_id: tenantId, type, data: JSON.stringify({ ...data, seq }), occurred_at: new Date() })))
     .returning('id');
   return rows.map((r: { id: string }) => r.id);
 }
 
 async function webhook(tenantId: string, events: string[]): Promise<string> {
-  const [row] = await pg.db('webhooks')
+  const [row] = await pg
+    .db('webhooks')
     .insert({ tenant_id: tenantId, url: 'https://hooks.example.com/in', events, secret_encrypted: 'x', status: 'active', created_at: new Date(Date.now() - 60_000) })
     .returning('id');
   return row.id;
@@ -112,12 +119,20 @@ describe('dispatchOutboxBatch', () => {
     expect(await dispatchOutboxBatch(pg.db, client)).toMatchObject({ events: 0 });
 
     for (let attempt = 2; attempt <= MAX_DISPATCH_ATTEMPTS; attempt += 1) {
-      await pg.db('outbox_events').where({ id: poison }).update({ next_attempt_at: pg.db.raw(`now() - interval '1 second'`) });
+      await pg
+        .db('outbox_events')
+        .where({ id: poison })
+        .update({ next_attempt_at: pg.db.raw(`now() - interval '1 second'`) });
       const pass = await dispatchOutboxBatch(pg.db, client);
       expect(pass).toMatchObject({ events: 1, retrying: attempt < MAX_DISPATCH_ATTEMPTS ? 1 : 0, parked: attempt < MAX_DISPATCH_ATTEMPTS ? 0 : 1 });
     }
     const parked = await pg.db('outbox_events').where({ id: poison }).first('attempts', 'parked_at', 'dispatched_at', 'last_error');
-    expect(parked).toMatchObject({ attempts: MAX_DISPATCH_ATTEMPTS, parked_at: expect.any(Date), dispatched_at: expect.any(Date), last_error: 'Error: refused by the server for this workflow' });
+    expect(parked).toMatchObject({
+      attempts: MAX_DISPATCH_ATTEMPTS,
+      parked_at: expect.any(Date),
+      dispatched_at: expect.any(Date),
+      last_error: 'Error: refused by the server for this workflow',
+    });
     expect(await dispatchOutboxBatch(pg.db, client)).toMatchObject({ events: 0 });
   });
 
@@ -140,9 +155,15 @@ describe('dispatchOutboxBatch', () => {
     for (const s of claimSeconds) expect(s).toBeGreaterThan(60);
 
     // As a dispatcher that died after its starts leaves them: claimed, not recorded.
-    await pg.db('outbox_events').whereIn('id', ids).update({ dispatched_at: null, next_attempt_at: pg.db.raw(`now() + interval '100 seconds'`) });
+    await pg
+      .db('outbox_events')
+      .whereIn('id', ids)
+      .update({ dispatched_at: null, next_attempt_at: pg.db.raw(`now() + interval '100 seconds'`) });
     expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 0 });
-    await pg.db('outbox_events').whereIn('id', ids).update({ next_attempt_at: pg.db.raw(`now() - interval '1 second'`) });
+    await pg
+      .db('outbox_events')
+      .whereIn('id', ids)
+      .update({ next_attempt_at: pg.db.raw(`now() - interval '1 second'`) });
     expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 2, deliveries: 2, alreadyStarted: 2, retrying: 0 });
     expect(await undispatched(ids)).toEqual([]);
   });
@@ -162,9 +183,15 @@ describe('dispatchOutboxBatch', () => {
 
   it("counts a flood of events for an agent in its cooldown on the run, without a signal each: the workflow's history stays small", async () => {
     const tenantId = await tenant();
-    const [agent] = await pg.db('agents')
+    const [agent] = await pg
+      .db('agents')
       .insert({
-        tenant_id: tenantId, name: 'Vibration watcher', type: 'machine', system_prompt: 'x', model: 'built-in', temperature: 0.2,
+        tenant_id: tenantId,
+        name: 'Vibration watcher',
+        type: 'machine',
+        system_prompt: 'x',
+        model: 'built-in',
+        temperature: 0.2,
         trigger_config: JSON.stringify({ event_types: ['vibration.threshold_exceeded'], cooldown_minutes: 60 }),
         created_at: new Date(Date.now() - 60_000),
       })

@@ -59,7 +59,7 @@ describe('privacyErasureWorkflow', () => {
 /** Follows a workflow's chain of runs from its first: each run's history length, in order. */
 async function runChain(workflowId: string, firstRunId: string): Promise<number[]> {
   const lengths: number[] = [];
-  for (let runId: string | undefined = firstRunId; runId; ) {
+  for (let runId: string | undefined = firstRunId; runId;) {
     const history: temporal.api.history.v1.IHistory = await env.client.workflow.getHandle(workflowId, runId).fetchHistory();
     const events = history.events ?? [];
     lengths.push(events.length);

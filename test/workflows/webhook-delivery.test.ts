@@ -161,11 +161,28 @@ describe('webhook delivery workflow', () => {
     expect(received.headers['x-webhook-id']).toBe(input.deliveryId);
     expect(new Webhook(webhook.secret).verify(received.body, received.headers)).toEqual(JSON.parse(received.body));
     expect(
-      verifyXSignature({ secret: webhook.secret, signature: received.headers['x-signature'], timestamp: received.headers['x-signature-timestamp'], body: received.body, now: Math.floor(Date.now() / 1000) }),
+      verifyXSignature({
+        secret: webhook.secret,
+        signature: received.headers['x-signature'],
+        timestamp: received.headers['x-signature-timestamp'],
+        body: received.body,
+        now: Math.floor(Date.now() / 1000),
+      }),
     ).toEqual({ ok: true });
 
     const [record] = await records(input.deliveryId);
-    expect(record).toMatchObject({ tenant_id: tenantId, webhook_id: webhook.id, event_id: input.eventId, event_type: 'task.created', attempt: 1, status: 'succeeded', status_code: 200, response_body: 'ok', failure_cause: null, next_attempt_at: null });
+    expect(record).toMatchObject({
+      tenant_id: tenantId,
+      webhook_id: webhook.id,
+      event_id: input.eventId,
+      event_type: 'task.created',
+      attempt: 1,
+      status: 'succeeded',
+      status_code: 200,
+      response_body: 'ok',
+      failure_cause: null,
+      next_attempt_at: null,
+    });
     expect(record.latency_ms).toBeGreaterThanOrEqual(0);
   });
 
@@ -210,7 +227,13 @@ describe('webhook delivery workflow', () => {
 
   it('by default (SPEC.md) retries a 410 on the schedule, ignores Retry-After and never deactivates the webhook', async () => {
     const webhook = await createWebhook();
-    receiver.script(webhook.path, [{ status: 410 }, { status: 503, headers: { 'retry-after': '3600' } }, { status: 410 }, { status: 429, headers: { 'retry-after': '1' } }, { status: 410 }]);
+    receiver.script(webhook.path, [
+      { status: 410 },
+      { status: 503, headers: { 'retry-after': '3600' } },
+      { status: 410 },
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 410 },
+    ]);
     const { result, timers, input } = await deliver(webhook);
     expect(result).toEqual({ status: 'failed', attempts: 5 });
     expect(timers).toEqual([30 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * 60 * MINUTE]);
@@ -298,7 +321,11 @@ describe('webhook delivery workflow', () => {
     await pg.db('webhooks').where({ id: webhook.id }).update({ url: 'http://127.0.0.1:1/nothing' });
     const eventId = await newEvent();
     const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId, deliveryId: randomUUID() };
-    const handle = await env.client.workflow.start('webhookDeliveryWorkflowV2', { taskQueue: TASK_QUEUES.webhooks, workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId), args: [input] });
+    const handle = await env.client.workflow.start('webhookDeliveryWorkflowV2', {
+      taskQueue: TASK_QUEUES.webhooks,
+      workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId),
+      args: [input],
+    });
     // Pause during the first 30 s wait (time is not skipped until we wait for the result).
     while ((await records(input.deliveryId)).length === 0) await new Promise((r) => setTimeout(r, 20));
     await pg.db('webhooks').where({ id: webhook.id }).update({ status: 'paused' });
@@ -322,16 +349,19 @@ describe('per-webhook in-flight limit', () => {
     expect(await acquire(other.id, c)).toBe(true); // limits are per webhook
     await pg.db('webhook_delivery_leases').where({ delivery_id: c }).delete();
     expect(await acquire(webhook.id, a)).toBe(true); // a retried attempt renews its own lease
-    await pg.db('webhook_delivery_leases').where({ delivery_id: a }).update({ expires_at: pg.db.raw(`now() - interval '1 second'`) });
+    await pg
+      .db('webhook_delivery_leases')
+      .where({ delivery_id: a })
+      .update({ expires_at: pg.db.raw(`now() - interval '1 second'`) });
     expect(await acquire(webhook.id, c)).toBe(true); // a dead worker's lease expires
   });
 
   it('an attempt of a webhook at its limit waits for a free slot instead of failing or being counted', async () => {
     const webhook = await createWebhook();
     // Every slot taken by other deliveries for the next 2 s.
-    await pg.db('webhook_delivery_leases').insert(
-      Array.from({ length: 16 }, () => ({ delivery_id: randomUUID(), webhook_id: webhook.id, expires_at: pg.db.raw(`now() + interval '2 seconds'`) })),
-    );
+    await pg
+      .db('webhook_delivery_leases')
+      .insert(Array.from({ length: 16 }, () => ({ delivery_id: randomUUID(), webhook_id: webhook.id, expires_at: pg.db.raw(`now() + interval '2 seconds'`) })));
     const started = Date.now();
     const { result, timers, input } = await deliver(webhook);
     expect(result).toEqual({ status: 'delivered', attempts: 1 });
@@ -365,7 +395,10 @@ describe('periodic webhook jobs', () => {
 
   it('alerts the owner once the rate has stayed below 50 % for 24 hours (workflow time, skipped), and again after a recovery', async () => {
     const suffix = randomUUID().slice(0, 8);
-    const [owner] = await pg.db('users').insert({ tenant_id: tenantId, email: `owner-${suffix}@example.com`, password_hash: 'x', role: 'technician' }).returning('id');
+    const [owner] = await pg
+      .db('users')
+      .insert({ tenant_id: tenantId, email: `owner-${suffix}@example.com`, password_hash: 'x', role: 'technician' })
+      .returning('id');
     const webhook = await createWebhook('active', { owner_user_id: owner.id });
     const healthy = await createWebhook();
     /** A record at the test server's current time (moved by env.sleep), minus `agoMs`. */

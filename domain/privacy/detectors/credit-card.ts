@@ -8,10 +8,7 @@ export interface CardOptions {
 // 13..19 digits, optionally grouped by single spaces or hyphens, and the whole digit run: never a
 // slice of a longer number (IBAN, reference), except that an expiry may follow ("... 1111 12/27").
 const EXPIRY = String.raw`(?:0[1-9]|1[0-2])\/\d{2}(?!\d)`;
-const CANDIDATE = new RegExp(
-  String.raw`(?<![\p{L}\p{N}_]|\d[ .\-])\d(?:[ \-]?\d){12,18}(?![\p{L}\p{N}_]|[.,\/]\d|[ \-](?!${EXPIRY})\d)`,
-  'gu',
-);
+const CANDIDATE = new RegExp(String.raw`(?<![\p{L}\p{N}_]|\d[ .\-])\d(?:[ \-]?\d){12,18}(?![\p{L}\p{N}_]|[.,\/]\d|[ \-](?!${EXPIRY})\d)`, 'gu');
 
 // Issuer prefixes and the lengths each issues. A Luhn-valid 15-digit IMEI starting 35 is not a JCB
 // card (JCB is 16-19), so the length matters as much as the prefix.

@@ -16,18 +16,54 @@ const PLAIN = new RegExp(String.raw`${BEFORE}${LOCAL}@(?:${LABEL}\.)+${TLD}${AFT
 // address is as personal as the plain one. Bare "at"/"dot" words are too ambiguous and are not matched.
 const OBF_AT = String.raw`\s?[\[({]\s?(?:at|arroba)\s?[\])}]\s?`;
 const OBF_DOT = String.raw`(?:\s?[\[({]\s?(?:dot|punto)\s?[\])}]\s?|\.)`;
-const OBFUSCATED = new RegExp(
-  String.raw`${BEFORE}${LOCAL}${OBF_AT}(?:${LABEL}${OBF_DOT})+${TLD}${AFTER}`,
-  'giu',
-);
+const OBFUSCATED = new RegExp(String.raw`${BEFORE}${LOCAL}${OBF_AT}(?:${LABEL}${OBF_DOT})+${TLD}${AFTER}`, 'giu');
 
 // Asset names (logo@2x.png), source files and archives look like addresses but end in a file
 // extension that is not a TLD anyone gives out mail on.
 const FILE_EXTENSIONS = new Set([
-  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'bmp', 'tif', 'tiff', 'ico', 'heic', 'pdf', 'doc',
-  'docx', 'xls', 'xlsx', 'csv', 'txt', 'log', 'json', 'xml', 'yml', 'yaml', 'js', 'ts', 'mjs',
-  'css', 'html', 'htm', 'zip', 'gz', 'tgz', 'tar', 'rar', 'exe', 'dll', 'bin', 'hex', 'mp3',
-  'mp4', 'mov', 'wav', 'avi',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'svg',
+  'webp',
+  'bmp',
+  'tif',
+  'tiff',
+  'ico',
+  'heic',
+  'pdf',
+  'doc',
+  'docx',
+  'xls',
+  'xlsx',
+  'csv',
+  'txt',
+  'log',
+  'json',
+  'xml',
+  'yml',
+  'yaml',
+  'js',
+  'ts',
+  'mjs',
+  'css',
+  'html',
+  'htm',
+  'zip',
+  'gz',
+  'tgz',
+  'tar',
+  'rar',
+  'exe',
+  'dll',
+  'bin',
+  'hex',
+  'mp3',
+  'mp4',
+  'mov',
+  'wav',
+  'avi',
 ]);
 
 function tldOf(value: string): string {

@@ -10,14 +10,8 @@ const NO_DIGIT_AFTER = String.raw`(?!\d|[.\/\-]\d)`;
 // validated (ranges) so that a phone written with dots or hyphens (06.12.34.56.78) is left alone:
 // the look-arounds already refuse a match that is a slice of a longer digit run.
 const ISO_DATETIME = /(?<!\d)\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?/g;
-const DATE_YEAR_FIRST = new RegExp(
-  String.raw`${NO_DIGIT_BEFORE}(\d{4})([\/.\-])(\d{1,2})\2(\d{1,2})${NO_DIGIT_AFTER}`,
-  'g',
-);
-const DATE_DAY_FIRST = new RegExp(
-  String.raw`${NO_DIGIT_BEFORE}(\d{1,2})([\/.\-])(\d{1,2})\2(\d{4}|\d{2})${NO_DIGIT_AFTER}`,
-  'g',
-);
+const DATE_YEAR_FIRST = new RegExp(String.raw`${NO_DIGIT_BEFORE}(\d{4})([\/.\-])(\d{1,2})\2(\d{1,2})${NO_DIGIT_AFTER}`, 'g');
+const DATE_DAY_FIRST = new RegExp(String.raw`${NO_DIGIT_BEFORE}(\d{1,2})([\/.\-])(\d{1,2})\2(\d{4}|\d{2})${NO_DIGIT_AFTER}`, 'g');
 const TIME = /(?<![\d:])\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?![\d:])/g;
 const IPV4 = /(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/\d{1,2}|:\d{1,5})?(?!\d|\.\d)/g;
 

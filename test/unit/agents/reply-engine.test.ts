@@ -27,12 +27,19 @@ describe('planReply', () => {
   });
 
   it('opens a work order with high priority for a leak, medium otherwise', () => {
-    expect(planReply('Pump P-101 is leaking!', tools)).toEqual({ intent: 'work_order', assetRef: 'P-101', call: { tool: workOrders, arguments: { asset: 'P-101', priority: 'high' } } });
+    expect(planReply('Pump P-101 is leaking!', tools)).toEqual({
+      intent: 'work_order',
+      assetRef: 'P-101',
+      call: { tool: workOrders, arguments: { asset: 'P-101', priority: 'high' } },
+    });
     expect(planReply('Please create a work order for fan F-2', tools)).toMatchObject({ call: { arguments: { asset: 'F-2', priority: 'medium' } } });
   });
 
   it('calls an http tool whose name words all appear, with the message as its query', () => {
-    expect(planReply('What is the status of my order 55?', tools)).toEqual({ intent: 'http_tool', call: { tool: orderStatus, arguments: { query: 'What is the status of my order 55?' } } });
+    expect(planReply('What is the status of my order 55?', tools)).toEqual({
+      intent: 'http_tool',
+      call: { tool: orderStatus, arguments: { query: 'What is the status of my order 55?' } },
+    });
   });
 
   it('plans no call when the agent lacks the tool, and recognises greetings and the rest', () => {
@@ -48,7 +55,9 @@ describe('composeReply', () => {
     expect(composeReply(plan, { ok: true, result: { asset_name: 'Pump P-101', health_score: 72, status: 'fair', open_alerts: 2 } }, 'Desk', tools)).toBe(
       'Pump P-101 is fair with a health score of 72/100 and 2 open alerts.',
     );
-    expect(composeReply(plan, { ok: false, error: 'asset_not_found' }, 'Desk', tools)).toBe('I could not find an asset matching "P-101". Could you send its name or serial number?');
+    expect(composeReply(plan, { ok: false, error: 'asset_not_found' }, 'Desk', tools)).toBe(
+      'I could not find an asset matching "P-101". Could you send its name or serial number?',
+    );
     const order = planReply('Pump P-101 is leaking', tools);
     expect(composeReply(order, { ok: true, result: { task_code: 'CM-000004', priority: 'high', asset_name: 'Pump P-101' } }, 'Desk', tools)).toBe(
       'I opened work order CM-000004 (high priority) for Pump P-101. A technician will take it from here.',

@@ -40,8 +40,22 @@ describe('WhatsApp Cloud API payloads', () => {
 
   it('reads text and media messages with the sender in E.164 and the profile name; skips malformed senders', () => {
     expect(inboundMessages(payload)).toEqual([
-      { phoneNumberId: '106540352242922', providerMessageId: 'wamid.A', fromPhone: '+16505551234', profileName: 'Sheena Nelson', body: 'Does it come in another color?', sentAt: new Date(1749416383000) },
-      { phoneNumberId: '106540352242922', providerMessageId: 'wamid.B', fromPhone: '+16505551234', profileName: 'Sheena Nelson', body: '[image message]', sentAt: new Date(1749416390000) },
+      {
+        phoneNumberId: '106540352242922',
+        providerMessageId: 'wamid.A',
+        fromPhone: '+16505551234',
+        profileName: 'Sheena Nelson',
+        body: 'Does it come in another color?',
+        sentAt: new Date(1749416383000),
+      },
+      {
+        phoneNumberId: '106540352242922',
+        providerMessageId: 'wamid.B',
+        fromPhone: '+16505551234',
+        profileName: 'Sheena Nelson',
+        body: '[image message]',
+        sentAt: new Date(1749416390000),
+      },
     ]);
   });
 });

@@ -127,8 +127,18 @@ describe('factor trends', () => {
   });
 
   it('the inspection trend compares the last two ratings', () => {
-    expect(inspectionFactor([{ condition: 'good', performedAt: T0 + HOUR }, { condition: 'poor', performedAt: T0 }])).toMatchObject({ score: 100, trend: 'improving' });
-    expect(inspectionFactor([{ condition: 'critical', performedAt: T0 + HOUR }, { condition: 'fair', performedAt: T0 }])).toMatchObject({ score: 15, trend: 'declining' });
+    expect(
+      inspectionFactor([
+        { condition: 'good', performedAt: T0 + HOUR },
+        { condition: 'poor', performedAt: T0 },
+      ]),
+    ).toMatchObject({ score: 100, trend: 'improving' });
+    expect(
+      inspectionFactor([
+        { condition: 'critical', performedAt: T0 + HOUR },
+        { condition: 'fair', performedAt: T0 },
+      ]),
+    ).toMatchObject({ score: 15, trend: 'declining' });
     expect(inspectionFactor([{ condition: 'fair', performedAt: T0 }])).toMatchObject({ trend: 'stable' });
     expect(inspectionFactor([])).toBeNull();
   });

@@ -10,7 +10,12 @@ describe('slopePerMs', () => {
 
   it('is 0 for one point or for points at the same time', () => {
     expect(slopePerMs(pts([5]))).toBe(0);
-    expect(slopePerMs([{ t: 1, y: 1 }, { t: 1, y: 9 }])).toBe(0);
+    expect(
+      slopePerMs([
+        { t: 1, y: 1 },
+        { t: 1, y: 9 },
+      ]),
+    ).toBe(0);
   });
 });
 

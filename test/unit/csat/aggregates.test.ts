@@ -21,12 +21,14 @@ describe('csatPercent and netPromoterScore', () => {
   });
 
   it('summarises tallies of both scales separately, counting all', () => {
-    expect(summariseTallies([
-      { scale: 'csat_5', score: 5, count: 3 },
-      { scale: 'csat_5', score: 2, count: 1 },
-      { scale: 'nps_10', score: 10, count: 1 },
-      { scale: 'nps_10', score: 3, count: 3 },
-    ])).toEqual({ response_count: 8, csat_percent: 75, nps: -50 });
+    expect(
+      summariseTallies([
+        { scale: 'csat_5', score: 5, count: 3 },
+        { scale: 'csat_5', score: 2, count: 1 },
+        { scale: 'nps_10', score: 10, count: 1 },
+        { scale: 'nps_10', score: 3, count: 3 },
+      ]),
+    ).toEqual({ response_count: 8, csat_percent: 75, nps: -50 });
   });
 });
 

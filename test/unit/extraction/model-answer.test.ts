@@ -18,14 +18,17 @@ const TEXT = 'Invoice no. INV-7 issued 12 March 2026. Amount due: 1.234,56 eur. 
 
 describe('model answers', () => {
   it('coerces values to the field types, locates quotes as spans, and drops what does not fit', () => {
-    const answer = 'Sure! ```json\n' + JSON.stringify({
-      invoice_number: { value: 'INV-7', quote: 'INV-7' },
-      total: { value: '1.234,56', quote: '1.234,56 eur' },
-      issued: { value: '2026-03-12', quote: 'not in the text' },
-      currency: { value: 'eur', quote: null },
-      paid: { value: 'perhaps', quote: null },
-      parts: { value: [4, '5'], quote: '4, 5' },
-    }) + '\n```';
+    const answer =
+      'Sure! ```json\n' +
+      JSON.stringify({
+        invoice_number: { value: 'INV-7', quote: 'INV-7' },
+        total: { value: '1.234,56', quote: '1.234,56 eur' },
+        issued: { value: '2026-03-12', quote: 'not in the text' },
+        currency: { value: 'eur', quote: null },
+        paid: { value: 'perhaps', quote: null },
+        parts: { value: [4, '5'], quote: '4, 5' },
+      }) +
+      '\n```';
     const fields = parseModelAnswer(FIELDS, answer, TEXT, 100);
     expect(fields).toEqual({
       invoice_number: { value: 'INV-7', confidence: MODEL_CONFIDENCE.QUOTED, engine: 'openai-compatible', source: { start: 112, end: 117, text: 'INV-7' } },

@@ -24,9 +24,7 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 describe('loadConfig', () => {
   it('refuses to start in production without real secrets', () => {
     const problems = problemsOf({ ...base(), APP_ENV: 'production', JWT_SECRET: undefined, INTERNAL_JWT_SECRET: 'changeme-changeme-changeme-changeme-1' });
-    expect(problems).toEqual(
-      expect.arrayContaining(['JWT_SECRET is required', 'INTERNAL_JWT_SECRET looks like a placeholder; production needs a real secret']),
-    );
+    expect(problems).toEqual(expect.arrayContaining(['JWT_SECRET is required', 'INTERNAL_JWT_SECRET looks like a placeholder; production needs a real secret']));
     expect(problemsOf({ ...base(), APP_ENV: 'production', DATA_ENCRYPTION_KEY: randomBytes(16).toString('base64') })).toEqual([
       'DATA_ENCRYPTION_KEY must be at least 32 characters',
       'DATA_ENCRYPTION_KEY must be the base64 encoding of 32 bytes',

@@ -66,7 +66,12 @@ describe('computeCompliance', () => {
   });
   it('nothing due: rate and average are null', () => {
     expect(computeCompliance([], '2024-04-01T00:00:00Z')).toEqual({
-      compliance_rate: null, on_time_count: 0, overdue_count: 0, average_delay_hours: null, pending_count: 0, cancelled_count: 0,
+      compliance_rate: null,
+      on_time_count: 0,
+      overdue_count: 0,
+      average_delay_hours: null,
+      pending_count: 0,
+      cancelled_count: 0,
     });
     expect(computeCompliance([open()], '2024-03-02T00:00:00Z').compliance_rate).toBeNull();
   });

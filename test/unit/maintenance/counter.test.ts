@@ -24,8 +24,14 @@ function feed(state: CounterState, readings: [string, number, boolean?][]): Coun
 describe('thresholds', () => {
   it('starts counting at start_value: first threshold is start_value + every', () => {
     expect(initialCounterState(part)).toEqual({
-      counter: 'operating_hours', every: 500, anchor: 1000, next_threshold: 1500, last_value: 1000,
-      last_read_at: null, total: 0, recent: [],
+      counter: 'operating_hours',
+      every: 500,
+      anchor: 1000,
+      next_threshold: 1500,
+      last_value: 1000,
+      last_read_at: null,
+      total: 0,
+      recent: [],
     });
   });
 
@@ -125,12 +131,53 @@ describe('rate and projection', () => {
   it('ignores readings outside the window or in the future, and needs two distinct instants and a positive rate', () => {
     const at = (d: number) => new Date(Date.UTC(2024, 0, d)).toISOString();
     const now = '2024-03-01T00:00:00Z';
-    expect(estimateRatePerHour([{ at: at(1), total: 0 }, { at: at(2), total: 24 }], now)).toBeNull(); // > 30 days old
-    expect(estimateRatePerHour([{ at: at(1), total: 0 }, { at: at(2), total: 24 }], now, { window_hours: 24 * 70 })).toBe(1);
-    expect(estimateRatePerHour([{ at: '2024-02-29T00:00:00Z', total: 0 }, { at: '2024-03-02T00:00:00Z', total: 10 }], now)).toBeNull();
+    expect(
+      estimateRatePerHour(
+        [
+          { at: at(1), total: 0 },
+          { at: at(2), total: 24 },
+        ],
+        now,
+      ),
+    ).toBeNull(); // > 30 days old
+    expect(
+      estimateRatePerHour(
+        [
+          { at: at(1), total: 0 },
+          { at: at(2), total: 24 },
+        ],
+        now,
+        { window_hours: 24 * 70 },
+      ),
+    ).toBe(1);
+    expect(
+      estimateRatePerHour(
+        [
+          { at: '2024-02-29T00:00:00Z', total: 0 },
+          { at: '2024-03-02T00:00:00Z', total: 10 },
+        ],
+        now,
+      ),
+    ).toBeNull();
     expect(estimateRatePerHour([{ at: '2024-02-29T00:00:00Z', total: 5 }], now)).toBeNull();
-    expect(estimateRatePerHour([{ at: '2024-02-29T00:00:00Z', total: 5 }, { at: '2024-02-29T00:00:00Z', total: 9 }], now)).toBeNull();
-    expect(estimateRatePerHour([{ at: '2024-02-28T00:00:00Z', total: 5 }, { at: '2024-02-29T00:00:00Z', total: 5 }], now)).toBeNull();
+    expect(
+      estimateRatePerHour(
+        [
+          { at: '2024-02-29T00:00:00Z', total: 5 },
+          { at: '2024-02-29T00:00:00Z', total: 9 },
+        ],
+        now,
+      ),
+    ).toBeNull();
+    expect(
+      estimateRatePerHour(
+        [
+          { at: '2024-02-28T00:00:00Z', total: 5 },
+          { at: '2024-02-29T00:00:00Z', total: 5 },
+        ],
+        now,
+      ),
+    ).toBeNull();
   });
 
   it('projects the next threshold from the last reading at the recent rate', () => {
@@ -181,8 +228,6 @@ describe('counterAfterTriggerChange', () => {
     expect(counterAfterTriggerChange(s, part, { ...part, start_value: 1900 }).next_threshold).toBe(2400);
   });
   it('another meter: fresh state', () => {
-    expect(counterAfterTriggerChange(s, part, { ...part, counter: 'cycles', start_value: 0 })).toEqual(
-      initialCounterState({ ...part, counter: 'cycles', start_value: 0 }),
-    );
+    expect(counterAfterTriggerChange(s, part, { ...part, counter: 'cycles', start_value: 0 })).toEqual(initialCounterState({ ...part, counter: 'cycles', start_value: 0 }));
   });
 });

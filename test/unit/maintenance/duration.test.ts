@@ -1,16 +1,15 @@
-import {
-  addDuration,
-  InvalidDurationError,
-  isValidDuration,
-  isZeroDuration,
-  parseDuration,
-  subtractDuration,
-} from '../../../domain/maintenance/duration';
+import { addDuration, InvalidDurationError, isValidDuration, isZeroDuration, parseDuration, subtractDuration } from '../../../domain/maintenance/duration';
 
 describe('parseDuration', () => {
   it('parses every component of PnYnMnWnDTnHnMnS', () => {
     expect(parseDuration('P1Y2M3W4DT5H6M7.5S')).toEqual({
-      years: 1, months: 2, weeks: 3, days: 4, hours: 5, minutes: 6, seconds: 7.5,
+      years: 1,
+      months: 2,
+      weeks: 3,
+      days: 4,
+      hours: 5,
+      minutes: 6,
+      seconds: 7.5,
     });
   });
 

@@ -88,15 +88,20 @@ describe('frequency', () => {
 describe('counter_threshold', () => {
   const counter: Trigger = { type: 'counter', counter: 'operating_hours', unit: 'h', every: 500, start_value: 0 };
   it('needs a rate', () => {
-    expect(analyzePlan(input({ plan: { ...input().plan, trigger: counter }, asset_events: failures('2024-03-01T00:00:00Z', '2024-06-01T00:00:00Z', '2024-09-01T00:00:00Z') })).suggestions).toEqual([]);
+    expect(
+      analyzePlan(input({ plan: { ...input().plan, trigger: counter }, asset_events: failures('2024-03-01T00:00:00Z', '2024-06-01T00:00:00Z', '2024-09-01T00:00:00Z') }))
+        .suggestions,
+    ).toEqual([]);
   });
   it('lowers the threshold to half the usage between failures', () => {
     // 3 failures: MTBF 2920 h; at 0.1 h/h = 292 h of use; half = 146 -> 140
-    const s = analyzePlan(input({
-      plan: { ...input().plan, trigger: counter },
-      asset_events: failures('2024-03-01T00:00:00Z', '2024-06-01T00:00:00Z', '2024-09-01T00:00:00Z'),
-      counter_rate_per_hour: 0.1,
-    })).suggestions;
+    const s = analyzePlan(
+      input({
+        plan: { ...input().plan, trigger: counter },
+        asset_events: failures('2024-03-01T00:00:00Z', '2024-06-01T00:00:00Z', '2024-09-01T00:00:00Z'),
+        counter_rate_per_hour: 0.1,
+      }),
+    ).suggestions;
     expect(s).toEqual([
       expect.objectContaining({
         kind: 'counter_threshold',
@@ -115,9 +120,7 @@ describe('counter_threshold', () => {
     };
     const s = analyzePlan(input({ plan: { ...input().plan, trigger: combined }, counter_rate_per_hour: 2 })).suggestions;
     // 5000 h of use takes 2500 h > 2 x 730.485 h; 2 x 730.485 = 1460.97 -> 1400
-    expect(s).toEqual([
-      expect.objectContaining({ kind: 'counter_threshold', suggested: { every: 1400, unit: 'h' }, confidence: 0.6 }),
-    ]);
+    expect(s).toEqual([expect.objectContaining({ kind: 'counter_threshold', suggested: { every: 1400, unit: 'h' }, confidence: 0.6 })]);
     const patch = s[0].patch?.trigger;
     expect(patch?.type === 'calendar_or_counter' && patch.counter.every).toBe(1400);
   });
@@ -125,7 +128,12 @@ describe('counter_threshold', () => {
 
 describe('workload', () => {
   it('moves the plan from an overloaded assignee to the least-loaded technician', () => {
-    const techs = [{ id: 'tech-d', open_tasks: 5 }, { id: 'tech-a', open_tasks: 12 }, { id: 'tech-c', open_tasks: 4 }, { id: 'tech-b', open_tasks: 2 }];
+    const techs = [
+      { id: 'tech-d', open_tasks: 5 },
+      { id: 'tech-a', open_tasks: 12 },
+      { id: 'tech-c', open_tasks: 4 },
+      { id: 'tech-b', open_tasks: 2 },
+    ];
     const s = analyzePlan(input({ technicians: techs })).suggestions;
     expect(s).toEqual([
       {
@@ -141,14 +149,39 @@ describe('workload', () => {
     expect(analyzePlan(input({ technicians: [...techs].reverse() })).suggestions).toEqual(s);
   });
   it('no suggestion when the assignee is not clearly overloaded', () => {
-    expect(analyzePlan(input({ technicians: [{ id: 'tech-a', open_tasks: 6 }, { id: 'tech-b', open_tasks: 5 }, { id: 'tech-c', open_tasks: 7 }] })).suggestions).toEqual([]);
-    expect(analyzePlan(input({ technicians: [{ id: 'tech-a', open_tasks: 4 }, { id: 'tech-b', open_tasks: 0 }] })).suggestions).toEqual([]);
+    expect(
+      analyzePlan(
+        input({
+          technicians: [
+            { id: 'tech-a', open_tasks: 6 },
+            { id: 'tech-b', open_tasks: 5 },
+            { id: 'tech-c', open_tasks: 7 },
+          ],
+        }),
+      ).suggestions,
+    ).toEqual([]);
+    expect(
+      analyzePlan(
+        input({
+          technicians: [
+            { id: 'tech-a', open_tasks: 4 },
+            { id: 'tech-b', open_tasks: 0 },
+          ],
+        }),
+      ).suggestions,
+    ).toEqual([]);
   });
   it('a plan without assignee gets the least-loaded technician, ties broken by id', () => {
-    const s = analyzePlan(input({
-      plan: { ...input().plan, assignee_id: null },
-      technicians: [{ id: 'tech-z', open_tasks: 1 }, { id: 'tech-m', open_tasks: 1 }, { id: 'tech-a', open_tasks: 3 }],
-    })).suggestions;
+    const s = analyzePlan(
+      input({
+        plan: { ...input().plan, assignee_id: null },
+        technicians: [
+          { id: 'tech-z', open_tasks: 1 },
+          { id: 'tech-m', open_tasks: 1 },
+          { id: 'tech-a', open_tasks: 3 },
+        ],
+      }),
+    ).suggestions;
     expect(s).toEqual([expect.objectContaining({ kind: 'workload', suggested: { assignee_id: 'tech-m', open_tasks: 1 }, confidence: 0.4 })]);
   });
 });
@@ -156,16 +189,18 @@ describe('workload', () => {
 describe('route', () => {
   it('groups plans with a similar interval on the same assets or location', () => {
     const other = (id: string, trigger: Trigger, asset_ids: string[], location_ids: string[]) => ({ id, trigger, asset_ids, location_ids });
-    const s = analyzePlan(input({
-      other_plans: [
-        other('plan-5', quarterly, ['fan-9'], ['hall-9']), // shares nothing
-        other('plan-3', every4Weeks, ['valve-2'], ['hall-1']), // same location, interval too different
-        other('plan-4', { ...quarterly, every: 3 } as Trigger, ['valve-3'], ['hall-1']), // same location
-        other('plan-2', quarterly, ['pump-1', 'motor-1'], ['hall-1']), // same asset, same interval
-        other('plan-6', { type: 'counter', counter: 'h', unit: 'h', every: 10, start_value: 0 }, ['pump-1'], ['hall-1']),
-        other('plan-1', quarterly, ['pump-1'], ['hall-1']), // the plan itself
-      ],
-    })).suggestions;
+    const s = analyzePlan(
+      input({
+        other_plans: [
+          other('plan-5', quarterly, ['fan-9'], ['hall-9']), // shares nothing
+          other('plan-3', every4Weeks, ['valve-2'], ['hall-1']), // same location, interval too different
+          other('plan-4', { ...quarterly, every: 3 } as Trigger, ['valve-3'], ['hall-1']), // same location
+          other('plan-2', quarterly, ['pump-1', 'motor-1'], ['hall-1']), // same asset, same interval
+          other('plan-6', { type: 'counter', counter: 'h', unit: 'h', every: 10, start_value: 0 }, ['pump-1'], ['hall-1']),
+          other('plan-1', quarterly, ['pump-1'], ['hall-1']), // the plan itself
+        ],
+      }),
+    ).suggestions;
     expect(s).toEqual([
       {
         kind: 'route',

@@ -87,8 +87,20 @@ describe('mergePatches (optimize approve)', () => {
     };
     const base = { rationale: '', confidence: 0.5 };
     const suggestions: Suggestion[] = [
-      { ...base, kind: 'frequency', current: { every: 1, unit: 'months' }, suggested: { every: 2, unit: 'weeks' }, patch: { trigger: { ...combined, calendar: { ...combined.calendar, every: 2, unit: 'weeks' } } } },
-      { ...base, kind: 'counter_threshold', current: { every: 500, unit: 'h' }, suggested: { every: 400, unit: 'h' }, patch: { trigger: { ...combined, counter: { ...combined.counter, every: 400 } } } },
+      {
+        ...base,
+        kind: 'frequency',
+        current: { every: 1, unit: 'months' },
+        suggested: { every: 2, unit: 'weeks' },
+        patch: { trigger: { ...combined, calendar: { ...combined.calendar, every: 2, unit: 'weeks' } } },
+      },
+      {
+        ...base,
+        kind: 'counter_threshold',
+        current: { every: 500, unit: 'h' },
+        suggested: { every: 400, unit: 'h' },
+        patch: { trigger: { ...combined, counter: { ...combined.counter, every: 400 } } },
+      },
       { ...base, kind: 'workload', current: { assignee_id: null, open_tasks: null }, suggested: { assignee_id: 'tech', open_tasks: 0 }, patch: { assignee_id: 'tech' } },
     ];
     expect(mergePatches({ trigger: combined, assignee_id: null }, suggestions)).toEqual({

@@ -15,7 +15,11 @@ import {
 import type { CalendarTrigger, CalendarOrCounterTrigger, CounterTrigger, SchedulePolicy, Trigger } from '../../../domain/maintenance/types';
 
 const monthly = (mode: 'fixed' | 'floating', start_at = '2024-01-31T00:00:00Z'): CalendarTrigger => ({
-  type: 'calendar', every: 1, unit: 'months', start_at, mode,
+  type: 'calendar',
+  every: 1,
+  unit: 'months',
+  start_at,
+  mode,
 });
 const day = (s: ScheduleState) => timerDueAt(s)?.slice(0, 10);
 
@@ -35,8 +39,20 @@ describe('calendar fixed vs floating over a year', () => {
     const t = monthly('fixed');
     const { dues } = runTimer(t, initialSchedule(t, '2024-01-01T00:00:00Z'), 14);
     expect(dues).toEqual([
-      '2024-01-31', '2024-02-29', '2024-03-31', '2024-04-30', '2024-05-31', '2024-06-30', '2024-07-31',
-      '2024-08-31', '2024-09-30', '2024-10-31', '2024-11-30', '2024-12-31', '2025-01-31', '2025-02-28',
+      '2024-01-31',
+      '2024-02-29',
+      '2024-03-31',
+      '2024-04-30',
+      '2024-05-31',
+      '2024-06-30',
+      '2024-07-31',
+      '2024-08-31',
+      '2024-09-30',
+      '2024-10-31',
+      '2024-11-30',
+      '2024-12-31',
+      '2025-01-31',
+      '2025-02-28',
     ]);
   });
 
@@ -49,8 +65,19 @@ describe('calendar fixed vs floating over a year', () => {
     const t = monthly('floating');
     const { dues } = runTimer(t, initialSchedule(t, '2024-01-01T00:00:00Z'), 13);
     expect(dues).toEqual([
-      '2024-01-31', '2024-02-29', '2024-03-29', '2024-04-29', '2024-05-29', '2024-06-29', '2024-07-29',
-      '2024-08-29', '2024-09-29', '2024-10-29', '2024-11-29', '2024-12-29', '2025-01-29',
+      '2024-01-31',
+      '2024-02-29',
+      '2024-03-29',
+      '2024-04-29',
+      '2024-05-29',
+      '2024-06-29',
+      '2024-07-29',
+      '2024-08-29',
+      '2024-09-29',
+      '2024-10-29',
+      '2024-11-29',
+      '2024-12-29',
+      '2025-01-29',
     ]);
   });
 
@@ -177,9 +204,7 @@ describe('counter and combined triggers', () => {
     if (!r.ok) throw new Error('rejected');
     expect(r.thresholds_crossed).toBe(1);
     const next = onExecuted(r.state, combined, { at: '2024-01-20T10:00:00Z', by: 'system', trigger: 'counter' });
-    expect(next.type === 'calendar_or_counter' && [next.calendar.due_at, next.counter.next_threshold]).toEqual([
-      '2024-04-20T10:00:00.000Z', 2020,
-    ]);
+    expect(next.type === 'calendar_or_counter' && [next.calendar.due_at, next.counter.next_threshold]).toEqual(['2024-04-20T10:00:00.000Z', 2020]);
   });
 
   it('combined: a calendar execution re-arms the counter from the last reading', () => {
@@ -196,7 +221,10 @@ describe('counter and combined triggers', () => {
   it('nextDue: calendar, projected counter, or the earlier of both', () => {
     let s = initialSchedule(combined, '2024-01-01T00:00:00Z');
     expect(nextDue(s, '2024-01-01T00:00:00Z')).toEqual({ at: '2024-01-31T00:00:00.000Z', trigger: 'calendar', projected: false });
-    for (const [at, value] of [['2024-01-02T00:00:00Z', 1100], ['2024-01-03T00:00:00Z', 1340]] as const) {
+    for (const [at, value] of [
+      ['2024-01-02T00:00:00Z', 1100],
+      ['2024-01-03T00:00:00Z', 1340],
+    ] as const) {
       const r = onCounterReading(s, { value, source: 'gw-1', at });
       if (!r.ok) throw new Error('rejected');
       s = r.state;
@@ -240,7 +268,8 @@ describe('trigger edits', () => {
     let s = onExecuted(initialSchedule(t, '2024-01-01T00:00:00Z'), t, { at: '2024-01-31T00:00:00Z', by: 'system', trigger: 'calendar' });
     s = onTriggerChanged(s, t, counter, '2024-02-02T00:00:00Z');
     expect(s).toEqual({
-      type: 'counter', last_executed_at: '2024-01-31T00:00:00.000Z',
+      type: 'counter',
+      last_executed_at: '2024-01-31T00:00:00.000Z',
       counter: { counter: 'h', every: 100, anchor: 0, next_threshold: 100, last_value: 0, last_read_at: null, total: 0, recent: [] },
     });
     expect(day(onTriggerChanged(s, counter, t, '2024-02-02T00:00:00Z'))).toBe('2024-02-29');
@@ -263,7 +292,9 @@ describe('milestones and policies', () => {
   it('calendarMilestones gives the timer targets', () => {
     const s = initialSchedule(policy.trigger, '2024-01-01T00:00:00Z');
     expect(calendarMilestones(s, policy)).toEqual({
-      due_at: '2024-03-31T08:00:00.000Z', generate_at: '2024-03-29T08:00:00.000Z', notify_at: '2024-02-29T08:00:00.000Z',
+      due_at: '2024-03-31T08:00:00.000Z',
+      generate_at: '2024-03-29T08:00:00.000Z',
+      notify_at: '2024-02-29T08:00:00.000Z',
     });
     expect(calendarMilestones(s, { ...policy, notify: null })?.notify_at).toBeNull();
   });

@@ -31,7 +31,10 @@ describe('validateTrigger', () => {
     });
     const combined = validateTrigger({ type: 'calendar_or_counter', calendar: null, counter: { counter: '', unit: 'h', every: 0, start_value: 'x' } });
     expect(combined.ok === false && combined.errors.map((e) => e.field)).toEqual([
-      'trigger.calendar', 'trigger.counter.counter', 'trigger.counter.every', 'trigger.counter.start_value',
+      'trigger.calendar',
+      'trigger.counter.counter',
+      'trigger.counter.every',
+      'trigger.counter.start_value',
     ]);
     expect(validateTrigger({ type: 'meter' })).toEqual({ ok: false, errors: [{ field: 'trigger.type', message: 'must be one of calendar, counter, calendar_or_counter' }] });
     expect(validateTrigger('calendar')).toEqual({ ok: false, errors: [{ field: 'trigger', message: 'must be an object' }] });
@@ -39,9 +42,7 @@ describe('validateTrigger', () => {
 
   it('validates policy fields', () => {
     expect(validateDurationField('P1D', 'generate_ahead')).toEqual([]);
-    expect(validateDurationField('1d', 'notify.lead_time')).toEqual([
-      { field: 'notify.lead_time', message: 'must be an ISO 8601 duration such as P0D, PT12H or P1DT6H' },
-    ]);
+    expect(validateDurationField('1d', 'notify.lead_time')).toEqual([{ field: 'notify.lead_time', message: 'must be an ISO 8601 duration such as P0D, PT12H or P1DT6H' }]);
     expect(validateOnOpenTask('stack')).toEqual([]);
     expect(validateOnOpenTask('queue')).toHaveLength(1);
   });

@@ -1,15 +1,6 @@
 import { readFileSync } from 'fs';
 import path from 'path';
-import {
-  type IdFormat,
-  type PiiType,
-  DEFAULT_ID_FORMATS,
-  PII_TYPES,
-  AUTO_REDACT_TYPES,
-  detectPii,
-  passesLuhn,
-  redactPii,
-} from '../../../domain/privacy/pii';
+import { type IdFormat, type PiiType, DEFAULT_ID_FORMATS, PII_TYPES, AUTO_REDACT_TYPES, detectPii, passesLuhn, redactPii } from '../../../domain/privacy/pii';
 import { evaluatePii, formatPiiReport, goldSpans, parseLabelledJsonl } from '../../../domain/privacy/pii-eval';
 
 /** The values of one type found in the text, in order. */
@@ -38,16 +29,12 @@ describe('redactPii', () => {
     expect([...PII_TYPES].sort()).toEqual(['credit_card', 'email', 'id_number', 'phone']);
     expect([...AUTO_REDACT_TYPES].sort()).toEqual(['credit_card', 'email', 'id_number', 'phone']);
     const text = 'x@acme.es 612 345 678 DNI 12345678Z card 4111 1111 1111 1111';
-    expect(redactPii(text).text).toBe(
-      '[redacted:email] [redacted:phone] DNI [redacted:id_number] card [redacted:credit_card]',
-    );
+    expect(redactPii(text).text).toBe('[redacted:email] [redacted:phone] DNI [redacted:id_number] card [redacted:credit_card]');
   });
 
   it('replaces only the categories asked for', () => {
     const text = 'x@acme.es 612 345 678 DNI 12345678Z card 4111 1111 1111 1111';
-    expect(redactPii(text, { types: ['email', 'phone'] }).text).toBe(
-      '[redacted:email] [redacted:phone] DNI 12345678Z card 4111 1111 1111 1111',
-    );
+    expect(redactPii(text, { types: ['email', 'phone'] }).text).toBe('[redacted:email] [redacted:phone] DNI 12345678Z card 4111 1111 1111 1111');
   });
 
   it('classifies before filtering: an SSN is not redacted as a phone when only phones are asked for', () => {
@@ -71,7 +58,7 @@ describe('email', () => {
     ['IDN domain and TLD', 'Контакт: сервис@завод.рф, тел.', 'сервис@завод.рф'],
     ['accented domain', 'service@müller-technik.de oder', 'service@müller-technik.de'],
     ['punycode', 'support@xn--mller-technik-2ob.de', 'support@xn--mller-technik-2ob.de'],
-    ['inner apostrophe', 'liam.o\'connor@minesite.com.au |', 'liam.o\'connor@minesite.com.au'],
+    ['inner apostrophe', "liam.o'connor@minesite.com.au |", "liam.o'connor@minesite.com.au"],
     ['mailto with query', 'mailto:calidad@acme.es?subject=Lote', 'calidad@acme.es'],
     ['bracketed [at] [dot]', 'juan [at] acme-industrial [dot] es que', 'juan [at] acme-industrial [dot] es'],
     ['(at) with plain dots', 'contact: k.tanaka(at)fa-robotics.co.jp for', 'k.tanaka(at)fa-robotics.co.jp'],
@@ -193,9 +180,7 @@ describe('id_number', () => {
     const badge: IdFormat = { name: 'badge', pattern: /\bEMP-\d{6}\b/, isValid: (v) => !v.endsWith('000000') };
     const text = 'Badge EMP-004512, not EMP-000000, DNI 12345678Z';
     expect(redactPii(text, { idFormats: [badge] }).text).toBe('Badge [redacted:id_number], not EMP-000000, DNI 12345678Z');
-    expect(redactPii(text, { idFormats: [...DEFAULT_ID_FORMATS, badge] }).text).toBe(
-      'Badge [redacted:id_number], not EMP-000000, DNI [redacted:id_number]',
-    );
+    expect(redactPii(text, { idFormats: [...DEFAULT_ID_FORMATS, badge] }).text).toBe('Badge [redacted:id_number], not EMP-000000, DNI [redacted:id_number]');
   });
 });
 
@@ -285,9 +270,7 @@ describe('pii-eval', () => {
   it('rejects fixture lines whose value is not in the text, naming the line', () => {
     const content = '{"text": "a@b.es", "entities": []}\n{"text": "hi", "entities": [{"type": "email", "value": "a@b.es"}]}\n';
     expect(() => parseLabelledJsonl(content)).toThrow('fixture line 2: value "a@b.es" not in text');
-    expect(() => parseLabelledJsonl('{"text": "x", "entities": [{"type": "name", "value": "x"}]}')).toThrow(
-      'fixture line 1: bad entity',
-    );
+    expect(() => parseLabelledJsonl('{"text": "x", "entities": [{"type": "name", "value": "x"}]}')).toThrow('fixture line 1: bad entity');
   });
 });
 

@@ -82,7 +82,7 @@ describe('degradation prognostics for any monitored asset', () => {
     }
   });
 
-  it('finds no trend in flat noisy sensors, over many seeds and the demo gateway\'s sampling (20 minutes every 20 s, then every 3 s)', () => {
+  it("finds no trend in flat noisy sensors, over many seeds and the demo gateway's sampling (20 minutes every 20 s, then every 3 s)", () => {
     let falseAlarms = 0;
     for (let seed = 1; seed <= 200; seed++) {
       const rnd = random(seed);
@@ -107,7 +107,13 @@ describe('degradation prognostics for any monitored asset', () => {
   });
 
   it('takes the earliest of several parameters and says which drove it', () => {
-    const temperature: ParameterHistory = { parameter: 'temperature', readings: series(30, 6, (d) => 60 + d / 3, 0.01, 7), upper: 80, lower: null, limit_source: 'predictive_config' };
+    const temperature: ParameterHistory = {
+      parameter: 'temperature',
+      readings: series(30, 6, (d) => 60 + d / 3, 0.01, 7),
+      upper: 80,
+      lower: null,
+      limit_source: 'predictive_config',
+    };
     const p = prognoseDegradation([vibration(series(30, 6, (d) => 2 + d / 30, 0.02, 8)), temperature], options);
     if (p.status !== 'ok') throw new Error(p.message);
     expect(p.drivers.map((d) => d.parameter)).toEqual(['temperature', 'vibration']);
@@ -115,7 +121,10 @@ describe('degradation prognostics for any monitored asset', () => {
   });
 
   it('says what is missing: no limits, or too few readings over too short a time', () => {
-    expect(prognoseDegradation([{ parameter: 'flow', readings: series(10, 1, () => 1, 0), upper: null, lower: null, limit_source: 'baseline_band' }], options)).toMatchObject({ status: 'insufficient_data', reason: 'no_limits' });
+    expect(prognoseDegradation([{ parameter: 'flow', readings: series(10, 1, () => 1, 0), upper: null, lower: null, limit_source: 'baseline_band' }], options)).toMatchObject({
+      status: 'insufficient_data',
+      reason: 'no_limits',
+    });
     const few = prognoseDegradation([vibration(series(1, 6, () => 2, 0))], options);
     expect(few).toMatchObject({ status: 'insufficient_data', reason: 'too_few_readings', parameters: [{ parameter: 'vibration', readings: 5, buckets: 5 }] });
     expect(few.status === 'insufficient_data' && few.message).toContain(`5 of ${MIN_BUCKETS} time buckets`);

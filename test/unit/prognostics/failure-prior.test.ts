@@ -33,7 +33,7 @@ describe('failure prior of an asset type from its corrective tasks', () => {
     expect(withPrior(0.5, null)).toBe(0.5);
   });
 
-  it('raises a flat pump\'s probability to its type\'s history, and says so in the answer', () => {
+  it("raises a flat pump's probability to its type's history, and says so in the answer", () => {
     const flat: ParameterHistory = {
       parameter: 'vibration',
       readings: Array.from({ length: 120 }, (_, i) => ({ t: NOW - (30 - i / 4) * DAY, y: 2.5 * (1 + 0.01 * Math.sin(i * 12.9898)) })),

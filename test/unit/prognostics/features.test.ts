@@ -32,10 +32,7 @@ describe('extractFeatures', () => {
     expect(result.values.slice(6, 12)).toEqual([5, 5, 0, 0, 5, 5]);
     expect(result.values[12]).toBe(13); // age = last cycle
     expect(result.last_cycle).toBe(13);
-    expect(featureNames(spec)).toEqual([
-      'a_last', 'a_mean', 'a_std', 'a_slope', 'a_min', 'a_max',
-      'b_last', 'b_mean', 'b_std', 'b_slope', 'b_min', 'b_max', 'age_cycles',
-    ]);
+    expect(featureNames(spec)).toEqual(['a_last', 'a_mean', 'a_std', 'a_slope', 'a_min', 'a_max', 'b_last', 'b_mean', 'b_std', 'b_slope', 'b_min', 'b_max', 'age_cycles']);
   });
 
   it('uses the cycle numbers, not positions, for the slope when cycles have gaps', () => {

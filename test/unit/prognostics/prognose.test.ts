@@ -125,9 +125,7 @@ describe('uncertainty and actions', () => {
   });
 
   it('confidence bands', () => {
-    expect([confidenceLevel(0.7), confidenceLevel(0.69), confidenceLevel(0.4), confidenceLevel(0.39)]).toEqual([
-      'high', 'medium', 'medium', 'low',
-    ]);
+    expect([confidenceLevel(0.7), confidenceLevel(0.69), confidenceLevel(0.4), confidenceLevel(0.39)]).toEqual(['high', 'medium', 'medium', 'low']);
   });
 
   it('actions follow the thresholds; low confidence always asks for an inspection', () => {

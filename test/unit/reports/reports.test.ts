@@ -69,7 +69,14 @@ describe('compliance report', () => {
       ['PM-4', 'Task PM-4', 'Plan B', d('2026-02-15T08:00:00Z'), null, 33.17],
     ]);
     const chart = report.sections[0];
-    expect(chart).toMatchObject({ kind: 'bar_chart', bars: [{ label: '2026-01', value: 50 }, { label: '2026-02', value: 50 }, { label: '2026-03', value: null }] });
+    expect(chart).toMatchObject({
+      kind: 'bar_chart',
+      bars: [
+        { label: '2026-01', value: 50 },
+        { label: '2026-02', value: 50 },
+        { label: '2026-03', value: null },
+      ],
+    });
   });
 
   it('lists the months across a year end', () => {

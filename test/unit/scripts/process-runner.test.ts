@@ -67,9 +67,7 @@ describe('waitForLine', () => {
     const child = startNode(runner, 'silent', `console.log('hello'); setInterval(() => {}, 1000);`);
     await waitForLine(child, (l) => l === 'hello', 10_000);
     try {
-      await expect(waitForLine(child, (l) => l === 'never', 300, '"never"')).rejects.toThrow(
-        'silent did not print "never" within 300 ms; last output:\n  hello',
-      );
+      await expect(waitForLine(child, (l) => l === 'never', 300, '"never"')).rejects.toThrow('silent did not print "never" within 300 ms; last output:\n  hello');
     } finally {
       await runner.stopAll();
     }

@@ -54,7 +54,7 @@ describe('built-in ai-config engine', () => {
 });
 
 describe('language-model answers', () => {
-  it('sends the catalogue and the rules, then keeps a valid answer (fenced or not) with the service\'s own format and headers', () => {
+  it("sends the catalogue and the rules, then keeps a valid answer (fenced or not) with the service's own format and headers", () => {
     const [system, user] = aiConfigMessages('alerts on line 3');
     expect(system.content).toContain('- asset.alert.raised: ');
     expect(user).toEqual({ role: 'user', content: 'alerts on line 3' });

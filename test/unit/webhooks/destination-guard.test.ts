@@ -1,10 +1,5 @@
 import { classifyAddress, isCloudMetadataAddress } from '../../../activities/webhooks/address-class';
-import {
-  checkDestination,
-  checkWebhookUrl,
-  type ResolvedAddress,
-  type Resolver,
-} from '../../../infra/outbound/destination-guard';
+import { checkDestination, checkWebhookUrl, type ResolvedAddress, type Resolver } from '../../../infra/outbound/destination-guard';
 
 /** A fake resolver boundary: fixed answers, records what it was asked. */
 function fakeResolver(answers: Record<string, string[]>): Resolver & { asked: string[] } {

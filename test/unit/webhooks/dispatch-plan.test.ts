@@ -55,16 +55,33 @@ describe('planDeliveries', () => {
 });
 
 describe('fairShares', () => {
-  const shares = (demands: number[], capacity: number) => fairShares(demands.map((n, i) => ({ id: i, n })), capacity).map((d) => [d.id, d.quota]);
+  const shares = (demands: number[], capacity: number) =>
+    fairShares(
+      demands.map((n, i) => ({ id: i, n })),
+      capacity,
+    ).map((d) => [d.id, d.quota]);
 
   it('gives every tenant an equal share and hands on what one does not need', () => {
-    expect(shares([600, 3], 200)).toEqual([[0, 197], [1, 3]]);
-    expect(shares([600, 600], 200)).toEqual([[0, 100], [1, 100]]);
-    expect(shares([10, 500, 40], 200)).toEqual([[0, 10], [1, 150], [2, 40]]);
+    expect(shares([600, 3], 200)).toEqual([
+      [0, 197],
+      [1, 3],
+    ]);
+    expect(shares([600, 600], 200)).toEqual([
+      [0, 100],
+      [1, 100],
+    ]);
+    expect(shares([10, 500, 40], 200)).toEqual([
+      [0, 10],
+      [1, 150],
+      [2, 40],
+    ]);
   });
 
   it('never hands out more than the capacity, and at least one each while capacity lasts', () => {
-    const quotas = shares(Array.from({ length: 300 }, () => 5), 200);
+    const quotas = shares(
+      Array.from({ length: 300 }, () => 5),
+      200,
+    );
     expect(quotas).toHaveLength(200);
     expect(quotas.every(([, q]) => q === 1)).toBe(true);
     expect(shares([], 200)).toEqual([]);

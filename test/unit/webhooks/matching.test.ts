@@ -14,12 +14,9 @@ describe('event types and patterns', () => {
     expect(isValidEventType(t)).toBe(true);
   });
 
-  it.each(['task', 'Task.created', 'task..created', '.task', 'task.', 'task.*', '1task.created', 'task.cre-ated', `a.${'b'.repeat(99)}`])(
-    '%p is not an event type',
-    (t) => {
-      expect(isValidEventType(t)).toBe(false);
-    },
-  );
+  it.each(['task', 'Task.created', 'task..created', '.task', 'task.', 'task.*', '1task.created', 'task.cre-ated', `a.${'b'.repeat(99)}`])('%p is not an event type', (t) => {
+    expect(isValidEventType(t)).toBe(false);
+  });
 
   it('parses exact names, prefix wildcards and "*"', () => {
     expect(parseEventPattern('*')).toEqual({ kind: 'all' });
@@ -28,12 +25,9 @@ describe('event types and patterns', () => {
     expect(parseEventPattern('maintenance.task.*')).toEqual({ kind: 'prefix', prefix: 'maintenance.task' });
   });
 
-  it.each(['', '**', '*.created', 'maintenance.*.created', 'maintenance*', 'maintenance.t*', 'maintenance', 'Maintenance.*'])(
-    'refuses pattern %p',
-    (p) => {
-      expect(parseEventPattern(p)).toBeUndefined();
-    },
-  );
+  it.each(['', '**', '*.created', 'maintenance.*.created', 'maintenance*', 'maintenance.t*', 'maintenance', 'Maintenance.*'])('refuses pattern %p', (p) => {
+    expect(parseEventPattern(p)).toBeUndefined();
+  });
 
   it('a wildcard matches every deeper type on dot boundaries only', () => {
     expect(patternMatches('maintenance.*', 'maintenance.task.created')).toBe(true);

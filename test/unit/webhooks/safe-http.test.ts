@@ -145,9 +145,7 @@ describe('postSigned to a real loopback receiver (development setting)', () => {
   });
 
   it('does not follow a redirect', async () => {
-    receiver = await startReceiver((req, res) =>
-      req.url === '/start' ? res.writeHead(302, { location: '/elsewhere' }).end('moved') : res.end('followed'),
-    );
+    receiver = await startReceiver((req, res) => (req.url === '/start' ? res.writeHead(302, { location: '/elsewhere' }).end('moved') : res.end('followed')));
     const result = await postSigned({ url: `http://127.0.0.1:${receiver.port}/start`, headers: {}, body, allowPrivate: true });
     expect(result).toMatchObject({ kind: 'response', status: 302, body: 'moved' });
     expect(receiver.received.map((r) => r.url)).toEqual(['/start']);

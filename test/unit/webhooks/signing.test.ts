@@ -1,12 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import {
-  generateSecret,
-  isValidSecret,
-  secretKey,
-  signDelivery,
-  verifyXSignature,
-} from '../../../domain/webhooks/signing';
+import { generateSecret, isValidSecret, secretKey, signDelivery, verifyXSignature } from '../../../domain/webhooks/signing';
 
 const body = '{"id":"evt_1","type":"task.created","data":{"task_id":"t1","note":"café ☕"}}';
 const deliveryId = 'dlv_01HX7Z';
@@ -24,8 +18,7 @@ function receiverVerifies(secret: string, headers: Record<string, string>, rawBo
     .some((hex) => hex.length === 64 && timingSafeEqual(Buffer.from(hex, 'hex'), expected));
 }
 
-const lowerCased = (headers: object): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
+const lowerCased = (headers: object): Record<string, string> => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
 
 describe('secrets', () => {
   it('are whsec_ + base64 of 32 random bytes', () => {

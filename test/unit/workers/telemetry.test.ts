@@ -22,7 +22,15 @@ describe('Temporal SDK logs as the service logs them', () => {
     logger.debug('below the level', { workflowId: 'w' });
     await new Promise((r) => setImmediate(r));
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatchObject({ level: 30, msg: 'Activity completed', sdk_component: 'activity', workflow_id: 'plan:t1:p1', workflow_run_id: 'r1', activity_type: 'generateWorkOrder', activity_id: '3' });
+    expect(lines[0]).toMatchObject({
+      level: 30,
+      msg: 'Activity completed',
+      sdk_component: 'activity',
+      workflow_id: 'plan:t1:p1',
+      workflow_run_id: 'r1',
+      activity_type: 'generateWorkOrder',
+      activity_id: '3',
+    });
     expect(lines[1]).toMatchObject({ level: 40, msg: 'Workflow task failed', workflow_id: 'w', run_id: 'r2', err: { message: 'boom', type: 'Error' } });
   });
 

@@ -9,6 +9,10 @@ is trained on exactly the numbers the endpoint computes. The test set is never r
 
 --tune runs the grouped cross-validation grid search and trains with its winner; without it the
 parameters already stored in the output JSON (or the defaults below) are cross-validated again and used.
+The exported model is the average of --seeds boosters (same data, parameters and rounds, seeds SEED + k):
+their trees are concatenated with every leaf value scaled by 1/seeds, so the evaluator's plain sum of
+trees is the average. The out-of-fold RMSE of the single-seed model (v2) and of the average are both
+printed, on the same folds.
 """
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ from sklearn.model_selection import GroupKFold
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL_VERSION = "cmapss-fd001-gbt-v2"
+ENSEMBLE_MODEL_VERSION = "cmapss-fd001-gbt-v3"  # candidate, see README: adopted only if CV improves
 N_FOLDS = 5
 SEED = 20080101
+# Candidate v3 averages 5 models that differ only in their seed (SEED, SEED + 1, ...); member 0 is v2.
 MAX_ROUNDS = 4000
 EARLY_STOP = 200
 
@@ -155,6 +161,10 @@ def main():
     parser.add_argument("--out", default=str(REPO / "domain/prognostics/models/fd001-v2.json"))
     parser.add_argument("--cap", type=float, default=125.0)
     parser.add_argument("--tune", action="store_true")
+    parser.add_argument("--seeds", type=int, default=1, help="1: v2; 5: candidate v3 (seed ensemble)")
+    parser.add_argument(
+        "--reuse-rounds", action="store_true", help="take rounds and CV mean from the output JSON (skips lgb.cv)"
+    )
     parser.add_argument("--trained-on", default=dt.date.today().isoformat())
     args = parser.parse_args()
 
@@ -180,26 +190,59 @@ def main():
     elif out_path.exists():
         params.update(json.loads(out_path.read_text())["training"]["params"])
 
-    rounds, cv_rmse = cross_validate(params, x, y, names, fold_list)
-    oof = out_of_fold(params, rounds, x, y, names, fold_list)
-    oof_clamped = np.clip(oof, 0.0, args.cap)
-    oof_rmse = float(math.sqrt(np.mean((oof_clamped - y) ** 2)))
-    print(f"chosen {params} rounds={rounds} cv_rmse={cv_rmse:.3f} oof_rmse={oof_rmse:.3f}", file=sys.stderr)
+    if args.reuse_rounds and not args.tune:
+        stored = json.loads(out_path.read_text())["training"]
+        rounds, cv_rmse = stored["rounds"], stored["cv"]["rmse_mean_of_folds"]
+    else:
+        rounds, cv_rmse = cross_validate(params, x, y, names, fold_list)
+    print(f"rounds={rounds}", file=sys.stderr)
+    member_params = [{**params, "seed": SEED + k} for k in range(args.seeds)]
 
-    booster = lgb.train(params, lgb.Dataset(x, label=y, feature_name=names), rounds)
-    dump = booster.dump_model()
-    if dump["feature_names"] != names:
-        raise ValueError("feature names changed in the booster")
-    trees = [flatten_tree(t["tree_structure"]) for t in dump["tree_info"]]
+    def clamped_rmse(pred):
+        return float(math.sqrt(np.mean((np.clip(pred, 0.0, args.cap) - y) ** 2)))
+
+    member_oof = []
+    for p in member_params:
+        member_oof.append(out_of_fold(p, rounds, x, y, names, fold_list))
+        running = clamped_rmse(np.mean(member_oof, axis=0))
+        print(
+            f"seed {p['seed']}: oof_rmse={clamped_rmse(member_oof[-1]):.4f}, average of {len(member_oof)}: {running:.4f}",
+            file=sys.stderr,
+            flush=True,
+        )
+    oof = np.mean(member_oof, axis=0)
+    single_oof_rmse = clamped_rmse(member_oof[0])
+    oof_rmse = clamped_rmse(oof)
+    print(
+        f"chosen {params} rounds={rounds} cv_rmse={cv_rmse:.3f} single-seed oof_rmse={single_oof_rmse:.4f} "
+        f"average of {args.seeds} oof_rmse={oof_rmse:.4f}",
+        file=sys.stderr,
+    )
+
+    boosters = [lgb.train(p, lgb.Dataset(x, label=y, feature_name=names), rounds) for p in member_params]
+    trees = []
+    for booster in boosters:
+        dump = booster.dump_model()
+        if dump["feature_names"] != names:
+            raise ValueError("feature names changed in the booster")
+        for t in dump["tree_info"]:
+            tree = flatten_tree(t["tree_structure"])
+            tree["leaf_value"] = [v / args.seeds for v in tree["leaf_value"]]
+            trees.append(tree)
     check_rows = [0, len(y) // 2, len(y) - 1]
     checks = [
-        {"features": x[i].tolist(), "prediction": float(booster.predict(x[i : i + 1])[0])} for i in check_rows
+        {
+            "features": x[i].tolist(),
+            "prediction": float(np.mean([b.predict(x[i : i + 1])[0] for b in boosters])),
+        }
+        for i in check_rows
     ]
 
     model = {
-        "model_version": MODEL_VERSION,
+        "model_version": MODEL_VERSION if args.seeds == 1 else ENSEMBLE_MODEL_VERSION,
         "description": "LightGBM gradient-boosted regression trees on 30-cycle window and whole-history features, "
-        "RUL capped at 125 cycles, trained on C-MAPSS FD001 (NASA, PHM 2008)",
+        "RUL capped at 125 cycles, trained on C-MAPSS FD001 (NASA, PHM 2008)"
+        + ("" if args.seeds == 1 else f"; average of {args.seeds} models differing only in their seed"),
         "rul_cap": args.cap,
         "feature_spec": spec,
         "features": names,
@@ -219,11 +262,16 @@ def main():
             "params": {k: params[k] for k in ("learning_rate", *GRID.keys())},
             "all_params": params,
             "rounds": rounds,
+            "ensemble": {
+                "seeds": [p["seed"] for p in member_params],
+                "combination": "mean (trees concatenated, leaf values scaled by 1/seeds)",
+            },
             "cv": {
                 "folds": N_FOLDS,
                 "grouped_by": "engine",
                 "rmse_mean_of_folds": round(cv_rmse, 4),
                 "rmse_out_of_fold_clamped": round(oof_rmse, 4),
+                "rmse_out_of_fold_clamped_single_seed": round(single_oof_rmse, 4),
             },
         },
         "checks": checks,

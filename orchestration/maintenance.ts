@@ -135,7 +135,11 @@ export async function recordManualExecution(
     },
     answered.snapshot,
   );
-  return { ...done, next_due_at: answered.next_due_at, repeated: false };
+  if (done) return { ...done, next_due_at: answered.next_due_at, repeated: false };
+  // A concurrent retry of the same request committed while this one waited for the lock.
+  const raced = (await lockPlanWithExecution(tx, plan.tenant_id, plan.id, key))?.earlier;
+  if (!raced) throw new Error('a user execution always creates its task');
+  return { ...raced, next_due_at: answered.next_due_at, repeated: true };
 }
 
 /** Step two's lock: the plan row and the execution of this request if it was recorded already, in one round trip. */

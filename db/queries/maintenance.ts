@@ -344,14 +344,14 @@ export async function lockPlanWithExecution(
  * `executePlanInTx` and `saveScheduleSnapshot` wrote in six round trips. Same rows, same
  * guarantees: the sequence row is updated in the caller's transaction (gap-free), the event is in
  * the same transaction (its NOTIFY fires at commit), and a snapshot never overwrites a newer one.
- * The caller has checked that no execution of `req.key` exists (the unique key would refuse it).
+ * Null when an execution of `req.key` exists already (a retry): nothing is written but the snapshot.
  */
 export async function insertManualExecution(
   tx: Knex.Transaction,
   plan: PlanRow,
   req: Omit<ExecutionRequest, 'onOpenTask' | 'thresholdsCrossed'> & { taskId: string },
   snapshot: ScheduleSnapshot,
-): Promise<{ execution_id: string; task_id: string; task_code: string }> {
+): Promise<{ execution_id: string; task_id: string; task_code: string } | null> {
   formatTaskCode(plan.task_prefix, 1); // refuses an invalid prefix, as allocateTaskCode does
   const event = {
     task_id: req.taskId,
@@ -363,8 +363,16 @@ export async function insertManualExecution(
     executed_by: req.executedBy === 'system' ? 'system' : 'user',
   };
   const { rows } = await tx.raw(
-    `with code as (
-       insert into maintenance_task_sequences as s (tenant_id, prefix, next) values (:tenant::uuid, :prefix::text, 2)
+    // The history row first, and only if its key is new: ON CONFLICT sees a concurrent retry's
+    // committed row (the lock's join read an older snapshot), so a race answers as a repeat.
+    `with execution as (
+       insert into maintenance_executions (tenant_id, plan_id, trigger, executed_at, executed_by, due_at, idempotency_key, outcome, task_id)
+       values (:tenant::uuid, :plan::uuid, :trigger::text, :executedAt::timestamptz, :executedBy::text, :dueAt::timestamptz, :key::text, 'created', :taskId::uuid)
+       on conflict (tenant_id, plan_id, idempotency_key) do nothing
+       returning execution_id
+     ), code as (
+       insert into maintenance_task_sequences as s (tenant_id, prefix, next)
+       select :tenant::uuid, :prefix::text, 2 from execution
        on conflict (tenant_id, prefix) do update set next = s.next + 1
        returning :prefix::text || '-' || lpad((s.next - 1)::text, greatest(:digits::int, length((s.next - 1)::text)), '0') as task_code
      ), task as (
@@ -373,11 +381,6 @@ export async function insertManualExecution(
               :minutes::int, :kind::text, :trigger::text, :dueAt::timestamptz, :intervalHours::numeric
          from code
        returning id, task_code
-     ), execution as (
-       insert into maintenance_executions (tenant_id, plan_id, trigger, executed_at, executed_by, due_at, idempotency_key, outcome, task_id)
-       select :tenant::uuid, :plan::uuid, :trigger::text, :executedAt::timestamptz, :executedBy::text, :dueAt::timestamptz, :key::text, 'created', task.id
-         from task
-       returning execution_id
      ), event as (
        insert into outbox_events (tenant_id, type, data, occurred_at, source)
        select :tenant::uuid, 'task.created', :event::jsonb || jsonb_build_object('task_code', task.task_code), now(), 'worker'
@@ -418,5 +421,5 @@ export async function insertManualExecution(
     },
   );
   const row = rows[0];
-  return { execution_id: row.execution_id, task_id: row.task_id, task_code: row.task_code };
+  return row ? { execution_id: row.execution_id, task_id: row.task_id, task_code: row.task_code } : null;
 }

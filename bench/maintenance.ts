@@ -1,10 +1,11 @@
 /**
  * Maintenance benchmark (issue 4), bounded to a few minutes on 2 cores:
- * - `POST /plans/{id}/execute` round trip (HTTP → API: one transaction with the gap-free code,
- *   task, history row, outbox event and audit, and meanwhile the Workflow Update that moves the
- *   schedule → commit → answer), p50/p99 over sequential calls, next to a raw Update on a no-op
- *   workflow on the same Temporal server (its worker runs in this process), the two calls
- *   alternating so both see the same load; their p99 ratio (target <= 1.5);
+ * - `POST /plans/{id}/execute` round trip (HTTP → API: the Workflow Update that moves the
+ *   schedule, then one short transaction with the gap-free code, task, history row, outbox event
+ *   and audit → answer), p50/p99 over sequential calls, next to a raw Update on a no-op workflow
+ *   on the same Temporal server (its worker runs in this process), the calls taking turns so all
+ *   see the same load; their p99 ratio (issue 19's target <= 1.25), and the execute's parts timed
+ *   alone in the same turns (`part_*`: the API's read of the plan, the Update, the transaction);
  * - the service worker's memory (RSS, from /proc) with N idle plan workflows (default 10 000),
  *   started straight through the Temporal client (no rows: their first timer is a year away, so
  *   they stay idle). If starting them all does not fit the time budget, the figures say how many

@@ -12,7 +12,7 @@ import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
 import { Knex } from 'knex';
 import type { Queryable } from '../db/knex';
-import { executePlanInTx, policyOf, saveScheduleSnapshot, type PlanRow } from '../db/queries/maintenance';
+import { insertManualExecution, lockPlanWithExecution, policyOf, type EarlierManualExecution, type PlanRow } from '../db/queries/maintenance';
 import { initialPlanState, manualExecutionTrigger, type PlanPreview, type PlanStateView, type PlanWorkflowState } from '../workflows/maintenance-plan-state';
 import {
   applyOptimizationUpdate,
@@ -114,21 +114,42 @@ export async function recordManualExecution(
   plan: PlanRow,
   req: { requestId: string; userId: string; taskId: string; at: Date },
   answered: ExecuteResult,
+  /** The execution of this request already recorded, as `lockPlanForManualExecution` read it with the lock; looked up when absent. */
+  earlier?: EarlierManualExecution | null,
 ): Promise<ManualExecution> {
   const at = req.at.toISOString();
-  const outcome = await executePlanInTx(tx, plan, {
-    key: manualExecutionKey(req.requestId),
-    trigger: manualExecutionTrigger(plan.trigger),
-    executedBy: req.userId,
-    executedAt: at,
-    dueAt: at,
-    onOpenTask: null,
-    intervalHours: plan.interval_hours === null ? null : Number(plan.interval_hours),
-    taskId: req.taskId,
-  });
-  if (outcome.outcome !== 'created') throw new Error('a user execution always creates its task');
-  await saveScheduleSnapshot(tx, plan.tenant_id, plan.id, answered.snapshot);
-  return { task_id: outcome.task_id, task_code: outcome.task_code, execution_id: outcome.execution_id, next_due_at: answered.next_due_at, repeated: outcome.repeated === true };
+  const key = manualExecutionKey(req.requestId);
+  const found = earlier === undefined ? (await lockPlanWithExecution(tx, plan.tenant_id, plan.id, key))?.earlier ?? null : earlier;
+  if (found) return { ...found, next_due_at: answered.next_due_at, repeated: true };
+  const done = await insertManualExecution(
+    tx,
+    plan,
+    {
+      key,
+      trigger: manualExecutionTrigger(plan.trigger),
+      executedBy: req.userId,
+      executedAt: at,
+      dueAt: at,
+      intervalHours: plan.interval_hours === null ? null : Number(plan.interval_hours),
+      taskId: req.taskId,
+    },
+    answered.snapshot,
+  );
+  if (done) return { ...done, next_due_at: answered.next_due_at, repeated: false };
+  // A concurrent retry of the same request committed while this one waited for the lock.
+  const raced = (await lockPlanWithExecution(tx, plan.tenant_id, plan.id, key))?.earlier;
+  if (!raced) throw new Error('a user execution always creates its task');
+  return { ...raced, next_due_at: answered.next_due_at, repeated: true };
+}
+
+/** Step two's lock: the plan row and the execution of this request if it was recorded already, in one round trip. */
+export async function lockPlanForManualExecution(
+  tx: Knex.Transaction,
+  tenantId: string,
+  planId: string,
+  requestId: string,
+): Promise<{ plan: PlanRow; earlier: EarlierManualExecution | null } | undefined> {
+  return lockPlanWithExecution(tx, tenantId, planId, manualExecutionKey(requestId));
 }
 
 /**

@@ -26,6 +26,7 @@ import { startNotificationDelivery } from '../../orchestration/notifications';
 import {
   executePlan,
   implicitExecuteRequestId,
+  lockPlanForManualExecution,
   recentManualExecution,
   recordManualExecution,
   planHandle,
@@ -290,8 +291,11 @@ function registerPlanActions(api: ApiRouter): void {
         executePlan(c, tenantId, plan.id, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() }),
       );
       const result = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const locked = await lockLivePlan(unit.tx, tenantId, plan.id);
-        const done = await recordManualExecution(unit.tx, locked, request, answered);
+        // The lock reads the request's earlier execution too, and the writes are one statement:
+        // this transaction was 12 sequential round trips, now 7 (3 of them the audit's).
+        const locked = await lockPlanForManualExecution(unit.tx, tenantId, plan.id, request.requestId);
+        if (!locked || locked.plan.deleted_at !== null) throw notFound('maintenance plan');
+        const done = await recordManualExecution(unit.tx, locked.plan, request, answered, locked.earlier);
         const action = done.repeated ? 'maintenance_plan.execute_repeated' : 'maintenance_plan.executed';
         unit.audit({ action, resourceType: 'maintenance_plan', resourceId: plan.id, details: { task_id: done.task_id, execution_id: done.execution_id } });
         return done;

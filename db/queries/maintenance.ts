@@ -14,6 +14,7 @@ import {
   DEFAULT_GENERATE_AHEAD,
   DEFAULT_ON_OPEN_TASK,
   formatTaskCode,
+  TASK_CODE_DIGITS,
   type ExecutedBy,
   type ExecutionTrigger,
   type IsoTimestamp,
@@ -310,4 +311,122 @@ export async function markOverdueInTx(tx: Knex.Transaction, tenantId: string, pl
     });
   }
   return rows;
+}
+
+/** A user's execution already recorded under its key (a retried request): its task. */
+export interface EarlierManualExecution {
+  execution_id: string;
+  task_id: string;
+  task_code: string;
+}
+
+/**
+ * The live-or-deleted plan row locked, and the execution already recorded under `key` if any, in
+ * one round trip (issue 19: the execute path's transaction was a chain of sequential statements).
+ */
+export async function lockPlanWithExecution(
+  tx: Knex.Transaction,
+  tenantId: string,
+  planId: string,
+  key: string,
+): Promise<{ plan: PlanRow; earlier: EarlierManualExecution | null } | undefined> {
+  const { rows } = await tx.raw(
+    `select p.*, e.execution_id as earlier_execution_id, t.id as earlier_task_id, t.task_code as earlier_task_code
+       from maintenance_plans p
+       left join maintenance_executions e on e.tenant_id = p.tenant_id and e.plan_id = p.id and e.idempotency_key = ?
+       left join maintenance_tasks t on t.id = e.task_id
+      where p.tenant_id = ? and p.id = ?
+      for update of p`,
+    [key, tenantId, planId],
+  );
+  if (rows.length === 0) return undefined;
+  const { earlier_execution_id, earlier_task_id, earlier_task_code, ...plan } = rows[0];
+  const earlier = earlier_execution_id ? { execution_id: earlier_execution_id, task_id: earlier_task_id, task_code: earlier_task_code } : null;
+  return { plan: plan as PlanRow, earlier };
+}
+
+/**
+ * A user's execution of a locked plan in one statement (issue 19): the gap-free code, the task,
+ * its history row, the `task.created` outbox event and the plan's schedule snapshot, which
+ * `executePlanInTx` and `saveScheduleSnapshot` wrote in six round trips. Same rows, same
+ * guarantees: the sequence row is updated in the caller's transaction (gap-free), the event is in
+ * the same transaction (its NOTIFY fires at commit), and a snapshot never overwrites a newer one.
+ * Null when an execution of `req.key` exists already (a retry): nothing is written but the snapshot.
+ */
+export async function insertManualExecution(
+  tx: Knex.Transaction,
+  plan: PlanRow,
+  req: Omit<ExecutionRequest, 'onOpenTask' | 'thresholdsCrossed'> & { taskId: string },
+  snapshot: ScheduleSnapshot,
+): Promise<{ execution_id: string; task_id: string; task_code: string } | null> {
+  formatTaskCode(plan.task_prefix, 1); // refuses an invalid prefix, as allocateTaskCode does
+  const event = {
+    task_id: req.taskId,
+    plan_id: plan.id,
+    asset_id: plan.asset_ids[0] ?? null,
+    asset_ids: plan.asset_ids,
+    due_at: req.dueAt,
+    trigger: req.trigger,
+    executed_by: req.executedBy === 'system' ? 'system' : 'user',
+  };
+  const { rows } = await tx.raw(
+    // The history row first, and only if its key is new: ON CONFLICT sees a concurrent retry's
+    // committed row (the lock's join read an older snapshot), so a race answers as a repeat.
+    `with execution as (
+       insert into maintenance_executions (tenant_id, plan_id, trigger, executed_at, executed_by, due_at, idempotency_key, outcome, task_id)
+       values (:tenant::uuid, :plan::uuid, :trigger::text, :executedAt::timestamptz, :executedBy::text, :dueAt::timestamptz, :key::text, 'created', :taskId::uuid)
+       on conflict (tenant_id, plan_id, idempotency_key) do nothing
+       returning execution_id
+     ), code as (
+       insert into maintenance_task_sequences as s (tenant_id, prefix, next)
+       select :tenant::uuid, :prefix::text, 2 from execution
+       on conflict (tenant_id, prefix) do update set next = s.next + 1
+       returning :prefix::text || '-' || lpad((s.next - 1)::text, greatest(:digits::int, length((s.next - 1)::text)), '0') as task_code
+     ), task as (
+       insert into maintenance_tasks (id, tenant_id, plan_id, asset_ids, task_code, title, checklist, assignee_id, priority, estimated_minutes, kind, trigger, due_at, interval_hours)
+       select :taskId::uuid, :tenant::uuid, :plan::uuid, :assetIds::uuid[], code.task_code, :title::text, :checklist::jsonb, :assignee::uuid, :priority::text,
+              :minutes::int, :kind::text, :trigger::text, :dueAt::timestamptz, :intervalHours::numeric
+         from code
+       returning id, task_code
+     ), event as (
+       insert into outbox_events (tenant_id, type, data, occurred_at, source)
+       select :tenant::uuid, 'task.created', :event::jsonb || jsonb_build_object('task_code', task.task_code), now(), 'worker'
+         from task
+       returning id
+     ), snapshot as (
+       update maintenance_plans
+          set schedule_seq = :seq::bigint, next_due_at = :nextDueAt::timestamptz, next_due_trigger = :nextDueTrigger::text, interval_hours = :snapshotIntervalHours::numeric
+        where tenant_id = :tenant::uuid and id = :plan::uuid and schedule_seq < :seq::bigint
+       returning id
+     )
+     select task.id as task_id, task.task_code, execution.execution_id, (select count(*) from event) as events, (select count(*) from snapshot) as snapshots
+       from task, execution`,
+    {
+      tenant: plan.tenant_id,
+      plan: plan.id,
+      prefix: plan.task_prefix,
+      digits: TASK_CODE_DIGITS,
+      taskId: req.taskId,
+      assetIds: plan.asset_ids,
+      title: plan.name,
+      checklist: JSON.stringify(plan.checklist ?? []),
+      assignee: plan.assignee_id,
+      priority: plan.priority,
+      minutes: plan.estimated_minutes,
+      kind: plan.task_kind,
+      trigger: req.trigger,
+      dueAt: req.dueAt,
+      intervalHours: req.intervalHours,
+      executedAt: req.executedAt,
+      executedBy: req.executedBy,
+      key: req.key,
+      event: JSON.stringify(event),
+      seq: snapshot.seq,
+      nextDueAt: snapshot.next_due_at,
+      nextDueTrigger: snapshot.next_due_trigger,
+      snapshotIntervalHours: snapshot.interval_hours,
+    },
+  );
+  const row = rows[0];
+  return row ? { execution_id: row.execution_id, task_id: row.task_id, task_code: row.task_code } : null;
 }

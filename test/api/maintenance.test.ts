@@ -268,6 +268,20 @@ describe('execute, preview and history', () => {
     expect(page.body.items[1].task_code).toBe('PM-000001');
     expectError(await get(t, `/plans/${fixed.id}/history?limit=0`), 422, 'VALIDATION_ERROR');
   });
+
+  it('concurrent retries of one request (same Idempotency-Key) write one task and all answer it', async () => {
+    const plan = await createPlan(other, { trigger: calendar(hourAhead(48)), task_prefix: 'RACE' });
+    const answers = await Promise.all([1, 2, 3].map(() => post(other, `/plans/${plan.id}/execute`, {}, { 'Idempotency-Key': `race-${plan.id}` })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((a) => a.body.task_id)).size).toBe(1);
+    expect(answers[0].body.task_code).toBe('RACE-000001');
+    expect(await api.deps.db('maintenance_tasks').where({ plan_id: plan.id })).toHaveLength(1);
+    expect(await api.deps.db('maintenance_executions').where({ plan_id: plan.id })).toHaveLength(1);
+    const created = await api.deps.db('outbox_events').where({ tenant_id: other.tenantId, type: 'task.created' }).whereRaw(`data->>'plan_id' = ?`, [plan.id]);
+    expect(created.map((e) => e.data.task_code)).toEqual(['RACE-000001']);
+    // The next request takes the next number: none was lost to the retries.
+    expect((await execute(other, plan.id)).body.task_code).toBe('RACE-000002');
+  });
 });
 
 describe('pause and resume', () => {

@@ -1,11 +1,9 @@
 import { Reading } from '../../domain/assets/excursion';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { TREND_WINDOW } from '../../domain/assets/trend';
-import { unresolvedAlerts } from '../queries/alerts';
-import { activeBaselines } from '../queries/baselines';
 import { insertMachineEvents, MachineEventInput } from '../queries/machine-events';
-import { effectiveConfigs } from '../queries/predictive-configs';
-import { insertReadings, LatestReading, latestReadings, ReadingInput, RecentWindow, SeriesKey, upsertLatestReadings } from '../queries/readings';
+import { insertReadings, LatestReading, ReadingInput, RecentWindow, SeriesKey, upsertLatestReadings } from '../queries/readings';
+import { readMonitoringState } from './monitoring-state';
 import { applyJudgements, SeriesJudgement } from './judge';
 import { bandOf, recomputeAssetState } from './recompute';
 import { lockAssets, MonitoringUnit } from './unit';
@@ -51,15 +49,13 @@ export async function ingestReadings(
     if (list) list.push(r);
     else bySeries.set(key(r), [r]);
   }
-  const series: SeriesKey[] = [...bySeries.values()].map(([first]) => ({ asset_id: (first as ReadingInput).asset_id, parameter: (first as ReadingInput).parameter }));
-  const touchedAssets = [...new Set(series.map((s) => s.asset_id))];
+  const touchedAssets = [...new Set([...bySeries.values()].map(([first]) => (first as ReadingInput).asset_id))];
 
-  const previous = await latestReadings(unit.tx, tenantId, touchedAssets);
-  const assetBaselines = await activeBaselines(unit.tx, tenantId, touchedAssets);
-  const alerts = await unresolvedAlerts(unit.tx, tenantId, series);
-  const configs = await effectiveConfigs(unit.tx, tenantId, touchedAssets.map((id) => assetTypes.get(id) as string));
-  const latest = new Map(previous.map((r) => [key(r), r]));
-  const alertOf = new Map(alerts.map((a) => [key(a), a]));
+  const state = await readMonitoringState(unit.tx, tenantId, touchedAssets, touchedAssets.map((id) => assetTypes.get(id) as string));
+  const { baselines: assetBaselines, configs, inspections } = state;
+  const latest = new Map(state.latest.map((r) => [key(r), r]));
+  // The state holds every unresolved alert of the assets; only those of the touched series are judged.
+  const alertOf = new Map(state.alerts.filter((a) => bySeries.has(key(a))).map((a) => [key(a), a]));
 
   // Per series: the readings newer than its latest one, in device-time order, move the latest
   // reading and its window; older (late) ones are only stored.
@@ -90,7 +86,7 @@ export async function ingestReadings(
   summary.alerts_resolved = counts.resolved;
 
   await upsertLatestReadings(unit.tx, tenantId, moved);
-  await recomputeAssetState(unit.tx, tenantId, touchedAssets, now, { assetTypes, configs, baselines: assetBaselines, latest: [...latest.values()] });
+  await recomputeAssetState(unit.tx, tenantId, touchedAssets, now, { assetTypes, configs, baselines: assetBaselines, latest: [...latest.values()], inspections });
   return summary;
 }
 

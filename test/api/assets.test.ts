@@ -354,6 +354,13 @@ describe('condition and inspections', () => {
     expect(list.body.items.map((i: any) => i.condition)).toEqual(['good', 'poor']);
     const health2 = await api.request(`/api/v1/assets/${valve}/health`, { token: a.token });
     expect(health2.body.factors[1]).toMatchObject({ name: 'inspection', score: 100, trend: 'improving' });
+
+    // A reading recomputes both from the inspections the reading pipeline reads itself: the same figures.
+    await ingest(a, [reading(valve, 'pressure', 55, 20_000)]);
+    const health3 = await api.request(`/api/v1/assets/${valve}/health`, { token: a.token });
+    expect(health3.body.factors.map((f: any) => f.name)).toEqual(['pressure', 'inspection']);
+    expect(health3.body.factors[1]).toEqual(health2.body.factors[1]);
+    expect(await condition()).toMatchObject({ overall_condition: 'good', last_inspection: new Date().toISOString().slice(0, 10) });
   });
 
   it('takes next_inspection and open_work_orders from the maintenance plans and tasks of the asset', async () => {

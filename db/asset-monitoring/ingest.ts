@@ -6,7 +6,7 @@ import { insertReadings, LatestReading, ReadingInput, RecentWindow, SeriesKey, u
 import { readMonitoringState } from './monitoring-state';
 import { applyJudgements, SeriesJudgement } from './judge';
 import { bandOf, recomputeAssetState } from './recompute';
-import { lockAssets, MonitoringUnit } from './unit';
+import { LockedAssets, MonitoringUnit } from './unit';
 import { isoTime } from '../../domain/time';
 
 export interface ReadingsSummary {
@@ -26,17 +26,16 @@ const key = (s: SeriesKey) => `${s.asset_id}|${s.parameter}`;
  * The gateway's reading pipeline, in the caller's transaction: store the batch idempotently, judge
  * the new readings of each baselined series against its band (raising, continuing or resolving its
  * alert), move each series' latest reading, and recompute the touched assets' health and condition.
- * `assetTypes` holds every asset of the batch (checked by the caller to belong to the tenant).
+ * `assets` holds every asset of the batch, locked by the caller (lockAssetTypes) and checked to belong to the tenant.
  */
 export async function ingestReadings(
   unit: MonitoringUnit,
-  assetTypes: ReadonlyMap<string, string>,
+  assets: LockedAssets,
   readings: readonly ReadingInput[],
   now: Date,
 ): Promise<ReadingsSummary> {
   const tenantId = unit.scope.tenantId;
-  const assetIds = [...new Set(readings.map((r) => r.asset_id))];
-  await lockAssets(unit.tx, tenantId, assetIds);
+  const assetTypes = assets.types;
   const storedIds = await insertReadings(unit.tx, tenantId, readings);
   const summary: ReadingsSummary = { received: readings.length, stored: storedIds.size, duplicates: readings.length - storedIds.size, late: 0, alerts_raised: 0, alerts_resolved: 0 };
   if (storedIds.size === 0) return summary;

@@ -252,6 +252,16 @@ describe('baselines, alerts and health', () => {
     expect(resolvedEvents.map((e) => e.data)).toEqual([expect.objectContaining({ alert_id: resolved.id, asset_id: asset, value: 105, peak_value: 120 })]);
   });
 
+  it('serialises batches of the same asset: batches sent at once raise one alert for one excursion', async () => {
+    const pump = await createAsset(a, { name: 'Pump at once', type: 'compressor' });
+    await setBaseline(a, pump, { parameter: 'flow', baseline_value: 10, tolerance_percent: 10 });
+    const batches = Array.from({ length: 4 }, (_, k) => [reading(pump, 'flow', 13 + k, (10 - k) * 60_000), reading(pump, 'flow', 14, (10 - k) * 60_000 - 1000)]);
+    const results = await Promise.all(batches.map((readings) => ingest(a, readings)));
+    expect(results.reduce((n, r) => n + r.alerts_raised, 0)).toBe(1);
+    const open = await api.deps.db('asset_alerts').where({ tenant_id: a.tenantId, asset_id: pump, parameter: 'flow' }).whereNot('status', 'resolved');
+    expect(open).toHaveLength(1);
+  });
+
   it('acknowledging keeps the excursion deduplicated until readings resolve it', async () => {
     expect(await ingest(a, [reading(asset, 'temperature', 79, 5 * 60_000)])).toMatchObject({ alerts_raised: 1 });
     const [alert] = (await alertsOf('?status=open')).items;

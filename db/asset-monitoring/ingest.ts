@@ -2,10 +2,12 @@ import { Reading } from '../../domain/assets/excursion';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { TREND_WINDOW } from '../../domain/assets/trend';
 import { insertMachineEvents, MachineEventInput } from '../queries/machine-events';
-import { insertReadings, LatestReading, ReadingInput, RecentWindow, SeriesKey, upsertLatestReadings } from '../queries/readings';
+import { AssetState, assetStatesStatement } from '../queries/asset-state';
+import { insertReadings, LatestReading, latestReadingsStatement, ReadingInput, RecentWindow, SeriesKey } from '../queries/readings';
+import { Queryable } from '../knex';
 import { readMonitoringState } from './monitoring-state';
 import { applyJudgements, SeriesJudgement } from './judge';
-import { bandOf, recomputeAssetState } from './recompute';
+import { bandOf, computeAssetStates } from './recompute';
 import { LockedAssets, MonitoringUnit } from './unit';
 import { isoTime } from '../../domain/time';
 
@@ -84,9 +86,19 @@ export async function ingestReadings(
   summary.alerts_raised = counts.raised;
   summary.alerts_resolved = counts.resolved;
 
-  await upsertLatestReadings(unit.tx, tenantId, moved);
-  await recomputeAssetState(unit.tx, tenantId, touchedAssets, now, { assetTypes, configs, baselines: assetBaselines, latest: [...latest.values()], inspections });
+  const states = computeAssetStates(touchedAssets, { assetTypes, configs, baselines: assetBaselines, latest: [...latest.values()], inspections });
+  await saveSeriesAndStates(unit.tx, tenantId, moved, states, now);
   return summary;
+}
+
+/**
+ * upsertLatestReadings and saveAssetStates in one statement (issue 19: one round trip fewer per batch).
+ * Their rows do not overlap, so running them as parts of one statement changes nothing they do.
+ */
+async function saveSeriesAndStates(db: Queryable, tenantId: string, moved: readonly LatestReading[], states: readonly AssetState[], at: Date): Promise<void> {
+  const latest = latestReadingsStatement(tenantId, moved);
+  const assetStates = assetStatesStatement(tenantId, states, at);
+  await db.raw(`with latest as (${latest.statement}), ${assetStates.ctes} ${assetStates.statement}`, [...latest.bindings, ...assetStates.bindings]);
 }
 
 export interface EventsSummary {

@@ -42,9 +42,14 @@ async function readAssetData(db: Queryable, tenantId: string, ids: readonly stri
 export async function recomputeAssetState(db: Queryable, tenantId: string, assetIds: readonly string[], now: Date, known?: KnownAssetData): Promise<void> {
   const ids = [...new Set(assetIds)];
   if (ids.length === 0) return;
-  const { assetTypes, configs, baselines, latest, inspections: knownInspections } = known ?? (await readAssetData(db, tenantId, ids));
-  const inspections = knownInspections ?? (await recentInspections(db, tenantId, ids, 2));
+  const data = known ?? (await readAssetData(db, tenantId, ids));
+  const inspections = data.inspections ?? (await recentInspections(db, tenantId, ids, 2));
+  await saveAssetStates(db, tenantId, computeAssetStates(ids, { ...data, inspections }), now);
+}
 
+/** The health and condition of each given asset from what was read about it (no I/O). */
+export function computeAssetStates(ids: readonly string[], data: KnownAssetData & { readonly inspections: readonly InspectionRow[] }): AssetState[] {
+  const { assetTypes, configs, baselines, latest, inspections } = data;
   const states: AssetState[] = [];
   for (const id of ids) {
     const asset = { id, type: assetTypes.get(id) as string };
@@ -69,5 +74,5 @@ export async function recomputeAssetState(db: Queryable, tenantId: string, asset
       last_inspection_at: assetInspections[0] ? new Date(assetInspections[0].performedAt) : null,
     });
   }
-  await saveAssetStates(db, tenantId, states, now);
+  return states;
 }

@@ -120,7 +120,15 @@ async function executeCalls(ctx: MaintenanceBenchContext, client: Client) {
       const locked = await lockPlanForManualExecution(tx, tenantId, plan.id, request.requestId);
       if (!locked) throw new Error('plan gone');
       const done = await recordManualExecution(tx, locked.plan, request, answered, locked.earlier);
-      await appendAudit(tx, { tenantId, actor: { type: 'user', id: userId }, requestId: request.requestId, action: 'maintenance_plan.executed', resourceType: 'maintenance_plan', resourceId: plan.id, details: { task_id: done.task_id, execution_id: done.execution_id } });
+      await appendAudit(tx, {
+        tenantId,
+        actor: { type: 'user', id: userId },
+        requestId: request.requestId,
+        action: 'maintenance_plan.executed',
+        resourceType: 'maintenance_plan',
+        resourceId: plan.id,
+        details: { task_id: done.task_id, execution_id: done.execution_id },
+      });
     });
   };
   return { execute, read, planUpdate, record };

@@ -38,7 +38,11 @@ async function main(): Promise<void> {
     { name: 'export', target: 'subject export of 100 000 rows under 30 s, memory flat (streamed)', run: () => runPrivacyExportBench(deps) },
     { name: 'pii', target: 'recall >= 0.95 for email and phone, precision >= 0.95 overall', run: () => runPiiBench() },
     // Last: it leaves 10 000 idle plan workflows on the stack, which would load the others.
-    { name: 'maintenance', target: 'execute p99 <= 1.25x a raw Update on a no-op workflow (part_* say where the time goes); worker RSS < 1 GiB with 10 000 idle plans', run: () => runMaintenanceBenchOn(deps) },
+    {
+      name: 'maintenance',
+      target: 'execute p99 <= 1.25x a raw Update on a no-op workflow (part_* say where the time goes); worker RSS < 1 GiB with 10 000 idle plans',
+      run: () => runMaintenanceBenchOn(deps),
+    },
   ];
   const wanted = process.argv.slice(2);
   const selected = wanted.length ? benches.filter((b) => wanted.includes(b.name)) : benches;

@@ -119,7 +119,7 @@ export async function recordManualExecution(
 ): Promise<ManualExecution> {
   const at = req.at.toISOString();
   const key = manualExecutionKey(req.requestId);
-  const found = earlier === undefined ? (await lockPlanWithExecution(tx, plan.tenant_id, plan.id, key))?.earlier ?? null : earlier;
+  const found = earlier === undefined ? ((await lockPlanWithExecution(tx, plan.tenant_id, plan.id, key))?.earlier ?? null) : earlier;
   if (found) return { ...found, next_due_at: answered.next_due_at, repeated: true };
   const done = await insertManualExecution(
     tx,

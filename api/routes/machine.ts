@@ -1,6 +1,7 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
 import { ingestMachineEvents, ingestReadings } from '../../db/asset-monitoring/ingest';
+import { LockedAssets, lockAssetTypes, MonitoringUnit } from '../../db/asset-monitoring/unit';
 import { MachineEventInput, MACHINE_EVENT_COLUMNS, MachineEventRow } from '../../db/queries/machine-events';
 import { pgArray } from '../../db/queries/pg-array';
 import { ReadingInput } from '../../db/queries/readings';
@@ -94,10 +95,21 @@ async function requireAssets(scope: TenantScope, ids: readonly string[]): Promis
         .whereRaw('id = any(?::uuid[])', [pgArray(valid)])
         .select('id', 'type')
     : [];
-  const types = new Map(rows.map((r) => [r.id, r.type]));
+  return requireAll(unique, new Map(rows.map((r) => [r.id, r.type])));
+}
+
+function requireAll<T extends ReadonlyMap<string, string>>(unique: readonly string[], types: T): T {
   const missing = unique.filter((id) => !types.has(id));
   if (missing.length) throw new AppError('NOT_FOUND', 'asset not found', { asset_ids: missing.slice(0, 20) });
   return types;
+}
+
+/** requireAssets for the reading pipeline: the same check, in the statement that takes the assets' monitoring locks. */
+async function requireLockedAssets(unit: MonitoringUnit, ids: readonly string[]): Promise<LockedAssets> {
+  const unique = [...new Set(ids)];
+  const locked = await lockAssetTypes(unit.tx, unit.scope.tenantId, unique, unique.filter(isUuid));
+  requireAll(unique, locked.types);
+  return locked;
 }
 
 function auditTarget(assetIds: readonly string[]) {
@@ -126,8 +138,8 @@ export function machineRoutes(): ApiRouter {
         const { tenantId } = userOf(ctx);
         const items = itemsOf(input.body);
         ctx.body = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-          const assetTypes = await requireAssets(
-            unit.scope,
+          const assets = await requireLockedAssets(
+            unit,
             items.map((r) => r.asset_id),
           );
           const readings: ReadingInput[] = items.map((r) => ({
@@ -139,7 +151,7 @@ export function machineRoutes(): ApiRouter {
             source: r.source ?? null,
             sender_event_id: r.event_id,
           }));
-          const summary = await ingestReadings(unit, assetTypes, readings, new Date());
+          const summary = await ingestReadings(unit, assets, readings, new Date());
           const target = auditTarget(items.map((r) => r.asset_id));
           unit.audit({ action: 'machine.readings.ingested', resourceType: 'asset', resourceId: target.resourceId, details: { ...target.details, ...summary } });
           return summary;

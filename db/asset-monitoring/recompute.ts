@@ -3,7 +3,7 @@ import { computeCondition, MonitoredParameter } from '../../domain/assets/condit
 import { computeHealth, ParameterEvidence } from '../../domain/assets/health';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { Queryable } from '../knex';
-import { AssetState, recentInspections, saveAssetStates } from '../queries/asset-state';
+import { AssetState, InspectionRow, recentInspections, saveAssetStates } from '../queries/asset-state';
 import { activeBaselines, BaselineRow } from '../queries/baselines';
 import { effectiveConfigs } from '../queries/predictive-configs';
 import { LatestReading, latestReadings } from '../queries/readings';
@@ -21,6 +21,8 @@ export interface KnownAssetData {
   readonly baselines: readonly BaselineRow[];
   /** The latest reading of every series of the assets, after the change. */
   readonly latest: readonly LatestReading[];
+  /** The newest two inspections of each asset, newest first; read here when not given. */
+  readonly inspections?: readonly InspectionRow[];
 }
 
 async function readAssetData(db: Queryable, tenantId: string, ids: readonly string[]): Promise<KnownAssetData> {
@@ -47,9 +49,14 @@ async function readAssetData(db: Queryable, tenantId: string, ids: readonly stri
 export async function recomputeAssetState(db: Queryable, tenantId: string, assetIds: readonly string[], now: Date, known?: KnownAssetData): Promise<void> {
   const ids = [...new Set(assetIds)];
   if (ids.length === 0) return;
-  const { assetTypes, configs, baselines, latest } = known ?? (await readAssetData(db, tenantId, ids));
-  const inspections = await recentInspections(db, tenantId, ids, 2);
+  const data = known ?? (await readAssetData(db, tenantId, ids));
+  const inspections = data.inspections ?? (await recentInspections(db, tenantId, ids, 2));
+  await saveAssetStates(db, tenantId, computeAssetStates(ids, { ...data, inspections }), now);
+}
 
+/** The health and condition of each given asset from what was read about it (no I/O). */
+export function computeAssetStates(ids: readonly string[], data: KnownAssetData & { readonly inspections: readonly InspectionRow[] }): AssetState[] {
+  const { assetTypes, configs, baselines, latest, inspections } = data;
   const states: AssetState[] = [];
   for (const id of ids) {
     const asset = { id, type: assetTypes.get(id) as string };
@@ -78,5 +85,5 @@ export async function recomputeAssetState(db: Queryable, tenantId: string, asset
       last_inspection_at: assetInspections[0] ? new Date(assetInspections[0].performedAt) : null,
     });
   }
-  await saveAssetStates(db, tenantId, states, now);
+  return states;
 }

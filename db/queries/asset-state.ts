@@ -1,3 +1,4 @@
+import { Knex } from 'knex';
 import type { AssetCondition } from '../../domain/assets/condition';
 import type { Condition, Health } from '../../domain/assets/health';
 import { Queryable } from '../knex';
@@ -52,6 +53,15 @@ export interface AssetState {
 /** Stores the health and condition of several assets in one statement (two multi-row upserts). */
 export async function saveAssetStates(db: Queryable, tenantId: string, states: readonly AssetState[], at: Date): Promise<void> {
   if (states.length === 0) return;
+  const { ctes, statement, bindings } = assetStatesStatement(tenantId, states, at);
+  await db.raw(`with ${ctes} ${statement}`, bindings);
+}
+
+/**
+ * The statement of saveAssetStates in two parts, so a caller can put other writes before it in the
+ * same statement (the reading pipeline: `with latest as (...), ${ctes} ${statement}`).
+ */
+export function assetStatesStatement(tenantId: string, states: readonly AssetState[], at: Date): { ctes: string; statement: string; bindings: Knex.RawBinding[] } {
   const health = states.map((s) => ({ asset_id: s.asset_id, health_score: s.health.health_score, status: s.health.status, factors: s.health.factors }));
   const conditions = states.map((s) => ({
     asset_id: s.asset_id,
@@ -59,22 +69,22 @@ export async function saveAssetStates(db: Queryable, tenantId: string, states: r
     parameters: s.condition.parameters,
     last_inspection_at: s.last_inspection_at?.toISOString() ?? null,
   }));
-  await db.raw(
-    `with health as (
+  return {
+    ctes: `health as (
        insert into asset_health (tenant_id, asset_id, health_score, status, factors, last_updated)
        select ?::uuid, x.asset_id, x.health_score, x.status, x.factors, ?::timestamptz
          from jsonb_to_recordset(?::jsonb) as x(asset_id uuid, health_score integer, status text, factors jsonb)
        on conflict (tenant_id, asset_id) do update
          set health_score = excluded.health_score, status = excluded.status, factors = excluded.factors, last_updated = excluded.last_updated
-     )
-     insert into asset_conditions (tenant_id, asset_id, overall_condition, parameters, last_inspection_at, updated_at)
+     )`,
+    statement: `insert into asset_conditions (tenant_id, asset_id, overall_condition, parameters, last_inspection_at, updated_at)
      select ?::uuid, x.asset_id, x.overall_condition, x.parameters, x.last_inspection_at, ?::timestamptz
        from jsonb_to_recordset(?::jsonb) as x(asset_id uuid, overall_condition text, parameters jsonb, last_inspection_at timestamptz)
      on conflict (tenant_id, asset_id) do update
        set overall_condition = excluded.overall_condition, parameters = excluded.parameters,
            last_inspection_at = excluded.last_inspection_at, updated_at = excluded.updated_at`,
-    [tenantId, at.toISOString(), JSON.stringify(health), tenantId, at.toISOString(), JSON.stringify(conditions)],
-  );
+    bindings: [tenantId, at.toISOString(), JSON.stringify(health), tenantId, at.toISOString(), JSON.stringify(conditions)],
+  };
 }
 
 /** The newest `perAsset` inspections of each asset (by the time they were performed). */

@@ -35,7 +35,12 @@ export async function effectiveConfigs(db: Queryable, tenantId: string, assetTyp
         .whereRaw('asset_type = any(?::text[])', [pgArray(unique)])
         .select(PREDICTIVE_CONFIG_COLUMNS)
     : [];
-  const byType = new Map<string, PredictiveConfig>(unique.map((t) => [t, defaultPredictiveConfig(t)]));
+  return configsOf(unique, rows);
+}
+
+/** The effective config of each asset type from the stored rows of some of them (the others get the defaults). */
+export function configsOf(assetTypes: readonly string[], rows: readonly PredictiveConfigRow[]): Map<string, PredictiveConfig> {
+  const byType = new Map<string, PredictiveConfig>([...new Set(assetTypes)].map((t) => [t, defaultPredictiveConfig(t)]));
   for (const row of rows) byType.set(row.asset_type, toConfig(row));
   return byType;
 }

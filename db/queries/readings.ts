@@ -1,3 +1,4 @@
+import { Knex } from 'knex';
 import { Queryable } from '../knex';
 import { tenantScope } from '../tenant-scope';
 import { pgArray } from './pg-array';
@@ -73,13 +74,19 @@ export async function latestReadings(db: Queryable, tenantId: string, assetIds: 
 /** Records the newest reading and window of each series, unless a newer reading is already recorded. */
 export async function upsertLatestReadings(db: Queryable, tenantId: string, latest: readonly LatestReading[]): Promise<void> {
   if (latest.length === 0) return;
-  await db.raw(
-    `insert into asset_parameter_latest as l (tenant_id, asset_id, parameter, ts, value, unit, source, recent, updated_at)
+  const { statement, bindings } = latestReadingsStatement(tenantId, latest);
+  await db.raw(statement, bindings);
+}
+
+/** The statement of upsertLatestReadings, so a caller can run it as a CTE of a larger statement. */
+export function latestReadingsStatement(tenantId: string, latest: readonly LatestReading[]): { statement: string; bindings: Knex.RawBinding[] } {
+  return {
+    statement: `insert into asset_parameter_latest as l (tenant_id, asset_id, parameter, ts, value, unit, source, recent, updated_at)
      select ?::uuid, r.*, now() from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::float8[], ?::text[], ?::text[], ?::jsonb[]) as r
      on conflict (tenant_id, asset_id, parameter) do update
        set ts = excluded.ts, value = excluded.value, unit = excluded.unit, source = excluded.source, recent = excluded.recent, updated_at = now()
        where excluded.ts >= l.ts`,
-    [
+    bindings: [
       tenantId,
       pgArray(latest.map((r) => r.asset_id)),
       pgArray(latest.map((r) => r.parameter)),
@@ -89,7 +96,7 @@ export async function upsertLatestReadings(db: Queryable, tenantId: string, late
       pgArray(latest.map((r) => r.source)),
       pgArray(latest.map((r) => JSON.stringify(r.recent))),
     ],
-  );
+  };
 }
 
 export interface SeriesPoint {

@@ -288,6 +288,16 @@ describe('baselines, alerts and health', () => {
     expect(resolvedEvents.map((e) => e.data)).toEqual([expect.objectContaining({ alert_id: resolved.id, asset_id: asset, value: 105, peak_value: 120 })]);
   });
 
+  it('serialises batches of the same asset: batches sent at once raise one alert for one excursion', async () => {
+    const pump = await createAsset(a, { name: 'Pump at once', type: 'compressor' });
+    await setBaseline(a, pump, { parameter: 'flow', baseline_value: 10, tolerance_percent: 10 });
+    const batches = Array.from({ length: 4 }, (_, k) => [reading(pump, 'flow', 13 + k, (10 - k) * 60_000), reading(pump, 'flow', 14, (10 - k) * 60_000 - 1000)]);
+    const results = await Promise.all(batches.map((readings) => ingest(a, readings)));
+    expect(results.reduce((n, r) => n + r.alerts_raised, 0)).toBe(1);
+    const open = await api.deps.db('asset_alerts').where({ tenant_id: a.tenantId, asset_id: pump, parameter: 'flow' }).whereNot('status', 'resolved');
+    expect(open).toHaveLength(1);
+  });
+
   it('acknowledging keeps the excursion deduplicated until readings resolve it', async () => {
     expect(await ingest(a, [reading(asset, 'temperature', 79, 5 * 60_000)])).toMatchObject({ alerts_raised: 1 });
     const [alert] = (await alertsOf('?status=open')).items;
@@ -414,6 +424,13 @@ describe('condition and inspections', () => {
     expect(list.body.items.map((i: any) => i.condition)).toEqual(['good', 'poor']);
     const health2 = await api.request(`/api/v1/assets/${valve}/health`, { token: a.token });
     expect(health2.body.factors[1]).toMatchObject({ name: 'inspection', score: 100, trend: 'improving' });
+
+    // A reading recomputes both from the inspections the reading pipeline reads itself: the same figures.
+    await ingest(a, [reading(valve, 'pressure', 55, 20_000)]);
+    const health3 = await api.request(`/api/v1/assets/${valve}/health`, { token: a.token });
+    expect(health3.body.factors.map((f: any) => f.name)).toEqual(['pressure', 'inspection']);
+    expect(health3.body.factors[1]).toEqual(health2.body.factors[1]);
+    expect(await condition()).toMatchObject({ overall_condition: 'good', last_inspection: new Date().toISOString().slice(0, 10) });
   });
 
   it('takes next_inspection and open_work_orders from the maintenance plans and tasks of the asset', async () => {

@@ -2,7 +2,7 @@ import { roundTo as round } from '../numbers';
 import { DEFAULT_ACTION_THRESHOLDS, recommendAction, type ActionThresholds, type RecommendedAction } from './actions';
 import { extractFeatures } from './features';
 import { parseRulModel, predictRaw, type RulModel } from './model';
-import fd001Json from './models/fd001-v2.json';
+import fd001Json from './models/fd001-v3.json';
 import type { CycleRecord, InsufficientData } from './types';
 import { checkDistribution, confidenceLevel, confidenceScore, effectiveSigma, failureProbability, type ConfidenceLevel } from './uncertainty';
 

@@ -5,9 +5,9 @@ import { casesFromCmapss, evaluate, phmScore } from '../../../domain/prognostics
 import { FD001_MODEL } from '../../../domain/prognostics/index';
 import type { CycleRecord } from '../../../domain/prognostics/types';
 
-// Measured with cmapss-fd001-gbt-v2: RMSE 11.006, score 198.93. Ceilings leave a small margin for a retrain.
+// Measured with cmapss-fd001-gbt-v3: RMSE 11.013, score 188.90. Ceilings leave a small margin for a retrain.
 const RMSE_CEILING = 11.3;
-const SCORE_CEILING = 215;
+const SCORE_CEILING = 205;
 
 const data = (name: string) => fs.readFileSync(path.join(__dirname, '../../../data/cmapss', name), 'utf8');
 

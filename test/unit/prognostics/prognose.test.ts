@@ -21,7 +21,7 @@ describe('prognose: insufficient data is a typed answer, never a number', () => 
       status: 'insufficient_data',
       insufficient: { reason: 'too_few_cycles', required_cycles: 30, available_cycles: 12 },
       message: 'needs 30 cycles of history, has 12',
-      model_version: 'cmapss-fd001-gbt-v2',
+      model_version: 'cmapss-fd001-gbt-v3',
     });
     expect(p).not.toHaveProperty('remaining_useful_life');
   });
@@ -44,7 +44,7 @@ describe('prognose on a real FD001 test engine', () => {
     expect(p.remaining_useful_life).toBeCloseTo(p.remaining_useful_life_cycles * 0.5, 0);
     expect(p.failure_probability).toBeGreaterThan(0.9);
     expect(p.recommended_action).toBe('immediate_maintenance');
-    expect(p.model_version).toBe('cmapss-fd001-gbt-v2');
+    expect(p.model_version).toBe('cmapss-fd001-gbt-v3');
     expect(p.out_of_range_features).toEqual([]);
   });
 

@@ -186,6 +186,18 @@ export type ExecutionOutcome =
  * plan's previous task is still open and the policy says skip), its history row and the outbox
  * event. Idempotent by (plan, key): a repeat answers what the first one did.
  */
+/** The `task.created` event of a plan execution, but for the task's id and code. */
+function taskCreatedData(plan: Pick<PlanRow, 'id' | 'asset_ids'>, req: Pick<ExecutionRequest, 'dueAt' | 'trigger' | 'executedBy'>) {
+  return {
+    plan_id: plan.id,
+    asset_id: plan.asset_ids[0] ?? null,
+    asset_ids: plan.asset_ids,
+    due_at: req.dueAt,
+    trigger: req.trigger,
+    executed_by: req.executedBy === 'system' ? 'system' : 'user',
+  };
+}
+
 export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: ExecutionRequest): Promise<ExecutionOutcome> {
   const tenantId = plan.tenant_id;
   const previous = await tx('maintenance_executions').where({ tenant_id: tenantId, plan_id: plan.id, idempotency_key: req.key }).first();
@@ -236,16 +248,7 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
     tenantId,
     type: 'task.created',
     source: 'worker',
-    data: {
-      task_id: task.id,
-      task_code: task.task_code,
-      plan_id: plan.id,
-      asset_id: plan.asset_ids[0] ?? null,
-      asset_ids: plan.asset_ids,
-      due_at: req.dueAt,
-      trigger: req.trigger,
-      executed_by: req.executedBy === 'system' ? 'system' : 'user',
-    },
+    data: { task_id: task.id, task_code: task.task_code, ...taskCreatedData(plan, req) },
   });
   return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: req.dueAt };
 }
@@ -360,15 +363,7 @@ export async function insertManualExecution(
   snapshot: ScheduleSnapshot,
 ): Promise<{ execution_id: string; task_id: string; task_code: string } | null> {
   formatTaskCode(plan.task_prefix, 1); // refuses an invalid prefix, as allocateTaskCode does
-  const event = {
-    task_id: req.taskId,
-    plan_id: plan.id,
-    asset_id: plan.asset_ids[0] ?? null,
-    asset_ids: plan.asset_ids,
-    due_at: req.dueAt,
-    trigger: req.trigger,
-    executed_by: req.executedBy === 'system' ? 'system' : 'user',
-  };
+  const event = { task_id: req.taskId, ...taskCreatedData(plan, req) };
   const { rows } = await tx.raw(
     // The history row first, and only if its key is new: ON CONFLICT sees a concurrent retry's
     // committed row (the lock's join read an older snapshot), so a race answers as a repeat.

@@ -203,7 +203,8 @@ async function settledRss(pid: number, maxWaitMs: number): Promise<number> {
   }
 }
 
-async function terminateTenantWorkflows(client: Client, namespace: string, tenantId: string): Promise<void> {
+/** Terminates the tenant's running plan workflows (a batch operation by their tenant id). */
+export async function terminateTenantWorkflows(client: Client, namespace: string, tenantId: string): Promise<void> {
   await client.workflowService.startBatchOperation({
     namespace,
     jobId: `bench-cleanup-${randomUUID()}`,

@@ -9,6 +9,7 @@ import { runAssetsBenchOn } from './assets';
 import { runHttpBench } from './http';
 import { runMaintenanceBenchOn } from './maintenance';
 import { runPiiBench } from './pii';
+import { runPlansDueBenchOn } from './plans-due';
 import { runPoolSizingBench } from './pool-sizing';
 import { runPrivacyExportBench } from './privacy-export';
 import { runPrognosticsBench } from './prognostics';
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     { name: 'prognostics', target: 'general model on synthetic series: median relative RUL error <= 0.2, 90 % interval coverage >= 0.85', run: async () => runPrognosticsBench() },
     { name: 'export', target: 'subject export of 100 000 rows under 30 s, memory flat (streamed)', run: () => runPrivacyExportBench(deps) },
     { name: 'pii', target: 'recall >= 0.95 for email and phone, precision >= 0.95 overall', run: () => runPiiBench() },
+    { name: 'due', target: '10 000 plans due in the same minute all generate their work order within 60 s (dev server clock)', run: () => runPlansDueBenchOn(deps) },
     // Last: it leaves 10 000 idle plan workflows on the stack, which would load the others.
     {
       name: 'maintenance',

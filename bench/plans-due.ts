@@ -1,0 +1,94 @@
+/**
+ * Plans due in the same minute (issue 19: 10 000 plans due in one minute all generate their work
+ * order within 60 s, on the dev server's own clock, not a skipped one). Creates calendar plans
+ * through the API (POST /maintenance/plans: each a row and its workflow), all with the same first
+ * due instant, a whole minute after creation is expected to end; waits for it; then times until
+ * every plan's task row exists. Creation stops 10 s before the due instant, so on a slow machine
+ * fewer plans than asked are due and the figures say how many (BENCH_DUE_PLANS, default 10 000).
+ * Their workflows are terminated afterwards.
+ */
+import { AppDeps } from '../api/context';
+import { withBenchApi, BenchApi } from './bench-api';
+import { terminateTenantWorkflows } from './maintenance';
+
+const LANES = 16;
+/** Plans a second the API is assumed to create here, to place the due instant (measured: 20-45/s). */
+const ASSUMED_CREATE_RATE = 25;
+const GENERATION_DEADLINE_MS = 240_000;
+
+export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.env.BENCH_DUE_PLANS ?? 10_000)): Promise<Record<string, number | string>> {
+  return withBenchApi(deps, 'plans-due', async (api) => {
+    const dueAt = Math.ceil((Date.now() + 30_000 + (wanted / ASSUMED_CREATE_RATE) * 1000) / 60_000) * 60_000;
+    const created = await createPlans(api, wanted, dueAt);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now())));
+    try {
+      const generation = await waitForTasks(deps, api.tenantId, created.count, dueAt);
+      return {
+        plans_wanted: wanted,
+        plans_due: created.count,
+        create_rate_per_s: round(created.count / created.seconds),
+        tasks_generated: generation.count,
+        tasks_within_60s: generation.within60s,
+        seconds_due_to_last_task: generation.lastSeconds,
+        tasks_per_s: generation.lastSeconds > 0 ? round(generation.count / generation.lastSeconds) : generation.count,
+        target_all_within_60s:
+          created.count === wanted && generation.within60s === wanted ? 'met' : created.count < wanted ? `not shown (${created.count} of ${wanted} due)` : 'not met',
+      };
+    } finally {
+      await terminateTenantWorkflows(await deps.temporal.client(), deps.config.temporal.namespace, api.tenantId).catch(() => undefined);
+    }
+  });
+}
+
+/** Creates up to `count` plans due at `dueAt`, stopping 10 s before it. */
+async function createPlans(api: BenchApi, count: number, dueAt: number): Promise<{ count: number; seconds: number }> {
+  const stopAt = dueAt - 10_000;
+  const t0 = Date.now();
+  let next = 0;
+  let created = 0;
+  const body = (i: number) =>
+    JSON.stringify({ name: `Due together ${i}`, trigger: { type: 'calendar', every: 1, unit: 'weeks', start_at: new Date(dueAt).toISOString(), mode: 'fixed' } });
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      while (next < count && Date.now() < stopAt) {
+        const i = next++;
+        for (;;) {
+          const res = await fetch(`${api.baseUrl}/api/v1/maintenance/plans`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${api.token}`, 'content-type': 'application/json' },
+            body: body(i),
+          });
+          await res.arrayBuffer();
+          if (res.status === 201) break;
+          if (res.status !== 429) throw new Error(`plan create answered ${res.status}`);
+          await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+        }
+        created += 1;
+      }
+    }),
+  );
+  return { count: created, seconds: (Date.now() - t0) / 1000 };
+}
+
+/** Polls the tenant's task rows until there is one per plan or the deadline passes. */
+async function waitForTasks(deps: AppDeps, tenantId: string, plans: number, dueAt: number) {
+  const due = new Date(dueAt);
+  const read = async () => {
+    const [row] = await deps
+      .db('maintenance_tasks')
+      .where({ tenant_id: tenantId })
+      .select(
+        deps.db.raw('count(*)::int as count'),
+        deps.db.raw('max(created_at) as last'),
+        deps.db.raw("count(*) filter (where created_at <= ?::timestamptz + interval '60 seconds')::int as within", [due]),
+      );
+    return row as { count: number; last: Date | null; within: number };
+  };
+  let row = await read();
+  for (const deadline = dueAt + GENERATION_DEADLINE_MS; row.count < plans && Date.now() < deadline; row = await read()) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return { count: row.count, within60s: row.within, lastSeconds: row.last ? round((row.last.getTime() - dueAt) / 1000) : NaN };
+}
+
+const round = (value: number) => Math.round(value * 10) / 10;

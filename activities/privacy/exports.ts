@@ -1,5 +1,5 @@
 /**
- * Subject export activities: the ZIP is streamed from PostgreSQL batches through the ZIP writer
+ * Subject export activities: the ZIP is streamed from PostgreSQL batches through archiver
  * straight into MinIO (nothing is held whole in memory), and the presigned URL is stored on the
  * export row. Activity inputs and results carry ids and counts only, so workflow history never
  * holds personal data or the URL.
@@ -11,7 +11,7 @@ import { Db } from '../../db/knex';
 import { subjectRowsPage, subjectRowsStream, SubjectKey } from '../../db/privacy/categories';
 import { DataCategory, exportedCategories } from '../../domain/privacy/registry';
 import { ObjectStore } from '../../infra/object-store';
-import { ZipStreamWriter } from './zip-stream';
+import { ExportZip } from './export-zip';
 
 export const EXPORT_URL_TTL_SECONDS = 24 * 60 * 60;
 const PAGE = 500;
@@ -102,7 +102,7 @@ export function createPrivacyExportActivities(deps: PrivacyExportDeps) {
         body.destroy(err);
         throw err;
       });
-      const zip = new ZipStreamWriter(body, new Date(row.created_at));
+      const zip = new ExportZip(body, new Date(row.created_at));
       const parts: ManifestPart[] = [];
       try {
         for (const category of categories) {

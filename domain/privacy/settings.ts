@@ -3,6 +3,8 @@
  * lowered retention value is not retroactive (SPEC.md Privacy rule 5; defined in docs/DECISIONS.md
  * "## Privacy"). Pure: `now` is always an argument.
  */
+import { isValidDuration, parseDuration } from '../maintenance/duration';
+
 const DAY_MS = 86_400_000;
 
 export const RETENTION_DEFAULTS = {
@@ -81,7 +83,6 @@ export function clampAuditCutoff(cutoff: Date, now: Date): Date {
   return cutoff < minimum ? cutoff : minimum;
 }
 
-const DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 /**
@@ -90,10 +91,9 @@ const DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{
  * null when the value is neither, or a cut-off in the future.
  */
 export function parseOlderThan(value: string, now: Date): Date | null {
-  const d = DURATION.exec(value);
-  if (d && value !== 'P' && !value.endsWith('T')) {
-    const [y, mo, w, dd, h, mi, s] = d.slice(1).map((x) => (x ? Number(x) : 0));
-    const ms = (((y * 365 + mo * 30 + w * 7 + dd) * 24 + h) * 60 + mi) * 60_000 + s * 1000;
+  if (isValidDuration(value)) {
+    const { years, months, weeks, days, hours, minutes, seconds } = parseDuration(value);
+    const ms = (((years * 365 + months * 30 + weeks * 7 + days) * 24 + hours) * 60 + minutes) * 60_000 + seconds * 1000;
     if (ms <= 0) return null;
     return new Date(now.getTime() - ms);
   }

@@ -8,7 +8,7 @@ import { appendAudit, subjectHash, verifyTenantChain } from '../../db/audit';
 import { deleteExpiredBatch } from '../../db/privacy/categories';
 import { clampAuditCutoff } from '../../domain/privacy/settings';
 import { createPrivacyExportActivities, presignExportUrl } from '../../activities/privacy/exports';
-import { readStoredZip } from '../../activities/privacy/zip-stream';
+import { readZip } from '../support/zip';
 import { categoryByName, NOT_SUBJECT_DATA, OUTSIDE_RETENTION, PRIVACY_CATEGORIES } from '../../domain/privacy/registry';
 import { workflowIds } from '../../infra/workflow-ids';
 import { RETENTION_SCHEDULE } from '../../orchestration/privacy';
@@ -134,10 +134,18 @@ async function bucketObjectsContaining(prefix: string, needles: string[]): Promi
   for (const key of keys) {
     const chunks: Buffer[] = [];
     for await (const chunk of await client.getObject(bucket, key)) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const text = await readableText(Buffer.concat(chunks));
     if (needles.some((n) => text.includes(n))) hits.push(key);
   }
   return hits;
+}
+
+/** An object's text; a ZIP (compressed, so its raw bytes hide its contents) is read entry by entry, nested ones too. */
+async function readableText(bytes: Buffer): Promise<string> {
+  if (bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50) return bytes.toString('utf8');
+  const texts: string[] = [];
+  for (const entry of (await readZip(bytes)).values()) texts.push(await readableText(entry));
+  return texts.join('\n');
 }
 
 async function exportReady(token: string, exportId: string) {
@@ -234,7 +242,7 @@ describe('export, erasure and isolation', () => {
 
     const download = await fetch(ready.url);
     expect(download.status).toBe(200);
-    const files = readStoredZip(Buffer.from(await download.arrayBuffer()));
+    const files = await readZip(Buffer.from(await download.arrayBuffer()));
     expect([...files.keys()].sort()).toEqual([
       'audit_trail.json',
       'contact.json',
@@ -311,11 +319,11 @@ describe('export, erasure and isolation', () => {
     const built = await activities.buildSubjectExport({ tenantId: t.tenantId, exportId: row.id });
     await activities.publishSubjectExport({ tenantId: t.tenantId, exportId: row.id });
     const url = (await api.deps.db('privacy_exports').where({ id: row.id }).first('url')).url;
-    const files = readStoredZip(Buffer.from(await (await fetch(url)).arrayBuffer()));
+    const files = await readZip(Buffer.from(await (await fetch(url)).arrayBuffer()));
     const nested = [...files.keys()].filter((k) => k.startsWith('files/uploads/'));
     expect(nested).toEqual([`files/uploads/${exportId}-${exportId}.zip`]);
     // The embedded object is the first export's ZIP, byte for byte readable.
-    expect(readStoredZip(files.get(nested[0])!).get('contact.json')!.toString('utf8')).toContain(alice.email);
+    expect((await readZip(files.get(nested[0])!)).get('contact.json')!.toString('utf8')).toContain(alice.email);
     const manifest = JSON.parse(files.get('manifest.json')!.toString('utf8'));
     expect(manifest.parts.map((p: any) => p.file)).toEqual(['uploads.json', nested[0]]);
     expect(built.parts).toBe(2);

@@ -58,7 +58,7 @@ describe('purge-old', () => {
     expect(parseOlderThan('2026-01-01T10:00:00Z', now)).toEqual(new Date('2026-01-01T10:00:00Z'));
   });
   it('refuses anything else, zero durations and future dates', () => {
-    for (const v of ['90', 'P', 'PT', 'P0D', '90 days', '2027-01-01', '2026-13-01', 'yesterday']) expect(parseOlderThan(v, now)).toBeNull();
+    for (const v of ['90', 'P', 'PT', 'P0D', 'P1DT', 'P-1D', 'P1.5D', '90 days', '2027-01-01', '2026-13-01', 'yesterday']) expect(parseOlderThan(v, now)).toBeNull();
   });
   it('never lets the audit cut-off cross 365 days', () => {
     expect(clampAuditCutoff(daysBefore(now, 30), now).getTime()).toBe(daysBefore(now, 365).getTime() - 3_600_000);

@@ -141,6 +141,16 @@ describe('periods and schedules', () => {
     expect(cronProblem('0 6 * *')).toMatch(/five fields/);
     expect(cronProblem('61 6 * * *')).toMatch(/minute field "61" is out of range 0-59/);
     expect(cronProblem('0 6 ? * *')).toMatch(/not a cron field/);
+    // Accepted by the hand-written check before cron-parser, rejected by Temporal.
+    expect(cronProblem('0 6 * * XYZ')).toMatch(/day-of-week field "XYZ" is not valid/);
+    expect(cronProblem('5-1 * * * *')).toMatch(/minute field "5-1" is not valid/);
+    expect(cronProblem('0 6 * * 7-1')).toMatch(/day-of-week field "7-1" is not valid/);
+    expect(cronProblem('*/0 * * * *')).toMatch(/minute field "\*\/0"/);
+    // Valid fields that never meet: Temporal accepts it and never runs it.
+    expect(cronProblem('0 6 31 2 *')).toMatch(/never matches a date/);
+    // cron-parser's extensions: Temporal rejects L, W, H, and reads "1#2" (second Monday) as every Monday.
+    for (const e of ['0 6 L * *', '0 6 15W * *', 'H 6 * * *', '0 6 * * 5L', '0 6 * * 1#2', '@daily', '0 0 6 * * *']) expect(cronProblem(e)).not.toBeNull();
+    for (const e of ['0 6 * * 7', '0 6 * * sun-sat', '1,2-4/2 * * * *', '0 6 * JAN-DEC/2 *', '0 6 1-31/2 * *', '0 6 29 2 *']) expect(cronProblem(e)).toBeNull();
     expect(temporalSpecOf({ interval_minutes: 90 }, 'UTC')).toEqual({ intervals: [{ every: '90m' }], timezone: 'UTC' });
     expect(temporalSpecOf({ cron: ' 0 6 1 * * ' }, 'Europe/Berlin')).toEqual({ cronExpressions: ['0 6 1 * *'], timezone: 'Europe/Berlin' });
   });

@@ -4,7 +4,7 @@
  */
 import { Client } from '@temporalio/client';
 import Joi from '../../domain/joi';
-import { findPlan, findTask, PLAN_TASK_KINDS, PlanRow, PlanTaskKind, PRIORITIES, saveScheduleSnapshot, TaskRow } from '../../db/queries/maintenance';
+import { findPlan, PLAN_TASK_KINDS, PlanRow, PlanTaskKind, PRIORITIES, saveScheduleSnapshot, TaskRow } from '../../db/queries/maintenance';
 import { Queryable } from '../../db/knex';
 import { isUuid, TenantScope } from '../../db/tenant-scope';
 import {
@@ -252,10 +252,6 @@ export function toTask(row: TaskRow) {
 /** A live plan of the tenant; another tenant's, a deleted one or a malformed id: 404. */
 export function requirePlan(scope: TenantScope, id: string): Promise<PlanRow> {
   return findOr404('maintenance plan', id, () => findPlan(scope, id));
-}
-
-export function requireTask(scope: TenantScope, id: string): Promise<TaskRow> {
-  return findOr404('maintenance task', id, () => findTask(scope, id));
 }
 
 const unknownReference = (field: string, message: string) => validationError(`${field} ${message}`, [{ field: `body.${field}`, message, type: 'any.unknown_reference' }]);

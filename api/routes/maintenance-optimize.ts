@@ -17,7 +17,8 @@ import { userOf } from '../context';
 import { AppError, invalidState, notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
-import { callPlanWorkflow, planParams, planSchema, requirePlan, toPlan } from '../resources/maintenance';
+import { planDeps, planParams, planSchema, toPlan } from '../resources/maintenance';
+import { callPlanWorkflow, requirePlan } from '../../services/maintenance';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
 import { isoTime } from '../../domain/time';
@@ -270,7 +271,7 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
         });
         // Inside the transaction: if the workflow cannot take the new trigger, nothing is approved.
         const result = triggerChanged
-          ? await callPlanWorkflow(ctx, updated, (c) =>
+          ? await callPlanWorkflow(planDeps(ctx), updated, (c) =>
               applyOptimization(c, tenantId, plan.id, { requestId: `optimize:${row.id}`, version: updated.version, policy: policyOf(updated) }),
             )
           : null;

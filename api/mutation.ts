@@ -1,5 +1,5 @@
 import { Actor } from '../db/audit';
-import { runUnit, type Unit, type UnitAudit } from '../db/unit-of-work';
+import { runUnit, type Unit, type UnitAudit, type UnitContext } from '../db/unit-of-work';
 import { AppContext } from './context';
 
 /** A route's unit of work (db/unit-of-work.ts), under the names the routes use. */
@@ -9,6 +9,11 @@ export type MutationAudit = UnitAudit;
 /** The unit of work of a mutating request: the request's id goes into the audit row. */
 export function runMutation<T>(ctx: AppContext, tenantId: string, actor: Actor, work: (unit: MutationUnit) => Promise<T>): Promise<T> {
   return runUnit(ctx.deps.db, { tenantId, actor, requestId: ctx.state.requestId }, work);
+}
+
+/** Who acts, for which tenant, in which request: for a service that runs its own units (work around the transaction). */
+export function unitContextOf(ctx: AppContext, tenantId: string): UnitContext {
+  return { tenantId, actor: actorOf(ctx), requestId: ctx.state.requestId };
 }
 
 /** The acting principal of a request, as the audit trail records it. */

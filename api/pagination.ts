@@ -45,3 +45,8 @@ export async function paginate<TRow, TItem = TRow>(
   const [rows, [{ count }]] = await Promise.all([query.clone().offset(page.skip).limit(page.limit), countQuery]);
   return { items: (rows as TRow[]).map(toItem), total: Number(count), skip: page.skip, limit: page.limit };
 }
+
+/** A page of rows (a service's answer) with each row shaped into the answer's item. */
+export function mapPage<TRow, TItem>(page: Page<TRow>, toItem: (row: TRow) => TItem): Page<TItem> {
+  return { ...page, items: page.items.map((row) => toItem(row)) };
+}

@@ -1,16 +1,13 @@
 /**
- * What the maintenance routers share: request and response schemas, row → resource mappers,
- * lookups that answer 404, and the calls to a plan's workflow with their error mapping.
+ * What the maintenance routers share: request and response schemas, row → resource mappers, and
+ * what a plan's service calls take from the request (deps, idempotency key); the lookups and the
+ * calls to a plan's workflow are services/maintenance.ts.
  */
-import { Client } from '@temporalio/client';
 import Joi from '../../domain/joi';
-import { findPlan, findTask, PLAN_TASK_KINDS, PlanRow, PlanTaskKind, PRIORITIES, saveScheduleSnapshot, TaskRow } from '../../db/queries/maintenance';
-import { Queryable } from '../../db/knex';
-import { isUuid, TenantScope } from '../../db/tenant-scope';
+import { PLAN_TASK_KINDS, PlanRow, PRIORITIES, TaskRow } from '../../db/queries/maintenance';
 import {
   CALENDAR_MODES,
   CALENDAR_UNITS,
-  DEFAULT_TASK_PREFIX,
   isValidDuration,
   ISO_INSTANT,
   MIN_COUNTER_EVERY,
@@ -22,12 +19,9 @@ import {
   TASK_STATUSES,
   validateTrigger,
 } from '../../domain/maintenance';
-import { classifyPlanCallError, startPlanWorkflow, workflowStateOf } from '../../orchestration/maintenance';
-import type { PlanStateView } from '../../workflows/maintenance-plan-state';
+import type { PlanDeps, PlanFields } from '../../services/maintenance';
 import { AppContext } from '../context';
-import { AppError, dependencyUnavailable, notFound, validationError, errorSummary } from '../errors';
 import { idParam, idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
 import { isoTime } from '../../domain/time';
 
 // ---- request schemas -------------------------------------------------------------------------
@@ -120,23 +114,6 @@ export const createPlanBody = Joi.object({
   status: Joi.string().valid('active', 'paused').default('active'),
 });
 export const updatePlanBody = Joi.object(planFields).min(1);
-
-export interface PlanBody {
-  name?: string;
-  description?: string | null;
-  asset_ids?: string[];
-  trigger?: PlanRow['trigger'];
-  checklist?: string[];
-  assignee_id?: string | null;
-  priority?: PlanRow['priority'];
-  estimated_minutes?: number | null;
-  task_kind?: PlanTaskKind;
-  task_prefix?: string;
-  notify?: PlanRow['notify'];
-  on_open_task?: PlanRow['on_open_task'];
-  generate_ahead?: string;
-  status?: 'active' | 'paused';
-}
 
 export const planParams = Joi.object({ plan_id: idParam.required() });
 export const taskParams = Joi.object({ task_id: idParam.required() });
@@ -249,44 +226,8 @@ export function toTask(row: TaskRow) {
 
 // ---- lookups ---------------------------------------------------------------------------------
 
-/** A live plan of the tenant; another tenant's, a deleted one or a malformed id: 404. */
-export function requirePlan(scope: TenantScope, id: string): Promise<PlanRow> {
-  return findOr404('maintenance plan', id, () => findPlan(scope, id));
-}
-
-export function requireTask(scope: TenantScope, id: string): Promise<TaskRow> {
-  return findOr404('maintenance task', id, () => findTask(scope, id));
-}
-
-const unknownReference = (field: string, message: string) => validationError(`${field} ${message}`, [{ field: `body.${field}`, message, type: 'any.unknown_reference' }]);
-
-/** asset_ids, assignee_id and notify.recipients must name records of the caller's tenant. */
-export async function checkReferences(scope: TenantScope, body: PlanBody): Promise<void> {
-  if (body.asset_ids?.length) {
-    const valid = body.asset_ids.filter(isUuid);
-    const found = valid.length ? await scope.table('assets').whereIn('id', valid).pluck('id') : [];
-    if (found.length !== body.asset_ids.length) throw unknownReference('asset_ids', 'must name assets of this tenant');
-  }
-  const users = [...new Set([...(body.assignee_id ? [body.assignee_id] : []), ...(body.notify?.recipients ?? [])])];
-  if (users.length) {
-    const found: string[] = await scope.table('users').whereIn('id', users).pluck('id');
-    if (body.assignee_id && !found.includes(body.assignee_id)) throw unknownReference('assignee_id', 'must name a user of this tenant');
-    if (found.length !== users.length) throw unknownReference('notify.recipients', 'must name users of this tenant');
-  }
-}
-
-/** Column values of a plan body (JSON columns serialised; arrays of uuids as they are). */
-export function planColumns(body: PlanBody): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...body };
-  if (body.trigger !== undefined) out.trigger = JSON.stringify(body.trigger);
-  if (body.checklist !== undefined) out.checklist = JSON.stringify(body.checklist);
-  if (body.notify !== undefined) out.notify = body.notify === null ? null : JSON.stringify(body.notify);
-  if (body.description === '') out.description = null;
-  if (body.task_prefix === undefined && 'task_prefix' in out) delete out.task_prefix;
-  return out;
-}
-
-export const defaultTaskPrefix = DEFAULT_TASK_PREFIX;
+export { requirePlan } from '../../services/maintenance';
+export type PlanBody = PlanFields;
 
 // ---- the plan's workflow ---------------------------------------------------------------------
 
@@ -301,59 +242,7 @@ export function updateRequestId(ctx: AppContext): string {
   return idempotencyKeyOf(ctx) ?? ctx.state.requestId;
 }
 
-const REJECTION_STATUS: Record<string, number> = {
-  COUNTER_WENT_BACKWARDS: 422,
-  READING_OUT_OF_ORDER: 422,
-  INVALID_READING: 422,
-  PLAN_HAS_NO_COUNTER: 422,
-  STALE_PLAN_VERSION: 409,
-  EXECUTION_SKIPPED: 409,
-  INVALID_REQUEST: 400,
-};
-
-export async function temporalClient(ctx: AppContext): Promise<Client> {
-  try {
-    return await ctx.deps.temporal.client();
-  } catch (err) {
-    throw dependencyUnavailable('temporal', `Temporal is unreachable: ${errorSummary(err)}`);
-  }
-}
-
-/**
- * Runs a call on the plan's workflow and maps its failures: a refused Update to its code (422 for
- * readings, 409 for stale versions), an archived plan to 404, Temporal unreachable to 503. A live
- * plan whose workflow is missing gets it started from its row (what the reconciler would do),
- * and the call is made once more.
- */
-export async function callPlanWorkflow<T>(ctx: AppContext, plan: PlanRow, call: (client: Client) => Promise<T>): Promise<T> {
-  const client = await temporalClient(ctx);
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      // A deadline on every call: with the workers down an Update would otherwise wait for ever.
-      return await client.withDeadline(Date.now() + ctx.deps.config.temporal.callDeadlineMs, () => call(client));
-    } catch (err) {
-      const failure = classifyPlanCallError(err);
-      if (failure.kind === 'rejected') {
-        if (failure.code === 'PLAN_ARCHIVED') throw notFound('maintenance plan');
-        const extra = failure.details && typeof failure.details === 'object' ? { reason: failure.details } : {};
-        throw new AppError(failure.code as Uppercase<string>, failure.message, extra, REJECTION_STATUS[failure.code] ?? 409);
-      }
-      if (failure.kind === 'workflow_missing' && attempt === 1) {
-        ctx.state.log.warn({ planId: plan.id }, 'maintenance plan workflow missing: starting it from the plan row');
-        await startPlanWorkflow(client, workflowStateOf(plan, new Date()), { restart: true }).catch((e) => {
-          throw dependencyUnavailable('temporal', `could not start the plan's workflow: ${errorSummary(e)}`);
-        });
-        continue;
-      }
-      throw dependencyUnavailable(
-        'temporal',
-        `the plan's workflow did not answer (${failure.kind === 'unavailable' ? failure.message : failure.kind}); retry with the same Idempotency-Key`,
-      );
-    }
-  }
-}
-
-/** Writes what the workflow answered into the plan row's read model (never older than what is there). */
-export async function saveView(db: Queryable, plan: PlanRow, view: PlanStateView): Promise<void> {
-  await saveScheduleSnapshot(db, plan.tenant_id, plan.id, view.snapshot);
+/** What a plan's service calls need of the request: the database, Temporal with the API's deadline, and its log. */
+export function planDeps(ctx: AppContext): PlanDeps {
+  return { db: ctx.deps.db, temporal: ctx.deps.temporal, callDeadlineMs: ctx.deps.config.temporal.callDeadlineMs, log: ctx.state.log };
 }

@@ -1,17 +1,15 @@
 import Joi from '../../domain/joi';
 import type { CustomHelpers } from 'joi';
 import { ReportJobRow, reportRequestOf } from '../../db/queries/report-jobs';
-import { isUuid, tenantScope } from '../../db/tenant-scope';
+import { tenantScope } from '../../db/tenant-scope';
 import { checkPeriod } from '../../domain/reports/period';
-import { REPORT_FORMATS, REPORT_TYPE_INFO, REPORT_TYPES, ReportFormat, ReportPeriod, ReportType, reportFileName } from '../../domain/reports/types';
-import { produceReport } from '../../infra/reports/produce';
-import { startReport } from '../../orchestration/reports';
+import { REPORT_FORMATS, REPORT_TYPE_INFO, REPORT_TYPES, ReportFormat, ReportPeriod, ReportType } from '../../domain/reports/types';
+import { getReport, listReports, ReportDownload, ReportOrder, renderReport, REPORT_URL_TTL_SECONDS, requestReport } from '../../services/reports';
 import { userOf } from '../context';
-import { AppError, errorSummary, notFound } from '../errors';
-import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+import { AppError } from '../errors';
+import { unitContextOf } from '../mutation';
+import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { requireBrandingReference } from './brandings';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 
@@ -22,8 +20,6 @@ import { isoTime } from '../../domain/time';
  */
 
 const TAGS = ['reports'];
-/** Lifetime of a report's download URL. */
-export const REPORT_URL_TTL_SECONDS = 15 * 60;
 
 const day = Joi.string()
   .pattern(/^\d{4}-\d{2}-\d{2}$/)
@@ -73,7 +69,7 @@ export const reportSchema = Joi.object({
   download_expires_at: Joi.string().isoDate().allow(null),
 });
 
-export function toReport(row: ReportJobRow, download: { url: string; expiresAt: Date } | null = null) {
+export function toReport(row: ReportJobRow, download: ReportDownload | null = null) {
   const request = reportRequestOf(row);
   return {
     id: row.id,
@@ -112,24 +108,11 @@ export function reportRoutes(): ApiRouter {
     }),
     responses: { 200: { description: 'A page of reports', schema: pageOf(reportSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('report_jobs')
-        .select('*')
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ]);
-      if (query.type) q.where('report_type', query.type);
-      if (query.status) q.where('status', query.status);
-      if (query.scheduled_report_id) {
-        if (isUuid(query.scheduled_report_id)) q.where('scheduled_report_id', query.scheduled_report_id);
-        else q.whereRaw('false');
-      }
-      ctx.body = await paginate(q, query, (row: ReportJobRow) => toReport(row));
+      ctx.body = mapPage(await listReports(tenantScope(ctx.deps.db, userOf(ctx).tenantId), query, query), (row) => toReport(row));
     },
   });
 
-  api.route<unknown, unknown, { type: ReportType; format: ReportFormat; period?: ReportPeriod; branding_id?: string }>({
+  api.route<unknown, unknown, ReportOrder>({
     method: 'post',
     path: '/',
     summary: 'Generate a report (asynchronously): 202 with its id; GET it for the status and download URL',
@@ -143,26 +126,7 @@ export function reportRoutes(): ApiRouter {
     responses: { 202: { description: 'Accepted', schema: reportSchema }, 422: { description: 'Invalid type, format, period or branding' } },
     handler: async (ctx, { body }) => {
       const { tenantId, userId } = userOf(ctx);
-      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        if (body.branding_id) await requireBrandingReference(unit.scope, body.branding_id);
-        const [created] = await unit.scope.insert('report_jobs', {
-          report_type: body.type,
-          format: body.format,
-          period_from: body.period?.from ?? null,
-          period_to: body.period?.to ?? null,
-          branding_id: body.branding_id ?? null,
-          requested_by: userId,
-        });
-        unit.audit({ action: 'report.requested', resourceType: 'report', resourceId: created.id, details: { type: body.type, format: body.format } });
-        return created as ReportJobRow;
-      });
-      try {
-        await startReport(await ctx.deps.temporal.client(), tenantId, row.id);
-      } catch (err) {
-        // Never started: the job says so instead of staying queued forever.
-        await ctx.deps.db('report_jobs').where({ id: row.id }).update({ status: 'failed', error: 'start_failed', completed_at: new Date() });
-        throw new AppError('DEPENDENCY_UNAVAILABLE', `the report could not be started: ${errorSummary(err)}`, { component: 'temporal' });
-      }
+      const row = await requestReport(ctx.deps, { ...unitContextOf(ctx, tenantId), userId }, body);
       ctx.status = 202;
       ctx.body = toReport(row);
     },
@@ -194,8 +158,7 @@ export function reportRoutes(): ApiRouter {
         throw new AppError('VALIDATION_ERROR', checked.error.message.replace('period', 'from/to'), {
           fields: [{ field: 'query', message: checked.error.message, type: 'any.custom' }],
         });
-      if (query.branding_id) await requireBrandingReference(tenantScope(ctx.deps.db, tenantId), query.branding_id, 'query.branding_id');
-      const produced = await produceReport(ctx.deps, tenantId, { type, format, period: period ?? null, brandingId: query.branding_id ?? null }, new Date());
+      const produced = await renderReport(ctx.deps, tenantId, { type, format, period: period ?? null, brandingId: query.branding_id ?? null }, 'query.branding_id');
       ctx.set('Content-Type', produced.contentType);
       ctx.set('Content-Disposition', `attachment; filename="${produced.fileName}"`);
       ctx.set('Cache-Control', 'no-store');
@@ -213,19 +176,7 @@ export function reportRoutes(): ApiRouter {
     params: reportParams,
     responses: { 200: { description: 'Report', schema: reportSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      const row: ReportJobRow | undefined = isUuid(params.report_id)
-        ? await tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('report_jobs').where('id', params.report_id).first()
-        : undefined;
-      if (!row) throw notFound('report');
-      let download: { url: string; expiresAt: Date } | null = null;
-      if (row.status === 'completed' && row.object_key) {
-        const now = new Date();
-        const { objectStore } = ctx.deps;
-        const request = reportRequestOf(row);
-        const disposition = { 'response-content-disposition': `attachment; filename="${reportFileName(request.type, request.format, request.period)}"` };
-        const url = await objectStore.publicClient.presignedGetObject(objectStore.bucket, row.object_key, REPORT_URL_TTL_SECONDS, disposition, now);
-        download = { url, expiresAt: new Date(now.getTime() + REPORT_URL_TTL_SECONDS * 1000) };
-      }
+      const { row, download } = await getReport(tenantScope(ctx.deps.db, userOf(ctx).tenantId), ctx.deps.objectStore, params.report_id);
       ctx.body = toReport(row, download);
     },
   });

@@ -1,29 +1,37 @@
 import Joi from '../../domain/joi';
-import { Client } from '@temporalio/client';
-import { ScheduledReportRow } from '../../db/queries/report-jobs';
-import { tenantScope, TenantScope } from '../../db/tenant-scope';
-import { isValidTimeZone, PERIOD_RULES, PeriodRule } from '../../domain/reports/period';
-import { cronProblem, MIN_INTERVAL_MINUTES, ReportScheduleSpec } from '../../domain/reports/schedule';
-import { REPORT_FORMATS, REPORT_TYPE_INFO, REPORT_TYPES, ReportFormat, ReportType } from '../../domain/reports/types';
-import { createReportSchedule, deleteReportSchedule, describeReportSchedule, setReportSchedulePaused, syncReportSchedule, updateReportSchedule } from '../../orchestration/reports';
+import { ScheduledReportRow, ScheduledReportRunRow } from '../../db/queries/report-jobs';
+import { tenantScope } from '../../db/tenant-scope';
+import { isValidTimeZone, PERIOD_RULES } from '../../domain/reports/period';
+import { cronProblem, MIN_INTERVAL_MINUTES } from '../../domain/reports/schedule';
+import { REPORT_FORMATS, REPORT_TYPES } from '../../domain/reports/types';
+import {
+  createScheduledReport,
+  deleteScheduledReport,
+  getScheduledReport,
+  listScheduledReportRuns,
+  listScheduledReports,
+  NewScheduledReport,
+  ScheduleDeps,
+  ScheduledReportFields,
+  setScheduledReportStatus,
+  updateScheduledReport,
+} from '../../services/scheduled-reports';
 import { AppContext, userOf } from '../context';
-import { AppError, errorSummary, validationError } from '../errors';
-import { actorOf, MutationUnit, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+import { unitContextOf } from '../mutation';
+import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { requireBrandingReference } from './brandings';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
 import { isoTime } from '../../domain/time';
 
 /**
- * Scheduled reports, each mirrored by the Temporal Schedule `scheduled-report/<tenant>/<id>`.
- * Every change applies the Schedule operation inside the database transaction, after the row
- * change and before the commit: a Temporal failure rolls the row back; a commit failure after a
- * Temporal success is repaired by syncing the Schedule to the committed row (docs/DECISIONS.md).
+ * Scheduled reports, each mirrored by the Temporal Schedule `scheduled-report/<tenant>/<id>`;
+ * services/scheduled-reports.ts keeps the row and its Schedule in step (docs/DECISIONS.md).
  */
 
 const TAGS = ['reports'];
+
+/** What a scheduled report's change needs of the request: the database, Temporal and its log. */
+const scheduleDeps = (ctx: AppContext): ScheduleDeps => ({ db: ctx.deps.db, temporal: ctx.deps.temporal, log: ctx.state.log });
 
 const scheduleSpec = Joi.alternatives()
   .try(
@@ -68,16 +76,7 @@ const fields = {
     .unique(),
 };
 
-type Body = {
-  name?: string;
-  report_type?: ReportType;
-  format?: ReportFormat;
-  branding_id?: string | null;
-  period_rule?: PeriodRule | null;
-  schedule?: ReportScheduleSpec;
-  time_zone?: string;
-  recipients?: string[];
-};
+type Body = ScheduledReportFields;
 
 const createBody = Joi.object({
   ...fields,
@@ -90,15 +89,6 @@ const createBody = Joi.object({
 });
 const updateBody = Joi.object(fields).min(1);
 const params = Joi.object({ scheduled_report_id: idRef.required() });
-
-/** The period rule must match the (possibly changed) type: required by period reports, refused by snapshots. */
-function checkPeriodRule(type: ReportType, rule: PeriodRule | null | undefined): void {
-  const needs = REPORT_TYPE_INFO[type].needsPeriod;
-  if (needs && !rule)
-    throw validationError(`period_rule is required for ${type} reports`, [{ field: 'body.period_rule', message: 'required for this report type', type: 'any.required' }]);
-  if (!needs && rule)
-    throw validationError(`${type} is a snapshot and takes no period_rule`, [{ field: 'body.period_rule', message: 'not used by this report type', type: 'any.unknown' }]);
-}
 
 export const scheduledReportSchema = Joi.object({
   id: Joi.string(),
@@ -136,50 +126,6 @@ export function toScheduledReport(row: ScheduledReportRow, nextRuns?: Date[]) {
   };
 }
 
-function requireScheduledReport(scope: TenantScope, id: string, lock = false): Promise<ScheduledReportRow> {
-  return findOr404('scheduled report', id, () => {
-    const q = scope.table('scheduled_reports').where('id', id).first();
-    return lock ? q.forUpdate() : q;
-  });
-}
-
-const temporalUnavailable = (err: unknown) => new AppError('DEPENDENCY_UNAVAILABLE', `the schedule could not be changed: ${errorSummary(err)}`, { component: 'temporal' });
-
-/**
- * A change of a scheduled report and its Schedule as one: `work` changes the row and then calls
- * `apply(op)` with the Temporal operation. A failing operation rolls the row back (503); a commit
- * that fails after the operation succeeded re-syncs the Schedule to what the database holds.
- */
-async function changeWithSchedule<T>(
-  ctx: AppContext,
-  id: string,
-  work: (unit: MutationUnit, apply: (op: (client: Client) => Promise<void>) => Promise<void>) => Promise<T>,
-): Promise<T> {
-  const { tenantId } = userOf(ctx);
-  const client = await ctx.deps.temporal.client().catch((err) => {
-    throw temporalUnavailable(err);
-  });
-  let applied = false;
-  try {
-    return await runMutation(ctx, tenantId, actorOf(ctx), (unit) =>
-      work(unit, async (op) => {
-        await op(client).catch((err) => {
-          throw temporalUnavailable(err);
-        });
-        applied = true;
-      }),
-    );
-  } catch (err) {
-    if (applied) {
-      const row = await ctx.deps.db('scheduled_reports').where({ tenant_id: tenantId, id }).first();
-      await syncReportSchedule(client, { tenant_id: tenantId, id }, row ?? null).catch((syncErr) =>
-        ctx.state.log.error({ err: syncErr, scheduledReportId: id }, 'scheduled report schedule repair failed'),
-      );
-    }
-    throw err;
-  }
-}
-
 export function scheduledReportRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/scheduled-reports');
 
@@ -193,15 +139,11 @@ export function scheduledReportRoutes(): ApiRouter {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of scheduled reports', schema: pageOf(scheduledReportSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('scheduled_reports')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      ctx.body = await paginate(q, query, (row: ScheduledReportRow) => toScheduledReport(row));
+      ctx.body = mapPage(await listScheduledReports(tenantScope(ctx.deps.db, userOf(ctx).tenantId), query), (row) => toScheduledReport(row));
     },
   });
 
-  api.route<unknown, unknown, Body>({
+  api.route<unknown, unknown, NewScheduledReport>({
     method: 'post',
     path: '/',
     summary: 'Create a scheduled report and its Temporal Schedule',
@@ -217,28 +159,8 @@ export function scheduledReportRoutes(): ApiRouter {
       503: { description: 'Temporal unavailable: nothing was created' },
     },
     handler: async (ctx, { body }) => {
-      const { userId } = userOf(ctx);
-      checkPeriodRule(body.report_type as ReportType, body.period_rule);
-      // The id is chosen here so a failed commit can find (and remove) the Schedule it named.
-      const id = (await ctx.deps.db.raw('select gen_random_uuid() as id')).rows[0].id as string;
-      const created = await changeWithSchedule(ctx, id, async (unit, apply) => {
-        if (body.branding_id) await requireBrandingReference(unit.scope, body.branding_id);
-        const [row] = (await unit.scope.insert('scheduled_reports', {
-          id,
-          ...body,
-          period_rule: body.period_rule ?? null,
-          schedule: JSON.stringify(body.schedule),
-          created_by: userId,
-        })) as ScheduledReportRow[];
-        unit.audit({
-          action: 'scheduled_report.created',
-          resourceType: 'scheduled_report',
-          resourceId: row.id,
-          details: { report_type: row.report_type, recipients: row.recipients.length },
-        });
-        await apply((client) => createReportSchedule(client, row));
-        return row;
-      });
+      const { tenantId, userId } = userOf(ctx);
+      const created = await createScheduledReport(scheduleDeps(ctx), { ...unitContextOf(ctx, tenantId), userId }, body);
       ctx.status = 201;
       ctx.body = toScheduledReport(created);
     },
@@ -254,12 +176,8 @@ export function scheduledReportRoutes(): ApiRouter {
     params,
     responses: { 200: { description: 'Scheduled report', schema: scheduledReportSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params: p }) => {
-      const row = await requireScheduledReport(tenantScope(ctx.deps.db, userOf(ctx).tenantId), p.scheduled_report_id);
-      const described = await ctx.deps.temporal
-        .client()
-        .then((client) => describeReportSchedule(client, row))
-        .catch(() => null);
-      ctx.body = toScheduledReport(row, described ? described.info.nextActionTimes.slice(0, 3) : []);
+      const { row, nextRuns } = await getScheduledReport(tenantScope(ctx.deps.db, userOf(ctx).tenantId), ctx.deps.temporal, p.scheduled_report_id);
+      ctx.body = toScheduledReport(row, nextRuns);
     },
   });
 
@@ -275,19 +193,7 @@ export function scheduledReportRoutes(): ApiRouter {
       body: updateBody,
       responses: { 200: { description: 'Updated', schema: scheduledReportSchema }, 404: { description: 'Not found' }, 422: { description: 'Invalid field' } },
       handler: async (ctx, { params: p, body }) => {
-        const updated = await changeWithSchedule(ctx, p.scheduled_report_id, async (unit, apply) => {
-          const current = await requireScheduledReport(unit.scope, p.scheduled_report_id, true);
-          checkPeriodRule(body.report_type ?? current.report_type, body.period_rule === undefined ? current.period_rule : body.period_rule);
-          if (body.branding_id) await requireBrandingReference(unit.scope, body.branding_id);
-          const [row] = (await unit.scope
-            .table('scheduled_reports')
-            .where('id', current.id)
-            .update({ ...body, ...(body.schedule ? { schedule: JSON.stringify(body.schedule) } : {}), updated_at: new Date() })
-            .returning('*')) as ScheduledReportRow[];
-          unit.audit({ action: 'scheduled_report.updated', resourceType: 'scheduled_report', resourceId: row.id, details: { fields: Object.keys(body) } });
-          if (body.schedule || body.time_zone) await apply((client) => updateReportSchedule(client, row));
-          return row;
-        });
+        const updated = await updateScheduledReport(scheduleDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), p.scheduled_report_id, body);
         ctx.body = toScheduledReport(updated);
       },
     });
@@ -307,14 +213,7 @@ export function scheduledReportRoutes(): ApiRouter {
       params,
       responses: { 200: { description: 'The scheduled report', schema: scheduledReportSchema }, 404: { description: 'Not found' } },
       handler: async (ctx, { params: p }) => {
-        const row = await changeWithSchedule(ctx, p.scheduled_report_id, async (unit, apply) => {
-          const current = await requireScheduledReport(unit.scope, p.scheduled_report_id, true);
-          const [next] = (await unit.scope.table('scheduled_reports').where('id', current.id).update({ status, updated_at: new Date() }).returning('*')) as ScheduledReportRow[];
-          unit.audit({ action: `scheduled_report.${action === 'pause' ? 'paused' : 'resumed'}`, resourceType: 'scheduled_report', resourceId: current.id });
-          // Also when the row already had the status: the Schedule is brought in line either way.
-          await apply((client) => setReportSchedulePaused(client, next, status === 'paused'));
-          return next;
-        });
+        const row = await setScheduledReportStatus(scheduleDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), p.scheduled_report_id, status);
         ctx.body = toScheduledReport(row);
       },
     });
@@ -330,12 +229,7 @@ export function scheduledReportRoutes(): ApiRouter {
     params,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
     handler: async (ctx, { params: p }) => {
-      await changeWithSchedule(ctx, p.scheduled_report_id, async (unit, apply) => {
-        const current = await requireScheduledReport(unit.scope, p.scheduled_report_id, true);
-        await unit.scope.table('scheduled_reports').where('id', current.id).delete();
-        unit.audit({ action: 'scheduled_report.deleted', resourceType: 'scheduled_report', resourceId: current.id });
-        await apply((client) => deleteReportSchedule(client, current));
-      });
+      await deleteScheduledReport(scheduleDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), p.scheduled_report_id);
       ctx.status = 204;
     },
   });
@@ -351,34 +245,14 @@ export function scheduledReportRoutes(): ApiRouter {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of runs' }, 404: { description: 'Not found' } },
     handler: async (ctx, { params: p, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
-      const row = await requireScheduledReport(scope, p.scheduled_report_id);
-      const q = scope
-        .table('scheduled_report_runs')
-        .where('scheduled_report_id', row.id)
-        .select('*')
-        .orderBy([
-          { column: 'started_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ]);
-      ctx.body = await paginate(q, query, toRun);
+      ctx.body = mapPage(await listScheduledReportRuns(tenantScope(ctx.deps.db, userOf(ctx).tenantId), p.scheduled_report_id, query), toRun);
     },
   });
 
   return api;
 }
 
-interface RunRow {
-  id: string;
-  report_id: string | null;
-  status: 'running' | 'sent' | 'recorded' | 'failed';
-  sent_to: number;
-  error: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-}
-
-function toRun(row: RunRow) {
+function toRun(row: ScheduledReportRunRow) {
   return {
     id: row.id,
     report_id: row.report_id,

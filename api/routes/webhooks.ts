@@ -4,43 +4,35 @@
  * themselves are started by the outbox dispatcher (workers/webhook-dispatcher.ts) and run as
  * `webhook-delivery/<tenant>/<delivery>` workflows.
  */
-import { randomUUID } from 'node:crypto';
 import Joi from '../../domain/joi';
-import {
-  deliveriesFailedForGood,
-  encryptWebhookSecret,
-  findWebhook,
-  PREVIOUS_SECRET_TTL_MS,
-  RECEIVING_STATUSES,
-  signingSecrets,
-  WebhookRow,
-  WebhookStatus,
-  webhookDeliveryAnalytics,
-} from '../../db/queries/webhooks';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
-import { aiConfigMessages, MAX_DESCRIPTION_LENGTH, suggestionFromModel, suggestWebhookConfig } from '../../domain/webhooks/ai-config';
-import { llmProviderFrom } from '../../infra/llm';
-import { isValidEventPattern, validateFilters, type WebhookFilters } from '../../domain/webhooks/matching';
+import { DeliveryListRow, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
+import { tenantScope } from '../../db/tenant-scope';
+import { MAX_DESCRIPTION_LENGTH } from '../../domain/webhooks/ai-config';
+import { isValidEventPattern, validateFilters } from '../../domain/webhooks/matching';
 import type { HttpAttemptResult } from '../../domain/webhooks/outcome';
-import { buildPayload, canonicalJson, JsonObject } from '../../domain/webhooks/payload';
-import { generateSecret, signDelivery } from '../../domain/webhooks/signing';
-import { checkWebhookUrl, DestinationPolicy } from '../../infra/outbound/destination-guard';
-import { postSigned } from '../../infra/outbound/safe-http';
-import { DELIVERY_RETENTION_DAYS } from '../../domain/webhooks/health-rules';
-import { startWebhookDeliveries } from '../../orchestration/webhooks';
-import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery';
+import { buildPayload } from '../../domain/webhooks/payload';
+import {
+  createWebhook,
+  deleteWebhook,
+  draftWebhookConfig,
+  listDeliveries,
+  listWebhooks,
+  MAX_RECOVER,
+  recoverDeliveries,
+  redeliver,
+  requireWebhook,
+  rotateWebhookSecret,
+  sendTestPayload,
+  updateWebhook,
+  webhookAnalytics,
+  WebhookFields,
+} from '../../services/webhooks';
 import { AppContext, userOf } from '../context';
-import { dependencyUnavailable, invalidState, notFound, validationError, errorSummary } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
-import { assertWithinPlanLimit, countRows } from '../plan-limits';
+import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
 import { isoTime } from '../../domain/time';
-
-const MAX_RECOVER = 1_000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 // ---- schemas ---------------------------------------------------------------------------------
 
@@ -110,17 +102,6 @@ const deliverySchema = Joi.object({
   created_at: Joi.string().isoDate(),
 });
 
-interface CreateWebhookBody {
-  url: string;
-  events: string[];
-  filters?: WebhookFilters;
-  description?: string | null;
-  status?: WebhookStatus;
-  disable_on_gone?: boolean;
-  honour_retry_after?: boolean;
-  owner_id?: string;
-}
-
 // ---- mapping ---------------------------------------------------------------------------------
 
 export function toWebhook(row: WebhookRow, now = new Date()) {
@@ -141,27 +122,6 @@ export function toWebhook(row: WebhookRow, now = new Date()) {
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
   };
-}
-
-interface DeliveryListRow {
-  id: string;
-  delivery_id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status: 'succeeded' | 'failed';
-  status_code: number | null;
-  latency_ms: number | null;
-  response_body: string | null;
-  failure_cause: string | null;
-  error: string | null;
-  next_attempt_at: Date | null;
-  redelivery_of: string | null;
-  created_at: Date;
-  tenant_id: string;
-  event_data: JsonObject | null;
-  event_occurred_at: Date | null;
 }
 
 /** The payload is rebuilt from the event: the canonical form is deterministic, so it is what was sent. */
@@ -190,37 +150,8 @@ function toDelivery(row: DeliveryListRow) {
   };
 }
 
-// ---- helpers ---------------------------------------------------------------------------------
-
-/** A path id that is not a UUID names no webhook: 404, like another tenant's webhook. */
-function requireWebhook(scope: TenantScope, id: string): Promise<WebhookRow> {
-  return findOr404('webhook', id, () => findWebhook(scope, id));
-}
-
-/** The URL rules of the deployment (https; http to loopback only with the development setting). */
-function assertUrlAllowed(ctx: AppContext, url: string): void {
-  const check = checkWebhookUrl(url, activeDestinationPolicy(ctx));
-  if (check.kind === 'refused') {
-    throw validationError(`invalid body: body.url ${check.reason}`, [{ field: 'body.url', message: check.reason, type: 'url.refused' }]);
-  }
-}
-
-function activeDestinationPolicy(ctx: AppContext): DestinationPolicy {
-  return { allowPrivate: ctx.deps.config.webhooks.allowPrivateDestinations };
-}
-
-/** The test call: `sample_payload` as canonical JSON, signed like a delivery, through the same guarded POST. */
-async function sendTestPayload(ctx: AppContext, webhook: WebhookRow, sample: Record<string, unknown>): Promise<HttpAttemptResult> {
-  const body = canonicalJson(sample);
-  const now = new Date();
-  const headers = signDelivery({
-    secrets: signingSecrets(webhook, ctx.deps.config.secrets.dataEncryptionKey, now),
-    deliveryId: `test_${randomUUID()}`,
-    timestamp: Math.floor(now.getTime() / 1000),
-    body,
-  });
-  return postSigned({ url: webhook.url, headers: { ...headers }, body, ...activeDestinationPolicy(ctx) });
-}
+/** Where a request's reads happen: its tenant's scope. */
+const scopeOf = (ctx: AppContext) => tenantScope(ctx.deps.db, userOf(ctx).tenantId);
 
 function toTestResult(result: HttpAttemptResult) {
   switch (result.kind) {
@@ -232,29 +163,6 @@ function toTestResult(result: HttpAttemptResult) {
       return { status_code: null, response_body: '', latency_ms: result.latencyMs, success: false, error: `connection_error: ${result.message}` };
     case 'refused_destination':
       return { status_code: null, response_body: '', latency_ms: 0, success: false, error: `refused_destination: ${result.reason}` };
-  }
-}
-
-/** An owner must be an active user of the tenant: someone the alerts can reach. */
-async function assertOwner(scope: TenantScope, userId: string): Promise<void> {
-  const user = await scope.table('users').where({ id: userId, status: 'active' }).first('id');
-  if (!user) {
-    const message = 'must be an active user of this tenant';
-    throw validationError(`invalid body: body.owner_id ${message}`, [{ field: 'body.owner_id', message, type: 'any.invalid' }]);
-  }
-}
-
-function requireReceiving(webhook: WebhookRow): void {
-  if (!RECEIVING_STATUSES.includes(webhook.status)) {
-    throw invalidState(`the webhook is ${webhook.status}; set its status to active first`);
-  }
-}
-
-async function startDeliveries(ctx: AppContext, inputs: WebhookDeliveryInput[]): Promise<void> {
-  try {
-    await startWebhookDeliveries(await ctx.deps.temporal.client(), inputs);
-  } catch (err) {
-    throw dependencyUnavailable('temporal', `could not start the deliveries: ${errorSummary(err)}`);
   }
 }
 
@@ -273,15 +181,11 @@ export function webhookRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, status: Joi.string().valid('active', 'paused', 'failing', 'disabled') }),
     responses: { 200: { description: 'A page of webhooks', schema: pageOf(webhookSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('webhooks')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (query.status) q.where('status', query.status);
-      ctx.body = await paginate(q, query, (row: WebhookRow) => toWebhook(row));
+      ctx.body = mapPage(await listWebhooks(scopeOf(ctx), query.status, query), (row) => toWebhook(row));
     },
   });
 
-  api.route<unknown, unknown, CreateWebhookBody>({
+  api.route<unknown, unknown, WebhookFields>({
     method: 'post',
     path: '/',
     summary: 'Create a webhook; the answer holds its signing secret, shown this once',
@@ -295,30 +199,10 @@ export function webhookRoutes(): ApiRouter {
       422: { description: 'Invalid URL, event pattern or filter' },
     },
     handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      assertUrlAllowed(ctx, body.url);
-      const id = randomUUID();
-      const secret = generateSecret();
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await assertWithinPlanLimit(unit.tx, tenantId, 'webhooks', countRows('webhooks', tenantId));
-        if (body.owner_id !== undefined) await assertOwner(unit.scope, body.owner_id);
-        const [row] = await unit.scope.insert('webhooks', {
-          id,
-          url: body.url,
-          events: body.events,
-          filters: JSON.stringify(body.filters ?? {}),
-          description: body.description || null,
-          status: body.status ?? 'active',
-          disable_on_gone: body.disable_on_gone ?? false,
-          honour_retry_after: body.honour_retry_after ?? false,
-          owner_user_id: body.owner_id ?? userOf(ctx).userId,
-          secret_encrypted: encryptWebhookSecret(id, secret, ctx.deps.config.secrets.dataEncryptionKey),
-        });
-        unit.audit({ action: 'webhook.created', resourceType: 'webhook', resourceId: id, details: { events: body.events, status: row.status } });
-        return row as WebhookRow;
-      });
+      const { tenantId, userId } = userOf(ctx);
+      const created = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => createWebhook(unit, ctx.deps, userId, body));
       ctx.status = 201;
-      ctx.body = { ...toWebhook(created), secret };
+      ctx.body = { ...toWebhook(created.row), secret: created.secret };
     },
   });
 
@@ -338,21 +222,7 @@ export function webhookRoutes(): ApiRouter {
     body: Joi.object({ description: Joi.string().trim().min(1).max(MAX_DESCRIPTION_LENGTH).required() }),
     responses: { 200: { description: 'Suggested configuration' } },
     handler: async (ctx, { body }) => {
-      const builtIn = { engine: 'built-in', model: 'built-in', draft: true, suggestion: suggestWebhookConfig(body.description) };
-      const provider = llmProviderFrom(ctx.deps.config.llm);
-      if (!provider) {
-        ctx.body = builtIn;
-        return;
-      }
-      try {
-        const answer = await provider.complete({ temperature: 0, messages: aiConfigMessages(body.description) });
-        const suggestion = suggestionFromModel(answer.text);
-        if (!suggestion) throw new Error('the language model did not answer a valid configuration');
-        ctx.body = { engine: answer.engine, model: answer.model, draft: true, suggestion };
-      } catch (err) {
-        ctx.state.log.warn({ err: (err as Error).message }, 'language model failed; answering with the built-in suggestion');
-        ctx.body = { ...builtIn, notice: "The configured language model failed or answered an invalid configuration; this suggestion is the built-in engine's." };
-      }
+      ctx.body = await draftWebhookConfig(ctx.deps, ctx.state.log, body.description);
     },
   });
 
@@ -366,11 +236,11 @@ export function webhookRoutes(): ApiRouter {
     params: webhookParams,
     responses: { 200: { description: 'Webhook', schema: webhookSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      ctx.body = toWebhook(await requireWebhook(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.webhook_id));
+      ctx.body = toWebhook(await requireWebhook(scopeOf(ctx), params.webhook_id));
     },
   });
 
-  api.route<{ webhook_id: string }, unknown, Partial<CreateWebhookBody>>({
+  api.route<{ webhook_id: string }, unknown, Partial<WebhookFields>>({
     method: 'put',
     path: '/:webhook_id',
     summary: 'Update the fields sent; omitted fields keep their values',
@@ -382,30 +252,7 @@ export function webhookRoutes(): ApiRouter {
     body: updateBody,
     responses: { 200: { description: 'Updated webhook', schema: webhookSchema }, 404: { description: 'Not found' }, 422: { description: 'Invalid field' } },
     handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      if (body.url !== undefined) assertUrlAllowed(ctx, body.url);
-      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const current = await requireWebhook(unit.scope, params.webhook_id);
-        const changes: Record<string, unknown> = { updated_at: new Date() };
-        if (body.url !== undefined) changes.url = body.url;
-        if (body.events !== undefined) changes.events = body.events;
-        if (body.filters !== undefined) changes.filters = JSON.stringify(body.filters);
-        if (body.description !== undefined) changes.description = body.description || null;
-        if (body.disable_on_gone !== undefined) changes.disable_on_gone = body.disable_on_gone;
-        if (body.honour_retry_after !== undefined) changes.honour_retry_after = body.honour_retry_after;
-        if (body.owner_id !== undefined) {
-          await assertOwner(unit.scope, body.owner_id);
-          changes.owner_user_id = body.owner_id;
-        }
-        if (body.status !== undefined && body.status !== current.status) {
-          changes.status = body.status;
-          changes.failing_since = null;
-          changes.disabled_reason = body.status === 'disabled' ? 'user' : null;
-        }
-        const [row] = await unit.scope.table('webhooks').where('id', current.id).update(changes).returning('*');
-        unit.audit({ action: 'webhook.updated', resourceType: 'webhook', resourceId: current.id, details: { fields: Object.keys(body), status: row.status } });
-        return row as WebhookRow;
-      });
+      const updated = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => updateWebhook(unit, ctx.deps, params.webhook_id, body));
       ctx.body = toWebhook(updated);
     },
   });
@@ -420,13 +267,7 @@ export function webhookRoutes(): ApiRouter {
     params: webhookParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const webhook = await requireWebhook(unit.scope, params.webhook_id);
-        await unit.scope.table('webhook_deliveries').where('webhook_id', webhook.id).delete();
-        await unit.scope.table('webhooks').where('id', webhook.id).delete();
-        unit.audit({ action: 'webhook.deleted', resourceType: 'webhook', resourceId: webhook.id });
-      });
+      await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => deleteWebhook(unit, params.webhook_id));
       ctx.status = 204;
     },
   });
@@ -442,25 +283,8 @@ export function webhookRoutes(): ApiRouter {
     params: webhookParams,
     responses: { 200: { description: 'Webhook with its new secret', schema: withSecret }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const secret = generateSecret();
-      const rotated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const current = await requireWebhook(unit.scope, params.webhook_id);
-        const [row] = await unit.scope
-          .table('webhooks')
-          .where('id', current.id)
-          .update({
-            secret_encrypted: encryptWebhookSecret(current.id, secret, ctx.deps.config.secrets.dataEncryptionKey),
-            // Same webhook, same encryption context: the stored ciphertext moves as it is.
-            previous_secret_encrypted: current.secret_encrypted,
-            previous_secret_expires_at: new Date(Date.now() + PREVIOUS_SECRET_TTL_MS),
-            updated_at: new Date(),
-          })
-          .returning('*');
-        unit.audit({ action: 'webhook.secret_rotated', resourceType: 'webhook', resourceId: current.id });
-        return row as WebhookRow;
-      });
-      ctx.body = { ...toWebhook(rotated), secret };
+      const rotated = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => rotateWebhookSecret(unit, ctx.deps, params.webhook_id));
+      ctx.body = { ...toWebhook(rotated.row), secret: rotated.secret };
     },
   });
 
@@ -490,8 +314,7 @@ export function webhookRoutes(): ApiRouter {
       404: { description: 'Not found' },
     },
     handler: async (ctx, { params, body }) => {
-      const webhook = await requireWebhook(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.webhook_id);
-      ctx.body = toTestResult(await sendTestPayload(ctx, webhook, body.sample_payload));
+      ctx.body = toTestResult(await sendTestPayload(ctx.deps, scopeOf(ctx), params.webhook_id, body.sample_payload));
     },
   });
 
@@ -511,26 +334,7 @@ export function webhookRoutes(): ApiRouter {
     }),
     responses: { 200: { description: 'A page of delivery records', schema: pageOf(deliverySchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
-      const webhook = await requireWebhook(scope, params.webhook_id);
-      const q = scope
-        .table('webhook_deliveries')
-        .leftJoin('outbox_events', function joinEvent() {
-          this.on('outbox_events.id', '=', 'webhook_deliveries.event_id').andOn('outbox_events.tenant_id', '=', 'webhook_deliveries.tenant_id');
-        })
-        .where('webhook_deliveries.webhook_id', webhook.id)
-        .select('webhook_deliveries.*', 'outbox_events.data as event_data', 'outbox_events.occurred_at as event_occurred_at')
-        .orderBy([
-          { column: 'webhook_deliveries.created_at', order: 'desc' },
-          { column: 'webhook_deliveries.id', order: 'desc' },
-        ]);
-      if (query.status) q.where('webhook_deliveries.status', query.status);
-      if (query.event_type) q.where('webhook_deliveries.event_type', query.event_type);
-      if (query.delivery_id) {
-        if (isUuid(query.delivery_id)) q.where('webhook_deliveries.delivery_id', query.delivery_id);
-        else q.whereRaw('false');
-      }
-      ctx.body = await paginate(q, query, toDelivery);
+      ctx.body = mapPage(await listDeliveries(scopeOf(ctx), params.webhook_id, query, query), toDelivery);
     },
   });
 
@@ -549,28 +353,7 @@ export function webhookRoutes(): ApiRouter {
       409: { description: 'Webhook paused or disabled, or the event is no longer kept' },
     },
     handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const started = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const webhook = await requireWebhook(unit.scope, params.webhook_id);
-        const original = isUuid(params.delivery_id)
-          ? await unit.scope.table('webhook_deliveries').where({ webhook_id: webhook.id, delivery_id: params.delivery_id }).first('event_id')
-          : undefined;
-        if (!original) throw notFound('delivery');
-        requireReceiving(webhook);
-        if (!(await unit.scope.table('outbox_events').where('outbox_events.id', original.event_id).first('id'))) {
-          throw invalidState('the event of this delivery is no longer kept');
-        }
-        const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId: original.event_id, deliveryId: randomUUID(), redeliveryOf: params.delivery_id };
-        unit.audit({
-          action: 'webhook.redelivered',
-          resourceType: 'webhook',
-          resourceId: webhook.id,
-          details: { delivery_id: input.deliveryId, redelivery_of: params.delivery_id },
-        });
-        // Started before the unit commits: if Temporal refuses, nothing is recorded as redelivered.
-        await startDeliveries(ctx, [input]);
-        return input;
-      });
+      const started = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => redeliver(unit, ctx.deps, params.webhook_id, params.delivery_id));
       ctx.status = 202;
       ctx.body = { delivery_id: started.deliveryId, redelivery_of: params.delivery_id, event_id: started.eventId };
     },
@@ -590,25 +373,13 @@ export function webhookRoutes(): ApiRouter {
     query: Joi.object({ since: Joi.date().iso().max('now').required() }),
     responses: { 202: { description: 'Redeliveries started' }, 404: { description: 'Not found' }, 409: { description: 'Webhook paused or disabled' } },
     handler: async (ctx, { params, query }) => {
-      const { tenantId } = userOf(ctx);
-      const since = new Date(Math.max(query.since.getTime(), Date.now() - DELIVERY_RETENTION_DAYS * DAY_MS));
-      const inputs = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const webhook = await requireWebhook(unit.scope, params.webhook_id);
-        requireReceiving(webhook);
-        const rows = await deliveriesFailedForGood(unit.tx, tenantId, webhook.id, since, MAX_RECOVER + 1);
-        const found = rows
-          .slice(0, MAX_RECOVER)
-          .map((row): WebhookDeliveryInput => ({ tenantId, webhookId: webhook.id, eventId: row.event_id, deliveryId: randomUUID(), redeliveryOf: row.delivery_id }));
-        unit.audit({ action: 'webhook.recovered', resourceType: 'webhook', resourceId: webhook.id, details: { since: since.toISOString(), deliveries: found.length } });
-        await startDeliveries(ctx, found);
-        return { found, truncated: rows.length > MAX_RECOVER };
-      });
+      const recovery = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => recoverDeliveries(unit, ctx.deps, params.webhook_id, query.since));
       ctx.status = 202;
       ctx.body = {
-        since: since.toISOString(),
-        recovered: inputs.found.length,
-        truncated: inputs.truncated,
-        deliveries: inputs.found.map((i) => ({ delivery_id: i.deliveryId, redelivery_of: i.redeliveryOf, event_id: i.eventId })),
+        since: recovery.since.toISOString(),
+        recovered: recovery.found.length,
+        truncated: recovery.truncated,
+        deliveries: recovery.found.map((i) => ({ delivery_id: i.deliveryId, redelivery_of: i.redeliveryOf, event_id: i.eventId })),
       };
     },
   });
@@ -626,9 +397,7 @@ export function webhookRoutes(): ApiRouter {
     params: webhookParams,
     responses: { 200: { description: 'Aggregate metrics' }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const webhook = await requireWebhook(tenantScope(ctx.deps.db, tenantId), params.webhook_id);
-      ctx.body = await webhookDeliveryAnalytics(ctx.deps.db, tenantId, webhook.id);
+      ctx.body = await webhookAnalytics(ctx.deps.db, scopeOf(ctx), params.webhook_id);
     },
   });
 

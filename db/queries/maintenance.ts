@@ -7,7 +7,7 @@ import { Knex } from 'knex';
 import { appendAudit, Actor } from '../audit';
 import { Queryable } from '../knex';
 import { appendEvent } from '../outbox';
-import { TenantScope } from '../tenant-scope';
+import { isUuid, TenantScope } from '../tenant-scope';
 import { graceDeadlineSql } from './grace-deadline-sql';
 import {
   actionOnDue,
@@ -424,4 +424,79 @@ export async function insertManualExecution(
   );
   const row = rows[0];
   return row ? { execution_id: row.execution_id, task_id: row.task_id, task_code: row.task_code } : null;
+}
+
+/** The tenant's live plans, oldest first, filtered (a list query: the caller pages it). */
+export function plansQuery(scope: TenantScope, filter: { status?: string; asset_id?: string }): Knex.QueryBuilder {
+  const q = scope
+    .table('maintenance_plans')
+    .whereNull('deleted_at')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (filter.status) q.where('status', filter.status);
+  if (filter.asset_id) {
+    if (isUuid(filter.asset_id)) q.whereRaw('asset_ids @> array[?]::uuid[]', [filter.asset_id]);
+    else q.whereRaw('false');
+  }
+  return q;
+}
+
+/** The tenant's live plans: what the plan limit counts. */
+export const countLivePlans = (tenantId: string) => async (tx: Knex.Transaction) => {
+  const [{ count }] = await tx('maintenance_plans').where({ tenant_id: tenantId }).whereNull('deleted_at').count({ count: '*' });
+  return Number(count);
+};
+
+export async function updatePlanRow(scope: TenantScope, id: string, changes: Record<string, unknown>): Promise<PlanRow> {
+  const [row] = (await scope.table('maintenance_plans').where('id', id).update(changes).returning('*')) as PlanRow[];
+  return row!;
+}
+
+export interface CounterReadingRow {
+  id: string;
+  counter: string;
+  value: number;
+  source: string;
+  reset: boolean;
+  total: number;
+  thresholds_crossed: number;
+  task_id: string | null;
+  read_at: Date;
+}
+
+/** A plan's counter readings, newest first (a list query: the caller pages it). */
+export function counterReadingsQuery(scope: TenantScope, planId: string): Knex.QueryBuilder {
+  return scope
+    .table('maintenance_counter_readings')
+    .where('plan_id', planId)
+    .orderBy([
+      { column: 'read_at', order: 'desc' },
+      { column: 'created_at', order: 'desc' },
+    ])
+    .select('id', 'counter', 'value', 'source', 'reset', 'total', 'thresholds_crossed', 'task_id', 'read_at');
+}
+
+export interface ExecutionListRow {
+  execution_id: string;
+  task_id: string | null;
+  task_code: string | null;
+  trigger: 'calendar' | 'counter';
+  executed_at: Date;
+  executed_by: string;
+  outcome: 'created' | 'skipped';
+  due_at: Date | null;
+  kept_task_id: string | null;
+  thresholds_crossed: number | null;
+}
+
+/** A plan's executions with their task codes, newest first (a list query: the caller pages it). */
+export function executionsQuery(scope: TenantScope, planId: string): Knex.QueryBuilder {
+  return scope
+    .table('maintenance_executions')
+    .leftJoin('maintenance_tasks as t', 't.id', 'maintenance_executions.task_id')
+    .where('maintenance_executions.plan_id', planId)
+    .orderBy([
+      { column: 'maintenance_executions.executed_at', order: 'desc' },
+      { column: 'maintenance_executions.execution_id', order: 'desc' },
+    ])
+    .select('maintenance_executions.*', 't.task_code');
 }

@@ -1,4 +1,7 @@
 /** Rows of the reports feature and what they mean, shared by the API and the activities. */
+import type { Knex } from 'knex';
+import type { Queryable } from '../knex';
+import { isUuid, type TenantScope } from '../tenant-scope';
 import type { PeriodRule } from '../../domain/reports/period';
 import type { ReportScheduleSpec } from '../../domain/reports/schedule';
 import { REPORT_TYPE_INFO, ReportFormat, ReportRequest, ReportType } from '../../domain/reports/types';
@@ -67,4 +70,111 @@ export function reportRequestOf(row: Pick<ReportJobRow, 'report_type' | 'format'
 /** Where a report's file lives in the object store. */
 export function reportObjectKey(tenantId: string, reportId: string, format: ReportFormat): string {
   return `reports/${tenantId}/${reportId}.${format}`;
+}
+
+export interface ReportJobFilter {
+  type?: ReportType;
+  status?: string;
+  scheduled_report_id?: string;
+}
+
+/** The tenant's reports, newest first, filtered (a list query: the caller pages it). */
+export function reportJobsQuery(scope: TenantScope, filter: ReportJobFilter): Knex.QueryBuilder {
+  const q = scope
+    .table('report_jobs')
+    .select('*')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+  if (filter.type) q.where('report_type', filter.type);
+  if (filter.status) q.where('status', filter.status);
+  if (filter.scheduled_report_id) {
+    if (isUuid(filter.scheduled_report_id)) q.where('scheduled_report_id', filter.scheduled_report_id);
+    else q.whereRaw('false');
+  }
+  return q;
+}
+
+export function reportJobById(scope: TenantScope, id: string): Promise<ReportJobRow | undefined> {
+  return scope.table('report_jobs').where('id', id).first();
+}
+
+export async function insertReportJob(
+  scope: TenantScope,
+  job: { type: ReportType; format: ReportFormat; period: { from: string; to: string } | null; brandingId: string | null; requestedBy: string },
+): Promise<ReportJobRow> {
+  const [created] = await scope.insert('report_jobs', {
+    report_type: job.type,
+    format: job.format,
+    period_from: job.period?.from ?? null,
+    period_to: job.period?.to ?? null,
+    branding_id: job.brandingId,
+    requested_by: job.requestedBy,
+  });
+  return created as ReportJobRow;
+}
+
+/** A job whose workflow never started: it says so instead of staying queued forever. */
+export async function markReportNotStarted(db: Queryable, id: string): Promise<void> {
+  await db('report_jobs').where({ id }).update({ status: 'failed', error: 'start_failed', completed_at: new Date() });
+}
+
+/** The tenant's scheduled reports, oldest first (a list query: the caller pages it). */
+export function scheduledReportsQuery(scope: TenantScope): Knex.QueryBuilder {
+  return scope
+    .table('scheduled_reports')
+    .select('*')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+}
+
+export function scheduledReportById(scope: TenantScope, id: string, lock = false): Promise<ScheduledReportRow | undefined> {
+  const q = scope.table('scheduled_reports').where('id', id).first();
+  return lock ? q.forUpdate() : q;
+}
+
+export async function insertScheduledReport(scope: TenantScope, columns: Record<string, unknown>): Promise<ScheduledReportRow> {
+  const [row] = (await scope.insert('scheduled_reports', columns)) as ScheduledReportRow[];
+  return row;
+}
+
+export async function updateScheduledReportRow(scope: TenantScope, id: string, columns: Record<string, unknown>): Promise<ScheduledReportRow> {
+  const [row] = (await scope
+    .table('scheduled_reports')
+    .where('id', id)
+    .update({ ...columns, updated_at: new Date() })
+    .returning('*')) as ScheduledReportRow[];
+  return row;
+}
+
+export async function deleteScheduledReportRow(scope: TenantScope, id: string): Promise<void> {
+  await scope.table('scheduled_reports').where('id', id).delete();
+}
+
+export interface ScheduledReportRunRow {
+  id: string;
+  report_id: string | null;
+  status: 'running' | 'sent' | 'recorded' | 'failed';
+  sent_to: number;
+  error: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+}
+
+/** The runs of a scheduled report, newest first (a list query: the caller pages it). */
+export function scheduledReportRunsQuery(scope: TenantScope, scheduledReportId: string): Knex.QueryBuilder {
+  return scope
+    .table('scheduled_report_runs')
+    .where('scheduled_report_id', scheduledReportId)
+    .select('*')
+    .orderBy([
+      { column: 'started_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+}
+
+/** A new row id chosen before the insert, so a failed commit can find the Schedule it named. */
+export async function newRowId(db: Queryable): Promise<string> {
+  const { rows } = (await db.raw('select gen_random_uuid() as id')) as { rows: { id: string }[] };
+  return rows[0]!.id;
 }

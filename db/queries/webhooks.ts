@@ -2,11 +2,13 @@
  * Webhook rows and their secrets. The API and the delivery activities share these, so the
  * encryption context and the rotation window are decided in one place.
  */
+import type { Knex } from 'knex';
 import { decryptSecret, encryptSecret } from '../../infra/crypto';
+import type { JsonObject } from '../../domain/webhooks/payload';
 import type { WebhookFilters } from '../../domain/webhooks/matching';
 import type { DeliveryPolicy } from '../../domain/webhooks/outcome';
 import { Queryable } from '../knex';
-import { TenantScope } from '../tenant-scope';
+import { isUuid, TenantScope } from '../tenant-scope';
 
 export const WEBHOOK_STATUSES = ['active', 'paused', 'failing', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -148,4 +150,93 @@ export async function webhookDeliveryAnalytics(db: Queryable, tenantId: string, 
     deliveries_per_day: days.rows,
     top_error_codes: errors.rows,
   };
+}
+
+/** The tenant's webhooks, oldest first, of one status or all (a list query: the caller pages it). */
+export function webhooksQuery(scope: TenantScope, status?: WebhookStatus): Knex.QueryBuilder {
+  const q = scope.table('webhooks').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (status) q.where('status', status);
+  return q;
+}
+
+export async function insertWebhook(scope: TenantScope, columns: Record<string, unknown>): Promise<WebhookRow> {
+  const [row] = (await scope.insert('webhooks', columns)) as WebhookRow[];
+  return row!;
+}
+
+export async function updateWebhookRow(scope: TenantScope, id: string, changes: Record<string, unknown>): Promise<WebhookRow> {
+  const [row] = (await scope.table('webhooks').where('id', id).update(changes).returning('*')) as WebhookRow[];
+  return row!;
+}
+
+/** A webhook goes with its delivery log. */
+export async function deleteWebhookWithDeliveries(scope: TenantScope, id: string): Promise<void> {
+  await scope.table('webhook_deliveries').where('webhook_id', id).delete();
+  await scope.table('webhooks').where('id', id).delete();
+}
+
+export async function isActiveUser(scope: TenantScope, userId: string): Promise<boolean> {
+  return Boolean(await scope.table('users').where({ id: userId, status: 'active' }).first('id'));
+}
+
+/** The event a delivery of the webhook carried (undefined: no such delivery). */
+export async function deliveryEventId(scope: TenantScope, webhookId: string, deliveryId: string): Promise<string | undefined> {
+  if (!isUuid(deliveryId)) return undefined;
+  const row = (await scope.table('webhook_deliveries').where({ webhook_id: webhookId, delivery_id: deliveryId }).first('event_id')) as { event_id: string } | undefined;
+  return row?.event_id;
+}
+
+/** Whether the outbox still keeps an event (its retention may have removed it). */
+export async function isEventKept(scope: TenantScope, eventId: string): Promise<boolean> {
+  return Boolean(await scope.table('outbox_events').where('outbox_events.id', eventId).first('id'));
+}
+
+/** A delivery record with the event it carried (null once the outbox no longer keeps it). */
+export interface DeliveryListRow {
+  id: string;
+  delivery_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  status: 'succeeded' | 'failed';
+  status_code: number | null;
+  latency_ms: number | null;
+  response_body: string | null;
+  failure_cause: string | null;
+  error: string | null;
+  next_attempt_at: Date | null;
+  redelivery_of: string | null;
+  created_at: Date;
+  tenant_id: string;
+  event_data: JsonObject | null;
+  event_occurred_at: Date | null;
+}
+
+export interface DeliveryFilter {
+  status?: string;
+  event_type?: string;
+  delivery_id?: string;
+}
+
+/** A webhook's delivery records, newest first, filtered (a list query: the caller pages it). */
+export function deliveriesQuery(scope: TenantScope, webhookId: string, filter: DeliveryFilter): Knex.QueryBuilder {
+  const q = scope
+    .table('webhook_deliveries')
+    .leftJoin('outbox_events', function joinEvent() {
+      this.on('outbox_events.id', '=', 'webhook_deliveries.event_id').andOn('outbox_events.tenant_id', '=', 'webhook_deliveries.tenant_id');
+    })
+    .where('webhook_deliveries.webhook_id', webhookId)
+    .select('webhook_deliveries.*', 'outbox_events.data as event_data', 'outbox_events.occurred_at as event_occurred_at')
+    .orderBy([
+      { column: 'webhook_deliveries.created_at', order: 'desc' },
+      { column: 'webhook_deliveries.id', order: 'desc' },
+    ]);
+  if (filter.status) q.where('webhook_deliveries.status', filter.status);
+  if (filter.event_type) q.where('webhook_deliveries.event_type', filter.event_type);
+  if (filter.delivery_id) {
+    if (isUuid(filter.delivery_id)) q.where('webhook_deliveries.delivery_id', filter.delivery_id);
+    else q.whereRaw('false');
+  }
+  return q;
 }

@@ -1,0 +1,75 @@
+/**
+ * Branding presets, without HTTP: reads take the tenant's scope, changes a unit of work
+ * (db/unit-of-work.ts); both answer rows. api/routes/brandings.ts is the HTTP face.
+ */
+import { fileById } from '../db/queries/files';
+import {
+  brandingById,
+  BrandingColumns,
+  brandingsQuery,
+  deleteBranding as deleteBrandingRow,
+  insertBranding,
+  schedulesUsingBranding,
+  updateBranding as updateBrandingRow,
+} from '../db/queries/brandings';
+import type { BrandingRow } from '../db/queries/report-jobs';
+import { isUuid, type TenantScope } from '../db/tenant-scope';
+import type { Unit } from '../db/unit-of-work';
+import { isLogoContentType, LOGO_CONTENT_TYPES } from '../infra/reports/logo';
+import { conflict, validationError } from '../api/errors';
+import { findOr404 } from '../api/find-or-404';
+import { paginate, type Page, type PageRequest } from '../api/pagination';
+
+export type { BrandingColumns };
+
+export function listBrandings(scope: TenantScope, page: PageRequest): Promise<Page<BrandingRow>> {
+  return paginate(brandingsQuery(scope), page);
+}
+
+export function requireBranding(scope: TenantScope, id: string): Promise<BrandingRow> {
+  return findOr404('branding', id, () => brandingById(scope, id));
+}
+
+/** A branding_id in a request that must name a branding of the tenant (422 otherwise). */
+export async function requireBrandingReference(scope: TenantScope, id: string, field = 'body.branding_id'): Promise<void> {
+  if (!isUuid(id) || !(await brandingById(scope, id))) {
+    throw validationError('branding_id does not name a branding of this tenant', [{ field, message: 'unknown branding', type: 'any.unknown_reference' }]);
+  }
+}
+
+async function requireLogo(scope: TenantScope, fileId: string): Promise<void> {
+  const file = isUuid(fileId) ? await fileById(scope, fileId) : undefined;
+  if (!file) throw validationError('logo_file_id does not name a file of this tenant', [{ field: 'body.logo_file_id', message: 'unknown file', type: 'any.unknown_reference' }]);
+  if (!isLogoContentType(file.content_type)) {
+    throw validationError(`the logo must be ${LOGO_CONTENT_TYPES.join(' or ')}; the file is ${file.content_type}`, [
+      { field: 'body.logo_file_id', message: `content type ${file.content_type} is not ${LOGO_CONTENT_TYPES.join(' or ')}`, type: 'any.content_type' },
+    ]);
+  }
+}
+
+/** An empty footer is no footer. */
+const columns = (body: BrandingColumns): BrandingColumns => ({ ...body, ...(body.footer_text === '' ? { footer_text: null } : {}) });
+
+export async function createBranding(unit: Unit, body: BrandingColumns): Promise<BrandingRow> {
+  if (body.logo_file_id) await requireLogo(unit.scope, body.logo_file_id);
+  const row = await insertBranding(unit.scope, columns(body));
+  unit.audit({ action: 'branding.created', resourceType: 'branding', resourceId: row.id });
+  return row;
+}
+
+export async function updateBranding(unit: Unit, id: string, body: BrandingColumns): Promise<BrandingRow> {
+  await requireBranding(unit.scope, id);
+  if (body.logo_file_id) await requireLogo(unit.scope, body.logo_file_id);
+  const row = await updateBrandingRow(unit.scope, id, columns(body));
+  unit.audit({ action: 'branding.updated', resourceType: 'branding', resourceId: row.id, details: { fields: Object.keys(body) } });
+  return row;
+}
+
+/** Refused (409) while a scheduled report uses the branding. */
+export async function deleteBranding(unit: Unit, id: string): Promise<void> {
+  const row = await requireBranding(unit.scope, id);
+  const users = await schedulesUsingBranding(unit.scope, row.id);
+  if (users > 0) throw conflict(`branding is used by ${users} scheduled report(s)`);
+  await deleteBrandingRow(unit.scope, row.id);
+  unit.audit({ action: 'branding.deleted', resourceType: 'branding', resourceId: row.id });
+}

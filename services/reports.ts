@@ -1,0 +1,84 @@
+/**
+ * On-demand reports, without HTTP: request one (a row, then its workflow), render one at once,
+ * read one with its download link. api/routes/reports.ts is the HTTP face.
+ */
+import type { Db } from '../db/knex';
+import { insertReportJob, markReportNotStarted, ReportJobFilter, reportJobById, reportJobsQuery, ReportJobRow, reportRequestOf } from '../db/queries/report-jobs';
+import { tenantScope, type TenantScope } from '../db/tenant-scope';
+import { runUnit, type UnitContext } from '../db/unit-of-work';
+import { reportFileName, type ReportFormat, type ReportPeriod, type ReportType } from '../domain/reports/types';
+import type { ObjectStore } from '../infra/object-store';
+import { produceReport, type ProducedReport } from '../infra/reports/produce';
+import type { TemporalGateway } from '../infra/temporal';
+import { startReport } from '../orchestration/reports';
+import { AppError, errorSummary } from '../api/errors';
+import { findOr404 } from '../api/find-or-404';
+import { paginate, type Page, type PageRequest } from '../api/pagination';
+import { requireBrandingReference } from './brandings';
+
+/** Lifetime of a report's download URL. */
+export const REPORT_URL_TTL_SECONDS = 15 * 60;
+
+export interface ReportOrder {
+  type: ReportType;
+  format: ReportFormat;
+  period?: ReportPeriod;
+  branding_id?: string;
+}
+
+export interface ReportDownload {
+  url: string;
+  expiresAt: Date;
+}
+
+export function listReports(scope: TenantScope, filter: ReportJobFilter, page: PageRequest): Promise<Page<ReportJobRow>> {
+  return paginate(reportJobsQuery(scope, filter), page);
+}
+
+/**
+ * Records the report (its audit row with it) and then starts its workflow. A start that fails
+ * marks the committed job failed and answers 503.
+ */
+export async function requestReport(deps: { db: Db; temporal: TemporalGateway }, context: UnitContext & { userId: string }, order: ReportOrder): Promise<ReportJobRow> {
+  const row = await runUnit(deps.db, context, async (unit) => {
+    if (order.branding_id) await requireBrandingReference(unit.scope, order.branding_id);
+    const created = await insertReportJob(unit.scope, {
+      type: order.type,
+      format: order.format,
+      period: order.period ?? null,
+      brandingId: order.branding_id ?? null,
+      requestedBy: context.userId,
+    });
+    unit.audit({ action: 'report.requested', resourceType: 'report', resourceId: created.id, details: { type: order.type, format: order.format } });
+    return created;
+  });
+  try {
+    await startReport(await deps.temporal.client(), context.tenantId, row.id);
+  } catch (err) {
+    await markReportNotStarted(deps.db, row.id);
+    throw new AppError('DEPENDENCY_UNAVAILABLE', `the report could not be started: ${errorSummary(err)}`, { component: 'temporal' });
+  }
+  return row;
+}
+
+/** Renders a report in the caller's time: nothing is stored. `field` names where a bad branding came from. */
+export async function renderReport(
+  deps: { db: Db; objectStore: ObjectStore },
+  tenantId: string,
+  order: { type: ReportType; format: ReportFormat; period: ReportPeriod | null; brandingId: string | null },
+  brandingField: string,
+): Promise<ProducedReport> {
+  if (order.brandingId) await requireBrandingReference(tenantScope(deps.db, tenantId), order.brandingId, brandingField);
+  return produceReport(deps, tenantId, order, new Date());
+}
+
+/** A report and, once completed, a presigned link to its file. */
+export async function getReport(scope: TenantScope, objectStore: ObjectStore, id: string): Promise<{ row: ReportJobRow; download: ReportDownload | null }> {
+  const row = await findOr404('report', id, () => reportJobById(scope, id));
+  if (row.status !== 'completed' || !row.object_key) return { row, download: null };
+  const now = new Date();
+  const request = reportRequestOf(row);
+  const disposition = { 'response-content-disposition': `attachment; filename="${reportFileName(request.type, request.format, request.period)}"` };
+  const url = await objectStore.publicClient.presignedGetObject(objectStore.bucket, row.object_key, REPORT_URL_TTL_SECONDS, disposition, now);
+  return { row, download: { url, expiresAt: new Date(now.getTime() + REPORT_URL_TTL_SECONDS * 1000) } };
+}

@@ -1,0 +1,283 @@
+/**
+ * Outbound webhooks, without HTTP: CRUD, secret rotation, the signed test call, the delivery log,
+ * redeliver and recover, analytics and the ai-config draft. Reads take the tenant's scope,
+ * changes a unit of work (db/unit-of-work.ts); the deployment's settings and Temporal come in a
+ * small deps object. api/routes/webhooks.ts is the HTTP face.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Db } from '../db/knex';
+import {
+  deleteWebhookWithDeliveries,
+  deliveriesFailedForGood,
+  deliveriesQuery,
+  deliveryEventId,
+  DeliveryFilter,
+  DeliveryListRow,
+  encryptWebhookSecret,
+  findWebhook,
+  insertWebhook,
+  isActiveUser,
+  isEventKept,
+  PREVIOUS_SECRET_TTL_MS,
+  RECEIVING_STATUSES,
+  signingSecrets,
+  updateWebhookRow,
+  webhookDeliveryAnalytics,
+  webhooksQuery,
+  WebhookRow,
+  WebhookStatus,
+} from '../db/queries/webhooks';
+import type { TenantScope } from '../db/tenant-scope';
+import type { Unit } from '../db/unit-of-work';
+import { aiConfigMessages, suggestionFromModel, suggestWebhookConfig, type WebhookConfigSuggestion } from '../domain/webhooks/ai-config';
+import { DELIVERY_RETENTION_DAYS } from '../domain/webhooks/health-rules';
+import type { WebhookFilters } from '../domain/webhooks/matching';
+import type { HttpAttemptResult } from '../domain/webhooks/outcome';
+import { canonicalJson } from '../domain/webhooks/payload';
+import { generateSecret, signDelivery } from '../domain/webhooks/signing';
+import type { Config } from '../infra/config';
+import { llmProviderFrom } from '../infra/llm';
+import { checkWebhookUrl, type DestinationPolicy } from '../infra/outbound/destination-guard';
+import { postSigned } from '../infra/outbound/safe-http';
+import type { TemporalGateway } from '../infra/temporal';
+import { startWebhookDeliveries } from '../orchestration/webhooks';
+import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
+import { dependencyUnavailable, errorSummary, invalidState, notFound, validationError } from '../api/errors';
+import { findOr404 } from '../api/find-or-404';
+import { paginate, type Page, type PageRequest } from '../api/pagination';
+import { assertWithinPlanLimit, countRows } from '../api/plan-limits';
+
+/** Most deliveries one recover call starts. */
+export const MAX_RECOVER = 1_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What webhooks need of the deployment: its URL rule, the secrets' key, the language model and Temporal. */
+export interface WebhookDeps {
+  config: Pick<Config, 'webhooks' | 'secrets' | 'llm'>;
+  temporal: TemporalGateway;
+}
+
+export interface WebhookFields {
+  url: string;
+  events: string[];
+  filters?: WebhookFilters;
+  description?: string | null;
+  status?: WebhookStatus;
+  disable_on_gone?: boolean;
+  honour_retry_after?: boolean;
+  owner_id?: string;
+}
+
+/** A webhook with the secret that signs for it: shown once, on create and rotation. */
+export interface WebhookWithSecret {
+  row: WebhookRow;
+  secret: string;
+}
+
+// ---- rules -----------------------------------------------------------------------------------
+
+/** A path id that is not a UUID names no webhook: 404, like another tenant's webhook. */
+export function requireWebhook(scope: TenantScope, id: string): Promise<WebhookRow> {
+  return findOr404('webhook', id, () => findWebhook(scope, id));
+}
+
+const destinationPolicy = (deps: WebhookDeps): DestinationPolicy => ({ allowPrivate: deps.config.webhooks.allowPrivateDestinations });
+
+/** The URL rules of the deployment (https; http to loopback only with the development setting). */
+function assertUrlAllowed(deps: WebhookDeps, url: string): void {
+  const check = checkWebhookUrl(url, destinationPolicy(deps));
+  if (check.kind === 'refused') {
+    throw validationError(`invalid body: body.url ${check.reason}`, [{ field: 'body.url', message: check.reason, type: 'url.refused' }]);
+  }
+}
+
+/** An owner must be an active user of the tenant: someone the alerts can reach. */
+async function assertOwner(scope: TenantScope, userId: string): Promise<void> {
+  if (!(await isActiveUser(scope, userId))) {
+    const message = 'must be an active user of this tenant';
+    throw validationError(`invalid body: body.owner_id ${message}`, [{ field: 'body.owner_id', message, type: 'any.invalid' }]);
+  }
+}
+
+function requireReceiving(webhook: WebhookRow): void {
+  if (!RECEIVING_STATUSES.includes(webhook.status)) {
+    throw invalidState(`the webhook is ${webhook.status}; set its status to active first`);
+  }
+}
+
+/** Started before the unit commits: if Temporal refuses, nothing is recorded as (re)delivered. */
+async function startDeliveries(deps: WebhookDeps, inputs: WebhookDeliveryInput[]): Promise<void> {
+  try {
+    await startWebhookDeliveries(await deps.temporal.client(), inputs);
+  } catch (err) {
+    throw dependencyUnavailable('temporal', `could not start the deliveries: ${errorSummary(err)}`);
+  }
+}
+
+// ---- reads -----------------------------------------------------------------------------------
+
+export function listWebhooks(scope: TenantScope, status: WebhookStatus | undefined, page: PageRequest): Promise<Page<WebhookRow>> {
+  return paginate(webhooksQuery(scope, status), page);
+}
+
+export async function listDeliveries(scope: TenantScope, webhookId: string, filter: DeliveryFilter, page: PageRequest): Promise<Page<DeliveryListRow>> {
+  const webhook = await requireWebhook(scope, webhookId);
+  return paginate(deliveriesQuery(scope, webhook.id, filter), page);
+}
+
+export async function webhookAnalytics(db: Db, scope: TenantScope, webhookId: string) {
+  const webhook = await requireWebhook(scope, webhookId);
+  return webhookDeliveryAnalytics(db, scope.tenantId, webhook.id);
+}
+
+/** The test call: `sample` as canonical JSON, signed like a delivery, through the same guarded POST. */
+export async function sendTestPayload(deps: WebhookDeps, scope: TenantScope, webhookId: string, sample: Record<string, unknown>): Promise<HttpAttemptResult> {
+  const webhook = await requireWebhook(scope, webhookId);
+  const body = canonicalJson(sample);
+  const now = new Date();
+  const headers = signDelivery({
+    secrets: signingSecrets(webhook, deps.config.secrets.dataEncryptionKey, now),
+    deliveryId: `test_${randomUUID()}`,
+    timestamp: Math.floor(now.getTime() / 1000),
+    body,
+  });
+  return postSigned({ url: webhook.url, headers: { ...headers }, body, ...destinationPolicy(deps) });
+}
+
+export interface AiConfigDraft {
+  engine: string;
+  model: string;
+  draft: true;
+  suggestion: WebhookConfigSuggestion;
+  notice?: string;
+}
+
+/** A configuration for a use case in words: the model's when one is configured and answers a valid one, the built-in engine's otherwise. */
+export async function draftWebhookConfig(deps: WebhookDeps, log: Pick<Logger, 'warn'>, description: string): Promise<AiConfigDraft> {
+  const builtIn: AiConfigDraft = { engine: 'built-in', model: 'built-in', draft: true, suggestion: suggestWebhookConfig(description) };
+  const provider = llmProviderFrom(deps.config.llm);
+  if (!provider) return builtIn;
+  try {
+    const answer = await provider.complete({ temperature: 0, messages: aiConfigMessages(description) });
+    const suggestion = suggestionFromModel(answer.text);
+    if (!suggestion) throw new Error('the language model did not answer a valid configuration');
+    return { engine: answer.engine, model: answer.model, draft: true, suggestion };
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'language model failed; answering with the built-in suggestion');
+    return { ...builtIn, notice: "The configured language model failed or answered an invalid configuration; this suggestion is the built-in engine's." };
+  }
+}
+
+// ---- changes ---------------------------------------------------------------------------------
+
+/** Creates a webhook owned by `fields.owner_id` or else `creatorId`, within the plan's limit. */
+export async function createWebhook(unit: Unit, deps: WebhookDeps, creatorId: string, fields: WebhookFields): Promise<WebhookWithSecret> {
+  assertUrlAllowed(deps, fields.url);
+  const id = randomUUID();
+  const secret = generateSecret();
+  const { tenantId } = unit.scope;
+  await assertWithinPlanLimit(unit.tx, tenantId, 'webhooks', countRows('webhooks', tenantId));
+  if (fields.owner_id !== undefined) await assertOwner(unit.scope, fields.owner_id);
+  const row = await insertWebhook(unit.scope, {
+    id,
+    url: fields.url,
+    events: fields.events,
+    filters: JSON.stringify(fields.filters ?? {}),
+    description: fields.description || null,
+    status: fields.status ?? 'active',
+    disable_on_gone: fields.disable_on_gone ?? false,
+    honour_retry_after: fields.honour_retry_after ?? false,
+    owner_user_id: fields.owner_id ?? creatorId,
+    secret_encrypted: encryptWebhookSecret(id, secret, deps.config.secrets.dataEncryptionKey),
+  });
+  unit.audit({ action: 'webhook.created', resourceType: 'webhook', resourceId: id, details: { events: fields.events, status: row.status } });
+  return { row, secret };
+}
+
+/** The fields sent change; a new status ends a failing episode or a disabled state. */
+export async function updateWebhook(unit: Unit, deps: WebhookDeps, id: string, fields: Partial<WebhookFields>): Promise<WebhookRow> {
+  if (fields.url !== undefined) assertUrlAllowed(deps, fields.url);
+  const current = await requireWebhook(unit.scope, id);
+  const changes: Record<string, unknown> = { updated_at: new Date() };
+  if (fields.url !== undefined) changes.url = fields.url;
+  if (fields.events !== undefined) changes.events = fields.events;
+  if (fields.filters !== undefined) changes.filters = JSON.stringify(fields.filters);
+  if (fields.description !== undefined) changes.description = fields.description || null;
+  if (fields.disable_on_gone !== undefined) changes.disable_on_gone = fields.disable_on_gone;
+  if (fields.honour_retry_after !== undefined) changes.honour_retry_after = fields.honour_retry_after;
+  if (fields.owner_id !== undefined) {
+    await assertOwner(unit.scope, fields.owner_id);
+    changes.owner_user_id = fields.owner_id;
+  }
+  if (fields.status !== undefined && fields.status !== current.status) {
+    changes.status = fields.status;
+    changes.failing_since = null;
+    changes.disabled_reason = fields.status === 'disabled' ? 'user' : null;
+  }
+  const row = await updateWebhookRow(unit.scope, current.id, changes);
+  unit.audit({ action: 'webhook.updated', resourceType: 'webhook', resourceId: current.id, details: { fields: Object.keys(fields), status: row.status } });
+  return row;
+}
+
+/** The webhook and its delivery log; deliveries in progress stop at their next attempt. */
+export async function deleteWebhook(unit: Unit, id: string): Promise<void> {
+  const webhook = await requireWebhook(unit.scope, id);
+  await deleteWebhookWithDeliveries(unit.scope, webhook.id);
+  unit.audit({ action: 'webhook.deleted', resourceType: 'webhook', resourceId: webhook.id });
+}
+
+/** A new signing secret; the previous one keeps signing beside it for 24 hours. */
+export async function rotateWebhookSecret(unit: Unit, deps: WebhookDeps, id: string): Promise<WebhookWithSecret> {
+  const secret = generateSecret();
+  const current = await requireWebhook(unit.scope, id);
+  const row = await updateWebhookRow(unit.scope, current.id, {
+    secret_encrypted: encryptWebhookSecret(current.id, secret, deps.config.secrets.dataEncryptionKey),
+    // Same webhook, same encryption context: the stored ciphertext moves as it is.
+    previous_secret_encrypted: current.secret_encrypted,
+    previous_secret_expires_at: new Date(Date.now() + PREVIOUS_SECRET_TTL_MS),
+    updated_at: new Date(),
+  });
+  unit.audit({ action: 'webhook.secret_rotated', resourceType: 'webhook', resourceId: current.id });
+  return { row, secret };
+}
+
+/** The event of a delivery sent again as a new delivery (new id, same payload). */
+export async function redeliver(unit: Unit, deps: WebhookDeps, webhookId: string, deliveryId: string): Promise<WebhookDeliveryInput> {
+  const webhook = await requireWebhook(unit.scope, webhookId);
+  const eventId = await deliveryEventId(unit.scope, webhook.id, deliveryId);
+  if (!eventId) throw notFound('delivery');
+  requireReceiving(webhook);
+  if (!(await isEventKept(unit.scope, eventId))) throw invalidState('the event of this delivery is no longer kept');
+  const input: WebhookDeliveryInput = { tenantId: unit.scope.tenantId, webhookId: webhook.id, eventId, deliveryId: randomUUID(), redeliveryOf: deliveryId };
+  unit.audit({
+    action: 'webhook.redelivered',
+    resourceType: 'webhook',
+    resourceId: webhook.id,
+    details: { delivery_id: input.deliveryId, redelivery_of: deliveryId },
+  });
+  await startDeliveries(deps, [input]);
+  return input;
+}
+
+export interface Recovery {
+  /** `since`, moved up to the oldest delivery record still kept. */
+  since: Date;
+  found: WebhookDeliveryInput[];
+  truncated: boolean;
+}
+
+/** Every delivery that failed for good since a time, redelivered; at most MAX_RECOVER a call. */
+export async function recoverDeliveries(unit: Unit, deps: WebhookDeps, webhookId: string, requestedSince: Date): Promise<Recovery> {
+  const since = new Date(Math.max(requestedSince.getTime(), Date.now() - DELIVERY_RETENTION_DAYS * DAY_MS));
+  const { tenantId } = unit.scope;
+  const webhook = await requireWebhook(unit.scope, webhookId);
+  requireReceiving(webhook);
+  const rows = await deliveriesFailedForGood(unit.tx, tenantId, webhook.id, since, MAX_RECOVER + 1);
+  const found = rows
+    .slice(0, MAX_RECOVER)
+    .map((row): WebhookDeliveryInput => ({ tenantId, webhookId: webhook.id, eventId: row.event_id, deliveryId: randomUUID(), redeliveryOf: row.delivery_id }));
+  unit.audit({ action: 'webhook.recovered', resourceType: 'webhook', resourceId: webhook.id, details: { since: since.toISOString(), deliveries: found.length } });
+  await startDeliveries(deps, found);
+  return { since, found, truncated: rows.length > MAX_RECOVER };
+}

@@ -46,52 +46,75 @@ export interface CnnModel {
 /** Mean over the members of the network's output for one raw window (`window` rows × sensors) and side vector. */
 export function predictCnn(model: CnnModel, window: readonly (readonly number[])[], side: readonly number[]): number {
   const { window_mean, window_std, side_mean, side_std } = model.normalization;
-  const x = window.map((row) => row.map((v, i) => (v - (window_mean[i] as number)) / (window_std[i] as number)));
+  const channels = model.sensors.length;
+  // Activations as flat typed arrays (cycle-major: [t * channels + i]): a few ms become well under one.
+  const x = new Float64Array(window.length * channels);
+  window.forEach((row, t) => row.forEach((v, i) => (x[t * channels + i] = (v - (window_mean[i] as number)) / (window_std[i] as number))));
   const s = side.map((v, i) => (v - (side_mean[i] as number)) / (side_std[i] as number));
   let sum = 0;
-  for (const member of model.members) sum += memberForward(member, x, s);
+  for (const member of model.members) sum += memberForward(member, x, channels, window.length, s);
   return (model.output_scale * sum) / model.members.length;
 }
 
-function memberForward(member: CnnMember, input: readonly (readonly number[])[], side: readonly number[]): number {
+function memberForward(member: CnnMember, input: Float64Array, channels: number, length: number, side: readonly number[]): number {
   let h = input;
-  for (const layer of member.conv) h = convTanh(layer, h);
-  const flat = [...h.flat(), ...side];
-  const hidden = dense(member.dense, flat).map(Math.tanh);
+  let width = channels;
+  for (const layer of member.conv) {
+    h = convTanh(layer, h, width, length);
+    width = layer.b.length;
+  }
+  const joined = new Float64Array(h.length + side.length);
+  joined.set(h);
+  joined.set(side, h.length);
+  const hidden = dense(member.dense, joined).map(Math.tanh);
   return dense(member.output, hidden)[0] as number;
 }
 
-function convTanh(layer: ConvLayer, x: readonly (readonly number[])[]): number[][] {
+/** "Same" convolution and tanh over `length` cycles of `channels` inputs. */
+function convTanh(layer: ConvLayer, x: Float64Array, channels: number, length: number): Float64Array {
   const kernel = layer.w.length;
   const left = Math.floor((kernel - 1) / 2);
-  const length = x.length;
   const filters = layer.b.length;
-  const out: number[][] = [];
+  const w = flat(layer.w);
+  const out = new Float64Array(length * filters);
   for (let t = 0; t < length; t++) {
-    const row = [...layer.b];
+    const base = t * filters;
+    for (let o = 0; o < filters; o++) out[base + o] = layer.b[o] as number;
     for (let j = 0; j < kernel; j++) {
-      const src = x[t + j - left];
-      if (src === undefined) continue; // zero padding
-      const wj = layer.w[j] as readonly (readonly number[])[];
-      for (let i = 0; i < src.length; i++) {
-        const v = src[i] as number;
-        const wji = wj[i] as readonly number[];
-        for (let o = 0; o < filters; o++) row[o] = (row[o] as number) + v * (wji[o] as number);
+      const src = t + j - left;
+      if (src < 0 || src >= length) continue; // zero padding
+      for (let i = 0; i < channels; i++) {
+        const v = x[src * channels + i] as number;
+        const row = (j * channels + i) * filters;
+        for (let o = 0; o < filters; o++) out[base + o] = (out[base + o] as number) + v * (w[row + o] as number);
       }
     }
-    out.push(row.map(Math.tanh));
+  }
+  for (let k = 0; k < out.length; k++) out[k] = Math.tanh(out[k] as number);
+  return out;
+}
+
+function dense(layer: Layer, x: ArrayLike<number>): Float64Array {
+  const out = Float64Array.from(layer.b);
+  const w = flat(layer.w);
+  const outputs = out.length;
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i] as number;
+    for (let o = 0; o < outputs; o++) out[o] = (out[o] as number) + v * (w[i * outputs + o] as number);
   }
   return out;
 }
 
-function dense(layer: Layer, x: readonly number[]): number[] {
-  const out = [...layer.b];
-  for (let i = 0; i < x.length; i++) {
-    const v = x[i] as number;
-    const wi = layer.w[i] as readonly number[];
-    for (let o = 0; o < out.length; o++) out[o] = (out[o] as number) + v * (wi[o] as number);
+const flattened = new WeakMap<object, Float64Array>();
+
+/** A layer's nested weight arrays as one typed array in row-major order, computed once per layer. */
+function flat(weights: readonly unknown[]): Float64Array {
+  let cached = flattened.get(weights);
+  if (cached === undefined) {
+    cached = Float64Array.from(weights.flat(2) as number[]);
+    flattened.set(weights, cached);
   }
-  return out;
+  return cached;
 }
 
 /** Validates a parsed network JSON (every shape consistent with the next layer); throws naming the first problem. */

@@ -6,9 +6,14 @@ features CSV written by export-features.ts), out-of-fold RMSE of predictions cla
 against the capped truth. Early stopping uses engines held out from each fold's training engines,
 never the fold's validation engines. The test set is never read here.
 
+    cp domain/prognostics/models/fd001-v3.json .data/prognostics/v3-rerun.json  # train.py reads v3's parameters there
     .tools/py-ml/bin/python scripts/prognostics/train.py --seeds 5 --reuse-rounds \\
         --out .data/prognostics/v3-rerun.json --save-oof .data/prognostics/v3-oof.csv  # v3's OOF
-    .tools/py-ml/bin/python scripts/prognostics/train_cnn.py [--out domain/prognostics/models/fd001-cnn-v4.json]
+    .tools/py-ml/bin/python scripts/prognostics/train_cnn.py [--out domain/prognostics/models/fd001-cnn-v4.json] [--resume]
+
+The two may run side by side: this one trains its fold and final networks first, then waits for v3's
+out-of-fold file to choose the blend weight. --resume skips the folds, reusing the out-of-fold predictions
+and early-stopping epochs a previous run saved under .data/prognostics/.
 
 JAX (CPU) trains in float32; every prediction reported or exported is computed by `forward` below in
 float64 numpy from the exported weights, the same arithmetic as domain/prognostics/cnn.ts.

@@ -96,6 +96,15 @@ export function extractFeatures(series: readonly CycleRecord[], spec: FeatureSpe
   return { ok: true, values, last_cycle: lastCycle };
 }
 
+/**
+ * The last `window` cycles (oldest first) of `sensors`, one row per cycle. For a series extractFeatures
+ * accepted with a window at least this long, so every value is a finite number.
+ */
+export function recentWindow(series: readonly CycleRecord[], window: number, sensors: readonly string[]): number[][] {
+  const records = [...series].sort((a, b) => a.cycle - b.cycle).slice(-window);
+  return records.map((r) => sensors.map((s) => r.sensors[s] as number));
+}
+
 function refuse(insufficient: InsufficientData): FeatureResult {
   return { ok: false, insufficient };
 }

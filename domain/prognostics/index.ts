@@ -1,7 +1,9 @@
 import { roundTo as round } from '../numbers';
 import { DEFAULT_ACTION_THRESHOLDS, recommendAction, type ActionThresholds, type RecommendedAction } from './actions';
+import { blendedRul, parseBlendedModel } from './blend';
 import { extractFeatures } from './features';
-import { parseRulModel, predictRaw, type RulModel } from './model';
+import { predictRaw, type RulModel } from './model';
+import fd001CnnJson from './models/fd001-cnn-v4.json';
 import fd001Json from './models/fd001-v3.json';
 import type { CycleRecord, InsufficientData } from './types';
 import { checkDistribution, confidenceLevel, confidenceScore, effectiveSigma, failureProbability, type ConfidenceLevel } from './uncertainty';
@@ -19,8 +21,11 @@ export type { RulModel } from './model';
 export { DEFAULT_ACTION_THRESHOLDS } from './actions';
 export { cyclesUsed } from './features';
 
-/** The FD001 model shipped with the code, validated once at load. */
-export const FD001_MODEL: RulModel = parseRulModel(fd001Json);
+/**
+ * The FD001 model shipped with the code, validated once at load: v3's trees blended with the CNN
+ * (v4, `cmapss-fd001-blend-v4`, README).
+ */
+export const FD001_MODEL: RulModel = parseBlendedModel(fd001Json, fd001CnnJson);
 
 export interface RulPrediction {
   readonly ok: true;
@@ -40,7 +45,8 @@ export function predictRul(series: readonly CycleRecord[], opts: { readonly mode
   const model = opts.model ?? FD001_MODEL;
   const extracted = extractFeatures(series, model.feature_spec);
   if (!extracted.ok) return { ok: false, insufficient: extracted.insufficient };
-  const rul = Math.min(Math.max(predictRaw(model, extracted.values), 0), model.rul_cap);
+  const trees = Math.min(Math.max(predictRaw(model, extracted.values), 0), model.rul_cap);
+  const rul = model.cnn ? blendedRul(model, model.cnn, series, extracted.values, trees) : trees;
   const distribution = checkDistribution(model, extracted.values);
   return {
     ok: true,

@@ -1,3 +1,4 @@
+import type { CnnBlend } from './blend';
 import { featureNames, isWindowStat, type FeatureSpec } from './features';
 
 /**
@@ -38,6 +39,8 @@ export interface RulModel {
   readonly training: Readonly<Record<string, unknown>>;
   /** Feature vectors with the prediction the Python learner made for them (parity check). */
   readonly checks: readonly { readonly features: readonly number[]; readonly prediction: number }[];
+  /** Model v4: a CNN blended with the trees (blend.ts); absent: the trees alone. */
+  readonly cnn?: CnnBlend;
 }
 
 /** Sum of the trees' leaf values for one feature vector (the learner's raw prediction). */

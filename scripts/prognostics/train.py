@@ -166,6 +166,10 @@ def main():
         "--reuse-rounds", action="store_true", help="take rounds and CV mean from the output JSON (skips lgb.cv)"
     )
     parser.add_argument("--trained-on", default=dt.date.today().isoformat())
+    parser.add_argument(
+        "--save-oof",
+        help="write the out-of-fold predictions (engine,cycle,rul,oof) to this CSV and stop: train_cnn.py blends them",
+    )
     args = parser.parse_args()
 
     features_csv = Path(args.features)
@@ -211,6 +215,14 @@ def main():
             flush=True,
         )
     oof = np.mean(member_oof, axis=0)
+    if args.save_oof:
+        with open(args.save_oof, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["engine", "row", "rul_capped", "oof"])
+            for i in range(len(y)):
+                writer.writerow([int(groups[i]), i, repr(float(y[i])), repr(float(oof[i]))])
+        print(f"oof_rmse={clamped_rmse(oof):.4f} -> {args.save_oof}", file=sys.stderr)
+        return
     single_oof_rmse = clamped_rmse(member_oof[0])
     oof_rmse = clamped_rmse(oof)
     print(

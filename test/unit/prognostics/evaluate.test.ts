@@ -5,9 +5,10 @@ import { casesFromCmapss, evaluate, phmScore } from '../../../domain/prognostics
 import { FD001_MODEL } from '../../../domain/prognostics/index';
 import type { CycleRecord } from '../../../domain/prognostics/types';
 
-// Measured with cmapss-fd001-gbt-v3: RMSE 11.013, score 188.90. Ceilings leave a small margin for a retrain.
-const RMSE_CEILING = 11.3;
-const SCORE_CEILING = 205;
+// Measured with cmapss-fd001-blend-v4: RMSE 10.883, score 180.18 (v3: 11.013, 188.90). The ceilings are
+// issue 20's RMSE target and a margin of 10 on the score: above them the served model no longer meets it.
+const RMSE_CEILING = 11.0;
+const SCORE_CEILING = 190;
 
 const data = (name: string) => fs.readFileSync(path.join(__dirname, '../../../data/cmapss', name), 'utf8');
 

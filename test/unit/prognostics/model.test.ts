@@ -56,7 +56,7 @@ describe('tree ensemble evaluation', () => {
   });
 
   it('FD001 model carries its version, cap, training ranges and metadata', () => {
-    expect(FD001_MODEL.model_version).toBe('cmapss-fd001-gbt-v3');
+    expect(FD001_MODEL.model_version).toBe('cmapss-fd001-blend-v4');
     expect(FD001_MODEL.rul_cap).toBe(125);
     expect(FD001_MODEL.feature_ranges.min).toHaveLength(FD001_MODEL.features.length);
     expect(FD001_MODEL.training).toHaveProperty('cv');

@@ -21,6 +21,7 @@ import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredential
 import { inboundSecretColumns, newInboundSecret } from '../inbound/email-inbound-secret';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 
 interface EmailAccountRow {
@@ -189,20 +190,22 @@ export function emailAccountRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ account_id: string }>({
-    method: 'get',
+  const account = resourceRoutes(api, {
     path: '/:account_id',
-    summary: 'Get an email account',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
     params: accountParams,
-    responses: { 200: { description: 'Email account', schema: accountSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toAccount(await requireAccount(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.account_id));
-    },
+    tags,
+    view: 'view_agents',
+    manage: 'manage_agents',
+    schema: accountSchema,
+    find: requireAccount,
+    present: toAccount,
+    audit: 'email_account',
+    resourceType: 'email_account',
+    table: 'email_accounts',
   });
+  account.get({ summary: 'Get an email account', found: 'Email account' });
 
+  // Not account.update: the SMTP handshake runs before the transaction, so no row lock is held during network I/O.
   api.route<{ account_id: string }, unknown, EmailAccountBody>({
     method: 'put',
     path: '/:account_id',
@@ -279,26 +282,10 @@ export function emailAccountRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ account_id: string }>({
-    method: 'delete',
-    path: '/:account_id',
-    summary: 'Delete an email account no agent uses',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: accountParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'Agents use the account' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const account = await requireAccount(unit.scope, params.account_id);
-        await refuseDeleteInUse(unit, 'email', account.id);
-        await unit.scope.table('email_accounts').where('id', account.id).delete();
-        unit.audit({ action: 'email_account.deleted', resourceType: 'email_account', resourceId: account.id });
-      });
-      ctx.status = 204;
-    },
-  });
+  account.remove(
+    { summary: 'Delete an email account no agent uses', responses: { 409: { description: 'Agents use the account' } } },
+    { check: (unit, row) => refuseDeleteInUse(unit, 'email', row.id) },
+  );
 
   return api;
 }

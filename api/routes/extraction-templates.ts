@@ -15,6 +15,7 @@ import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idParams, templateFields, templateSchema, toTemplate } from '../resources/extraction';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 
 type TemplateBody = { name?: string; description?: string | null; fields?: TemplateField[] };
 
@@ -84,74 +85,52 @@ export function extractionTemplateRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ template_id: string }>({
-    method: 'get',
+  const template = resourceRoutes(api, {
     path: '/:template_id',
-    summary: 'Get an extraction template',
-    tags: ['extractions'],
-    auth: 'user',
-    permission: 'view_extractions',
     params: idParams('template_id'),
-    responses: { 200: { description: 'Template', schema: templateSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toTemplate(await requireTemplate(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.template_id));
-    },
+    tags: ['extractions'],
+    view: 'view_extractions',
+    manage: 'manage_extractions',
+    schema: templateSchema,
+    find: requireTemplate,
+    present: toTemplate,
+    audit: 'extraction_template',
+    resourceType: 'extraction_template',
+    table: 'extraction_templates',
+    columns: TEMPLATE_COLUMNS,
   });
-
-  api.route<{ template_id: string }, unknown, TemplateBody>({
-    method: 'put',
-    path: '/:template_id',
-    summary: 'Update the fields sent; existing records keep the fields they were extracted with',
-    tags: ['extractions'],
-    auth: 'user',
-    permission: 'manage_extractions',
-    params: idParams('template_id'),
-    body: Joi.object(templateBody).min(1),
-    responses: { 200: { description: 'Updated template', schema: templateSchema }, 404: { description: 'Not found' }, 409: { description: 'Name taken' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await requireTemplate(unit.scope, params.template_id);
-        if (body.name) await assertNameFree(unit.scope, body.name, params.template_id);
-        const [updated] = await unit.scope
-          .table('extraction_templates')
-          .where('id', params.template_id)
-          .update({ ...columns(body), updated_at: new Date() })
-          .returning([...TEMPLATE_COLUMNS]);
-        unit.audit({ action: 'extraction_template.updated', resourceType: 'extraction_template', resourceId: updated.id, details: { changed: Object.keys(body) } });
-        return updated as TemplateRow;
-      });
-      ctx.body = toTemplate(row);
+  template.get({ summary: 'Get an extraction template', found: 'Template' });
+  template.update<TemplateBody>(
+    {
+      summary: 'Update the fields sent; existing records keep the fields they were extracted with',
+      body: Joi.object(templateBody).min(1),
+      updated: 'Updated template',
+      responses: { 409: { description: 'Name taken' } },
     },
-  });
-
-  api.route<{ template_id: string }>({
-    method: 'delete',
-    path: '/:template_id',
-    summary: 'Delete an extraction template no record or unfinished extraction uses',
-    tags: ['extractions'],
-    auth: 'user',
-    permission: 'manage_extractions',
-    params: idParams('template_id'),
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'Records or running extractions use the template' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const template = await requireTemplate(unit.scope, params.template_id);
-        const usage = await templateUsage(unit.scope, template.id);
+    {
+      check: async (unit, before, body) => {
+        if (body.name) await assertNameFree(unit.scope, body.name, before.id);
+      },
+      columns,
+      details: (body) => ({ changed: Object.keys(body) }),
+    },
+  );
+  template.remove(
+    { summary: 'Delete an extraction template no record or unfinished extraction uses', responses: { 409: { description: 'Records or running extractions use the template' } } },
+    {
+      check: async (unit, row) => {
+        const usage = await templateUsage(unit.scope, row.id);
         if (usage.records > 0 || usage.pendingExtractions > 0) {
           throw new AppError('CONFLICT', `the template is used by ${usage.records} record(s) and ${usage.pendingExtractions} unfinished extraction(s); delete the records first`, {
             records: usage.records,
             pending_extractions: usage.pendingExtractions,
           });
         }
-        await unit.scope.table('extractions').where('template_id', template.id).delete();
-        await unit.scope.table('extraction_templates').where('id', template.id).delete();
-        unit.audit({ action: 'extraction_template.deleted', resourceType: 'extraction_template', resourceId: template.id });
-      });
-      ctx.status = 204;
+        // Finished jobs without a record go with the template.
+        await unit.scope.table('extractions').where('template_id', row.id).delete();
+      },
     },
-  });
+  );
 
   return api;
 }

@@ -14,6 +14,7 @@ import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 
 type ToolKind = 'built_in' | 'http';
@@ -166,74 +167,45 @@ export function toolRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ tool_id: string }>({
-    method: 'get',
+  const tool = resourceRoutes(api, {
     path: '/:tool_id',
-    summary: 'Get a tool',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
     params: toolParams,
-    responses: { 200: { description: 'Tool', schema: toolSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toTool(await requireTool(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.tool_id));
-    },
+    tags,
+    view: 'view_agents',
+    manage: 'manage_agents',
+    schema: toolSchema,
+    find: requireTool,
+    present: toTool,
+    audit: 'tool',
+    resourceType: 'tool',
+    table: 'tools',
   });
-
-  api.route<{ tool_id: string }, unknown, ToolBody>({
-    method: 'put',
-    path: '/:tool_id',
-    summary: 'Update the fields sent (kind and builtin are fixed)',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: toolParams,
-    body: updateBody,
-    responses: { 200: { description: 'Updated tool', schema: toolSchema }, 404: { description: 'Not found' }, 409: { description: 'Name taken' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const tool = await requireTool(unit.scope, params.tool_id);
-        if (body.url !== undefined && tool.kind !== 'http') {
+  tool.get({ summary: 'Get a tool', found: 'Tool' });
+  tool.update<ToolBody>(
+    { summary: 'Update the fields sent (kind and builtin are fixed)', body: updateBody, updated: 'Updated tool', responses: { 409: { description: 'Name taken' } } },
+    {
+      check: async (unit, before, body) => {
+        if (body.url !== undefined && before.kind !== 'http') {
           throw validationError('invalid body: body.url applies only to http tools', [{ field: 'body.url', message: 'applies only to http tools', type: 'any.unknown' }]);
         }
-        if (body.name) await refuseTakenName(unit.scope, body.name, tool.id);
-        const [row] = await unit.scope
-          .table('tools')
-          .where('id', tool.id)
-          .update({ ...jsonColumns(body), updated_at: new Date() })
-          .returning('*');
-        unit.audit({ action: 'tool.updated', resourceType: 'tool', resourceId: tool.id, details: { fields: Object.keys(body) } });
-        return row as ToolRow;
-      });
-      ctx.body = toTool(updated);
+        if (body.name) await refuseTakenName(unit.scope, body.name, before.id);
+      },
+      columns: jsonColumns,
     },
-  });
-
-  api.route<{ tool_id: string }>({
-    method: 'delete',
-    path: '/:tool_id',
-    summary: 'Delete a tool; it is removed from every agent that listed it',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: toolParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const tool = await requireTool(unit.scope, params.tool_id);
+  );
+  tool.remove(
+    { summary: 'Delete a tool; it is removed from every agent that listed it' },
+    {
+      check: async (unit, row) => {
         const agents = await unit.scope
           .table('agents')
-          .whereRaw('? = any(tools)', [tool.id])
-          .update({ tools: unit.tx.raw('array_remove(tools, ?::uuid)', [tool.id]), updated_at: new Date() })
+          .whereRaw('? = any(tools)', [row.id])
+          .update({ tools: unit.tx.raw('array_remove(tools, ?::uuid)', [row.id]), updated_at: new Date() })
           .returning('id');
-        await unit.scope.table('tools').where('id', tool.id).delete();
-        unit.audit({ action: 'tool.deleted', resourceType: 'tool', resourceId: tool.id, details: { removed_from_agents: agents.map((a: { id: string }) => a.id) } });
-      });
-      ctx.status = 204;
+        return { removed_from_agents: agents.map((a: { id: string }) => a.id) };
+      },
     },
-  });
+  );
 
   return api;
 }

@@ -17,6 +17,7 @@ import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 
 interface WhatsappNumberRow {
@@ -183,73 +184,51 @@ export function whatsappNumberRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ number_id: string }>({
-    method: 'get',
+  const number = resourceRoutes(api, {
     path: '/:number_id',
-    summary: 'Get a WhatsApp number',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
     params: numberParams,
-    responses: { 200: { description: 'Number', schema: numberSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toNumber(await requireNumber(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.number_id));
-    },
+    tags,
+    view: 'view_agents',
+    manage: 'manage_agents',
+    schema: numberSchema,
+    find: requireNumber,
+    present: toNumber,
+    audit: 'whatsapp_number',
+    resourceType: 'whatsapp_number',
+    table: 'whatsapp_numbers',
   });
-
-  api.route<{ number_id: string }, unknown, WhatsappNumberBody>({
-    method: 'put',
-    path: '/:number_id',
-    summary: 'Update the fields sent',
-    description:
-      'Deactivating moves the agents of the number from active to error; re-activating it, or a new access_token after the provider rejected the old one, moves them back.',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: numberParams,
-    body: updateBody,
-    responses: { 200: { description: 'Updated number', schema: numberSchema }, 404: { description: 'Not found' }, 409: { description: 'phone_number_id already registered' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const before = await requireNumber(unit.scope, params.number_id);
+  number.get({ summary: 'Get a WhatsApp number', found: 'Number' });
+  number.update<WhatsappNumberBody>(
+    {
+      summary: 'Update the fields sent',
+      description:
+        'Deactivating moves the agents of the number from active to error; re-activating it, or a new access_token after the provider rejected the old one, moves them back.',
+      body: updateBody,
+      updated: 'Updated number',
+      responses: { 409: { description: 'phone_number_id already registered' } },
+    },
+    {
+      check: async (unit, before, body) => {
         if (body.phone_number_id) await refuseTakenPhoneNumberId(unit.scope, body.phone_number_id, before.id);
         await refuseTakenVerifyToken(unit.scope, body.verify_token, before.id);
+      },
+      columns: (body, before, ctx) => {
         const { access_token, app_secret, verify_token, ...rest } = body;
-        const changes = { ...rest, ...secretColumns(body, before.id, ctx.deps.config.secrets.dataEncryptionKey), updated_at: new Date() };
-        const [row] = await unit.scope.table('whatsapp_numbers').where('id', before.id).update(changes).returning('*');
-        const moved = [
+        return { ...rest, ...secretColumns(body, before.id, ctx.deps.config.secrets.dataEncryptionKey) };
+      },
+      after: async (unit, before, row, body) => ({
+        agents_moved: [
           ...(await propagateChannelStatus(unit, 'whatsapp', before.id, before.status, row.status)),
           // A new access token on a number that stayed active ends a credentials rejection.
-          ...(access_token !== undefined && before.status === 'active' && row.status === 'active' ? await restoreAgentsAfterCredentialFix(unit, 'whatsapp', before.id) : []),
-        ];
-        unit.audit({ action: 'whatsapp_number.updated', resourceType: 'whatsapp_number', resourceId: before.id, details: { fields: Object.keys(body), agents_moved: moved } });
-        return row as WhatsappNumberRow;
-      });
-      ctx.body = toNumber(updated);
+          ...(body.access_token !== undefined && before.status === 'active' && row.status === 'active' ? await restoreAgentsAfterCredentialFix(unit, 'whatsapp', before.id) : []),
+        ],
+      }),
     },
-  });
-
-  api.route<{ number_id: string }>({
-    method: 'delete',
-    path: '/:number_id',
-    summary: 'Delete a WhatsApp number no agent uses',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: numberParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'Agents use the number' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const number = await requireNumber(unit.scope, params.number_id);
-        await refuseDeleteInUse(unit, 'whatsapp', number.id);
-        await unit.scope.table('whatsapp_numbers').where('id', number.id).delete();
-        unit.audit({ action: 'whatsapp_number.deleted', resourceType: 'whatsapp_number', resourceId: number.id });
-      });
-      ctx.status = 204;
-    },
-  });
+  );
+  number.remove(
+    { summary: 'Delete a WhatsApp number no agent uses', responses: { 409: { description: 'Agents use the number' } } },
+    { check: (unit, row) => refuseDeleteInUse(unit, 'whatsapp', row.id) },
+  );
 
   return api;
 }

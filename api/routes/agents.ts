@@ -26,6 +26,7 @@ import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
+import { resourceRoutes } from '../resource-routes';
 import { agentParams, requireAgent } from '../resources/agent';
 import { registerAgentConversationsRoute } from './conversations';
 import { registerMachineAgentRunsRoute } from './machine-agent-runs';
@@ -233,82 +234,60 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
     },
   });
 
-  api.route<{ agent_id: string }>({
-    method: 'get',
+  const agent = resourceRoutes(api, {
     path: '/:agent_id',
-    summary: `Get ${fixedType ? `a ${kind}` : 'an agent'}`,
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
     params: agentParams,
-    responses: { 200: { description: 'Agent', schema: agentSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toAgent(await requireAgent(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.agent_id, fixedType));
-    },
+    tags,
+    view: 'view_agents',
+    manage: 'manage_agents',
+    schema: agentSchema,
+    find: (scope, id) => requireAgent(scope, id, fixedType),
+    present: toAgent,
+    audit: 'agent',
+    resourceType: 'agent',
+    table: 'agents',
+    columns: AGENT_COLUMNS,
   });
-
-  api.route<{ agent_id: string }, unknown, AgentBody>({
-    method: 'put',
-    path: '/:agent_id',
-    summary: 'Update the fields sent; omitted fields keep their values',
-    description: '`type` cannot change. `status` may be set to active or inactive; `error` is set by the service when the channel fails.',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: agentParams,
-    body: updateBody,
-    responses: { 200: { description: 'Updated agent', schema: agentSchema }, 404: { description: 'Not found' }, 422: { description: 'Invalid body, channel or tool' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const agent = await requireAgent(unit.scope, params.agent_id, fixedType);
-        refuseOtherTypesFields(agent.type, body);
-        const channel = channelOf(agent.type);
-        const changes: Record<string, unknown> = jsonColumns(body);
+  agent.get({ summary: `Get ${fixedType ? `a ${kind}` : 'an agent'}`, found: 'Agent' });
+  agent.update<AgentBody>(
+    {
+      summary: 'Update the fields sent; omitted fields keep their values',
+      description: '`type` cannot change. `status` may be set to active or inactive; `error` is set by the service when the channel fails.',
+      body: updateBody,
+      updated: 'Updated agent',
+      responses: { 422: { description: 'Invalid body, channel or tool' } },
+    },
+    {
+      check: async (unit, before, body) => {
+        refuseOtherTypesFields(before.type, body);
+        const channel = channelOf(before.type);
         if (channel) {
           const column = CHANNEL_OF_TYPE[channel].column;
           const newChannelId = body[column];
           // A new channel, or asking to be active, needs the (resulting) channel to be usable.
           if (newChannelId !== undefined || body.status === 'active') {
-            await requireActiveChannel(unit.scope, channel, newChannelId ?? (agent[column] as string));
+            await requireActiveChannel(unit.scope, channel, newChannelId ?? (before[column] as string));
           }
-          // Moving an agent in `error` onto a working channel repairs it.
-          if (newChannelId !== undefined && agent.status === 'error' && body.status === undefined) changes.status = 'active';
         }
         if (body.tools) await requireTools(unit.scope, body.tools);
-        const [row] = await unit.scope
-          .table('agents')
-          .where('id', agent.id)
-          .update({ ...changes, updated_at: new Date() })
-          .returning([...AGENT_COLUMNS]);
-        unit.audit({ action: 'agent.updated', resourceType: 'agent', resourceId: agent.id, details: { fields: Object.keys(body) } });
-        unit.emit('agent.updated', { agent_id: agent.id, fields: Object.keys(body) });
-        return row as AgentRow;
-      });
-      ctx.body = toAgent(updated);
+      },
+      columns: (body, before) => {
+        const changes: Record<string, unknown> = jsonColumns(body);
+        const channel = channelOf(before.type);
+        // Moving an agent in `error` onto a working channel repairs it.
+        if (channel && body[CHANNEL_OF_TYPE[channel].column] !== undefined && before.status === 'error' && body.status === undefined) changes.status = 'active';
+        return changes;
+      },
+      after: async (unit, before, _row, body) => unit.emit('agent.updated', { agent_id: before.id, fields: Object.keys(body) }),
     },
-  });
-
-  api.route<{ agent_id: string }>({
-    method: 'delete',
-    path: '/:agent_id',
-    summary: 'Delete an agent permanently; its conversation history is kept',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: agentParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const agent = await requireAgent(unit.scope, params.agent_id, fixedType);
-        await unit.scope.table('agents').where('id', agent.id).delete();
-        unit.audit({ action: 'agent.deleted', resourceType: 'agent', resourceId: agent.id, details: { type: agent.type } });
-        unit.emit('agent.deleted', { agent_id: agent.id, type: agent.type });
-      });
-      ctx.status = 204;
+  );
+  agent.remove(
+    { summary: 'Delete an agent permanently; its conversation history is kept' },
+    {
+      before: async (_unit, row) => ({ type: row.type }),
+      after: (unit, row) => unit.emit('agent.deleted', { agent_id: row.id, type: row.type }),
     },
-  });
+  );
 
   registerAgentConversationsRoute(api, fixedType);
   if (!fixedType) registerMachineAgentRunsRoute(api);

@@ -9,8 +9,9 @@ import { userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
+import { resourceRoutes } from '../resource-routes';
 import { parameterName } from './asset-alerts';
-import { assetParams, requireAsset } from '../resources/asset';
+import { assetParams, assetResource, requireAsset } from '../resources/asset';
 import { isoTime } from '../../domain/time';
 
 /** Stored health and condition of an asset, its inspections and its readings. */
@@ -167,27 +168,17 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
     },
   });
 
-  api.route<{ asset_id: string }, PageRequest>({
-    method: 'get',
-    path: '/:asset_id/inspections',
+  resourceRoutes(api, assetResource).children({
+    sub: 'inspections',
     summary: 'Inspections of an asset',
     description: 'Newest performed first.',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
-    params: assetParams,
-    query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of inspections', schema: page(inspectionSchema) }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
-      const asset = await requireAsset(scope, params.asset_id);
-      const q = scope
-        .table('asset_inspections')
-        .where('asset_id', asset.id)
-        .select(INSPECTION_COLUMNS)
-        .orderBy([{ column: 'performed_at', order: 'desc' }, { column: 'created_at', order: 'desc' }, { column: 'id' }]);
-      ctx.body = await paginate(q, query, toInspection);
-    },
+    found: 'A page of inspections',
+    item: inspectionSchema,
+    table: 'asset_inspections',
+    foreignKey: 'asset_id',
+    columns: INSPECTION_COLUMNS,
+    orderBy: [{ column: 'performed_at', order: 'desc' }, { column: 'created_at', order: 'desc' }, { column: 'id' }],
+    present: toInspection,
   });
 
   api.route<{ asset_id: string }, PageRequest & { parameter?: string; from?: Date; to?: Date }>({

@@ -12,7 +12,7 @@ import { registerAlertListRoute, registerAlertRoutes, registerBaselineRoutes } f
 import { registerAssetStateRoutes } from './asset-state';
 import { registerAssetTreeRoute } from './asset-tree';
 import { registerDigitalTwinRoutes } from './asset-twin';
-import { assetParams, assetSchema, location, requireAsset, toAsset } from '../resources/asset';
+import { assetResource, assetSchema, location, toAsset } from '../resources/asset';
 import { idRef } from '../validation';
 
 export { assetSchema, requireAsset, toAsset } from '../resources/asset';
@@ -100,20 +100,7 @@ export function assetRoutes(): ApiRouter {
     },
   });
 
-  const asset = resourceRoutes(api, {
-    path: '/:asset_id',
-    params: assetParams,
-    tags: ['assets'],
-    view: 'view_assets',
-    manage: 'manage_assets',
-    schema: assetSchema,
-    find: requireAsset,
-    present: toAsset,
-    audit: 'asset',
-    resourceType: 'asset',
-    table: 'assets',
-    columns: ASSET_COLUMNS,
-  });
+  const asset = resourceRoutes(api, assetResource);
   asset.get({ summary: 'Get an asset', found: 'Asset' });
   asset.update<AssetBody>(
     {
@@ -139,7 +126,7 @@ export function assetRoutes(): ApiRouter {
       responses: { 409: { description: 'The asset has children' } },
     },
     {
-      check: async (unit, row, body) => {
+      before: async (unit, row, body) => {
         const children = await countChildren(unit.scope, row.id);
         if (children > 0 && body.children !== 'reparent') {
           throw new AppError('CONFLICT', `asset has ${children} child asset(s); send {"children":"reparent"} to move them to its parent`, { children });

@@ -185,7 +185,7 @@ export function csatRoutes(): ApiRouter {
   survey.remove(
     { summary: 'Delete a survey without responses (one with responses is deactivated instead: 409)', responses: { 409: { description: 'The survey has responses' } } },
     {
-      check: async (unit, row) => {
+      before: async (unit, row) => {
         if (await hasResponses(unit.scope, row)) throw conflict('the survey has responses: set its status to inactive instead');
       },
     },

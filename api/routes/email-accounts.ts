@@ -284,7 +284,7 @@ export function emailAccountRoutes(): ApiRouter {
 
   account.remove(
     { summary: 'Delete an email account no agent uses', responses: { 409: { description: 'Agents use the account' } } },
-    { check: (unit, row) => refuseDeleteInUse(unit, 'email', row.id) },
+    { before: (unit, row) => refuseDeleteInUse(unit, 'email', row.id) },
   );
 
   return api;

@@ -118,7 +118,7 @@ export function extractionTemplateRoutes(): ApiRouter {
   template.remove(
     { summary: 'Delete an extraction template no record or unfinished extraction uses', responses: { 409: { description: 'Records or running extractions use the template' } } },
     {
-      check: async (unit, row) => {
+      before: async (unit, row) => {
         const usage = await templateUsage(unit.scope, row.id);
         if (usage.records > 0 || usage.pendingExtractions > 0) {
           throw new AppError('CONFLICT', `the template is used by ${usage.records} record(s) and ${usage.pendingExtractions} unfinished extraction(s); delete the records first`, {

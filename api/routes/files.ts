@@ -195,7 +195,7 @@ export function fileRoutes(): ApiRouter {
   file.remove(
     { summary: 'Delete a file: its object, its row and its collection memberships' },
     {
-      check: async (unit, row) => ({ collection_memberships: await removeCollectionMemberships(unit.scope, 'file', row.id) }),
+      before: async (unit, row) => ({ collection_memberships: await removeCollectionMemberships(unit.scope, 'file', row.id) }),
       // Last, inside the transaction: if the store refuses, the row stays and the call fails.
       after: async (_unit, row, ctx) => {
         const { objectStore } = ctx.deps;

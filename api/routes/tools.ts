@@ -196,7 +196,7 @@ export function toolRoutes(): ApiRouter {
   tool.remove(
     { summary: 'Delete a tool; it is removed from every agent that listed it' },
     {
-      check: async (unit, row) => {
+      before: async (unit, row) => {
         const agents = await unit.scope
           .table('agents')
           .whereRaw('? = any(tools)', [row.id])

@@ -227,7 +227,7 @@ export function whatsappNumberRoutes(): ApiRouter {
   );
   number.remove(
     { summary: 'Delete a WhatsApp number no agent uses', responses: { 409: { description: 'Agents use the number' } } },
-    { check: (unit, row) => refuseDeleteInUse(unit, 'whatsapp', row.id) },
+    { before: (unit, row) => refuseDeleteInUse(unit, 'whatsapp', row.id) },
   );
 
   return api;

@@ -48,15 +48,10 @@ export function requireAsset(scope: TenantScope, id: string): Promise<AssetRow> 
 /** The asset as the standard resource routes (api/resource-routes.ts) declare it. */
 export const assetResource: Resource<AssetRow> = {
   path: '/:asset_id',
-  params: assetParams,
   tags: ['assets'],
   view: 'view_assets',
-  manage: 'manage_assets',
   schema: assetSchema,
   find: requireAsset,
   present: toAsset,
-  audit: 'asset',
-  resourceType: 'asset',
-  table: 'assets',
-  columns: ASSET_COLUMNS,
+  write: { permission: 'manage_assets', audit: 'asset', table: 'assets', columns: ASSET_COLUMNS },
 };

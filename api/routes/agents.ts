@@ -22,12 +22,11 @@ import {
 } from '../../domain/agents/agents';
 import { userOf } from '../context';
 import { AppError, validationError } from '../errors';
-import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
-import { agentParams, requireAgent } from '../resources/agent';
+import { requireAgent } from '../resources/agent';
 import { registerAgentConversationsRoute } from './conversations';
 import { registerMachineAgentRunsRoute } from './machine-agent-runs';
 import { isoTime } from '../../domain/time';
@@ -201,53 +200,40 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
     },
   });
 
-  api.route<unknown, unknown, AgentBody & { type: AgentType }>({
-    method: 'post',
-    path: '/',
-    summary: `Create ${fixedType ? `a ${kind}` : 'an agent'}`,
-    description: 'Per-type required fields: whatsapp → whatsapp_number_id; email → email_account_id (active); machine → trigger_config.',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    body: createBody(fixedType),
-    responses: {
-      201: { description: 'Created agent (status active)', schema: agentSchema },
-      403: { description: 'Plan limit reached' },
-      422: { description: 'Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool' },
-    },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const channel = channelOf(body.type);
-        if (channel) await requireActiveChannel(unit.scope, channel, body[CHANNEL_OF_TYPE[channel].column] as string);
-        await requireTools(unit.scope, body.tools ?? []);
-        await assertWithinPlanLimit(unit.tx, tenantId, 'agents', countRows('agents', tenantId));
-        const [row] = await unit.scope.insert('agents', { model: DEFAULT_MODEL, temperature: DEFAULT_TEMPERATURE, tools: [], ...jsonColumns(body), status: 'active' }, [
-          ...AGENT_COLUMNS,
-        ]);
-        unit.audit({ action: 'agent.created', resourceType: 'agent', resourceId: row.id, details: { type: row.type } });
-        unit.emit('agent.created', { agent_id: row.id, type: row.type });
-        return row as AgentRow;
-      });
-      ctx.status = 201;
-      ctx.body = toAgent(created);
-    },
-  });
-
   const agent = resourceRoutes(api, {
     path: '/:agent_id',
-    params: agentParams,
     tags,
     view: 'view_agents',
-    manage: 'manage_agents',
     schema: agentSchema,
     find: (scope, id) => requireAgent(scope, id, fixedType),
     present: toAgent,
-    audit: 'agent',
-    resourceType: 'agent',
-    table: 'agents',
-    columns: AGENT_COLUMNS,
+    write: { permission: 'manage_agents', audit: 'agent', table: 'agents', columns: AGENT_COLUMNS },
   });
+  agent.create<AgentBody & { type: AgentType }>(
+    {
+      summary: `Create ${fixedType ? `a ${kind}` : 'an agent'}`,
+      description: 'Per-type required fields: whatsapp → whatsapp_number_id; email → email_account_id (active); machine → trigger_config.',
+      body: createBody(fixedType),
+      created: 'Created agent (status active)',
+      responses: {
+        403: { description: 'Plan limit reached' },
+        422: { description: 'Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool' },
+      },
+    },
+    {
+      check: async (unit, body) => {
+        const channel = channelOf(body.type);
+        if (channel) await requireActiveChannel(unit.scope, channel, body[CHANNEL_OF_TYPE[channel].column] as string);
+        await requireTools(unit.scope, body.tools ?? []);
+        await assertWithinPlanLimit(unit.tx, unit.scope.tenantId, 'agents', countRows('agents', unit.scope.tenantId));
+      },
+      columns: (body) => ({ model: DEFAULT_MODEL, temperature: DEFAULT_TEMPERATURE, tools: [], ...jsonColumns(body), status: 'active' }),
+      after: (unit, row) => {
+        unit.emit('agent.created', { agent_id: row.id, type: row.type });
+        return { type: row.type };
+      },
+    },
+  );
   agent.get({ summary: `Get ${fixedType ? `a ${kind}` : 'an agent'}`, found: 'Agent' });
   agent.update<AgentBody>(
     {

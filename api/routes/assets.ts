@@ -1,9 +1,8 @@
 import Joi from '../../domain/joi';
-import { ASSET_COLUMNS, AssetRow, countChildren, findAsset, wouldCreateCycle } from '../../db/queries/assets';
+import { ASSET_COLUMNS, countChildren, findAsset, wouldCreateCycle } from '../../db/queries/assets';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';
 import { AppError, conflict, validationError } from '../errors';
-import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
@@ -76,31 +75,18 @@ export function assetRoutes(): ApiRouter {
     },
   });
 
-  api.route<unknown, unknown, AssetBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Create an asset',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'manage_assets',
-    body: createBody,
-    responses: { 201: { description: 'Created asset', schema: assetSchema }, 403: { description: 'Plan limit reached' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        if (body.parent_id) await requireParent(unit.scope, body.parent_id);
-        await assertWithinPlanLimit(unit.tx, tenantId, 'assets', countRows('assets', tenantId));
-        const [row] = await unit.scope.insert('assets', jsonColumns(body), [...ASSET_COLUMNS]);
-        unit.audit({ action: 'asset.created', resourceType: 'asset', resourceId: row.id });
-        unit.emit('asset.created', { asset_id: row.id, type: row.type, parent_id: row.parent_id });
-        return row as AssetRow;
-      });
-      ctx.status = 201;
-      ctx.body = toAsset(created);
-    },
-  });
-
   const asset = resourceRoutes(api, assetResource);
+  asset.create<AssetBody>(
+    { summary: 'Create an asset', body: createBody, created: 'Created asset', responses: { 403: { description: 'Plan limit reached' } } },
+    {
+      check: async (unit, body) => {
+        if (body.parent_id) await requireParent(unit.scope, body.parent_id);
+        await assertWithinPlanLimit(unit.tx, unit.scope.tenantId, 'assets', countRows('assets', unit.scope.tenantId));
+      },
+      columns: jsonColumns,
+      after: (unit, row) => unit.emit('asset.created', { asset_id: row.id, type: row.type, parent_id: row.parent_id }),
+    },
+  );
   asset.get({ summary: 'Get an asset', found: 'Asset' });
   asset.update<AssetBody>(
     {

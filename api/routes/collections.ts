@@ -91,64 +91,35 @@ const columnsOf = (body: CollectionBody) => ({
 export function collectionRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/collections');
 
-  api.route<unknown, PageRequest & { agent_id?: string }>({
-    method: 'get',
-    path: '/',
-    summary: 'List collections',
+  const collection = resourceRoutes(api, {
+    path: '/:collection_id',
     tags: ['collections'],
-    auth: 'user',
-    permission: 'view_files',
-    query: Joi.object({ ...pageQuery, agent_id: idRef }),
-    responses: { 200: { description: 'A page of collections', schema: page(collectionSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('collections')
-        .select([...COLLECTION_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    view: 'view_files',
+    schema: collectionSchema,
+    find: requireCollection,
+    present: toCollection,
+    write: { permission: 'manage_files', audit: 'collection', table: 'collections', columns: COLLECTION_COLUMNS },
+  });
+  collection.list<{ agent_id?: string }>({
+    summary: 'List collections',
+    found: 'A page of collections',
+    query: { agent_id: idRef },
+    filter: (q, query) => {
       if (query.agent_id) {
         if (isUuid(query.agent_id)) q.where('agent_id', query.agent_id);
         else q.whereRaw('false');
       }
-      ctx.body = await paginate(q, query, toCollection);
     },
   });
-
-  api.route<unknown, unknown, CollectionBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Create a collection',
-    tags: ['collections'],
-    auth: 'user',
-    permission: 'manage_files',
-    body: Joi.object({ ...fields, name: fields.name.required() }),
-    responses: { 201: { description: 'Created collection', schema: collectionSchema }, 409: { description: 'Name taken' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await checkCollectionBody(unit.scope, body);
-        const [row] = await unit.scope.insert('collections', columnsOf(body), [...COLLECTION_COLUMNS]);
-        unit.audit({ action: 'collection.created', resourceType: 'collection', resourceId: row.id });
-        return row as CollectionRow;
-      });
-      ctx.status = 201;
-      ctx.body = toCollection(created);
+  collection.create<CollectionBody>(
+    {
+      summary: 'Create a collection',
+      body: Joi.object({ ...fields, name: fields.name.required() }),
+      created: 'Created collection',
+      responses: { 409: { description: 'Name taken' } },
     },
-  });
-
-  const collection = resourceRoutes(api, {
-    path: '/:collection_id',
-    params: collectionParams,
-    tags: ['collections'],
-    view: 'view_files',
-    manage: 'manage_files',
-    schema: collectionSchema,
-    find: requireCollection,
-    present: toCollection,
-    audit: 'collection',
-    resourceType: 'collection',
-    table: 'collections',
-    columns: COLLECTION_COLUMNS,
-  });
+    { check: (unit, body) => checkCollectionBody(unit.scope, body), columns: columnsOf },
+  );
   collection.get({ summary: 'Get a collection', found: 'Collection' });
   collection.update<CollectionBody>(
     {

@@ -153,7 +153,6 @@ export function conversationRoutes(): ApiRouter {
 
   const conversation = resourceRoutes(api, {
     path: '/:conversation_id',
-    params: conversationParams,
     tags,
     view: 'view_agents',
     schema: conversationSchema,

@@ -69,8 +69,6 @@ const surveyFields = {
 };
 type SurveyBody = { name?: string; question?: string; scale?: CsatScale; channels?: CsatChannel[]; agent_id?: string | null; status?: 'active' | 'inactive' };
 
-const surveyParams = Joi.object({ survey_id: idRef.required() });
-
 function requireSurvey(scope: TenantScope, id: string): Promise<CsatSurveyRow> {
   return findOr404('survey', id, () => surveyById(scope, id));
 }
@@ -99,70 +97,40 @@ export function csatRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/csat');
 
   // ---- surveys
-  api.route<unknown, PageRequest & { status?: string; scale?: string }>({
-    method: 'get',
-    path: '/surveys',
-    summary: 'List CSAT surveys',
-    tags: ['csat'],
-    auth: 'user',
-    permission: 'view_csat',
-    query: Joi.object({ ...pageQuery, status: surveyFields.status, scale: surveyFields.scale }),
-    responses: { 200: { description: 'A page of surveys', schema: page(surveySchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('csat_surveys')
-        .select([...SURVEY_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (query.status) q.where('status', query.status);
-      if (query.scale) q.where('scale', query.scale);
-      ctx.body = await paginate(q, query, toSurvey);
-    },
-  });
-
-  api.route<unknown, unknown, SurveyBody>({
-    method: 'post',
-    path: '/surveys',
-    summary: 'Create a CSAT survey',
-    description: "Sent after a conversation on one of `channels` closes, for `agent_id` (null: every agent). An agent's own active survey wins over a general one.",
-    tags: ['csat'],
-    auth: 'user',
-    permission: 'manage_csat',
-    body: Joi.object({
-      ...surveyFields,
-      name: surveyFields.name.required(),
-      question: surveyFields.question.required(),
-      scale: surveyFields.scale.required(),
-      channels: surveyFields.channels.default(['whatsapp', 'email']),
-      status: surveyFields.status.default('active'),
-    }),
-    responses: { 201: { description: 'Created survey', schema: surveySchema } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await requireAgentRef(unit.scope, body.agent_id);
-        const [row] = await unit.scope.insert('csat_surveys', surveyColumns(body), [...SURVEY_COLUMNS]);
-        unit.audit({ action: 'csat.survey.created', resourceType: 'csat_survey', resourceId: row.id });
-        return row as CsatSurveyRow;
-      });
-      ctx.status = 201;
-      ctx.body = toSurvey(created);
-    },
-  });
-
   const survey = resourceRoutes(api, {
     path: '/surveys/:survey_id',
-    params: surveyParams,
     tags: ['csat'],
     view: 'view_csat',
-    manage: 'manage_csat',
     schema: surveySchema,
     find: requireSurvey,
     present: toSurvey,
-    audit: 'csat.survey',
-    resourceType: 'csat_survey',
-    table: 'csat_surveys',
-    columns: SURVEY_COLUMNS,
+    write: { permission: 'manage_csat', audit: 'csat.survey', resourceType: 'csat_survey', table: 'csat_surveys', columns: SURVEY_COLUMNS },
   });
+  survey.list<{ status?: string; scale?: string }>({
+    summary: 'List CSAT surveys',
+    found: 'A page of surveys',
+    query: { status: surveyFields.status, scale: surveyFields.scale },
+    filter: (q, query) => {
+      if (query.status) q.where('status', query.status);
+      if (query.scale) q.where('scale', query.scale);
+    },
+  });
+  survey.create<SurveyBody>(
+    {
+      summary: 'Create a CSAT survey',
+      description: "Sent after a conversation on one of `channels` closes, for `agent_id` (null: every agent). An agent's own active survey wins over a general one.",
+      body: Joi.object({
+        ...surveyFields,
+        name: surveyFields.name.required(),
+        question: surveyFields.question.required(),
+        scale: surveyFields.scale.required(),
+        channels: surveyFields.channels.default(['whatsapp', 'email']),
+        status: surveyFields.status.default('active'),
+      }),
+      created: 'Created survey',
+    },
+    { check: (unit, body) => requireAgentRef(unit.scope, body.agent_id), columns: surveyColumns },
+  );
   const hasResponses = async (scope: TenantScope, survey: CsatSurveyRow) => Boolean(await scope.table('csat_responses').where('survey_id', survey.id).first('id'));
   survey.get({ summary: 'Get a CSAT survey', found: 'Survey' });
   survey.update<SurveyBody>(

@@ -15,7 +15,6 @@ import { checkSmtpDestination } from '../../infra/outbound/smtp-destination';
 import { AppContext, userOf } from '../context';
 import { AppError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
 import { inboundSecretColumns, newInboundSecret } from '../inbound/email-inbound-secret';
@@ -134,25 +133,21 @@ export function emailAccountRoutes(): ApiRouter {
   const tags = ['email accounts'];
   const key = (ctx: AppContext): Buffer => ctx.deps.config.secrets.dataEncryptionKey;
 
-  api.route<unknown, PageRequest & { status?: ChannelStatus }>({
-    method: 'get',
-    path: '/',
-    summary: 'List email accounts',
+  const account = resourceRoutes(api, {
+    path: '/:account_id',
     tags,
-    auth: 'user',
-    permission: 'view_agents',
-    query: Joi.object({ ...pageQuery, status: fields.status }),
-    responses: { 200: { description: 'A page of email accounts', schema: pageOf(accountSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('email_accounts')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (query.status) q.where('status', query.status);
-      ctx.body = await paginate(q, query, toAccount);
-    },
+    view: 'view_agents',
+    schema: accountSchema,
+    find: requireAccount,
+    present: toAccount,
+    write: { permission: 'manage_agents', audit: 'email_account', table: 'email_accounts' },
   });
-
+  account.list<{ status?: ChannelStatus }>({
+    summary: 'List email accounts',
+    found: 'A page of email accounts',
+    query: { status: fields.status },
+    filter: (q, query) => void (query.status && q.where('status', query.status)),
+  });
   api.route<unknown, unknown, EmailAccountBody>({
     method: 'post',
     path: '/',
@@ -190,19 +185,6 @@ export function emailAccountRoutes(): ApiRouter {
     },
   });
 
-  const account = resourceRoutes(api, {
-    path: '/:account_id',
-    params: accountParams,
-    tags,
-    view: 'view_agents',
-    manage: 'manage_agents',
-    schema: accountSchema,
-    find: requireAccount,
-    present: toAccount,
-    audit: 'email_account',
-    resourceType: 'email_account',
-    table: 'email_accounts',
-  });
   account.get({ summary: 'Get an email account', found: 'Email account' });
 
   // Not account.update: the SMTP handshake runs before the transaction, so no row lock is held during network I/O.

@@ -6,14 +6,12 @@
  */
 import Joi from '../../domain/joi';
 import { findTemplate, TEMPLATE_COLUMNS, TemplateRow, templateUsage } from '../../db/queries/extractions';
-import { tenantScope, TenantScope } from '../../db/tenant-scope';
+import { TenantScope } from '../../db/tenant-scope';
 import type { TemplateField } from '../../domain/extraction/types';
-import { userOf } from '../context';
 import { AppError, conflict } from '../errors';
-import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+
 import { ApiRouter } from '../route';
-import { idParams, templateFields, templateSchema, toTemplate } from '../resources/extraction';
+import { templateFields, templateSchema, toTemplate } from '../resources/extraction';
 import { findOr404 } from '../find-or-404';
 import { resourceRoutes } from '../resource-routes';
 
@@ -39,66 +37,30 @@ const columns = (body: TemplateBody) => ({ ...body, ...(body.fields ? { fields: 
 
 export function extractionTemplateRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/extraction-templates');
-  const listSchema = pageOf(templateSchema);
-
-  api.route<unknown, PageRequest>({
-    method: 'get',
-    path: '/',
-    summary: 'List extraction templates',
-    tags: ['extractions'],
-    auth: 'user',
-    permission: 'view_extractions',
-    query: Joi.object({ ...pageQuery }),
-    responses: { 200: { description: 'A page of templates', schema: listSchema } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('extraction_templates')
-        .select([...TEMPLATE_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      ctx.body = await paginate(q, query, toTemplate);
-    },
-  });
-
-  api.route<unknown, unknown, TemplateBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Create an extraction template',
-    description:
-      'Fields: `name` (snake_case, unique), `type` (string, number, date, enum, boolean, array), `required`, `instructions` ' +
-      '(double-quoted phrases in them are also labels the built-in engine looks for), `values` (enum only, required), ' +
-      '`items` (array only: string, number or date; default string).',
-    tags: ['extractions'],
-    auth: 'user',
-    permission: 'manage_extractions',
-    body: Joi.object({ ...templateBody, name: templateBody.name.required(), fields: templateBody.fields.required() }),
-    responses: { 201: { description: 'Created template', schema: templateSchema }, 409: { description: 'Name taken' }, 422: { description: 'Invalid fields' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await assertNameFree(unit.scope, body.name!);
-        const [created] = await unit.scope.insert('extraction_templates', columns(body), [...TEMPLATE_COLUMNS]);
-        unit.audit({ action: 'extraction_template.created', resourceType: 'extraction_template', resourceId: created.id, details: { fields: body.fields!.map((f) => f.name) } });
-        return created as TemplateRow;
-      });
-      ctx.status = 201;
-      ctx.body = toTemplate(row);
-    },
-  });
 
   const template = resourceRoutes(api, {
     path: '/:template_id',
-    params: idParams('template_id'),
     tags: ['extractions'],
     view: 'view_extractions',
-    manage: 'manage_extractions',
     schema: templateSchema,
     find: requireTemplate,
     present: toTemplate,
-    audit: 'extraction_template',
-    resourceType: 'extraction_template',
-    table: 'extraction_templates',
-    columns: TEMPLATE_COLUMNS,
+    write: { permission: 'manage_extractions', audit: 'extraction_template', table: 'extraction_templates', columns: TEMPLATE_COLUMNS },
   });
+  template.list({ summary: 'List extraction templates', found: 'A page of templates' });
+  template.create<TemplateBody>(
+    {
+      summary: 'Create an extraction template',
+      description:
+        'Fields: `name` (snake_case, unique), `type` (string, number, date, enum, boolean, array), `required`, `instructions` ' +
+        '(double-quoted phrases in them are also labels the built-in engine looks for), `values` (enum only, required), ' +
+        '`items` (array only: string, number or date; default string).',
+      body: Joi.object({ ...templateBody, name: templateBody.name.required(), fields: templateBody.fields.required() }),
+      created: 'Created template',
+      responses: { 409: { description: 'Name taken' }, 422: { description: 'Invalid fields' } },
+    },
+    { check: (unit, body) => assertNameFree(unit.scope, body.name!), columns, after: (_unit, _row, body) => ({ fields: body.fields!.map((f) => f.name) }) },
+  );
   template.get({ summary: 'Get an extraction template', found: 'Template' });
   template.update<TemplateBody>(
     {

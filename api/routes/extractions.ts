@@ -71,7 +71,6 @@ function registerRecordRoutes(api: ApiRouter): void {
 
   const record = resourceRoutes(api, {
     path: '/records/:record_id',
-    params: idParams('record_id'),
     tags: ['extractions'],
     view: 'view_extractions',
     schema: recordSchema,
@@ -258,7 +257,6 @@ export function extractionRoutes(): ApiRouter {
 
   const extraction = resourceRoutes(api, {
     path: '/:extraction_id',
-    params: idParams('extraction_id'),
     tags: ['extractions'],
     view: 'view_extractions',
     schema: extractionSchema,

@@ -152,16 +152,12 @@ export function fileRoutes(): ApiRouter {
 
   const file = resourceRoutes(api, {
     path: '/:file_id',
-    params: fileParams,
     tags: ['files'],
     view: 'view_files',
-    manage: 'manage_files',
     schema: fileSchema,
     find: requireFile,
     present: toFile,
-    audit: 'file',
-    resourceType: 'file',
-    table: 'files',
+    write: { permission: 'manage_files', audit: 'file', table: 'files' },
   });
   file.get({ summary: "Get a file's metadata", found: 'File' });
 

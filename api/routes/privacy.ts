@@ -16,7 +16,7 @@ import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
 import { findOr404 } from '../find-or-404';
 import { registerPrivacySettingsRoutes } from './privacy-settings';
-import { idParam, idRef } from '../validation';
+import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 
 const PURGE_BATCH = 1000;
@@ -42,7 +42,6 @@ const erasureSchema = Joi.object({
   created_at: Joi.string().isoDate(),
   completed_at: Joi.string().isoDate().allow(null),
 });
-const idParams = (name: string) => Joi.object({ [name]: idParam.required() });
 
 type ExportRow = Record<string, any>;
 
@@ -137,7 +136,6 @@ export function privacyRoutes(): ApiRouter {
 
   const exportResource = resourceRoutes<ExportRow & { id: string }>(api, {
     path: '/exports/:export_id',
-    params: idParams('export_id'),
     tags: ['privacy'],
     view: 'view_privacy',
     schema: exportSchema,
@@ -188,7 +186,6 @@ export function privacyRoutes(): ApiRouter {
 
   const erasure = resourceRoutes<Record<string, any> & { id: string }>(api, {
     path: '/erasures/:erasure_id',
-    params: idParams('erasure_id'),
     tags: ['privacy'],
     view: 'view_privacy',
     schema: erasureSchema,

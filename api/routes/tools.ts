@@ -5,14 +5,10 @@
  */
 import Joi from '../../domain/joi';
 import { checkWebhookUrl } from '../../infra/outbound/destination-guard';
-import { tenantScope, TenantScope } from '../../db/tenant-scope';
+import { TenantScope } from '../../db/tenant-scope';
 import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domain/agents/tool-parameters';
-import { userOf } from '../context';
 import { conflict, validationError } from '../errors';
-import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
 import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
@@ -82,7 +78,6 @@ const updateBody = Joi.object({
   kind: Joi.any().forbidden().messages({ 'any.unknown': 'cannot be changed; create a new tool instead' }),
   builtin: Joi.any().forbidden().messages({ 'any.unknown': 'cannot be changed; create a new tool instead' }),
 }).min(1);
-const toolParams = Joi.object({ tool_id: idRef.required() });
 
 const toolSchema = Joi.object({
   id: Joi.string(),
@@ -126,60 +121,25 @@ export function toolRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/tools');
   const tags = ['tools'];
 
-  api.route<unknown, PageRequest & { kind?: ToolKind }>({
-    method: 'get',
-    path: '/',
-    summary: 'List tools',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    query: Joi.object({ ...pageQuery, kind: Joi.string().valid('built_in', 'http') }),
-    responses: { 200: { description: 'A page of tools', schema: pageOf(toolSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('tools')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (query.kind) q.where('kind', query.kind);
-      ctx.body = await paginate(q, query, toTool);
-    },
-  });
-
-  api.route<unknown, unknown, ToolBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Create a tool',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    body: createBody,
-    responses: { 201: { description: 'Created tool', schema: toolSchema }, 409: { description: 'Name taken' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await refuseTakenName(unit.scope, body.name!);
-        const [row] = await unit.scope.insert('tools', jsonColumns(body));
-        unit.audit({ action: 'tool.created', resourceType: 'tool', resourceId: row.id, details: { kind: row.kind } });
-        return row as ToolRow;
-      });
-      ctx.status = 201;
-      ctx.body = toTool(created);
-    },
-  });
-
   const tool = resourceRoutes(api, {
     path: '/:tool_id',
-    params: toolParams,
     tags,
     view: 'view_agents',
-    manage: 'manage_agents',
     schema: toolSchema,
     find: requireTool,
     present: toTool,
-    audit: 'tool',
-    resourceType: 'tool',
-    table: 'tools',
+    write: { permission: 'manage_agents', audit: 'tool', table: 'tools' },
   });
+  tool.list<{ kind?: ToolKind }>({
+    summary: 'List tools',
+    found: 'A page of tools',
+    query: { kind: Joi.string().valid('built_in', 'http') },
+    filter: (q, query) => void (query.kind && q.where('kind', query.kind)),
+  });
+  tool.create<ToolBody>(
+    { summary: 'Create a tool', body: createBody, created: 'Created tool', responses: { 409: { description: 'Name taken' } } },
+    { check: (unit, body) => refuseTakenName(unit.scope, body.name!), columns: jsonColumns, after: (_unit, row) => ({ kind: row.kind }) },
+  );
   tool.get({ summary: 'Get a tool', found: 'Tool' });
   tool.update<ToolBody>(
     { summary: 'Update the fields sent (kind and builtin are fixed)', body: updateBody, updated: 'Updated tool', responses: { 409: { description: 'Name taken' } } },

@@ -5,17 +5,13 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import Joi from '../../domain/joi';
-import { tenantScope, TenantScope } from '../../db/tenant-scope';
+import { TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { secretContexts } from '../../domain/agents/channel-secrets';
 import { encryptSecret } from '../../infra/crypto';
-import { userOf } from '../context';
 import { conflict } from '../errors';
-import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
-import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
 import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
@@ -69,7 +65,6 @@ const createBody = Joi.object({
   status: Joi.forbidden(),
 });
 const updateBody = Joi.object(fields).min(1);
-const numberParams = Joi.object({ number_id: idRef.required() });
 
 const numberSchema = Joi.object({
   id: Joi.string(),
@@ -135,68 +130,35 @@ export function whatsappNumberRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/whatsapp/numbers');
   const tags = ['whatsapp numbers'];
 
-  api.route<unknown, PageRequest & { status?: ChannelStatus }>({
-    method: 'get',
-    path: '/',
-    summary: 'List WhatsApp numbers',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    query: Joi.object({ ...pageQuery, status: fields.status }),
-    responses: { 200: { description: 'A page of numbers', schema: pageOf(numberSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('whatsapp_numbers')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (query.status) q.where('status', query.status);
-      ctx.body = await paginate(q, query, toNumber);
-    },
-  });
-
-  api.route<unknown, unknown, WhatsappNumberBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Register a WhatsApp number',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    body: createBody,
-    responses: { 201: { description: 'Created, active number', schema: numberSchema }, 409: { description: 'phone_number_id already registered' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const id = randomUUID();
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await refuseTakenPhoneNumberId(unit.scope, body.phone_number_id!);
-        await refuseTakenVerifyToken(unit.scope, body.verify_token);
-        const { access_token, app_secret, verify_token, ...rest } = body;
-        const [row] = await unit.scope.insert('whatsapp_numbers', {
-          ...rest,
-          ...secretColumns(body, id, ctx.deps.config.secrets.dataEncryptionKey),
-          id,
-          status: 'active',
-        });
-        unit.audit({ action: 'whatsapp_number.created', resourceType: 'whatsapp_number', resourceId: id });
-        return row as WhatsappNumberRow;
-      });
-      ctx.status = 201;
-      ctx.body = toNumber(created);
-    },
-  });
-
   const number = resourceRoutes(api, {
     path: '/:number_id',
-    params: numberParams,
     tags,
     view: 'view_agents',
-    manage: 'manage_agents',
     schema: numberSchema,
     find: requireNumber,
     present: toNumber,
-    audit: 'whatsapp_number',
-    resourceType: 'whatsapp_number',
-    table: 'whatsapp_numbers',
+    write: { permission: 'manage_agents', audit: 'whatsapp_number', table: 'whatsapp_numbers' },
   });
+  number.list<{ status?: ChannelStatus }>({
+    summary: 'List WhatsApp numbers',
+    found: 'A page of numbers',
+    query: { status: fields.status },
+    filter: (q, query) => void (query.status && q.where('status', query.status)),
+  });
+  number.create<WhatsappNumberBody>(
+    { summary: 'Register a WhatsApp number', body: createBody, created: 'Created, active number', responses: { 409: { description: 'phone_number_id already registered' } } },
+    {
+      check: async (unit, body) => {
+        await refuseTakenPhoneNumberId(unit.scope, body.phone_number_id!);
+        await refuseTakenVerifyToken(unit.scope, body.verify_token);
+      },
+      columns: (body, ctx) => {
+        const id = randomUUID();
+        const { access_token, app_secret, verify_token, ...rest } = body;
+        return { ...rest, ...secretColumns(body, id, ctx.deps.config.secrets.dataEncryptionKey), id, status: 'active' };
+      },
+    },
+  );
   number.get({ summary: 'Get a WhatsApp number', found: 'Number' });
   number.update<WhatsappNumberBody>(
     {

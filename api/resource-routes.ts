@@ -98,16 +98,20 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
   const doc = (d: RouteDoc) => ({ summary: d.summary, ...(d.description ? { description: d.description } : {}) });
 
   return {
-    /** GET one record; `view` replaces `present` when the answer needs more than the row. */
-    get(d: RouteDoc & { found: string; notFound?: string }, view?: (row: Row, scope: TenantScope, ctx: AppContext) => Promise<unknown>) {
+    /**
+     * GET one record; `view` replaces `present` when the answer needs more than the row. With `sub`
+     * (and its `schema`), a view of the record at `<path>/<sub>` (an asset's health).
+     */
+    get(d: RouteDoc & { found: string; notFound?: string; sub?: string; schema?: Schema }, view?: (row: Row, scope: TenantScope, ctx: AppContext) => Promise<unknown>) {
       const present = resource.present;
       if (!view && !present) throw new Error(`${resource.path}: GET needs the resource's present or a view`);
       api.route<Record<string, string>>({
         method: 'get',
         ...common,
+        ...(d.sub ? { path: `${resource.path}/${d.sub}` } : {}),
         ...doc(d),
         permission: resource.view,
-        responses: { 200: { description: d.found, schema: resource.schema }, 404: d.notFound ? { description: d.notFound } : NOT_FOUND, ...d.responses },
+        responses: { 200: { description: d.found, schema: d.schema ?? resource.schema }, 404: d.notFound ? { description: d.notFound } : NOT_FOUND, ...d.responses },
         handler: async (ctx, { params }) => {
           const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
           const row = await resource.find(scope, params[idName]);

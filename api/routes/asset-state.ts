@@ -83,54 +83,47 @@ const readingSchema = Joi.object({
 const page = (item: Schema) => pageOf(item);
 
 export function registerAssetStateRoutes(api: ApiRouter): void {
-  api.route<{ asset_id: string }>({
-    method: 'get',
-    path: '/:asset_id/health',
-    summary: 'Asset health',
-    description:
-      'Stored health, recomputed on every reading, inspection and baseline change (domain/assets/README.md explains the score from its factors). ' +
-      'An asset with no evidence yet answers 100 / excellent with no factors.',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
-    params: assetParams,
-    responses: { 200: { description: 'Asset health', schema: healthSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
-      const row = await findHealth(ctx.deps.db, tenantId, asset.id);
-      ctx.body = row
-        ? { health_score: row.health_score, status: row.status, factors: row.factors, last_updated: isoTime(row.last_updated) }
-        : { health_score: 100, status: 'excellent', factors: [], last_updated: isoTime(asset.created_at) };
+  const asset = resourceRoutes(api, assetResource);
+  asset.get(
+    {
+      sub: 'health',
+      summary: 'Asset health',
+      description:
+        'Stored health, recomputed on every reading, inspection and baseline change (domain/assets/README.md explains the score from its factors). ' +
+        'An asset with no evidence yet answers 100 / excellent with no factors.',
+      found: 'Asset health',
+      schema: healthSchema,
     },
-  });
+    async (row, scope, ctx) => {
+      const health = await findHealth(ctx.deps.db, scope.tenantId, row.id);
+      return health
+        ? { health_score: health.health_score, status: health.status, factors: health.factors, last_updated: isoTime(health.last_updated) }
+        : { health_score: 100, status: 'excellent', factors: [], last_updated: isoTime(row.created_at) };
+    },
+  );
 
-  api.route<{ asset_id: string }>({
-    method: 'get',
-    path: '/:asset_id/condition',
-    summary: 'Asset condition',
-    description:
-      'overall_condition and parameters are stored, recomputed on every reading, completed inspection and baseline change; next_inspection and ' +
-      'open_work_orders come from the maintenance plans and tasks of the asset when read.',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
-    params: assetParams,
-    responses: { 200: { description: 'Asset condition', schema: conditionSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
-      const [row, maintenance] = await Promise.all([findCondition(ctx.deps.db, tenantId, asset.id), assetMaintenance(ctx.deps.db, tenantId, asset.id)]);
-      ctx.body = {
-        overall_condition: row?.overall_condition ?? 'good',
-        parameters: row?.parameters ?? [],
-        last_inspection: dateOnly(row?.last_inspection_at ?? null),
+  asset.get(
+    {
+      sub: 'condition',
+      summary: 'Asset condition',
+      description:
+        'overall_condition and parameters are stored, recomputed on every reading, completed inspection and baseline change; next_inspection and ' +
+        'open_work_orders come from the maintenance plans and tasks of the asset when read.',
+      found: 'Asset condition',
+      schema: conditionSchema,
+    },
+    async (row, scope, ctx) => {
+      const [condition, maintenance] = await Promise.all([findCondition(ctx.deps.db, scope.tenantId, row.id), assetMaintenance(ctx.deps.db, scope.tenantId, row.id)]);
+      return {
+        overall_condition: condition?.overall_condition ?? 'good',
+        parameters: condition?.parameters ?? [],
+        last_inspection: dateOnly(condition?.last_inspection_at ?? null),
         next_inspection: dateOnly(maintenance.next_due_at),
         open_work_orders: maintenance.open_work_orders,
-        updated_at: row ? isoTime(row.updated_at) : null,
+        updated_at: condition ? isoTime(condition.updated_at) : null,
       };
     },
-  });
+  );
 
   api.route<{ asset_id: string }, unknown, { performed_at?: Date; condition: Condition; notes?: string }>({
     method: 'post',
@@ -168,7 +161,7 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
     },
   });
 
-  resourceRoutes(api, assetResource).children({
+  asset.children({
     sub: 'inspections',
     summary: 'Inspections of an asset',
     description: 'Newest performed first.',

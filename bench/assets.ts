@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import { requestListener } from '../api/listen';
-import { AddressInfo } from 'node:net';
 import { Knex } from 'knex';
-import { createApp } from '../api/app';
+import { withBenchTenant } from './bench-tenant';
 import { AppDeps } from '../api/context';
 import { insertReadings, ReadingInput } from '../db/queries/readings';
-import { provisionTenant } from '../db/tenants';
 
 /**
  * Assets benchmark (issue 6), bounded to about a minute:
@@ -216,20 +212,6 @@ export async function runAssetsBench(ctx: AssetsBenchContext): Promise<Record<st
  * The same benchmark on a set of dependencies (bench/run.ts): serves the API on a loopback port,
  * provisions an enterprise tenant, signs its admin in, runs runAssetsBench, and closes the server.
  */
-export async function runAssetsBenchOn(deps: AppDeps): Promise<Record<string, number | string>> {
-  const server = createServer(requestListener(createApp(deps).app.callback()));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  try {
-    const suffix = randomUUID().slice(0, 8);
-    const email = `assets-bench-${suffix}@bench.example.com`;
-    const password = `bench-password-${suffix}`;
-    await provisionTenant(deps.db, { name: `Assets bench ${suffix}`, plan: 'enterprise', adminEmail: email, adminPassword: password });
-    const login = await fetch(`${baseUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
-    const { access_token: token } = (await login.json()) as { access_token: string };
-    return await runAssetsBench({ baseUrl, token, db: deps.db });
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+export function runAssetsBenchOn(deps: AppDeps): Promise<Record<string, number | string>> {
+  return withBenchTenant(deps, 'Assets', ({ baseUrl, token }) => runAssetsBench({ baseUrl, token, db: deps.db }));
 }

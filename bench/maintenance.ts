@@ -14,15 +14,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { createServer } from 'node:http';
-import { requestListener } from '../api/listen';
-import { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { Knex } from 'knex';
-import { createApp } from '../api/app';
+import { withBenchTenant } from './bench-tenant';
 import { AppDeps } from '../api/context';
-import { provisionTenant } from '../db/tenants';
 import { appendAudit } from '../db/audit';
 import { executePlan, lockPlanForManualExecution, recordManualExecution, startPlanWorkflow } from '../orchestration/maintenance';
 import type { ExecuteResult } from '../workflows/maintenance-plan';
@@ -261,28 +257,16 @@ export async function runMaintenanceBench(ctx: MaintenanceBenchContext): Promise
 }
 
 /** For bench/run.ts: an in-process API on the stack's services and a fresh enterprise tenant. */
-export async function runMaintenanceBenchOn(deps: AppDeps): Promise<Record<string, number | string>> {
-  const server = createServer(requestListener(createApp(deps).app.callback()));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  try {
-    const suffix = randomUUID().slice(0, 8);
-    const email = `maintenance-bench-${suffix}@bench.example.com`;
-    const password = `bench-password-${suffix}`;
-    await provisionTenant(deps.db, { name: `Maintenance bench ${suffix}`, plan: 'enterprise', adminEmail: email, adminPassword: password });
-    const login = await fetch(`${baseUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
-    const { access_token: token } = (await login.json()) as { access_token: string };
-    const pid = Number(process.env.BENCH_WORKER_PID);
-    return await runMaintenanceBench({
+export function runMaintenanceBenchOn(deps: AppDeps): Promise<Record<string, number | string>> {
+  const pid = Number(process.env.BENCH_WORKER_PID);
+  return withBenchTenant(deps, 'Maintenance', ({ baseUrl, token }) =>
+    runMaintenanceBench({
       baseUrl,
       token,
       temporal: { address: deps.config.temporal.address, namespace: deps.config.temporal.namespace },
       db: deps.db,
       workerPid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
       idlePlans: process.env.BENCH_IDLE_PLANS ? Number(process.env.BENCH_IDLE_PLANS) : undefined,
-    });
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+    }),
+  );
 }

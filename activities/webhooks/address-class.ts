@@ -18,78 +18,47 @@ export type AddressClass =
   /** Documentation, benchmarking, broadcast, future use, deprecated transition ranges... */
   | 'reserved';
 
-type Family = 'ipv4' | 'ipv6';
-type Rule = readonly [network: string, prefix: number, family: Family];
-
-function blockList(rules: readonly Rule[]): BlockList {
+/** A BlockList of CIDR ranges (`network/prefix`), each of its address's family. */
+function blockList(cidrs: readonly string[]): BlockList {
   const list = new BlockList();
-  for (const [network, prefix, family] of rules) list.addSubnet(network, prefix, family);
+  for (const cidr of cidrs) {
+    const [network, prefix] = cidr.split('/');
+    list.addSubnet(network, Number(prefix), isIPv4(network) ? 'ipv4' : 'ipv6');
+  }
   return list;
 }
 
 /** Checked in order; the first list that contains the address gives its class. */
 const SPECIAL_RANGES: ReadonlyArray<readonly [Exclude<AddressClass, 'public'>, BlockList]> = [
-  [
-    'unspecified',
-    blockList([
-      ['0.0.0.0', 8, 'ipv4'],
-      ['::', 128, 'ipv6'],
-    ]),
-  ],
-  [
-    'loopback',
-    blockList([
-      ['127.0.0.0', 8, 'ipv4'],
-      ['::1', 128, 'ipv6'],
-    ]),
-  ],
-  [
-    'private',
-    blockList([
-      ['10.0.0.0', 8, 'ipv4'],
-      ['172.16.0.0', 12, 'ipv4'],
-      ['192.168.0.0', 16, 'ipv4'],
-      ['fc00::', 7, 'ipv6'],
-      ['64:ff9b:1::', 48, 'ipv6'], // local-use NAT64
-    ]),
-  ],
-  ['shared', blockList([['100.64.0.0', 10, 'ipv4']])],
-  [
-    'link_local',
-    blockList([
-      ['169.254.0.0', 16, 'ipv4'],
-      ['fe80::', 10, 'ipv6'],
-    ]),
-  ],
-  [
-    'multicast',
-    blockList([
-      ['224.0.0.0', 4, 'ipv4'],
-      ['ff00::', 8, 'ipv6'],
-    ]),
-  ],
+  ['unspecified', blockList(['0.0.0.0/8', '::/128'])],
+  ['loopback', blockList(['127.0.0.0/8', '::1/128'])],
+  // 64:ff9b:1::/48: local-use NAT64.
+  ['private', blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7', '64:ff9b:1::/48'])],
+  ['shared', blockList(['100.64.0.0/10'])],
+  ['link_local', blockList(['169.254.0.0/16', 'fe80::/10'])],
+  ['multicast', blockList(['224.0.0.0/4', 'ff00::/8'])],
   [
     'reserved',
     blockList([
-      ['192.0.0.0', 24, 'ipv4'], // IETF protocol assignments
-      ['192.0.2.0', 24, 'ipv4'], // documentation
-      ['192.88.99.0', 24, 'ipv4'], // 6to4 relay anycast (deprecated)
-      ['198.18.0.0', 15, 'ipv4'], // benchmarking
-      ['198.51.100.0', 24, 'ipv4'], // documentation
-      ['203.0.113.0', 24, 'ipv4'], // documentation
-      ['240.0.0.0', 4, 'ipv4'], // future use, and 255.255.255.255 broadcast
-      ['2001::', 32, 'ipv6'], // Teredo (embeds an obfuscated IPv4)
-      ['2001:2::', 48, 'ipv6'], // benchmarking
-      ['2001:10::', 28, 'ipv6'], // ORCHID (deprecated)
-      ['2001:20::', 28, 'ipv6'], // ORCHIDv2
-      ['2001:db8::', 32, 'ipv6'], // documentation
-      ['3fff::', 20, 'ipv6'], // documentation
+      '192.0.0.0/24', // IETF protocol assignments
+      '192.0.2.0/24', // documentation
+      '192.88.99.0/24', // 6to4 relay anycast (deprecated)
+      '198.18.0.0/15', // benchmarking
+      '198.51.100.0/24', // documentation
+      '203.0.113.0/24', // documentation
+      '240.0.0.0/4', // future use, and 255.255.255.255 broadcast
+      '2001::/32', // Teredo (embeds an obfuscated IPv4)
+      '2001:2::/48', // benchmarking
+      '2001:10::/28', // ORCHID (deprecated)
+      '2001:20::/28', // ORCHIDv2
+      '2001:db8::/32', // documentation
+      '3fff::/20', // documentation
     ]),
   ],
 ];
 
 /** Only 2000::/3 is global unicast; everything else in IPv6 (but the ranges above) is reserved. */
-const GLOBAL_UNICAST_V6 = blockList([['2000::', 3, 'ipv6']]);
+const GLOBAL_UNICAST_V6 = blockList(['2000::/3']);
 
 /** Well-known addresses of cloud instance metadata services (named in refusal messages). */
 const CLOUD_METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']);

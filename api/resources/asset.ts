@@ -1,8 +1,9 @@
 import Joi from '../../domain/joi';
-import { AssetRow, findAsset } from '../../db/queries/assets';
+import { ASSET_COLUMNS, AssetRow, findAsset } from '../../db/queries/assets';
 import { TenantScope } from '../../db/tenant-scope';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import type { Resource } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 
 /** The asset resource as the assets router and its sub-resource modules share it. */
@@ -43,3 +44,14 @@ export function toAsset(row: AssetRow) {
 export function requireAsset(scope: TenantScope, id: string): Promise<AssetRow> {
   return findOr404('asset', id, () => findAsset(scope, id));
 }
+
+/** The asset as the standard resource routes (api/resource-routes.ts) declare it. */
+export const assetResource: Resource<AssetRow> = {
+  path: '/:asset_id',
+  tags: ['assets'],
+  view: 'view_assets',
+  schema: assetSchema,
+  find: requireAsset,
+  present: toAsset,
+  write: { permission: 'manage_assets', audit: 'asset', table: 'assets', columns: ASSET_COLUMNS },
+};

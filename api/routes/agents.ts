@@ -22,11 +22,11 @@ import {
 } from '../../domain/agents/agents';
 import { userOf } from '../context';
 import { AppError, validationError } from '../errors';
-import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
-import { agentParams, requireAgent } from '../resources/agent';
+import { resourceRoutes } from '../resource-routes';
+import { requireAgent } from '../resources/agent';
 import { registerAgentConversationsRoute } from './conversations';
 import { registerMachineAgentRunsRoute } from './machine-agent-runs';
 import { isoTime } from '../../domain/time';
@@ -200,115 +200,80 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
     },
   });
 
-  api.route<unknown, unknown, AgentBody & { type: AgentType }>({
-    method: 'post',
-    path: '/',
-    summary: `Create ${fixedType ? `a ${kind}` : 'an agent'}`,
-    description: 'Per-type required fields: whatsapp → whatsapp_number_id; email → email_account_id (active); machine → trigger_config.',
+  const agent = resourceRoutes(api, {
+    path: '/:agent_id',
     tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    body: createBody(fixedType),
-    responses: {
-      201: { description: 'Created agent (status active)', schema: agentSchema },
-      403: { description: 'Plan limit reached' },
-      422: { description: 'Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool' },
+    view: 'view_agents',
+    schema: agentSchema,
+    find: (scope, id) => requireAgent(scope, id, fixedType),
+    present: toAgent,
+    write: { permission: 'manage_agents', audit: 'agent', table: 'agents', columns: AGENT_COLUMNS },
+  });
+  agent.create<AgentBody & { type: AgentType }>(
+    {
+      summary: `Create ${fixedType ? `a ${kind}` : 'an agent'}`,
+      description: 'Per-type required fields: whatsapp → whatsapp_number_id; email → email_account_id (active); machine → trigger_config.',
+      body: createBody(fixedType),
+      created: 'Created agent (status active)',
+      responses: {
+        403: { description: 'Plan limit reached' },
+        422: { description: 'Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool' },
+      },
     },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+    {
+      check: async (unit, body) => {
         const channel = channelOf(body.type);
         if (channel) await requireActiveChannel(unit.scope, channel, body[CHANNEL_OF_TYPE[channel].column] as string);
         await requireTools(unit.scope, body.tools ?? []);
-        await assertWithinPlanLimit(unit.tx, tenantId, 'agents', countRows('agents', tenantId));
-        const [row] = await unit.scope.insert('agents', { model: DEFAULT_MODEL, temperature: DEFAULT_TEMPERATURE, tools: [], ...jsonColumns(body), status: 'active' }, [
-          ...AGENT_COLUMNS,
-        ]);
-        unit.audit({ action: 'agent.created', resourceType: 'agent', resourceId: row.id, details: { type: row.type } });
+        await assertWithinPlanLimit(unit.tx, unit.scope.tenantId, 'agents', countRows('agents', unit.scope.tenantId));
+      },
+      columns: (body) => ({ model: DEFAULT_MODEL, temperature: DEFAULT_TEMPERATURE, tools: [], ...jsonColumns(body), status: 'active' }),
+      after: (unit, row) => {
         unit.emit('agent.created', { agent_id: row.id, type: row.type });
-        return row as AgentRow;
-      });
-      ctx.status = 201;
-      ctx.body = toAgent(created);
+        return { type: row.type };
+      },
     },
-  });
-
-  api.route<{ agent_id: string }>({
-    method: 'get',
-    path: '/:agent_id',
-    summary: `Get ${fixedType ? `a ${kind}` : 'an agent'}`,
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    params: agentParams,
-    responses: { 200: { description: 'Agent', schema: agentSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toAgent(await requireAgent(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.agent_id, fixedType));
+  );
+  agent.get({ summary: `Get ${fixedType ? `a ${kind}` : 'an agent'}`, found: 'Agent' });
+  agent.update<AgentBody>(
+    {
+      summary: 'Update the fields sent; omitted fields keep their values',
+      description: '`type` cannot change. `status` may be set to active or inactive; `error` is set by the service when the channel fails.',
+      body: updateBody,
+      updated: 'Updated agent',
+      responses: { 422: { description: 'Invalid body, channel or tool' } },
     },
-  });
-
-  api.route<{ agent_id: string }, unknown, AgentBody>({
-    method: 'put',
-    path: '/:agent_id',
-    summary: 'Update the fields sent; omitted fields keep their values',
-    description: '`type` cannot change. `status` may be set to active or inactive; `error` is set by the service when the channel fails.',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: agentParams,
-    body: updateBody,
-    responses: { 200: { description: 'Updated agent', schema: agentSchema }, 404: { description: 'Not found' }, 422: { description: 'Invalid body, channel or tool' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const agent = await requireAgent(unit.scope, params.agent_id, fixedType);
-        refuseOtherTypesFields(agent.type, body);
-        const channel = channelOf(agent.type);
-        const changes: Record<string, unknown> = jsonColumns(body);
+    {
+      check: async (unit, before, body) => {
+        refuseOtherTypesFields(before.type, body);
+        const channel = channelOf(before.type);
         if (channel) {
           const column = CHANNEL_OF_TYPE[channel].column;
           const newChannelId = body[column];
           // A new channel, or asking to be active, needs the (resulting) channel to be usable.
           if (newChannelId !== undefined || body.status === 'active') {
-            await requireActiveChannel(unit.scope, channel, newChannelId ?? (agent[column] as string));
+            await requireActiveChannel(unit.scope, channel, newChannelId ?? (before[column] as string));
           }
-          // Moving an agent in `error` onto a working channel repairs it.
-          if (newChannelId !== undefined && agent.status === 'error' && body.status === undefined) changes.status = 'active';
         }
         if (body.tools) await requireTools(unit.scope, body.tools);
-        const [row] = await unit.scope
-          .table('agents')
-          .where('id', agent.id)
-          .update({ ...changes, updated_at: new Date() })
-          .returning([...AGENT_COLUMNS]);
-        unit.audit({ action: 'agent.updated', resourceType: 'agent', resourceId: agent.id, details: { fields: Object.keys(body) } });
-        unit.emit('agent.updated', { agent_id: agent.id, fields: Object.keys(body) });
-        return row as AgentRow;
-      });
-      ctx.body = toAgent(updated);
+      },
+      columns: (body, before) => {
+        const changes: Record<string, unknown> = jsonColumns(body);
+        const channel = channelOf(before.type);
+        // Moving an agent in `error` onto a working channel repairs it.
+        if (channel && body[CHANNEL_OF_TYPE[channel].column] !== undefined && before.status === 'error' && body.status === undefined) changes.status = 'active';
+        return changes;
+      },
+      after: async (unit, before, _row, body) => unit.emit('agent.updated', { agent_id: before.id, fields: Object.keys(body) }),
     },
-  });
-
-  api.route<{ agent_id: string }>({
-    method: 'delete',
-    path: '/:agent_id',
-    summary: 'Delete an agent permanently; its conversation history is kept',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: agentParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const agent = await requireAgent(unit.scope, params.agent_id, fixedType);
-        await unit.scope.table('agents').where('id', agent.id).delete();
-        unit.audit({ action: 'agent.deleted', resourceType: 'agent', resourceId: agent.id, details: { type: agent.type } });
-        unit.emit('agent.deleted', { agent_id: agent.id, type: agent.type });
-      });
-      ctx.status = 204;
+  );
+  agent.remove(
+    { summary: 'Delete an agent permanently; its conversation history is kept' },
+    {
+      before: async (_unit, row) => ({ type: row.type }),
+      after: (unit, row) => unit.emit('agent.deleted', { agent_id: row.id, type: row.type }),
     },
-  });
+  );
 
   registerAgentConversationsRoute(api, fixedType);
   if (!fixedType) registerMachineAgentRunsRoute(api);

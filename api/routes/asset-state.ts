@@ -9,8 +9,9 @@ import { userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
+import { resourceRoutes } from '../resource-routes';
 import { parameterName } from './asset-alerts';
-import { assetParams, requireAsset } from '../resources/asset';
+import { assetParams, assetResource, requireAsset } from '../resources/asset';
 import { isoTime } from '../../domain/time';
 
 /** Stored health and condition of an asset, its inspections and its readings. */
@@ -82,54 +83,47 @@ const readingSchema = Joi.object({
 const page = (item: Schema) => pageOf(item);
 
 export function registerAssetStateRoutes(api: ApiRouter): void {
-  api.route<{ asset_id: string }>({
-    method: 'get',
-    path: '/:asset_id/health',
-    summary: 'Asset health',
-    description:
-      'Stored health, recomputed on every reading, inspection and baseline change (domain/assets/README.md explains the score from its factors). ' +
-      'An asset with no evidence yet answers 100 / excellent with no factors.',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
-    params: assetParams,
-    responses: { 200: { description: 'Asset health', schema: healthSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
-      const row = await findHealth(ctx.deps.db, tenantId, asset.id);
-      ctx.body = row
-        ? { health_score: row.health_score, status: row.status, factors: row.factors, last_updated: isoTime(row.last_updated) }
-        : { health_score: 100, status: 'excellent', factors: [], last_updated: isoTime(asset.created_at) };
+  const asset = resourceRoutes(api, assetResource);
+  asset.get(
+    {
+      sub: 'health',
+      summary: 'Asset health',
+      description:
+        'Stored health, recomputed on every reading, inspection and baseline change (domain/assets/README.md explains the score from its factors). ' +
+        'An asset with no evidence yet answers 100 / excellent with no factors.',
+      found: 'Asset health',
+      schema: healthSchema,
     },
-  });
+    async (row, scope, ctx) => {
+      const health = await findHealth(ctx.deps.db, scope.tenantId, row.id);
+      return health
+        ? { health_score: health.health_score, status: health.status, factors: health.factors, last_updated: isoTime(health.last_updated) }
+        : { health_score: 100, status: 'excellent', factors: [], last_updated: isoTime(row.created_at) };
+    },
+  );
 
-  api.route<{ asset_id: string }>({
-    method: 'get',
-    path: '/:asset_id/condition',
-    summary: 'Asset condition',
-    description:
-      'overall_condition and parameters are stored, recomputed on every reading, completed inspection and baseline change; next_inspection and ' +
-      'open_work_orders come from the maintenance plans and tasks of the asset when read.',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
-    params: assetParams,
-    responses: { 200: { description: 'Asset condition', schema: conditionSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
-      const [row, maintenance] = await Promise.all([findCondition(ctx.deps.db, tenantId, asset.id), assetMaintenance(ctx.deps.db, tenantId, asset.id)]);
-      ctx.body = {
-        overall_condition: row?.overall_condition ?? 'good',
-        parameters: row?.parameters ?? [],
-        last_inspection: dateOnly(row?.last_inspection_at ?? null),
+  asset.get(
+    {
+      sub: 'condition',
+      summary: 'Asset condition',
+      description:
+        'overall_condition and parameters are stored, recomputed on every reading, completed inspection and baseline change; next_inspection and ' +
+        'open_work_orders come from the maintenance plans and tasks of the asset when read.',
+      found: 'Asset condition',
+      schema: conditionSchema,
+    },
+    async (row, scope, ctx) => {
+      const [condition, maintenance] = await Promise.all([findCondition(ctx.deps.db, scope.tenantId, row.id), assetMaintenance(ctx.deps.db, scope.tenantId, row.id)]);
+      return {
+        overall_condition: condition?.overall_condition ?? 'good',
+        parameters: condition?.parameters ?? [],
+        last_inspection: dateOnly(condition?.last_inspection_at ?? null),
         next_inspection: dateOnly(maintenance.next_due_at),
         open_work_orders: maintenance.open_work_orders,
-        updated_at: row ? isoTime(row.updated_at) : null,
+        updated_at: condition ? isoTime(condition.updated_at) : null,
       };
     },
-  });
+  );
 
   api.route<{ asset_id: string }, unknown, { performed_at?: Date; condition: Condition; notes?: string }>({
     method: 'post',
@@ -167,27 +161,17 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
     },
   });
 
-  api.route<{ asset_id: string }, PageRequest>({
-    method: 'get',
-    path: '/:asset_id/inspections',
+  asset.children({
+    sub: 'inspections',
     summary: 'Inspections of an asset',
     description: 'Newest performed first.',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
-    params: assetParams,
-    query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of inspections', schema: page(inspectionSchema) }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
-      const asset = await requireAsset(scope, params.asset_id);
-      const q = scope
-        .table('asset_inspections')
-        .where('asset_id', asset.id)
-        .select(INSPECTION_COLUMNS)
-        .orderBy([{ column: 'performed_at', order: 'desc' }, { column: 'created_at', order: 'desc' }, { column: 'id' }]);
-      ctx.body = await paginate(q, query, toInspection);
-    },
+    found: 'A page of inspections',
+    item: inspectionSchema,
+    table: 'asset_inspections',
+    foreignKey: 'asset_id',
+    columns: INSPECTION_COLUMNS,
+    orderBy: [{ column: 'performed_at', order: 'desc' }, { column: 'created_at', order: 'desc' }, { column: 'id' }],
+    present: toInspection,
   });
 
   api.route<{ asset_id: string }, PageRequest & { parameter?: string; from?: Date; to?: Date }>({

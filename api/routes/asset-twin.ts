@@ -14,10 +14,10 @@ import { applyToCycles, projectParameters, resolveChanges, ScenarioChanges } fro
 import { describeInsufficient } from '../../domain/prognostics';
 import { userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
+import { resourceRoutes } from '../resource-routes';
 import { parameterName } from './asset-alerts';
-import { assetParams, requireAsset } from '../resources/asset';
+import { assetParams, assetResource, requireAsset } from '../resources/asset';
 import { isoTime } from '../../domain/time';
 
 /** Digital twin (state, anomalies, what-if simulations) and prognostics of an asset. */
@@ -301,30 +301,20 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
     },
   });
 
-  api.route<{ asset_id: string }, PageRequest>({
-    method: 'get',
-    path: '/:asset_id/digital-twin/simulations',
+  resourceRoutes(api, assetResource).children({
+    sub: 'digital-twin/simulations',
     summary: 'Simulated scenarios of an asset',
     description: 'Newest first.',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
-    params: assetParams,
-    query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of simulations', schema: pageOf(simulationSchema) }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
-      const asset = await requireAsset(scope, params.asset_id);
-      const q = scope
-        .table('asset_simulations')
-        .where('asset_id', asset.id)
-        .select(SIMULATION_COLUMNS)
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ]);
-      ctx.body = await paginate(q, query, toSimulation);
-    },
+    found: 'A page of simulations',
+    item: simulationSchema,
+    table: 'asset_simulations',
+    foreignKey: 'asset_id',
+    columns: SIMULATION_COLUMNS,
+    orderBy: [
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ],
+    present: toSimulation,
   });
 
   api.route<{ asset_id: string }>({

@@ -1,17 +1,17 @@
 import Joi from '../../domain/joi';
-import { ASSET_COLUMNS, AssetRow, countChildren, findAsset, wouldCreateCycle } from '../../db/queries/assets';
+import { ASSET_COLUMNS, countChildren, findAsset, wouldCreateCycle } from '../../db/queries/assets';
 import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { userOf } from '../context';
 import { AppError, conflict, validationError } from '../errors';
-import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
 import { ApiRouter } from '../route';
+import { resourceRoutes } from '../resource-routes';
 import { registerAlertListRoute, registerAlertRoutes, registerBaselineRoutes } from './asset-alerts';
 import { registerAssetStateRoutes } from './asset-state';
 import { registerAssetTreeRoute } from './asset-tree';
 import { registerDigitalTwinRoutes } from './asset-twin';
-import { assetParams, assetSchema, location, requireAsset, toAsset } from '../resources/asset';
+import { assetResource, assetSchema, location, toAsset } from '../resources/asset';
 import { idRef } from '../validation';
 
 export { assetSchema, requireAsset, toAsset } from '../resources/asset';
@@ -75,103 +75,54 @@ export function assetRoutes(): ApiRouter {
     },
   });
 
-  api.route<unknown, unknown, AssetBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Create an asset',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'manage_assets',
-    body: createBody,
-    responses: { 201: { description: 'Created asset', schema: assetSchema }, 403: { description: 'Plan limit reached' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+  const asset = resourceRoutes(api, assetResource);
+  asset.create<AssetBody>(
+    { summary: 'Create an asset', body: createBody, created: 'Created asset', responses: { 403: { description: 'Plan limit reached' } } },
+    {
+      check: async (unit, body) => {
         if (body.parent_id) await requireParent(unit.scope, body.parent_id);
-        await assertWithinPlanLimit(unit.tx, tenantId, 'assets', countRows('assets', tenantId));
-        const [row] = await unit.scope.insert('assets', jsonColumns(body), [...ASSET_COLUMNS]);
-        unit.audit({ action: 'asset.created', resourceType: 'asset', resourceId: row.id });
-        unit.emit('asset.created', { asset_id: row.id, type: row.type, parent_id: row.parent_id });
-        return row as AssetRow;
-      });
-      ctx.status = 201;
-      ctx.body = toAsset(created);
+        await assertWithinPlanLimit(unit.tx, unit.scope.tenantId, 'assets', countRows('assets', unit.scope.tenantId));
+      },
+      columns: jsonColumns,
+      after: (unit, row) => unit.emit('asset.created', { asset_id: row.id, type: row.type, parent_id: row.parent_id }),
     },
-  });
-
-  api.route<{ asset_id: string }>({
-    method: 'get',
-    path: '/:asset_id',
-    summary: 'Get an asset',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
-    params: assetParams,
-    responses: { 200: { description: 'Asset', schema: assetSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toAsset(await requireAsset(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.asset_id));
+  );
+  asset.get({ summary: 'Get an asset', found: 'Asset' });
+  asset.update<AssetBody>(
+    {
+      summary: 'Update the fields sent; omitted fields keep their values',
+      body: updateBody,
+      updated: 'Updated asset',
+      responses: { 409: { description: 'parent_id would create a cycle' } },
     },
-  });
-
-  api.route<{ asset_id: string }, unknown, AssetBody>({
-    method: 'put',
-    path: '/:asset_id',
-    summary: 'Update the fields sent; omitted fields keep their values',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'manage_assets',
-    params: assetParams,
-    body: updateBody,
-    responses: { 200: { description: 'Updated asset', schema: assetSchema }, 404: { description: 'Not found' }, 409: { description: 'parent_id would create a cycle' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await requireAsset(unit.scope, params.asset_id);
-        if (body.parent_id) {
-          await requireParent(unit.scope, body.parent_id);
-          if (await wouldCreateCycle(unit.scope, params.asset_id, body.parent_id)) {
-            throw conflict('parent_id would make the asset its own ancestor');
-          }
-        }
-        const [row] = await unit.scope
-          .table('assets')
-          .where('id', params.asset_id)
-          .update({ ...jsonColumns(body), updated_at: new Date() })
-          .returning([...ASSET_COLUMNS]);
-        unit.audit({ action: 'asset.updated', resourceType: 'asset', resourceId: row.id, details: { fields: Object.keys(body) } });
-        return row as AssetRow;
-      });
-      ctx.body = toAsset(updated);
+    {
+      check: async (unit, before, body) => {
+        if (!body.parent_id) return;
+        await requireParent(unit.scope, body.parent_id);
+        if (await wouldCreateCycle(unit.scope, before.id, body.parent_id)) throw conflict('parent_id would make the asset its own ancestor');
+      },
+      columns: jsonColumns,
     },
-  });
-
-  api.route<{ asset_id: string }, unknown, { children?: 'refuse' | 'reparent' }>({
-    method: 'delete',
-    path: '/:asset_id',
-    summary: 'Delete an asset; one with children is refused unless the body asks to re-parent them',
-    description: 'Body (optional): `{"children": "reparent"}` moves the children to the deleted asset\'s parent.',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'manage_assets',
-    params: assetParams,
-    body: Joi.object({ children: Joi.string().valid('refuse', 'reparent').default('refuse') }),
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'The asset has children' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const asset = await requireAsset(unit.scope, params.asset_id);
-        const children = await countChildren(unit.scope, asset.id);
+  );
+  asset.remove<{ children?: 'refuse' | 'reparent' }>(
+    {
+      summary: 'Delete an asset; one with children is refused unless the body asks to re-parent them',
+      description: 'Body (optional): `{"children": "reparent"}` moves the children to the deleted asset\'s parent.',
+      body: Joi.object({ children: Joi.string().valid('refuse', 'reparent').default('refuse') }),
+      responses: { 409: { description: 'The asset has children' } },
+    },
+    {
+      before: async (unit, row, body) => {
+        const children = await countChildren(unit.scope, row.id);
         if (children > 0 && body.children !== 'reparent') {
           throw new AppError('CONFLICT', `asset has ${children} child asset(s); send {"children":"reparent"} to move them to its parent`, { children });
         }
-        if (children > 0) await unit.scope.table('assets').where('parent_id', asset.id).update({ parent_id: asset.parent_id, updated_at: new Date() });
-        await unit.scope.table('assets').where('id', asset.id).delete();
-        unit.audit({ action: 'asset.deleted', resourceType: 'asset', resourceId: asset.id, details: { reparented_children: children } });
-        unit.emit('asset.deleted', { asset_id: asset.id });
-      });
-      ctx.status = 204;
+        if (children > 0) await unit.scope.table('assets').where('parent_id', row.id).update({ parent_id: row.parent_id, updated_at: new Date() });
+        return { reparented_children: children };
+      },
+      after: (unit, row) => unit.emit('asset.deleted', { asset_id: row.id }),
     },
-  });
+  );
 
   registerBaselineRoutes(api);
   registerAlertRoutes(api);

@@ -19,6 +19,7 @@ import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 
 const collectionSchema = Joi.object({
   id: Joi.string().uuid(),
@@ -90,109 +91,46 @@ const columnsOf = (body: CollectionBody) => ({
 export function collectionRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/collections');
 
-  api.route<unknown, PageRequest & { agent_id?: string }>({
-    method: 'get',
-    path: '/',
-    summary: 'List collections',
+  const collection = resourceRoutes(api, {
+    path: '/:collection_id',
     tags: ['collections'],
-    auth: 'user',
-    permission: 'view_files',
-    query: Joi.object({ ...pageQuery, agent_id: idRef }),
-    responses: { 200: { description: 'A page of collections', schema: page(collectionSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('collections')
-        .select([...COLLECTION_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    view: 'view_files',
+    schema: collectionSchema,
+    find: requireCollection,
+    present: toCollection,
+    write: { permission: 'manage_files', audit: 'collection', table: 'collections', columns: COLLECTION_COLUMNS },
+  });
+  collection.list<{ agent_id?: string }>({
+    summary: 'List collections',
+    found: 'A page of collections',
+    query: { agent_id: idRef },
+    filter: (q, query) => {
       if (query.agent_id) {
         if (isUuid(query.agent_id)) q.where('agent_id', query.agent_id);
         else q.whereRaw('false');
       }
-      ctx.body = await paginate(q, query, toCollection);
     },
   });
-
-  api.route<unknown, unknown, CollectionBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Create a collection',
-    tags: ['collections'],
-    auth: 'user',
-    permission: 'manage_files',
-    body: Joi.object({ ...fields, name: fields.name.required() }),
-    responses: { 201: { description: 'Created collection', schema: collectionSchema }, 409: { description: 'Name taken' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await checkCollectionBody(unit.scope, body);
-        const [row] = await unit.scope.insert('collections', columnsOf(body), [...COLLECTION_COLUMNS]);
-        unit.audit({ action: 'collection.created', resourceType: 'collection', resourceId: row.id });
-        return row as CollectionRow;
-      });
-      ctx.status = 201;
-      ctx.body = toCollection(created);
+  collection.create<CollectionBody>(
+    {
+      summary: 'Create a collection',
+      body: Joi.object({ ...fields, name: fields.name.required() }),
+      created: 'Created collection',
+      responses: { 409: { description: 'Name taken' } },
     },
-  });
-
-  api.route<{ collection_id: string }>({
-    method: 'get',
-    path: '/:collection_id',
-    summary: 'Get a collection',
-    tags: ['collections'],
-    auth: 'user',
-    permission: 'view_files',
-    params: collectionParams,
-    responses: { 200: { description: 'Collection', schema: collectionSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toCollection(await requireCollection(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.collection_id));
+    { check: (unit, body) => checkCollectionBody(unit.scope, body), columns: columnsOf },
+  );
+  collection.get({ summary: 'Get a collection', found: 'Collection' });
+  collection.update<CollectionBody>(
+    {
+      summary: 'Update the fields sent; omitted fields keep their values',
+      body: Joi.object(fields).min(1),
+      updated: 'Updated collection',
+      responses: { 409: { description: 'Name taken' } },
     },
-  });
-
-  api.route<{ collection_id: string }, unknown, CollectionBody>({
-    method: 'put',
-    path: '/:collection_id',
-    summary: 'Update the fields sent; omitted fields keep their values',
-    tags: ['collections'],
-    auth: 'user',
-    permission: 'manage_files',
-    params: collectionParams,
-    body: Joi.object(fields).min(1),
-    responses: { 200: { description: 'Updated collection', schema: collectionSchema }, 404: { description: 'Not found' }, 409: { description: 'Name taken' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const collection = await requireCollection(unit.scope, params.collection_id);
-        await checkCollectionBody(unit.scope, body, collection.id);
-        const [row] = await unit.scope
-          .table('collections')
-          .where('id', collection.id)
-          .update({ ...columnsOf(body), updated_at: new Date() })
-          .returning([...COLLECTION_COLUMNS]);
-        unit.audit({ action: 'collection.updated', resourceType: 'collection', resourceId: row.id, details: { fields: Object.keys(body) } });
-        return row as CollectionRow;
-      });
-      ctx.body = toCollection(updated);
-    },
-  });
-
-  api.route<{ collection_id: string }>({
-    method: 'delete',
-    path: '/:collection_id',
-    summary: 'Delete a collection and its memberships (the items themselves stay)',
-    tags: ['collections'],
-    auth: 'user',
-    permission: 'manage_files',
-    params: collectionParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
-        const collection = await requireCollection(unit.scope, params.collection_id);
-        await unit.scope.table('collections').where('id', collection.id).delete();
-        unit.audit({ action: 'collection.deleted', resourceType: 'collection', resourceId: collection.id });
-      });
-      ctx.status = 204;
-    },
-  });
+    { check: (unit, before, body) => checkCollectionBody(unit.scope, body, before.id), columns: columnsOf },
+  );
+  collection.remove({ summary: 'Delete a collection and its memberships (the items themselves stay)' });
 
   api.route<{ collection_id: string }, PageRequest & { item_type?: CollectionItemType }>({
     method: 'get',

@@ -17,6 +17,7 @@ import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from '../resources/agent';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 
 const CHANNELS = ['whatsapp', 'email', 'machine'] as const;
@@ -150,62 +151,36 @@ export function conversationRoutes(): ApiRouter {
     handler: async (ctx, { query }) => listConversations(ctx, query, query),
   });
 
-  api.route<{ conversation_id: string }>({
-    method: 'get',
+  const conversation = resourceRoutes(api, {
     path: '/:conversation_id',
-    summary: 'Get a conversation',
     tags,
-    auth: 'user',
-    permission: 'view_agents',
-    params: conversationParams,
-    responses: { 200: { description: 'Conversation', schema: conversationSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toConversation(await requireConversation(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.conversation_id));
-    },
+    view: 'view_agents',
+    schema: conversationSchema,
+    find: requireConversation,
+    present: toConversation,
   });
-
-  api.route<{ conversation_id: string }, PageRequest>({
-    method: 'get',
-    path: '/:conversation_id/messages',
+  conversation.get({ summary: 'Get a conversation', found: 'Conversation' });
+  conversation.children({
+    sub: 'messages',
     summary: "A conversation's messages, oldest first",
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    params: conversationParams,
-    query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of messages', schema: pageOf(messageSchema) }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
-      const conversation = await requireConversation(scope, params.conversation_id);
-      const q = scope
-        .table('messages')
-        .where('conversation_id', conversation.id)
-        .select([...MESSAGE_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      ctx.body = await paginate(q, query, toMessage);
-    },
+    found: 'A page of messages',
+    item: messageSchema,
+    table: 'messages',
+    foreignKey: 'conversation_id',
+    columns: MESSAGE_COLUMNS,
+    orderBy: [{ column: 'created_at' }, { column: 'id' }],
+    present: toMessage,
   });
-
-  api.route<{ conversation_id: string }, PageRequest>({
-    method: 'get',
-    path: '/:conversation_id/tool-calls',
+  conversation.children({
+    sub: 'tool-calls',
     summary: 'The tool calls the agent made in a conversation, oldest first',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    params: conversationParams,
-    query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of tool calls', schema: pageOf(toolCallSchema) }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
-      const conversation = await requireConversation(scope, params.conversation_id);
-      const q = scope
-        .table('tool_calls')
-        .where('conversation_id', conversation.id)
-        .select([...TOOL_CALL_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      ctx.body = await paginate(q, query, toToolCall);
-    },
+    found: 'A page of tool calls',
+    item: toolCallSchema,
+    table: 'tool_calls',
+    foreignKey: 'conversation_id',
+    columns: TOOL_CALL_COLUMNS,
+    orderBy: [{ column: 'created_at' }, { column: 'id' }],
+    present: toToolCall,
   });
 
   api.route<{ conversation_id: string }>({

@@ -11,6 +11,7 @@ import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Aggregates without `from` cover the last 30 days; a period is at most 366 days (per_day stays small). */
@@ -68,8 +69,6 @@ const surveyFields = {
 };
 type SurveyBody = { name?: string; question?: string; scale?: CsatScale; channels?: CsatChannel[]; agent_id?: string | null; status?: 'active' | 'inactive' };
 
-const surveyParams = Joi.object({ survey_id: idRef.required() });
-
 function requireSurvey(scope: TenantScope, id: string): Promise<CsatSurveyRow> {
   return findOr404('survey', id, () => surveyById(scope, id));
 }
@@ -98,120 +97,67 @@ export function csatRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/csat');
 
   // ---- surveys
-  api.route<unknown, PageRequest & { status?: string; scale?: string }>({
-    method: 'get',
-    path: '/surveys',
-    summary: 'List CSAT surveys',
+  const survey = resourceRoutes(api, {
+    path: '/surveys/:survey_id',
     tags: ['csat'],
-    auth: 'user',
-    permission: 'view_csat',
-    query: Joi.object({ ...pageQuery, status: surveyFields.status, scale: surveyFields.scale }),
-    responses: { 200: { description: 'A page of surveys', schema: page(surveySchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('csat_surveys')
-        .select([...SURVEY_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    view: 'view_csat',
+    schema: surveySchema,
+    find: requireSurvey,
+    present: toSurvey,
+    write: { permission: 'manage_csat', audit: 'csat.survey', resourceType: 'csat_survey', table: 'csat_surveys', columns: SURVEY_COLUMNS },
+  });
+  survey.list<{ status?: string; scale?: string }>({
+    summary: 'List CSAT surveys',
+    found: 'A page of surveys',
+    query: { status: surveyFields.status, scale: surveyFields.scale },
+    filter: (q, query) => {
       if (query.status) q.where('status', query.status);
       if (query.scale) q.where('scale', query.scale);
-      ctx.body = await paginate(q, query, toSurvey);
     },
   });
-
-  api.route<unknown, unknown, SurveyBody>({
-    method: 'post',
-    path: '/surveys',
-    summary: 'Create a CSAT survey',
-    description: "Sent after a conversation on one of `channels` closes, for `agent_id` (null: every agent). An agent's own active survey wins over a general one.",
-    tags: ['csat'],
-    auth: 'user',
-    permission: 'manage_csat',
-    body: Joi.object({
-      ...surveyFields,
-      name: surveyFields.name.required(),
-      question: surveyFields.question.required(),
-      scale: surveyFields.scale.required(),
-      channels: surveyFields.channels.default(['whatsapp', 'email']),
-      status: surveyFields.status.default('active'),
-    }),
-    responses: { 201: { description: 'Created survey', schema: surveySchema } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+  survey.create<SurveyBody>(
+    {
+      summary: 'Create a CSAT survey',
+      description: "Sent after a conversation on one of `channels` closes, for `agent_id` (null: every agent). An agent's own active survey wins over a general one.",
+      body: Joi.object({
+        ...surveyFields,
+        name: surveyFields.name.required(),
+        question: surveyFields.question.required(),
+        scale: surveyFields.scale.required(),
+        channels: surveyFields.channels.default(['whatsapp', 'email']),
+        status: surveyFields.status.default('active'),
+      }),
+      created: 'Created survey',
+    },
+    { check: (unit, body) => requireAgentRef(unit.scope, body.agent_id), columns: surveyColumns },
+  );
+  const hasResponses = async (scope: TenantScope, survey: CsatSurveyRow) => Boolean(await scope.table('csat_responses').where('survey_id', survey.id).first('id'));
+  survey.get({ summary: 'Get a CSAT survey', found: 'Survey' });
+  survey.update<SurveyBody>(
+    {
+      summary: 'Update the fields sent; the scale of a survey with responses cannot change',
+      body: Joi.object(surveyFields).min(1),
+      updated: 'Updated survey',
+      responses: { 409: { description: 'Scale change with responses' } },
+    },
+    {
+      check: async (unit, before, body) => {
         await requireAgentRef(unit.scope, body.agent_id);
-        const [row] = await unit.scope.insert('csat_surveys', surveyColumns(body), [...SURVEY_COLUMNS]);
-        unit.audit({ action: 'csat.survey.created', resourceType: 'csat_survey', resourceId: row.id });
-        return row as CsatSurveyRow;
-      });
-      ctx.status = 201;
-      ctx.body = toSurvey(created);
-    },
-  });
-
-  api.route<{ survey_id: string }>({
-    method: 'get',
-    path: '/surveys/:survey_id',
-    summary: 'Get a CSAT survey',
-    tags: ['csat'],
-    auth: 'user',
-    permission: 'view_csat',
-    params: surveyParams,
-    responses: { 200: { description: 'Survey', schema: surveySchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toSurvey(await requireSurvey(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.survey_id));
-    },
-  });
-
-  api.route<{ survey_id: string }, unknown, SurveyBody>({
-    method: 'put',
-    path: '/surveys/:survey_id',
-    summary: 'Update the fields sent; the scale of a survey with responses cannot change',
-    tags: ['csat'],
-    auth: 'user',
-    permission: 'manage_csat',
-    params: surveyParams,
-    body: Joi.object(surveyFields).min(1),
-    responses: { 200: { description: 'Updated survey', schema: surveySchema }, 404: { description: 'Not found' }, 409: { description: 'Scale change with responses' } },
-    handler: async (ctx, { params, body }) => {
-      const updated = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
-        const survey = await requireSurvey(unit.scope, params.survey_id);
-        await requireAgentRef(unit.scope, body.agent_id);
-        if (body.scale && body.scale !== survey.scale && (await unit.scope.table('csat_responses').where('survey_id', survey.id).first('id'))) {
+        if (body.scale && body.scale !== before.scale && (await hasResponses(unit.scope, before))) {
           throw conflict('the survey has responses on its scale; create a new survey instead');
         }
-        const [row] = await unit.scope
-          .table('csat_surveys')
-          .where('id', survey.id)
-          .update({ ...surveyColumns(body), updated_at: new Date() })
-          .returning([...SURVEY_COLUMNS]);
-        unit.audit({ action: 'csat.survey.updated', resourceType: 'csat_survey', resourceId: survey.id, details: { fields: Object.keys(body) } });
-        return row as CsatSurveyRow;
-      });
-      ctx.body = toSurvey(updated);
+      },
+      columns: surveyColumns,
     },
-  });
-
-  api.route<{ survey_id: string }>({
-    method: 'delete',
-    path: '/surveys/:survey_id',
-    summary: 'Delete a survey without responses (one with responses is deactivated instead: 409)',
-    tags: ['csat'],
-    auth: 'user',
-    permission: 'manage_csat',
-    params: surveyParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'The survey has responses' } },
-    handler: async (ctx, { params }) => {
-      await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
-        const survey = await requireSurvey(unit.scope, params.survey_id);
-        if (await unit.scope.table('csat_responses').where('survey_id', survey.id).first('id')) {
-          throw conflict('the survey has responses: set its status to inactive instead');
-        }
-        await unit.scope.table('csat_surveys').where('id', survey.id).delete();
-        unit.audit({ action: 'csat.survey.deleted', resourceType: 'csat_survey', resourceId: survey.id });
-      });
-      ctx.status = 204;
+  );
+  survey.remove(
+    { summary: 'Delete a survey without responses (one with responses is deactivated instead: 409)', responses: { 409: { description: 'The survey has responses' } } },
+    {
+      before: async (unit, row) => {
+        if (await hasResponses(unit.scope, row)) throw conflict('the survey has responses: set its status to inactive instead');
+      },
     },
-  });
+  );
 
   // ---- responses
   api.route<unknown, unknown, { survey_id: string; score: number; comment?: string | null; conversation_id?: string; responded_at?: Date }>({

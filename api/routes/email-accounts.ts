@@ -15,12 +15,12 @@ import { checkSmtpDestination } from '../../infra/outbound/smtp-destination';
 import { AppContext, userOf } from '../context';
 import { AppError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
 import { inboundSecretColumns, newInboundSecret } from '../inbound/email-inbound-secret';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 
 interface EmailAccountRow {
@@ -133,25 +133,21 @@ export function emailAccountRoutes(): ApiRouter {
   const tags = ['email accounts'];
   const key = (ctx: AppContext): Buffer => ctx.deps.config.secrets.dataEncryptionKey;
 
-  api.route<unknown, PageRequest & { status?: ChannelStatus }>({
-    method: 'get',
-    path: '/',
-    summary: 'List email accounts',
+  const account = resourceRoutes(api, {
+    path: '/:account_id',
     tags,
-    auth: 'user',
-    permission: 'view_agents',
-    query: Joi.object({ ...pageQuery, status: fields.status }),
-    responses: { 200: { description: 'A page of email accounts', schema: pageOf(accountSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('email_accounts')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (query.status) q.where('status', query.status);
-      ctx.body = await paginate(q, query, toAccount);
-    },
+    view: 'view_agents',
+    schema: accountSchema,
+    find: requireAccount,
+    present: toAccount,
+    write: { permission: 'manage_agents', audit: 'email_account', table: 'email_accounts' },
   });
-
+  account.list<{ status?: ChannelStatus }>({
+    summary: 'List email accounts',
+    found: 'A page of email accounts',
+    query: { status: fields.status },
+    filter: (q, query) => void (query.status && q.where('status', query.status)),
+  });
   api.route<unknown, unknown, EmailAccountBody>({
     method: 'post',
     path: '/',
@@ -189,20 +185,9 @@ export function emailAccountRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ account_id: string }>({
-    method: 'get',
-    path: '/:account_id',
-    summary: 'Get an email account',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    params: accountParams,
-    responses: { 200: { description: 'Email account', schema: accountSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toAccount(await requireAccount(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.account_id));
-    },
-  });
+  account.get({ summary: 'Get an email account', found: 'Email account' });
 
+  // Not account.update: the SMTP handshake runs before the transaction, so no row lock is held during network I/O.
   api.route<{ account_id: string }, unknown, EmailAccountBody>({
     method: 'put',
     path: '/:account_id',
@@ -279,26 +264,10 @@ export function emailAccountRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ account_id: string }>({
-    method: 'delete',
-    path: '/:account_id',
-    summary: 'Delete an email account no agent uses',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: accountParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'Agents use the account' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const account = await requireAccount(unit.scope, params.account_id);
-        await refuseDeleteInUse(unit, 'email', account.id);
-        await unit.scope.table('email_accounts').where('id', account.id).delete();
-        unit.audit({ action: 'email_account.deleted', resourceType: 'email_account', resourceId: account.id });
-      });
-      ctx.status = 204;
-    },
-  });
+  account.remove(
+    { summary: 'Delete an email account no agent uses', responses: { 409: { description: 'Agents use the account' } } },
+    { before: (unit, row) => refuseDeleteInUse(unit, 'email', row.id) },
+  );
 
   return api;
 }

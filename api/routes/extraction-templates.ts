@@ -6,15 +6,14 @@
  */
 import Joi from '../../domain/joi';
 import { findTemplate, TEMPLATE_COLUMNS, TemplateRow, templateUsage } from '../../db/queries/extractions';
-import { tenantScope, TenantScope } from '../../db/tenant-scope';
+import { TenantScope } from '../../db/tenant-scope';
 import type { TemplateField } from '../../domain/extraction/types';
-import { userOf } from '../context';
 import { AppError, conflict } from '../errors';
-import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+
 import { ApiRouter } from '../route';
-import { idParams, templateFields, templateSchema, toTemplate } from '../resources/extraction';
+import { templateFields, templateSchema, toTemplate } from '../resources/extraction';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 
 type TemplateBody = { name?: string; description?: string | null; fields?: TemplateField[] };
 
@@ -38,120 +37,62 @@ const columns = (body: TemplateBody) => ({ ...body, ...(body.fields ? { fields: 
 
 export function extractionTemplateRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/extraction-templates');
-  const listSchema = pageOf(templateSchema);
 
-  api.route<unknown, PageRequest>({
-    method: 'get',
-    path: '/',
-    summary: 'List extraction templates',
-    tags: ['extractions'],
-    auth: 'user',
-    permission: 'view_extractions',
-    query: Joi.object({ ...pageQuery }),
-    responses: { 200: { description: 'A page of templates', schema: listSchema } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('extraction_templates')
-        .select([...TEMPLATE_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      ctx.body = await paginate(q, query, toTemplate);
-    },
-  });
-
-  api.route<unknown, unknown, TemplateBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Create an extraction template',
-    description:
-      'Fields: `name` (snake_case, unique), `type` (string, number, date, enum, boolean, array), `required`, `instructions` ' +
-      '(double-quoted phrases in them are also labels the built-in engine looks for), `values` (enum only, required), ' +
-      '`items` (array only: string, number or date; default string).',
-    tags: ['extractions'],
-    auth: 'user',
-    permission: 'manage_extractions',
-    body: Joi.object({ ...templateBody, name: templateBody.name.required(), fields: templateBody.fields.required() }),
-    responses: { 201: { description: 'Created template', schema: templateSchema }, 409: { description: 'Name taken' }, 422: { description: 'Invalid fields' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await assertNameFree(unit.scope, body.name!);
-        const [created] = await unit.scope.insert('extraction_templates', columns(body), [...TEMPLATE_COLUMNS]);
-        unit.audit({ action: 'extraction_template.created', resourceType: 'extraction_template', resourceId: created.id, details: { fields: body.fields!.map((f) => f.name) } });
-        return created as TemplateRow;
-      });
-      ctx.status = 201;
-      ctx.body = toTemplate(row);
-    },
-  });
-
-  api.route<{ template_id: string }>({
-    method: 'get',
+  const template = resourceRoutes(api, {
     path: '/:template_id',
-    summary: 'Get an extraction template',
     tags: ['extractions'],
-    auth: 'user',
-    permission: 'view_extractions',
-    params: idParams('template_id'),
-    responses: { 200: { description: 'Template', schema: templateSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toTemplate(await requireTemplate(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.template_id));
-    },
+    view: 'view_extractions',
+    schema: templateSchema,
+    find: requireTemplate,
+    present: toTemplate,
+    write: { permission: 'manage_extractions', audit: 'extraction_template', table: 'extraction_templates', columns: TEMPLATE_COLUMNS },
   });
-
-  api.route<{ template_id: string }, unknown, TemplateBody>({
-    method: 'put',
-    path: '/:template_id',
-    summary: 'Update the fields sent; existing records keep the fields they were extracted with',
-    tags: ['extractions'],
-    auth: 'user',
-    permission: 'manage_extractions',
-    params: idParams('template_id'),
-    body: Joi.object(templateBody).min(1),
-    responses: { 200: { description: 'Updated template', schema: templateSchema }, 404: { description: 'Not found' }, 409: { description: 'Name taken' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await requireTemplate(unit.scope, params.template_id);
-        if (body.name) await assertNameFree(unit.scope, body.name, params.template_id);
-        const [updated] = await unit.scope
-          .table('extraction_templates')
-          .where('id', params.template_id)
-          .update({ ...columns(body), updated_at: new Date() })
-          .returning([...TEMPLATE_COLUMNS]);
-        unit.audit({ action: 'extraction_template.updated', resourceType: 'extraction_template', resourceId: updated.id, details: { changed: Object.keys(body) } });
-        return updated as TemplateRow;
-      });
-      ctx.body = toTemplate(row);
+  template.list({ summary: 'List extraction templates', found: 'A page of templates' });
+  template.create<TemplateBody>(
+    {
+      summary: 'Create an extraction template',
+      description:
+        'Fields: `name` (snake_case, unique), `type` (string, number, date, enum, boolean, array), `required`, `instructions` ' +
+        '(double-quoted phrases in them are also labels the built-in engine looks for), `values` (enum only, required), ' +
+        '`items` (array only: string, number or date; default string).',
+      body: Joi.object({ ...templateBody, name: templateBody.name.required(), fields: templateBody.fields.required() }),
+      created: 'Created template',
+      responses: { 409: { description: 'Name taken' }, 422: { description: 'Invalid fields' } },
     },
-  });
-
-  api.route<{ template_id: string }>({
-    method: 'delete',
-    path: '/:template_id',
-    summary: 'Delete an extraction template no record or unfinished extraction uses',
-    tags: ['extractions'],
-    auth: 'user',
-    permission: 'manage_extractions',
-    params: idParams('template_id'),
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'Records or running extractions use the template' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const template = await requireTemplate(unit.scope, params.template_id);
-        const usage = await templateUsage(unit.scope, template.id);
+    { check: (unit, body) => assertNameFree(unit.scope, body.name!), columns, after: (_unit, _row, body) => ({ fields: body.fields!.map((f) => f.name) }) },
+  );
+  template.get({ summary: 'Get an extraction template', found: 'Template' });
+  template.update<TemplateBody>(
+    {
+      summary: 'Update the fields sent; existing records keep the fields they were extracted with',
+      body: Joi.object(templateBody).min(1),
+      updated: 'Updated template',
+      responses: { 409: { description: 'Name taken' } },
+    },
+    {
+      check: async (unit, before, body) => {
+        if (body.name) await assertNameFree(unit.scope, body.name, before.id);
+      },
+      columns,
+      details: (body) => ({ changed: Object.keys(body) }),
+    },
+  );
+  template.remove(
+    { summary: 'Delete an extraction template no record or unfinished extraction uses', responses: { 409: { description: 'Records or running extractions use the template' } } },
+    {
+      before: async (unit, row) => {
+        const usage = await templateUsage(unit.scope, row.id);
         if (usage.records > 0 || usage.pendingExtractions > 0) {
           throw new AppError('CONFLICT', `the template is used by ${usage.records} record(s) and ${usage.pendingExtractions} unfinished extraction(s); delete the records first`, {
             records: usage.records,
             pending_extractions: usage.pendingExtractions,
           });
         }
-        await unit.scope.table('extractions').where('template_id', template.id).delete();
-        await unit.scope.table('extraction_templates').where('id', template.id).delete();
-        unit.audit({ action: 'extraction_template.deleted', resourceType: 'extraction_template', resourceId: template.id });
-      });
-      ctx.status = 204;
+        // Finished jobs without a record go with the template.
+        await unit.scope.table('extractions').where('template_id', row.id).delete();
+      },
     },
-  });
+  );
 
   return api;
 }

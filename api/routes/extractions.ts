@@ -18,6 +18,7 @@ import { errorSummary, FieldError, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
+import { resourceRoutes } from '../resource-routes';
 import { extractionSchema, idParams, recordSchema, recordSummarySchema, toExtraction, toRecord, toRecordSummary } from '../resources/extraction';
 import { requireTemplate } from './extraction-templates';
 import { ownValue } from '../../domain/own';
@@ -68,21 +69,14 @@ function registerRecordRoutes(api: ApiRouter): void {
     },
   });
 
-  api.route<{ record_id: string }>({
-    method: 'get',
+  const record = resourceRoutes(api, {
     path: '/records/:record_id',
-    summary: 'Get an extracted record with its correction history',
     tags: ['extractions'],
-    auth: 'user',
-    permission: 'view_extractions',
-    params: idParams('record_id'),
-    responses: { 200: { description: 'Record', schema: recordSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
-      const row = await requireRecord(scope, params.record_id);
-      ctx.body = toRecord(row, await recordCorrections(scope, row.id));
-    },
+    view: 'view_extractions',
+    schema: recordSchema,
+    find: requireRecord,
   });
+  record.get({ summary: 'Get an extracted record with its correction history', found: 'Record' }, async (row, scope) => toRecord(row, await recordCorrections(scope, row.id)));
 
   api.route<{ record_id: string }, unknown, CorrectBody>({
     method: 'patch',
@@ -261,20 +255,15 @@ export function extractionRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ extraction_id: string }>({
-    method: 'get',
+  const extraction = resourceRoutes(api, {
     path: '/:extraction_id',
-    summary: 'Status of an extraction, and its record once completed',
     tags: ['extractions'],
-    auth: 'user',
-    permission: 'view_extractions',
-    params: idParams('extraction_id'),
-    responses: { 200: { description: 'Extraction', schema: extractionSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const row = await findOr404('extraction', params.extraction_id, () => findExtraction(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.extraction_id));
-      ctx.body = toExtraction(row);
-    },
+    view: 'view_extractions',
+    schema: extractionSchema,
+    find: (scope, id) => findOr404('extraction', id, () => findExtraction(scope, id)),
+    present: toExtraction,
   });
+  extraction.get({ summary: 'Status of an extraction, and its record once completed', found: 'Extraction' });
 
   return api;
 }

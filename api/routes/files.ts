@@ -11,6 +11,7 @@ import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 
 /** Presigned download URLs are short-lived: a leaked link stops working within minutes. */
 export const DOWNLOAD_URL_TTL_SECONDS = 300;
@@ -149,19 +150,16 @@ export function fileRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ file_id: string }>({
-    method: 'get',
+  const file = resourceRoutes(api, {
     path: '/:file_id',
-    summary: "Get a file's metadata",
     tags: ['files'],
-    auth: 'user',
-    permission: 'view_files',
-    params: fileParams,
-    responses: { 200: { description: 'File', schema: fileSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toFile(await requireFile(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.file_id));
-    },
+    view: 'view_files',
+    schema: fileSchema,
+    find: requireFile,
+    present: toFile,
+    write: { permission: 'manage_files', audit: 'file', table: 'files' },
   });
+  file.get({ summary: "Get a file's metadata", found: 'File' });
 
   api.route<{ file_id: string }>({
     method: 'get',
@@ -190,29 +188,17 @@ export function fileRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ file_id: string }>({
-    method: 'delete',
-    path: '/:file_id',
-    summary: 'Delete a file: its object, its row and its collection memberships',
-    tags: ['files'],
-    auth: 'user',
-    permission: 'manage_files',
-    params: fileParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const { objectStore } = ctx.deps;
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const file = await requireFile(unit.scope, params.file_id);
-        const memberships = await removeCollectionMemberships(unit.scope, 'file', file.id);
-        await unit.scope.table('files').where('id', file.id).delete();
-        unit.audit({ action: 'file.deleted', resourceType: 'file', resourceId: file.id, details: { collection_memberships: memberships } });
-        // Last, inside the transaction: if the store refuses, the row stays and the call fails.
-        await objectStore.client.removeObject(objectStore.bucket, file.object_key);
-      });
-      ctx.status = 204;
+  file.remove(
+    { summary: 'Delete a file: its object, its row and its collection memberships' },
+    {
+      before: async (unit, row) => ({ collection_memberships: await removeCollectionMemberships(unit.scope, 'file', row.id) }),
+      // Last, inside the transaction: if the store refuses, the row stays and the call fails.
+      after: async (_unit, row, ctx) => {
+        const { objectStore } = ctx.deps;
+        await objectStore.client.removeObject(objectStore.bucket, row.object_key);
+      },
     },
-  });
+  );
 
   return api;
 }

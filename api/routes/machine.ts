@@ -120,42 +120,68 @@ function auditTarget(assetIds: readonly string[]) {
 export function machineRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/machine');
 
-  const ingestReadingsRoute = (path: string, summary: string, body: Schema, itemsOf: (body: any) => ReadingItem[]) =>
+  /**
+   * One ingest route (a single item or a batch): the items go through `ingest` in one unit of work,
+   * audited as `action` on the asset they name (or the list of assets).
+   */
+  const ingestRoute = <Item extends { asset_id: string }, Summary extends object>(spec: {
+    path: string;
+    summary: string;
+    description: string;
+    body: Schema;
+    result: Schema;
+    itemsOf: (body: any) => Item[];
+    action: string;
+    ingest: (unit: MonitoringUnit, items: Item[]) => Promise<Summary>;
+  }) =>
     api.route<unknown, unknown, unknown>({
       method: 'post',
+      path: spec.path,
+      summary: spec.summary,
+      description: spec.description,
+      tags: ['machine'],
+      auth: 'user',
+      permission: 'manage_assets',
+      body: spec.body,
+      responses: { 200: { description: 'What was stored', schema: spec.result }, 404: { description: 'An asset_id names no asset of the tenant' } },
+      handler: async (ctx, input) => {
+        const items = spec.itemsOf(input.body);
+        ctx.body = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
+          const summary = await spec.ingest(unit, items);
+          const target = auditTarget(items.map((item) => item.asset_id));
+          unit.audit({ action: spec.action, resourceType: 'asset', resourceId: target.resourceId, details: { ...target.details, ...summary } });
+          return summary;
+        });
+      },
+    });
+
+  const ingestReadingsRoute = (path: string, summary: string, body: Schema, itemsOf: (body: any) => ReadingItem[]) =>
+    ingestRoute({
       path,
       summary,
       description:
         "Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, " +
         'deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of ' +
         'the assets, all in one transaction. A reading older than the newest one of its series is stored but not judged.',
-      tags: ['machine'],
-      auth: 'user',
-      permission: 'manage_assets',
       body,
-      responses: { 200: { description: 'What was stored', schema: readingsSummary }, 404: { description: 'An asset_id names no asset of the tenant' } },
-      handler: async (ctx, input) => {
-        const { tenantId } = userOf(ctx);
-        const items = itemsOf(input.body);
-        ctx.body = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-          const assets = await requireLockedAssets(
-            unit,
-            items.map((r) => r.asset_id),
-          );
-          const readings: ReadingInput[] = items.map((r) => ({
-            asset_id: r.asset_id,
-            parameter: r.parameter,
-            ts: r.timestamp,
-            value: r.value,
-            unit: r.unit ?? null,
-            source: r.source ?? null,
-            sender_event_id: r.event_id,
-          }));
-          const summary = await ingestReadings(unit, assets, readings, new Date());
-          const target = auditTarget(items.map((r) => r.asset_id));
-          unit.audit({ action: 'machine.readings.ingested', resourceType: 'asset', resourceId: target.resourceId, details: { ...target.details, ...summary } });
-          return summary;
-        });
+      result: readingsSummary,
+      itemsOf,
+      action: 'machine.readings.ingested',
+      ingest: async (unit, items) => {
+        const assets = await requireLockedAssets(
+          unit,
+          items.map((r) => r.asset_id),
+        );
+        const readings: ReadingInput[] = items.map((r) => ({
+          asset_id: r.asset_id,
+          parameter: r.parameter,
+          ts: r.timestamp,
+          value: r.value,
+          unit: r.unit ?? null,
+          source: r.source ?? null,
+          sender_event_id: r.event_id,
+        }));
+        return ingestReadings(unit, assets, readings, new Date());
       },
     });
 
@@ -168,40 +194,31 @@ export function machineRoutes(): ApiRouter {
   );
 
   const ingestEventsRoute = (path: string, summary: string, body: Schema, itemsOf: (body: any) => EventItem[]) =>
-    api.route<unknown, unknown, unknown>({
-      method: 'post',
+    ingestRoute({
       path,
       summary,
       description:
         'Stores raw machine events (idempotent by event_id; kept in their own table, subject to retention). Each newly stored event is also ' +
         'published to the outbox under its own type, so machine agents (trigger_config.event_types) and webhooks react to it.',
-      tags: ['machine'],
-      auth: 'user',
-      permission: 'manage_assets',
       body,
-      responses: { 200: { description: 'What was stored', schema: eventsSummary }, 404: { description: 'An asset_id names no asset of the tenant' } },
-      handler: async (ctx, input) => {
-        const { tenantId } = userOf(ctx);
-        const items = itemsOf(input.body);
-        ctx.body = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-          await requireAssets(
-            unit.scope,
-            items.map((e) => e.asset_id),
-          );
-          const events: MachineEventInput[] = items.map((e) => ({
-            asset_id: e.asset_id,
-            event_type: e.type,
-            severity: e.severity ?? null,
-            ts: e.timestamp,
-            data: e.data ?? {},
-            source: e.source ?? null,
-            sender_event_id: e.event_id,
-          }));
-          const summary = await ingestMachineEvents(unit, events);
-          const target = auditTarget(items.map((e) => e.asset_id));
-          unit.audit({ action: 'machine.events.ingested', resourceType: 'asset', resourceId: target.resourceId, details: { ...target.details, ...summary } });
-          return summary;
-        });
+      result: eventsSummary,
+      itemsOf,
+      action: 'machine.events.ingested',
+      ingest: async (unit, items) => {
+        await requireAssets(
+          unit.scope,
+          items.map((e) => e.asset_id),
+        );
+        const events: MachineEventInput[] = items.map((e) => ({
+          asset_id: e.asset_id,
+          event_type: e.type,
+          severity: e.severity ?? null,
+          ts: e.timestamp,
+          data: e.data ?? {},
+          source: e.source ?? null,
+          sender_event_id: e.event_id,
+        }));
+        return ingestMachineEvents(unit, events);
       },
     });
 

@@ -13,8 +13,10 @@ import { AppContext, userOf } from '../context';
 import { notFound, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
+import { resourceRoutes } from '../resource-routes';
+import { findOr404 } from '../find-or-404';
 import { registerPrivacySettingsRoutes } from './privacy-settings';
-import { idParam, idRef } from '../validation';
+import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 
 const PURGE_BATCH = 1000;
@@ -40,7 +42,6 @@ const erasureSchema = Joi.object({
   created_at: Joi.string().isoDate(),
   completed_at: Joi.string().isoDate().allow(null),
 });
-const idParams = (name: string) => Joi.object({ [name]: idParam.required() });
 
 type ExportRow = Record<string, any>;
 
@@ -133,22 +134,16 @@ export function privacyRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ export_id: string }>({
-    method: 'get',
+  const exportResource = resourceRoutes<ExportRow & { id: string }>(api, {
     path: '/exports/:export_id',
-    summary: 'Status, progress and (when ready) the signed URL of an export',
     tags: ['privacy'],
-    auth: 'user',
-    permission: 'view_privacy',
-    params: idParams('export_id'),
-    responses: { 200: { description: 'The export', schema: exportSchema }, 404: { description: 'Unknown export' } },
-    handler: async (ctx, { params }) => {
-      if (!isUuid(params.export_id)) throw notFound('export');
-      const row = await tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('privacy_exports').where({ id: params.export_id }).first();
-      if (!row) throw notFound('export');
-      const now = new Date();
-      ctx.body = toExport(row, now, await progressOf(ctx, row, now));
-    },
+    view: 'view_privacy',
+    schema: exportSchema,
+    find: (scope, id) => findOr404('export', id, () => scope.table('privacy_exports').where({ id }).first()),
+  });
+  exportResource.get({ summary: 'Status, progress and (when ready) the signed URL of an export', found: 'The export', notFound: 'Unknown export' }, async (row, _scope, ctx) => {
+    const now = new Date();
+    return toExport(row, now, await progressOf(ctx, row, now));
   });
 
   api.route<unknown, unknown, { subject_id: string; reason: string; preserve_audit: boolean }>({
@@ -189,22 +184,15 @@ export function privacyRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ erasure_id: string }>({
-    method: 'get',
+  const erasure = resourceRoutes<Record<string, any> & { id: string }>(api, {
     path: '/erasures/:erasure_id',
-    summary: 'An erasure record: status and what was erased per category',
     tags: ['privacy'],
-    auth: 'user',
-    permission: 'view_privacy',
-    params: idParams('erasure_id'),
-    responses: { 200: { description: 'The erasure', schema: erasureSchema }, 404: { description: 'Unknown erasure' } },
-    handler: async (ctx, { params }) => {
-      if (!isUuid(params.erasure_id)) throw notFound('erasure');
-      const row = await tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('privacy_erasures').where({ id: params.erasure_id }).first();
-      if (!row) throw notFound('erasure');
-      ctx.body = toErasure(row);
-    },
+    view: 'view_privacy',
+    schema: erasureSchema,
+    find: (scope, id) => findOr404('erasure', id, () => scope.table('privacy_erasures').where({ id }).first()),
+    present: toErasure,
   });
+  erasure.get({ summary: 'An erasure record: status and what was erased per category', found: 'The erasure', notFound: 'Unknown erasure' });
 
   api.route<unknown, unknown, { older_than: string }>({
     method: 'post',

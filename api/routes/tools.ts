@@ -5,15 +5,12 @@
  */
 import Joi from '../../domain/joi';
 import { checkWebhookUrl } from '../../infra/outbound/destination-guard';
-import { tenantScope, TenantScope } from '../../db/tenant-scope';
+import { TenantScope } from '../../db/tenant-scope';
 import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domain/agents/tool-parameters';
-import { userOf } from '../context';
 import { conflict, validationError } from '../errors';
-import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
-import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 
 type ToolKind = 'built_in' | 'http';
@@ -81,7 +78,6 @@ const updateBody = Joi.object({
   kind: Joi.any().forbidden().messages({ 'any.unknown': 'cannot be changed; create a new tool instead' }),
   builtin: Joi.any().forbidden().messages({ 'any.unknown': 'cannot be changed; create a new tool instead' }),
 }).min(1);
-const toolParams = Joi.object({ tool_id: idRef.required() });
 
 const toolSchema = Joi.object({
   id: Joi.string(),
@@ -125,115 +121,51 @@ export function toolRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/tools');
   const tags = ['tools'];
 
-  api.route<unknown, PageRequest & { kind?: ToolKind }>({
-    method: 'get',
-    path: '/',
+  const tool = resourceRoutes(api, {
+    path: '/:tool_id',
+    tags,
+    view: 'view_agents',
+    schema: toolSchema,
+    find: requireTool,
+    present: toTool,
+    write: { permission: 'manage_agents', audit: 'tool', table: 'tools' },
+  });
+  tool.list<{ kind?: ToolKind }>({
     summary: 'List tools',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    query: Joi.object({ ...pageQuery, kind: Joi.string().valid('built_in', 'http') }),
-    responses: { 200: { description: 'A page of tools', schema: pageOf(toolSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('tools')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (query.kind) q.where('kind', query.kind);
-      ctx.body = await paginate(q, query, toTool);
-    },
+    found: 'A page of tools',
+    query: { kind: Joi.string().valid('built_in', 'http') },
+    filter: (q, query) => void (query.kind && q.where('kind', query.kind)),
   });
-
-  api.route<unknown, unknown, ToolBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Create a tool',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    body: createBody,
-    responses: { 201: { description: 'Created tool', schema: toolSchema }, 409: { description: 'Name taken' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await refuseTakenName(unit.scope, body.name!);
-        const [row] = await unit.scope.insert('tools', jsonColumns(body));
-        unit.audit({ action: 'tool.created', resourceType: 'tool', resourceId: row.id, details: { kind: row.kind } });
-        return row as ToolRow;
-      });
-      ctx.status = 201;
-      ctx.body = toTool(created);
-    },
-  });
-
-  api.route<{ tool_id: string }>({
-    method: 'get',
-    path: '/:tool_id',
-    summary: 'Get a tool',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    params: toolParams,
-    responses: { 200: { description: 'Tool', schema: toolSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toTool(await requireTool(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.tool_id));
-    },
-  });
-
-  api.route<{ tool_id: string }, unknown, ToolBody>({
-    method: 'put',
-    path: '/:tool_id',
-    summary: 'Update the fields sent (kind and builtin are fixed)',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: toolParams,
-    body: updateBody,
-    responses: { 200: { description: 'Updated tool', schema: toolSchema }, 404: { description: 'Not found' }, 409: { description: 'Name taken' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const tool = await requireTool(unit.scope, params.tool_id);
-        if (body.url !== undefined && tool.kind !== 'http') {
+  tool.create<ToolBody>(
+    { summary: 'Create a tool', body: createBody, created: 'Created tool', responses: { 409: { description: 'Name taken' } } },
+    { check: (unit, body) => refuseTakenName(unit.scope, body.name!), columns: jsonColumns, after: (_unit, row) => ({ kind: row.kind }) },
+  );
+  tool.get({ summary: 'Get a tool', found: 'Tool' });
+  tool.update<ToolBody>(
+    { summary: 'Update the fields sent (kind and builtin are fixed)', body: updateBody, updated: 'Updated tool', responses: { 409: { description: 'Name taken' } } },
+    {
+      check: async (unit, before, body) => {
+        if (body.url !== undefined && before.kind !== 'http') {
           throw validationError('invalid body: body.url applies only to http tools', [{ field: 'body.url', message: 'applies only to http tools', type: 'any.unknown' }]);
         }
-        if (body.name) await refuseTakenName(unit.scope, body.name, tool.id);
-        const [row] = await unit.scope
-          .table('tools')
-          .where('id', tool.id)
-          .update({ ...jsonColumns(body), updated_at: new Date() })
-          .returning('*');
-        unit.audit({ action: 'tool.updated', resourceType: 'tool', resourceId: tool.id, details: { fields: Object.keys(body) } });
-        return row as ToolRow;
-      });
-      ctx.body = toTool(updated);
+        if (body.name) await refuseTakenName(unit.scope, body.name, before.id);
+      },
+      columns: jsonColumns,
     },
-  });
-
-  api.route<{ tool_id: string }>({
-    method: 'delete',
-    path: '/:tool_id',
-    summary: 'Delete a tool; it is removed from every agent that listed it',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: toolParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const tool = await requireTool(unit.scope, params.tool_id);
+  );
+  tool.remove(
+    { summary: 'Delete a tool; it is removed from every agent that listed it' },
+    {
+      before: async (unit, row) => {
         const agents = await unit.scope
           .table('agents')
-          .whereRaw('? = any(tools)', [tool.id])
-          .update({ tools: unit.tx.raw('array_remove(tools, ?::uuid)', [tool.id]), updated_at: new Date() })
+          .whereRaw('? = any(tools)', [row.id])
+          .update({ tools: unit.tx.raw('array_remove(tools, ?::uuid)', [row.id]), updated_at: new Date() })
           .returning('id');
-        await unit.scope.table('tools').where('id', tool.id).delete();
-        unit.audit({ action: 'tool.deleted', resourceType: 'tool', resourceId: tool.id, details: { removed_from_agents: agents.map((a: { id: string }) => a.id) } });
-      });
-      ctx.status = 204;
+        return { removed_from_agents: agents.map((a: { id: string }) => a.id) };
+      },
     },
-  });
+  );
 
   return api;
 }

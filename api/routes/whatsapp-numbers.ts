@@ -5,18 +5,15 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import Joi from '../../domain/joi';
-import { tenantScope, TenantScope } from '../../db/tenant-scope';
+import { TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { secretContexts } from '../../domain/agents/channel-secrets';
 import { encryptSecret } from '../../infra/crypto';
-import { userOf } from '../context';
 import { conflict } from '../errors';
-import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
-import { idRef } from '../validation';
 import { findOr404 } from '../find-or-404';
+import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 
 interface WhatsappNumberRow {
@@ -68,7 +65,6 @@ const createBody = Joi.object({
   status: Joi.forbidden(),
 });
 const updateBody = Joi.object(fields).min(1);
-const numberParams = Joi.object({ number_id: idRef.required() });
 
 const numberSchema = Joi.object({
   id: Joi.string(),
@@ -134,122 +130,67 @@ export function whatsappNumberRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/whatsapp/numbers');
   const tags = ['whatsapp numbers'];
 
-  api.route<unknown, PageRequest & { status?: ChannelStatus }>({
-    method: 'get',
-    path: '/',
-    summary: 'List WhatsApp numbers',
+  const number = resourceRoutes(api, {
+    path: '/:number_id',
     tags,
-    auth: 'user',
-    permission: 'view_agents',
-    query: Joi.object({ ...pageQuery, status: fields.status }),
-    responses: { 200: { description: 'A page of numbers', schema: pageOf(numberSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
-        .table('whatsapp_numbers')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (query.status) q.where('status', query.status);
-      ctx.body = await paginate(q, query, toNumber);
-    },
+    view: 'view_agents',
+    schema: numberSchema,
+    find: requireNumber,
+    present: toNumber,
+    write: { permission: 'manage_agents', audit: 'whatsapp_number', table: 'whatsapp_numbers' },
   });
-
-  api.route<unknown, unknown, WhatsappNumberBody>({
-    method: 'post',
-    path: '/',
-    summary: 'Register a WhatsApp number',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    body: createBody,
-    responses: { 201: { description: 'Created, active number', schema: numberSchema }, 409: { description: 'phone_number_id already registered' } },
-    handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const id = randomUUID();
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
+  number.list<{ status?: ChannelStatus }>({
+    summary: 'List WhatsApp numbers',
+    found: 'A page of numbers',
+    query: { status: fields.status },
+    filter: (q, query) => void (query.status && q.where('status', query.status)),
+  });
+  number.create<WhatsappNumberBody>(
+    { summary: 'Register a WhatsApp number', body: createBody, created: 'Created, active number', responses: { 409: { description: 'phone_number_id already registered' } } },
+    {
+      check: async (unit, body) => {
         await refuseTakenPhoneNumberId(unit.scope, body.phone_number_id!);
         await refuseTakenVerifyToken(unit.scope, body.verify_token);
+      },
+      columns: (body, ctx) => {
+        const id = randomUUID();
         const { access_token, app_secret, verify_token, ...rest } = body;
-        const [row] = await unit.scope.insert('whatsapp_numbers', {
-          ...rest,
-          ...secretColumns(body, id, ctx.deps.config.secrets.dataEncryptionKey),
-          id,
-          status: 'active',
-        });
-        unit.audit({ action: 'whatsapp_number.created', resourceType: 'whatsapp_number', resourceId: id });
-        return row as WhatsappNumberRow;
-      });
-      ctx.status = 201;
-      ctx.body = toNumber(created);
+        return { ...rest, ...secretColumns(body, id, ctx.deps.config.secrets.dataEncryptionKey), id, status: 'active' };
+      },
     },
-  });
-
-  api.route<{ number_id: string }>({
-    method: 'get',
-    path: '/:number_id',
-    summary: 'Get a WhatsApp number',
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    params: numberParams,
-    responses: { 200: { description: 'Number', schema: numberSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toNumber(await requireNumber(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.number_id));
+  );
+  number.get({ summary: 'Get a WhatsApp number', found: 'Number' });
+  number.update<WhatsappNumberBody>(
+    {
+      summary: 'Update the fields sent',
+      description:
+        'Deactivating moves the agents of the number from active to error; re-activating it, or a new access_token after the provider rejected the old one, moves them back.',
+      body: updateBody,
+      updated: 'Updated number',
+      responses: { 409: { description: 'phone_number_id already registered' } },
     },
-  });
-
-  api.route<{ number_id: string }, unknown, WhatsappNumberBody>({
-    method: 'put',
-    path: '/:number_id',
-    summary: 'Update the fields sent',
-    description:
-      'Deactivating moves the agents of the number from active to error; re-activating it, or a new access_token after the provider rejected the old one, moves them back.',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: numberParams,
-    body: updateBody,
-    responses: { 200: { description: 'Updated number', schema: numberSchema }, 404: { description: 'Not found' }, 409: { description: 'phone_number_id already registered' } },
-    handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const updated = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const before = await requireNumber(unit.scope, params.number_id);
+    {
+      check: async (unit, before, body) => {
         if (body.phone_number_id) await refuseTakenPhoneNumberId(unit.scope, body.phone_number_id, before.id);
         await refuseTakenVerifyToken(unit.scope, body.verify_token, before.id);
+      },
+      columns: (body, before, ctx) => {
         const { access_token, app_secret, verify_token, ...rest } = body;
-        const changes = { ...rest, ...secretColumns(body, before.id, ctx.deps.config.secrets.dataEncryptionKey), updated_at: new Date() };
-        const [row] = await unit.scope.table('whatsapp_numbers').where('id', before.id).update(changes).returning('*');
-        const moved = [
+        return { ...rest, ...secretColumns(body, before.id, ctx.deps.config.secrets.dataEncryptionKey) };
+      },
+      after: async (unit, before, row, body) => ({
+        agents_moved: [
           ...(await propagateChannelStatus(unit, 'whatsapp', before.id, before.status, row.status)),
           // A new access token on a number that stayed active ends a credentials rejection.
-          ...(access_token !== undefined && before.status === 'active' && row.status === 'active' ? await restoreAgentsAfterCredentialFix(unit, 'whatsapp', before.id) : []),
-        ];
-        unit.audit({ action: 'whatsapp_number.updated', resourceType: 'whatsapp_number', resourceId: before.id, details: { fields: Object.keys(body), agents_moved: moved } });
-        return row as WhatsappNumberRow;
-      });
-      ctx.body = toNumber(updated);
+          ...(body.access_token !== undefined && before.status === 'active' && row.status === 'active' ? await restoreAgentsAfterCredentialFix(unit, 'whatsapp', before.id) : []),
+        ],
+      }),
     },
-  });
-
-  api.route<{ number_id: string }>({
-    method: 'delete',
-    path: '/:number_id',
-    summary: 'Delete a WhatsApp number no agent uses',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: numberParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 409: { description: 'Agents use the number' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const number = await requireNumber(unit.scope, params.number_id);
-        await refuseDeleteInUse(unit, 'whatsapp', number.id);
-        await unit.scope.table('whatsapp_numbers').where('id', number.id).delete();
-        unit.audit({ action: 'whatsapp_number.deleted', resourceType: 'whatsapp_number', resourceId: number.id });
-      });
-      ctx.status = 204;
-    },
-  });
+  );
+  number.remove(
+    { summary: 'Delete a WhatsApp number no agent uses', responses: { 409: { description: 'Agents use the number' } } },
+    { before: (unit, row) => refuseDeleteInUse(unit, 'whatsapp', row.id) },
+  );
 
   return api;
 }

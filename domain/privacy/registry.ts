@@ -51,6 +51,17 @@ export interface DataCategory {
   objectKeyColumn?: string;
 }
 
+/** Operational data with no subject: covered by retention and purge only, never exported or erased. */
+const retainedOnly = (name: string, table: string, retention: NonNullable<DataCategory['retention']>, keyColumn = 'id'): DataCategory => ({
+  name,
+  table,
+  link: { kind: 'none' },
+  erasure: { kind: 'none' },
+  exportColumns: [],
+  keyColumn,
+  retention,
+});
+
 export const PRIVACY_CATEGORIES: readonly DataCategory[] = [
   // Issue 8 (files and CSAT): before conversations and contacts, which they reference.
   {
@@ -98,17 +109,9 @@ export const PRIVACY_CATEGORIES: readonly DataCategory[] = [
     keyColumn: 'id',
     retention: { setting: 'extracted_records_days', timestampColumn: 'created_at' },
   },
-  {
-    // The jobs: ids and status once finished (their input text is transient, see the migration);
-    // kept as long as the records they made.
-    name: 'extractions',
-    table: 'extractions',
-    link: { kind: 'none' },
-    erasure: { kind: 'none' },
-    exportColumns: [],
-    keyColumn: 'id',
-    retention: { setting: 'extracted_records_days', timestampColumn: 'created_at' },
-  },
+  // The jobs: ids and status once finished (their input text is transient, see the migration);
+  // kept as long as the records they made.
+  retainedOnly('extractions', 'extractions', { setting: 'extracted_records_days', timestampColumn: 'created_at' }),
   {
     name: 'messages',
     table: 'messages',
@@ -166,47 +169,15 @@ export const PRIVACY_CATEGORIES: readonly DataCategory[] = [
     keyColumn: 'seq',
     retention: { setting: 'audit_trail_days', timestampColumn: 'occurred_at' },
   },
-  {
-    name: 'machine_events',
-    table: 'machine_events',
-    link: { kind: 'none' },
-    erasure: { kind: 'none' },
-    exportColumns: [],
-    keyColumn: 'id',
-    retention: { setting: 'machine_events_days', timestampColumn: 'received_at' },
-  },
-  {
-    // Every copy of machine data follows machine_events_days (issue 21): the readings themselves...
-    name: 'sensor_readings',
-    table: 'sensor_readings',
-    link: { kind: 'none' },
-    erasure: { kind: 'none' },
-    exportColumns: [],
-    // No surrogate key: the sender's event id is unique per tenant, and every batch is per tenant.
-    keyColumn: 'sender_event_id',
-    retention: { setting: 'machine_events_days', timestampColumn: 'received_at' },
-  },
-  {
-    // ...and the outbox rows that carried events to webhooks and agents, once dispatched. Events of
-    // every kind live there; they are kept as long as the machine events they mostly are.
-    name: 'outbox_events',
-    table: 'outbox_events',
-    link: { kind: 'none' },
-    erasure: { kind: 'none' },
-    exportColumns: [],
-    keyColumn: 'id',
-    retention: { setting: 'machine_events_days', timestampColumn: 'created_at', onlyWhereSet: 'dispatched_at' },
-  },
-  {
-    name: 'alerts',
-    table: 'asset_alerts',
-    link: { kind: 'none' },
-    erasure: { kind: 'none' },
-    exportColumns: [],
-    keyColumn: 'id',
-    // By resolution time: unresolved alerts (resolved_at null) are never swept.
-    retention: { setting: 'alerts_days', timestampColumn: 'resolved_at' },
-  },
+  retainedOnly('machine_events', 'machine_events', { setting: 'machine_events_days', timestampColumn: 'received_at' }),
+  // Every copy of machine data follows machine_events_days (issue 21): the readings themselves...
+  // No surrogate key: the sender's event id is unique per tenant, and every batch is per tenant.
+  retainedOnly('sensor_readings', 'sensor_readings', { setting: 'machine_events_days', timestampColumn: 'received_at' }, 'sender_event_id'),
+  // ...and the outbox rows that carried events to webhooks and agents, once dispatched. Events of
+  // every kind live there; they are kept as long as the machine events they mostly are.
+  retainedOnly('outbox_events', 'outbox_events', { setting: 'machine_events_days', timestampColumn: 'created_at', onlyWhereSet: 'dispatched_at' }),
+  // By resolution time: unresolved alerts (resolved_at null) are never swept.
+  retainedOnly('alerts', 'asset_alerts', { setting: 'alerts_days', timestampColumn: 'resolved_at' }),
   {
     // Last: everything above references the subject row.
     name: 'contact',

@@ -51,6 +51,18 @@ const failing = (message: string, counter: { n: number }) => async () => {
   throw ApplicationFailure.retryable(message, 'SmtpUnavailable');
 };
 
+/**
+ * Runs `workflow` with activity `failingActivity` failing every attempt with `message`, and
+ * `markActivity` recording what it was called with: the attempts made, the marks, the failure.
+ */
+async function failEveryAttempt(workflow: string, input: unknown, failingActivity: string, message: string, markActivity: string, history: string) {
+  const attempts = { n: 0 };
+  const marked: unknown[] = [];
+  const mark = async (i: unknown) => void marked.push(i);
+  const failure = await failureOf(execute(workflow, [input], { [failingActivity]: failing(message, attempts), [markActivity]: mark }, history));
+  return { attempts: attempts.n, marked, failure };
+}
+
 describe('notificationWorkflow', () => {
   const input = { tenantId: 't1', notificationId: 'n1' };
 
@@ -75,22 +87,15 @@ describe('notificationWorkflow', () => {
   });
 
   it('retries the delivery ten times, then marks the notification failed and fails for good', async () => {
-    const attempts = { n: 0 };
-    const marked: unknown[] = [];
-    const failure = await failureOf(
-      execute(
-        'notificationWorkflow',
-        [input],
-        {
-          deliverNotification: failing('mail server down', attempts),
-          async markNotificationFailed(i: unknown) {
-            marked.push(i);
-          },
-        },
-        'notification-failed',
-      ),
+    const { attempts, marked, failure } = await failEveryAttempt(
+      'notificationWorkflow',
+      input,
+      'deliverNotification',
+      'mail server down',
+      'markNotificationFailed',
+      'notification-failed',
     );
-    expect(attempts.n).toBe(10);
+    expect(attempts).toBe(10);
     expect(marked).toEqual([input]);
     expect(failure).toMatchObject({ type: 'NotificationFailed', message: 'notification n1 could not be delivered' });
   });
@@ -106,23 +111,9 @@ describe('reportWorkflow', () => {
   });
 
   it('marks the report failed after three attempts and fails with the generation error', async () => {
-    const attempts = { n: 0 };
-    const failed: unknown[] = [];
-    const failure = await failureOf(
-      execute(
-        'reportWorkflow',
-        [input],
-        {
-          generateReportFile: failing('renderer crashed', attempts),
-          async failReport(i: unknown) {
-            failed.push(i);
-          },
-        },
-        'report-failed',
-      ),
-    );
-    expect(attempts.n).toBe(3);
-    expect(failed).toEqual([input]);
+    const { attempts, marked, failure } = await failEveryAttempt('reportWorkflow', input, 'generateReportFile', 'renderer crashed', 'failReport', 'report-failed');
+    expect(attempts).toBe(3);
+    expect(marked).toEqual([input]);
     // The activity's failure, as the workflow rethrew it.
     expect(failure.root).toBe('renderer crashed');
   });

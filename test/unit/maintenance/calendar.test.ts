@@ -1,4 +1,5 @@
 import { addInterval, HOURS_PER_NOMINAL_MONTH, intervalHours, nextFixedDueAfter, nextFloatingDue, nthOccurrence } from '../../../domain/maintenance/calendar';
+import { MONTH_END_GRID_FROM_2024_01_31 } from './month-end-grid';
 
 const iso = (d: Date) => d.toISOString();
 const grid = (start: string, count: number, every: number, unit: 'hours' | 'days' | 'weeks' | 'months') =>
@@ -6,22 +7,7 @@ const grid = (start: string, count: number, every: number, unit: 'hours' | 'days
 
 describe('fixed monthly grid, computed from the anchor', () => {
   it('from 2024-01-31 (leap year) clamps to each month end without drifting', () => {
-    expect(grid('2024-01-31T00:00:00Z', 14, 1, 'months')).toEqual([
-      '2024-01-31',
-      '2024-02-29',
-      '2024-03-31',
-      '2024-04-30',
-      '2024-05-31',
-      '2024-06-30',
-      '2024-07-31',
-      '2024-08-31',
-      '2024-09-30',
-      '2024-10-31',
-      '2024-11-30',
-      '2024-12-31',
-      '2025-01-31',
-      '2025-02-28',
-    ]);
+    expect(grid('2024-01-31T00:00:00Z', 14, 1, 'months')).toEqual(MONTH_END_GRID_FROM_2024_01_31);
   });
 
   it('from 2023-01-31 (common year) gives 2023-02-28 then back to the 31st', () => {

@@ -13,6 +13,7 @@ import {
   type ScheduleState,
 } from '../../../domain/maintenance/schedule';
 import type { CalendarTrigger, CalendarOrCounterTrigger, CounterTrigger, SchedulePolicy, Trigger } from '../../../domain/maintenance/types';
+import { MONTH_END_GRID_FROM_2024_01_31 } from './month-end-grid';
 
 const monthly = (mode: 'fixed' | 'floating', start_at = '2024-01-31T00:00:00Z'): CalendarTrigger => ({
   type: 'calendar',
@@ -38,22 +39,7 @@ describe('calendar fixed vs floating over a year', () => {
   it('fixed monthly from 2024-01-31 stays on the month-end grid (leap year)', () => {
     const t = monthly('fixed');
     const { dues } = runTimer(t, initialSchedule(t, '2024-01-01T00:00:00Z'), 14);
-    expect(dues).toEqual([
-      '2024-01-31',
-      '2024-02-29',
-      '2024-03-31',
-      '2024-04-30',
-      '2024-05-31',
-      '2024-06-30',
-      '2024-07-31',
-      '2024-08-31',
-      '2024-09-30',
-      '2024-10-31',
-      '2024-11-30',
-      '2024-12-31',
-      '2025-01-31',
-      '2025-02-28',
-    ]);
+    expect(dues).toEqual(MONTH_END_GRID_FROM_2024_01_31);
   });
 
   it('fixed monthly from 2023-01-31 gives 2023-02-28', () => {

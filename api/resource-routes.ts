@@ -1,0 +1,249 @@
+import type { ObjectSchema, Schema } from 'joi';
+import type { Knex } from 'knex';
+import Joi from '../domain/joi';
+import { tenantScope, TenantScope } from '../db/tenant-scope';
+import { Permission } from '../domain/auth/permissions';
+import { AppContext, userOf } from './context';
+import { actorOf, MutationUnit, runMutation } from './mutation';
+import { pageOf, pageQuery, paginate, PageRequest } from './pagination';
+import { ApiRouter, ResponseSpec } from './route';
+import { idRef } from './validation';
+
+type Details = Record<string, unknown>;
+type OrderBy = Array<{ column: string; order?: 'asc' | 'desc' }>;
+
+/** What the standard routes of one resource share: where it lives, who may see it, how it is shown. */
+export interface Resource<Row extends { id: string }> {
+  /** The path of one record relative to the router's prefix, ending in its id: `/surveys/:survey_id`. */
+  path: string;
+  /** Path parameters (default: the id, a UUID). */
+  params?: ObjectSchema;
+  tags: string[];
+  view: Permission;
+  /** Response schema of one record. */
+  schema: Schema;
+  /** The record in the tenant or 404 (findOr404). */
+  find: (scope: TenantScope, id: string) => Promise<Row>;
+  /** The record as the API shows it (the GET's view unless it passes its own, and the PUT's answer). */
+  present?: (row: Row) => unknown;
+  /** What the write routes (update, remove) need; a read-only resource has none. */
+  write?: ResourceWrites;
+}
+
+export interface ResourceWrites {
+  permission: Permission;
+  /** Audit action prefix: `<audit>.updated`, `<audit>.deleted`. */
+  audit: string;
+  /** Audit resource type (default: `audit`). */
+  resourceType?: string;
+  table: string;
+  /** Columns the standard update returns (default all). */
+  columns?: readonly string[];
+}
+
+/** What OpenAPI says of a route: its summary and description, and the codes beyond the standard ones. */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  responses?: Record<number, ResponseSpec>;
+}
+
+export interface CreateHooks<Row, Body> {
+  /** Refusals (unknown references, taken names, plan limits) before the insert. */
+  check?: (unit: MutationUnit, body: Body) => Promise<void>;
+  /** The columns inserted (default: the body as is); the tenant id is added. */
+  columns?: (body: Body, ctx: AppContext) => Record<string, unknown>;
+  /** Consequences of the insert (events); what it returns is the audit details. */
+  after?: (unit: MutationUnit, row: Row, body: Body) => Promise<Details | void> | Details | void;
+}
+
+export interface UpdateHooks<Row, Body> {
+  /** Refusals (unknown references, taken names, state rules) after the lookup, before the write. */
+  check?: (unit: MutationUnit, before: Row, body: Body) => Promise<void>;
+  /** The columns written (default: the body as is); `updated_at` is added. */
+  columns?: (body: Body, before: Row, ctx: AppContext) => Record<string, unknown>;
+  /** Consequences of the write (events, propagation); what it returns joins the audit details. */
+  after?: (unit: MutationUnit, before: Row, row: Row, body: Body) => Promise<Details | void>;
+  /** The audit details of the change (default `{fields: <keys of the body>}`). */
+  details?: (body: Body) => Details;
+}
+
+export interface DeleteHooks<Row, Body> {
+  /** After the lookup, before the delete: refuses it (in use) or prepares it (detaches dependants); what it returns joins the audit details. */
+  before?: (unit: MutationUnit, row: Row, body: Body) => Promise<Details | void>;
+  /** Consequences once the row is gone (events, the object in the store); runs inside the unit. */
+  after?: (unit: MutationUnit, row: Row, ctx: AppContext) => Promise<void> | void;
+}
+
+const NOT_FOUND: ResponseSpec = { description: 'Not found' };
+
+/**
+ * The standard routes of a resource, declared through `api.route` (so the OpenAPI document,
+ * validation, permission and error path are the ordinary ones): GET one record and a page of its
+ * rows in a child table, POST (checks, insert, audit `<audit>.created`, 201), a partial PUT
+ * (lookup, checks, update, audit `<audit>.updated`) and DELETE (lookup, checks, delete, audit
+ * `<audit>.deleted`, 204). What a resource does beyond that stays visible in its hooks.
+ */
+export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resource: Resource<Row>) {
+  // A read-only resource declares no write fields; declaring a write route without them fails at startup.
+  const writable = () => {
+    const { write, present } = resource;
+    if (!write || !present) throw new Error(`${resource.path}: a write route needs the resource's write and present`);
+    return { ...write, manage: write.permission, resourceType: write.resourceType ?? write.audit, present };
+  };
+  const idName = resource.path.slice(resource.path.lastIndexOf(':') + 1);
+  const collectionPath = resource.path.slice(0, resource.path.lastIndexOf('/:')) || '/';
+  const params = resource.params ?? Joi.object({ [idName]: idRef.required() });
+  const common = { path: resource.path, tags: resource.tags, auth: 'user' as const, params };
+  const doc = (d: RouteDoc) => ({ summary: d.summary, ...(d.description ? { description: d.description } : {}) });
+
+  return {
+    /**
+     * GET one record; `view` replaces `present` when the answer needs more than the row. With `sub`
+     * (and its `schema`), a view of the record at `<path>/<sub>` (an asset's health).
+     */
+    get(d: RouteDoc & { found: string; notFound?: string; sub?: string; schema?: Schema }, view?: (row: Row, scope: TenantScope, ctx: AppContext) => Promise<unknown>) {
+      const present = resource.present;
+      if (!view && !present) throw new Error(`${resource.path}: GET needs the resource's present or a view`);
+      api.route<Record<string, string>>({
+        method: 'get',
+        ...common,
+        ...(d.sub ? { path: `${resource.path}/${d.sub}` } : {}),
+        ...doc(d),
+        permission: resource.view,
+        responses: { 200: { description: d.found, schema: d.schema ?? resource.schema }, 404: d.notFound ? { description: d.notFound } : NOT_FOUND, ...d.responses },
+        handler: async (ctx, { params }) => {
+          const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+          const row = await resource.find(scope, params[idName]);
+          ctx.body = view ? await view(row, scope, ctx) : present!(row);
+        },
+      });
+    },
+
+    /** GET a page of the record's rows in a child table (`<path>/<sub>`); 404 when the record is not found. */
+    children<Child>(
+      d: RouteDoc & { sub: string; found: string; item: Schema; table: string; foreignKey: string; columns: readonly string[]; orderBy: OrderBy; present: (row: Child) => unknown },
+    ) {
+      api.route<Record<string, string>, PageRequest>({
+        method: 'get',
+        ...common,
+        path: `${resource.path}/${d.sub}`,
+        ...doc(d),
+        permission: resource.view,
+        query: Joi.object(pageQuery),
+        responses: { 200: { description: d.found, schema: pageOf(d.item) }, 404: NOT_FOUND, ...d.responses },
+        handler: async (ctx, { params, query }) => {
+          const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+          const row = await resource.find(scope, params[idName]);
+          const q = scope
+            .table(d.table)
+            .where(d.foreignKey, row.id)
+            .select([...d.columns])
+            .orderBy(d.orderBy);
+          ctx.body = await paginate(q, query, d.present);
+        },
+      });
+    },
+
+    /** GET the collection's path: a page of the tenant's records, oldest first; `filter` narrows it by the query string. */
+    list<Query extends object = object>(d: RouteDoc & { found: string; query?: Record<string, Schema>; filter?: (q: Knex.QueryBuilder, query: Query) => void }) {
+      const { table, columns, present } = writable();
+      api.route<unknown, PageRequest & Query>({
+        method: 'get',
+        path: collectionPath,
+        ...doc(d),
+        tags: resource.tags,
+        auth: 'user',
+        permission: resource.view,
+        query: Joi.object({ ...pageQuery, ...d.query }),
+        responses: { 200: { description: d.found, schema: pageOf(resource.schema) }, ...d.responses },
+        handler: async (ctx, { query }) => {
+          const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+            .table(table)
+            .select(columns ? [...columns] : '*')
+            .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+          d.filter?.(q, query);
+          ctx.body = await paginate(q, query, present);
+        },
+      });
+    },
+
+    /** POST to the collection's path: checks, insert, audit `<audit>.created`, 201 with the record. */
+    create<Body extends object>(d: RouteDoc & { created: string; body: Schema }, hooks: CreateHooks<Row, Body> = {}) {
+      const { manage, audit, resourceType, table, columns, present } = writable();
+      api.route<unknown, unknown, Body>({
+        method: 'post',
+        path: collectionPath,
+        ...doc(d),
+        tags: resource.tags,
+        auth: 'user',
+        permission: manage,
+        body: d.body,
+        responses: { 201: { description: d.created, schema: resource.schema }, ...d.responses },
+        handler: async (ctx, { body }) => {
+          const created = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
+            await hooks.check?.(unit, body);
+            const [row] = await unit.scope.insert(table, hooks.columns ? hooks.columns(body, ctx) : (body as Record<string, unknown>), columns ? [...columns] : undefined);
+            const details = (await hooks.after?.(unit, row, body)) ?? undefined;
+            unit.audit({ action: `${audit}.created`, resourceType, resourceId: row.id, ...(details ? { details } : {}) });
+            return row as Row;
+          });
+          ctx.status = 201;
+          ctx.body = present(created);
+        },
+      });
+    },
+
+    /** PUT: update the fields sent. */
+    update<Body extends object>(d: RouteDoc & { updated: string; body: Schema }, hooks: UpdateHooks<Row, Body> = {}) {
+      const { manage, audit, resourceType, table, columns, present } = writable();
+      api.route<Record<string, string>, unknown, Body>({
+        method: 'put',
+        ...common,
+        ...doc(d),
+        permission: manage,
+        body: d.body,
+        responses: { 200: { description: d.updated, schema: resource.schema }, 404: NOT_FOUND, ...d.responses },
+        handler: async (ctx, { params, body }) => {
+          const updated = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
+            const before = await resource.find(unit.scope, params[idName]);
+            await hooks.check?.(unit, before, body);
+            const [row] = await unit.scope
+              .table(table)
+              .where('id', before.id)
+              .update({ ...(hooks.columns ? hooks.columns(body, before, ctx) : body), updated_at: new Date() })
+              .returning(columns ? [...columns] : '*');
+            const more = (await hooks.after?.(unit, before, row, body)) ?? {};
+            const details = hooks.details ? hooks.details(body) : { fields: Object.keys(body) };
+            unit.audit({ action: `${audit}.updated`, resourceType, resourceId: before.id, details: { ...details, ...more } });
+            return row as Row;
+          });
+          ctx.body = present(updated);
+        },
+      });
+    },
+
+    /** DELETE: 204 once the record is gone. */
+    remove<Body extends object = object>(d: RouteDoc & { body?: Schema }, hooks: DeleteHooks<Row, Body> = {}) {
+      const { manage, audit, resourceType, table } = writable();
+      api.route<Record<string, string>, unknown, Body>({
+        method: 'delete',
+        ...common,
+        ...doc(d),
+        permission: manage,
+        ...(d.body ? { body: d.body } : {}),
+        responses: { 204: { description: 'Deleted' }, 404: NOT_FOUND, ...d.responses },
+        handler: async (ctx, { params, body }) => {
+          await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
+            const row = await resource.find(unit.scope, params[idName]);
+            const details = (await hooks.before?.(unit, row, body)) ?? undefined;
+            await unit.scope.table(table).where('id', row.id).delete();
+            unit.audit({ action: `${audit}.deleted`, resourceType, resourceId: row.id, ...(details ? { details } : {}) });
+            await hooks.after?.(unit, row, ctx);
+          });
+          ctx.status = 204;
+        },
+      });
+    },
+  };
+}

@@ -8,7 +8,7 @@
  * Their workflows are terminated afterwards.
  */
 import { AppDeps } from '../api/context';
-import { withBenchApi, BenchApi } from './bench-api';
+import { withBenchTenant, BenchTenant } from './bench-tenant';
 import { terminateTenantWorkflows } from './maintenance';
 
 const LANES = 16;
@@ -17,7 +17,7 @@ const ASSUMED_CREATE_RATE = 25;
 const GENERATION_DEADLINE_MS = 240_000;
 
 export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.env.BENCH_DUE_PLANS ?? 10_000)): Promise<Record<string, number | string>> {
-  return withBenchApi(deps, 'plans-due', async (api) => {
+  return withBenchTenant(deps, 'Plans-due', async (api) => {
     const dueAt = Math.ceil((Date.now() + 30_000 + (wanted / ASSUMED_CREATE_RATE) * 1000) / 60_000) * 60_000;
     const created = await createPlans(api, wanted, dueAt);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now())));
@@ -41,7 +41,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
 }
 
 /** Creates up to `count` plans due at `dueAt`, stopping 10 s before it. */
-async function createPlans(api: BenchApi, count: number, dueAt: number): Promise<{ count: number; seconds: number }> {
+async function createPlans(api: BenchTenant, count: number, dueAt: number): Promise<{ count: number; seconds: number }> {
   const stopAt = dueAt - 10_000;
   const t0 = Date.now();
   let next = 0;

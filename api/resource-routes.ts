@@ -78,6 +78,15 @@ export interface DeleteHooks<Row, Body> {
 const NOT_FOUND: ResponseSpec = { description: 'Not found' };
 
 /**
+ * A hook's return as audit details: only a plain object counts. A hook written as an expression
+ * (`(unit, row) => unit.emit(...)`) returns whatever that call does at runtime, which the type
+ * `void` does not stop, and the audit row's details must stay an object.
+ */
+function detailsOf(value: unknown): Details | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Details) : undefined;
+}
+
+/**
  * The standard routes of a resource, declared through `api.route` (so the OpenAPI document,
  * validation, permission and error path are the ordinary ones): GET one record and a page of its
  * rows in a child table, POST (checks, insert, audit `<audit>.created`, 201), a partial PUT
@@ -184,7 +193,7 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
           const created = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
             await hooks.check?.(unit, body);
             const [row] = await unit.scope.insert(table, hooks.columns ? hooks.columns(body, ctx) : (body as Record<string, unknown>), columns ? [...columns] : undefined);
-            const details = (await hooks.after?.(unit, row, body)) ?? undefined;
+            const details = detailsOf(await hooks.after?.(unit, row, body));
             unit.audit({ action: `${audit}.created`, resourceType, resourceId: row.id, ...(details ? { details } : {}) });
             return row as Row;
           });
@@ -213,7 +222,7 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
               .where('id', before.id)
               .update({ ...(hooks.columns ? hooks.columns(body, before, ctx) : body), updated_at: new Date() })
               .returning(columns ? [...columns] : '*');
-            const more = (await hooks.after?.(unit, before, row, body)) ?? {};
+            const more = detailsOf(await hooks.after?.(unit, before, row, body)) ?? {};
             const details = hooks.details ? hooks.details(body) : { fields: Object.keys(body) };
             unit.audit({ action: `${audit}.updated`, resourceType, resourceId: before.id, details: { ...details, ...more } });
             return row as Row;
@@ -236,7 +245,7 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
         handler: async (ctx, { params, body }) => {
           await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
             const row = await resource.find(unit.scope, params[idName]);
-            const details = (await hooks.before?.(unit, row, body)) ?? undefined;
+            const details = detailsOf(await hooks.before?.(unit, row, body));
             await unit.scope.table(table).where('id', row.id).delete();
             unit.audit({ action: `${audit}.deleted`, resourceType, resourceId: row.id, ...(details ? { details } : {}) });
             await hooks.after?.(unit, row, ctx);

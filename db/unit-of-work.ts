@@ -42,7 +42,11 @@ export async function runUnit<T>(db: Db, context: UnitContext, work: (unit: Unit
     const unit: Unit = {
       tx,
       scope: tenantScope(tx, tenantId),
-      emit: (type, data, opts = {}) => events.push({ tenantId, type, data, ...opts }),
+      // A block body: the hooks of api/resource-routes.ts take what a hook returns as audit details,
+      // so emit must return nothing (push's count would become the details).
+      emit: (type, data, opts = {}) => {
+        events.push({ tenantId, type, data, ...opts });
+      },
       audit: (entry) => {
         auditEntry = entry;
       },

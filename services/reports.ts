@@ -72,13 +72,17 @@ export async function renderReport(
   return produceReport(deps, tenantId, order, new Date());
 }
 
-/** A report and, once completed, a presigned link to its file. */
-export async function getReport(scope: TenantScope, objectStore: ObjectStore, id: string): Promise<{ row: ReportJobRow; download: ReportDownload | null }> {
-  const row = await findOr404('report', id, () => reportJobById(scope, id));
-  if (row.status !== 'completed' || !row.object_key) return { row, download: null };
+/** A report of the tenant, or 404. */
+export function requireReport(scope: TenantScope, id: string): Promise<ReportJobRow> {
+  return findOr404('report', id, () => reportJobById(scope, id));
+}
+
+/** A completed report's short-lived download URL (null until it is completed). */
+export async function reportDownload(row: ReportJobRow, objectStore: ObjectStore): Promise<ReportDownload | null> {
+  if (row.status !== 'completed' || !row.object_key) return null;
   const now = new Date();
   const request = reportRequestOf(row);
   const disposition = { 'response-content-disposition': `attachment; filename="${reportFileName(request.type, request.format, request.period)}"` };
   const url = await objectStore.publicClient.presignedGetObject(objectStore.bucket, row.object_key, REPORT_URL_TTL_SECONDS, disposition, now);
-  return { row, download: { url, expiresAt: new Date(now.getTime() + REPORT_URL_TTL_SECONDS * 1000) } };
+  return { url, expiresAt: new Date(now.getTime() + REPORT_URL_TTL_SECONDS * 1000) };
 }

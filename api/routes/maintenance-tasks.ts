@@ -10,6 +10,7 @@ import { listTasks, planCompliance, requireTask, TASK_TRANSITIONS, TaskAction, t
 import { userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
+import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { taskParams, taskSchema, toTask } from '../resources/maintenance';
 import { idRef } from '../validation';
@@ -47,18 +48,9 @@ export function registerTaskRoutes(api: ApiRouter): void {
     },
   });
 
-  api.route<{ task_id: string }>({
-    method: 'get',
-    path: '/tasks/:task_id',
+  resourceRoutes(api, { path: '/tasks/:task_id', params: taskParams, tags: TAGS, view: 'view_maintenance', schema: taskSchema, find: requireTask, present: toTask }).get({
     summary: 'Get a task',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_maintenance',
-    params: taskParams,
-    responses: { 200: { description: 'Task', schema: taskSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toTask(await requireTask(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.task_id));
-    },
+    found: 'Task',
   });
 
   for (const t of TRANSITIONS) {

@@ -4,11 +4,12 @@ import { ReportJobRow, reportRequestOf } from '../../db/queries/report-jobs';
 import { tenantScope } from '../../db/tenant-scope';
 import { checkPeriod } from '../../domain/reports/period';
 import { REPORT_FORMATS, REPORT_TYPE_INFO, REPORT_TYPES, ReportFormat, ReportPeriod, ReportType } from '../../domain/reports/types';
-import { getReport, listReports, ReportDownload, ReportOrder, renderReport, REPORT_URL_TTL_SECONDS, requestReport } from '../../services/reports';
+import { listReports, ReportDownload, ReportOrder, renderReport, REPORT_URL_TTL_SECONDS, reportDownload, requestReport, requireReport } from '../../services/reports';
 import { userOf } from '../context';
 import { AppError } from '../errors';
 import { unitContextOf } from '../mutation';
 import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
+import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
@@ -166,20 +167,10 @@ export function reportRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ report_id: string }>({
-    method: 'get',
-    path: '/:report_id',
-    summary: 'Status of a report and, when completed, a short-lived download URL',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_reports',
-    params: reportParams,
-    responses: { 200: { description: 'Report', schema: reportSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      const { row, download } = await getReport(tenantScope(ctx.deps.db, userOf(ctx).tenantId), ctx.deps.objectStore, params.report_id);
-      ctx.body = toReport(row, download);
-    },
-  });
+  resourceRoutes(api, { path: '/:report_id', params: reportParams, tags: TAGS, view: 'view_reports', schema: reportSchema, find: requireReport }).get(
+    { summary: 'Status of a report and, when completed, a short-lived download URL', found: 'Report' },
+    async (row, _scope, ctx) => toReport(row, await reportDownload(row, ctx.deps.objectStore)),
+  );
 
   return api;
 }

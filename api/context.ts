@@ -2,6 +2,7 @@ import { ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../infra/config';
 import type { Db } from '../db/knex';
+import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import type { TemporalGateway } from '../infra/temporal';
 import type { ObjectStore } from '../infra/object-store';
 import type { Permission, Role } from '../domain/auth/permissions';
@@ -54,4 +55,9 @@ export function userOf(ctx: AppContext): UserPrincipal {
   const p = ctx.state.principal;
   if (!p || p.kind !== 'user') throw new Error('route reached without an authenticated user');
   return p;
+}
+
+/** The signed-in user's tenant scope: every read a route makes of its tenant's data starts here. */
+export function tenantScopeOf(ctx: AppContext): TenantScope {
+  return tenantScope(ctx.deps.db, userOf(ctx).tenantId);
 }

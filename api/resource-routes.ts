@@ -1,9 +1,9 @@
 import type { ObjectSchema, Schema } from 'joi';
 import type { Knex } from 'knex';
 import Joi from '../domain/joi';
-import { tenantScope, TenantScope } from '../db/tenant-scope';
+import { TenantScope } from '../db/tenant-scope';
 import { Permission } from '../domain/auth/permissions';
-import { AppContext, userOf } from './context';
+import { tenantScopeOf, AppContext, userOf } from './context';
 import { actorOf, MutationUnit, runMutation } from './mutation';
 import { pageOf, pageQuery, paginate, PageRequest } from './pagination';
 import { ApiRouter, ResponseSpec } from './route';
@@ -122,7 +122,7 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
         permission: resource.view,
         responses: { 200: { description: d.found, schema: d.schema ?? resource.schema }, 404: d.notFound ? { description: d.notFound } : NOT_FOUND, ...d.responses },
         handler: async (ctx, { params }) => {
-          const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+          const scope = tenantScopeOf(ctx);
           const row = await resource.find(scope, params[idName]);
           ctx.body = view ? await view(row, scope, ctx) : present!(row);
         },
@@ -142,7 +142,7 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
         query: Joi.object(pageQuery),
         responses: { 200: { description: d.found, schema: pageOf(d.item) }, 404: NOT_FOUND, ...d.responses },
         handler: async (ctx, { params, query }) => {
-          const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+          const scope = tenantScopeOf(ctx);
           const row = await resource.find(scope, params[idName]);
           const q = scope
             .table(d.table)
@@ -167,7 +167,7 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
         query: Joi.object({ ...pageQuery, ...d.query }),
         responses: { 200: { description: d.found, schema: pageOf(resource.schema) }, ...d.responses },
         handler: async (ctx, { query }) => {
-          const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+          const q = tenantScopeOf(ctx)
             .table(table)
             .select(columns ? [...columns] : '*')
             .orderBy([{ column: 'created_at' }, { column: 'id' }]);

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { isUuid as isUuidValue } from '../domain/ids';
 import { Queryable } from './knex';
 
 /**
@@ -32,3 +33,12 @@ export function tenantScope(db: Queryable, tenantId: string): TenantScope {
 
 /** Ids are UUIDs; anything else cannot name a record, so it is "not found" without a query error. */
 export { isUuid } from '../domain/ids';
+
+/**
+ * Narrows `q` to rows whose uuid `column` equals a client-given `value`; a value that is not a
+ * UUID matches nothing (PostgreSQL would refuse the cast and answer 500).
+ */
+export function whereUuidIs(q: Knex.QueryBuilder, column: string, value: string): void {
+  if (isUuidValue(value)) q.where(column, value);
+  else q.whereRaw('false');
+}

@@ -32,7 +32,7 @@ export class ExportZip {
   private readonly stop: (err: Error) => void;
 
   constructor(
-    private readonly out: Writable,
+    out: Writable,
     private readonly modifiedAt: Date,
   ) {
     let fail!: (err: Error) => void;

@@ -6,7 +6,7 @@
 import Joi from '../../domain/joi';
 import type { ObjectSchema, Schema } from 'joi';
 import { AGENT_COLUMNS, AgentRow, channelStatus, unknownToolIds } from '../../db/queries/agents';
-import { isUuid, TenantScope, tenantScope } from '../../db/tenant-scope';
+import { isUuid, TenantScope } from '../../db/tenant-scope';
 import {
   AGENT_STATUSES,
   AGENT_TYPES,
@@ -20,7 +20,7 @@ import {
   TriggerConfig,
   USER_SETTABLE_AGENT_STATUSES,
 } from '../../domain/agents/agents';
-import { userOf } from '../context';
+import { tenantScopeOf } from '../context';
 import { AppError, validationError } from '../errors';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
@@ -189,7 +189,7 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
     }),
     responses: { 200: { description: `A page of ${kind}s`, schema: pageOf(agentSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+      const q = tenantScopeOf(ctx)
         .table('agents')
         .select([...AGENT_COLUMNS])
         .orderBy([{ column: 'created_at' }, { column: 'id' }]);

@@ -5,7 +5,7 @@ import { lockAssets } from '../../db/asset-monitoring/unit';
 import { ALERT_COLUMNS, AlertRow, findAlert } from '../../db/queries/alerts';
 import { BASELINE_COLUMNS, BaselineRow } from '../../db/queries/baselines';
 import { isUuid, tenantScope } from '../../db/tenant-scope';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
@@ -213,7 +213,7 @@ export function registerBaselineRoutes(api: ApiRouter): void {
     query: Joi.object({ ...pageQuery, parameter: Joi.string().max(100), history: Joi.boolean().default(false) }),
     responses: { 200: { description: 'A page of baselines', schema: page(baselineSchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const scope = tenantScopeOf(ctx);
       const asset = await requireAsset(scope, params.asset_id);
       const q = scope
         .table('asset_baselines')

@@ -3,9 +3,8 @@ import type { Schema } from 'joi';
 import { recordInspection } from '../../db/asset-monitoring/inspection';
 import { findCondition, findHealth, INSPECTION_COLUMNS, InspectionRow } from '../../db/queries/asset-state';
 import { assetMaintenance } from '../../db/queries/maintenance-read';
-import { tenantScope } from '../../db/tenant-scope';
 import { CONDITIONS, Condition, HEALTH_STATUSES } from '../../domain/assets/health';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
@@ -186,7 +185,7 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
     query: Joi.object({ ...pageQuery, parameter: parameterName, from: Joi.date().iso(), to: Joi.date().iso() }),
     responses: { 200: { description: 'A page of readings', schema: page(readingSchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const scope = tenantScopeOf(ctx);
       const asset = await requireAsset(scope, params.asset_id);
       const q = scope
         .table('sensor_readings')

@@ -1,7 +1,7 @@
 import Joi from '../../domain/joi';
 import { ASSET_COLUMNS, countChildren, findAsset, wouldCreateCycle } from '../../db/queries/assets';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
-import { userOf } from '../context';
+import { isUuid, TenantScope } from '../../db/tenant-scope';
+import { tenantScopeOf } from '../context';
 import { AppError, conflict, validationError } from '../errors';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { assertWithinPlanLimit, countRows } from '../plan-limits';
@@ -62,7 +62,7 @@ export function assetRoutes(): ApiRouter {
       200: { description: 'A page of assets', schema: pageOf(assetSchema) },
     },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+      const q = tenantScopeOf(ctx)
         .table('assets')
         .select(ASSET_COLUMNS)
         .orderBy([{ column: 'created_at' }, { column: 'id' }]);

@@ -1,7 +1,6 @@
 import Joi from '../../domain/joi';
 import { verifyTenantChain } from '../../db/audit';
-import { tenantScope } from '../../db/tenant-scope';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { isoTime } from '../../domain/time';
@@ -56,7 +55,7 @@ export function auditRoutes(): ApiRouter {
       },
     },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+      const q = tenantScopeOf(ctx)
         .table('audit_log')
         .select('id', 'seq', 'occurred_at', 'actor_type', 'actor_id', 'action', 'resource_type', 'resource_id', 'request_id', 'subject_hash', 'details', 'hash')
         .orderBy('seq', 'desc');

@@ -1,8 +1,7 @@
 import Joi from '../../domain/joi';
 import { BrandingRow } from '../../db/queries/report-jobs';
-import { tenantScope } from '../../db/tenant-scope';
 import { BrandingColumns, createBranding, deleteBranding, listBrandings, requireBranding, updateBranding } from '../../services/brandings';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
@@ -65,7 +64,7 @@ export function brandingRoutes(): ApiRouter {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of brandings', schema: pageOf(brandingSchema) } },
     handler: async (ctx, { query }) => {
-      ctx.body = mapPage(await listBrandings(tenantScope(ctx.deps.db, userOf(ctx).tenantId), query), toBranding);
+      ctx.body = mapPage(await listBrandings(tenantScopeOf(ctx), query), toBranding);
     },
   });
 
@@ -97,7 +96,7 @@ export function brandingRoutes(): ApiRouter {
     params,
     responses: { 200: { description: 'Branding', schema: brandingSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params: p }) => {
-      ctx.body = toBranding(await requireBranding(tenantScope(ctx.deps.db, userOf(ctx).tenantId), p.branding_id));
+      ctx.body = toBranding(await requireBranding(tenantScopeOf(ctx), p.branding_id));
     },
   });
 

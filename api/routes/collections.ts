@@ -11,8 +11,8 @@ import {
   CollectionRow,
   liveItemsOf,
 } from '../../db/queries/collections';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
-import { userOf } from '../context';
+import { isUuid, TenantScope } from '../../db/tenant-scope';
+import { tenantScopeOf, userOf } from '../context';
 import { conflict, notFound, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
@@ -143,7 +143,7 @@ export function collectionRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, item_type: Joi.string().valid(...COLLECTION_ITEM_TYPES) }),
     responses: { 200: { description: 'A page of items', schema: page(itemSchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const scope = tenantScopeOf(ctx);
       const collection = await requireCollection(scope, params.collection_id);
       const q = liveItemsOf(scope, collection.id)
         .select([...COLLECTION_ITEM_COLUMNS])

@@ -7,9 +7,9 @@
 import Joi from '../../domain/joi';
 import { closeOpenConversation, CONVERSATION_COLUMNS, ConversationRow, MESSAGE_COLUMNS, MessageRow } from '../../db/queries/conversations';
 import { signalConversationClose } from '../../orchestration/conversations';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { AgentType } from '../../domain/agents/agents';
-import { AppContext, userOf } from '../context';
+import { tenantScopeOf, AppContext, userOf } from '../context';
 import { dependencyUnavailable, errorSummary, invalidState } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
@@ -91,7 +91,7 @@ const filterQuery = {
 
 /** Newest first. A filter id that is not a UUID matches nothing. */
 async function listConversations(ctx: AppContext, filters: ConversationFilters, page: PageRequest): Promise<void> {
-  const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+  const q = tenantScopeOf(ctx)
     .table('conversations')
     .select([...CONVERSATION_COLUMNS])
     .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id' }]);
@@ -128,7 +128,7 @@ export function registerAgentConversationsRoute(api: ApiRouter, fixedType?: Agen
     query: Joi.object(filterQuery),
     responses: { 200: { description: 'A page of conversations', schema: pageOf(conversationSchema) }, 404: { description: 'Agent not found' } },
     handler: async (ctx, { params, query }) => {
-      const agent = await requireAgent(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.agent_id, fixedType);
+      const agent = await requireAgent(tenantScopeOf(ctx), params.agent_id, fixedType);
       await listConversations(ctx, { ...query, agent_id: agent.id }, query);
     },
   });

@@ -1,10 +1,10 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
 import { csatTallies, CsatResponseRow, CsatSurveyRow, insertResponse, RESPONSE_COLUMNS, responseEvent, SURVEY_COLUMNS, surveyById } from '../../db/queries/csat';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { aggregateTallies } from '../../domain/csat/aggregates';
 import { CSAT_CHANNELS, CSAT_SCALES, CsatChannel, CsatScale, isScoreOnScale, SCALE_RANGE } from '../../domain/csat/scale';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { AppError, conflict, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
@@ -228,7 +228,7 @@ export function csatRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, survey_id: idRef, agent_id: idRef, from: Joi.date().iso(), to: Joi.date().iso() }),
     responses: { 200: { description: 'A page of responses', schema: page(responseSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+      const q = tenantScopeOf(ctx)
         .table('csat_responses')
         .select([...RESPONSE_COLUMNS])
         .orderBy([{ column: 'responded_at' }, { column: 'id' }]);
@@ -259,7 +259,7 @@ export function csatRoutes(): ApiRouter {
     responses: { 200: { description: 'Aggregates', schema: aggregatesSchema } },
     handler: async (ctx, { query }) => {
       const { from, to } = period(query, new Date());
-      const tallies = await csatTallies(tenantScope(ctx.deps.db, userOf(ctx).tenantId), { from, to, surveyId: query.survey_id });
+      const tallies = await csatTallies(tenantScopeOf(ctx), { from, to, surveyId: query.survey_id });
       ctx.body = { from: from.toISOString(), to: to.toISOString(), survey_id: query.survey_id ?? null, ...aggregateTallies(tallies) };
     },
   });

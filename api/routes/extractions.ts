@@ -13,7 +13,7 @@ import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
 import { coerceFieldValue } from '../../domain/extraction/coerce';
 import type { ExtractedFields } from '../../domain/extraction/types';
 import { startExtraction } from '../../orchestration/extractions';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { errorSummary, FieldError, validationError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
@@ -59,7 +59,7 @@ function registerRecordRoutes(api: ApiRouter): void {
     query: Joi.object({ ...pageQuery, template_id: idRef, subject_contact_id: idRef }),
     responses: { 200: { description: 'A page of records', schema: page(recordSummarySchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+      const q = tenantScopeOf(ctx)
         .table('extracted_records')
         .select([...RECORD_COLUMNS])
         .orderBy([{ column: 'created_at' }, { column: 'id' }]);
@@ -192,7 +192,7 @@ export function extractionRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, status: Joi.string().valid('queued', 'running', 'completed', 'failed'), template_id: idRef }),
     responses: { 200: { description: 'A page of extraction jobs', schema: page(extractionSchema) } },
     handler: async (ctx, { query }) => {
-      const q = extractionsQuery(tenantScope(ctx.deps.db, userOf(ctx).tenantId)).orderBy([{ column: 'extractions.created_at' }, { column: 'extractions.id' }]);
+      const q = extractionsQuery(tenantScopeOf(ctx)).orderBy([{ column: 'extractions.created_at' }, { column: 'extractions.id' }]);
       if (query.status) q.where('extractions.status', query.status);
       uuidFilter(q, query.template_id, (v) => void q.where('extractions.template_id', v));
       ctx.body = await paginate(q, query, toExtraction);

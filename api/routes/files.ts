@@ -1,9 +1,9 @@
 import Joi from '../../domain/joi';
 import { removeCollectionMemberships } from '../../db/queries/collections';
 import { FILE_COLUMNS, fileById, FileRow, newFileObjectKey, toFileRow } from '../../db/queries/files';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { MAX_UPLOAD_BYTES, PlanName } from '../../domain/tenancy/plans';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { validationError } from '../errors';
 import { receiveUpload } from '../multipart-upload';
 import { actorOf, runMutation } from '../mutation';
@@ -137,7 +137,7 @@ export function fileRoutes(): ApiRouter {
       200: { description: 'A page of files', schema: pageOf(fileSchema) },
     },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+      const q = tenantScopeOf(ctx)
         .table('files')
         .select([...FILE_COLUMNS])
         .orderBy([{ column: 'created_at' }, { column: 'id' }]);
@@ -175,7 +175,7 @@ export function fileRoutes(): ApiRouter {
     },
     handler: async (ctx, { params }) => {
       const { objectStore } = ctx.deps;
-      const file = await requireFile(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.file_id);
+      const file = await requireFile(tenantScopeOf(ctx), params.file_id);
       const signedAt = new Date();
       const url = await objectStore.publicClient.presignedGetObject(
         objectStore.bucket,

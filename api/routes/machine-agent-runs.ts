@@ -5,8 +5,8 @@
  */
 import Joi from '../../domain/joi';
 import { MACHINE_AGENT_RUN_COLUMNS, MachineAgentRunRow } from '../../db/queries/machine-agent-runs';
-import { isUuid, tenantScope } from '../../db/tenant-scope';
-import { userOf } from '../context';
+import { isUuid } from '../../db/tenant-scope';
+import { tenantScopeOf } from '../context';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from '../resources/agent';
@@ -49,7 +49,7 @@ export function registerMachineAgentRunsRoute(api: ApiRouter): void {
       404: { description: 'Agent not found' },
     },
     handler: async (ctx, { params, query }) => {
-      const scope = tenantScope(ctx.deps.db, userOf(ctx).tenantId);
+      const scope = tenantScopeOf(ctx);
       const agent = await requireAgent(scope, params.agent_id);
       const q = scope
         .table('machine_agent_runs')

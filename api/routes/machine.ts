@@ -5,9 +5,9 @@ import { LockedAssets, lockAssetTypes, MonitoringUnit } from '../../db/asset-mon
 import { MachineEventInput, MACHINE_EVENT_COLUMNS, MachineEventRow } from '../../db/queries/machine-events';
 import { pgArray } from '../../db/queries/pg-array';
 import { ReadingInput } from '../../db/queries/readings';
-import { isUuid, tenantScope, TenantScope } from '../../db/tenant-scope';
+import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { isReservedEventType, MACHINE_EVENT_TYPE_PATTERN } from '../../domain/assets/machine-events';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { AppError } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
@@ -246,7 +246,7 @@ export function machineRoutes(): ApiRouter {
       },
     },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId)
+      const q = tenantScopeOf(ctx)
         .table('machine_events')
         .select(MACHINE_EVENT_COLUMNS)
         .orderBy([{ column: 'ts', order: 'desc' }, { column: 'id' }]);

@@ -4,9 +4,8 @@
  */
 import Joi from '../../domain/joi';
 import type { DraftRow } from '../../db/queries/maintenance-optimize';
-import { tenantScope } from '../../db/tenant-scope';
 import { approveDraft, draftOptimization, getDraft, mergePatches, PATCHABLE, PatchableKind, rejectDraft } from '../../services/maintenance-optimize';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation, unitContextOf } from '../mutation';
 import { ApiRouter } from '../route';
 import { planDeps, planParams, planSchema, toPlan } from '../resources/maintenance';
@@ -72,7 +71,7 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
     params: draftParams,
     responses: { 200: { description: 'The draft', schema: draftSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      ctx.body = toDraft(await getDraft(tenantScope(ctx.deps.db, userOf(ctx).tenantId), params.plan_id, params.draft_id));
+      ctx.body = toDraft(await getDraft(tenantScopeOf(ctx), params.plan_id, params.draft_id));
     },
   });
 

@@ -4,10 +4,9 @@
  */
 import Joi from '../../domain/joi';
 import { Condition, CONDITIONS } from '../../domain/assets/health';
-import { tenantScope } from '../../db/tenant-scope';
 import { parseCompliancePeriod, TASK_STATUSES, type TaskStatus } from '../../domain/maintenance';
 import { listTasks, planCompliance, requireTask, TASK_TRANSITIONS, TaskAction, transitionTask } from '../../services/maintenance-tasks';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
@@ -44,7 +43,7 @@ export function registerTaskRoutes(api: ApiRouter): void {
     }),
     responses: { 200: { description: 'A page of tasks', schema: pageOf(taskSchema) } },
     handler: async (ctx, { query }) => {
-      ctx.body = mapPage(await listTasks(tenantScope(ctx.deps.db, userOf(ctx).tenantId), query, query), toTask);
+      ctx.body = mapPage(await listTasks(tenantScopeOf(ctx), query, query), toTask);
     },
   });
 
@@ -140,7 +139,7 @@ export function registerComplianceRoute(api: ApiRouter): void {
     handler: async (ctx, { query }) => {
       const period = parseCompliancePeriod(query.start_date, query.end_date);
       if (!period.ok) throw new Error('unreachable: the query schema checks the period');
-      const metrics = await planCompliance(tenantScope(ctx.deps.db, userOf(ctx).tenantId), period.period, query.plan_id);
+      const metrics = await planCompliance(tenantScopeOf(ctx), period.period, query.plan_id);
       ctx.body = { start_date: query.start_date, end_date: query.end_date, ...metrics };
     },
   });

@@ -16,7 +16,6 @@
  * makes the task (the change happens there, not in the API).
  */
 import Joi from '../../domain/joi';
-import { tenantScope } from '../../db/tenant-scope';
 import { actionOnDue } from '../../domain/maintenance';
 import {
   createPlan,
@@ -32,7 +31,7 @@ import {
   setPlanRunning,
   updatePlan,
 } from '../../services/maintenance';
-import { AppContext, userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, unitContextOf } from '../mutation';
 import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
@@ -47,7 +46,6 @@ const ONE_LINE_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const TAGS = ['maintenance'];
 
 /** Where a request's reads happen: its tenant's scope. */
-const scopeOf = (ctx: AppContext) => tenantScope(ctx.deps.db, userOf(ctx).tenantId);
 
 function registerPlanCrud(api: ApiRouter): void {
   api.route<unknown, PageRequest & { status?: string; asset_id?: string }>({
@@ -60,7 +58,7 @@ function registerPlanCrud(api: ApiRouter): void {
     query: Joi.object({ ...pageQuery, status: Joi.string().valid('active', 'paused'), asset_id: idRef }),
     responses: { 200: { description: 'A page of plans', schema: pageOf(planSchema) } },
     handler: async (ctx, { query }) => {
-      ctx.body = mapPage(await listPlans(scopeOf(ctx), query, query), toPlan);
+      ctx.body = mapPage(await listPlans(tenantScopeOf(ctx), query, query), toPlan);
     },
   });
 
@@ -92,7 +90,7 @@ function registerPlanCrud(api: ApiRouter): void {
     params: planParams,
     responses: { 200: { description: 'Plan', schema: planSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      ctx.body = toPlan(await requirePlan(scopeOf(ctx), params.plan_id));
+      ctx.body = toPlan(await requirePlan(tenantScopeOf(ctx), params.plan_id));
     },
   });
 
@@ -160,7 +158,7 @@ function registerPlanActions(api: ApiRouter): void {
     params: planParams,
     responses: { 200: { description: 'Preview' }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      const { plan, preview, openTasks, nextTaskCode } = await previewPlan(planDeps(ctx), scopeOf(ctx), params.plan_id);
+      const { plan, preview, openTasks, nextTaskCode } = await previewPlan(planDeps(ctx), tenantScopeOf(ctx), params.plan_id);
       ctx.body = {
         plan_id: plan.id,
         status: preview.status,
@@ -271,7 +269,7 @@ function registerPlanActions(api: ApiRouter): void {
       422: { description: 'Refused reading, or the plan has no counter' },
     },
     handler: async (ctx, { params, body }) => {
-      const { counter, result: r } = await recordCounterReading(planDeps(ctx), scopeOf(ctx), params.plan_id, {
+      const { counter, result: r } = await recordCounterReading(planDeps(ctx), tenantScopeOf(ctx), params.plan_id, {
         ...body,
         requestId: updateRequestId(ctx),
         origin: { requestId: ctx.state.requestId, actor: actorOf(ctx) },
@@ -298,7 +296,7 @@ function registerPlanActions(api: ApiRouter): void {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of readings', schema: pageOf(readingSchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      ctx.body = mapPage(await listCounterReadings(scopeOf(ctx), params.plan_id, query), (r) => ({ ...r, read_at: isoTime(r.read_at) }));
+      ctx.body = mapPage(await listCounterReadings(tenantScopeOf(ctx), params.plan_id, query), (r) => ({ ...r, read_at: isoTime(r.read_at) }));
     },
   });
 
@@ -325,7 +323,7 @@ function registerPlanActions(api: ApiRouter): void {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of executions', schema: pageOf(executionSchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      ctx.body = mapPage(await listExecutions(scopeOf(ctx), params.plan_id, query), (r) => ({
+      ctx.body = mapPage(await listExecutions(tenantScopeOf(ctx), params.plan_id, query), (r) => ({
         execution_id: r.execution_id,
         task_id: r.task_id,
         task_code: r.task_code,

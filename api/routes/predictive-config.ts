@@ -1,10 +1,9 @@
 import Joi from '../../domain/joi';
 import { PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
 import { findPredictiveConfig, PREDICTIVE_CONFIG_COLUMNS, PredictiveConfigRow, toConfig, upsertPredictiveConfig } from '../../db/queries/predictive-configs';
-import { tenantScope } from '../../db/tenant-scope';
 import { defaultPredictiveConfig, OPERATIONAL_PARAMETERS, PredictiveConfig } from '../../domain/assets/predictive-config';
 import { DEFAULT_ACTION_THRESHOLDS } from '../../domain/prognostics';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { notFound } from '../errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
@@ -91,7 +90,7 @@ export function predictiveConfigRoutes(): ApiRouter {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of configs', schema: pageOf(configSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScope(ctx.deps.db, userOf(ctx).tenantId).table('predictive_configs').select(PREDICTIVE_CONFIG_COLUMNS).orderBy('asset_type');
+      const q = tenantScopeOf(ctx).table('predictive_configs').select(PREDICTIVE_CONFIG_COLUMNS).orderBy('asset_type');
       ctx.body = await paginate(q, query, (row: PredictiveConfigRow) => toBody(toConfig(row), row));
     },
   });

@@ -62,8 +62,10 @@ export function registerPrivacySettingsRoutes(api: ApiRouter): void {
         await unit.tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 9))', [`privacy-settings:${tenantId}`]);
         const current = await loadPrivacySettings(unit.tx, tenantId);
         const retention: StoredRetention = { ...current.retention };
-        for (const [key, days] of Object.entries(body.retention ?? {}) as Array<[RetentionKey, number]>) {
-          retention[key] = changeRetention(policyOf(current.retention, key), days, now);
+        // Only the known keys are read from the body (its schema refuses any other).
+        for (const key of RETENTION_KEYS) {
+          const days = body.retention?.[key];
+          if (days !== undefined) retention[key] = changeRetention(policyOf(current.retention, key), days, now);
         }
         const piiAutoRedact = body.pii?.auto_redact ?? current.piiAutoRedact;
         await savePrivacySettings(unit.tx, tenantId, { retention, piiAutoRedact });

@@ -1,11 +1,10 @@
 import Joi from '../../domain/joi';
 import type { CustomHelpers } from 'joi';
 import { ReportJobRow, reportRequestOf } from '../../db/queries/report-jobs';
-import { tenantScope } from '../../db/tenant-scope';
 import { checkPeriod } from '../../domain/reports/period';
 import { REPORT_FORMATS, REPORT_TYPE_INFO, REPORT_TYPES, ReportFormat, ReportPeriod, ReportType } from '../../domain/reports/types';
 import { listReports, ReportDownload, ReportOrder, renderReport, REPORT_URL_TTL_SECONDS, reportDownload, requestReport, requireReport } from '../../services/reports';
-import { userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { AppError } from '../errors';
 import { unitContextOf } from '../mutation';
 import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
@@ -109,7 +108,7 @@ export function reportRoutes(): ApiRouter {
     }),
     responses: { 200: { description: 'A page of reports', schema: pageOf(reportSchema) } },
     handler: async (ctx, { query }) => {
-      ctx.body = mapPage(await listReports(tenantScope(ctx.deps.db, userOf(ctx).tenantId), query, query), (row) => toReport(row));
+      ctx.body = mapPage(await listReports(tenantScopeOf(ctx), query, query), (row) => toReport(row));
     },
   });
 

@@ -1,6 +1,5 @@
 import Joi from '../../domain/joi';
 import { ScheduledReportRow, ScheduledReportRunRow } from '../../db/queries/report-jobs';
-import { tenantScope } from '../../db/tenant-scope';
 import { isValidTimeZone, PERIOD_RULES } from '../../domain/reports/period';
 import { cronProblem, MIN_INTERVAL_MINUTES } from '../../domain/reports/schedule';
 import { REPORT_FORMATS, REPORT_TYPES } from '../../domain/reports/types';
@@ -16,7 +15,7 @@ import {
   setScheduledReportStatus,
   updateScheduledReport,
 } from '../../services/scheduled-reports';
-import { AppContext, userOf } from '../context';
+import { tenantScopeOf, AppContext, userOf } from '../context';
 import { unitContextOf } from '../mutation';
 import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
@@ -139,7 +138,7 @@ export function scheduledReportRoutes(): ApiRouter {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of scheduled reports', schema: pageOf(scheduledReportSchema) } },
     handler: async (ctx, { query }) => {
-      ctx.body = mapPage(await listScheduledReports(tenantScope(ctx.deps.db, userOf(ctx).tenantId), query), (row) => toScheduledReport(row));
+      ctx.body = mapPage(await listScheduledReports(tenantScopeOf(ctx), query), (row) => toScheduledReport(row));
     },
   });
 
@@ -176,7 +175,7 @@ export function scheduledReportRoutes(): ApiRouter {
     params,
     responses: { 200: { description: 'Scheduled report', schema: scheduledReportSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params: p }) => {
-      const { row, nextRuns } = await getScheduledReport(tenantScope(ctx.deps.db, userOf(ctx).tenantId), ctx.deps.temporal, p.scheduled_report_id);
+      const { row, nextRuns } = await getScheduledReport(tenantScopeOf(ctx), ctx.deps.temporal, p.scheduled_report_id);
       ctx.body = toScheduledReport(row, nextRuns);
     },
   });
@@ -245,7 +244,7 @@ export function scheduledReportRoutes(): ApiRouter {
     query: Joi.object(pageQuery),
     responses: { 200: { description: 'A page of runs' }, 404: { description: 'Not found' } },
     handler: async (ctx, { params: p, query }) => {
-      ctx.body = mapPage(await listScheduledReportRuns(tenantScope(ctx.deps.db, userOf(ctx).tenantId), p.scheduled_report_id, query), toRun);
+      ctx.body = mapPage(await listScheduledReportRuns(tenantScopeOf(ctx), p.scheduled_report_id, query), toRun);
     },
   });
 

@@ -6,7 +6,6 @@
  */
 import Joi from '../../domain/joi';
 import { DeliveryListRow, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
-import { tenantScope } from '../../db/tenant-scope';
 import { MAX_DESCRIPTION_LENGTH } from '../../domain/webhooks/ai-config';
 import { isValidEventPattern, validateFilters } from '../../domain/webhooks/matching';
 import type { HttpAttemptResult } from '../../domain/webhooks/outcome';
@@ -27,7 +26,7 @@ import {
   webhookAnalytics,
   WebhookFields,
 } from '../../services/webhooks';
-import { AppContext, userOf } from '../context';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
@@ -151,7 +150,6 @@ function toDelivery(row: DeliveryListRow) {
 }
 
 /** Where a request's reads happen: its tenant's scope. */
-const scopeOf = (ctx: AppContext) => tenantScope(ctx.deps.db, userOf(ctx).tenantId);
 
 function toTestResult(result: HttpAttemptResult) {
   switch (result.kind) {
@@ -181,7 +179,7 @@ export function webhookRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, status: Joi.string().valid('active', 'paused', 'failing', 'disabled') }),
     responses: { 200: { description: 'A page of webhooks', schema: pageOf(webhookSchema) } },
     handler: async (ctx, { query }) => {
-      ctx.body = mapPage(await listWebhooks(scopeOf(ctx), query.status, query), (row) => toWebhook(row));
+      ctx.body = mapPage(await listWebhooks(tenantScopeOf(ctx), query.status, query), (row) => toWebhook(row));
     },
   });
 
@@ -236,7 +234,7 @@ export function webhookRoutes(): ApiRouter {
     params: webhookParams,
     responses: { 200: { description: 'Webhook', schema: webhookSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      ctx.body = toWebhook(await requireWebhook(scopeOf(ctx), params.webhook_id));
+      ctx.body = toWebhook(await requireWebhook(tenantScopeOf(ctx), params.webhook_id));
     },
   });
 
@@ -314,7 +312,7 @@ export function webhookRoutes(): ApiRouter {
       404: { description: 'Not found' },
     },
     handler: async (ctx, { params, body }) => {
-      ctx.body = toTestResult(await sendTestPayload(ctx.deps, scopeOf(ctx), params.webhook_id, body.sample_payload));
+      ctx.body = toTestResult(await sendTestPayload(ctx.deps, tenantScopeOf(ctx), params.webhook_id, body.sample_payload));
     },
   });
 
@@ -334,7 +332,7 @@ export function webhookRoutes(): ApiRouter {
     }),
     responses: { 200: { description: 'A page of delivery records', schema: pageOf(deliverySchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      ctx.body = mapPage(await listDeliveries(scopeOf(ctx), params.webhook_id, query, query), toDelivery);
+      ctx.body = mapPage(await listDeliveries(tenantScopeOf(ctx), params.webhook_id, query, query), toDelivery);
     },
   });
 
@@ -397,7 +395,7 @@ export function webhookRoutes(): ApiRouter {
     params: webhookParams,
     responses: { 200: { description: 'Aggregate metrics' }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      ctx.body = await webhookAnalytics(ctx.deps.db, scopeOf(ctx), params.webhook_id);
+      ctx.body = await webhookAnalytics(ctx.deps.db, tenantScopeOf(ctx), params.webhook_id);
     },
   });
 

@@ -9,7 +9,7 @@ import { redactPii, AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
 import { CsatChannel, CsatScale, invitationText } from '../../domain/csat/scale';
 import { parseScoreReply } from '../../domain/csat/reply';
 import type { GroupedTally } from '../../domain/csat/aggregates';
-import { isUuid, TenantScope } from '../tenant-scope';
+import { TenantScope, whereUuidIs } from '../tenant-scope';
 import { piiAutoRedact } from './conversations';
 
 /** How long a contact may answer a survey after it was sent. */
@@ -175,9 +175,6 @@ export async function csatTallies(scope: TenantScope, period: { from: Date; to: 
       scope.db.raw('count(*)::int as count'),
     )
     .groupByRaw('1, 2, 3, 4');
-  if (period.surveyId !== undefined) {
-    if (isUuid(period.surveyId)) q.where('csat_responses.survey_id', period.surveyId);
-    else q.whereRaw('false');
-  }
+  if (period.surveyId !== undefined) whereUuidIs(q, 'csat_responses.survey_id', period.surveyId);
   return (await q) as GroupedTally[];
 }

@@ -1,7 +1,7 @@
 /** Work orders: the list with its filters, a task's locked read and update, and the compliance read. */
 import type { Knex } from 'knex';
 import type { TaskStatus } from '../../domain/maintenance';
-import { isUuid, type TenantScope } from '../tenant-scope';
+import { isUuid, type TenantScope, whereUuidIs } from '../tenant-scope';
 import type { TaskRow } from './maintenance';
 
 export interface TaskFilter {
@@ -52,9 +52,6 @@ export async function planTasksDue(scope: TenantScope, range: { start: Date; end
     .where('due_at', '>=', range.start)
     .where('due_at', '<', range.end)
     .select('plan_id', 'due_at', 'completed_at', 'status', 'interval_hours');
-  if (planId) {
-    if (isUuid(planId)) q.where('plan_id', planId);
-    else q.whereRaw('false');
-  }
+  if (planId) whereUuidIs(q, 'plan_id', planId);
   return (await q) as ComplianceTaskRow[];
 }

@@ -1,7 +1,7 @@
 /** Rows of the reports feature and what they mean, shared by the API and the activities. */
 import type { Knex } from 'knex';
 import type { Queryable } from '../knex';
-import { isUuid, type TenantScope } from '../tenant-scope';
+import { type TenantScope, whereUuidIs } from '../tenant-scope';
 import type { PeriodRule } from '../../domain/reports/period';
 import type { ReportScheduleSpec } from '../../domain/reports/schedule';
 import { REPORT_TYPE_INFO, ReportFormat, ReportRequest, ReportType } from '../../domain/reports/types';
@@ -89,10 +89,7 @@ export function reportJobsQuery(scope: TenantScope, filter: ReportJobFilter): Kn
     ]);
   if (filter.type) q.where('report_type', filter.type);
   if (filter.status) q.where('status', filter.status);
-  if (filter.scheduled_report_id) {
-    if (isUuid(filter.scheduled_report_id)) q.where('scheduled_report_id', filter.scheduled_report_id);
-    else q.whereRaw('false');
-  }
+  if (filter.scheduled_report_id) whereUuidIs(q, 'scheduled_report_id', filter.scheduled_report_id);
   return q;
 }
 

@@ -8,7 +8,7 @@ import type { JsonObject } from '../../domain/webhooks/payload';
 import type { WebhookFilters } from '../../domain/webhooks/matching';
 import type { DeliveryPolicy } from '../../domain/webhooks/outcome';
 import { Queryable } from '../knex';
-import { isUuid, TenantScope } from '../tenant-scope';
+import { isUuid, TenantScope, whereUuidIs } from '../tenant-scope';
 
 export const WEBHOOK_STATUSES = ['active', 'paused', 'failing', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -234,9 +234,6 @@ export function deliveriesQuery(scope: TenantScope, webhookId: string, filter: D
     ]);
   if (filter.status) q.where('webhook_deliveries.status', filter.status);
   if (filter.event_type) q.where('webhook_deliveries.event_type', filter.event_type);
-  if (filter.delivery_id) {
-    if (isUuid(filter.delivery_id)) q.where('webhook_deliveries.delivery_id', filter.delivery_id);
-    else q.whereRaw('false');
-  }
+  if (filter.delivery_id) whereUuidIs(q, 'webhook_deliveries.delivery_id', filter.delivery_id);
   return q;
 }

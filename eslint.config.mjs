@@ -38,6 +38,27 @@ export default tseslint.config(
     },
   },
   {
+    // The layers (docs/FEATURES.md): api on top of services, services on db/domain; workers, workflows
+    // and activities never reach into the HTTP layer, and the API starts workflows through the client,
+    // never by importing the worker's side.
+    files: ['db/**/*.ts', 'domain/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'workers/**/*.ts', 'infra/**/*.ts', 'orchestration/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+api(/|$)', message: 'Below the API layer: move what is shared out of api/.' }] }] },
+  },
+  {
+    files: ['api/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(activities|workers)(/|$)', message: 'The API reaches workers only through Temporal.' }] }] },
+  },
+  {
+    // One rule per file (a later block's rule replaces an earlier one's), so the services get both.
+    files: ['services/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+(api|activities|workers)(/|$)', message: 'Services sit below the API and reach workers only through Temporal.' }] },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.cjs', '**/*.js'],
     extends: [js.configs.recommended],
     languageOptions: { globals: { ...globals.node } },

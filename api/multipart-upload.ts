@@ -12,7 +12,7 @@ import { checkDeclaredType, SNIFF_BYTES, sniffContentType } from '../domain/file
 import type { ObjectStore } from '../infra/object-store';
 import { uploadObjectStream } from '../infra/object-upload';
 import { AppContext } from './context';
-import { AppError, validationError } from './errors';
+import { AppError, validationError } from '../domain/errors';
 
 export interface ReceivedUpload {
   fileName: string;

@@ -5,7 +5,7 @@
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { Db } from '../db/knex';
 import { PLAN_NAMES, PlanName, RATE_LIMITS } from '../domain/tenancy/plans';
-import { unauthenticated } from './errors';
+import { unauthenticated } from '../domain/errors';
 
 export interface RateDecision {
   allowed: boolean;

@@ -5,7 +5,8 @@ import { TenantScope } from '../db/tenant-scope';
 import { Permission } from '../domain/auth/permissions';
 import { tenantScopeOf, AppContext, userOf } from './context';
 import { actorOf, MutationUnit, runMutation } from './mutation';
-import { pageOf, pageQuery, paginate, PageRequest } from './pagination';
+import { pageOf, pageQuery } from './pagination';
+import { paginate, PageRequest } from '../db/pagination';
 import { ApiRouter, ResponseSpec } from './route';
 import { idRef } from './validation';
 

@@ -3,7 +3,7 @@ import type { ObjectSchema, Schema } from 'joi';
 import { Middleware } from 'koa';
 import { Permission } from '../domain/auth/permissions';
 import { AppContext, AppState, AppDeps } from './context';
-import { forbidden } from './errors';
+import { forbidden } from '../domain/errors';
 import type { ServiceScope } from '../domain/auth/tokens';
 import { storableJson } from '../domain/text';
 import { isUuid } from '../domain/ids';

@@ -1,7 +1,7 @@
 import Joi from '../domain/joi';
 import type { Schema } from 'joi';
 import { emailSchema } from '../domain/email';
-import { FieldError, validationError } from './errors';
+import { FieldError, validationError } from '../domain/errors';
 
 /**
  * Validates one part of a request. Unknown body fields are an error rather than silently

@@ -16,9 +16,9 @@ import type { BrandingRow } from '../db/queries/report-jobs';
 import { isUuid, type TenantScope } from '../db/tenant-scope';
 import type { Unit } from '../db/unit-of-work';
 import { isLogoContentType, LOGO_CONTENT_TYPES } from '../infra/reports/logo';
-import { conflict, validationError } from '../api/errors';
-import { findOr404 } from '../api/find-or-404';
-import { paginate, type Page, type PageRequest } from '../api/pagination';
+import { conflict, validationError } from '../domain/errors';
+import { findOr404 } from '../db/find-or-404';
+import { paginate, type Page, type PageRequest } from '../db/pagination';
 
 export type { BrandingColumns };
 

@@ -13,8 +13,8 @@ import { runUnit, type Unit, type UnitContext } from '../db/unit-of-work';
 import { analyzePlan, calendarPartOf, counterPartOf, sameTrigger, type Suggestion, type Trigger } from '../domain/maintenance';
 import { applyOptimization } from '../orchestration/maintenance';
 import type { OptimizationResult } from '../workflows/maintenance-plan';
-import { AppError, invalidState, notFound } from '../api/errors';
-import { findOr404 } from '../api/find-or-404';
+import { AppError, invalidState, notFound } from '../domain/errors';
+import { findOr404 } from '../db/find-or-404';
 import { callPlanWorkflow, requirePlan, type PlanDeps } from './maintenance';
 
 export const PATCHABLE = ['frequency', 'counter_threshold', 'workload'] as const;

@@ -11,9 +11,9 @@ import type { Unit } from '../db/unit-of-work';
 import type { Condition } from '../domain/assets/health';
 import { computePlanCompliance, type CompliancePeriod, type PlanComplianceMetrics, type TaskStatus } from '../domain/maintenance';
 import { isoTime } from '../domain/time';
-import { invalidState, validationError } from '../api/errors';
-import { findOr404 } from '../api/find-or-404';
-import { paginate, type Page, type PageRequest } from '../api/pagination';
+import { invalidState, validationError } from '../domain/errors';
+import { findOr404 } from '../db/find-or-404';
+import { paginate, type Page, type PageRequest } from '../db/pagination';
 
 export type TaskAction = 'start' | 'complete' | 'cancel';
 

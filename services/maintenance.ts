@@ -56,10 +56,11 @@ import {
 import { startNotificationDelivery } from '../orchestration/notifications';
 import { snapshotOf, type PlanPreview, type PlanStateView } from '../workflows/maintenance-plan-state';
 import type { CounterRequest, CounterResult } from '../workflows/maintenance-plan';
-import { AppError, dependencyUnavailable, errorSummary, notFound, validationError } from '../api/errors';
-import { findOr404 } from '../api/find-or-404';
-import { paginate, type Page, type PageRequest } from '../api/pagination';
-import { assertWithinPlanLimit } from '../api/plan-limits';
+import { AppError, dependencyUnavailable, notFound, validationError } from '../domain/errors';
+import { errorSummary } from '../infra/error-chain';
+import { findOr404 } from '../db/find-or-404';
+import { paginate, type Page, type PageRequest } from '../db/pagination';
+import { assertWithinPlanLimit } from '../db/plan-limits';
 
 /** What a plan's calls need: the database, Temporal with the API's deadline, and where a repair is logged. */
 export interface PlanDeps {

@@ -11,9 +11,10 @@ import type { ObjectStore } from '../infra/object-store';
 import { produceReport, type ProducedReport } from '../infra/reports/produce';
 import type { TemporalGateway } from '../infra/temporal';
 import { startReport } from '../orchestration/reports';
-import { AppError, errorSummary } from '../api/errors';
-import { findOr404 } from '../api/find-or-404';
-import { paginate, type Page, type PageRequest } from '../api/pagination';
+import { AppError } from '../domain/errors';
+import { errorSummary } from '../infra/error-chain';
+import { findOr404 } from '../db/find-or-404';
+import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { requireBrandingReference } from './brandings';
 
 /** Lifetime of a report's download URL. */

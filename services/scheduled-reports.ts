@@ -26,9 +26,10 @@ import type { ReportScheduleSpec } from '../domain/reports/schedule';
 import { REPORT_TYPE_INFO, type ReportFormat, type ReportType } from '../domain/reports/types';
 import type { TemporalGateway } from '../infra/temporal';
 import { createReportSchedule, deleteReportSchedule, describeReportSchedule, setReportSchedulePaused, syncReportSchedule, updateReportSchedule } from '../orchestration/reports';
-import { AppError, errorSummary, validationError } from '../api/errors';
-import { findOr404 } from '../api/find-or-404';
-import { paginate, type Page, type PageRequest } from '../api/pagination';
+import { AppError, validationError } from '../domain/errors';
+import { errorSummary } from '../infra/error-chain';
+import { findOr404 } from '../db/find-or-404';
+import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { requireBrandingReference } from './brandings';
 
 export interface ScheduledReportFields {

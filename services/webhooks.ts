@@ -43,10 +43,11 @@ import { postSigned } from '../infra/outbound/safe-http';
 import type { TemporalGateway } from '../infra/temporal';
 import { startWebhookDeliveries } from '../orchestration/webhooks';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
-import { dependencyUnavailable, errorSummary, invalidState, notFound, validationError } from '../api/errors';
-import { findOr404 } from '../api/find-or-404';
-import { paginate, type Page, type PageRequest } from '../api/pagination';
-import { assertWithinPlanLimit, countRows } from '../api/plan-limits';
+import { dependencyUnavailable, invalidState, notFound, validationError } from '../domain/errors';
+import { errorSummary } from '../infra/error-chain';
+import { findOr404 } from '../db/find-or-404';
+import { paginate, type Page, type PageRequest } from '../db/pagination';
+import { assertWithinPlanLimit, countRows } from '../db/plan-limits';
 
 /** Most deliveries one recover call starts. */
 export const MAX_RECOVER = 1_000;

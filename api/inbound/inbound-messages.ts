@@ -13,7 +13,8 @@ import { ChannelStatus } from '../../domain/agents/agents';
 import { signalInboundMessage } from '../../orchestration/conversations';
 import { storableOrNull, storableText } from '../../domain/text';
 import { AppContext } from '../context';
-import { dependencyUnavailable, errorSummary } from '../errors';
+import { dependencyUnavailable } from '../../domain/errors';
+import { errorSummary } from '../../infra/error-chain';
 import { runMutation } from '../mutation';
 
 export type InboundChannel = 'whatsapp' | 'email';

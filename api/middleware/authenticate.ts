@@ -1,7 +1,7 @@
 import { Middleware } from 'koa';
 import { verifyAccessToken, verifyInternalToken } from '../../domain/auth/tokens';
 import { AppContext, AppState } from '../context';
-import { unauthenticated } from '../errors';
+import { unauthenticated } from '../../domain/errors';
 
 function bearerToken(ctx: AppContext): string {
   const header = ctx.get('Authorization');

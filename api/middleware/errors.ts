@@ -1,6 +1,6 @@
 import { Middleware } from 'koa';
 import { AppState } from '../context';
-import { AppError, ErrorCode } from '../errors';
+import { AppError, ErrorCode } from '../../domain/errors';
 import { isDatabaseUnavailable } from '../../infra/error-chain';
 
 /**

@@ -1,7 +1,7 @@
 import bodyParser from 'koa-bodyparser';
 import { Middleware } from 'koa';
 import { AppState } from '../context';
-import { AppError } from '../errors';
+import { AppError } from '../../domain/errors';
 
 const parsers = new Map<string, Middleware<AppState>>();
 

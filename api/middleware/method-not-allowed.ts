@@ -1,7 +1,7 @@
 import { Middleware } from 'koa';
 import type Router from '@koa/router';
 import { AppState } from '../context';
-import { AppError } from '../errors';
+import { AppError } from '../../domain/errors';
 import { malformedPathId, recordNameOf } from '../path-ids';
 
 /**

@@ -1,6 +1,6 @@
 import { Middleware } from 'koa';
 import { AppContext, AppState } from '../context';
-import { AppError } from '../errors';
+import { AppError } from '../../domain/errors';
 
 /** Applies the caller tenant's limits; sets the X-RateLimit-* headers on every authenticated response. */
 export const rateLimit: Middleware<AppState, any> = async (ctx: AppContext, next) => {

@@ -3,7 +3,7 @@ import { AgentRow, findAgent } from '../../db/queries/agents';
 import { TenantScope } from '../../db/tenant-scope';
 import { AgentType } from '../../domain/agents/agents';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 
 /** The agent lookup the agents and conversations routers share. */
 

@@ -2,7 +2,7 @@ import Joi from '../../domain/joi';
 import { ASSET_COLUMNS, AssetRow, findAsset } from '../../db/queries/assets';
 import { TenantScope } from '../../db/tenant-scope';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 import type { Resource } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 

@@ -4,7 +4,7 @@
  */
 import { applyChannelStatusToAgents, countAgentsOnChannel } from '../../db/queries/agents';
 import { ChannelStatus, ChannelType } from '../../domain/agents/agents';
-import { AppError } from '../errors';
+import { AppError } from '../../domain/errors';
 import { MutationUnit } from '../mutation';
 
 /** Applies a channel record's new status to its agents; emits `agent.status_changed` per agent moved. */

@@ -21,9 +21,10 @@ import {
   USER_SETTABLE_AGENT_STATUSES,
 } from '../../domain/agents/agents';
 import { tenantScopeOf } from '../context';
-import { AppError, validationError } from '../errors';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
-import { assertWithinPlanLimit, countRows } from '../plan-limits';
+import { AppError, validationError } from '../../domain/errors';
+import { pageQuery, pageOf } from '../pagination';
+import { paginate, PageRequest } from '../../db/pagination';
+import { assertWithinPlanLimit, countRows } from '../../db/plan-limits';
 import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
 import { requireAgent } from '../resources/agent';

@@ -2,7 +2,7 @@ import Joi from '../../domain/joi';
 import { assetSubtree, nestTree, TreeRow } from '../../db/queries/asset-tree';
 import { isUuid } from '../../db/tenant-scope';
 import { userOf } from '../context';
-import { notFound } from '../errors';
+import { notFound } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { assetSchema, toAsset } from '../resources/asset';
 import { idRef } from '../validation';

@@ -1,7 +1,8 @@
 import Joi from '../../domain/joi';
 import { verifyTenantChain } from '../../db/audit';
 import { tenantScopeOf, userOf } from '../context';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+import { pageQuery, pageOf } from '../pagination';
+import { paginate, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { isoTime } from '../../domain/time';
 

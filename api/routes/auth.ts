@@ -6,7 +6,7 @@ import { permissionsForRole } from '../../domain/auth/permissions';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../../domain/auth/passwords';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../domain/auth/tokens';
 import { AppContext, userOf } from '../context';
-import { AppError, unauthenticated } from '../errors';
+import { AppError, unauthenticated } from '../../domain/errors';
 import type { LimitDecision } from '../login-limits';
 import { ApiRouter } from '../route';
 import { emailField } from '../validation';

@@ -13,12 +13,13 @@ import {
 } from '../../db/queries/collections';
 import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { tenantScopeOf, userOf } from '../context';
-import { conflict, notFound, validationError } from '../errors';
+import { conflict, notFound, validationError } from '../../domain/errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+import { pageQuery, pageOf } from '../pagination';
+import { paginate, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
 
 const collectionSchema = Joi.object({

@@ -10,13 +10,15 @@ import { signalConversationClose } from '../../orchestration/conversations';
 import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { AgentType } from '../../domain/agents/agents';
 import { tenantScopeOf, AppContext, userOf } from '../context';
-import { dependencyUnavailable, errorSummary, invalidState } from '../errors';
+import { dependencyUnavailable, invalidState } from '../../domain/errors';
+import { errorSummary } from '../../infra/error-chain';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+import { pageQuery, pageOf } from '../pagination';
+import { paginate, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { agentParams, requireAgent } from '../resources/agent';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 

@@ -5,12 +5,13 @@ import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { aggregateTallies } from '../../domain/csat/aggregates';
 import { CSAT_CHANNELS, CSAT_SCALES, CsatChannel, CsatScale, isScoreOnScale, SCALE_RANGE } from '../../domain/csat/scale';
 import { tenantScopeOf, userOf } from '../context';
-import { AppError, conflict, validationError } from '../errors';
+import { AppError, conflict, validationError } from '../../domain/errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+import { pageQuery, pageOf } from '../pagination';
+import { paginate, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
 
 const DAY_MS = 24 * 3600 * 1000;

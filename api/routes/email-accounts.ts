@@ -13,13 +13,13 @@ import { decryptSecret, encryptSecret } from '../../infra/crypto';
 import { SmtpSettings, verifySmtp } from '../../infra/smtp-verify';
 import { checkSmtpDestination } from '../../infra/outbound/smtp-destination';
 import { AppContext, userOf } from '../context';
-import { AppError } from '../errors';
+import { AppError } from '../../domain/errors';
 import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
 import { inboundSecretColumns, newInboundSecret } from '../inbound/email-inbound-secret';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 

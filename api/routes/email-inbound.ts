@@ -15,7 +15,7 @@ import { simpleParser } from 'mailparser';
 import { isUuid } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { AppContext } from '../context';
-import { AppError, unauthenticated } from '../errors';
+import { AppError, unauthenticated } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { decryptInboundSecret } from '../inbound/email-inbound-secret';
 import { receiveInboundMessage } from '../inbound/inbound-messages';

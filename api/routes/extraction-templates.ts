@@ -8,11 +8,11 @@ import Joi from '../../domain/joi';
 import { findTemplate, TEMPLATE_COLUMNS, TemplateRow, templateUsage } from '../../db/queries/extractions';
 import { TenantScope } from '../../db/tenant-scope';
 import type { TemplateField } from '../../domain/extraction/types';
-import { AppError, conflict } from '../errors';
+import { AppError, conflict } from '../../domain/errors';
 
 import { ApiRouter } from '../route';
 import { templateFields, templateSchema, toTemplate } from '../resources/extraction';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
 
 type TemplateBody = { name?: string; description?: string | null; fields?: TemplateField[] };

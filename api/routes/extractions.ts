@@ -14,16 +14,18 @@ import { coerceFieldValue } from '../../domain/extraction/coerce';
 import type { ExtractedFields } from '../../domain/extraction/types';
 import { startExtraction } from '../../orchestration/extractions';
 import { tenantScopeOf, userOf } from '../context';
-import { errorSummary, FieldError, validationError } from '../errors';
+import { errorSummary } from '../../infra/error-chain';
+import { FieldError, validationError } from '../../domain/errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+import { pageQuery, pageOf } from '../pagination';
+import { paginate, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
 import { extractionSchema, idParams, recordSchema, recordSummarySchema, toExtraction, toRecord, toRecordSummary } from '../resources/extraction';
 import { requireTemplate } from './extraction-templates';
 import { ownValue } from '../../domain/own';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 
 /** Characters of text a request may carry (the JSON body is limited to 1 MB anyway). */
 export const MAX_TEXT_INPUT = 900_000;

@@ -4,13 +4,14 @@ import { FILE_COLUMNS, fileById, FileRow, newFileObjectKey, toFileRow } from '..
 import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { MAX_UPLOAD_BYTES, PlanName } from '../../domain/tenancy/plans';
 import { tenantScopeOf, userOf } from '../context';
-import { validationError } from '../errors';
+import { validationError } from '../../domain/errors';
 import { receiveUpload } from '../multipart-upload';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+import { pageQuery, pageOf } from '../pagination';
+import { paginate, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
 
 /** Presigned download URLs are short-lived: a leaked link stops working within minutes. */

@@ -4,11 +4,12 @@ import { appendEvent, outboxBacklog } from '../../db/outbox';
 import { insertNotification } from '../../db/notifications';
 import { AppContext } from '../context';
 import { checkDependencies } from '../../infra/dependency-health';
-import { AppError, forbidden, notFound, validationError } from '../errors';
+import { AppError, forbidden, notFound, validationError } from '../../domain/errors';
 import { runMutation, actorOf } from '../mutation';
 import { startNotificationDelivery } from '../../orchestration/notifications';
 import { ApiRouter } from '../route';
-import { PageRequest, paginate, pageQuery } from '../pagination';
+import { PageRequest, paginate } from '../../db/pagination';
+import { pageQuery } from '../pagination';
 import { Knex } from 'knex';
 
 const OUTBOX_ITEM_COLUMNS = ['id', 'tenant_id', 'type', 'attempts', 'last_error', 'next_attempt_at', 'parked_at', 'created_at'];

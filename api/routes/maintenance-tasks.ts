@@ -8,7 +8,8 @@ import { parseCompliancePeriod, TASK_STATUSES, type TaskStatus } from '../../dom
 import { listTasks, planCompliance, requireTask, TASK_TRANSITIONS, TaskAction, transitionTask } from '../../services/maintenance-tasks';
 import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
-import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
+import { pageQuery, pageOf } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { taskParams, taskSchema, toTask } from '../resources/maintenance';

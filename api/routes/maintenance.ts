@@ -33,7 +33,8 @@ import {
 } from '../../services/maintenance';
 import { tenantScopeOf, userOf } from '../context';
 import { actorOf, unitContextOf } from '../mutation';
-import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
+import { pageQuery, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { createPlanBody, idempotencyKeyOf, PlanBody, planDeps, planParams, planSchema, toPlan, updatePlanBody, updateRequestId } from '../resources/maintenance';
 import { registerOptimizeRoutes } from './maintenance-optimize';

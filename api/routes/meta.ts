@@ -3,7 +3,7 @@ import path from 'node:path';
 import Joi from '../../domain/joi';
 import { buildOpenApi } from '../openapi';
 import { ApiRouter, RegisteredRoute } from '../route';
-import { AppError } from '../errors';
+import { AppError } from '../../domain/errors';
 import type { Registry } from 'prom-client';
 import type { DependencyHealth } from '../../infra/dependency-health';
 import { bearerMatches } from '../../infra/metrics';

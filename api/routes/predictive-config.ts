@@ -4,9 +4,10 @@ import { findPredictiveConfig, PREDICTIVE_CONFIG_COLUMNS, PredictiveConfigRow, t
 import { defaultPredictiveConfig, OPERATIONAL_PARAMETERS, PredictiveConfig } from '../../domain/assets/predictive-config';
 import { DEFAULT_ACTION_THRESHOLDS } from '../../domain/prognostics';
 import { tenantScopeOf, userOf } from '../context';
-import { notFound } from '../errors';
+import { notFound } from '../../domain/errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, paginate, PageRequest, pageOf } from '../pagination';
+import { pageQuery, pageOf } from '../pagination';
+import { paginate, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
 import { isoTime } from '../../domain/time';

@@ -17,7 +17,8 @@ import {
 } from '../../services/scheduled-reports';
 import { tenantScopeOf, AppContext, userOf } from '../context';
 import { unitContextOf } from '../mutation';
-import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
+import { pageQuery, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';

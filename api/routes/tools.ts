@@ -7,9 +7,9 @@ import Joi from '../../domain/joi';
 import { checkWebhookUrl } from '../../infra/outbound/destination-guard';
 import { TenantScope } from '../../db/tenant-scope';
 import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domain/agents/tool-parameters';
-import { conflict, validationError } from '../errors';
+import { conflict, validationError } from '../../domain/errors';
 import { ApiRouter } from '../route';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 

@@ -28,7 +28,8 @@ import {
 } from '../../services/webhooks';
 import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
-import { mapPage, pageQuery, PageRequest, pageOf } from '../pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
+import { pageQuery, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';

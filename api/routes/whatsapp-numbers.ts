@@ -9,10 +9,10 @@ import { TenantScope } from '../../db/tenant-scope';
 import { ChannelStatus } from '../../domain/agents/agents';
 import { secretContexts } from '../../domain/agents/channel-secrets';
 import { encryptSecret } from '../../infra/crypto';
-import { conflict } from '../errors';
+import { conflict } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
-import { findOr404 } from '../find-or-404';
+import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 

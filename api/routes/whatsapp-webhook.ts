@@ -12,7 +12,7 @@ import Joi from '../../domain/joi';
 import { inboundMessages, InboundWhatsappMessage, isWhatsappPayload, receivingNumbers } from '../../domain/agents/whatsapp-inbound';
 import { decryptSecret } from '../../infra/crypto';
 import { AppContext } from '../context';
-import { AppError, forbidden, unauthenticated } from '../errors';
+import { AppError, forbidden, unauthenticated } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { InboundOutcome, receiveInboundMessage } from '../inbound/inbound-messages';
 import { sha256SignatureMatches } from '../inbound/provider-signature';

@@ -1,6 +1,6 @@
 import Joi from '../../../domain/joi';
 import type { Schema } from 'joi';
-import { AppError } from '../../../api/errors';
+import { AppError } from '../../../domain/errors';
 import { validate } from '../../../api/validation';
 
 function failure(schema: Schema, value: unknown): AppError {

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { LimitedResource, RESOURCE_LIMITS } from '../domain/tenancy/plans';
-import { AppError } from './errors';
+import { AppError } from '../domain/errors';
 
 /**
  * The one check of a plan's resource limits, inside the creating transaction. The advisory lock

@@ -52,5 +52,3 @@ export const forbidden = (detail = 'missing permission'): AppError => new AppErr
 export const unauthenticated = (detail = 'authentication required'): AppError => new AppError('UNAUTHENTICATED', detail);
 export const validationError = (detail: string, fields: FieldError[]): AppError => new AppError('VALIDATION_ERROR', detail, { fields });
 export const dependencyUnavailable = (component: string, detail: string): AppError => new AppError('DEPENDENCY_UNAVAILABLE', detail, { component });
-
-export { errorSummary } from '../infra/error-chain';

@@ -1,5 +1,5 @@
 import { isUuid } from '../domain/ids';
-import { notFound } from './errors';
+import { notFound } from '../domain/errors';
 
 /**
  * The record a client-given id names in the tenant, or 404 NOT_FOUND: the one lookup every route

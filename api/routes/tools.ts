@@ -10,7 +10,7 @@ import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domai
 import { conflict, validationError } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { findOr404 } from '../../db/find-or-404';
-import { resourceRoutes } from '../resource-routes';
+import { agentResourceRoutes } from '../resources/agent-resources';
 import { isoTime } from '../../domain/time';
 
 type ToolKind = 'built_in' | 'http';
@@ -118,24 +118,15 @@ async function refuseTakenName(scope: TenantScope, name: string, exceptId?: stri
 const jsonColumns = (body: ToolBody) => ({ ...body, ...(body.parameters !== undefined ? { parameters: JSON.stringify(body.parameters) } : {}) });
 
 export function toolRoutes(): ApiRouter {
-  const api = new ApiRouter('/api/v1/tools');
-  const tags = ['tools'];
-
-  const tool = resourceRoutes(api, {
+  const { api, routes: tool } = agentResourceRoutes('/api/v1/tools', 'tools', {
     path: '/:tool_id',
-    tags,
-    view: 'view_agents',
     schema: toolSchema,
     find: requireTool,
     present: toTool,
-    write: { permission: 'manage_agents', audit: 'tool', table: 'tools' },
+    audit: 'tool',
+    table: 'tools',
   });
-  tool.list<{ kind?: ToolKind }>({
-    summary: 'List tools',
-    found: 'A page of tools',
-    query: { kind: Joi.string().valid('built_in', 'http') },
-    filter: (q, query) => void (query.kind && q.where('kind', query.kind)),
-  });
+  tool.list({ summary: 'List tools', found: 'A page of tools', match: { kind: Joi.string().valid('built_in', 'http') } });
   tool.create<ToolBody>(
     { summary: 'Create a tool', body: createBody, created: 'Created tool', responses: { 409: { description: 'Name taken' } } },
     { check: (unit, body) => refuseTakenName(unit.scope, body.name!), columns: jsonColumns, after: (_unit, row) => ({ kind: row.kind }) },

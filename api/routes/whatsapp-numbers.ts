@@ -13,7 +13,7 @@ import { conflict } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
 import { findOr404 } from '../../db/find-or-404';
-import { resourceRoutes } from '../resource-routes';
+import { agentResourceRoutes } from '../resources/agent-resources';
 import { isoTime } from '../../domain/time';
 
 interface WhatsappNumberRow {
@@ -127,24 +127,15 @@ async function refuseTakenPhoneNumberId(scope: TenantScope, phoneNumberId: strin
 }
 
 export function whatsappNumberRoutes(): ApiRouter {
-  const api = new ApiRouter('/api/v1/whatsapp/numbers');
-  const tags = ['whatsapp numbers'];
-
-  const number = resourceRoutes(api, {
+  const { api, routes: number } = agentResourceRoutes('/api/v1/whatsapp/numbers', 'whatsapp numbers', {
     path: '/:number_id',
-    tags,
-    view: 'view_agents',
     schema: numberSchema,
     find: requireNumber,
     present: toNumber,
-    write: { permission: 'manage_agents', audit: 'whatsapp_number', table: 'whatsapp_numbers' },
+    audit: 'whatsapp_number',
+    table: 'whatsapp_numbers',
   });
-  number.list<{ status?: ChannelStatus }>({
-    summary: 'List WhatsApp numbers',
-    found: 'A page of numbers',
-    query: { status: fields.status },
-    filter: (q, query) => void (query.status && q.where('status', query.status)),
-  });
+  number.list({ summary: 'List WhatsApp numbers', found: 'A page of numbers', match: { status: fields.status } });
   number.create<WhatsappNumberBody>(
     { summary: 'Register a WhatsApp number', body: createBody, created: 'Created, active number', responses: { 409: { description: 'phone_number_id already registered' } } },
     {

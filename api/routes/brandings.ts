@@ -4,7 +4,7 @@ import { BrandingColumns, createBranding, deleteBranding, listBrandings, require
 import { inUserUnit, resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { colourField, idRef } from '../validation';
-import { isoTime } from '../../domain/time';
+import { recordTimesOf, recordTimesSchema } from '../record-times';
 
 /** Branding presets: what a report shows of the company (logo, colours, name, footer). */
 
@@ -30,8 +30,7 @@ export const brandingSchema = Joi.object({
   primary_color: Joi.string(),
   accent_color: Joi.string(),
   footer_text: Joi.string().allow(null),
-  created_at: Joi.string().isoDate(),
-  updated_at: Joi.string().isoDate(),
+  ...recordTimesSchema,
 });
 
 export function toBranding(row: BrandingRow) {
@@ -43,8 +42,7 @@ export function toBranding(row: BrandingRow) {
     primary_color: row.primary_color.toUpperCase(),
     accent_color: row.accent_color.toUpperCase(),
     footer_text: row.footer_text,
-    created_at: isoTime(row.created_at),
-    updated_at: isoTime(row.updated_at),
+    ...recordTimesOf(row),
   };
 }
 

@@ -23,6 +23,7 @@ import { findOr404 } from '../../db/find-or-404';
 import { agentResourceRoutes } from '../resources/agent-resources';
 import { inUserUnit } from '../resource-routes';
 import { isoTime } from '../../domain/time';
+import { recordTimesOf, recordTimesSchema } from '../record-times';
 
 interface EmailAccountRow {
   id: string;
@@ -86,8 +87,7 @@ const accountSchema = Joi.object({
   inbound_configured: Joi.boolean().description('An inbound secret exists (POST /api/v1/email/inbound/{id}); the secret itself is returned only when generated'),
   status: Joi.string().valid('active', 'inactive'),
   verified_at: Joi.string().isoDate().allow(null),
-  created_at: Joi.string().isoDate(),
-  updated_at: Joi.string().isoDate(),
+  ...recordTimesSchema,
 });
 
 const toAccount = (row: EmailAccountRow) => ({
@@ -102,8 +102,7 @@ const toAccount = (row: EmailAccountRow) => ({
   inbound_configured: row.inbound_secret_encrypted !== null,
   status: row.status,
   verified_at: isoTime(row.verified_at),
-  created_at: isoTime(row.created_at),
-  updated_at: isoTime(row.updated_at),
+  ...recordTimesOf(row),
 });
 
 const passwordContext = secretContexts.emailPassword;

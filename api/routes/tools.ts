@@ -11,7 +11,7 @@ import { conflict, validationError } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { findOr404 } from '../../db/find-or-404';
 import { agentResourceRoutes } from '../resources/agent-resources';
-import { isoTime } from '../../domain/time';
+import { recordTimesOf, recordTimesSchema } from '../record-times';
 
 type ToolKind = 'built_in' | 'http';
 
@@ -89,8 +89,7 @@ const toolSchema = Joi.object({
     .allow(null),
   url: Joi.string().allow(null),
   parameters: Joi.object().unknown(true),
-  created_at: Joi.string().isoDate(),
-  updated_at: Joi.string().isoDate(),
+  ...recordTimesSchema,
 });
 
 const toTool = (row: ToolRow) => ({
@@ -101,8 +100,7 @@ const toTool = (row: ToolRow) => ({
   builtin: row.builtin,
   url: row.url,
   parameters: row.parameters,
-  created_at: isoTime(row.created_at),
-  updated_at: isoTime(row.updated_at),
+  ...recordTimesOf(row),
 });
 
 function requireTool(scope: TenantScope, id: string): Promise<ToolRow> {

@@ -14,7 +14,7 @@ import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
 import { findOr404 } from '../../db/find-or-404';
 import { agentResourceRoutes } from '../resources/agent-resources';
-import { isoTime } from '../../domain/time';
+import { recordTimesOf, recordTimesSchema } from '../record-times';
 
 interface WhatsappNumberRow {
   id: string;
@@ -74,8 +74,7 @@ const numberSchema = Joi.object({
   has_access_token: Joi.boolean().description('The token itself is never returned'),
   inbound_webhook_configured: Joi.boolean().description('app_secret and verify_token are set'),
   status: Joi.string().valid('active', 'inactive'),
-  created_at: Joi.string().isoDate(),
-  updated_at: Joi.string().isoDate(),
+  ...recordTimesSchema,
 });
 
 const toNumber = (row: WhatsappNumberRow) => ({
@@ -86,8 +85,7 @@ const toNumber = (row: WhatsappNumberRow) => ({
   has_access_token: true,
   inbound_webhook_configured: row.app_secret_encrypted !== null && row.verify_token_hash !== null,
   status: row.status,
-  created_at: isoTime(row.created_at),
-  updated_at: isoTime(row.updated_at),
+  ...recordTimesOf(row),
 });
 
 const tokenContext = secretContexts.whatsappAccessToken;

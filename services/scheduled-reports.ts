@@ -108,14 +108,18 @@ export function listScheduledReports(scope: TenantScope, page: PageRequest): Pro
   return paginate(scheduledReportsQuery(scope), page);
 }
 
-/** A scheduled report with its next three run times from its Schedule (none when Temporal does not answer). */
-export async function getScheduledReport(scope: TenantScope, temporal: TemporalGateway, id: string): Promise<{ row: ScheduledReportRow; nextRuns: Date[] }> {
-  const row = await requireScheduledReport(scope, id);
+/** A scheduled report of the tenant, or 404. */
+export function findScheduledReport(scope: TenantScope, id: string): Promise<ScheduledReportRow> {
+  return requireScheduledReport(scope, id);
+}
+
+/** The next three run times from the report's Schedule (none when Temporal does not answer). */
+export async function scheduledReportNextRuns(temporal: TemporalGateway, row: ScheduledReportRow): Promise<Date[]> {
   const described = await temporal
     .client()
     .then((client) => describeReportSchedule(client, row))
     .catch(() => null);
-  return { row, nextRuns: described ? described.info.nextActionTimes.slice(0, 3) : [] };
+  return described ? described.info.nextActionTimes.slice(0, 3) : [];
 }
 
 export async function createScheduledReport(deps: ScheduleDeps, context: UnitContext & { userId: string }, fields: NewScheduledReport): Promise<ScheduledReportRow> {

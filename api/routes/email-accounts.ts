@@ -20,8 +20,10 @@ import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredential
 import { inboundSecretColumns, newInboundSecret } from '../inbound/email-inbound-secret';
 import { idRef } from '../validation';
 import { findOr404 } from '../../db/find-or-404';
-import { resourceRoutes } from '../resource-routes';
+import { agentResourceRoutes } from '../resources/agent-resources';
+import { inUserUnit } from '../resource-routes';
 import { isoTime } from '../../domain/time';
+import { recordTimesOf, recordTimesSchema } from '../record-times';
 
 interface EmailAccountRow {
   id: string;
@@ -85,8 +87,7 @@ const accountSchema = Joi.object({
   inbound_configured: Joi.boolean().description('An inbound secret exists (POST /api/v1/email/inbound/{id}); the secret itself is returned only when generated'),
   status: Joi.string().valid('active', 'inactive'),
   verified_at: Joi.string().isoDate().allow(null),
-  created_at: Joi.string().isoDate(),
-  updated_at: Joi.string().isoDate(),
+  ...recordTimesSchema,
 });
 
 const toAccount = (row: EmailAccountRow) => ({
@@ -101,8 +102,7 @@ const toAccount = (row: EmailAccountRow) => ({
   inbound_configured: row.inbound_secret_encrypted !== null,
   status: row.status,
   verified_at: isoTime(row.verified_at),
-  created_at: isoTime(row.created_at),
-  updated_at: isoTime(row.updated_at),
+  ...recordTimesOf(row),
 });
 
 const passwordContext = secretContexts.emailPassword;
@@ -129,25 +129,20 @@ async function requireVerified(ctx: AppContext, settings: SmtpSettings): Promise
 }
 
 export function emailAccountRoutes(): ApiRouter {
-  const api = new ApiRouter('/api/v1/email/accounts');
-  const tags = ['email accounts'];
   const key = (ctx: AppContext): Buffer => ctx.deps.config.secrets.dataEncryptionKey;
-
-  const account = resourceRoutes(api, {
-    path: '/:account_id',
+  const {
+    api,
     tags,
-    view: 'view_agents',
+    routes: account,
+  } = agentResourceRoutes('/api/v1/email/accounts', 'email accounts', {
+    path: '/:account_id',
     schema: accountSchema,
     find: requireAccount,
     present: toAccount,
-    write: { permission: 'manage_agents', audit: 'email_account', table: 'email_accounts' },
+    audit: 'email_account',
+    table: 'email_accounts',
   });
-  account.list<{ status?: ChannelStatus }>({
-    summary: 'List email accounts',
-    found: 'A page of email accounts',
-    query: { status: fields.status },
-    filter: (q, query) => void (query.status && q.where('status', query.status)),
-  });
+  account.list({ summary: 'List email accounts', found: 'A page of email accounts', match: { status: fields.status } });
   api.route<unknown, unknown, EmailAccountBody>({
     method: 'post',
     path: '/',
@@ -239,20 +234,17 @@ export function emailAccountRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ account_id: string }>({
+  account.route({
     method: 'post',
-    path: '/:account_id/inbound-secret',
+    sub: 'inbound-secret',
     summary: 'Generate (or rotate) the inbound secret of the account',
     description:
       'The secret signs POST /api/v1/email/inbound/{account_id} (X-Inbound-Signature: sha256=<HMAC-SHA256 of the raw body>). It is returned only here; the previous one stops working at once.',
-    tags,
-    auth: 'user',
-    permission: 'manage_agents',
-    params: accountParams,
-    responses: { 200: { description: 'The new secret', schema: Joi.object({ inbound_secret: Joi.string() }) }, 404: { description: 'Not found' } },
+    access: 'manage',
+    responses: { 200: { description: 'The new secret', schema: Joi.object({ inbound_secret: Joi.string() }) } },
     handler: async (ctx, { params }) => {
       const inboundSecret = newInboundSecret();
-      await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
+      await inUserUnit(ctx, async (unit) => {
         const account = await requireAccount(unit.scope, params.account_id);
         await unit.scope
           .table('email_accounts')

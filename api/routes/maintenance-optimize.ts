@@ -6,13 +6,12 @@ import Joi from '../../domain/joi';
 import type { DraftRow } from '../../db/queries/maintenance-optimize';
 import { approveDraft, draftOptimization, getDraft, mergePatches, PATCHABLE, PatchableKind, rejectDraft } from '../../services/maintenance-optimize';
 import { tenantScopeOf, userOf } from '../context';
-import { actorOf, runMutation, unitContextOf } from '../mutation';
-import { ApiRouter } from '../route';
-import { planDeps, planParams, planSchema, toPlan } from '../resources/maintenance';
+import { unitContextOf } from '../mutation';
+import { inUserUnit } from '../resource-routes';
+import { planDeps, planSchema, toPlan } from '../resources/maintenance';
+import type { PlanRoutes } from './maintenance';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
-
-const TAGS = ['maintenance'];
 
 const draftSchema = Joi.object({
   id: Joi.string(),
@@ -41,48 +40,40 @@ function toDraft(row: DraftRow) {
 // The plan-workflow state test imports the merge from here.
 export { mergePatches };
 
-export function registerOptimizeRoutes(api: ApiRouter): void {
+export function registerOptimizeRoutes(plans: PlanRoutes): void {
   const draftParams = Joi.object({ plan_id: idRef.required(), draft_id: idRef.required() });
 
-  api.route<{ plan_id: string }>({
+  plans.route({
     method: 'post',
-    path: '/plans/:plan_id/optimize',
+    sub: 'optimize',
     summary: 'Analyse the plan history and store a draft of suggestions (frequency, workload, route, counter_threshold)',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_maintenance',
-    params: planParams,
-    responses: { 201: { description: 'The draft', schema: draftSchema }, 404: { description: 'Not found' } },
+    access: 'manage',
+    responses: { 201: { description: 'The draft', schema: draftSchema } },
     handler: async (ctx, { params }) => {
-      const { tenantId, userId } = userOf(ctx);
-      const draft = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => draftOptimization(unit, userId, params.plan_id));
+      const draft = await inUserUnit(ctx, (unit) => draftOptimization(unit, userOf(ctx).userId, params.plan_id));
       ctx.status = 201;
       ctx.body = toDraft(draft);
     },
   });
 
-  api.route<{ plan_id: string; draft_id: string }>({
+  plans.route({
     method: 'get',
-    path: '/plans/:plan_id/optimize/:draft_id',
+    sub: 'optimize/:draft_id',
     summary: 'Get an optimization draft',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_maintenance',
+    access: 'view',
     params: draftParams,
-    responses: { 200: { description: 'The draft', schema: draftSchema }, 404: { description: 'Not found' } },
+    responses: { 200: { description: 'The draft', schema: draftSchema } },
     handler: async (ctx, { params }) => {
       ctx.body = toDraft(await getDraft(tenantScopeOf(ctx), params.plan_id, params.draft_id));
     },
   });
 
-  api.route<{ plan_id: string; draft_id: string }, unknown, { kinds?: PatchableKind[] }>({
+  plans.route<Record<string, string>, unknown, { kinds?: PatchableKind[] }>({
     method: 'post',
-    path: '/plans/:plan_id/optimize/:draft_id/approve',
+    sub: 'optimize/:draft_id/approve',
     summary: "Apply the draft's suggestions to the plan (through its workflow); 409 when the plan changed since the draft",
     description: 'Body (optional): `{"kinds": ["frequency", ...]}` applies only those kinds. Route suggestions concern several plans and change none.',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_maintenance',
+    access: 'manage',
     params: draftParams,
     body: Joi.object({
       kinds: Joi.array()
@@ -91,7 +82,6 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
     }),
     responses: {
       200: { description: 'The approved draft and the plan', schema: Joi.object({ draft: draftSchema, plan: planSchema }) },
-      404: { description: 'Not found' },
       409: { description: 'The draft is older than the last change of the plan (STALE_DRAFT), or already decided' },
     },
     handler: async (ctx, { params, body }) => {
@@ -101,18 +91,15 @@ export function registerOptimizeRoutes(api: ApiRouter): void {
     },
   });
 
-  api.route<{ plan_id: string; draft_id: string }>({
+  plans.route({
     method: 'post',
-    path: '/plans/:plan_id/optimize/:draft_id/reject',
+    sub: 'optimize/:draft_id/reject',
     summary: 'Discard an optimization draft',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_maintenance',
+    access: 'manage',
     params: draftParams,
-    responses: { 200: { description: 'The rejected draft', schema: draftSchema }, 404: { description: 'Not found' }, 409: { description: 'Already decided' } },
+    responses: { 200: { description: 'The rejected draft', schema: draftSchema }, 409: { description: 'Already decided' } },
     handler: async (ctx, { params }) => {
-      const { tenantId, userId } = userOf(ctx);
-      const draft = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => rejectDraft(unit, userId, params.plan_id, params.draft_id));
+      const draft = await inUserUnit(ctx, (unit) => rejectDraft(unit, userOf(ctx).userId, params.plan_id, params.draft_id));
       ctx.body = toDraft(draft);
     },
   });

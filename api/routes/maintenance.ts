@@ -17,6 +17,7 @@
  */
 import Joi from '../../domain/joi';
 import { actionOnDue } from '../../domain/maintenance';
+import type { PlanRow } from '../../db/queries/maintenance';
 import {
   createPlan,
   deletePlan,
@@ -35,6 +36,7 @@ import { tenantScopeOf, userOf } from '../context';
 import { actorOf, unitContextOf } from '../mutation';
 import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery, pageOf } from '../pagination';
+import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { createPlanBody, idempotencyKeyOf, PlanBody, planDeps, planParams, planSchema, toPlan, updatePlanBody, updateRequestId } from '../resources/maintenance';
 import { registerOptimizeRoutes } from './maintenance-optimize';
@@ -46,101 +48,56 @@ import { isoTime } from '../../domain/time';
 const ONE_LINE_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const TAGS = ['maintenance'];
 
-/** Where a request's reads happen: its tenant's scope. */
+/** The plan's routes: its standard ones and the actions on one plan. */
+export type PlanRoutes = ReturnType<typeof resourceRoutes<PlanRow>>;
 
-function registerPlanCrud(api: ApiRouter): void {
-  api.route<unknown, PageRequest & { status?: string; asset_id?: string }>({
-    method: 'get',
-    path: '/plans',
+function registerPlanCrud(plans: PlanRoutes): void {
+  plans.list<{ status?: string; asset_id?: string }>({
     summary: 'List maintenance plans',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_maintenance',
-    query: Joi.object({ ...pageQuery, status: Joi.string().valid('active', 'paused'), asset_id: idRef }),
-    responses: { 200: { description: 'A page of plans', schema: pageOf(planSchema) } },
-    handler: async (ctx, { query }) => {
-      ctx.body = mapPage(await listPlans(tenantScopeOf(ctx), query, query), toPlan);
-    },
+    found: 'A page of plans',
+    query: { status: Joi.string().valid('active', 'paused'), asset_id: idRef },
+    load: (scope, query) => listPlans(scope, query, query),
   });
-
-  api.route<unknown, unknown, PlanBody>({
-    method: 'post',
-    path: '/plans',
-    summary: 'Create a plan and start its workflow',
-    description: 'Starts `maintenance-plan/<tenant>/<plan>` before the row commits: if Temporal is unreachable the answer is 503 and no plan exists.',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_maintenance',
-    body: createPlanBody,
-    responses: { 201: { description: 'Created plan', schema: planSchema }, 403: { description: 'Plan limit reached' }, 503: { description: 'Temporal unreachable' } },
-    handler: async (ctx, { body }) => {
+  plans.create<PlanBody>(
+    {
+      summary: 'Create a plan and start its workflow',
+      description: 'Starts `maintenance-plan/<tenant>/<plan>` before the row commits: if Temporal is unreachable the answer is 503 and no plan exists.',
+      body: createPlanBody,
+      created: 'Created plan',
+      responses: { 403: { description: 'Plan limit reached' }, 503: { description: 'Temporal unreachable' } },
+    },
+    (ctx, body) => {
       const { tenantId, userId } = userOf(ctx);
-      const row = await createPlan(planDeps(ctx), { ...unitContextOf(ctx, tenantId), userId }, body);
-      ctx.status = 201;
-      ctx.body = toPlan(row);
+      return createPlan(planDeps(ctx), { ...unitContextOf(ctx, tenantId), userId }, body);
     },
-  });
-
-  api.route<{ plan_id: string }>({
-    method: 'get',
-    path: '/plans/:plan_id',
-    summary: 'Get a plan',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_maintenance',
-    params: planParams,
-    responses: { 200: { description: 'Plan', schema: planSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toPlan(await requirePlan(tenantScopeOf(ctx), params.plan_id));
+  );
+  plans.get({ summary: 'Get a plan', found: 'Plan' });
+  plans.update<PlanBody>(
+    {
+      summary: 'Update the fields sent; a changed trigger or policy re-arms the running workflow',
+      body: updatePlanBody,
+      updated: 'Updated plan',
+      responses: { 503: { description: 'Temporal unreachable (nothing changed)' } },
     },
-  });
-
-  api.route<{ plan_id: string }, unknown, PlanBody>({
-    method: 'put',
-    path: '/plans/:plan_id',
-    summary: 'Update the fields sent; a changed trigger or policy re-arms the running workflow',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_maintenance',
-    params: planParams,
-    body: updatePlanBody,
-    responses: { 200: { description: 'Updated plan', schema: planSchema }, 404: { description: 'Not found' }, 503: { description: 'Temporal unreachable (nothing changed)' } },
-    handler: async (ctx, { params, body }) => {
-      ctx.body = toPlan(await updatePlan(planDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), params.plan_id, body));
-    },
-  });
-
-  api.route<{ plan_id: string }>({
-    method: 'delete',
-    path: '/plans/:plan_id',
-    summary: 'Delete a plan: its workflow ends; its history and tasks are kept',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_maintenance',
-    params: planParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' }, 503: { description: 'Temporal unreachable (nothing changed)' } },
-    handler: async (ctx, { params }) => {
-      await deletePlan(planDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), params.plan_id);
-      ctx.status = 204;
-    },
-  });
+    (ctx, id, body) => updatePlan(planDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), id, body),
+  );
+  plans.remove(
+    { summary: 'Delete a plan: its workflow ends; its history and tasks are kept', responses: { 503: { description: 'Temporal unreachable (nothing changed)' } } },
+    (ctx, id) => deletePlan(planDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), id),
+  );
 }
 
-function registerPlanActions(api: ApiRouter): void {
+function registerPlanActions(plans: PlanRoutes): void {
   const executeResult = Joi.object({ task_id: Joi.string(), task_code: Joi.string(), next_due_at: Joi.string().isoDate().allow(null) });
-  api.route<{ plan_id: string }>({
+  plans.route({
     method: 'post',
-    path: '/plans/:plan_id/execute',
+    sub: 'execute',
     summary: 'Generate the task now; floating plans move next_due_at, fixed ones do not',
     description:
       "The plan's workflow moves its schedule through a Workflow Update (with a deadline: Temporal unreachable or too slow gives 503 and no task), then the task is written. Allowed on a paused plan (the plan stays paused). A retry with the same `Idempotency-Key` header returns the first result; without the header, the same user's second execute of the plan within 60 seconds is taken as a retry and returns the first result too (send a new key to execute again at once). A retry after a 503 never advances the plan twice.",
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_maintenance',
-    params: planParams,
+    access: 'manage',
     responses: {
       200: { description: 'The generated task', schema: executeResult },
-      404: { description: 'Not found' },
       503: { description: 'Temporal unreachable or too slow: retry with the same Idempotency-Key' },
     },
     handler: async (ctx, { params }) => {
@@ -149,15 +106,12 @@ function registerPlanActions(api: ApiRouter): void {
     },
   });
 
-  api.route<{ plan_id: string }>({
+  plans.route({
     method: 'get',
-    path: '/plans/:plan_id/preview',
+    sub: 'preview',
     summary: 'The task the next execution would generate (a workflow query; nothing is executed)',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_maintenance',
-    params: planParams,
-    responses: { 200: { description: 'Preview' }, 404: { description: 'Not found' } },
+    access: 'view',
+    responses: { 200: { description: 'Preview' } },
     handler: async (ctx, { params }) => {
       const { plan, preview, openTasks, nextTaskCode } = await previewPlan(planDeps(ctx), tenantScopeOf(ctx), params.plan_id);
       ctx.body = {
@@ -188,17 +142,13 @@ function registerPlanActions(api: ApiRouter): void {
     },
   });
 
-  api.route<{ plan_id: string }>({
+  plans.route({
     method: 'post',
-    path: '/plans/:plan_id/test-notification',
+    sub: 'test-notification',
     summary: "Send a test notification to the plan's recipients (notify.recipients and the assignee) now",
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_maintenance',
-    params: planParams,
+    access: 'manage',
     responses: {
       202: { description: 'Queued for delivery; the answer says to whom and how' },
-      404: { description: 'Not found' },
       422: { description: 'The plan has nobody to notify' },
     },
     handler: async (ctx, { params }) => {
@@ -216,20 +166,16 @@ function registerPlanActions(api: ApiRouter): void {
   });
 
   for (const kind of ['pause', 'resume'] as const) {
-    api.route<{ plan_id: string }>({
+    plans.route({
       method: 'post',
-      path: `/plans/:plan_id/${kind}`,
+      sub: kind,
       summary:
         kind === 'pause'
           ? 'Pause the plan (a signal): timers stop, next_due_at is kept; pausing twice is harmless'
           : 'Resume the plan (a signal): a next_due_at in the past is recalculated (fixed: next grid point; floating: now + interval); resuming twice is harmless',
-      tags: TAGS,
-      auth: 'user',
-      permission: 'manage_maintenance',
-      params: planParams,
+      access: 'manage',
       responses: {
         200: { description: 'The plan as its workflow now sees it', schema: planSchema },
-        404: { description: 'Not found' },
         503: { description: 'Temporal unreachable (nothing changed)' },
       },
       handler: async (ctx, { params }) => {
@@ -249,16 +195,13 @@ function registerPlanActions(api: ApiRouter): void {
     task_id: Joi.string().allow(null),
     read_at: Joi.string().isoDate(),
   });
-  api.route<{ plan_id: string }, unknown, { value: number; source: string; reset: boolean }>({
+  plans.route<Record<string, string>, unknown, { value: number; source: string; reset: boolean }>({
     method: 'post',
-    path: '/plans/:plan_id/counter',
+    sub: 'counter',
     summary: 'Record a counter reading (a Workflow Update); reaching the threshold executes the plan',
     description:
       'A value below the last one is refused (422 COUNTER_WENT_BACKWARDS) unless `reset: true` says the meter was reset. One reading that passes several thresholds executes once. `source` is free text (trimmed, at most 200 characters); the workflow history carries only a reference to it.',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_maintenance',
-    params: planParams,
+    access: 'manage',
     body: Joi.object({
       value: Joi.number().min(-1e15).max(1e15).required(),
       source: Joi.string().trim().min(1).max(200).pattern(ONE_LINE_TEXT).required().messages({ 'string.pattern.base': 'must be one line of text without control characters' }),
@@ -266,7 +209,6 @@ function registerPlanActions(api: ApiRouter): void {
     }),
     responses: {
       200: { description: 'The recorded reading and what it caused' },
-      404: { description: 'Not found' },
       422: { description: 'Refused reading, or the plan has no counter' },
     },
     handler: async (ctx, { params, body }) => {
@@ -286,16 +228,13 @@ function registerPlanActions(api: ApiRouter): void {
     },
   });
 
-  api.route<{ plan_id: string }, PageRequest>({
+  plans.route<Record<string, string>, PageRequest>({
     method: 'get',
-    path: '/plans/:plan_id/counter/history',
+    sub: 'counter/history',
     summary: 'Counter readings of the plan, newest first',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_maintenance',
-    params: planParams,
+    access: 'view',
     query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of readings', schema: pageOf(readingSchema) }, 404: { description: 'Not found' } },
+    responses: { 200: { description: 'A page of readings', schema: pageOf(readingSchema) } },
     handler: async (ctx, { params, query }) => {
       ctx.body = mapPage(await listCounterReadings(tenantScopeOf(ctx), params.plan_id, query), (r) => ({ ...r, read_at: isoTime(r.read_at) }));
     },
@@ -313,16 +252,13 @@ function registerPlanActions(api: ApiRouter): void {
     kept_task_id: Joi.string().allow(null),
     thresholds_crossed: Joi.number().allow(null),
   });
-  api.route<{ plan_id: string }, PageRequest>({
+  plans.route<Record<string, string>, PageRequest>({
     method: 'get',
-    path: '/plans/:plan_id/history',
+    sub: 'history',
     summary: 'Execution history of the plan, newest first',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_maintenance',
-    params: planParams,
+    access: 'view',
     query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of executions', schema: pageOf(executionSchema) }, 404: { description: 'Not found' } },
+    responses: { 200: { description: 'A page of executions', schema: pageOf(executionSchema) } },
     handler: async (ctx, { params, query }) => {
       ctx.body = mapPage(await listExecutions(tenantScopeOf(ctx), params.plan_id, query), (r) => ({
         execution_id: r.execution_id,
@@ -342,10 +278,20 @@ function registerPlanActions(api: ApiRouter): void {
 
 export function maintenanceRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/maintenance');
+  const plans = resourceRoutes<PlanRow>(api, {
+    path: '/plans/:plan_id',
+    params: planParams,
+    tags: TAGS,
+    view: 'view_maintenance',
+    manage: 'manage_maintenance',
+    schema: planSchema,
+    find: requirePlan,
+    present: toPlan,
+  });
   registerComplianceRoute(api);
   registerTaskRoutes(api);
-  registerPlanCrud(api);
-  registerPlanActions(api);
-  registerOptimizeRoutes(api);
+  registerPlanCrud(plans);
+  registerPlanActions(plans);
+  registerOptimizeRoutes(plans);
   return api;
 }

@@ -3,11 +3,12 @@ import { PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
 import { findPredictiveConfig, PREDICTIVE_CONFIG_COLUMNS, PredictiveConfigRow, toConfig, upsertPredictiveConfig } from '../../db/queries/predictive-configs';
 import { defaultPredictiveConfig, OPERATIONAL_PARAMETERS, PredictiveConfig } from '../../domain/assets/predictive-config';
 import { DEFAULT_ACTION_THRESHOLDS } from '../../domain/prognostics';
-import { tenantScopeOf, userOf } from '../context';
+import { userOf } from '../context';
 import { notFound } from '../../domain/errors';
 import { actorOf, runMutation } from '../mutation';
-import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { paginate } from '../../db/pagination';
+import { TenantScope } from '../../db/tenant-scope';
+import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
 import { isoTime } from '../../domain/time';
@@ -74,26 +75,34 @@ const configSchema = Joi.object({
 
 const typeParams = Joi.object({ asset_type: Joi.string().trim().min(1).max(100).required() });
 
+/** The config stored for an asset type, or 404 (a type is a name, not an id: no findOr404). */
+async function requireStoredConfig(scope: TenantScope, assetType: string): Promise<PredictiveConfigRow> {
+  const row: PredictiveConfigRow | undefined = await scope.table('predictive_configs').where('asset_type', assetType).select(PREDICTIVE_CONFIG_COLUMNS).first();
+  if (!row) throw notFound('predictive config');
+  return row;
+}
+
 function toBody(config: PredictiveConfig, row: PredictiveConfigRow | null) {
   return { ...config, configured: row !== null, updated_at: row ? isoTime(row.updated_at) : null };
 }
 
 export function predictiveConfigRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/predictive-config');
-
-  api.route<unknown, PageRequest>({
-    method: 'get',
-    path: '/',
-    summary: 'Stored predictive configs of the tenant',
+  // A stored config, named by its asset type; the GET and PUT below also answer for a type with none stored.
+  const config = resourceRoutes<PredictiveConfigRow>(api, {
+    path: '/:asset_type',
+    params: typeParams,
     tags: ['predictive-config'],
-    auth: 'user',
-    permission: 'view_assets',
-    query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of configs', schema: pageOf(configSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScopeOf(ctx).table('predictive_configs').select(PREDICTIVE_CONFIG_COLUMNS).orderBy('asset_type');
-      ctx.body = await paginate(q, query, (row: PredictiveConfigRow) => toBody(toConfig(row), row));
-    },
+    view: 'view_assets',
+    schema: configSchema,
+    find: requireStoredConfig,
+    present: (row) => toBody(toConfig(row), row),
+    write: { permission: 'manage_assets', audit: 'predictive_config', table: 'predictive_configs' },
+  });
+  config.list({
+    summary: 'Stored predictive configs of the tenant',
+    found: 'A page of configs',
+    load: (scope, query) => paginate(scope.table('predictive_configs').select(PREDICTIVE_CONFIG_COLUMNS).orderBy('asset_type'), query),
   });
 
   api.route<{ asset_type: string }>({
@@ -139,25 +148,10 @@ export function predictiveConfigRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ asset_type: string }>({
-    method: 'delete',
-    path: '/:asset_type',
-    summary: 'Remove the predictive config of an asset type (back to the defaults)',
-    tags: ['predictive-config'],
-    auth: 'user',
-    permission: 'manage_assets',
-    params: typeParams,
-    responses: { 204: { description: 'Removed' }, 404: { description: 'No config stored for the type' } },
-    handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const [row] = await unit.scope.table('predictive_configs').where('asset_type', params.asset_type).delete().returning(['id']);
-        if (!row) throw notFound('predictive config');
-        unit.audit({ action: 'predictive_config.deleted', resourceType: 'predictive_config', resourceId: row.id, details: { asset_type: params.asset_type } });
-      });
-      ctx.status = 204;
-    },
-  });
+  config.remove(
+    { summary: 'Remove the predictive config of an asset type (back to the defaults)', removed: 'Removed', responses: { 404: { description: 'No config stored for the type' } } },
+    { before: async (_unit, row) => ({ asset_type: row.asset_type }) },
+  );
 
   return api;
 }

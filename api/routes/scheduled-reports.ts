@@ -6,19 +6,21 @@ import { REPORT_FORMATS, REPORT_TYPES } from '../../domain/reports/types';
 import {
   createScheduledReport,
   deleteScheduledReport,
-  getScheduledReport,
+  findScheduledReport,
   listScheduledReportRuns,
   listScheduledReports,
   NewScheduledReport,
   ScheduleDeps,
   ScheduledReportFields,
+  scheduledReportNextRuns,
   setScheduledReportStatus,
   updateScheduledReport,
 } from '../../services/scheduled-reports';
 import { tenantScopeOf, AppContext, userOf } from '../context';
 import { unitContextOf } from '../mutation';
 import { mapPage, PageRequest } from '../../db/pagination';
-import { pageQuery, pageOf } from '../pagination';
+import { pageQuery } from '../pagination';
+import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
@@ -88,7 +90,6 @@ const createBody = Joi.object({
   recipients: fields.recipients.required(),
 });
 const updateBody = Joi.object(fields).min(1);
-const params = Joi.object({ scheduled_report_id: idRef.required() });
 
 export const scheduledReportSchema = Joi.object({
   id: Joi.string(),
@@ -128,122 +129,76 @@ export function toScheduledReport(row: ScheduledReportRow, nextRuns?: Date[]) {
 
 export function scheduledReportRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/scheduled-reports');
+  const changeOf = (ctx: AppContext) => [scheduleDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId)] as const;
 
-  api.route<unknown, PageRequest>({
-    method: 'get',
-    path: '/',
-    summary: 'List scheduled reports',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_reports',
-    query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of scheduled reports', schema: pageOf(scheduledReportSchema) } },
-    handler: async (ctx, { query }) => {
-      ctx.body = mapPage(await listScheduledReports(tenantScopeOf(ctx), query), (row) => toScheduledReport(row));
-    },
-  });
-
-  api.route<unknown, unknown, NewScheduledReport>({
-    method: 'post',
-    path: '/',
-    summary: 'Create a scheduled report and its Temporal Schedule',
-    description:
-      'Each run generates the report (period from `period_rule` on the local day of the run in `time_zone`), stores it and e-mails it to `recipients` as an attachment; runs are listed under /{id}/runs.',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_reports',
-    body: createBody,
-    responses: {
-      201: { description: 'Created', schema: scheduledReportSchema },
-      422: { description: 'Invalid field' },
-      503: { description: 'Temporal unavailable: nothing was created' },
-    },
-    handler: async (ctx, { body }) => {
-      const { tenantId, userId } = userOf(ctx);
-      const created = await createScheduledReport(scheduleDeps(ctx), { ...unitContextOf(ctx, tenantId), userId }, body);
-      ctx.status = 201;
-      ctx.body = toScheduledReport(created);
-    },
-  });
-
-  api.route<{ scheduled_report_id: string }>({
-    method: 'get',
+  const report = resourceRoutes(api, {
     path: '/:scheduled_report_id',
-    summary: 'Get a scheduled report with its next run times',
     tags: TAGS,
-    auth: 'user',
-    permission: 'view_reports',
-    params,
-    responses: { 200: { description: 'Scheduled report', schema: scheduledReportSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params: p }) => {
-      const { row, nextRuns } = await getScheduledReport(tenantScopeOf(ctx), ctx.deps.temporal, p.scheduled_report_id);
-      ctx.body = toScheduledReport(row, nextRuns);
-    },
+    view: 'view_reports',
+    manage: 'manage_reports',
+    schema: scheduledReportSchema,
+    find: findScheduledReport,
+    present: (row) => toScheduledReport(row),
   });
+  report.list({ summary: 'List scheduled reports', found: 'A page of scheduled reports', load: listScheduledReports });
+  report.create<NewScheduledReport>(
+    {
+      summary: 'Create a scheduled report and its Temporal Schedule',
+      description:
+        'Each run generates the report (period from `period_rule` on the local day of the run in `time_zone`), stores it and e-mails it to `recipients` as an attachment; runs are listed under /{id}/runs.',
+      body: createBody,
+      created: 'Created',
+      responses: { 422: { description: 'Invalid field' }, 503: { description: 'Temporal unavailable: nothing was created' } },
+    },
+    (ctx, body) => {
+      const { tenantId, userId } = userOf(ctx);
+      return createScheduledReport(scheduleDeps(ctx), { ...unitContextOf(ctx, tenantId), userId }, body);
+    },
+  );
+  report.get({ summary: 'Get a scheduled report with its next run times', found: 'Scheduled report' }, async (row, _scope, ctx) =>
+    toScheduledReport(row, await scheduledReportNextRuns(ctx.deps.temporal, row)),
+  );
 
   for (const method of ['put', 'patch'] as const) {
-    api.route<{ scheduled_report_id: string }, unknown, Body>({
-      method,
-      path: '/:scheduled_report_id',
-      summary: 'Update the fields sent (the Schedule is updated with them); omitted fields keep their values',
-      tags: TAGS,
-      auth: 'user',
-      permission: 'manage_reports',
-      params,
-      body: updateBody,
-      responses: { 200: { description: 'Updated', schema: scheduledReportSchema }, 404: { description: 'Not found' }, 422: { description: 'Invalid field' } },
-      handler: async (ctx, { params: p, body }) => {
-        const updated = await updateScheduledReport(scheduleDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), p.scheduled_report_id, body);
-        ctx.body = toScheduledReport(updated);
+    report.update<Body>(
+      {
+        method,
+        summary: 'Update the fields sent (the Schedule is updated with them); omitted fields keep their values',
+        body: updateBody,
+        updated: 'Updated',
+        responses: { 422: { description: 'Invalid field' } },
       },
-    });
+      (ctx, id, body) => updateScheduledReport(...changeOf(ctx), id, body),
+    );
   }
 
   for (const [action, status] of [
     ['pause', 'paused'],
     ['resume', 'active'],
   ] as const) {
-    api.route<{ scheduled_report_id: string }>({
+    report.route({
       method: 'post',
-      path: `/:scheduled_report_id/${action}`,
+      sub: action,
       summary: action === 'pause' ? 'Pause the schedule (no runs until resumed)' : 'Resume a paused schedule',
-      tags: TAGS,
-      auth: 'user',
-      permission: 'manage_reports',
-      params,
-      responses: { 200: { description: 'The scheduled report', schema: scheduledReportSchema }, 404: { description: 'Not found' } },
+      access: 'manage',
+      responses: { 200: { description: 'The scheduled report', schema: scheduledReportSchema } },
       handler: async (ctx, { params: p }) => {
-        const row = await setScheduledReportStatus(scheduleDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), p.scheduled_report_id, status);
-        ctx.body = toScheduledReport(row);
+        ctx.body = toScheduledReport(await setScheduledReportStatus(...changeOf(ctx), p.scheduled_report_id, status));
       },
     });
   }
 
-  api.route<{ scheduled_report_id: string }>({
-    method: 'delete',
-    path: '/:scheduled_report_id',
-    summary: 'Delete a scheduled report, its Schedule and its run history (generated reports stay in the history)',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'manage_reports',
-    params,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params: p }) => {
-      await deleteScheduledReport(scheduleDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), p.scheduled_report_id);
-      ctx.status = 204;
-    },
-  });
+  report.remove({ summary: 'Delete a scheduled report, its Schedule and its run history (generated reports stay in the history)' }, (ctx, id) =>
+    deleteScheduledReport(...changeOf(ctx), id),
+  );
 
-  api.route<{ scheduled_report_id: string }, PageRequest>({
+  report.route<{ scheduled_report_id: string }, PageRequest>({
     method: 'get',
-    path: '/:scheduled_report_id/runs',
+    sub: 'runs',
     summary: 'Run history of a scheduled report, newest first',
-    tags: TAGS,
-    auth: 'user',
-    permission: 'view_reports',
-    params,
+    access: 'view',
     query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of runs' }, 404: { description: 'Not found' } },
+    responses: { 200: { description: 'A page of runs' } },
     handler: async (ctx, { params: p, query }) => {
       ctx.body = mapPage(await listScheduledReportRuns(tenantScopeOf(ctx), p.scheduled_report_id, query), toRun);
     },

@@ -10,8 +10,8 @@ import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domai
 import { conflict, validationError } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { findOr404 } from '../../db/find-or-404';
-import { resourceRoutes } from '../resource-routes';
-import { isoTime } from '../../domain/time';
+import { agentResourceRoutes } from '../resources/agent-resources';
+import { recordTimesOf, recordTimesSchema } from '../record-times';
 
 type ToolKind = 'built_in' | 'http';
 
@@ -89,8 +89,7 @@ const toolSchema = Joi.object({
     .allow(null),
   url: Joi.string().allow(null),
   parameters: Joi.object().unknown(true),
-  created_at: Joi.string().isoDate(),
-  updated_at: Joi.string().isoDate(),
+  ...recordTimesSchema,
 });
 
 const toTool = (row: ToolRow) => ({
@@ -101,8 +100,7 @@ const toTool = (row: ToolRow) => ({
   builtin: row.builtin,
   url: row.url,
   parameters: row.parameters,
-  created_at: isoTime(row.created_at),
-  updated_at: isoTime(row.updated_at),
+  ...recordTimesOf(row),
 });
 
 function requireTool(scope: TenantScope, id: string): Promise<ToolRow> {
@@ -118,24 +116,15 @@ async function refuseTakenName(scope: TenantScope, name: string, exceptId?: stri
 const jsonColumns = (body: ToolBody) => ({ ...body, ...(body.parameters !== undefined ? { parameters: JSON.stringify(body.parameters) } : {}) });
 
 export function toolRoutes(): ApiRouter {
-  const api = new ApiRouter('/api/v1/tools');
-  const tags = ['tools'];
-
-  const tool = resourceRoutes(api, {
+  const { api, routes: tool } = agentResourceRoutes('/api/v1/tools', 'tools', {
     path: '/:tool_id',
-    tags,
-    view: 'view_agents',
     schema: toolSchema,
     find: requireTool,
     present: toTool,
-    write: { permission: 'manage_agents', audit: 'tool', table: 'tools' },
+    audit: 'tool',
+    table: 'tools',
   });
-  tool.list<{ kind?: ToolKind }>({
-    summary: 'List tools',
-    found: 'A page of tools',
-    query: { kind: Joi.string().valid('built_in', 'http') },
-    filter: (q, query) => void (query.kind && q.where('kind', query.kind)),
-  });
+  tool.list({ summary: 'List tools', found: 'A page of tools', match: { kind: Joi.string().valid('built_in', 'http') } });
   tool.create<ToolBody>(
     { summary: 'Create a tool', body: createBody, created: 'Created tool', responses: { 409: { description: 'Name taken' } } },
     { check: (unit, body) => refuseTakenName(unit.scope, body.name!), columns: jsonColumns, after: (_unit, row) => ({ kind: row.kind }) },

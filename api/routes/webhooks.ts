@@ -27,7 +27,7 @@ import {
   WebhookFields,
 } from '../../services/webhooks';
 import { tenantScopeOf, userOf } from '../context';
-import { actorOf, runMutation } from '../mutation';
+import { inUserUnit, resourceRoutes } from '../resource-routes';
 import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery, pageOf } from '../pagination';
 import { ApiRouter } from '../route';
@@ -63,7 +63,6 @@ const webhookFields = {
 };
 const createBody = Joi.object({ ...webhookFields, url: webhookFields.url.required(), events: webhookFields.events.required() });
 const updateBody = Joi.object(webhookFields).min(1);
-const webhookParams = Joi.object({ webhook_id: idRef.required() });
 const deliveryParams = Joi.object({ webhook_id: idRef.required(), delivery_id: idRef.required() });
 
 export const webhookSchema = Joi.object({
@@ -169,19 +168,21 @@ function toTestResult(result: HttpAttemptResult) {
 
 export function webhookRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/integrations/webhooks');
-
-  api.route<unknown, PageRequest & { status?: WebhookStatus }>({
-    method: 'get',
-    path: '/',
-    summary: 'List webhooks',
+  const webhook = resourceRoutes(api, {
+    path: '/:webhook_id',
     tags: ['webhooks'],
-    auth: 'user',
-    permission: 'view_webhooks',
-    query: Joi.object({ ...pageQuery, status: Joi.string().valid('active', 'paused', 'failing', 'disabled') }),
-    responses: { 200: { description: 'A page of webhooks', schema: pageOf(webhookSchema) } },
-    handler: async (ctx, { query }) => {
-      ctx.body = mapPage(await listWebhooks(tenantScopeOf(ctx), query.status, query), (row) => toWebhook(row));
-    },
+    view: 'view_webhooks',
+    manage: 'manage_webhooks',
+    schema: webhookSchema,
+    find: requireWebhook,
+    present: (row) => toWebhook(row),
+  });
+
+  webhook.list<{ status?: WebhookStatus }>({
+    summary: 'List webhooks',
+    found: 'A page of webhooks',
+    query: { status: Joi.string().valid('active', 'paused', 'failing', 'disabled') },
+    load: (scope, query) => listWebhooks(scope, query.status, query),
   });
 
   api.route<unknown, unknown, WebhookFields>({
@@ -198,8 +199,8 @@ export function webhookRoutes(): ApiRouter {
       422: { description: 'Invalid URL, event pattern or filter' },
     },
     handler: async (ctx, { body }) => {
-      const { tenantId, userId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => createWebhook(unit, ctx.deps, userId, body));
+      const { userId } = userOf(ctx);
+      const created = await inUserUnit(ctx, (unit) => createWebhook(unit, ctx.deps, userId, body));
       ctx.status = 201;
       ctx.body = { ...toWebhook(created.row), secret: created.secret };
     },
@@ -225,79 +226,42 @@ export function webhookRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ webhook_id: string }>({
-    method: 'get',
-    path: '/:webhook_id',
-    summary: 'Get a webhook',
-    tags: ['webhooks'],
-    auth: 'user',
-    permission: 'view_webhooks',
-    params: webhookParams,
-    responses: { 200: { description: 'Webhook', schema: webhookSchema }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      ctx.body = toWebhook(await requireWebhook(tenantScopeOf(ctx), params.webhook_id));
+  webhook.get({ summary: 'Get a webhook', found: 'Webhook' });
+  webhook.update<Partial<WebhookFields>>(
+    {
+      summary: 'Update the fields sent; omitted fields keep their values',
+      description: 'Setting `status` to `active` also ends a failing episode or a disabled state.',
+      body: updateBody,
+      updated: 'Updated webhook',
+      responses: { 422: { description: 'Invalid field' } },
     },
-  });
+    (ctx, id, body) => inUserUnit(ctx, (unit) => updateWebhook(unit, ctx.deps, id, body)),
+  );
+  webhook.remove({ summary: 'Delete a webhook and its delivery log; deliveries in progress stop at their next attempt' }, (ctx, id) =>
+    inUserUnit(ctx, (unit) => deleteWebhook(unit, id)),
+  );
 
-  api.route<{ webhook_id: string }, unknown, Partial<WebhookFields>>({
-    method: 'put',
-    path: '/:webhook_id',
-    summary: 'Update the fields sent; omitted fields keep their values',
-    description: 'Setting `status` to `active` also ends a failing episode or a disabled state.',
-    tags: ['webhooks'],
-    auth: 'user',
-    permission: 'manage_webhooks',
-    params: webhookParams,
-    body: updateBody,
-    responses: { 200: { description: 'Updated webhook', schema: webhookSchema }, 404: { description: 'Not found' }, 422: { description: 'Invalid field' } },
-    handler: async (ctx, { params, body }) => {
-      const updated = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => updateWebhook(unit, ctx.deps, params.webhook_id, body));
-      ctx.body = toWebhook(updated);
-    },
-  });
-
-  api.route<{ webhook_id: string }>({
-    method: 'delete',
-    path: '/:webhook_id',
-    summary: 'Delete a webhook and its delivery log; deliveries in progress stop at their next attempt',
-    tags: ['webhooks'],
-    auth: 'user',
-    permission: 'manage_webhooks',
-    params: webhookParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }) => {
-      await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => deleteWebhook(unit, params.webhook_id));
-      ctx.status = 204;
-    },
-  });
-
-  api.route<{ webhook_id: string }>({
+  webhook.route({
     method: 'post',
-    path: '/:webhook_id/rotate-secret',
+    sub: 'rotate-secret',
     summary: 'Replace the signing secret; the previous one keeps signing beside it for 24 hours',
     description: 'The new secret is shown this once. Until `previous_secret_expires_at`, deliveries carry both signatures, the new one first.',
-    tags: ['webhooks'],
-    auth: 'user',
-    permission: 'manage_webhooks',
-    params: webhookParams,
-    responses: { 200: { description: 'Webhook with its new secret', schema: withSecret }, 404: { description: 'Not found' } },
+    access: 'manage',
+    responses: { 200: { description: 'Webhook with its new secret', schema: withSecret } },
     handler: async (ctx, { params }) => {
-      const rotated = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => rotateWebhookSecret(unit, ctx.deps, params.webhook_id));
+      const rotated = await inUserUnit(ctx, (unit) => rotateWebhookSecret(unit, ctx.deps, params.webhook_id));
       ctx.body = { ...toWebhook(rotated.row), secret: rotated.secret };
     },
   });
 
-  api.route<{ webhook_id: string }, unknown, { sample_payload: Record<string, unknown> }>({
+  webhook.route<Record<string, string>, unknown, { sample_payload: Record<string, unknown> }>({
     method: 'post',
-    path: '/:webhook_id/test',
+    sub: 'test',
     summary: 'Send sample_payload to the webhook, signed like a delivery, and answer what the destination said',
     description:
       'The body sent is `sample_payload` itself (compact JSON, keys sorted), signed with the current secret(s); the delivery id is `test_<uuid>`. ' +
       'No audit record, no delivery record, no workflow. `status_code` is null when no HTTP answer came (see `error`).',
-    tags: ['webhooks'],
-    auth: 'user',
-    permission: 'manage_webhooks',
-    params: webhookParams,
+    access: 'manage',
     body: Joi.object({ sample_payload: Joi.object().unknown(true).required() }),
     responses: {
       200: {
@@ -310,41 +274,35 @@ export function webhookRoutes(): ApiRouter {
           error: Joi.string(),
         }),
       },
-      404: { description: 'Not found' },
     },
     handler: async (ctx, { params, body }) => {
       ctx.body = toTestResult(await sendTestPayload(ctx.deps, tenantScopeOf(ctx), params.webhook_id, body.sample_payload));
     },
   });
 
-  api.route<{ webhook_id: string }, PageRequest & { status?: string; event_type?: string; delivery_id?: string }>({
+  webhook.route<Record<string, string>, PageRequest & { status?: string; event_type?: string; delivery_id?: string }>({
     method: 'get',
-    path: '/:webhook_id/deliveries',
+    sub: 'deliveries',
     summary: 'Delivery records of a webhook (one per attempt), newest first; kept 30 days',
-    tags: ['webhooks'],
-    auth: 'user',
-    permission: 'view_webhooks',
-    params: webhookParams,
+    access: 'view',
     query: Joi.object({
       ...pageQuery,
       status: Joi.string().valid('succeeded', 'failed'),
       event_type: Joi.string().max(100),
       delivery_id: idRef,
     }),
-    responses: { 200: { description: 'A page of delivery records', schema: pageOf(deliverySchema) }, 404: { description: 'Not found' } },
+    responses: { 200: { description: 'A page of delivery records', schema: pageOf(deliverySchema) } },
     handler: async (ctx, { params, query }) => {
       ctx.body = mapPage(await listDeliveries(tenantScopeOf(ctx), params.webhook_id, query, query), toDelivery);
     },
   });
 
-  api.route<{ webhook_id: string; delivery_id: string }>({
+  webhook.route({
     method: 'post',
-    path: '/:webhook_id/deliveries/:delivery_id/redeliver',
+    sub: 'deliveries/:delivery_id/redeliver',
     summary: 'Send the event of a delivery again, as a new delivery with its own attempts',
     description: 'The new delivery has a new id (webhook-id header); the payload, and its `id` (the event id), are the same.',
-    tags: ['webhooks'],
-    auth: 'user',
-    permission: 'manage_webhooks',
+    access: 'manage',
     params: deliveryParams,
     responses: {
       202: { description: 'Redelivery started' },
@@ -352,27 +310,24 @@ export function webhookRoutes(): ApiRouter {
       409: { description: 'Webhook paused or disabled, or the event is no longer kept' },
     },
     handler: async (ctx, { params }) => {
-      const started = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => redeliver(unit, ctx.deps, params.webhook_id, params.delivery_id));
+      const started = await inUserUnit(ctx, (unit) => redeliver(unit, ctx.deps, params.webhook_id, params.delivery_id));
       ctx.status = 202;
       ctx.body = { delivery_id: started.deliveryId, redelivery_of: params.delivery_id, event_id: started.eventId };
     },
   });
 
-  api.route<{ webhook_id: string }, { since: Date }>({
+  webhook.route<Record<string, string>, { since: Date }>({
     method: 'post',
-    path: '/:webhook_id/recover',
+    sub: 'recover',
     summary: 'Redeliver every delivery that failed for good since a time',
     description:
       'A delivery counts when its last attempt since `since` failed with no attempt left (attempts exhausted) and it was not redelivered yet. ' +
       `Each gets a new delivery; at most ${MAX_RECOVER} per call (\`truncated\` tells when more remain: call again).`,
-    tags: ['webhooks'],
-    auth: 'user',
-    permission: 'manage_webhooks',
-    params: webhookParams,
+    access: 'manage',
     query: Joi.object({ since: Joi.date().iso().max('now').required() }),
-    responses: { 202: { description: 'Redeliveries started' }, 404: { description: 'Not found' }, 409: { description: 'Webhook paused or disabled' } },
+    responses: { 202: { description: 'Redeliveries started' }, 409: { description: 'Webhook paused or disabled' } },
     handler: async (ctx, { params, query }) => {
-      const recovery = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => recoverDeliveries(unit, ctx.deps, params.webhook_id, query.since));
+      const recovery = await inUserUnit(ctx, (unit) => recoverDeliveries(unit, ctx.deps, params.webhook_id, query.since));
       ctx.status = 202;
       ctx.body = {
         since: recovery.since.toISOString(),
@@ -383,18 +338,15 @@ export function webhookRoutes(): ApiRouter {
     },
   });
 
-  api.route<{ webhook_id: string }>({
+  webhook.route({
     method: 'get',
-    path: '/:webhook_id/analytics',
+    sub: 'analytics',
     summary: 'Delivery metrics of the last 7 days (UTC calendar days, today included)',
     description:
       'Counts are delivery records (attempts). `success_rate_percent` is null without attempts; `average_latency_ms` covers attempts that got an answer or timed out; ' +
       '`top_error_codes` are HTTP statuses, or the failure cause (timeout, connection_error, redirect, refused_destination) when there was none.',
-    tags: ['webhooks'],
-    auth: 'user',
-    permission: 'view_webhooks',
-    params: webhookParams,
-    responses: { 200: { description: 'Aggregate metrics' }, 404: { description: 'Not found' } },
+    access: 'view',
+    responses: { 200: { description: 'Aggregate metrics' } },
     handler: async (ctx, { params }) => {
       ctx.body = await webhookAnalytics(ctx.deps.db, tenantScopeOf(ctx), params.webhook_id);
     },

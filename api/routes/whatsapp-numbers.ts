@@ -13,8 +13,8 @@ import { conflict } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
 import { findOr404 } from '../../db/find-or-404';
-import { resourceRoutes } from '../resource-routes';
-import { isoTime } from '../../domain/time';
+import { agentResourceRoutes } from '../resources/agent-resources';
+import { recordTimesOf, recordTimesSchema } from '../record-times';
 
 interface WhatsappNumberRow {
   id: string;
@@ -74,8 +74,7 @@ const numberSchema = Joi.object({
   has_access_token: Joi.boolean().description('The token itself is never returned'),
   inbound_webhook_configured: Joi.boolean().description('app_secret and verify_token are set'),
   status: Joi.string().valid('active', 'inactive'),
-  created_at: Joi.string().isoDate(),
-  updated_at: Joi.string().isoDate(),
+  ...recordTimesSchema,
 });
 
 const toNumber = (row: WhatsappNumberRow) => ({
@@ -86,8 +85,7 @@ const toNumber = (row: WhatsappNumberRow) => ({
   has_access_token: true,
   inbound_webhook_configured: row.app_secret_encrypted !== null && row.verify_token_hash !== null,
   status: row.status,
-  created_at: isoTime(row.created_at),
-  updated_at: isoTime(row.updated_at),
+  ...recordTimesOf(row),
 });
 
 const tokenContext = secretContexts.whatsappAccessToken;
@@ -127,24 +125,15 @@ async function refuseTakenPhoneNumberId(scope: TenantScope, phoneNumberId: strin
 }
 
 export function whatsappNumberRoutes(): ApiRouter {
-  const api = new ApiRouter('/api/v1/whatsapp/numbers');
-  const tags = ['whatsapp numbers'];
-
-  const number = resourceRoutes(api, {
+  const { api, routes: number } = agentResourceRoutes('/api/v1/whatsapp/numbers', 'whatsapp numbers', {
     path: '/:number_id',
-    tags,
-    view: 'view_agents',
     schema: numberSchema,
     find: requireNumber,
     present: toNumber,
-    write: { permission: 'manage_agents', audit: 'whatsapp_number', table: 'whatsapp_numbers' },
+    audit: 'whatsapp_number',
+    table: 'whatsapp_numbers',
   });
-  number.list<{ status?: ChannelStatus }>({
-    summary: 'List WhatsApp numbers',
-    found: 'A page of numbers',
-    query: { status: fields.status },
-    filter: (q, query) => void (query.status && q.where('status', query.status)),
-  });
+  number.list({ summary: 'List WhatsApp numbers', found: 'A page of numbers', match: { status: fields.status } });
   number.create<WhatsappNumberBody>(
     { summary: 'Register a WhatsApp number', body: createBody, created: 'Created, active number', responses: { 409: { description: 'phone_number_id already registered' } } },
     {

@@ -1,5 +1,6 @@
 import { toleranceBand } from '../../../domain/assets/band';
 import { computeCondition, conditionForScore, worstCondition } from '../../../domain/assets/condition';
+import { SCORE_BANDS } from './score-bands';
 
 const T = Date.UTC(2026, 2, 1, 12);
 const band = toleranceBand(50, 20); // 40..60, half-width 10
@@ -56,16 +57,7 @@ describe('computeCondition', () => {
 });
 
 describe('condition bands', () => {
-  it.each([
-    [100, 'good'],
-    [71, 'good'],
-    [70, 'fair'],
-    [51, 'fair'],
-    [50, 'poor'],
-    [26, 'poor'],
-    [25, 'critical'],
-    [0, 'critical'],
-  ])('score %i reads as %s', (score, condition) => {
+  it.each(SCORE_BANDS)('score %i (%s) reads as %s', (score, _status, condition) => {
     expect(conditionForScore(score)).toBe(condition);
   });
 

@@ -1,5 +1,6 @@
 import { toleranceBand } from '../../../domain/assets/band';
 import { computeHealth, inspectionFactor, parameterScore, statusForScore } from '../../../domain/assets/health';
+import { SCORE_BANDS } from './score-bands';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -8,18 +9,7 @@ const series = (values: number[]) => values.map((y, i) => ({ t: T0 + i * HOUR, y
 const band = toleranceBand(100, 10);
 
 describe('statusForScore: the exact SPEC bands', () => {
-  it.each([
-    [0, 'critical'],
-    [25, 'critical'],
-    [26, 'poor'],
-    [50, 'poor'],
-    [51, 'fair'],
-    [70, 'fair'],
-    [71, 'good'],
-    [90, 'good'],
-    [91, 'excellent'],
-    [100, 'excellent'],
-  ])('%i is %s', (score, status) => {
+  it.each(SCORE_BANDS)('%i is %s', (score, status) => {
     expect(statusForScore(score)).toBe(status);
   });
 

@@ -3,9 +3,9 @@ import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { TREND_WINDOW } from '../../domain/assets/trend';
 import { insertMachineEvents, MachineEventInput } from '../queries/machine-events';
 import { AssetState, assetStatesStatement } from '../queries/asset-state';
-import { insertReadings, LatestReading, latestReadingsStatement, ReadingInput, RecentWindow, SeriesKey } from '../queries/readings';
+import { insertReadingsStatement, LatestReading, latestReadingsStatement, ReadingInput, RecentWindow, SeriesKey } from '../queries/readings';
 import { Queryable } from '../knex';
-import { readMonitoringState } from './monitoring-state';
+import { MonitoringState, monitoringStateColumns, monitoringStateOf } from './monitoring-state';
 import { applyJudgements, SeriesJudgement } from './judge';
 import { bandOf, computeAssetStates } from './recompute';
 import { LockedAssets, MonitoringUnit } from './unit';
@@ -33,7 +33,7 @@ const key = (s: SeriesKey) => `${s.asset_id}|${s.parameter}`;
 export async function ingestReadings(unit: MonitoringUnit, assets: LockedAssets, readings: readonly ReadingInput[], now: Date): Promise<ReadingsSummary> {
   const tenantId = unit.scope.tenantId;
   const assetTypes = assets.types;
-  const storedIds = await insertReadings(unit.tx, tenantId, readings);
+  const { stored: storedIds, state } = await insertAndReadState(unit.tx, tenantId, readings, assetTypes);
   const summary: ReadingsSummary = {
     received: readings.length,
     stored: storedIds.size,
@@ -54,12 +54,6 @@ export async function ingestReadings(unit: MonitoringUnit, assets: LockedAssets,
   }
   const touchedAssets = [...new Set([...bySeries.values()].map(([first]) => (first as ReadingInput).asset_id))];
 
-  const state = await readMonitoringState(
-    unit.tx,
-    tenantId,
-    touchedAssets,
-    touchedAssets.map((id) => assetTypes.get(id) as string),
-  );
   const { baselines: assetBaselines, configs, inspections } = state;
   const latest = new Map(state.latest.map((r) => [key(r), r]));
   // The state holds every unresolved alert of the assets; only those of the touched series are judged.
@@ -99,6 +93,29 @@ export async function ingestReadings(unit: MonitoringUnit, assets: LockedAssets,
   const states = computeAssetStates(touchedAssets, { assetTypes, configs, baselines: assetBaselines, latest: [...latest.values()], inspections });
   await saveSeriesAndStates(unit.tx, tenantId, moved, states, now);
   return summary;
+}
+
+/**
+ * insertReadings and the monitoring state of all the batch's assets in one statement (issue 19: one
+ * round trip fewer per batch). The insert writes none of the state's tables, so the state read in
+ * its statement (whose snapshot is taken after the caller's lock, as the separate read's was) is
+ * the one a read after it would see; the state of assets without a stored reading is read and not used.
+ */
+async function insertAndReadState(
+  db: Queryable,
+  tenantId: string,
+  readings: readonly ReadingInput[],
+  assetTypes: ReadonlyMap<string, string>,
+): Promise<{ stored: Set<string>; state: MonitoringState }> {
+  const insert = insertReadingsStatement(tenantId, readings);
+  const types = [...assetTypes.values()];
+  const state = monitoringStateColumns(tenantId, [...assetTypes.keys()], types);
+  const { rows } = await db.raw(`with stored as (${insert.statement}) select (select coalesce(array_agg(sender_event_id), '{}') from stored) as stored, ${state.columns}`, [
+    ...insert.bindings,
+    ...state.bindings,
+  ]);
+  const row = rows[0];
+  return { stored: new Set(row.stored as string[]), state: monitoringStateOf(row, types) };
 }
 
 /**

@@ -1,5 +1,5 @@
+import { Knex } from 'knex';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
-import { Queryable } from '../knex';
 import { AlertRow, ALERT_COLUMNS } from '../queries/alerts';
 import { InspectionRow, INSPECTION_COLUMNS } from '../queries/asset-state';
 import { BaselineRow, BASELINE_COLUMNS } from '../queries/baselines';
@@ -26,11 +26,15 @@ export interface MonitoringState {
 const cols = (names: readonly string[], alias: string) => names.map((c) => `${alias}.${c}`).join(', ');
 const at = (v: string | null): Date | null => (v === null ? null : new Date(v));
 
-export async function readMonitoringState(db: Queryable, tenantId: string, assetIds: readonly string[], assetTypes: readonly string[]): Promise<MonitoringState> {
+/**
+ * The state as the columns of one select (`select ${columns}`), so a caller can read it in the
+ * statement of another part of its work (the reading pipeline: in the insert's statement); its
+ * row is read by monitoringStateOf.
+ */
+export function monitoringStateColumns(tenantId: string, assetIds: readonly string[], assetTypes: readonly string[]): { columns: string; bindings: Knex.RawBinding[] } {
   const ids = pgArray(assetIds);
-  const { rows } = await db.raw(
-    `select
-       (select coalesce(json_agg(l order by l.asset_id, l.parameter), '[]'::json)
+  return {
+    columns: `(select coalesce(json_agg(l order by l.asset_id, l.parameter), '[]'::json)
           from (select l.asset_id, l.parameter, l.ts, l.value, l.unit, l.source, l.recent from asset_parameter_latest l
                  where l.tenant_id = ? and l.asset_id = any(?::uuid[])) l) as latest,
        (select coalesce(json_agg(b), '[]'::json)
@@ -47,9 +51,12 @@ export async function readMonitoringState(db: Queryable, tenantId: string, asset
                      where s.tenant_id = ? and s.asset_id = k.asset_id
                      order by s.performed_at desc, s.created_at desc limit 2
                   ) s) i) as inspections`,
-    [tenantId, ids, tenantId, ids, tenantId, ids, tenantId, pgArray([...new Set(assetTypes)]), ids, tenantId],
-  );
-  const row = rows[0] as { latest: any[]; baselines: any[]; alerts: any[]; configs: any[]; inspections: any[] };
+    bindings: [tenantId, ids, tenantId, ids, tenantId, ids, tenantId, pgArray([...new Set(assetTypes)]), ids, tenantId],
+  };
+}
+
+/** The state from the row of monitoringStateColumns (`assetTypes`: the types given to it). */
+export function monitoringStateOf(row: { latest: any[]; baselines: any[]; alerts: any[]; configs: any[]; inspections: any[] }, assetTypes: readonly string[]): MonitoringState {
   return {
     latest: row.latest.map((r) => ({ ...r, ts: new Date(r.ts) })),
     baselines: row.baselines.map((b) => ({ ...b, created_at: new Date(b.created_at), superseded_at: at(b.superseded_at) })),

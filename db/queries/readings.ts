@@ -37,14 +37,20 @@ const columnArrays = (readings: readonly ReadingInput[]) => [
  */
 export async function insertReadings(db: Queryable, tenantId: string, readings: readonly ReadingInput[]): Promise<Set<string>> {
   if (readings.length === 0) return new Set();
-  const { rows } = await db.raw(
-    `insert into sensor_readings (tenant_id, asset_id, parameter, ts, value, unit, source, sender_event_id)
+  const { statement, bindings } = insertReadingsStatement(tenantId, readings);
+  const { rows } = await db.raw(statement, bindings);
+  return new Set(rows.map((r: { sender_event_id: string }) => r.sender_event_id));
+}
+
+/** The statement of insertReadings (returning the stored sender event ids), so a caller can run it as a CTE of a larger statement. */
+export function insertReadingsStatement(tenantId: string, readings: readonly ReadingInput[]): { statement: string; bindings: Knex.RawBinding[] } {
+  return {
+    statement: `insert into sensor_readings (tenant_id, asset_id, parameter, ts, value, unit, source, sender_event_id)
      select ?::uuid, r.* from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::float8[], ?::text[], ?::text[], ?::text[]) as r
      on conflict (tenant_id, sender_event_id) do nothing
      returning sender_event_id`,
-    [tenantId, ...columnArrays(readings)],
-  );
-  return new Set(rows.map((r: { sender_event_id: string }) => r.sender_event_id));
+    bindings: [tenantId, ...columnArrays(readings)],
+  };
 }
 
 /** [epoch ms, value] pairs, oldest first. */

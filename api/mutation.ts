@@ -1,6 +1,6 @@
 import { Actor } from '../db/audit';
-import { runUnit, type Unit, type UnitAudit, type UnitContext } from '../db/unit-of-work';
-import { AppContext } from './context';
+import { runUnit, type Unit, type UnitAudit, type UnitContext, type UserUnitContext } from '../db/unit-of-work';
+import { AppContext, userOf } from './context';
 
 /** A route's unit of work (db/unit-of-work.ts), under the names the routes use. */
 export type MutationUnit = Unit;
@@ -14,6 +14,12 @@ export function runMutation<T>(ctx: AppContext, tenantId: string, actor: Actor, 
 /** Who acts, for which tenant, in which request: for a service that runs its own units (work around the transaction). */
 export function unitContextOf(ctx: AppContext, tenantId: string): UnitContext {
   return { tenantId, actor: actorOf(ctx), requestId: ctx.state.requestId };
+}
+
+/** The signed-in user's unit context, for a service that records the user on its rows. */
+export function userUnitContextOf(ctx: AppContext): UserUnitContext {
+  const { tenantId, userId } = userOf(ctx);
+  return { ...unitContextOf(ctx, tenantId), userId };
 }
 
 /** The acting principal of a request, as the audit trail records it. */

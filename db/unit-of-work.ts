@@ -12,6 +12,9 @@ export interface UnitContext {
   readonly requestId: string | null;
 }
 
+/** A unit's context when a signed-in user acts and the change records who (created_by, approved_by). */
+export type UserUnitContext = UnitContext & { readonly userId: string };
+
 export interface UnitAudit {
   action: string;
   resourceType: string;

@@ -9,7 +9,7 @@ import type { PlanRow } from '../db/queries/maintenance';
 import { lockPlan, policyOf, saveScheduleSnapshot, updatePlanRow } from '../db/queries/maintenance';
 import { decideDraft, draftById, DraftRow, insertDraft, lockDraft, optimizeInput } from '../db/queries/maintenance-optimize';
 import { tenantScope, type TenantScope } from '../db/tenant-scope';
-import { runUnit, type Unit, type UnitContext } from '../db/unit-of-work';
+import { runUnit, type Unit, type UserUnitContext } from '../db/unit-of-work';
 import { analyzePlan, calendarPartOf, counterPartOf, sameTrigger, type Suggestion, type Trigger } from '../domain/maintenance';
 import { applyOptimization } from '../orchestration/maintenance';
 import type { OptimizationResult } from '../workflows/maintenance-plan';
@@ -73,7 +73,7 @@ export async function getDraft(scope: TenantScope, planId: string, draftId: stri
  */
 export async function approveDraft(
   deps: PlanDeps,
-  context: UnitContext & { userId: string },
+  context: UserUnitContext,
   planId: string,
   draftId: string,
   kinds: PatchableKind[] | undefined,

@@ -33,7 +33,7 @@ import {
   updatePlanRow,
 } from '../db/queries/maintenance';
 import { isUuid, tenantScope, type TenantScope } from '../db/tenant-scope';
-import { runUnit, type UnitContext } from '../db/unit-of-work';
+import { runUnit, type UnitContext, type UserUnitContext } from '../db/unit-of-work';
 import { counterPartOf, sameTrigger } from '../domain/maintenance';
 import { isoTime } from '../domain/time';
 import type { TemporalGateway } from '../infra/temporal';
@@ -245,7 +245,7 @@ export async function previewPlan(deps: PlanDeps, scope: TenantScope, planId: st
  * The row is inserted in a unit, the workflow started, and only then the unit commits: Temporal
  * down → rollback → 503 and no row. A workflow whose row did not commit is terminated.
  */
-export async function createPlan(deps: PlanDeps, context: UnitContext & { userId: string }, fields: PlanFields): Promise<PlanRow> {
+export async function createPlan(deps: PlanDeps, context: UserUnitContext, fields: PlanFields): Promise<PlanRow> {
   const { tenantId } = context;
   const client = await temporalClient(deps);
   let started: { planId: string } | null = null;
@@ -343,7 +343,7 @@ export interface ExecutionAnswer {
  * (no row lock waits on Temporal), then the task is written. Without an idempotency key, the same
  * user's second execute within the repeat window answers the first.
  */
-export async function executePlanNow(deps: PlanDeps, context: UnitContext & { userId: string }, planId: string, idempotencyKey: string | null): Promise<ExecutionAnswer> {
+export async function executePlanNow(deps: PlanDeps, context: UserUnitContext, planId: string, idempotencyKey: string | null): Promise<ExecutionAnswer> {
   const { tenantId, userId } = context;
   const plan = await requirePlan(tenantScope(deps.db, tenantId), planId);
   if (!idempotencyKey) {

@@ -5,7 +5,7 @@
 import type { Db } from '../db/knex';
 import { insertReportJob, markReportNotStarted, ReportJobFilter, reportJobById, reportJobsQuery, ReportJobRow, reportRequestOf } from '../db/queries/report-jobs';
 import { tenantScope, type TenantScope } from '../db/tenant-scope';
-import { runUnit, type UnitContext } from '../db/unit-of-work';
+import { runUnit, type UserUnitContext } from '../db/unit-of-work';
 import { reportFileName, type ReportFormat, type ReportPeriod, type ReportType } from '../domain/reports/types';
 import type { ObjectStore } from '../infra/object-store';
 import { produceReport, type ProducedReport } from '../infra/reports/produce';
@@ -40,7 +40,7 @@ export function listReports(scope: TenantScope, filter: ReportJobFilter, page: P
  * Records the report (its audit row with it) and then starts its workflow. A start that fails
  * marks the committed job failed and answers 503.
  */
-export async function requestReport(deps: { db: Db; temporal: TemporalGateway }, context: UnitContext & { userId: string }, order: ReportOrder): Promise<ReportJobRow> {
+export async function requestReport(deps: { db: Db; temporal: TemporalGateway }, context: UserUnitContext, order: ReportOrder): Promise<ReportJobRow> {
   const row = await runUnit(deps.db, context, async (unit) => {
     if (order.branding_id) await requireBrandingReference(unit.scope, order.branding_id);
     const created = await insertReportJob(unit.scope, {

@@ -20,7 +20,7 @@ import {
   updateScheduledReportRow,
 } from '../db/queries/report-jobs';
 import { tenantScope, type TenantScope } from '../db/tenant-scope';
-import { runUnit, type Unit, type UnitContext } from '../db/unit-of-work';
+import { runUnit, type Unit, type UnitContext, type UserUnitContext } from '../db/unit-of-work';
 import type { PeriodRule } from '../domain/reports/period';
 import type { ReportScheduleSpec } from '../domain/reports/schedule';
 import { REPORT_TYPE_INFO, type ReportFormat, type ReportType } from '../domain/reports/types';
@@ -122,7 +122,7 @@ export async function scheduledReportNextRuns(temporal: TemporalGateway, row: Sc
   return described ? described.info.nextActionTimes.slice(0, 3) : [];
 }
 
-export async function createScheduledReport(deps: ScheduleDeps, context: UnitContext & { userId: string }, fields: NewScheduledReport): Promise<ScheduledReportRow> {
+export async function createScheduledReport(deps: ScheduleDeps, context: UserUnitContext, fields: NewScheduledReport): Promise<ScheduledReportRow> {
   checkPeriodRule(fields.report_type, fields.period_rule);
   // The id is chosen here so a failed commit can find (and remove) the Schedule it named.
   const id = await newRowId(deps.db);

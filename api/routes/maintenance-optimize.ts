@@ -6,7 +6,7 @@ import Joi from '../../domain/joi';
 import type { DraftRow } from '../../db/queries/maintenance-optimize';
 import { approveDraft, draftOptimization, getDraft, mergePatches, PATCHABLE, PatchableKind, rejectDraft } from '../../services/maintenance-optimize';
 import { tenantScopeOf, userOf } from '../context';
-import { unitContextOf } from '../mutation';
+import { userUnitContextOf } from '../mutation';
 import { inUserUnit } from '../resource-routes';
 import { planDeps, planSchema, toPlan } from '../resources/maintenance';
 import type { PlanRoutes } from './maintenance';
@@ -85,8 +85,7 @@ export function registerOptimizeRoutes(plans: PlanRoutes): void {
       409: { description: 'The draft is older than the last change of the plan (STALE_DRAFT), or already decided' },
     },
     handler: async (ctx, { params, body }) => {
-      const { tenantId, userId } = userOf(ctx);
-      const { draft, plan } = await approveDraft(planDeps(ctx), { ...unitContextOf(ctx, tenantId), userId }, params.plan_id, params.draft_id, body.kinds);
+      const { draft, plan } = await approveDraft(planDeps(ctx), userUnitContextOf(ctx), params.plan_id, params.draft_id, body.kinds);
       ctx.body = { draft: toDraft(draft), plan: toPlan(plan) };
     },
   });

@@ -32,8 +32,8 @@ import {
   setPlanRunning,
   updatePlan,
 } from '../../services/maintenance';
-import { tenantScopeOf, userOf } from '../context';
-import { actorOf, unitContextOf } from '../mutation';
+import { tenantScopeOf } from '../context';
+import { actorOf, userUnitContextOf } from '../mutation';
 import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery, pageOf } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
@@ -67,8 +67,7 @@ function registerPlanCrud(plans: PlanRoutes): void {
       responses: { 403: { description: 'Plan limit reached' }, 503: { description: 'Temporal unreachable' } },
     },
     (ctx, body) => {
-      const { tenantId, userId } = userOf(ctx);
-      return createPlan(planDeps(ctx), { ...unitContextOf(ctx, tenantId), userId }, body);
+      return createPlan(planDeps(ctx), userUnitContextOf(ctx), body);
     },
   );
   plans.get({ summary: 'Get a plan', found: 'Plan' });
@@ -79,11 +78,11 @@ function registerPlanCrud(plans: PlanRoutes): void {
       updated: 'Updated plan',
       responses: { 503: { description: 'Temporal unreachable (nothing changed)' } },
     },
-    (ctx, id, body) => updatePlan(planDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), id, body),
+    (ctx, id, body) => updatePlan(planDeps(ctx), userUnitContextOf(ctx), id, body),
   );
   plans.remove(
     { summary: 'Delete a plan: its workflow ends; its history and tasks are kept', responses: { 503: { description: 'Temporal unreachable (nothing changed)' } } },
-    (ctx, id) => deletePlan(planDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), id),
+    (ctx, id) => deletePlan(planDeps(ctx), userUnitContextOf(ctx), id),
   );
 }
 
@@ -101,8 +100,7 @@ function registerPlanActions(plans: PlanRoutes): void {
       503: { description: 'Temporal unreachable or too slow: retry with the same Idempotency-Key' },
     },
     handler: async (ctx, { params }) => {
-      const { tenantId, userId } = userOf(ctx);
-      ctx.body = await executePlanNow(planDeps(ctx), { ...unitContextOf(ctx, tenantId), userId }, params.plan_id, idempotencyKeyOf(ctx));
+      ctx.body = await executePlanNow(planDeps(ctx), userUnitContextOf(ctx), params.plan_id, idempotencyKeyOf(ctx));
     },
   });
 
@@ -152,7 +150,7 @@ function registerPlanActions(plans: PlanRoutes): void {
       422: { description: 'The plan has nobody to notify' },
     },
     handler: async (ctx, { params }) => {
-      const queued = await sendTestNotification(ctx.deps, unitContextOf(ctx, userOf(ctx).tenantId), params.plan_id);
+      const queued = await sendTestNotification(ctx.deps, userUnitContextOf(ctx), params.plan_id);
       ctx.status = 202;
       ctx.body = {
         notification_id: queued.notificationId,
@@ -179,7 +177,7 @@ function registerPlanActions(plans: PlanRoutes): void {
         503: { description: 'Temporal unreachable (nothing changed)' },
       },
       handler: async (ctx, { params }) => {
-        ctx.body = toPlan(await setPlanRunning(planDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId), params.plan_id, kind));
+        ctx.body = toPlan(await setPlanRunning(planDeps(ctx), userUnitContextOf(ctx), params.plan_id, kind));
       },
     });
   }

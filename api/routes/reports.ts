@@ -6,7 +6,7 @@ import { REPORT_FORMATS, REPORT_TYPE_INFO, REPORT_TYPES, ReportFormat, ReportPer
 import { listReports, ReportDownload, ReportOrder, renderReport, REPORT_URL_TTL_SECONDS, reportDownload, requestReport, requireReport } from '../../services/reports';
 import { tenantScopeOf, userOf } from '../context';
 import { AppError } from '../../domain/errors';
-import { unitContextOf } from '../mutation';
+import { userUnitContextOf } from '../mutation';
 import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery, pageOf } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
@@ -126,8 +126,7 @@ export function reportRoutes(): ApiRouter {
     body: createBody,
     responses: { 202: { description: 'Accepted', schema: reportSchema }, 422: { description: 'Invalid type, format, period or branding' } },
     handler: async (ctx, { body }) => {
-      const { tenantId, userId } = userOf(ctx);
-      const row = await requestReport(ctx.deps, { ...unitContextOf(ctx, tenantId), userId }, body);
+      const row = await requestReport(ctx.deps, userUnitContextOf(ctx), body);
       ctx.status = 202;
       ctx.body = toReport(row);
     },

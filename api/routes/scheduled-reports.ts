@@ -16,8 +16,8 @@ import {
   setScheduledReportStatus,
   updateScheduledReport,
 } from '../../services/scheduled-reports';
-import { tenantScopeOf, AppContext, userOf } from '../context';
-import { unitContextOf } from '../mutation';
+import { tenantScopeOf, AppContext } from '../context';
+import { userUnitContextOf } from '../mutation';
 import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
@@ -129,7 +129,7 @@ export function toScheduledReport(row: ScheduledReportRow, nextRuns?: Date[]) {
 
 export function scheduledReportRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/scheduled-reports');
-  const changeOf = (ctx: AppContext) => [scheduleDeps(ctx), unitContextOf(ctx, userOf(ctx).tenantId)] as const;
+  const changeOf = (ctx: AppContext) => [scheduleDeps(ctx), userUnitContextOf(ctx)] as const;
 
   const report = resourceRoutes(api, {
     path: '/:scheduled_report_id',
@@ -151,8 +151,7 @@ export function scheduledReportRoutes(): ApiRouter {
       responses: { 422: { description: 'Invalid field' }, 503: { description: 'Temporal unavailable: nothing was created' } },
     },
     (ctx, body) => {
-      const { tenantId, userId } = userOf(ctx);
-      return createScheduledReport(scheduleDeps(ctx), { ...unitContextOf(ctx, tenantId), userId }, body);
+      return createScheduledReport(scheduleDeps(ctx), userUnitContextOf(ctx), body);
     },
   );
   report.get({ summary: 'Get a scheduled report with its next run times', found: 'Scheduled report' }, async (row, _scope, ctx) =>

@@ -36,6 +36,17 @@ export function mainQueueActivitySlots(poolMax: number): number {
 }
 const POOL_RESERVE = 4;
 
+/**
+ * Local-activity slots of the main queue (issue 19: a plan's due execution and a counter reading
+ * run as local activities, each one transaction), from the pool for the same reason as the
+ * activity slots: the SDK's default of 100 lets a minute's due plans queue for connections
+ * inside knex, each holding its workflow task open meanwhile. A local activity holds a
+ * workflow-task slot too, so the 40 of WORKER_TUNING leave room for the plans' other tasks.
+ * Measured with `npm run bench -- due` (500 plans, see docs/PERFORMANCE.md): default 100 against
+ * this bound.
+ */
+export const mainQueueLocalActivitySlots = mainQueueActivitySlots;
+
 export const WORKER_TUNING: Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'> = {
   maxCachedWorkflows: 500,
   maxConcurrentActivityTaskExecutions: 100,

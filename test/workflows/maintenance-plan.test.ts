@@ -252,7 +252,7 @@ describe('calendar plans over a year', () => {
 });
 
 describe('a due time as a local activity (issue 19)', () => {
-  it('creates exactly one task in the timer\'s workflow task: no activity task, one local-activity marker; a re-run of the execution creates nothing', async () => {
+  it("creates exactly one task in the timer's workflow task: no activity task, one local-activity marker; a re-run of the execution creates nothing", async () => {
     const t = await newTenant();
     const now = await serverNow();
     const due = new Date(Math.ceil((now.getTime() + DAY) / HOUR) * HOUR);

@@ -14,6 +14,7 @@ import { Db } from '../db/knex';
 import { insertNotification } from '../db/notifications';
 import {
   auditInTx,
+  executeDueInTx,
   executePlanInTx,
   ExecutionOutcome,
   ExecutionRequest,
@@ -83,11 +84,7 @@ export function createMaintenanceActivities(deps: { db: Db }) {
   return {
     /** Creates the task of one execution (or records a skip), its history row and event, and the plan's read model. */
     async executePlan(input: ExecutePlanInput): Promise<ExecutionResult> {
-      const result = await withPlan(input, async (tx, plan) => {
-        const outcome = await executePlanInTx(tx, plan, input.execution);
-        await saveScheduleSnapshot(tx, input.tenantId, input.planId, input.snapshot);
-        return outcome;
-      });
+      const result = await withPlan(input, (tx, plan) => executeDueInTx(tx, plan, input.execution, input.snapshot));
       return result === 'gone' ? { outcome: 'plan_gone' } : result;
     },
 

@@ -9,7 +9,7 @@ import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes, temporalConnectionOptions } from '../infra/temporal';
 import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcile';
-import { mainQueueActivitySlots, WEBHOOK_WORKER_TUNING, withTracing, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
+import { mainQueueActivitySlots, mainQueueLocalActivitySlots, WEBHOOK_WORKER_TUNING, withTracing, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startWebhookDispatcher } from './webhook-dispatcher';
@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     sinks,
     ...WORKER_TUNING,
     maxConcurrentActivityTaskExecutions: mainQueueActivitySlots(config.databasePoolMax),
+    maxConcurrentLocalActivityExecutions: mainQueueLocalActivitySlots(config.databasePoolMax),
   });
   // Webhook deliveries on their own queue and slots: a burst of them never delays other work.
   const webhookWorker = await Worker.create({

@@ -36,6 +36,18 @@ export function mainQueueActivitySlots(poolMax: number): number {
 }
 const POOL_RESERVE = 4;
 
+/**
+ * Local-activity slots of the main queue (issue 19: a plan's due execution and a counter reading
+ * run as local activities, each one transaction), from the pool for the same reason as the
+ * activity slots: the SDK's default of 100 lets a minute's due plans queue for connections
+ * inside knex, each holding its workflow task open meanwhile. A local activity holds a
+ * workflow-task slot too, so the 40 of WORKER_TUNING leave room for the plans' other tasks.
+ * Measured with `npm run bench -- due` (500 plans due at once, one run each at load average 11-14,
+ * docs/PERFORMANCE.md): 16 slots 14.6 tasks/s, last task 34 s after the due instant; the default
+ * 100 slots 12.4/s, 40 s. Within this machine's noise, so the reason is the pool, not the figure.
+ */
+export const mainQueueLocalActivitySlots = mainQueueActivitySlots;
+
 export const WORKER_TUNING: Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'> = {
   maxCachedWorkflows: 500,
   maxConcurrentActivityTaskExecutions: 100,

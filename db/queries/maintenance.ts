@@ -3,6 +3,7 @@
  * plan workflow's activities make (one transaction per execution: gap-free task code, task,
  * execution history row, outbox event, plan read model).
  */
+import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { appendAudit, Actor } from '../audit';
 import { Queryable } from '../knex';
@@ -262,6 +263,56 @@ async function outcomeOf(
   return { outcome: 'created', execution_id: execution.execution_id, task_id: task.id, task_code: task.task_code, due_at: isoTime(task.due_at), repeated: true };
 }
 
+/**
+ * A due time's execution of a locked, live plan (the plan workflow's `executePlan`), in two
+ * statements after the lock (issue 19; `executePlanInTx` takes six): one read of the earlier
+ * execution of the key and of the plan's open tasks, taken after the lock so it sees every
+ * committed execution; then either the skip, or the task with its gap-free code, history row,
+ * event and snapshot as one statement (`insertManualExecution`), so the tenant's sequence row is
+ * locked from that statement to COMMIT only, not across five round trips. Idempotent by
+ * (plan, key): a repeat answers what the first one did and writes only a newer snapshot.
+ */
+export async function executeDueInTx(tx: Knex.Transaction, plan: PlanRow, req: ExecutionRequest, snapshot: ScheduleSnapshot): Promise<ExecutionOutcome> {
+  const { rows } = await tx.raw(
+    `select e.execution_id, e.outcome, e.task_id, e.kept_task_id, t.task_code, t.due_at as task_due_at, o.open_count, o.oldest_open
+       from (select count(*)::int as open_count, (array_agg(id order by due_at, id))[1] as oldest_open
+               from maintenance_tasks where tenant_id = :tenant and plan_id = :plan and status in ('open', 'in_progress')) o
+       left join maintenance_executions e on e.tenant_id = :tenant and e.plan_id = :plan and e.idempotency_key = :key
+       left join maintenance_tasks t on t.id = e.task_id`,
+    { tenant: plan.tenant_id, plan: plan.id, key: req.key },
+  );
+  const found = rows[0];
+  if (found.execution_id) {
+    await saveScheduleSnapshot(tx, plan.tenant_id, plan.id, snapshot);
+    return found.outcome === 'skipped'
+      ? { outcome: 'skipped', execution_id: found.execution_id, kept_task_id: found.kept_task_id, repeated: true }
+      : { outcome: 'created', execution_id: found.execution_id, task_id: found.task_id, task_code: found.task_code, due_at: isoTime(found.task_due_at), repeated: true };
+  }
+  const action = req.onOpenTask === null ? 'create_task' : actionOnDue(req.onOpenTask, found.open_count);
+  if (action === 'skip') {
+    const [row] = await tx('maintenance_executions')
+      .insert({
+        tenant_id: plan.tenant_id,
+        plan_id: plan.id,
+        trigger: req.trigger,
+        executed_at: req.executedAt,
+        executed_by: req.executedBy,
+        due_at: req.dueAt,
+        thresholds_crossed: req.thresholdsCrossed ?? null,
+        idempotency_key: req.key,
+        outcome: 'skipped',
+        kept_task_id: found.oldest_open,
+      })
+      .returning('execution_id');
+    await saveScheduleSnapshot(tx, plan.tenant_id, plan.id, snapshot);
+    return { outcome: 'skipped', execution_id: row.execution_id, kept_task_id: found.oldest_open };
+  }
+  const created = await insertManualExecution(tx, plan, { ...req, taskId: req.taskId ?? randomUUID() }, snapshot);
+  // Null only if the key was taken after the read, which the plan's lock rules out.
+  if (!created) throw new Error(`execution ${req.key} of plan ${plan.id} appeared under the plan lock`);
+  return { outcome: 'created', ...created, due_at: req.dueAt };
+}
+
 /** The audit record of a user's action carried out by the workflow, in the activity's transaction. */
 export function auditInTx(tx: Knex.Transaction, tenantId: string, actor: Actor, requestId: string, action: string, planId: string, details: Record<string, unknown>) {
   return appendAudit(tx, { tenantId, actor, requestId, action, resourceType: 'maintenance_plan', resourceId: planId, details });
@@ -349,7 +400,8 @@ export async function lockPlanWithExecution(
 }
 
 /**
- * A user's execution of a locked plan in one statement (issue 19): the gap-free code, the task,
+ * A user's execution of a locked plan in one statement (issue 19; the due path's
+ * `executeDueInTx` creates its tasks with it too): the gap-free code, the task,
  * its history row, the `task.created` outbox event and the plan's schedule snapshot, which
  * `executePlanInTx` and `saveScheduleSnapshot` wrote in six round trips. Same rows, same
  * guarantees: the sequence row is updated in the caller's transaction (gap-free), the event is in

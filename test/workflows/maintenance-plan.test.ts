@@ -30,7 +30,7 @@ import {
 } from '../../workflows/maintenance-plan';
 import { snapshotOf } from '../../workflows/maintenance-plan-state';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
-import { expectNoPersonalData } from '../support/history-text';
+import { expectNoPersonalData, historyTextOf } from '../support/history-text';
 import { recordHistory } from '../support/record-history';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { untilPasses } from '../support/until';
@@ -248,6 +248,62 @@ describe('calendar plans over a year', () => {
     const [task] = await tasksOf(plan.row.id);
     expect(history.slice(1).map((h) => h.kept_task_id)).toEqual([task.id, task.id]);
     await plan.handle.signal(archiveSignal);
+  });
+});
+
+describe('a due time as a local activity (issue 19)', () => {
+  it("creates exactly one task in the timer's workflow task: no activity task, one local-activity marker; a re-run of the execution creates nothing", async () => {
+    const t = await newTenant();
+    const now = await serverNow();
+    const due = new Date(Math.ceil((now.getTime() + DAY) / HOUR) * HOUR);
+    const plan = await createPlan(t, { trigger: { type: 'calendar', every: 1, unit: 'weeks', start_at: due.toISOString(), mode: 'fixed' } });
+
+    await sleepUntil(new Date(due.getTime() + HOUR));
+    const [task] = await untilPasses(async () => {
+      const rows = await tasksOf(plan.row.id);
+      expect(rows.map((r) => new Date(r.due_at).toISOString())).toEqual([due.toISOString()]);
+      return rows;
+    });
+    expect((await executionsOf(plan.row.id)).map((e) => [e.idempotency_key, e.outcome, e.task_id])).toEqual([[`due:${due.toISOString()}`, 'created', task.id]]);
+    await untilPasses(async () => expect(new Date((await planRow(plan.row.id)).next_due_at).toISOString()).toBe(new Date(due.getTime() + 7 * DAY).toISOString()));
+
+    const events = (await plan.handle.fetchHistory()).events ?? [];
+    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'executePlan');
+    expect(scheduled).toHaveLength(0);
+    const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(markers).toHaveLength(1);
+    expect(historyTextOf([markers[0]])).toContain('executePlan');
+    expect(historyTextOf([markers[0]])).toContain(task.id);
+    // Recorded in the completion of the workflow task the due timer woke: one task for the due time.
+    const fired = events.findIndex((e) => e.timerFiredEventAttributes);
+    const marker = events.indexOf(markers[0]);
+    expect(fired).toBeGreaterThan(-1);
+    expect(events.slice(fired, marker).filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+
+    // A worker that dies after the commit but before its workflow task completes: the replay runs
+    // the execution again with the same input; it answers the first task and writes nothing.
+    const again = await createMaintenanceActivities({ db: pg.db }).executePlan({
+      tenantId: t.tenantId,
+      planId: plan.row.id,
+      execution: {
+        key: `due:${due.toISOString()}`,
+        trigger: 'calendar',
+        executedBy: 'system',
+        executedAt: due.toISOString(),
+        dueAt: due.toISOString(),
+        onOpenTask: 'skip',
+        intervalHours: 168,
+      },
+      snapshot: { seq: 1, next_due_at: due.toISOString(), next_due_trigger: 'calendar', interval_hours: 168 },
+    });
+    expect(again).toMatchObject({ outcome: 'created', task_id: task.id, task_code: task.task_code, repeated: true });
+    expect(await tasksOf(plan.row.id)).toHaveLength(1);
+    expect(await executionsOf(plan.row.id)).toHaveLength(1);
+    expect(await pg.db('outbox_events').where({ tenant_id: t.tenantId, type: 'task.created' })).toHaveLength(1);
+
+    await plan.handle.signal(archiveSignal);
+    expect(await plan.handle.result()).toEqual({ status: 'archived', executions_total: 1 });
+    await recordHistory('maintenance-plan-due-local-execution', plan.handle);
   });
 });
 

@@ -10,6 +10,7 @@ import { runUnit } from '../../db/unit-of-work';
 import { queryPlanState } from '../../orchestration/maintenance';
 import { createBranding, deleteBranding, requireBranding } from '../../services/brandings';
 import { createPlan, PlanDeps, setPlanRunning } from '../../services/maintenance';
+import { listExtractions, requestExtraction } from '../../services/extractions';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -69,4 +70,22 @@ it('pauses a maintenance plan through the service: the row, its event, its audit
   ]);
   const state = await queryPlanState(await api.deps.temporal.client(), tenant.tenantId, plan.id);
   expect(state.status).toBe('paused');
+});
+
+it('requests an extraction through the service: the job row and its audit row; an unknown template commits nothing', async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [template] = await scope.insert('extraction_templates', { name: `svc_${randomUUID().slice(0, 8)}`, fields: JSON.stringify([{ name: 'total', type: 'number' }]) }, ['id']);
+  const extractionDeps = { db: api.deps.db, temporal: api.deps.temporal, log: api.deps.logger };
+  const job = await requestExtraction(extractionDeps, { ...context(), userId: tenant.adminUserId }, { template_id: template.id, text: 'Total: 42' });
+  expect(job).toMatchObject({ template_id: template.id, source_kind: 'text', created_by: tenant.adminUserId });
+  expect(await api.deps.db('extractions').where({ id: job.id }).first('tenant_id', 'template_id')).toEqual({ tenant_id: tenant.tenantId, template_id: template.id });
+  expect(await auditOf(job.id)).toEqual([{ action: 'extraction.requested', actor_type: 'system', request_id: null }]);
+  const page = await listExtractions(scope, { template_id: template.id }, { skip: 0, limit: 10 });
+  expect(page.items.map((row) => row.id)).toEqual([job.id]);
+
+  const before = await api.deps.db('extractions').where({ tenant_id: tenant.tenantId }).count({ n: '*' }).first();
+  await expect(requestExtraction(extractionDeps, { ...context(), userId: tenant.adminUserId }, { template_id: randomUUID(), text: 'x' })).rejects.toMatchObject({
+    code: 'VALIDATION_ERROR',
+  });
+  expect(await api.deps.db('extractions').where({ tenant_id: tenant.tenantId }).count({ n: '*' }).first()).toEqual(before);
 });

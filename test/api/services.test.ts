@@ -11,6 +11,8 @@ import { queryPlanState } from '../../orchestration/maintenance';
 import { createBranding, deleteBranding, requireBranding } from '../../services/brandings';
 import { createPlan, PlanDeps, setPlanRunning } from '../../services/maintenance';
 import { listExtractions, requestExtraction } from '../../services/extractions';
+import { listBaselines, setAssetBaseline } from '../../services/asset-alerts';
+import { csatAggregates, recordResponse } from '../../services/csat';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -88,4 +90,39 @@ it('requests an extraction through the service: the job row and its audit row; a
     code: 'VALIDATION_ERROR',
   });
   expect(await api.deps.db('extractions').where({ tenant_id: tenant.tenantId }).count({ n: '*' }).first()).toEqual(before);
+});
+
+it("sets an asset's baseline through the service: the old one becomes history, each set audited", async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [asset] = await scope.insert('assets', { name: `svc-${randomUUID()}`, type: 'pump' }, ['id']);
+  const order = { parameter: 'pressure', baseline_value: 10, tolerance_percent: 5 };
+  const first = await runUnit(api.deps.db, context(), (unit) => setAssetBaseline(unit, asset.id, tenant.adminUserId, order));
+  const second = await runUnit(api.deps.db, context(), (unit) => setAssetBaseline(unit, asset.id, tenant.adminUserId, { ...order, baseline_value: 12 }));
+  expect(second).toMatchObject({ asset_id: asset.id, parameter: 'pressure', baseline_value: 12, active: true });
+  const active = await listBaselines(scope, asset.id, { history: false }, { skip: 0, limit: 10 });
+  expect(active.items.map((b) => b.id)).toEqual([second.id]);
+  const all = await listBaselines(scope, asset.id, { history: true }, { skip: 0, limit: 10 });
+  expect(all.items.map((b) => [b.id, b.active])).toEqual([
+    [second.id, true],
+    [first.id, false],
+  ]);
+  expect(await auditOf(asset.id)).toEqual([
+    { action: 'asset.baseline.set', actor_type: 'system', request_id: null },
+    { action: 'asset.baseline.set', actor_type: 'system', request_id: null },
+  ]);
+  await expect(listBaselines(tenantScope(api.deps.db, randomUUID()), asset.id, { history: true }, { skip: 0, limit: 10 })).rejects.toMatchObject({ status: 404 });
+});
+
+it('records a CSAT response through the service: the row, its event and audit row, and the aggregates count it', async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [survey] = await scope.insert('csat_surveys', { name: `svc-${randomUUID()}`, question: 'How was it?', scale: 'csat_5', channels: ['email'] }, ['id']);
+  const respondedAt = new Date(Date.now() - 60_000);
+  const row = await runUnit(api.deps.db, context(), (unit) => recordResponse(unit, { survey_id: survey.id, score: 5, comment: '', responded_at: respondedAt }));
+  expect(row).toMatchObject({ survey_id: survey.id, score: 5, comment: null, conversation_id: null });
+  expect(await auditOf(row.id)).toEqual([{ action: 'csat.response.recorded', actor_type: 'system', request_id: null }]);
+  expect(await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId }).whereRaw(`data->>'response_id' = ?`, [row.id]).count({ n: '*' }).first()).toEqual({ n: '1' });
+  const aggregates = await csatAggregates(scope, { survey_id: survey.id });
+  expect(aggregates).toMatchObject({ response_count: 1, csat_percent: 100 });
+  await expect(runUnit(api.deps.db, context(), (unit) => recordResponse(unit, { survey_id: survey.id, score: 9 }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  expect(await api.deps.db('csat_responses').where({ survey_id: survey.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
 });

@@ -13,6 +13,7 @@ import { createPlan, PlanDeps, setPlanRunning } from '../../services/maintenance
 import { listExtractions, requestExtraction } from '../../services/extractions';
 import { listBaselines, setAssetBaseline } from '../../services/asset-alerts';
 import { csatAggregates, recordResponse } from '../../services/csat';
+import { requestErasure, requestExport } from '../../services/privacy';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -125,4 +126,19 @@ it('records a CSAT response through the service: the row, its event and audit ro
   expect(aggregates).toMatchObject({ response_count: 1, csat_percent: 100 });
   await expect(runUnit(api.deps.db, context(), (unit) => recordResponse(unit, { survey_id: survey.id, score: 9 }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   expect(await api.deps.db('csat_responses').where({ survey_id: survey.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
+});
+
+it("requests a subject's export through the service: recorded once, then reused, each audited; an unknown subject is 404", async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [contact] = await scope.insert('contacts', { name: 'Svc Subject', email: `svc-${randomUUID()}@example.com` }, ['id']);
+  const privacyDeps = { db: api.deps.db, temporal: api.deps.temporal };
+  const first = await requestExport(privacyDeps, context(), { subject_id: contact.id, format: 'json' }, new Date());
+  const second = await requestExport(privacyDeps, context(), { subject_id: contact.id, format: 'json' }, new Date());
+  expect(second.row.id).toBe(first.row.id);
+  expect(await api.deps.db('privacy_exports').where({ tenant_id: tenant.tenantId, subject_id: contact.id }).select('id')).toEqual([{ id: first.row.id }]);
+  expect(await auditOf(first.row.id)).toEqual([
+    { action: 'privacy.export.requested', actor_type: 'system', request_id: null },
+    { action: 'privacy.export.reused', actor_type: 'system', request_id: null },
+  ]);
+  await expect(requestErasure(privacyDeps, context(), { subject_id: randomUUID(), reason: 'test', preserve_audit: true })).rejects.toMatchObject({ code: 'NOT_FOUND' });
 });

@@ -135,13 +135,7 @@ export async function requestExtraction(
     const template = isUuid(order.template_id) ? await requireTemplate(unit.scope, order.template_id).catch(() => null) : null;
     if (!template) throw unknownReference('template_id', 'an extraction template');
     if (order.file_id !== undefined && !(isUuid(order.file_id) && (await fileById(unit.scope, order.file_id)))) throw unknownReference('file_id', 'a file');
-    const jobId = await insertExtraction(unit.scope, {
-      templateId: template.id,
-      templateFields: template.fields,
-      fileId: order.file_id ?? null,
-      text: order.text ?? null,
-      createdBy: context.userId,
-    });
+    const jobId = await insertExtraction(unit.scope, template, order, context.userId);
     unit.audit({ action: 'extraction.requested', resourceType: 'extraction', resourceId: jobId, details: { template_id: template.id, file_id: order.file_id ?? null } });
     return jobId;
   });

@@ -2,7 +2,8 @@
 import type { Knex } from 'knex';
 import { ALERT_COLUMNS, AlertRow } from './alerts';
 import { BASELINE_COLUMNS } from './baselines';
-import { TenantScope, whereUuidIs } from '../tenant-scope';
+import { TenantScope } from '../tenant-scope';
+import { whereUuidFilters } from './uuid-filters';
 
 export interface AlertFilter {
   /** `unresolved` = open or acknowledged. */
@@ -25,7 +26,7 @@ export function alertListQuery(scope: TenantScope, f: AlertFilter): Knex.QueryBu
   else if (f.status) q.where('status', f.status);
   if (f.severity) q.where('severity', f.severity);
   if (f.parameter) q.where('parameter', f.parameter);
-  if (f.asset_id !== undefined) whereUuidIs(q, 'asset_id', f.asset_id);
+  whereUuidFilters(q, f, { asset_id: 'asset_id' });
   if (f.raised_from) q.where('raised_at', '>=', f.raised_from);
   if (f.raised_to) q.where('raised_at', '<', f.raised_to);
   return q;

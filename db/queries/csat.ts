@@ -12,6 +12,7 @@ import { parseScoreReply } from '../../domain/csat/reply';
 import type { GroupedTally } from '../../domain/csat/aggregates';
 import { TenantScope, whereUuidIs } from '../tenant-scope';
 import { piiAutoRedact } from './conversations';
+import { whereUuidFilters } from './uuid-filters';
 
 /** How long a contact may answer a survey after it was sent. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -200,10 +201,7 @@ export function responseListQuery(scope: TenantScope, filter: ResponseFilter): K
     .table('csat_responses')
     .select([...RESPONSE_COLUMNS])
     .orderBy([{ column: 'responded_at' }, { column: 'id' }]);
-  for (const column of ['survey_id', 'agent_id'] as const) {
-    const value = filter[column];
-    if (value !== undefined) whereUuidIs(q, column, value);
-  }
+  whereUuidFilters(q, filter, { survey_id: 'survey_id', agent_id: 'agent_id' });
   if (filter.from) q.where('responded_at', '>=', filter.from);
   if (filter.to) q.where('responded_at', '<', filter.to);
   return q;

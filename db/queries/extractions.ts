@@ -3,7 +3,8 @@ import type { ExtractedFields, TemplateField } from '../../domain/extraction/typ
 import type { RecordEngine } from '../../domain/extraction/merge';
 import type { SubjectKeys } from '../../domain/extraction/subject';
 import type { Knex } from 'knex';
-import { TenantScope, whereUuidIs } from '../tenant-scope';
+import { TenantScope } from '../tenant-scope';
+import { whereUuidFilters } from './uuid-filters';
 
 export interface TemplateRow {
   id: string;
@@ -177,7 +178,7 @@ export interface ExtractionFilter {
 export function extractionListQuery(scope: TenantScope, filter: ExtractionFilter): Knex.QueryBuilder {
   const q = extractionsQuery(scope).orderBy([{ column: 'extractions.created_at' }, { column: 'extractions.id' }]);
   if (filter.status) q.where('extractions.status', filter.status);
-  if (filter.template_id !== undefined) whereUuidIs(q, 'extractions.template_id', filter.template_id);
+  whereUuidFilters(q, filter, { template_id: 'extractions.template_id' });
   return q;
 }
 
@@ -192,8 +193,7 @@ export function recordListQuery(scope: TenantScope, filter: RecordFilter): Knex.
     .table('extracted_records')
     .select([...RECORD_COLUMNS])
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  if (filter.template_id !== undefined) whereUuidIs(q, 'template_id', filter.template_id);
-  if (filter.subject_contact_id !== undefined) whereUuidIs(q, 'subject_contact_id', filter.subject_contact_id);
+  whereUuidFilters(q, filter, { template_id: 'template_id', subject_contact_id: 'subject_contact_id' });
   return q;
 }
 
@@ -239,19 +239,22 @@ export async function deleteRecordRow(scope: TenantScope, id: string): Promise<v
   await scope.table('extracted_records').where('id', id).delete();
 }
 
+/** A queued job reading a file or a text with the template's fields as they are now. */
 export async function insertExtraction(
   scope: TenantScope,
-  job: { templateId: string; templateFields: TemplateField[]; fileId: string | null; text: string | null; createdBy: string },
+  template: Pick<TemplateRow, 'id' | 'fields'>,
+  source: { file_id?: string; text?: string },
+  createdBy: string,
 ): Promise<string> {
   const [row] = await scope.insert(
     'extractions',
     {
-      template_id: job.templateId,
-      template_fields: JSON.stringify(job.templateFields),
-      source_kind: job.fileId ? 'file' : 'text',
-      file_id: job.fileId,
-      input_text: job.text,
-      created_by: job.createdBy,
+      template_id: template.id,
+      template_fields: JSON.stringify(template.fields),
+      source_kind: source.file_id ? 'file' : 'text',
+      file_id: source.file_id ?? null,
+      input_text: source.text ?? null,
+      created_by: createdBy,
     },
     ['id'],
   );

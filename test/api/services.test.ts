@@ -14,6 +14,7 @@ import { listExtractions, requestExtraction } from '../../services/extractions';
 import { listBaselines, setAssetBaseline } from '../../services/asset-alerts';
 import { csatAggregates, recordResponse } from '../../services/csat';
 import { requestErasure, requestExport } from '../../services/privacy';
+import { addCollectionItem, listCollectionItems, removeCollectionItem } from '../../services/collections';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -141,4 +142,26 @@ it("requests a subject's export through the service: recorded once, then reused,
     { action: 'privacy.export.reused', actor_type: 'system', request_id: null },
   ]);
   await expect(requestErasure(privacyDeps, context(), { subject_id: randomUUID(), reason: 'test', preserve_audit: true })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+});
+
+it('adds and removes a collection item through the service, each audited; a second add is 409 and records nothing', async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [collection] = await scope.insert('collections', { name: `svc-${randomUUID()}` }, ['id']);
+  const [template] = await scope.insert('extraction_templates', { name: `svc_${randomUUID().slice(0, 8)}`, fields: JSON.stringify([{ name: 'total', type: 'number' }]) }, ['id']);
+  const [record] = await scope.insert(
+    'extracted_records',
+    { template_id: template.id, template_fields: JSON.stringify([{ name: 'total', type: 'number' }]), fields: JSON.stringify({}), engine: 'built-in', model: 'built-in' },
+    ['id'],
+  );
+  const item = { item_type: 'extracted_record' as const, item_id: record.id };
+  const added = await runUnit(api.deps.db, context(), (unit) => addCollectionItem(unit, collection.id, tenant.adminUserId, item));
+  expect(added).toMatchObject({ collection_id: collection.id, item_type: 'extracted_record', item_id: record.id, added_by: tenant.adminUserId });
+  await expect(runUnit(api.deps.db, context(), (unit) => addCollectionItem(unit, collection.id, tenant.adminUserId, item))).rejects.toMatchObject({ code: 'CONFLICT' });
+  expect((await listCollectionItems(scope, collection.id, {}, { skip: 0, limit: 10 })).items.map((row) => row.id)).toEqual([added.id]);
+  await runUnit(api.deps.db, context(), (unit) => removeCollectionItem(unit, collection.id, record.id));
+  expect(await api.deps.db('collection_items').where({ collection_id: collection.id }).count({ n: '*' }).first()).toEqual({ n: '0' });
+  expect(await auditOf(collection.id)).toEqual([
+    { action: 'collection.item_added', actor_type: 'system', request_id: null },
+    { action: 'collection.item_removed', actor_type: 'system', request_id: null },
+  ]);
 });

@@ -114,17 +114,18 @@ const alertFilters = {
 };
 
 /** GET /assets/alerts (every asset of the tenant): registered before /:asset_id. */
+/** What the tenant's and an asset's alert lists share: who may read them, and their page. */
+const alertList = { method: 'get' as const, tags: ['assets'], auth: 'user' as const, permission: 'view_assets' as const };
+const alertPage = { 200: { description: 'A page of alerts', schema: page(alertSchema) } };
+
 export function registerAlertListRoute(api: ApiRouter): void {
   api.route<unknown, AlertFilters>({
-    method: 'get',
+    ...alertList,
     path: '/alerts',
     summary: "Alerts of the tenant's assets",
     description: 'Newest first. Filters: status (`unresolved` = open or acknowledged), severity, parameter, asset_id, raised_from/raised_to (device time).',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
     query: Joi.object({ ...alertFilters, asset_id: idRef }),
-    responses: { 200: { description: 'A page of alerts', schema: page(alertSchema) } },
+    responses: alertPage,
     handler: async (ctx, { query }) => {
       ctx.body = mapPage(await listAlerts(tenantScopeOf(ctx), query, query), toAlert);
     },
@@ -172,15 +173,12 @@ export function registerBaselineRoutes(api: ApiRouter): void {
 
 export function registerAlertRoutes(api: ApiRouter): void {
   api.route<{ asset_id: string }, AlertFilters>({
-    method: 'get',
+    ...alertList,
     path: '/:asset_id/alerts',
     summary: 'Alerts of an asset',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
     params: assetParams,
     query: Joi.object(alertFilters),
-    responses: { 200: { description: 'A page of alerts', schema: page(alertSchema) }, 404: { description: 'Not found' } },
+    responses: { ...alertPage, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
       ctx.body = mapPage(await listAssetAlerts(tenantScopeOf(ctx), params.asset_id, query, query), toAlert);
     },

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { ALERT_COLUMNS, AlertRow } from './alerts';
 import { BASELINE_COLUMNS } from './baselines';
 import { TenantScope } from '../tenant-scope';
-import { whereUuidFilters } from './uuid-filters';
+import { listQuery, whereUuidFilters } from './list-query';
 
 export interface AlertFilter {
   /** `unresolved` = open or acknowledged. */
@@ -18,10 +18,7 @@ export interface AlertFilter {
 
 /** The tenant's alerts, newest first (raised_from/raised_to in device time). */
 export function alertListQuery(scope: TenantScope, f: AlertFilter): Knex.QueryBuilder {
-  const q = scope
-    .table('asset_alerts')
-    .select(ALERT_COLUMNS)
-    .orderBy([{ column: 'raised_at', order: 'desc' }, { column: 'id' }]);
+  const q = listQuery(scope, 'asset_alerts', ALERT_COLUMNS, [{ column: 'raised_at', order: 'desc' }, { column: 'id' }]);
   if (f.status === 'unresolved') q.whereNot('status', 'resolved');
   else if (f.status) q.where('status', f.status);
   if (f.severity) q.where('severity', f.severity);

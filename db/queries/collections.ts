@@ -1,7 +1,7 @@
 /** Collections (issue 8): named sets of files and extracted records, e.g. an agent's knowledge. */
 import type { Knex } from 'knex';
 import { TenantScope } from '../tenant-scope';
-import { whereUuidFilters } from './uuid-filters';
+import { whereUuidFilters } from './list-query';
 
 export const COLLECTION_ITEM_TYPES = ['file', 'extracted_record'] as const;
 export type CollectionItemType = (typeof COLLECTION_ITEM_TYPES)[number];

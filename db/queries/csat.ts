@@ -12,7 +12,7 @@ import { parseScoreReply } from '../../domain/csat/reply';
 import type { GroupedTally } from '../../domain/csat/aggregates';
 import { TenantScope, whereUuidIs } from '../tenant-scope';
 import { piiAutoRedact } from './conversations';
-import { whereUuidFilters } from './uuid-filters';
+import { listQuery, whereUuidFilters } from './list-query';
 
 /** How long a contact may answer a survey after it was sent. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -197,10 +197,7 @@ export interface ResponseFilter {
 
 /** The tenant's responses, oldest first; an id filter that is not a UUID matches nothing. */
 export function responseListQuery(scope: TenantScope, filter: ResponseFilter): Knex.QueryBuilder {
-  const q = scope
-    .table('csat_responses')
-    .select([...RESPONSE_COLUMNS])
-    .orderBy([{ column: 'responded_at' }, { column: 'id' }]);
+  const q = listQuery(scope, 'csat_responses', RESPONSE_COLUMNS, [{ column: 'responded_at' }, { column: 'id' }]);
   whereUuidFilters(q, filter, { survey_id: 'survey_id', agent_id: 'agent_id' });
   if (filter.from) q.where('responded_at', '>=', filter.from);
   if (filter.to) q.where('responded_at', '<', filter.to);

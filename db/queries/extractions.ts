@@ -4,7 +4,7 @@ import type { RecordEngine } from '../../domain/extraction/merge';
 import type { SubjectKeys } from '../../domain/extraction/subject';
 import type { Knex } from 'knex';
 import { TenantScope } from '../tenant-scope';
-import { whereUuidFilters } from './uuid-filters';
+import { listQuery, whereUuidFilters } from './list-query';
 
 export interface TemplateRow {
   id: string;
@@ -189,10 +189,7 @@ export interface RecordFilter {
 
 /** The tenant's records, oldest first; a filter value that is not a UUID matches nothing. */
 export function recordListQuery(scope: TenantScope, filter: RecordFilter): Knex.QueryBuilder {
-  const q = scope
-    .table('extracted_records')
-    .select([...RECORD_COLUMNS])
-    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const q = listQuery(scope, 'extracted_records', RECORD_COLUMNS, [{ column: 'created_at' }, { column: 'id' }]);
   whereUuidFilters(q, filter, { template_id: 'template_id', subject_contact_id: 'subject_contact_id' });
   return q;
 }

@@ -15,6 +15,7 @@ import { listBaselines, setAssetBaseline } from '../../services/asset-alerts';
 import { csatAggregates, recordResponse } from '../../services/csat';
 import { requestErasure, requestExport } from '../../services/privacy';
 import { addCollectionItem, listCollectionItems, removeCollectionItem } from '../../services/collections';
+import { closeConversation, listAgentConversations, listConversations } from '../../services/conversations';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -164,4 +165,13 @@ it('adds and removes a collection item through the service, each audited; a seco
     { action: 'collection.item_added', actor_type: 'system', request_id: null },
     { action: 'collection.item_removed', actor_type: 'system', request_id: null },
   ]);
+});
+
+it("reads conversations through the service: another tenant's or an unknown agent is 404, an unknown conversation's close commits nothing", async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  expect(await listConversations(scope, { contact_id: randomUUID() }, { skip: 0, limit: 5 })).toEqual({ items: [], total: 0, skip: 0, limit: 5 });
+  await expect(listAgentConversations(scope, randomUUID(), undefined, {}, { skip: 0, limit: 5 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  const id = randomUUID();
+  await expect(runUnit(api.deps.db, context(), (unit) => closeConversation(unit, api.deps.temporal, id))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  expect(await auditOf(id)).toEqual([]);
 });

@@ -1,5 +1,13 @@
 import type { Knex } from 'knex';
-import { whereUuidIs } from '../tenant-scope';
+import { TenantScope, whereUuidIs } from '../tenant-scope';
+
+/** A list of the tenant's rows in `table`: its columns, in its order (filters come after). */
+export function listQuery(scope: TenantScope, table: string, columns: readonly string[], orderBy: Array<{ column: string; order?: 'asc' | 'desc' }>): Knex.QueryBuilder {
+  return scope
+    .table(table)
+    .select([...columns])
+    .orderBy(orderBy);
+}
 
 /**
  * A list's client-given uuid filters: each value given narrows `q` to its column, and a value that

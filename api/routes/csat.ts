@@ -1,6 +1,6 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
-import { CsatResponseRow, CsatSurveyRow, SURVEY_COLUMNS } from '../../db/queries/csat';
+import { CsatResponseRow, CsatSurveyRow, SURVEY_COLUMNS, whereSurveyFilter } from '../../db/queries/csat';
 import { CSAT_CHANNELS, CSAT_SCALES } from '../../domain/csat/scale';
 import {
   checkSurveyAgent,
@@ -89,10 +89,7 @@ export function csatRoutes(): ApiRouter {
     summary: 'List CSAT surveys',
     found: 'A page of surveys',
     query: { status: surveyFields.status, scale: surveyFields.scale },
-    filter: (q, query) => {
-      if (query.status) q.where('status', query.status);
-      if (query.scale) q.where('scale', query.scale);
-    },
+    filter: whereSurveyFilter,
   });
   survey.create<SurveyBody>(
     {

@@ -203,3 +203,9 @@ export function responseListQuery(scope: TenantScope, filter: ResponseFilter): K
   if (filter.to) q.where('responded_at', '<', filter.to);
   return q;
 }
+
+/** Narrows the tenant's survey list by status and scale. */
+export function whereSurveyFilter(q: Knex.QueryBuilder, filter: { status?: string; scale?: string }): void {
+  if (filter.status) q.where('status', filter.status);
+  if (filter.scale) q.where('scale', filter.scale);
+}

@@ -1,17 +1,14 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
-import { setBaseline } from '../../db/asset-monitoring/baseline';
-import { lockAssets } from '../../db/asset-monitoring/unit';
-import { ALERT_COLUMNS, AlertRow, findAlert } from '../../db/queries/alerts';
-import { BASELINE_COLUMNS, BaselineRow } from '../../db/queries/baselines';
-import { isUuid, tenantScope } from '../../db/tenant-scope';
+import type { AlertRow } from '../../db/queries/alerts';
+import type { BaselineRow } from '../../db/queries/baselines';
+import { acknowledgeAlert, AlertFilter, BaselineFilter, BaselineOrder, listAlerts, listAssetAlerts, listBaselines, setAssetBaseline } from '../../services/asset-alerts';
 import { tenantScopeOf, userOf } from '../context';
-import { notFound } from '../../domain/errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
-import { assetParams, requireAsset } from '../resources/asset';
+import { assetParams } from '../resources/asset';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 
@@ -105,14 +102,7 @@ export function toAlert(row: AlertRow) {
 
 const page = (item: Schema) => pageOf(item);
 
-type AlertFilters = PageRequest & {
-  status?: 'open' | 'acknowledged' | 'resolved' | 'unresolved';
-  severity?: 'warning' | 'critical';
-  parameter?: string;
-  asset_id?: string;
-  raised_from?: Date;
-  raised_to?: Date;
-};
+type AlertFilters = PageRequest & AlertFilter;
 
 const alertFilters = {
   ...pageQuery,
@@ -123,43 +113,27 @@ const alertFilters = {
   raised_to: Joi.date().iso(),
 };
 
-function alertQuery(db: Parameters<typeof tenantScope>[0], tenantId: string, f: AlertFilters) {
-  const q = tenantScope(db, tenantId)
-    .table('asset_alerts')
-    .select(ALERT_COLUMNS)
-    .orderBy([{ column: 'raised_at', order: 'desc' }, { column: 'id' }]);
-  if (f.status === 'unresolved') q.whereNot('status', 'resolved');
-  else if (f.status) q.where('status', f.status);
-  if (f.severity) q.where('severity', f.severity);
-  if (f.parameter) q.where('parameter', f.parameter);
-  if (f.asset_id) q.where('asset_id', f.asset_id);
-  if (f.raised_from) q.where('raised_at', '>=', f.raised_from);
-  if (f.raised_to) q.where('raised_at', '<', f.raised_to);
-  return q;
-}
-
 /** GET /assets/alerts (every asset of the tenant): registered before /:asset_id. */
+/** What the tenant's and an asset's alert lists share: who may read them, and their page. */
+const alertList = { method: 'get' as const, tags: ['assets'], auth: 'user' as const, permission: 'view_assets' as const };
+const alertPage = { 200: { description: 'A page of alerts', schema: page(alertSchema) } };
+
 export function registerAlertListRoute(api: ApiRouter): void {
   api.route<unknown, AlertFilters>({
-    method: 'get',
+    ...alertList,
     path: '/alerts',
     summary: "Alerts of the tenant's assets",
     description: 'Newest first. Filters: status (`unresolved` = open or acknowledged), severity, parameter, asset_id, raised_from/raised_to (device time).',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
     query: Joi.object({ ...alertFilters, asset_id: idRef }),
-    responses: { 200: { description: 'A page of alerts', schema: page(alertSchema) } },
+    responses: alertPage,
     handler: async (ctx, { query }) => {
-      const q = alertQuery(ctx.deps.db, userOf(ctx).tenantId, query);
-      if (query.asset_id !== undefined && !isUuid(query.asset_id)) q.whereRaw('false');
-      ctx.body = await paginate(q, query, toAlert);
+      ctx.body = mapPage(await listAlerts(tenantScopeOf(ctx), query, query), toAlert);
     },
   });
 }
 
 export function registerBaselineRoutes(api: ApiRouter): void {
-  api.route<{ asset_id: string }, unknown, { parameter: string; baseline_value: number; tolerance_percent: number; measurement_unit?: string | null }>({
+  api.route<{ asset_id: string }, unknown, BaselineOrder>({
     method: 'post',
     path: '/:asset_id/baselines',
     summary: "Set a parameter's baseline",
@@ -174,35 +148,13 @@ export function registerBaselineRoutes(api: ApiRouter): void {
     responses: { 201: { description: 'The new active baseline', schema: baselineSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, body }) => {
       const { tenantId, userId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const asset = await requireAsset(unit.scope, params.asset_id);
-        const result = await setBaseline(
-          unit,
-          asset,
-          {
-            asset_id: asset.id,
-            parameter: body.parameter,
-            baseline_value: body.baseline_value,
-            tolerance_percent: body.tolerance_percent,
-            measurement_unit: body.measurement_unit ?? null,
-            created_by: userId,
-          },
-          new Date(),
-        );
-        unit.audit({
-          action: 'asset.baseline.set',
-          resourceType: 'asset',
-          resourceId: asset.id,
-          details: { baseline_id: result.created.id, parameter: body.parameter, superseded_baseline_id: result.superseded?.id ?? null },
-        });
-        return result.created;
-      });
+      const created = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => setAssetBaseline(unit, params.asset_id, userId, body));
       ctx.status = 201;
       ctx.body = toBaseline(created);
     },
   });
 
-  api.route<{ asset_id: string }, PageRequest & { parameter?: string; history: boolean }>({
+  api.route<{ asset_id: string }, PageRequest & BaselineFilter>({
     method: 'get',
     path: '/:asset_id/baselines',
     summary: 'Baselines of an asset',
@@ -214,35 +166,21 @@ export function registerBaselineRoutes(api: ApiRouter): void {
     query: Joi.object({ ...pageQuery, parameter: Joi.string().max(100), history: Joi.boolean().default(false) }),
     responses: { 200: { description: 'A page of baselines', schema: page(baselineSchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      const scope = tenantScopeOf(ctx);
-      const asset = await requireAsset(scope, params.asset_id);
-      const q = scope
-        .table('asset_baselines')
-        .where('asset_id', asset.id)
-        .select(BASELINE_COLUMNS)
-        .orderBy([{ column: 'parameter' }, { column: 'created_at', order: 'desc' }, { column: 'id' }]);
-      if (!query.history) q.where('active', true);
-      if (query.parameter) q.where('parameter', query.parameter);
-      ctx.body = await paginate(q, query, toBaseline);
+      ctx.body = mapPage(await listBaselines(tenantScopeOf(ctx), params.asset_id, query, query), toBaseline);
     },
   });
 }
 
 export function registerAlertRoutes(api: ApiRouter): void {
   api.route<{ asset_id: string }, AlertFilters>({
-    method: 'get',
+    ...alertList,
     path: '/:asset_id/alerts',
     summary: 'Alerts of an asset',
-    tags: ['assets'],
-    auth: 'user',
-    permission: 'view_assets',
     params: assetParams,
     query: Joi.object(alertFilters),
-    responses: { 200: { description: 'A page of alerts', schema: page(alertSchema) }, 404: { description: 'Not found' } },
+    responses: { ...alertPage, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      const { tenantId } = userOf(ctx);
-      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
-      ctx.body = await paginate(alertQuery(ctx.deps.db, tenantId, { ...query, asset_id: asset.id }), query, toAlert);
+      ctx.body = mapPage(await listAssetAlerts(tenantScopeOf(ctx), params.asset_id, query, query), toAlert);
     },
   });
 
@@ -261,27 +199,7 @@ export function registerAlertRoutes(api: ApiRouter): void {
     responses: { 200: { description: 'The alert', schema: alertSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, body }) => {
       const { tenantId, userId } = userOf(ctx);
-      const alert = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const asset = await requireAsset(unit.scope, params.asset_id);
-        // Readings may be resolving this alert right now: read it under the asset's monitoring lock.
-        await lockAssets(unit.tx, tenantId, [asset.id]);
-        const existing = isUuid(params.alert_id) ? await findAlert(unit.scope, asset.id, params.alert_id) : undefined;
-        if (!existing) throw notFound('alert');
-        unit.audit({ action: 'asset.alert.acknowledged', resourceType: 'asset_alert', resourceId: existing.id, details: { asset_id: asset.id } });
-        if (existing.acknowledged_at) return existing;
-        const [row] = await unit.scope
-          .table('asset_alerts')
-          .where('id', existing.id)
-          .update({
-            status: existing.status === 'open' ? 'acknowledged' : existing.status,
-            acknowledged_at: new Date(),
-            acknowledged_by: userId,
-            acknowledge_note: body.note ?? null,
-            updated_at: new Date(),
-          })
-          .returning([...ALERT_COLUMNS]);
-        return row as AlertRow;
-      });
+      const alert = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => acknowledgeAlert(unit, params.asset_id, params.alert_id, userId, body.note ?? null));
       ctx.body = toAlert(alert);
     },
   });

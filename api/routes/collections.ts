@@ -1,26 +1,22 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
+import { COLLECTION_COLUMNS, COLLECTION_ITEM_TYPES, CollectionItemRow, CollectionItemType, CollectionRow, whereCollectionFilter } from '../../db/queries/collections';
 import {
-  COLLECTION_COLUMNS,
-  COLLECTION_ITEM_COLUMNS,
-  COLLECTION_ITEM_TYPES,
-  collectionById,
-  collectionItemExists,
-  CollectionItemRow,
-  CollectionItemType,
-  CollectionRow,
-  liveItemsOf,
-} from '../../db/queries/collections';
-import { isUuid, TenantScope } from '../../db/tenant-scope';
+  addCollectionItem,
+  checkCollectionBody,
+  CollectionBody,
+  collectionColumns,
+  listCollectionItems,
+  removeCollectionItem,
+  requireCollection,
+} from '../../services/collections';
 import { tenantScopeOf, userOf } from '../context';
-import { conflict, notFound, validationError } from '../../domain/errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
-import { findOr404 } from '../../db/find-or-404';
-import { resourceRoutes } from '../resource-routes';
+import { Resource, resourceRoutes } from '../resource-routes';
 
 const collectionSchema = Joi.object({
   id: Joi.string().uuid(),
@@ -60,57 +56,30 @@ const fields = {
   description: Joi.string().trim().max(2000).allow(null, ''),
   agent_id: idRef.allow(null),
 };
-type CollectionBody = { name?: string; description?: string | null; agent_id?: string | null };
 
 const collectionParams = Joi.object({ collection_id: idRef.required() });
 const itemParams = Joi.object({ collection_id: idRef.required(), item_id: idRef.required() });
 
-function requireCollection(scope: TenantScope, id: string): Promise<CollectionRow> {
-  return findOr404('collection', id, () => collectionById(scope, id));
-}
-
-const unknownReference = (field: string, what: string) =>
-  validationError(`${field} does not name ${what} of this tenant`, [{ field: `body.${field}`, message: `unknown ${what}`, type: 'any.unknown_reference' }]);
-
-/** Checks the fields that reference or must be unique, inside the writing transaction. */
-async function checkCollectionBody(scope: TenantScope, body: CollectionBody, exceptId?: string): Promise<void> {
-  if (body.agent_id && !(isUuid(body.agent_id) && (await scope.table('agents').where('id', body.agent_id).first('id')))) {
-    throw unknownReference('agent_id', 'an agent');
-  }
-  if (body.name !== undefined) {
-    const clash = scope.table('collections').where('name', body.name).first('id');
-    if (exceptId) clash.whereNot('id', exceptId);
-    if (await clash) throw conflict(`a collection named "${body.name}" exists`);
-  }
-}
-
-const columnsOf = (body: CollectionBody) => ({
-  ...body,
-  ...(body.description !== undefined ? { description: body.description || null } : {}),
-});
+/** Collections as the standard resource routes (api/resource-routes.ts) declare them. */
+const collectionResource: Resource<CollectionRow> = {
+  path: '/:collection_id',
+  tags: ['collections'],
+  view: 'view_files',
+  schema: collectionSchema,
+  find: requireCollection,
+  present: toCollection,
+  write: { permission: 'manage_files', audit: 'collection', table: 'collections', columns: COLLECTION_COLUMNS },
+};
 
 export function collectionRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/collections');
 
-  const collection = resourceRoutes(api, {
-    path: '/:collection_id',
-    tags: ['collections'],
-    view: 'view_files',
-    schema: collectionSchema,
-    find: requireCollection,
-    present: toCollection,
-    write: { permission: 'manage_files', audit: 'collection', table: 'collections', columns: COLLECTION_COLUMNS },
-  });
+  const collection = resourceRoutes(api, collectionResource);
   collection.list<{ agent_id?: string }>({
     summary: 'List collections',
     found: 'A page of collections',
     query: { agent_id: idRef },
-    filter: (q, query) => {
-      if (query.agent_id) {
-        if (isUuid(query.agent_id)) q.where('agent_id', query.agent_id);
-        else q.whereRaw('false');
-      }
-    },
+    filter: whereCollectionFilter,
   });
   collection.create<CollectionBody>(
     {
@@ -119,7 +88,7 @@ export function collectionRoutes(): ApiRouter {
       created: 'Created collection',
       responses: { 409: { description: 'Name taken' } },
     },
-    { check: (unit, body) => checkCollectionBody(unit.scope, body), columns: columnsOf },
+    { check: (unit, body) => checkCollectionBody(unit.scope, body), columns: collectionColumns },
   );
   collection.get({ summary: 'Get a collection', found: 'Collection' });
   collection.update<CollectionBody>(
@@ -129,7 +98,7 @@ export function collectionRoutes(): ApiRouter {
       updated: 'Updated collection',
       responses: { 409: { description: 'Name taken' } },
     },
-    { check: (unit, before, body) => checkCollectionBody(unit.scope, body, before.id), columns: columnsOf },
+    { check: (unit, before, body) => checkCollectionBody(unit.scope, body, before.id), columns: collectionColumns },
   );
   collection.remove({ summary: 'Delete a collection and its memberships (the items themselves stay)' });
 
@@ -144,13 +113,7 @@ export function collectionRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, item_type: Joi.string().valid(...COLLECTION_ITEM_TYPES) }),
     responses: { 200: { description: 'A page of items', schema: page(itemSchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      const scope = tenantScopeOf(ctx);
-      const collection = await requireCollection(scope, params.collection_id);
-      const q = liveItemsOf(scope, collection.id)
-        .select([...COLLECTION_ITEM_COLUMNS])
-        .orderBy([{ column: 'added_at' }, { column: 'id' }]);
-      if (query.item_type) q.where('item_type', query.item_type);
-      ctx.body = await paginate(q, query, toItem);
+      ctx.body = mapPage(await listCollectionItems(tenantScopeOf(ctx), params.collection_id, query, query), toItem);
     },
   });
 
@@ -176,22 +139,7 @@ export function collectionRoutes(): ApiRouter {
     },
     handler: async (ctx, { params, body }) => {
       const { tenantId, userId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const collection = await requireCollection(unit.scope, params.collection_id);
-        if (!(isUuid(body.item_id) && (await collectionItemExists(unit.scope, body.item_type, body.item_id)))) {
-          throw unknownReference('item_id', body.item_type === 'file' ? 'a file' : 'an extracted record');
-        }
-        const [row] = await unit.scope.db
-          .raw(
-            `insert into collection_items (tenant_id, collection_id, item_type, item_id, added_by) values (?, ?, ?, ?, ?)
-           on conflict (collection_id, item_type, item_id) do nothing returning ${COLLECTION_ITEM_COLUMNS.join(', ')}`,
-            [tenantId, collection.id, body.item_type, body.item_id, userId],
-          )
-          .then((r: { rows: CollectionItemRow[] }) => r.rows);
-        if (!row) throw conflict('the item is already in the collection');
-        unit.audit({ action: 'collection.item_added', resourceType: 'collection', resourceId: collection.id, details: { item_type: body.item_type, item_id: body.item_id } });
-        return row;
-      });
+      const created = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => addCollectionItem(unit, params.collection_id, userId, body));
       ctx.status = 201;
       ctx.body = toItem(created);
     },
@@ -207,12 +155,7 @@ export function collectionRoutes(): ApiRouter {
     params: itemParams,
     responses: { 204: { description: 'Removed' }, 404: { description: 'Collection not found or item not in it' } },
     handler: async (ctx, { params }) => {
-      await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
-        const collection = await requireCollection(unit.scope, params.collection_id);
-        const removed = isUuid(params.item_id) ? await unit.scope.table('collection_items').where({ collection_id: collection.id, item_id: params.item_id }).delete() : 0;
-        if (removed === 0) throw notFound('collection item');
-        unit.audit({ action: 'collection.item_removed', resourceType: 'collection', resourceId: collection.id, details: { item_id: params.item_id } });
-      });
+      await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => removeCollectionItem(unit, params.collection_id, params.item_id));
       ctx.status = 204;
     },
   });

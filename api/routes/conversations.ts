@@ -5,20 +5,16 @@
  * listed here by `agent_id`.
  */
 import Joi from '../../domain/joi';
-import { closeOpenConversation, CONVERSATION_COLUMNS, ConversationRow, MESSAGE_COLUMNS, MessageRow } from '../../db/queries/conversations';
-import { signalConversationClose } from '../../orchestration/conversations';
-import { isUuid, TenantScope } from '../../db/tenant-scope';
+import { ConversationRow, MESSAGE_COLUMNS, MessageRow } from '../../db/queries/conversations';
+import { closeConversation, ConversationFilter, listAgentConversations, listConversations, requireConversation } from '../../services/conversations';
 import { AgentType } from '../../domain/agents/agents';
-import { tenantScopeOf, AppContext, userOf } from '../context';
-import { dependencyUnavailable, invalidState } from '../../domain/errors';
-import { errorSummary } from '../../infra/error-chain';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
-import { agentParams, requireAgent } from '../resources/agent';
+import { agentParams } from '../resources/agent';
 import { idRef } from '../validation';
-import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
 import { isoTime } from '../../domain/time';
 
@@ -77,13 +73,6 @@ const toMessage = (row: MessageRow) => ({
 const TOOL_CALL_COLUMNS = ['id', 'conversation_id', 'message_id', 'tool_id', 'name', 'arguments', 'result', 'status', 'duration_ms', 'created_at'] as const;
 const toToolCall = (row: Record<(typeof TOOL_CALL_COLUMNS)[number], any>) => ({ ...row, created_at: isoTime(row.created_at) });
 
-interface ConversationFilters {
-  agent_id?: string;
-  contact_id?: string;
-  channel?: string;
-  status?: string;
-}
-
 const filterQuery = {
   ...pageQuery,
   contact_id: idRef,
@@ -91,35 +80,9 @@ const filterQuery = {
   status: Joi.string().valid(...CONVERSATION_STATUSES),
 };
 
-/** Newest first. A filter id that is not a UUID matches nothing. */
-async function listConversations(ctx: AppContext, filters: ConversationFilters, page: PageRequest): Promise<void> {
-  const q = tenantScopeOf(ctx)
-    .table('conversations')
-    .select([...CONVERSATION_COLUMNS])
-    .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id' }]);
-  for (const key of ['agent_id', 'contact_id'] as const) {
-    const id = filters[key];
-    if (id === undefined) continue;
-    if (isUuid(id)) q.where(key, id);
-    else q.whereRaw('false');
-  }
-  if (filters.channel) q.where('channel', filters.channel);
-  if (filters.status) q.where('status', filters.status);
-  ctx.body = await paginate(q, page, toConversation);
-}
-
-function requireConversation(scope: TenantScope, id: string): Promise<ConversationRow> {
-  return findOr404('conversation', id, () =>
-    scope
-      .table('conversations')
-      .where('id', id)
-      .first([...CONVERSATION_COLUMNS]),
-  );
-}
-
 /** `GET {agents prefix}/{agent_id}/conversations`, on every agents router. */
 export function registerAgentConversationsRoute(api: ApiRouter, fixedType?: AgentType): void {
-  api.route<{ agent_id: string }, PageRequest & ConversationFilters>({
+  api.route<{ agent_id: string }, PageRequest & ConversationFilter>({
     method: 'get',
     path: '/:agent_id/conversations',
     summary: "List an agent's conversations, newest first",
@@ -130,8 +93,7 @@ export function registerAgentConversationsRoute(api: ApiRouter, fixedType?: Agen
     query: Joi.object(filterQuery),
     responses: { 200: { description: 'A page of conversations', schema: pageOf(conversationSchema) }, 404: { description: 'Agent not found' } },
     handler: async (ctx, { params, query }) => {
-      const agent = await requireAgent(tenantScopeOf(ctx), params.agent_id, fixedType);
-      await listConversations(ctx, { ...query, agent_id: agent.id }, query);
+      ctx.body = mapPage(await listAgentConversations(tenantScopeOf(ctx), params.agent_id, fixedType, query, query), toConversation);
     },
   });
 }
@@ -141,7 +103,7 @@ export function conversationRoutes(): ApiRouter {
   const tags = ['conversations'];
   const conversationParams = Joi.object({ conversation_id: idRef.required() });
 
-  api.route<unknown, PageRequest & ConversationFilters>({
+  api.route<unknown, PageRequest & ConversationFilter>({
     method: 'get',
     path: '/',
     summary: 'List conversations, newest first; filter by agent (also a deleted one) or contact',
@@ -150,7 +112,9 @@ export function conversationRoutes(): ApiRouter {
     permission: 'view_agents',
     query: Joi.object({ ...filterQuery, agent_id: idRef }),
     responses: { 200: { description: 'A page of conversations', schema: pageOf(conversationSchema) } },
-    handler: async (ctx, { query }) => listConversations(ctx, query, query),
+    handler: async (ctx, { query }) => {
+      ctx.body = mapPage(await listConversations(tenantScopeOf(ctx), query, query), toConversation);
+    },
   });
 
   const conversation = resourceRoutes(api, {
@@ -201,20 +165,7 @@ export function conversationRoutes(): ApiRouter {
       503: { description: 'Temporal unreachable: nothing changed' },
     },
     handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const closed = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const conversation = await requireConversation(unit.scope, params.conversation_id);
-        const changed = await closeOpenConversation(unit.tx, { tenantId, conversationId: conversation.id, reason: 'closed_by_person', at: new Date(), source: 'api' });
-        if (!changed) throw invalidState('the conversation is already closed');
-        unit.audit({ action: 'conversation.closed', resourceType: 'conversation', resourceId: conversation.id, subjectId: conversation.contact_id });
-        // Before the commit: if the workflow cannot be told, nothing changes (503).
-        try {
-          await signalConversationClose(await ctx.deps.temporal.client(), { tenantId, conversationId: conversation.id });
-        } catch (err) {
-          throw dependencyUnavailable('temporal', `the conversation workflow could not be signalled: ${errorSummary(err)}`);
-        }
-        return requireConversation(unit.scope, conversation.id);
-      });
+      const closed = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => closeConversation(unit, ctx.deps.temporal, params.conversation_id));
       ctx.body = toConversation(closed);
     },
   });

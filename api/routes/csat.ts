@@ -1,23 +1,27 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
-import { csatTallies, CsatResponseRow, CsatSurveyRow, insertResponse, RESPONSE_COLUMNS, responseEvent, SURVEY_COLUMNS, surveyById } from '../../db/queries/csat';
-import { isUuid, TenantScope } from '../../db/tenant-scope';
-import { aggregateTallies } from '../../domain/csat/aggregates';
-import { CSAT_CHANNELS, CSAT_SCALES, CsatChannel, CsatScale, isScoreOnScale, SCALE_RANGE } from '../../domain/csat/scale';
+import { CsatResponseRow, CsatSurveyRow, SURVEY_COLUMNS, whereSurveyFilter } from '../../db/queries/csat';
+import { CSAT_CHANNELS, CSAT_SCALES } from '../../domain/csat/scale';
+import {
+  checkSurveyAgent,
+  checkSurveyDelete,
+  checkSurveyUpdate,
+  csatAggregates,
+  listResponses,
+  recordResponse,
+  requireSurvey,
+  ResponseFilter,
+  ResponseOrder,
+  surveyColumns,
+  SurveyBody,
+} from '../../services/csat';
 import { tenantScopeOf, userOf } from '../context';
-import { AppError, conflict, validationError } from '../../domain/errors';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
-import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
-
-const DAY_MS = 24 * 3600 * 1000;
-/** Aggregates without `from` cover the last 30 days; a period is at most 366 days (per_day stays small). */
-const DEFAULT_PERIOD_DAYS = 30;
-const MAX_PERIOD_DAYS = 366;
 
 const surveySchema = Joi.object({
   id: Joi.string().uuid(),
@@ -68,32 +72,6 @@ const surveyFields = {
   agent_id: idRef.allow(null),
   status: Joi.string().valid('active', 'inactive'),
 };
-type SurveyBody = { name?: string; question?: string; scale?: CsatScale; channels?: CsatChannel[]; agent_id?: string | null; status?: 'active' | 'inactive' };
-
-function requireSurvey(scope: TenantScope, id: string): Promise<CsatSurveyRow> {
-  return findOr404('survey', id, () => surveyById(scope, id));
-}
-
-const unknownReference = (field: string, what: string) =>
-  validationError(`${field} does not name ${what} of this tenant`, [{ field: `body.${field}`, message: `unknown ${what}`, type: 'any.unknown_reference' }]);
-
-async function requireAgentRef(scope: TenantScope, agentId: string | null | undefined): Promise<void> {
-  if (agentId && !(isUuid(agentId) && (await scope.table('agents').where('id', agentId).first('id')))) throw unknownReference('agent_id', 'an agent');
-}
-
-const surveyColumns = (body: SurveyBody) => ({ ...body, ...(body.channels ? { channels: body.channels } : {}) });
-
-/** `from`/`to` of a period: to defaults to now, from to 30 days before `to`. */
-function period(query: { from?: Date; to?: Date }, now: Date): { from: Date; to: Date } {
-  const to = query.to ?? now;
-  const from = query.from ?? new Date(to.getTime() - DEFAULT_PERIOD_DAYS * DAY_MS);
-  if (from >= to) throw validationError('from must be before to', [{ field: 'query.from', message: 'must be before to', type: 'date.max' }]);
-  if (to.getTime() - from.getTime() > MAX_PERIOD_DAYS * DAY_MS) {
-    throw validationError(`the period is at most ${MAX_PERIOD_DAYS} days`, [{ field: 'query.from', message: `at most ${MAX_PERIOD_DAYS} days before to`, type: 'date.min' }]);
-  }
-  return { from, to };
-}
-
 export function csatRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/csat');
 
@@ -111,10 +89,7 @@ export function csatRoutes(): ApiRouter {
     summary: 'List CSAT surveys',
     found: 'A page of surveys',
     query: { status: surveyFields.status, scale: surveyFields.scale },
-    filter: (q, query) => {
-      if (query.status) q.where('status', query.status);
-      if (query.scale) q.where('scale', query.scale);
-    },
+    filter: whereSurveyFilter,
   });
   survey.create<SurveyBody>(
     {
@@ -130,9 +105,8 @@ export function csatRoutes(): ApiRouter {
       }),
       created: 'Created survey',
     },
-    { check: (unit, body) => requireAgentRef(unit.scope, body.agent_id), columns: surveyColumns },
+    { check: (unit, body) => checkSurveyAgent(unit.scope, body.agent_id), columns: surveyColumns },
   );
-  const hasResponses = async (scope: TenantScope, survey: CsatSurveyRow) => Boolean(await scope.table('csat_responses').where('survey_id', survey.id).first('id'));
   survey.get({ summary: 'Get a CSAT survey', found: 'Survey' });
   survey.update<SurveyBody>(
     {
@@ -142,26 +116,17 @@ export function csatRoutes(): ApiRouter {
       responses: { 409: { description: 'Scale change with responses' } },
     },
     {
-      check: async (unit, before, body) => {
-        await requireAgentRef(unit.scope, body.agent_id);
-        if (body.scale && body.scale !== before.scale && (await hasResponses(unit.scope, before))) {
-          throw conflict('the survey has responses on its scale; create a new survey instead');
-        }
-      },
+      check: (unit, before, body) => checkSurveyUpdate(unit.scope, before, body),
       columns: surveyColumns,
     },
   );
   survey.remove(
     { summary: 'Delete a survey without responses (one with responses is deactivated instead: 409)', responses: { 409: { description: 'The survey has responses' } } },
-    {
-      before: async (unit, row) => {
-        if (await hasResponses(unit.scope, row)) throw conflict('the survey has responses: set its status to inactive instead');
-      },
-    },
+    { before: (unit, row) => checkSurveyDelete(unit.scope, row) },
   );
 
   // ---- responses
-  api.route<unknown, unknown, { survey_id: string; score: number; comment?: string | null; conversation_id?: string; responded_at?: Date }>({
+  api.route<unknown, unknown, ResponseOrder>({
     method: 'post',
     path: '/responses',
     summary: 'Record a survey response (integrations)',
@@ -179,46 +144,13 @@ export function csatRoutes(): ApiRouter {
     responses: { 201: { description: 'Recorded response', schema: responseSchema }, 422: { description: 'Unknown survey or conversation, or score off the scale' } },
     handler: async (ctx, { body }) => {
       const { tenantId } = userOf(ctx);
-      const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const survey = isUuid(body.survey_id) ? await surveyById(unit.scope, body.survey_id) : undefined;
-        if (!survey) throw unknownReference('survey_id', 'a survey');
-        if (!isScoreOnScale(body.score, survey.scale)) {
-          const { min, max } = SCALE_RANGE[survey.scale];
-          throw new AppError('VALIDATION_ERROR', `score must be between ${min} and ${max} on a ${survey.scale} survey`, {
-            fields: [{ field: 'body.score', message: `must be between ${min} and ${max}`, type: 'number.range' }],
-          });
-        }
-        let conversation: { id: string; contact_id: string; agent_id: string } | undefined;
-        if (body.conversation_id) {
-          conversation = isUuid(body.conversation_id) ? await unit.scope.table('conversations').where('id', body.conversation_id).first('id', 'contact_id', 'agent_id') : undefined;
-          if (!conversation) throw unknownReference('conversation_id', 'a conversation');
-        }
-        const row = await insertResponse(unit.scope, {
-          surveyId: survey.id,
-          score: body.score,
-          comment: body.comment || null,
-          respondedAt: body.responded_at ?? new Date(),
-          conversationId: conversation?.id,
-          contactId: conversation?.contact_id,
-          agentId: conversation?.agent_id,
-        });
-        unit.audit({
-          action: 'csat.response.recorded',
-          resourceType: 'csat_response',
-          resourceId: row.id,
-          details: { survey_id: survey.id },
-          ...(row.contact_id ? { subjectId: row.contact_id } : {}),
-        });
-        const event = responseEvent(row);
-        unit.emit(event.type, event.data);
-        return row;
-      });
+      const created = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => recordResponse(unit, body));
       ctx.status = 201;
       ctx.body = toResponse(created);
     },
   });
 
-  api.route<unknown, PageRequest & { survey_id?: string; agent_id?: string; from?: Date; to?: Date }>({
+  api.route<unknown, PageRequest & ResponseFilter>({
     method: 'get',
     path: '/responses',
     summary: 'List survey responses',
@@ -229,19 +161,7 @@ export function csatRoutes(): ApiRouter {
     query: Joi.object({ ...pageQuery, survey_id: idRef, agent_id: idRef, from: Joi.date().iso(), to: Joi.date().iso() }),
     responses: { 200: { description: 'A page of responses', schema: page(responseSchema) } },
     handler: async (ctx, { query }) => {
-      const q = tenantScopeOf(ctx)
-        .table('csat_responses')
-        .select([...RESPONSE_COLUMNS])
-        .orderBy([{ column: 'responded_at' }, { column: 'id' }]);
-      for (const column of ['survey_id', 'agent_id'] as const) {
-        const value = query[column];
-        if (value === undefined) continue;
-        if (isUuid(value)) q.where(column, value);
-        else q.whereRaw('false');
-      }
-      if (query.from) q.where('responded_at', '>=', query.from);
-      if (query.to) q.where('responded_at', '<', query.to);
-      ctx.body = await paginate(q, query, toResponse);
+      ctx.body = mapPage(await listResponses(tenantScopeOf(ctx), query, query), toResponse);
     },
   });
 
@@ -259,9 +179,8 @@ export function csatRoutes(): ApiRouter {
     query: Joi.object({ from: Joi.date().iso(), to: Joi.date().iso(), survey_id: idRef }),
     responses: { 200: { description: 'Aggregates', schema: aggregatesSchema } },
     handler: async (ctx, { query }) => {
-      const { from, to } = period(query, new Date());
-      const tallies = await csatTallies(tenantScopeOf(ctx), { from, to, surveyId: query.survey_id });
-      ctx.body = { from: from.toISOString(), to: to.toISOString(), survey_id: query.survey_id ?? null, ...aggregateTallies(tallies) };
+      const { from, to, ...aggregates } = await csatAggregates(tenantScopeOf(ctx), query);
+      ctx.body = { from: from.toISOString(), to: to.toISOString(), survey_id: query.survey_id ?? null, ...aggregates };
     },
   });
 

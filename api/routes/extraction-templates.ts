@@ -5,35 +5,17 @@
  * deleted (409), finished jobs without a record go with it.
  */
 import Joi from '../../domain/joi';
-import { findTemplate, TEMPLATE_COLUMNS, TemplateRow, templateUsage } from '../../db/queries/extractions';
-import { TenantScope } from '../../db/tenant-scope';
-import type { TemplateField } from '../../domain/extraction/types';
-import { AppError, conflict } from '../../domain/errors';
-
+import { TEMPLATE_COLUMNS } from '../../db/queries/extractions';
+import { assertTemplateNameFree, prepareTemplateDelete, requireTemplate, templateColumns, TemplateBody } from '../../services/extraction-templates';
 import { ApiRouter } from '../route';
 import { templateFields, templateSchema, toTemplate } from '../resources/extraction';
-import { findOr404 } from '../../db/find-or-404';
 import { resourceRoutes } from '../resource-routes';
-
-type TemplateBody = { name?: string; description?: string | null; fields?: TemplateField[] };
 
 const templateBody = {
   name: Joi.string().trim().min(1).max(200),
   description: Joi.string().trim().max(2000).allow(null),
   fields: templateFields,
 };
-
-export function requireTemplate(scope: TenantScope, id: string): Promise<TemplateRow> {
-  return findOr404('extraction template', id, () => findTemplate(scope, id));
-}
-
-async function assertNameFree(scope: TenantScope, name: string, exceptId?: string): Promise<void> {
-  const q = scope.table('extraction_templates').whereRaw('lower(name) = lower(?)', [name]);
-  if (exceptId) q.whereNot('id', exceptId);
-  if (await q.first('id')) throw conflict(`an extraction template named "${name}" exists`);
-}
-
-const columns = (body: TemplateBody) => ({ ...body, ...(body.fields ? { fields: JSON.stringify(body.fields) } : {}) });
 
 export function extractionTemplateRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/extraction-templates');
@@ -59,7 +41,11 @@ export function extractionTemplateRoutes(): ApiRouter {
       created: 'Created template',
       responses: { 409: { description: 'Name taken' }, 422: { description: 'Invalid fields' } },
     },
-    { check: (unit, body) => assertNameFree(unit.scope, body.name!), columns, after: (_unit, _row, body) => ({ fields: body.fields!.map((f) => f.name) }) },
+    {
+      check: (unit, body) => assertTemplateNameFree(unit.scope, body.name!),
+      columns: templateColumns,
+      after: (_unit, _row, body) => ({ fields: body.fields!.map((f) => f.name) }),
+    },
   );
   template.get({ summary: 'Get an extraction template', found: 'Template' });
   template.update<TemplateBody>(
@@ -71,27 +57,15 @@ export function extractionTemplateRoutes(): ApiRouter {
     },
     {
       check: async (unit, before, body) => {
-        if (body.name) await assertNameFree(unit.scope, body.name, before.id);
+        if (body.name) await assertTemplateNameFree(unit.scope, body.name, before.id);
       },
-      columns,
+      columns: templateColumns,
       details: (body) => ({ changed: Object.keys(body) }),
     },
   );
   template.remove(
     { summary: 'Delete an extraction template no record or unfinished extraction uses', responses: { 409: { description: 'Records or running extractions use the template' } } },
-    {
-      before: async (unit, row) => {
-        const usage = await templateUsage(unit.scope, row.id);
-        if (usage.records > 0 || usage.pendingExtractions > 0) {
-          throw new AppError('CONFLICT', `the template is used by ${usage.records} record(s) and ${usage.pendingExtractions} unfinished extraction(s); delete the records first`, {
-            records: usage.records,
-            pending_extractions: usage.pendingExtractions,
-          });
-        }
-        // Finished jobs without a record go with the template.
-        await unit.scope.table('extractions').where('template_id', row.id).delete();
-      },
-    },
+    { before: (unit, row) => prepareTemplateDelete(unit.scope, row) },
   );
 
   return api;

@@ -3,23 +3,14 @@
  * (privacy-settings.ts). Every category comes from the registry (domain/privacy/registry.ts).
  */
 import Joi from '../../domain/joi';
-import { subjectHash } from '../../db/audit';
-import { deleteExpiredBatch } from '../../db/privacy/categories';
-import { isUuid, tenantScope } from '../../db/tenant-scope';
-import { retentionCategories } from '../../domain/privacy/registry';
-import { clampAuditCutoff, parseOlderThan } from '../../domain/privacy/settings';
-import { exportProgress, startPrivacyErasure, startPrivacyExport } from '../../orchestration/privacy';
-import { AppContext, userOf } from '../context';
-import { notFound, validationError } from '../../domain/errors';
-import { actorOf, runMutation } from '../mutation';
+import { ErasureRow, exportProgressOf, ExportRow, exportStatus, purgeOld, requestErasure, requestExport, requireErasure, requireExport } from '../../services/privacy';
+import { userOf } from '../context';
+import { unitContextOf } from '../mutation';
 import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
-import { findOr404 } from '../../db/find-or-404';
 import { registerPrivacySettingsRoutes } from './privacy-settings';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
-
-const PURGE_BATCH = 1000;
 
 const exportSchema = Joi.object({
   export_id: Joi.string(),
@@ -43,13 +34,6 @@ const erasureSchema = Joi.object({
   completed_at: Joi.string().isoDate().allow(null),
 });
 
-type ExportRow = Record<string, any>;
-
-/** An export past its URL's validity is `expired`; its URL is no longer handed out. */
-function exportStatus(row: ExportRow, now: Date): string {
-  return row.status === 'ready' && new Date(row.expires_at) <= now ? 'expired' : row.status;
-}
-
 function toExport(row: ExportRow, now: Date, progress: { phase: string; percent: number } | null) {
   const status = exportStatus(row, now);
   return {
@@ -66,7 +50,7 @@ function toExport(row: ExportRow, now: Date, progress: { phase: string; percent:
   };
 }
 
-function toErasure(row: Record<string, any>) {
+function toErasure(row: ErasureRow) {
   return {
     erasure_id: row.id,
     status: row.status,
@@ -76,20 +60,6 @@ function toErasure(row: Record<string, any>) {
     created_at: isoTime(row.created_at) as string,
     completed_at: isoTime(row.completed_at),
   };
-}
-
-async function findContact(ctx: AppContext, tenantId: string, subjectId: string): Promise<boolean> {
-  return isUuid(subjectId) && !!(await tenantScope(ctx.deps.db, tenantId).table('contacts').where({ id: subjectId }).first('id'));
-}
-
-async function progressOf(ctx: AppContext, row: ExportRow, now: Date) {
-  const status = exportStatus(row, now);
-  if (status === 'pending' || status === 'running') {
-    // Progress is informative: Temporal being unreachable must not fail the status read.
-    const client = await ctx.deps.temporal.client().catch(() => null);
-    return (client && (await exportProgress(client, row.tenant_id, row.id))) ?? { phase: 'queued', percent: 0 };
-  }
-  return { phase: status, percent: 100 };
 }
 
 export function privacyRoutes(): ApiRouter {
@@ -106,44 +76,23 @@ export function privacyRoutes(): ApiRouter {
     body: Joi.object({ subject_id: idRef.required(), format: Joi.string().valid('json').default('json') }),
     responses: { 202: { description: 'The export (a ready one of the last 24 h is returned as is)', schema: exportSchema }, 404: { description: 'Unknown subject' } },
     handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      if (!(await findContact(ctx, tenantId, body.subject_id))) throw notFound('subject');
       const now = new Date();
-      const { row, created } = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await unit.tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 9))', [`privacy-export:${tenantId}:${body.subject_id}`]);
-        const latest = await unit.scope
-          .table('privacy_exports')
-          .where({ subject_id: body.subject_id, format: body.format })
-          .whereIn('status', ['pending', 'running', 'ready'])
-          .orderBy('created_at', 'desc')
-          .first();
-        const reusable = latest && exportStatus(latest, now) !== 'expired';
-        const [exportRow] = reusable ? [latest] : await unit.scope.insert('privacy_exports', { subject_id: body.subject_id, format: body.format });
-        unit.audit({
-          action: reusable ? 'privacy.export.reused' : 'privacy.export.requested',
-          resourceType: 'privacy_export',
-          resourceId: exportRow.id,
-          subjectId: body.subject_id,
-        });
-        return { row: exportRow as ExportRow, created: !reusable };
-      });
-      // Also for a reused pending export: its start may have failed after the commit (idempotent by id).
-      if (created || row.status === 'pending') await startPrivacyExport(await ctx.deps.temporal.client(), tenantId, row.id);
+      const { row, progress } = await requestExport(ctx.deps, unitContextOf(ctx, userOf(ctx).tenantId), body, now);
       ctx.status = 202;
-      ctx.body = toExport(row, now, await progressOf(ctx, row, now));
+      ctx.body = toExport(row, now, progress);
     },
   });
 
-  const exportResource = resourceRoutes<ExportRow & { id: string }>(api, {
+  const exportResource = resourceRoutes<ExportRow>(api, {
     path: '/exports/:export_id',
     tags: ['privacy'],
     view: 'view_privacy',
     schema: exportSchema,
-    find: (scope, id) => findOr404('export', id, () => scope.table('privacy_exports').where({ id }).first()),
+    find: requireExport,
   });
   exportResource.get({ summary: 'Status, progress and (when ready) the signed URL of an export', found: 'The export', notFound: 'Unknown export' }, async (row, _scope, ctx) => {
     const now = new Date();
-    return toExport(row, now, await progressOf(ctx, row, now));
+    return toExport(row, now, await exportProgressOf(ctx.deps.temporal, row, now));
   });
 
   api.route<unknown, unknown, { subject_id: string; reason: string; preserve_audit: boolean }>({
@@ -156,40 +105,18 @@ export function privacyRoutes(): ApiRouter {
     body: Joi.object({ subject_id: idRef.required(), reason: Joi.string().trim().min(1).max(1000).required(), preserve_audit: Joi.boolean().required() }),
     responses: { 202: { description: 'The erasure, running or (for an already erased subject) its last record', schema: erasureSchema }, 404: { description: 'Unknown subject' } },
     handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const exists = await findContact(ctx, tenantId, body.subject_id);
-      const hash = isUuid(body.subject_id) ? await subjectHash(ctx.deps.db, tenantId, body.subject_id) : null;
-      if (!exists) {
-        // Erasing twice is harmless: an erased subject answers with its last erasure.
-        const previous = hash && (await tenantScope(ctx.deps.db, tenantId).table('privacy_erasures').where({ subject_hash: hash }).orderBy('created_at', 'desc').first());
-        if (!previous) throw notFound('subject');
-        ctx.status = 202;
-        ctx.body = toErasure(previous);
-        return;
-      }
-      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const [erasure] = await unit.scope.insert('privacy_erasures', { subject_hash: hash, reason: body.reason, preserve_audit: body.preserve_audit });
-        unit.audit({
-          action: 'privacy.erasure.requested',
-          resourceType: 'privacy_erasure',
-          resourceId: erasure.id,
-          subjectId: body.subject_id,
-          details: { preserve_audit: body.preserve_audit },
-        });
-        return erasure;
-      });
-      await startPrivacyErasure(await ctx.deps.temporal.client(), { tenantId, erasureId: row.id, subjectId: body.subject_id, preserveAudit: body.preserve_audit });
+      const row = await requestErasure(ctx.deps, unitContextOf(ctx, userOf(ctx).tenantId), body);
       ctx.status = 202;
       ctx.body = toErasure(row);
     },
   });
 
-  const erasure = resourceRoutes<Record<string, any> & { id: string }>(api, {
+  const erasure = resourceRoutes<ErasureRow>(api, {
     path: '/erasures/:erasure_id',
     tags: ['privacy'],
     view: 'view_privacy',
     schema: erasureSchema,
-    find: (scope, id) => findOr404('erasure', id, () => scope.table('privacy_erasures').where({ id }).first()),
+    find: requireErasure,
     present: toErasure,
   });
   erasure.get({ summary: 'An erasure record: status and what was erased per category', found: 'The erasure', notFound: 'Unknown erasure' });
@@ -209,28 +136,7 @@ export function privacyRoutes(): ApiRouter {
       },
     },
     handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
-      const now = new Date();
-      const cutoff = parseOlderThan(body.older_than, now);
-      if (!cutoff) {
-        throw validationError('older_than must be an ISO 8601 duration (P90D) or a past date', [
-          { field: 'body.older_than', message: 'not an ISO 8601 duration or past date', type: 'string.older_than' },
-        ]);
-      }
-      const auditCutoff = clampAuditCutoff(cutoff, now);
-      const counts: Record<string, number> = {};
-      for (const category of retentionCategories()) {
-        const before = category.link.kind === 'audit' ? auditCutoff : cutoff;
-        counts[category.name] = counts[category.name] ?? 0;
-        for (;;) {
-          const n = await deleteExpiredBatch(ctx.deps.db, tenantId, category, [{ before }], PURGE_BATCH);
-          counts[category.name] += n;
-          if (n < PURGE_BATCH) break;
-        }
-      }
-      await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        unit.audit({ action: 'privacy.purge', resourceType: 'privacy_purge', resourceId: null, details: { cutoff: cutoff.toISOString(), counts } });
-      });
+      const { cutoff, auditCutoff, counts } = await purgeOld(ctx.deps.db, unitContextOf(ctx, userOf(ctx).tenantId), body.older_than, new Date());
       ctx.body = { cutoff: cutoff.toISOString(), audit_cutoff: auditCutoff.toISOString(), counts };
     },
   });

@@ -1,5 +1,7 @@
 /** Collections (issue 8): named sets of files and extracted records, e.g. an agent's knowledge. */
+import type { Knex } from 'knex';
 import { TenantScope } from '../tenant-scope';
+import { whereUuidFilters } from './list-query';
 
 export const COLLECTION_ITEM_TYPES = ['file', 'extracted_record'] as const;
 export type CollectionItemType = (typeof COLLECTION_ITEM_TYPES)[number];
@@ -59,4 +61,43 @@ export function liveItemsOf(scope: TenantScope, collectionId: string) {
          else true
        end`,
     );
+}
+
+/** Narrows the tenant's collection list: by agent (an agent_id that is not a UUID matches nothing). */
+export function whereCollectionFilter(q: Knex.QueryBuilder, filter: { agent_id?: string }): void {
+  if (filter.agent_id) whereUuidFilters(q, filter, { agent_id: 'agent_id' });
+}
+
+/** Whether another collection of the tenant has this name. */
+export async function collectionNameTaken(scope: TenantScope, name: string, exceptId?: string): Promise<boolean> {
+  const clash = scope.table('collections').where('name', name).first('id');
+  if (exceptId) clash.whereNot('id', exceptId);
+  return Boolean(await clash);
+}
+
+/** A collection's live items, oldest first. */
+export function collectionItemsQuery(scope: TenantScope, collectionId: string, filter: { item_type?: CollectionItemType }): Knex.QueryBuilder {
+  const q = liveItemsOf(scope, collectionId)
+    .select([...COLLECTION_ITEM_COLUMNS])
+    .orderBy([{ column: 'added_at' }, { column: 'id' }]);
+  if (filter.item_type) q.where('item_type', filter.item_type);
+  return q;
+}
+
+/** Adds the item unless it is already a member (then undefined). */
+export async function insertCollectionItem(
+  scope: TenantScope,
+  item: { collectionId: string; itemType: CollectionItemType; itemId: string; addedBy: string },
+): Promise<CollectionItemRow | undefined> {
+  const result: { rows: CollectionItemRow[] } = await scope.db.raw(
+    `insert into collection_items (tenant_id, collection_id, item_type, item_id, added_by) values (?, ?, ?, ?, ?)
+     on conflict (collection_id, item_type, item_id) do nothing returning ${COLLECTION_ITEM_COLUMNS.join(', ')}`,
+    [scope.tenantId, item.collectionId, item.itemType, item.itemId, item.addedBy],
+  );
+  return result.rows[0];
+}
+
+/** Removes the item from the collection; answers how many memberships went (0 or 1). */
+export function deleteCollectionItem(scope: TenantScope, collectionId: string, itemId: string): Promise<number> {
+  return scope.table('collection_items').where({ collection_id: collectionId, item_id: itemId }).delete();
 }

@@ -3,6 +3,7 @@ import { redactPii, AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
 import { Knex } from 'knex';
 import { appendEvent } from '../outbox';
 import { tenantScope, TenantScope } from '../tenant-scope';
+import { listQuery, whereUuidFilters } from './list-query';
 
 export type MessageDirection = 'inbound' | 'outbound';
 
@@ -143,4 +144,27 @@ export async function closeOpenConversation(
     data: { conversation_id: row.id, agent_id: row.agent_id, contact_id: row.contact_id, channel: row.channel, reason: input.reason },
   });
   return true;
+}
+
+export interface ConversationFilter {
+  agent_id?: string;
+  contact_id?: string;
+  channel?: string;
+  status?: string;
+}
+
+/** The tenant's conversations, newest first; an id filter that is not a UUID matches nothing. */
+export function conversationListQuery(scope: TenantScope, filter: ConversationFilter): Knex.QueryBuilder {
+  const q = listQuery(scope, 'conversations', CONVERSATION_COLUMNS, [{ column: 'started_at', order: 'desc' }, { column: 'id' }]);
+  whereUuidFilters(q, filter, { agent_id: 'agent_id', contact_id: 'contact_id' });
+  if (filter.channel) q.where('channel', filter.channel);
+  if (filter.status) q.where('status', filter.status);
+  return q;
+}
+
+export function conversationById(scope: TenantScope, id: string): Promise<ConversationRow | undefined> {
+  return scope
+    .table('conversations')
+    .where('id', id)
+    .first([...CONVERSATION_COLUMNS]);
 }

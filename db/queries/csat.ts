@@ -4,6 +4,7 @@
  * (notes/SESSION2_CONTRACT.md): CONV calls the first when it closes a conversation and the second
  * on every inbound message before the agent sees it.
  */
+import type { Knex } from 'knex';
 import { appendEvent } from '../outbox';
 import { redactPii, AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
 import { CsatChannel, CsatScale, invitationText } from '../../domain/csat/scale';
@@ -11,6 +12,7 @@ import { parseScoreReply } from '../../domain/csat/reply';
 import type { GroupedTally } from '../../domain/csat/aggregates';
 import { TenantScope, whereUuidIs } from '../tenant-scope';
 import { piiAutoRedact } from './conversations';
+import { listQuery, whereUuidFilters } from './list-query';
 
 /** How long a contact may answer a survey after it was sent. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -177,4 +179,33 @@ export async function csatTallies(scope: TenantScope, period: { from: Date; to: 
     .groupByRaw('1, 2, 3, 4');
   if (period.surveyId !== undefined) whereUuidIs(q, 'csat_responses.survey_id', period.surveyId);
   return (await q) as GroupedTally[];
+}
+
+/** Whether the survey has any response (its scale is then fixed, and it cannot be deleted). */
+export async function surveyHasResponses(scope: TenantScope, surveyId: string): Promise<boolean> {
+  return Boolean(await scope.table('csat_responses').where('survey_id', surveyId).first('id'));
+}
+
+export interface ResponseFilter {
+  survey_id?: string;
+  agent_id?: string;
+  /** Inclusive bound of responded_at. */
+  from?: Date;
+  /** Exclusive bound of responded_at. */
+  to?: Date;
+}
+
+/** The tenant's responses, oldest first; an id filter that is not a UUID matches nothing. */
+export function responseListQuery(scope: TenantScope, filter: ResponseFilter): Knex.QueryBuilder {
+  const q = listQuery(scope, 'csat_responses', RESPONSE_COLUMNS, [{ column: 'responded_at' }, { column: 'id' }]);
+  whereUuidFilters(q, filter, { survey_id: 'survey_id', agent_id: 'agent_id' });
+  if (filter.from) q.where('responded_at', '>=', filter.from);
+  if (filter.to) q.where('responded_at', '<', filter.to);
+  return q;
+}
+
+/** Narrows the tenant's survey list by status and scale. */
+export function whereSurveyFilter(q: Knex.QueryBuilder, filter: { status?: string; scale?: string }): void {
+  if (filter.status) q.where('status', filter.status);
+  if (filter.scale) q.where('scale', filter.scale);
 }

@@ -2,7 +2,9 @@
 import type { ExtractedFields, TemplateField } from '../../domain/extraction/types';
 import type { RecordEngine } from '../../domain/extraction/merge';
 import type { SubjectKeys } from '../../domain/extraction/subject';
+import type { Knex } from 'knex';
 import { TenantScope } from '../tenant-scope';
+import { listQuery, whereUuidFilters } from './list-query';
 
 export interface TemplateRow {
   id: string;
@@ -94,6 +96,18 @@ export function findTemplate(scope: TenantScope, id: string): Promise<TemplateRo
     .first([...TEMPLATE_COLUMNS]);
 }
 
+/** Whether another template of the tenant has this name (case-insensitively). */
+export async function templateNameTaken(scope: TenantScope, name: string, exceptId?: string): Promise<boolean> {
+  const q = scope.table('extraction_templates').whereRaw('lower(name) = lower(?)', [name]);
+  if (exceptId) q.whereNot('id', exceptId);
+  return Boolean(await q.first('id'));
+}
+
+/** A template's jobs (finished ones without a record, once templateUsage allows the delete). */
+export function deleteTemplateExtractions(scope: TenantScope, templateId: string): Promise<number> {
+  return scope.table('extractions').where('template_id', templateId).delete();
+}
+
 /** The job with its record's id, found through the record (so a deleted record reads as null). */
 export function extractionsQuery(scope: TenantScope) {
   return scope
@@ -153,4 +167,98 @@ export async function matchSubjectContact(scope: TenantScope, keys: SubjectKeys)
     if (row) return row.id;
   }
   return null;
+}
+
+export interface ExtractionFilter {
+  status?: string;
+  template_id?: string;
+}
+
+/** The tenant's jobs, oldest first; a template_id that is not a UUID matches nothing. */
+export function extractionListQuery(scope: TenantScope, filter: ExtractionFilter): Knex.QueryBuilder {
+  const q = extractionsQuery(scope).orderBy([{ column: 'extractions.created_at' }, { column: 'extractions.id' }]);
+  if (filter.status) q.where('extractions.status', filter.status);
+  whereUuidFilters(q, filter, { template_id: 'extractions.template_id' });
+  return q;
+}
+
+export interface RecordFilter {
+  template_id?: string;
+  subject_contact_id?: string;
+}
+
+/** The tenant's records, oldest first; a filter value that is not a UUID matches nothing. */
+export function recordListQuery(scope: TenantScope, filter: RecordFilter): Knex.QueryBuilder {
+  const q = listQuery(scope, 'extracted_records', RECORD_COLUMNS, [{ column: 'created_at' }, { column: 'id' }]);
+  whereUuidFilters(q, filter, { template_id: 'template_id', subject_contact_id: 'subject_contact_id' });
+  return q;
+}
+
+/** The record's stored fields, its row locked until the transaction ends (a correction reads, then writes them). */
+export async function lockRecordFields(scope: TenantScope, id: string): Promise<ExtractedFields> {
+  const row = await scope.table('extracted_records').where('id', id).forUpdate().first('fields');
+  return row.fields;
+}
+
+export function insertCorrections(
+  scope: TenantScope,
+  recordId: string,
+  changes: Array<{ field: string; original: unknown; corrected: unknown }>,
+  by: { userId: string; at: Date; reason: string | null },
+): Promise<unknown[]> {
+  return scope.insert(
+    'extracted_record_corrections',
+    changes.map((c) => ({
+      record_id: recordId,
+      field: c.field,
+      original_value: JSON.stringify(c.original),
+      corrected_value: JSON.stringify(c.corrected),
+      corrected_by: by.userId,
+      corrected_at: by.at,
+      reason: by.reason,
+    })),
+    ['id'],
+  );
+}
+
+export async function updateRecordFields(scope: TenantScope, id: string, fields: ExtractedFields, at: Date): Promise<RecordRow> {
+  const [updated] = await scope
+    .table('extracted_records')
+    .where('id', id)
+    .update({ fields: JSON.stringify(fields), updated_at: at })
+    .returning([...RECORD_COLUMNS]);
+  return updated as RecordRow;
+}
+
+/** A record and its correction history. */
+export async function deleteRecordRow(scope: TenantScope, id: string): Promise<void> {
+  await scope.table('extracted_record_corrections').where('record_id', id).delete();
+  await scope.table('extracted_records').where('id', id).delete();
+}
+
+/** A queued job reading a file or a text with the template's fields as they are now. */
+export async function insertExtraction(
+  scope: TenantScope,
+  template: Pick<TemplateRow, 'id' | 'fields'>,
+  source: { file_id?: string; text?: string },
+  createdBy: string,
+): Promise<string> {
+  const [row] = await scope.insert(
+    'extractions',
+    {
+      template_id: template.id,
+      template_fields: JSON.stringify(template.fields),
+      source_kind: source.file_id ? 'file' : 'text',
+      file_id: source.file_id ?? null,
+      input_text: source.text ?? null,
+      created_by: createdBy,
+    },
+    ['id'],
+  );
+  return row.id as string;
+}
+
+/** A job whose workflow never started: failed, its text dropped. */
+export function markExtractionNotStarted(scope: TenantScope, id: string): Promise<number> {
+  return scope.table('extractions').where('id', id).update({ status: 'failed', error: 'the extraction could not be started', input_text: null });
 }

@@ -10,6 +10,12 @@ import { runUnit } from '../../db/unit-of-work';
 import { queryPlanState } from '../../orchestration/maintenance';
 import { createBranding, deleteBranding, requireBranding } from '../../services/brandings';
 import { createPlan, PlanDeps, setPlanRunning } from '../../services/maintenance';
+import { listExtractions, requestExtraction } from '../../services/extractions';
+import { listBaselines, setAssetBaseline } from '../../services/asset-alerts';
+import { csatAggregates, recordResponse } from '../../services/csat';
+import { requestErasure, requestExport } from '../../services/privacy';
+import { addCollectionItem, listCollectionItems, removeCollectionItem } from '../../services/collections';
+import { closeConversation, listAgentConversations, listConversations } from '../../services/conversations';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -69,4 +75,103 @@ it('pauses a maintenance plan through the service: the row, its event, its audit
   ]);
   const state = await queryPlanState(await api.deps.temporal.client(), tenant.tenantId, plan.id);
   expect(state.status).toBe('paused');
+});
+
+it('requests an extraction through the service: the job row and its audit row; an unknown template commits nothing', async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [template] = await scope.insert('extraction_templates', { name: `svc_${randomUUID().slice(0, 8)}`, fields: JSON.stringify([{ name: 'total', type: 'number' }]) }, ['id']);
+  const extractionDeps = { db: api.deps.db, temporal: api.deps.temporal, log: api.deps.logger };
+  const job = await requestExtraction(extractionDeps, { ...context(), userId: tenant.adminUserId }, { template_id: template.id, text: 'Total: 42' });
+  expect(job).toMatchObject({ template_id: template.id, source_kind: 'text', created_by: tenant.adminUserId });
+  expect(await api.deps.db('extractions').where({ id: job.id }).first('tenant_id', 'template_id')).toEqual({ tenant_id: tenant.tenantId, template_id: template.id });
+  expect(await auditOf(job.id)).toEqual([{ action: 'extraction.requested', actor_type: 'system', request_id: null }]);
+  const page = await listExtractions(scope, { template_id: template.id }, { skip: 0, limit: 10 });
+  expect(page.items.map((row) => row.id)).toEqual([job.id]);
+
+  const before = await api.deps.db('extractions').where({ tenant_id: tenant.tenantId }).count({ n: '*' }).first();
+  await expect(requestExtraction(extractionDeps, { ...context(), userId: tenant.adminUserId }, { template_id: randomUUID(), text: 'x' })).rejects.toMatchObject({
+    code: 'VALIDATION_ERROR',
+  });
+  expect(await api.deps.db('extractions').where({ tenant_id: tenant.tenantId }).count({ n: '*' }).first()).toEqual(before);
+});
+
+it("sets an asset's baseline through the service: the old one becomes history, each set audited", async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [asset] = await scope.insert('assets', { name: `svc-${randomUUID()}`, type: 'pump' }, ['id']);
+  const order = { parameter: 'pressure', baseline_value: 10, tolerance_percent: 5 };
+  const first = await runUnit(api.deps.db, context(), (unit) => setAssetBaseline(unit, asset.id, tenant.adminUserId, order));
+  const second = await runUnit(api.deps.db, context(), (unit) => setAssetBaseline(unit, asset.id, tenant.adminUserId, { ...order, baseline_value: 12 }));
+  expect(second).toMatchObject({ asset_id: asset.id, parameter: 'pressure', baseline_value: 12, active: true });
+  const active = await listBaselines(scope, asset.id, { history: false }, { skip: 0, limit: 10 });
+  expect(active.items.map((b) => b.id)).toEqual([second.id]);
+  const all = await listBaselines(scope, asset.id, { history: true }, { skip: 0, limit: 10 });
+  expect(all.items.map((b) => [b.id, b.active])).toEqual([
+    [second.id, true],
+    [first.id, false],
+  ]);
+  expect(await auditOf(asset.id)).toEqual([
+    { action: 'asset.baseline.set', actor_type: 'system', request_id: null },
+    { action: 'asset.baseline.set', actor_type: 'system', request_id: null },
+  ]);
+  await expect(listBaselines(tenantScope(api.deps.db, randomUUID()), asset.id, { history: true }, { skip: 0, limit: 10 })).rejects.toMatchObject({ status: 404 });
+});
+
+it('records a CSAT response through the service: the row, its event and audit row, and the aggregates count it', async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [survey] = await scope.insert('csat_surveys', { name: `svc-${randomUUID()}`, question: 'How was it?', scale: 'csat_5', channels: ['email'] }, ['id']);
+  const respondedAt = new Date(Date.now() - 60_000);
+  const row = await runUnit(api.deps.db, context(), (unit) => recordResponse(unit, { survey_id: survey.id, score: 5, comment: '', responded_at: respondedAt }));
+  expect(row).toMatchObject({ survey_id: survey.id, score: 5, comment: null, conversation_id: null });
+  expect(await auditOf(row.id)).toEqual([{ action: 'csat.response.recorded', actor_type: 'system', request_id: null }]);
+  expect(await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId }).whereRaw(`data->>'response_id' = ?`, [row.id]).count({ n: '*' }).first()).toEqual({ n: '1' });
+  const aggregates = await csatAggregates(scope, { survey_id: survey.id });
+  expect(aggregates).toMatchObject({ response_count: 1, csat_percent: 100 });
+  await expect(runUnit(api.deps.db, context(), (unit) => recordResponse(unit, { survey_id: survey.id, score: 9 }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  expect(await api.deps.db('csat_responses').where({ survey_id: survey.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
+});
+
+it("requests a subject's export through the service: recorded once, then reused, each audited; an unknown subject is 404", async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [contact] = await scope.insert('contacts', { name: 'Svc Subject', email: `svc-${randomUUID()}@example.com` }, ['id']);
+  const privacyDeps = { db: api.deps.db, temporal: api.deps.temporal };
+  const first = await requestExport(privacyDeps, context(), { subject_id: contact.id, format: 'json' }, new Date());
+  const second = await requestExport(privacyDeps, context(), { subject_id: contact.id, format: 'json' }, new Date());
+  expect(second.row.id).toBe(first.row.id);
+  expect(await api.deps.db('privacy_exports').where({ tenant_id: tenant.tenantId, subject_id: contact.id }).select('id')).toEqual([{ id: first.row.id }]);
+  expect(await auditOf(first.row.id)).toEqual([
+    { action: 'privacy.export.requested', actor_type: 'system', request_id: null },
+    { action: 'privacy.export.reused', actor_type: 'system', request_id: null },
+  ]);
+  await expect(requestErasure(privacyDeps, context(), { subject_id: randomUUID(), reason: 'test', preserve_audit: true })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+});
+
+it('adds and removes a collection item through the service, each audited; a second add is 409 and records nothing', async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [collection] = await scope.insert('collections', { name: `svc-${randomUUID()}` }, ['id']);
+  const [template] = await scope.insert('extraction_templates', { name: `svc_${randomUUID().slice(0, 8)}`, fields: JSON.stringify([{ name: 'total', type: 'number' }]) }, ['id']);
+  const [record] = await scope.insert(
+    'extracted_records',
+    { template_id: template.id, template_fields: JSON.stringify([{ name: 'total', type: 'number' }]), fields: JSON.stringify({}), engine: 'built-in', model: 'built-in' },
+    ['id'],
+  );
+  const item = { item_type: 'extracted_record' as const, item_id: record.id };
+  const added = await runUnit(api.deps.db, context(), (unit) => addCollectionItem(unit, collection.id, tenant.adminUserId, item));
+  expect(added).toMatchObject({ collection_id: collection.id, item_type: 'extracted_record', item_id: record.id, added_by: tenant.adminUserId });
+  await expect(runUnit(api.deps.db, context(), (unit) => addCollectionItem(unit, collection.id, tenant.adminUserId, item))).rejects.toMatchObject({ code: 'CONFLICT' });
+  expect((await listCollectionItems(scope, collection.id, {}, { skip: 0, limit: 10 })).items.map((row) => row.id)).toEqual([added.id]);
+  await runUnit(api.deps.db, context(), (unit) => removeCollectionItem(unit, collection.id, record.id));
+  expect(await api.deps.db('collection_items').where({ collection_id: collection.id }).count({ n: '*' }).first()).toEqual({ n: '0' });
+  expect(await auditOf(collection.id)).toEqual([
+    { action: 'collection.item_added', actor_type: 'system', request_id: null },
+    { action: 'collection.item_removed', actor_type: 'system', request_id: null },
+  ]);
+});
+
+it("reads conversations through the service: another tenant's or an unknown agent is 404, an unknown conversation's close commits nothing", async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  expect(await listConversations(scope, { contact_id: randomUUID() }, { skip: 0, limit: 5 })).toEqual({ items: [], total: 0, skip: 0, limit: 5 });
+  await expect(listAgentConversations(scope, randomUUID(), undefined, {}, { skip: 0, limit: 5 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  const id = randomUUID();
+  await expect(runUnit(api.deps.db, context(), (unit) => closeConversation(unit, api.deps.temporal, id))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  expect(await auditOf(id)).toEqual([]);
 });

@@ -1,0 +1,70 @@
+/** Subject exports and erasures (the privacy API's records). */
+import type { Knex } from 'knex';
+import { TenantScope, isUuid } from '../tenant-scope';
+
+export interface ExportRow {
+  id: string;
+  tenant_id: string;
+  subject_id: string;
+  format: string;
+  status: 'pending' | 'running' | 'ready' | 'failed';
+  object_key: string | null;
+  /** Presigned for the public endpoint once ready. */
+  url: string | null;
+  size_bytes: string | null;
+  manifest: Record<string, unknown> | null;
+  error: string | null;
+  created_at: Date;
+  ready_at: Date | null;
+  expires_at: Date | null;
+}
+
+export interface ErasureRow {
+  id: string;
+  tenant_id: string;
+  subject_hash: string;
+  reason: string;
+  preserve_audit: boolean;
+  status: 'running' | 'completed' | 'failed';
+  counts: Record<string, number>;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/** Whether the id names a contact (a data subject) of the tenant; an id that is not a UUID names none. */
+export async function subjectExists(scope: TenantScope, subjectId: string): Promise<boolean> {
+  return isUuid(subjectId) && !!(await scope.table('contacts').where({ id: subjectId }).first('id'));
+}
+
+/** Serialises export requests for one subject until the transaction ends. */
+export async function lockSubjectExports(tx: Knex.Transaction, tenantId: string, subjectId: string): Promise<void> {
+  await tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 9))', [`privacy-export:${tenantId}:${subjectId}`]);
+}
+
+/** The subject's newest export in this format that is pending, running or ready. */
+export function latestLiveExport(scope: TenantScope, subjectId: string, format: string): Promise<ExportRow | undefined> {
+  return scope.table('privacy_exports').where({ subject_id: subjectId, format }).whereIn('status', ['pending', 'running', 'ready']).orderBy('created_at', 'desc').first();
+}
+
+export async function insertExport(scope: TenantScope, subjectId: string, format: string): Promise<ExportRow> {
+  const [row] = (await scope.insert('privacy_exports', { subject_id: subjectId, format })) as ExportRow[];
+  return row;
+}
+
+export function exportById(scope: TenantScope, id: string): Promise<ExportRow | undefined> {
+  return scope.table('privacy_exports').where({ id }).first();
+}
+
+export function erasureById(scope: TenantScope, id: string): Promise<ErasureRow | undefined> {
+  return scope.table('privacy_erasures').where({ id }).first();
+}
+
+/** The newest erasure of the subject (found by its hash: erasure removes the raw id). */
+export function latestErasureOf(scope: TenantScope, subjectHash: string): Promise<ErasureRow | undefined> {
+  return scope.table('privacy_erasures').where({ subject_hash: subjectHash }).orderBy('created_at', 'desc').first();
+}
+
+export async function insertErasure(scope: TenantScope, erasure: { subjectHash: string | null; reason: string; preserveAudit: boolean }): Promise<ErasureRow> {
+  const [row] = (await scope.insert('privacy_erasures', { subject_hash: erasure.subjectHash, reason: erasure.reason, preserve_audit: erasure.preserveAudit })) as ErasureRow[];
+  return row;
+}

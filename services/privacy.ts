@@ -1,0 +1,145 @@
+/**
+ * Subject export and erasure (workflows) and the purge of old data, without HTTP: reads take the
+ * tenant's scope, changes run their own unit of work. api/routes/privacy.ts is the HTTP face.
+ */
+import { subjectHash } from '../db/audit';
+import { findOr404 } from '../db/find-or-404';
+import type { Db } from '../db/knex';
+import { deleteExpiredBatch } from '../db/privacy/categories';
+import {
+  ErasureRow,
+  erasureById,
+  exportById,
+  ExportRow,
+  insertErasure,
+  insertExport,
+  latestErasureOf,
+  latestLiveExport,
+  lockSubjectExports,
+  subjectExists,
+} from '../db/queries/privacy';
+import { isUuid, tenantScope, type TenantScope } from '../db/tenant-scope';
+import { runUnit, type UnitContext } from '../db/unit-of-work';
+import { notFound, validationError } from '../domain/errors';
+import { retentionCategories } from '../domain/privacy/registry';
+import { clampAuditCutoff, parseOlderThan } from '../domain/privacy/settings';
+import type { TemporalGateway } from '../infra/temporal';
+import { exportProgress, startPrivacyErasure, startPrivacyExport } from '../orchestration/privacy';
+
+export type { ErasureRow, ExportRow };
+
+const PURGE_BATCH = 1000;
+
+type Deps = { db: Db; temporal: TemporalGateway };
+export type ExportProgress = { phase: string; percent: number };
+
+/** An export past its URL's validity (or without one) is `expired`; its URL is no longer handed out. */
+export function exportStatus(row: ExportRow, now: Date): string {
+  return row.status === 'ready' && new Date(row.expires_at ?? 0) <= now ? 'expired' : row.status;
+}
+
+/** Where the export's workflow is; a finished export is at 100 %. */
+export async function exportProgressOf(temporal: TemporalGateway, row: ExportRow, now: Date): Promise<ExportProgress> {
+  const status = exportStatus(row, now);
+  if (status === 'pending' || status === 'running') {
+    // Progress is informative: Temporal being unreachable must not fail the status read.
+    const client = await temporal.client().catch(() => null);
+    return (client && (await exportProgress(client, row.tenant_id, row.id))) ?? { phase: 'queued', percent: 0 };
+  }
+  return { phase: status, percent: 100 };
+}
+
+/**
+ * Requests a subject's export (404 for an unknown subject): a pending, running or unexpired ready
+ * export is reused, otherwise a new one is recorded and its workflow started.
+ */
+export async function requestExport(
+  deps: Deps,
+  context: UnitContext,
+  order: { subject_id: string; format: string },
+  now: Date,
+): Promise<{ row: ExportRow; progress: ExportProgress }> {
+  const { tenantId } = context;
+  if (!(await subjectExists(tenantScope(deps.db, tenantId), order.subject_id))) throw notFound('subject');
+  const { row, created } = await runUnit(deps.db, context, async (unit) => {
+    await lockSubjectExports(unit.tx, tenantId, order.subject_id);
+    const latest = await latestLiveExport(unit.scope, order.subject_id, order.format);
+    const reusable = latest && exportStatus(latest, now) !== 'expired';
+    const exportRow = reusable ? latest : await insertExport(unit.scope, order.subject_id, order.format);
+    unit.audit({
+      action: reusable ? 'privacy.export.reused' : 'privacy.export.requested',
+      resourceType: 'privacy_export',
+      resourceId: exportRow.id,
+      subjectId: order.subject_id,
+    });
+    return { row: exportRow, created: !reusable };
+  });
+  // Also for a reused pending export: its start may have failed after the commit (idempotent by id).
+  if (created || row.status === 'pending') await startPrivacyExport(await deps.temporal.client(), tenantId, row.id);
+  return { row, progress: await exportProgressOf(deps.temporal, row, now) };
+}
+
+export function requireExport(scope: TenantScope, id: string): Promise<ExportRow> {
+  return findOr404('export', id, () => exportById(scope, id));
+}
+
+export function requireErasure(scope: TenantScope, id: string): Promise<ErasureRow> {
+  return findOr404('erasure', id, () => erasureById(scope, id));
+}
+
+/**
+ * Erases every document linked to the subject (a workflow). Erasing twice is harmless: an erased
+ * subject answers with its last erasure; one never known is 404.
+ */
+export async function requestErasure(deps: Deps, context: UnitContext, order: { subject_id: string; reason: string; preserve_audit: boolean }): Promise<ErasureRow> {
+  const { tenantId } = context;
+  const scope = tenantScope(deps.db, tenantId);
+  const exists = await subjectExists(scope, order.subject_id);
+  const hash = isUuid(order.subject_id) ? await subjectHash(deps.db, tenantId, order.subject_id) : null;
+  if (!exists) {
+    const previous = hash && (await latestErasureOf(scope, hash));
+    if (!previous) throw notFound('subject');
+    return previous;
+  }
+  const row = await runUnit(deps.db, context, async (unit) => {
+    const erasure = await insertErasure(unit.scope, { subjectHash: hash, reason: order.reason, preserveAudit: order.preserve_audit });
+    unit.audit({
+      action: 'privacy.erasure.requested',
+      resourceType: 'privacy_erasure',
+      resourceId: erasure.id,
+      subjectId: order.subject_id,
+      details: { preserve_audit: order.preserve_audit },
+    });
+    return erasure;
+  });
+  await startPrivacyErasure(await deps.temporal.client(), { tenantId, erasureId: row.id, subjectId: order.subject_id, preserveAudit: order.preserve_audit });
+  return row;
+}
+
+/**
+ * Deletes every retention category's rows older than `olderThan` (an ISO 8601 duration or a past
+ * date; 422 otherwise) in batches, the audit trail never below its floor, then records the purge.
+ */
+export async function purgeOld(db: Db, context: UnitContext, olderThan: string, now: Date): Promise<{ cutoff: Date; auditCutoff: Date; counts: Record<string, number> }> {
+  const cutoff = parseOlderThan(olderThan, now);
+  if (!cutoff) {
+    throw validationError('older_than must be an ISO 8601 duration (P90D) or a past date', [
+      { field: 'body.older_than', message: 'not an ISO 8601 duration or past date', type: 'string.older_than' },
+    ]);
+  }
+  const auditCutoff = clampAuditCutoff(cutoff, now);
+  const counts: Record<string, number> = {};
+  for (const category of retentionCategories()) {
+    const before = category.link.kind === 'audit' ? auditCutoff : cutoff;
+    counts[category.name] = counts[category.name] ?? 0;
+    for (;;) {
+      const n = await deleteExpiredBatch(db, context.tenantId, category, [{ before }], PURGE_BATCH);
+      counts[category.name] += n;
+      if (n < PURGE_BATCH) break;
+    }
+  }
+  await runUnit(db, context, async (unit) => {
+    unit.audit({ action: 'privacy.purge', resourceType: 'privacy_purge', resourceId: null, details: { cutoff: cutoff.toISOString(), counts } });
+  });
+  return { cutoff, auditCutoff, counts };
+}

@@ -27,7 +27,7 @@ import { findOr404 } from '../db/find-or-404';
 import type { Db } from '../db/knex';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { isUuid, tenantScope, type TenantScope } from '../db/tenant-scope';
-import { runUnit, type Unit, type UnitContext } from '../db/unit-of-work';
+import { runUnit, type Unit, type UserUnitContext } from '../db/unit-of-work';
 import { coerceFieldValue } from '../domain/extraction/coerce';
 import type { ExtractedFields } from '../domain/extraction/types';
 import { FieldError, validationError } from '../domain/errors';
@@ -125,10 +125,12 @@ const unknownReference = (field: string, what: string) =>
 /**
  * Records the job (its audit row with it), then starts its workflow. A start that fails marks the
  * committed job failed (it would wait forever otherwise) and rethrows; the caller may retry.
+ * Answers the job as accepted (`queued`): read after the start, it would say `running` or
+ * `queued` depending on how fast a worker took it.
  */
 export async function requestExtraction(
   deps: { db: Db; temporal: TemporalGateway; log: Pick<Logger, 'error'> },
-  context: UnitContext & { userId: string },
+  context: UserUnitContext,
   order: ExtractionOrder,
 ): Promise<ExtractionRow> {
   const created = await runUnit(deps.db, context, async (unit) => {
@@ -137,15 +139,15 @@ export async function requestExtraction(
     if (order.file_id !== undefined && !(isUuid(order.file_id) && (await fileById(unit.scope, order.file_id)))) throw unknownReference('file_id', 'a file');
     const jobId = await insertExtraction(unit.scope, template, order, context.userId);
     unit.audit({ action: 'extraction.requested', resourceType: 'extraction', resourceId: jobId, details: { template_id: template.id, file_id: order.file_id ?? null } });
-    return jobId;
+    return (await findExtraction(unit.scope, jobId))!;
   });
   const scope = tenantScope(deps.db, context.tenantId);
   try {
-    await startExtraction(await deps.temporal.client(), context.tenantId, created);
+    await startExtraction(await deps.temporal.client(), context.tenantId, created.id);
   } catch (err) {
-    await markExtractionNotStarted(scope, created);
-    deps.log.error({ err: errorSummary(err), extraction_id: created }, 'extraction start failed');
+    await markExtractionNotStarted(scope, created.id);
+    deps.log.error({ err: errorSummary(err), extraction_id: created.id }, 'extraction start failed');
     throw err;
   }
-  return (await findExtraction(scope, created))!;
+  return created;
 }

@@ -22,7 +22,7 @@ import {
 } from '../../services/extractions';
 import { tenantScope } from '../../db/tenant-scope';
 import { tenantScopeOf, userOf } from '../context';
-import { actorOf, runMutation, unitContextOf } from '../mutation';
+import { actorOf, runMutation, userUnitContextOf } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
 import { mapPage, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
@@ -139,8 +139,7 @@ export function extractionRoutes(): ApiRouter {
     }).xor('file_id', 'text'),
     responses: { 202: { description: 'Queued extraction', schema: extractionSchema }, 422: { description: 'Unknown template or file' } },
     handler: async (ctx, { body }) => {
-      const { tenantId, userId } = userOf(ctx);
-      const row = await requestExtraction({ ...ctx.deps, log: ctx.state.log }, { ...unitContextOf(ctx, tenantId), userId }, body);
+      const row = await requestExtraction({ ...ctx.deps, log: ctx.state.log }, userUnitContextOf(ctx), body);
       ctx.status = 202;
       ctx.body = toExtraction(row);
     },

@@ -4,8 +4,7 @@
  */
 import Joi from '../../domain/joi';
 import { ErasureRow, exportProgressOf, ExportRow, exportStatus, purgeOld, requestErasure, requestExport, requireErasure, requireExport } from '../../services/privacy';
-import { userOf } from '../context';
-import { unitContextOf } from '../mutation';
+import { userUnitContextOf } from '../mutation';
 import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
 import { registerPrivacySettingsRoutes } from './privacy-settings';
@@ -77,7 +76,7 @@ export function privacyRoutes(): ApiRouter {
     responses: { 202: { description: 'The export (a ready one of the last 24 h is returned as is)', schema: exportSchema }, 404: { description: 'Unknown subject' } },
     handler: async (ctx, { body }) => {
       const now = new Date();
-      const { row, progress } = await requestExport(ctx.deps, unitContextOf(ctx, userOf(ctx).tenantId), body, now);
+      const { row, progress } = await requestExport(ctx.deps, userUnitContextOf(ctx), body, now);
       ctx.status = 202;
       ctx.body = toExport(row, now, progress);
     },
@@ -105,7 +104,7 @@ export function privacyRoutes(): ApiRouter {
     body: Joi.object({ subject_id: idRef.required(), reason: Joi.string().trim().min(1).max(1000).required(), preserve_audit: Joi.boolean().required() }),
     responses: { 202: { description: 'The erasure, running or (for an already erased subject) its last record', schema: erasureSchema }, 404: { description: 'Unknown subject' } },
     handler: async (ctx, { body }) => {
-      const row = await requestErasure(ctx.deps, unitContextOf(ctx, userOf(ctx).tenantId), body);
+      const row = await requestErasure(ctx.deps, userUnitContextOf(ctx), body);
       ctx.status = 202;
       ctx.body = toErasure(row);
     },
@@ -136,7 +135,7 @@ export function privacyRoutes(): ApiRouter {
       },
     },
     handler: async (ctx, { body }) => {
-      const { cutoff, auditCutoff, counts } = await purgeOld(ctx.deps.db, unitContextOf(ctx, userOf(ctx).tenantId), body.older_than, new Date());
+      const { cutoff, auditCutoff, counts } = await purgeOld(ctx.deps.db, userUnitContextOf(ctx), body.older_than, new Date());
       ctx.body = { cutoff: cutoff.toISOString(), audit_cutoff: auditCutoff.toISOString(), counts };
     },
   });

@@ -16,6 +16,7 @@ import { csatAggregates, recordResponse } from '../../services/csat';
 import { requestErasure, requestExport } from '../../services/privacy';
 import { addCollectionItem, listCollectionItems, removeCollectionItem } from '../../services/collections';
 import { closeConversation, listAgentConversations, listConversations } from '../../services/conversations';
+import { listAuditEntries, verifyAuditChain } from '../../services/audit';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -174,4 +175,23 @@ it("reads conversations through the service: another tenant's or an unknown agen
   const id = randomUUID();
   await expect(runUnit(api.deps.db, context(), (unit) => closeConversation(unit, api.deps.temporal, id))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   expect(await auditOf(id)).toEqual([]);
+});
+
+it("lists the tenant's audit entries through the service, newest first and filtered, and verifies the chain; another tenant sees none", async () => {
+  const created = await runUnit(api.deps.db, context(), (unit) =>
+    createBranding(unit, { name: `b-${randomUUID()}`, company_name: 'Audited', primary_color: '#112233', accent_color: '#445566', footer_text: '' }),
+  );
+  await runUnit(api.deps.db, context(), (unit) => deleteBranding(unit, created.id));
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const page = await listAuditEntries(scope, { resource_id: created.id }, { skip: 0, limit: 10 });
+  expect(page).toMatchObject({ total: 2, skip: 0, limit: 10 });
+  expect(page.items.map((row) => [row.action, row.actor_type, row.resource_type])).toEqual([
+    ['branding.deleted', 'system', 'branding'],
+    ['branding.created', 'system', 'branding'],
+  ]);
+  expect(Number(page.items[0].seq)).toBeGreaterThan(Number(page.items[1].seq));
+  expect((await listAuditEntries(scope, { resource_id: created.id, action: 'branding.created' }, { skip: 0, limit: 10 })).items).toHaveLength(1);
+  expect(await verifyAuditChain(scope)).toMatchObject({ valid: true });
+  const other = await createTenant(api);
+  expect(await listAuditEntries(tenantScope(api.deps.db, other.tenantId), { resource_id: created.id }, { skip: 0, limit: 10 })).toMatchObject({ items: [], total: 0 });
 });

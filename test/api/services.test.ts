@@ -17,6 +17,9 @@ import { requestErasure, requestExport } from '../../services/privacy';
 import { addCollectionItem, listCollectionItems, removeCollectionItem } from '../../services/collections';
 import { closeConversation, listAgentConversations, listConversations } from '../../services/conversations';
 import { listAuditEntries, verifyAuditChain } from '../../services/audit';
+import { assetCondition, assetHealth, listAssetReadings, recordAssetInspection } from '../../services/asset-state';
+import { findAsset } from '../../db/queries/assets';
+import { insertReadings } from '../../db/queries/readings';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -194,4 +197,49 @@ it("lists the tenant's audit entries through the service, newest first and filte
   expect(await verifyAuditChain(scope)).toMatchObject({ valid: true });
   const other = await createTenant(api);
   expect(await listAuditEntries(tenantScope(api.deps.db, other.tenantId), { resource_id: created.id }, { skip: 0, limit: 10 })).toMatchObject({ items: [], total: 0 });
+});
+
+it("records an inspection and reads an asset's health, condition and readings through the service, each as rows", async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [{ id }] = await scope.insert('assets', { name: `svc-${randomUUID()}`, type: 'pump' }, ['id']);
+  const asset = (await findAsset(scope, id))!;
+  expect(await assetHealth(scope, asset)).toEqual({ health_score: 100, status: 'excellent', factors: [], last_updated: asset.created_at });
+  expect(await assetCondition(scope, asset)).toEqual({
+    overall_condition: 'good',
+    parameters: [],
+    last_inspection_at: null,
+    next_due_at: null,
+    open_work_orders: 0,
+    updated_at: null,
+  });
+
+  const performedAt = new Date(Date.now() - 3600_000);
+  const inspection = await runUnit(api.deps.db, context(), (unit) =>
+    recordAssetInspection(unit, id, { performed_at: performedAt, condition: 'poor', recorded_by: tenant.adminUserId }, new Date()),
+  );
+  expect(inspection).toMatchObject({ asset_id: id, condition: 'poor', notes: null, recorded_by: tenant.adminUserId, performed_at: performedAt });
+  expect(await auditOf(id)).toEqual([{ action: 'asset.inspection.recorded', actor_type: 'system', request_id: null }]);
+  expect(await assetCondition(scope, asset)).toMatchObject({ overall_condition: 'poor', last_inspection_at: performedAt, updated_at: expect.any(Date) });
+  expect((await assetHealth(scope, asset)).health_score).toBeLessThan(100);
+
+  const start = Date.now();
+  const at = (minutesAgo: number) => new Date(start - minutesAgo * 60_000);
+  const reading = (parameter: string, ts: Date, value: number) => ({ asset_id: id, parameter, ts, value, unit: 'bar', source: null, sender_event_id: randomUUID() });
+  await insertReadings(api.deps.db, tenant.tenantId, [reading('pressure', at(3), 1), reading('pressure', at(2), 2), reading('temperature', at(1), 40)]);
+  const all = await listAssetReadings(scope, id, {}, { skip: 0, limit: 10 });
+  expect(all.total).toBe(3);
+  expect(all.items.map((r) => [r.parameter, r.value])).toEqual([
+    ['temperature', 40],
+    ['pressure', 2],
+    ['pressure', 1],
+  ]);
+  expect((await listAssetReadings(scope, id, { parameter: 'pressure', to: at(2) /* exclusive */ }, { skip: 0, limit: 10 })).items.map((r) => r.value)).toEqual([1]);
+  // Another tenant's asset is not found, and its inspection commits nothing.
+  const other = await createTenant(api);
+  await expect(listAssetReadings(tenantScope(api.deps.db, other.tenantId), id, {}, { skip: 0, limit: 10 })).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  const otherContext = { ...context(), tenantId: other.tenantId };
+  await expect(runUnit(api.deps.db, otherContext, (unit) => recordAssetInspection(unit, id, { condition: 'good', recorded_by: null }, new Date()))).rejects.toMatchObject({
+    status: 404,
+  });
+  expect(await api.deps.db('asset_inspections').where({ asset_id: id }).count({ n: '*' })).toEqual([{ n: '1' }]);
 });

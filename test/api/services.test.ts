@@ -20,6 +20,7 @@ import { listAuditEntries, verifyAuditChain } from '../../services/audit';
 import { assetCondition, assetHealth, listAssetReadings, recordAssetInspection } from '../../services/asset-state';
 import { findAsset } from '../../db/queries/assets';
 import { insertReadings } from '../../db/queries/readings';
+import { ingestEvent, outboxOverview, requeueParkedEvent } from '../../services/internal';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -242,4 +243,35 @@ it("records an inspection and reads an asset's health, condition and readings th
     status: 404,
   });
   expect(await api.deps.db('asset_inspections').where({ asset_id: id }).count({ n: '*' })).toEqual([{ n: '1' }]);
+});
+
+it("ingests an event and requeues it once parked through the service, within the token's tenant grant only", async () => {
+  const db = api.deps.db;
+  const grant = [tenant.tenantId];
+  const order = { type: 'svc.test.ingested', data: { n: 1 }, event_id: `svc-${randomUUID()}` };
+  const stored = await ingestEvent(db, grant, context(), order);
+  expect(await ingestEvent(db, grant, context(), order)).toEqual({ id: stored.id, duplicate: true });
+  expect(await db('outbox_events').where({ id: stored.id }).first('tenant_id', 'type', 'source')).toEqual({
+    tenant_id: tenant.tenantId,
+    type: 'svc.test.ingested',
+    source: 'internal',
+  });
+  expect(await auditOf(stored.id)).toEqual([
+    { action: 'event.ingested', actor_type: 'system', request_id: null },
+    { action: 'event.ingested', actor_type: 'system', request_id: null },
+  ]);
+  // A grant without the tenant is 403 and stores nothing; an unknown tenant is 404.
+  await expect(ingestEvent(db, [], context(), { ...order, event_id: `svc-${randomUUID()}` })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  await expect(ingestEvent(db, '*', { ...context(), tenantId: randomUUID() }, order)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  expect(await db('outbox_events').where({ tenant_id: tenant.tenantId, type: 'svc.test.ingested' }).count({ n: '*' })).toEqual([{ n: '1' }]);
+
+  // Parked as the dispatcher parks an event it gave up on (dispatched_at set keeps the dispatcher off it).
+  await db('outbox_events').where({ id: stored.id }).update({ attempts: 8, last_error: 'Error: refused', parked_at: db.fn.now(), dispatched_at: db.fn.now() });
+  const overview = await outboxOverview(db, grant, 'parked', { skip: 0, limit: 100 });
+  expect(overview.parked).toBeGreaterThanOrEqual(1);
+  expect(overview.items.find((row) => row.id === stored.id)).toMatchObject({ attempts: 8, last_error: 'Error: refused', parked_at: expect.any(Date) });
+  expect((await outboxOverview(db, [randomUUID()], 'parked', { skip: 0, limit: 100 })).items).toEqual([]);
+  await expect(requeueParkedEvent(db, [randomUUID()], stored.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  expect(await requeueParkedEvent(db, grant, stored.id)).toMatchObject({ id: stored.id, attempts: 0, parked_at: null, next_attempt_at: null });
+  await expect(requeueParkedEvent(db, grant, stored.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
 });

@@ -21,6 +21,9 @@ import { assetCondition, assetHealth, listAssetReadings, recordAssetInspection }
 import { findAsset } from '../../db/queries/assets';
 import { insertReadings } from '../../db/queries/readings';
 import { ingestEvent, outboxOverview, requeueParkedEvent } from '../../services/internal';
+import { listFiles, recordUpload, removeFileMemberships, removeFileObject, uploadLimitBytes } from '../../services/files';
+import { fileById, newFileObjectKey } from '../../db/queries/files';
+import { MAX_UPLOAD_BYTES } from '../../domain/tenancy/plans';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -274,4 +277,41 @@ it("ingests an event and requeues it once parked through the service, within the
   await expect(requeueParkedEvent(db, [randomUUID()], stored.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   expect(await requeueParkedEvent(db, grant, stored.id)).toMatchObject({ id: stored.id, attempts: 0, parked_at: null, next_attempt_at: null });
   await expect(requeueParkedEvent(db, grant, stored.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+});
+
+it('records a stored upload, lists it and removes its memberships and bytes through the service; an unknown contact is 422 and records nothing', async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const { client, bucket } = api.deps.objectStore;
+  expect(await uploadLimitBytes(api.deps.db, tenant.tenantId)).toBe(MAX_UPLOAD_BYTES.enterprise);
+  const [contact] = await scope.insert('contacts', { name: 'Svc Subject', email: `svc-${randomUUID()}@example.com` }, ['id']);
+  const objectKey = newFileObjectKey(tenant.tenantId);
+  const bytes = Buffer.from('%PDF-1.4 service test');
+  await client.putObject(bucket, objectKey, bytes, bytes.length);
+  const upload = { name: 'svc.pdf', size_bytes: bytes.length, content_type: 'application/pdf', sha256: 'a'.repeat(64), object_key: objectKey, uploaded_by: tenant.adminUserId };
+
+  await expect(runUnit(api.deps.db, context(), (unit) => recordUpload(unit, { ...upload, contact_id: randomUUID() }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  expect(await api.deps.db('files').where({ tenant_id: tenant.tenantId, object_key: objectKey }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  const row = await runUnit(api.deps.db, context(), (unit) => recordUpload(unit, { ...upload, contact_id: contact.id }));
+  expect(row).toMatchObject({ name: 'svc.pdf', size_bytes: bytes.length, contact_id: contact.id, object_key: objectKey });
+  expect(await auditOf(row.id)).toEqual([{ action: 'file.uploaded', actor_type: 'system', request_id: null }]);
+  expect(await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, type: 'file.uploaded' }).whereRaw("data->>'file_id' = ?", [row.id]).count({ n: '*' })).toEqual([
+    { n: '1' },
+  ]);
+
+  const listed = await listFiles(scope, { contact_id: contact.id, content_type: 'Application/PDF' }, { skip: 0, limit: 10 });
+  expect(listed).toMatchObject({ total: 1, items: [{ id: row.id, size_bytes: bytes.length }] });
+  expect((await listFiles(tenantScope(api.deps.db, randomUUID()), { contact_id: contact.id }, { skip: 0, limit: 10 })).total).toBe(0);
+
+  const [collection] = await scope.insert('collections', { name: `svc-${randomUUID()}` }, ['id']);
+  await scope.insert('collection_items', { collection_id: collection.id, item_type: 'file', item_id: row.id });
+  const file = (await fileById(scope, row.id))!;
+  // As the delete route's unit runs it, which records the deletion.
+  const removed = await runUnit(api.deps.db, context(), async (unit) => {
+    unit.audit({ action: 'file.deleted', resourceType: 'file', resourceId: file.id });
+    return removeFileMemberships(unit, file);
+  });
+  expect(removed).toEqual({ collection_memberships: 1 });
+  expect(await api.deps.db('collection_items').where({ collection_id: collection.id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  await removeFileObject(api.deps.objectStore, file);
+  await expect(client.statObject(bucket, objectKey)).rejects.toMatchObject({ code: 'NotFound' });
 });

@@ -1,18 +1,17 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
-import { recordInspection } from '../../db/asset-monitoring/inspection';
-import { findCondition, findHealth, INSPECTION_COLUMNS, InspectionRow } from '../../db/queries/asset-state';
-import { assetMaintenance } from '../../db/queries/maintenance-read';
+import { INSPECTION_COLUMNS, InspectionRow } from '../../db/queries/asset-state';
 import { CONDITIONS, Condition, HEALTH_STATUSES } from '../../domain/assets/health';
 import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
 import { parameterName } from './asset-alerts';
-import { assetParams, assetResource, requireAsset } from '../resources/asset';
+import { assetParams, assetResource } from '../resources/asset';
 import { isoTime } from '../../domain/time';
+import { assetCondition, assetHealth, listAssetReadings, ReadingFilter, ReadingRow, recordAssetInspection } from '../../services/asset-state';
 
 /** Stored health and condition of an asset, its inspections and its readings. */
 
@@ -70,6 +69,16 @@ function toInspection(row: InspectionRow) {
   };
 }
 
+const toReading = (r: ReadingRow) => ({
+  parameter: r.parameter,
+  timestamp: isoTime(r.ts),
+  value: r.value,
+  unit: r.unit,
+  source: r.source,
+  event_id: r.sender_event_id,
+  received_at: isoTime(r.received_at),
+});
+
 const readingSchema = Joi.object({
   parameter: Joi.string(),
   timestamp: Joi.string().isoDate(),
@@ -94,11 +103,9 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
       found: 'Asset health',
       schema: healthSchema,
     },
-    async (row, scope, ctx) => {
-      const health = await findHealth(ctx.deps.db, scope.tenantId, row.id);
-      return health
-        ? { health_score: health.health_score, status: health.status, factors: health.factors, last_updated: isoTime(health.last_updated) }
-        : { health_score: 100, status: 'excellent', factors: [], last_updated: isoTime(row.created_at) };
+    async (row, scope) => {
+      const health = await assetHealth(scope, row);
+      return { ...health, last_updated: isoTime(health.last_updated) };
     },
   );
 
@@ -112,15 +119,15 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
       found: 'Asset condition',
       schema: conditionSchema,
     },
-    async (row, scope, ctx) => {
-      const [condition, maintenance] = await Promise.all([findCondition(ctx.deps.db, scope.tenantId, row.id), assetMaintenance(ctx.deps.db, scope.tenantId, row.id)]);
+    async (row, scope) => {
+      const condition = await assetCondition(scope, row);
       return {
-        overall_condition: condition?.overall_condition ?? 'good',
-        parameters: condition?.parameters ?? [],
-        last_inspection: dateOnly(condition?.last_inspection_at ?? null),
-        next_inspection: dateOnly(maintenance.next_due_at),
-        open_work_orders: maintenance.open_work_orders,
-        updated_at: condition ? isoTime(condition.updated_at) : null,
+        overall_condition: condition.overall_condition,
+        parameters: condition.parameters,
+        last_inspection: dateOnly(condition.last_inspection_at),
+        next_inspection: dateOnly(condition.next_due_at),
+        open_work_orders: condition.open_work_orders,
+        updated_at: isoTime(condition.updated_at),
       };
     },
   );
@@ -145,17 +152,7 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
     handler: async (ctx, { params, body }) => {
       const { tenantId, userId } = userOf(ctx);
       const now = new Date();
-      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const asset = await requireAsset(unit.scope, params.asset_id);
-        const inspection = await recordInspection(
-          unit,
-          asset.id,
-          { performed_at: body.performed_at ?? now, condition: body.condition, notes: body.notes ?? null, recorded_by: userId },
-          now,
-        );
-        unit.audit({ action: 'asset.inspection.recorded', resourceType: 'asset', resourceId: asset.id, details: { inspection_id: inspection.id, condition: body.condition } });
-        return inspection;
-      });
+      const row = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => recordAssetInspection(unit, params.asset_id, { ...body, recorded_by: userId }, now));
       ctx.status = 201;
       ctx.body = toInspection(row);
     },
@@ -174,7 +171,7 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
     present: toInspection,
   });
 
-  api.route<{ asset_id: string }, PageRequest & { parameter?: string; from?: Date; to?: Date }>({
+  api.route<{ asset_id: string }, PageRequest & ReadingFilter>({
     method: 'get',
     path: '/:asset_id/readings',
     summary: 'Sensor readings of an asset',
@@ -186,29 +183,7 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
     query: Joi.object({ ...pageQuery, parameter: parameterName, from: Joi.date().iso(), to: Joi.date().iso() }),
     responses: { 200: { description: 'A page of readings', schema: page(readingSchema) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, query }) => {
-      const scope = tenantScopeOf(ctx);
-      const asset = await requireAsset(scope, params.asset_id);
-      const q = scope
-        .table('sensor_readings')
-        .where('asset_id', asset.id)
-        .select('parameter', 'ts', 'value', 'unit', 'source', 'sender_event_id', 'received_at')
-        .orderBy([{ column: 'ts', order: 'desc' }, { column: 'parameter' }, { column: 'sender_event_id' }]);
-      if (query.parameter) q.where('parameter', query.parameter);
-      if (query.from) q.where('ts', '>=', query.from);
-      if (query.to) q.where('ts', '<', query.to);
-      ctx.body = await paginate(
-        q,
-        query,
-        (r: { parameter: string; ts: Date; value: number; unit: string | null; source: string | null; sender_event_id: string; received_at: Date }) => ({
-          parameter: r.parameter,
-          timestamp: isoTime(r.ts),
-          value: r.value,
-          unit: r.unit,
-          source: r.source,
-          event_id: r.sender_event_id,
-          received_at: isoTime(r.received_at),
-        }),
-      );
+      ctx.body = mapPage(await listAssetReadings(tenantScopeOf(ctx), params.asset_id, query, query), toReading);
     },
   });
 }

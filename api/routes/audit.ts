@@ -1,19 +1,14 @@
 import Joi from '../../domain/joi';
-import { verifyTenantChain } from '../../db/audit';
-import { tenantScopeOf, userOf } from '../context';
+import { tenantScopeOf } from '../context';
 import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { isoTime } from '../../domain/time';
+import { AuditFilter, AuditRow, listAuditEntries, verifyAuditChain } from '../../services/audit';
 
-interface AuditQuery extends PageRequest {
-  action?: string;
-  resource_type?: string;
-  resource_id?: string;
-  actor_id?: string;
-  from?: Date;
-  to?: Date;
-}
+type AuditQuery = PageRequest & AuditFilter;
+
+const toEntry = (row: AuditRow) => ({ ...row, seq: Number(row.seq), occurred_at: isoTime(row.occurred_at) });
 
 const auditEntry = Joi.object({
   id: Joi.string(),
@@ -56,20 +51,7 @@ export function auditRoutes(): ApiRouter {
       },
     },
     handler: async (ctx, { query }) => {
-      const q = tenantScopeOf(ctx)
-        .table('audit_log')
-        .select('id', 'seq', 'occurred_at', 'actor_type', 'actor_id', 'action', 'resource_type', 'resource_id', 'request_id', 'subject_hash', 'details', 'hash')
-        .orderBy('seq', 'desc');
-      for (const field of ['action', 'resource_type', 'resource_id', 'actor_id'] as const) {
-        if (query[field]) q.where(field, query[field]);
-      }
-      if (query.from) q.where('occurred_at', '>=', query.from);
-      if (query.to) q.where('occurred_at', '<=', query.to);
-      ctx.body = await paginate(q, query, (row: Record<string, any>) => ({
-        ...row,
-        seq: Number(row.seq),
-        occurred_at: isoTime(row.occurred_at),
-      }));
+      ctx.body = mapPage(await listAuditEntries(tenantScopeOf(ctx), query, query), toEntry);
     },
   });
 
@@ -94,7 +76,7 @@ export function auditRoutes(): ApiRouter {
       },
     },
     handler: async (ctx) => {
-      ctx.body = await verifyTenantChain(ctx.deps.db, userOf(ctx).tenantId);
+      ctx.body = await verifyAuditChain(tenantScopeOf(ctx));
     },
   });
 

@@ -1,14 +1,12 @@
 import Joi from '../../domain/joi';
-import { removeCollectionMemberships } from '../../db/queries/collections';
-import { FILE_COLUMNS, fileById, FileRow, newFileObjectKey, toFileRow } from '../../db/queries/files';
+import { fileById, FileRow, newFileObjectKey } from '../../db/queries/files';
 import { isUuid, TenantScope } from '../../db/tenant-scope';
-import { MAX_UPLOAD_BYTES, PlanName } from '../../domain/tenancy/plans';
 import { tenantScopeOf, userOf } from '../context';
-import { validationError } from '../../domain/errors';
 import { receiveUpload } from '../multipart-upload';
 import { actorOf, runMutation } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
+import { FileFilter, listFiles, recordUpload, removeFileMemberships, removeFileObject, uploadLimitBytes } from '../../services/files';
 import { ApiRouter } from '../route';
 import { idRef } from '../validation';
 import { findOr404 } from '../../db/find-or-404';
@@ -75,44 +73,26 @@ export function fileRoutes(): ApiRouter {
     handler: async (ctx) => {
       const { tenantId, userId } = userOf(ctx);
       const { db, objectStore } = ctx.deps;
-      const tenant: { plan: PlanName } = await db('tenants').where({ id: tenantId }).first('plan');
       const objectKey = newFileObjectKey(tenantId);
       const upload = await receiveUpload(ctx, {
         objectStore,
         objectKey,
-        maxBytes: MAX_UPLOAD_BYTES[tenant.plan],
+        maxBytes: await uploadLimitBytes(db, tenantId),
         fileField: 'file',
         fields: { contact_id: isUuid },
       });
       try {
-        const created = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-          const contactId = upload.fields.contact_id ?? null;
-          if (contactId && !(await unit.scope.table('contacts').where('id', contactId).first('id'))) {
-            throw validationError('contact_id does not name a contact of this tenant', [{ field: 'body.contact_id', message: 'unknown contact', type: 'any.unknown_reference' }]);
-          }
-          const [row] = await unit.scope.insert(
-            'files',
-            {
-              name: upload.fileName,
-              size_bytes: upload.sizeBytes,
-              content_type: upload.contentType,
-              sha256: upload.sha256,
-              object_key: objectKey,
-              uploaded_by: userId,
-              contact_id: contactId,
-            },
-            [...FILE_COLUMNS],
-          );
-          unit.audit({
-            action: 'file.uploaded',
-            resourceType: 'file',
-            resourceId: row.id,
-            details: { size_bytes: upload.sizeBytes, content_type: upload.contentType },
-            ...(contactId ? { subjectId: contactId } : {}),
-          });
-          unit.emit('file.uploaded', { file_id: row.id, contact_id: contactId });
-          return toFileRow(row);
-        });
+        const created = await runMutation(ctx, tenantId, actorOf(ctx), (unit) =>
+          recordUpload(unit, {
+            name: upload.fileName,
+            size_bytes: upload.sizeBytes,
+            content_type: upload.contentType,
+            sha256: upload.sha256,
+            object_key: objectKey,
+            uploaded_by: userId,
+            contact_id: upload.fields.contact_id ?? null,
+          }),
+        );
         ctx.status = 201;
         ctx.body = toFile(created);
       } catch (err) {
@@ -122,7 +102,7 @@ export function fileRoutes(): ApiRouter {
     },
   });
 
-  api.route<unknown, PageRequest & { content_type?: string; contact_id?: string }>({
+  api.route<unknown, PageRequest & FileFilter>({
     method: 'get',
     path: '/',
     summary: 'List files',
@@ -138,16 +118,7 @@ export function fileRoutes(): ApiRouter {
       200: { description: 'A page of files', schema: pageOf(fileSchema) },
     },
     handler: async (ctx, { query }) => {
-      const q = tenantScopeOf(ctx)
-        .table('files')
-        .select([...FILE_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (query.content_type) q.where('content_type', query.content_type.toLowerCase());
-      if (query.contact_id) {
-        if (isUuid(query.contact_id)) q.where('contact_id', query.contact_id);
-        else q.whereRaw('false');
-      }
-      ctx.body = await paginate(q, query, toFile);
+      ctx.body = mapPage(await listFiles(tenantScopeOf(ctx), query, query), toFile);
     },
   });
 
@@ -192,12 +163,9 @@ export function fileRoutes(): ApiRouter {
   file.remove(
     { summary: 'Delete a file: its object, its row and its collection memberships' },
     {
-      before: async (unit, row) => ({ collection_memberships: await removeCollectionMemberships(unit.scope, 'file', row.id) }),
+      before: (unit, row) => removeFileMemberships(unit, row),
       // Last, inside the transaction: if the store refuses, the row stays and the call fails.
-      after: async (_unit, row, ctx) => {
-        const { objectStore } = ctx.deps;
-        await objectStore.client.removeObject(objectStore.bucket, row.object_key);
-      },
+      after: (_unit, row, ctx) => removeFileObject(ctx.deps.objectStore, row),
     },
   );
 

@@ -1,29 +1,12 @@
 import Joi from '../../domain/joi';
-import { isUuid } from '../../db/tenant-scope';
-import { appendEvent, outboxBacklog } from '../../db/outbox';
-import { insertNotification } from '../../db/notifications';
 import { AppContext } from '../context';
 import { checkDependencies } from '../../infra/dependency-health';
-import { AppError, forbidden, notFound, validationError } from '../../domain/errors';
-import { runMutation, actorOf } from '../mutation';
-import { startNotificationDelivery } from '../../orchestration/notifications';
+import { AppError, forbidden } from '../../domain/errors';
+import { unitContextOf } from '../mutation';
 import { ApiRouter } from '../route';
-import { PageRequest, paginate } from '../../db/pagination';
+import { PageRequest } from '../../db/pagination';
 import { pageQuery } from '../pagination';
-import { Knex } from 'knex';
-
-const OUTBOX_ITEM_COLUMNS = ['id', 'tenant_id', 'type', 'attempts', 'last_error', 'next_attempt_at', 'parked_at', 'created_at'];
-
-interface OutboxRow {
-  id: string;
-  tenant_id: string;
-  type: string;
-  attempts: number;
-  last_error: string | null;
-  next_attempt_at: Date | null;
-  parked_at: Date | null;
-  created_at: Date;
-}
+import { EventOrder, ingestEvent, NotificationOrder, outboxOverview, OutboxRow, OutboxStatus, queueNotification, requeueParkedEvent, TenantGrant } from '../../services/internal';
 
 /** An event the dispatcher could not hand over: ids, type and error only, never the event's data. */
 function toOutboxItem(row: OutboxRow) {
@@ -45,37 +28,10 @@ function servicePrincipal(ctx: AppContext) {
   return p;
 }
 
-/** Only the rows of the tenants the service token may act for. */
-function grantedTenantsOnly(ctx: AppContext, q: Knex.QueryBuilder): Knex.QueryBuilder {
-  const { tenants } = servicePrincipal(ctx);
-  return tenants === '*' ? q : q.whereIn('tenant_id', tenants);
-}
+/** The tenants the request's service token may act for (403 without a service token). */
+const grantOf = (ctx: AppContext): TenantGrant => servicePrincipal(ctx).tenants;
 
 const EVENT_TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
-/** The tenant exists and the service token may act for it (its `tenants` grant). */
-async function requireTenant(ctx: AppContext, tenantId: string): Promise<void> {
-  const { tenants } = servicePrincipal(ctx);
-  if (tenants !== '*' && !tenants.includes(tenantId)) throw forbidden('the service token may not act for this tenant');
-  if (!isUuid(tenantId) || !(await ctx.deps.db('tenants').where({ id: tenantId }).first('id'))) throw notFound('tenant');
-}
-
-/** Internal notifications go to the tenant's own staff: a service token is not a mail relay. */
-async function requireStaffRecipients(ctx: AppContext, tenantId: string, recipients: string[]): Promise<void> {
-  const staff = new Set(
-    (
-      await ctx.deps
-        .db('users')
-        .where({ tenant_id: tenantId, status: 'active' })
-        .whereRaw('lower(email) = any(?)', [recipients.map((r) => r.toLowerCase())])
-        .pluck('email')
-    ).map((e: string) => e.toLowerCase()),
-  );
-  const outside = recipients.filter((r) => !staff.has(r.toLowerCase()));
-  if (outside.length > 0) {
-    const message = 'must be active users of the tenant';
-    throw validationError(`invalid body: body.recipients ${message}`, [{ field: 'body.recipients', message, type: 'any.invalid' }]);
-  }
-}
 
 export function internalRoutes(): ApiRouter {
   const api = new ApiRouter('/internal');
@@ -97,7 +53,7 @@ export function internalRoutes(): ApiRouter {
     },
   });
 
-  api.route<unknown, unknown, { tenant_id: string; type: string; data: Record<string, unknown>; occurred_at?: Date; event_id?: string }>({
+  api.route<unknown, unknown, { tenant_id: string } & EventOrder>({
     method: 'post',
     path: '/events',
     scope: 'events:write',
@@ -113,25 +69,14 @@ export function internalRoutes(): ApiRouter {
     }),
     responses: { 202: { description: 'Stored; `duplicate` tells whether event_id was seen before' }, 404: { description: 'Unknown tenant' } },
     handler: async (ctx, { body }) => {
-      await requireTenant(ctx, body.tenant_id);
-      const result = await runMutation(ctx, body.tenant_id, actorOf(ctx), async (unit) => {
-        const stored = await appendEvent(unit.tx, {
-          tenantId: body.tenant_id,
-          type: body.type,
-          data: body.data,
-          occurredAt: body.occurred_at,
-          idempotencyKey: body.event_id,
-          source: 'internal',
-        });
-        unit.audit({ action: 'event.ingested', resourceType: 'event', resourceId: stored.id, details: { type: body.type, duplicate: stored.duplicate } });
-        return stored;
-      });
+      const { tenant_id, ...order } = body;
+      const result = await ingestEvent(ctx.deps.db, grantOf(ctx), unitContextOf(ctx, tenant_id), order);
       ctx.status = 202;
       ctx.body = { id: result.id, duplicate: result.duplicate };
     },
   });
 
-  api.route<unknown, unknown, { tenant_id: string; category: string; recipients: string[]; subject: string; body: string; idempotency_key?: string }>({
+  api.route<unknown, unknown, { tenant_id: string } & NotificationOrder>({
     method: 'post',
     path: '/notifications',
     scope: 'notifications:send',
@@ -153,27 +98,14 @@ export function internalRoutes(): ApiRouter {
       422: { description: 'A recipient is not an active user of the tenant' },
     },
     handler: async (ctx, { body }) => {
-      await requireTenant(ctx, body.tenant_id);
-      await requireStaffRecipients(ctx, body.tenant_id, body.recipients);
-      const queued = await runMutation(ctx, body.tenant_id, actorOf(ctx), async (unit) => {
-        const row = await insertNotification(unit.tx, {
-          tenantId: body.tenant_id,
-          category: body.category,
-          recipients: body.recipients,
-          subject: body.subject,
-          body: body.body,
-          idempotencyKey: body.idempotency_key,
-        });
-        unit.audit({ action: 'notification.queued', resourceType: 'notification', resourceId: row.id, details: { category: body.category, duplicate: row.duplicate } });
-        return row;
-      });
-      await startNotificationDelivery(ctx.deps.temporal, body.tenant_id, queued.id);
+      const { tenant_id, ...order } = body;
+      const queued = await queueNotification(ctx.deps, grantOf(ctx), unitContextOf(ctx, tenant_id), order);
       ctx.status = 202;
       ctx.body = { id: queued.id, status: 'queued', duplicate: queued.duplicate };
     },
   });
 
-  api.route<unknown, PageRequest & { status: 'parked' | 'retrying' }>({
+  api.route<unknown, PageRequest & { status: OutboxStatus }>({
     method: 'get',
     path: '/outbox',
     scope: 'outbox:read',
@@ -183,19 +115,8 @@ export function internalRoutes(): ApiRouter {
     query: Joi.object({ status: Joi.string().valid('parked', 'retrying').default('parked'), ...pageQuery }),
     responses: { 200: { description: 'Counts of the tenants the token may act for, and one page of events in the asked status' } },
     handler: async (ctx, { query }) => {
-      const { db } = ctx.deps;
-      const backlog = await outboxBacklog(db, grantedTenantsOnly(ctx, db('outbox_events')));
-      const list = grantedTenantsOnly(ctx, db('outbox_events'))
-        .modify(
-          (q) =>
-            void (query.status === 'parked'
-              ? q.whereNotNull('parked_at').orderBy('parked_at', 'desc')
-              : q.whereNull('dispatched_at').where('attempts', '>', 0).orderBy('next_attempt_at')),
-        )
-        .orderBy('id')
-        .select(OUTBOX_ITEM_COLUMNS);
-      const page = await paginate(list, query, toOutboxItem);
-      ctx.body = { ...backlog, ...page };
+      const overview = await outboxOverview(ctx.deps.db, grantOf(ctx), query.status, query);
+      ctx.body = { ...overview, items: overview.items.map(toOutboxItem) };
     },
   });
 
@@ -208,12 +129,7 @@ export function internalRoutes(): ApiRouter {
     auth: 'internal',
     responses: { 200: { description: 'Requeued' }, 404: { description: 'No parked event with this id for the tenants the token may act for' } },
     handler: async (ctx, { params }) => {
-      const [row] = await grantedTenantsOnly(ctx, ctx.deps.db('outbox_events'))
-        .where({ id: params.id })
-        .whereNotNull('parked_at')
-        .update({ parked_at: null, dispatched_at: null, attempts: 0, next_attempt_at: null })
-        .returning(OUTBOX_ITEM_COLUMNS);
-      if (!row) throw notFound('parked event');
+      const row = await requeueParkedEvent(ctx.deps.db, grantOf(ctx), params.id);
       ctx.body = toOutboxItem(row);
     },
   });

@@ -2,7 +2,8 @@ import { Knex } from 'knex';
 import type { AssetCondition } from '../../domain/assets/condition';
 import type { Condition, Health } from '../../domain/assets/health';
 import { Queryable } from '../knex';
-import { tenantScope } from '../tenant-scope';
+import { tenantScope, TenantScope } from '../tenant-scope';
+import { listQuery } from './list-query';
 import { pgArray } from './pg-array';
 
 /** Stored health, condition and inspections of assets (derived state is written, never computed on read). */
@@ -100,4 +101,35 @@ export async function recentInspections(db: Queryable, tenantId: string, assetId
     [pgArray(assetIds), tenantId, perAsset],
   );
   return rows;
+}
+
+export interface ReadingRow {
+  parameter: string;
+  ts: Date;
+  value: number;
+  unit: string | null;
+  source: string | null;
+  sender_event_id: string;
+  received_at: Date;
+}
+const READING_COLUMNS = ['parameter', 'ts', 'value', 'unit', 'source', 'sender_event_id', 'received_at'] as const;
+
+export interface ReadingFilter {
+  parameter?: string;
+  /** Inclusive. */
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+}
+
+/** The asset's sensor readings, newest first by device time. */
+export function readingListQuery(scope: TenantScope, assetId: string, filter: ReadingFilter): Knex.QueryBuilder {
+  const q = listQuery(scope, 'sensor_readings', READING_COLUMNS, [{ column: 'ts', order: 'desc' }, { column: 'parameter' }, { column: 'sender_event_id' }]).where(
+    'asset_id',
+    assetId,
+  );
+  if (filter.parameter) q.where('parameter', filter.parameter);
+  if (filter.from) q.where('ts', '>=', filter.from);
+  if (filter.to) q.where('ts', '<', filter.to);
+  return q;
 }

@@ -1,7 +1,11 @@
 /** Uploaded files (issue 8): metadata rows here, bytes in the object store at `object_key`. */
 import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { PlanName } from '../../domain/tenancy/plans';
 import type { ObjectStore } from '../../infra/object-store';
+import type { Queryable } from '../knex';
 import { TenantScope } from '../tenant-scope';
+import { listQuery, whereUuidFilters } from './list-query';
 
 export interface FileRow {
   id: string;
@@ -42,3 +46,35 @@ export function newFileObjectKey(tenantId: string): string {
 }
 
 export const fileKeyPrefix = (tenantId: string): string => `tenants/${tenantId}/files/`;
+
+export interface FileFilter {
+  /** The exact sniffed type, compared lower-cased. */
+  content_type?: string;
+  contact_id?: string;
+}
+
+/** The tenant's files, oldest first. */
+export function fileListQuery(scope: TenantScope, filter: FileFilter): Knex.QueryBuilder {
+  const q = listQuery(scope, 'files', FILE_COLUMNS, [{ column: 'created_at' }, { column: 'id' }]);
+  if (filter.content_type) q.where('content_type', filter.content_type.toLowerCase());
+  whereUuidFilters(q, filter, { contact_id: 'contact_id' });
+  return q;
+}
+
+/** A file's row before it is stored (its bytes already are, at object_key). */
+export type NewFile = Omit<FileRow, 'id' | 'created_at'>;
+
+export async function insertFile(scope: TenantScope, file: NewFile): Promise<FileRow> {
+  const [row] = await scope.insert('files', { ...file }, [...FILE_COLUMNS]);
+  return toFileRow(row);
+}
+
+export async function contactExists(scope: TenantScope, contactId: string): Promise<boolean> {
+  return !!(await scope.table('contacts').where('id', contactId).first('id'));
+}
+
+/** The plan of the tenant (which sets its upload limit). */
+export async function tenantPlan(db: Queryable, tenantId: string): Promise<PlanName> {
+  const tenant: { plan: PlanName } = await db('tenants').where({ id: tenantId }).first('plan');
+  return tenant.plan;
+}

@@ -16,6 +16,14 @@ import { csatAggregates, recordResponse } from '../../services/csat';
 import { requestErasure, requestExport } from '../../services/privacy';
 import { addCollectionItem, listCollectionItems, removeCollectionItem } from '../../services/collections';
 import { closeConversation, listAgentConversations, listConversations } from '../../services/conversations';
+import { listAuditEntries, verifyAuditChain } from '../../services/audit';
+import { assetCondition, assetHealth, listAssetReadings, recordAssetInspection } from '../../services/asset-state';
+import { findAsset } from '../../db/queries/assets';
+import { insertReadings } from '../../db/queries/readings';
+import { ingestEvent, outboxOverview, requeueParkedEvent } from '../../services/internal';
+import { listFiles, recordUpload, removeFileMemberships, removeFileObject, uploadLimitBytes } from '../../services/files';
+import { fileById, newFileObjectKey } from '../../db/queries/files';
+import { MAX_UPLOAD_BYTES } from '../../domain/tenancy/plans';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -174,4 +182,136 @@ it("reads conversations through the service: another tenant's or an unknown agen
   const id = randomUUID();
   await expect(runUnit(api.deps.db, context(), (unit) => closeConversation(unit, api.deps.temporal, id))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   expect(await auditOf(id)).toEqual([]);
+});
+
+it("lists the tenant's audit entries through the service, newest first and filtered, and verifies the chain; another tenant sees none", async () => {
+  const created = await runUnit(api.deps.db, context(), (unit) =>
+    createBranding(unit, { name: `b-${randomUUID()}`, company_name: 'Audited', primary_color: '#112233', accent_color: '#445566', footer_text: '' }),
+  );
+  await runUnit(api.deps.db, context(), (unit) => deleteBranding(unit, created.id));
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const page = await listAuditEntries(scope, { resource_id: created.id }, { skip: 0, limit: 10 });
+  expect(page).toMatchObject({ total: 2, skip: 0, limit: 10 });
+  expect(page.items.map((row) => [row.action, row.actor_type, row.resource_type])).toEqual([
+    ['branding.deleted', 'system', 'branding'],
+    ['branding.created', 'system', 'branding'],
+  ]);
+  expect(Number(page.items[0].seq)).toBeGreaterThan(Number(page.items[1].seq));
+  expect((await listAuditEntries(scope, { resource_id: created.id, action: 'branding.created' }, { skip: 0, limit: 10 })).items).toHaveLength(1);
+  expect(await verifyAuditChain(scope)).toMatchObject({ valid: true });
+  const other = await createTenant(api);
+  expect(await listAuditEntries(tenantScope(api.deps.db, other.tenantId), { resource_id: created.id }, { skip: 0, limit: 10 })).toMatchObject({ items: [], total: 0 });
+});
+
+it("records an inspection and reads an asset's health, condition and readings through the service, each as rows", async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const [{ id }] = await scope.insert('assets', { name: `svc-${randomUUID()}`, type: 'pump' }, ['id']);
+  const asset = (await findAsset(scope, id))!;
+  expect(await assetHealth(scope, asset)).toEqual({ health_score: 100, status: 'excellent', factors: [], last_updated: asset.created_at });
+  expect(await assetCondition(scope, asset)).toEqual({
+    overall_condition: 'good',
+    parameters: [],
+    last_inspection_at: null,
+    next_due_at: null,
+    open_work_orders: 0,
+    updated_at: null,
+  });
+
+  const performedAt = new Date(Date.now() - 3600_000);
+  const inspection = await runUnit(api.deps.db, context(), (unit) =>
+    recordAssetInspection(unit, id, { performed_at: performedAt, condition: 'poor', recorded_by: tenant.adminUserId }, new Date()),
+  );
+  expect(inspection).toMatchObject({ asset_id: id, condition: 'poor', notes: null, recorded_by: tenant.adminUserId, performed_at: performedAt });
+  expect(await auditOf(id)).toEqual([{ action: 'asset.inspection.recorded', actor_type: 'system', request_id: null }]);
+  expect(await assetCondition(scope, asset)).toMatchObject({ overall_condition: 'poor', last_inspection_at: performedAt, updated_at: expect.any(Date) });
+  expect((await assetHealth(scope, asset)).health_score).toBeLessThan(100);
+
+  const start = Date.now();
+  const at = (minutesAgo: number) => new Date(start - minutesAgo * 60_000);
+  const reading = (parameter: string, ts: Date, value: number) => ({ asset_id: id, parameter, ts, value, unit: 'bar', source: null, sender_event_id: randomUUID() });
+  await insertReadings(api.deps.db, tenant.tenantId, [reading('pressure', at(3), 1), reading('pressure', at(2), 2), reading('temperature', at(1), 40)]);
+  const all = await listAssetReadings(scope, id, {}, { skip: 0, limit: 10 });
+  expect(all.total).toBe(3);
+  expect(all.items.map((r) => [r.parameter, r.value])).toEqual([
+    ['temperature', 40],
+    ['pressure', 2],
+    ['pressure', 1],
+  ]);
+  expect((await listAssetReadings(scope, id, { parameter: 'pressure', to: at(2) /* exclusive */ }, { skip: 0, limit: 10 })).items.map((r) => r.value)).toEqual([1]);
+  // Another tenant's asset is not found, and its inspection commits nothing.
+  const other = await createTenant(api);
+  await expect(listAssetReadings(tenantScope(api.deps.db, other.tenantId), id, {}, { skip: 0, limit: 10 })).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  const otherContext = { ...context(), tenantId: other.tenantId };
+  await expect(runUnit(api.deps.db, otherContext, (unit) => recordAssetInspection(unit, id, { condition: 'good', recorded_by: null }, new Date()))).rejects.toMatchObject({
+    status: 404,
+  });
+  expect(await api.deps.db('asset_inspections').where({ asset_id: id }).count({ n: '*' })).toEqual([{ n: '1' }]);
+});
+
+it("ingests an event and requeues it once parked through the service, within the token's tenant grant only", async () => {
+  const db = api.deps.db;
+  const grant = [tenant.tenantId];
+  const order = { type: 'svc.test.ingested', data: { n: 1 }, event_id: `svc-${randomUUID()}` };
+  const stored = await ingestEvent(db, grant, context(), order);
+  expect(await ingestEvent(db, grant, context(), order)).toEqual({ id: stored.id, duplicate: true });
+  expect(await db('outbox_events').where({ id: stored.id }).first('tenant_id', 'type', 'source')).toEqual({
+    tenant_id: tenant.tenantId,
+    type: 'svc.test.ingested',
+    source: 'internal',
+  });
+  expect(await auditOf(stored.id)).toEqual([
+    { action: 'event.ingested', actor_type: 'system', request_id: null },
+    { action: 'event.ingested', actor_type: 'system', request_id: null },
+  ]);
+  // A grant without the tenant is 403 and stores nothing; an unknown tenant is 404.
+  await expect(ingestEvent(db, [], context(), { ...order, event_id: `svc-${randomUUID()}` })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  await expect(ingestEvent(db, '*', { ...context(), tenantId: randomUUID() }, order)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  expect(await db('outbox_events').where({ tenant_id: tenant.tenantId, type: 'svc.test.ingested' }).count({ n: '*' })).toEqual([{ n: '1' }]);
+
+  // Parked as the dispatcher parks an event it gave up on (dispatched_at set keeps the dispatcher off it).
+  await db('outbox_events').where({ id: stored.id }).update({ attempts: 8, last_error: 'Error: refused', parked_at: db.fn.now(), dispatched_at: db.fn.now() });
+  const overview = await outboxOverview(db, grant, 'parked', { skip: 0, limit: 100 });
+  expect(overview.parked).toBeGreaterThanOrEqual(1);
+  expect(overview.items.find((row) => row.id === stored.id)).toMatchObject({ attempts: 8, last_error: 'Error: refused', parked_at: expect.any(Date) });
+  expect((await outboxOverview(db, [randomUUID()], 'parked', { skip: 0, limit: 100 })).items).toEqual([]);
+  await expect(requeueParkedEvent(db, [randomUUID()], stored.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  expect(await requeueParkedEvent(db, grant, stored.id)).toMatchObject({ id: stored.id, attempts: 0, parked_at: null, next_attempt_at: null });
+  await expect(requeueParkedEvent(db, grant, stored.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+});
+
+it('records a stored upload, lists it and removes its memberships and bytes through the service; an unknown contact is 422 and records nothing', async () => {
+  const scope = tenantScope(api.deps.db, tenant.tenantId);
+  const { client, bucket } = api.deps.objectStore;
+  expect(await uploadLimitBytes(api.deps.db, tenant.tenantId)).toBe(MAX_UPLOAD_BYTES.enterprise);
+  const [contact] = await scope.insert('contacts', { name: 'Svc Subject', email: `svc-${randomUUID()}@example.com` }, ['id']);
+  const objectKey = newFileObjectKey(tenant.tenantId);
+  const bytes = Buffer.from('%PDF-1.4 service test');
+  await client.putObject(bucket, objectKey, bytes, bytes.length);
+  const upload = { name: 'svc.pdf', size_bytes: bytes.length, content_type: 'application/pdf', sha256: 'a'.repeat(64), object_key: objectKey, uploaded_by: tenant.adminUserId };
+
+  await expect(runUnit(api.deps.db, context(), (unit) => recordUpload(unit, { ...upload, contact_id: randomUUID() }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  expect(await api.deps.db('files').where({ tenant_id: tenant.tenantId, object_key: objectKey }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  const row = await runUnit(api.deps.db, context(), (unit) => recordUpload(unit, { ...upload, contact_id: contact.id }));
+  expect(row).toMatchObject({ name: 'svc.pdf', size_bytes: bytes.length, contact_id: contact.id, object_key: objectKey });
+  expect(await auditOf(row.id)).toEqual([{ action: 'file.uploaded', actor_type: 'system', request_id: null }]);
+  expect(await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, type: 'file.uploaded' }).whereRaw("data->>'file_id' = ?", [row.id]).count({ n: '*' })).toEqual([
+    { n: '1' },
+  ]);
+
+  const listed = await listFiles(scope, { contact_id: contact.id, content_type: 'Application/PDF' }, { skip: 0, limit: 10 });
+  expect(listed).toMatchObject({ total: 1, items: [{ id: row.id, size_bytes: bytes.length }] });
+  expect((await listFiles(tenantScope(api.deps.db, randomUUID()), { contact_id: contact.id }, { skip: 0, limit: 10 })).total).toBe(0);
+
+  const [collection] = await scope.insert('collections', { name: `svc-${randomUUID()}` }, ['id']);
+  await scope.insert('collection_items', { collection_id: collection.id, item_type: 'file', item_id: row.id });
+  const file = (await fileById(scope, row.id))!;
+  // As the delete route's unit runs it, which records the deletion.
+  const removed = await runUnit(api.deps.db, context(), async (unit) => {
+    unit.audit({ action: 'file.deleted', resourceType: 'file', resourceId: file.id });
+    return removeFileMemberships(unit, file);
+  });
+  expect(removed).toEqual({ collection_memberships: 1 });
+  expect(await api.deps.db('collection_items').where({ collection_id: collection.id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  await removeFileObject(api.deps.objectStore, file);
+  await expect(client.statObject(bucket, objectKey)).rejects.toMatchObject({ code: 'NotFound' });
 });

@@ -199,16 +199,10 @@ function taskCreatedData(plan: Pick<PlanRow, 'id' | 'asset_ids'>, req: Pick<Exec
   };
 }
 
-export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: ExecutionRequest): Promise<ExecutionOutcome> {
-  const tenantId = plan.tenant_id;
-  const previous = await tx('maintenance_executions').where({ tenant_id: tenantId, plan_id: plan.id, idempotency_key: req.key }).first();
-  if (previous) return outcomeOf(tx, previous);
-
-  // A user's execute always creates: the open tasks only matter to a due time.
-  const open = req.onOpenTask === null ? { count: 0, oldest: null } : await countOpenTasks(tx, tenantId, plan.id);
-  const action = req.onOpenTask === null ? 'create_task' : actionOnDue(req.onOpenTask, open.count);
-  const common = {
-    tenant_id: tenantId,
+/** The history row's columns of an execution request (both outcomes add theirs). */
+function executionColumns(plan: Pick<PlanRow, 'id' | 'tenant_id'>, req: ExecutionRequest) {
+  return {
+    tenant_id: plan.tenant_id,
     plan_id: plan.id,
     trigger: req.trigger,
     executed_at: req.executedAt,
@@ -217,6 +211,17 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
     thresholds_crossed: req.thresholdsCrossed ?? null,
     idempotency_key: req.key,
   };
+}
+
+export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: ExecutionRequest): Promise<ExecutionOutcome> {
+  const tenantId = plan.tenant_id;
+  const previous = await tx('maintenance_executions').where({ tenant_id: tenantId, plan_id: plan.id, idempotency_key: req.key }).first();
+  if (previous) return outcomeOf(tx, previous);
+
+  // A user's execute always creates: the open tasks only matter to a due time.
+  const open = req.onOpenTask === null ? { count: 0, oldest: null } : await countOpenTasks(tx, tenantId, plan.id);
+  const action = req.onOpenTask === null ? 'create_task' : actionOnDue(req.onOpenTask, open.count);
+  const common = executionColumns(plan, req);
   if (action === 'skip') {
     const [row] = await tx('maintenance_executions')
       .insert({ ...common, outcome: 'skipped', kept_task_id: open.oldest })
@@ -292,14 +297,7 @@ export async function executeDueInTx(tx: Knex.Transaction, plan: PlanRow, req: E
   if (action === 'skip') {
     const [row] = await tx('maintenance_executions')
       .insert({
-        tenant_id: plan.tenant_id,
-        plan_id: plan.id,
-        trigger: req.trigger,
-        executed_at: req.executedAt,
-        executed_by: req.executedBy,
-        due_at: req.dueAt,
-        thresholds_crossed: req.thresholdsCrossed ?? null,
-        idempotency_key: req.key,
+        ...executionColumns(plan, req),
         outcome: 'skipped',
         kept_task_id: found.oldest_open,
       })

@@ -12,6 +12,7 @@ import { pdfText } from '../../activities/extraction/pdf-text';
 import { invoicePdf } from '../fixtures/extraction/pdf';
 import { INVOICE_FIELDS, WORK_ORDER_FIELDS } from '../fixtures/extraction/templates';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { until } from '../support/until';
 
 let api: TestApi;
 let t: TestTenant;
@@ -41,14 +42,14 @@ async function uploadFile(tenant: TestTenant, name: string, bytes: Buffer, type:
 
 /** Polls the job until it is finished (completed or failed). */
 async function finished(tenant: TestTenant, id: string) {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    const res = await api.request(`/api/v1/extractions/${id}`, { token: tenant.token });
-    expect(res.status).toBe(200);
-    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-    if (Date.now() > deadline) throw new Error(`extraction ${id} still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const res = await until(
+    () => api.request(`/api/v1/extractions/${id}`, { token: tenant.token }),
+    (r) => r.status !== 200 || r.body.status === 'completed' || r.body.status === 'failed',
+    `extraction ${id} to finish`,
+    { timeoutMs: 45_000, intervalMs: 200 },
+  );
+  expect(res.status).toBe(200);
+  return res.body;
 }
 
 async function extract(tenant: TestTenant, json: Record<string, unknown>) {

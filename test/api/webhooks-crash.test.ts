@@ -8,8 +8,10 @@
 import path from 'node:path';
 import { appendEvent } from '../../db/outbox';
 import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
+import { workflowIds } from '../../infra/workflow-ids';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 import { startServiceProcess, ServiceProcess } from '../support/service-process';
+import { until } from '../support/until';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
 jest.setTimeout(240_000);
@@ -68,10 +70,13 @@ it('loses and doubles no delivery when a worker is killed mid-burst and restarte
   // Attempts the killed worker had sent but not recorded are recorded by their retry, once their
   // activity timed out (30 s): wait for the log to be complete too.
   const recordCount = async () => Number((await api.deps.db('webhook_deliveries').whereIn('webhook_id', hooks).count({ n: '*' }))[0].n);
-  for (const deadline = Date.now() + 90_000; (await recordCount()) < expected && Date.now() < deadline;) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
+  await until(recordCount, (n) => n >= expected, `all ${expected} attempt records`, { timeoutMs: 90_000, intervalMs: 250 });
+  // Only a delivery's own workflow sends it: once every one has closed, nothing more can arrive.
+  const client = await api.deps.temporal.client();
+  const deliveries = eventIds.flatMap((eventId) => hooks.map((webhookId) => workflowIds.webhookDelivery(tenant.tenantId, deliveryIdFor(eventId, webhookId))));
+  for (let i = 0; i < deliveries.length; i += 50) {
+    await Promise.all(deliveries.slice(i, i + 50).map((workflowId) => client.workflow.getHandle(workflowId).result()));
   }
-  await new Promise((resolve) => setTimeout(resolve, 1_000)); // anything doubled would arrive by now
 
   const requests = receiver.requests.filter((r) => r.path.startsWith('/burst/'));
   for (const webhookId of hooks) {

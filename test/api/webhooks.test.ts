@@ -3,6 +3,7 @@
  * dispatcher and delivery workflows), PostgreSQL, Temporal, and a real loopback receiver.
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
 import { appendEvent } from '../../db/outbox';
 import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens';
@@ -57,6 +58,17 @@ function receiverVerifies(secret: string, headers: Record<string, string>, rawBo
     .split(',')
     .map((s) => s.trim().replace(/^sha256=/, ''))
     .some((hex) => hex.length === 64 && timingSafeEqual(Buffer.from(hex, 'hex'), expected));
+}
+
+/**
+ * The dispatcher marks an event only after starting the delivery of every webhook it matched, so
+ * once the event is marked, a webhook with no delivery workflow was not chosen and never will be.
+ */
+async function expectNotDelivered(t: TestTenant, eventId: string, webhook: Created): Promise<void> {
+  await until(() => api.deps.db('outbox_events').where({ id: eventId }).whereNotNull('dispatched_at').first('id'), Boolean, `event ${eventId} to be dispatched`);
+  const delivery = (await api.deps.temporal.client()).workflow.getHandle(workflowIds.webhookDelivery(t.tenantId, deliveryIdFor(eventId, webhook.id)));
+  await expect(delivery.describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  expect(receiver.on(webhook.path)).toHaveLength(0);
 }
 
 const auditCount = async (tenantId: string) => Number((await api.deps.db('audit_log').where({ tenant_id: tenantId }).count({ n: '*' }))[0].n);
@@ -183,11 +195,11 @@ describe('owner and delivery policy', () => {
     const asset = await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: 'Gone pump', type: 'pump' } });
     expect(asset.status).toBe(201);
     await receiver.waitFor(() => receiver.on(webhook.path).length === 1, 20_000, 'the first attempt');
-    let records: any[] = [];
-    for (let i = 0; i < 100 && records.length === 0; i++) {
-      records = (await api.request(`${BASE}/${webhook.id}/deliveries`, { token: tenant.token })).body.items;
-      if (records.length === 0) await new Promise((r) => setTimeout(r, 50));
-    }
+    const records = await until(
+      async () => (await api.request(`${BASE}/${webhook.id}/deliveries`, { token: tenant.token })).body.items as any[],
+      (items) => items.length > 0,
+      "the first attempt's record",
+    );
     expect(records).toEqual([expect.objectContaining({ attempt: 1, status: 'failed', status_code: 410, failure_cause: 'http_status', next_attempt_at: expect.any(String) })]);
     const nextAt = Date.parse(records[0].next_attempt_at) - Date.parse(records[0].created_at);
     expect(Math.abs(nextAt - 30_000)).toBeLessThan(1_000);
@@ -286,12 +298,11 @@ describe('events reaching webhooks', () => {
     expect(received.headers['webhook-id']).toBe(deliveryIdFor(payload.id, webhook.id));
 
     // The record is written right after the receiver answered.
-    let deliveries: any;
-    for (let i = 0; i < 100; i++) {
-      deliveries = await api.request(`${BASE}/${webhook.id}/deliveries`, { token: tenant.token });
-      if (deliveries.body.total === 1) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const deliveries = await until(
+      () => api.request(`${BASE}/${webhook.id}/deliveries`, { token: tenant.token }),
+      (res) => res.body.total === 1,
+      'the delivery record',
+    );
     expect(deliveries.body).toMatchObject({ total: 1, skip: 0, limit: 20 });
     expect(deliveries.body.items[0]).toMatchObject({
       delivery_id: received.headers['webhook-id'],
@@ -340,8 +351,8 @@ describe('events reaching webhooks', () => {
       ) as any;
       expect(payload).toMatchObject({ type: 'task.created', data: { task_id: executed.body.task_id, plan_id: plan.body.id } });
     }
-    await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.on(completedOnly.path)).toHaveLength(0);
+    const taskEvent = await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId }).whereRaw(`data->>'task_id' = ?`, [executed.body.task_id]).first('id');
+    await expectNotDelivered(tenant, taskEvent.id, completedOnly);
   });
 
   it('an internal event with filters reaches only the webhooks whose filters hold', async () => {
@@ -356,8 +367,7 @@ describe('events reaching webhooks', () => {
     expect(event.status).toBe(202);
     await receiver.waitFor(() => receiver.on(matching.path).length === 1, 20_000, 'the internal event');
     expect(JSON.parse(receiver.on(matching.path)[0].body)).toMatchObject({ id: event.body.id, type: 'machine.vibration.threshold_exceeded', data: { line: 'L2' } });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.on(filteredOut.path)).toHaveLength(0);
+    await expectNotDelivered(tenant, event.body.id, filteredOut);
     // Another tenant's webhooks never see it.
     const foreign = await createWebhook(other, { events: ['*'] });
     expect(receiver.on(foreign.path)).toHaveLength(0);
@@ -378,12 +388,10 @@ describe('events reaching webhooks', () => {
     await api.deps.db('outbox_events').where({ id: eventId }).update({ dispatched_at: null });
 
     // The dispatcher (fallback poll) redoes the batch: same delivery id, refused by Temporal.
-    for (let i = 0; i < 200 && !(await api.deps.db('outbox_events').where({ id: eventId }).first()).dispatched_at; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect((await api.deps.db('outbox_events').where({ id: eventId }).first()).dispatched_at).not.toBeNull();
+    await until(() => api.deps.db('outbox_events').where({ id: eventId }).whereNotNull('dispatched_at').first('id'), Boolean, 'the redone dispatch');
     expect(await startWebhookDelivery(client, { tenantId: tenant.tenantId, webhookId: webhook.id, eventId, deliveryId })).toBe('already_started');
-    await new Promise((r) => setTimeout(r, 500));
+    // The one delivery workflow has finished, so nothing else can still be on its way.
+    await client.workflow.getHandle(workflowIds.webhookDelivery(tenant.tenantId, deliveryId)).result();
     expect(receiver.on(webhook.path)).toHaveLength(1);
   });
 });

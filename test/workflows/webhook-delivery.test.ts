@@ -24,6 +24,7 @@ import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
+import { until } from '../support/until';
 
 jest.setTimeout(180_000);
 
@@ -327,7 +328,12 @@ describe('webhook delivery workflow', () => {
       args: [input],
     });
     // Pause during the first 30 s wait (time is not skipped until we wait for the result).
-    while ((await records(input.deliveryId)).length === 0) await new Promise((r) => setTimeout(r, 20));
+    await until(
+      () => records(input.deliveryId),
+      (rows) => rows.length > 0,
+      "the first attempt's record",
+      { intervalMs: 20 },
+    );
     await pg.db('webhooks').where({ id: webhook.id }).update({ status: 'paused' });
     const outcome = await handle.result();
     expect(outcome).toEqual({ status: 'skipped', reason: 'webhook_paused', attempts: 1 });
@@ -410,8 +416,13 @@ describe('periodic webhook jobs', () => {
      */
     const runCheck = async () => {
       const handle = await env.client.workflow.start('webhookSuccessRateCheckWorkflow', { taskQueue: TASK_QUEUES.webhooks, workflowId: `success-rate-check-${randomUUID()}` });
-      while ((await handle.describe()).status.name === 'RUNNING') await new Promise((r) => setTimeout(r, 20));
-      expect((await handle.describe()).status.name).toBe('COMPLETED');
+      const closed = await until(
+        () => handle.describe(),
+        (d) => d.status.name !== 'RUNNING',
+        'the check to close',
+        { intervalMs: 20 },
+      );
+      expect(closed.status.name).toBe('COMPLETED');
     };
     const row = () => pg.db('webhooks').where({ id: webhook.id }).first('low_success_since', 'low_success_alerted_at');
     const alertsOf = () => pg.db('outbox_events').where({ tenant_id: tenantId, type: 'webhook.low_success_rate' }).whereRaw(`data->>'webhook_id' = ?`, [webhook.id]);

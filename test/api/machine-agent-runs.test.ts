@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
@@ -38,13 +39,8 @@ async function postEvent(t: TestTenant, type: string, data: Record<string, unkno
 }
 
 async function dispatched(eventIds: string[]): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const left = await api.deps.db('outbox_events').whereIn('id', eventIds).whereNull('dispatched_at').count({ n: '*' });
-    if (Number(left[0].n) === 0) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('events were not dispatched');
+  const left = async () => Number((await api.deps.db('outbox_events').whereIn('id', eventIds).whereNull('dispatched_at').count({ n: '*' }))[0].n);
+  await until(left, (n) => n === 0, 'the events to be dispatched', 20_000);
 }
 
 async function runsOf(t: TestTenant, agentId: string, query = '') {
@@ -59,12 +55,12 @@ describe('GET /api/v1/agents/:agent_id/runs', () => {
     const ignored = await postEvent(tenant, 'asset.updated', { asset_id: pump });
     const fanEvent = await postEvent(tenant, 'vibration.threshold_exceeded', { asset_id: fan });
 
-    const deadline = Date.now() + 20_000;
-    let res = await runsOf(tenant, agentId);
-    while (res.body.total < 2 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      res = await runsOf(tenant, agentId);
-    }
+    const res = await until(
+      () => runsOf(tenant, agentId),
+      (r) => r.status !== 200 || r.body.total >= 2,
+      'two runs',
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(2);
     const byEvent = new Map(res.body.items.map((r: any) => [r.event_id, r]));
@@ -97,7 +93,10 @@ describe('GET /api/v1/agents/:agent_id/runs', () => {
     // A burst inside the pump's cooldown: dispatched, but no new run.
     const burst = await Promise.all(Array.from({ length: 5 }, (_, i) => postEvent(tenant, 'vibration.threshold_exceeded', { asset_id: pump, seq: i })));
     await dispatched(burst);
-    await new Promise((r) => setTimeout(r, 500));
+    // The dispatcher counts them on the pump's run in the transaction that marks them dispatched, and
+    // signals none of them, so once they are dispatched no run can follow.
+    const pumpRuns = await runsOf(tenant, agentId, `?asset_id=${pump}`);
+    expect(pumpRuns.body.items.map((r: any) => [r.event_id, r.suppressed_events])).toEqual([[first, 5]]);
     expect((await runsOf(tenant, agentId)).body.total).toBe(2);
 
     const pumpOnly = await runsOf(tenant, agentId, `?asset_id=${pump}&limit=1`);

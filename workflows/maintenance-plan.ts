@@ -145,10 +145,13 @@ export const applyOptimizationUpdate = defineUpdate<OptimizationResult, [Optimiz
 export const stateQuery = defineQuery<PlanStateView>('state');
 export const previewQuery = defineQuery<PlanPreview>('preview');
 
+// Database outages are retried without end; a plan row that never appears ends in PlanNotFound.
+// One policy for the normal and the local activities, so a due time behaves alike on either path.
+const ACTIVITY_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
+
 const activities = proxyActivities<MaintenanceActivities>({
   startToCloseTimeout: '30 seconds',
-  // Database outages are retried without end; a plan row that never appears ends in PlanNotFound.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: ACTIVITY_RETRY,
 });
 
 // A counter reading answers an HTTP call: its activity runs as a local activity in the same
@@ -156,7 +159,7 @@ const activities = proxyActivities<MaintenanceActivities>({
 // activities (each with its summary in the UI).
 const requestActivities = proxyLocalActivities<MaintenanceActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: ACTIVITY_RETRY,
 });
 
 /**
@@ -170,7 +173,7 @@ const DUE_EXECUTION_LOCAL_PATCH = 'due-execution-local-activity';
 
 const dueActivities = proxyLocalActivities<MaintenanceActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: ACTIVITY_RETRY,
   // A database outage's longer backoffs wait on a workflow timer, holding no workflow-task slot.
   localRetryThreshold: '1 second',
 });

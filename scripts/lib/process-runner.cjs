@@ -1,7 +1,8 @@
 'use strict';
 // Runs the named child processes of the local stack (npm run up, the test harness):
 // prefixes their output, waits for readiness lines, and stops every one of them, grandchildren
-// included, on stopAll / Ctrl-C. Node built-ins only: up.mjs loads it before `npm install`.
+// included, on stopAll / Ctrl-C. Node built-ins only at load time: up.mjs loads it before
+// `npm ci`; pino-pretty (a dev dependency) is required lazily, at the first pino line.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -9,8 +10,6 @@ const readline = require('node:readline');
 
 const RECENT_LINES = 40;
 const POLL_MS = 50;
-const PINO_LEVELS = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
-const PINO_HIDDEN_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v', 'err']);
 const COLORS = [36, 35, 33, 32, 34, 96, 95, 93];
 
 /** A pino JSON line, or null when the line is not one. */
@@ -29,30 +28,32 @@ function pinoMsg(msg) {
   return (line) => parsePinoLine(line)?.msg === msg;
 }
 
-/** "12:01:02.345 INFO  worker ready key=value" for pino lines, the line itself otherwise. */
-function formatLine(line) {
+/**
+ * pino-pretty's form of a pino line, "[12:01:02.345] INFO: worker ready {"taskQueue":"q"}" with
+ * an `err`'s stack on the lines below, coloured when `colors`; any other line as it is. Also the
+ * line as it is while pino-pretty is not installed yet (before up.mjs has run `npm ci`).
+ */
+function formatLine(line, { colors = false } = {}) {
   const entry = parsePinoLine(line);
-  if (!entry) return line;
-  const time = new Date(entry.time ?? Date.now());
-  const clock = Number.isNaN(time.getTime()) ? '' : time.toISOString().slice(11, 23) + ' ';
-  const level = (typeof entry.level === 'number' ? PINO_LEVELS[entry.level] : String(entry.level ?? '')).toUpperCase();
-  const extras = Object.entries(entry)
-    .filter(([key]) => !PINO_HIDDEN_KEYS.has(key))
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
-    .join(' ');
-  let text = `${clock}${level.padEnd(5)} ${entry.msg}${extras ? '  ' + truncate(extras, 400) : ''}`;
-  if (entry.err && typeof entry.err === 'object') {
-    text +=
-      '\n    ' +
-      String(entry.err.stack ?? entry.err.message ?? JSON.stringify(entry.err))
-        .split('\n')
-        .join('\n    ');
-  }
-  return text;
+  const pretty = entry && prettifier(colors);
+  return pretty ? pretty(entry).replace(/\n$/, '') : line;
 }
 
-function truncate(text, max) {
-  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+const prettifiers = new Map(); // colors → pino-pretty's formatter
+
+function prettifier(colors) {
+  if (!prettifiers.has(colors)) {
+    let prettyFactory;
+    try {
+      ({ prettyFactory } = require('pino-pretty'));
+    } catch (error) {
+      if (error.code === 'MODULE_NOT_FOUND') return null; // tried again at the next line
+      throw error;
+    }
+    const options = { colorize: colors, singleLine: true, translateTime: 'UTC:HH:MM:ss.l', ignore: 'pid,hostname' };
+    prettifiers.set(colors, prettyFactory(options));
+  }
+  return prettifiers.get(colors);
 }
 
 /** State letter of a process from /proc ("Z" = zombie), null when it does not exist. */
@@ -255,7 +256,7 @@ class ProcessRunner {
         const prefix = this.colors ? `\x1b[${color}m${label}\x1b[0m │ ` : `${label} │ `;
         this.log(
           prefix +
-            formatLine(line)
+            formatLine(line, { colors: this.colors })
               .split('\n')
               .join('\n' + ' '.repeat(this._nameWidth) + ' │ '),
         );

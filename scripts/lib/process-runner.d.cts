@@ -52,6 +52,7 @@ export declare class ProcessRunner {
 export declare function waitForLine(child: ManagedChild, predicate: (line: string) => boolean, timeoutMs: number, description?: string): Promise<string>;
 export declare function pinoMsg(msg: string): (line: string) => boolean;
 export declare function parsePinoLine(line: string): Record<string, unknown> | null;
-export declare function formatLine(line: string): string;
+/** pino-pretty's form of a pino line (the line as it is for others, or while pino-pretty is not installed). */
+export declare function formatLine(line: string, options?: { colors?: boolean }): string;
 export declare function isProcessAlive(pid: number): boolean;
 export declare function isGroupAlive(pgid: number): boolean;

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import runnerLib = require('../../../scripts/lib/process-runner.cjs');
 
 const { ProcessRunner, waitForLine, pinoMsg, formatLine, isProcessAlive } = runnerLib;
@@ -99,9 +103,33 @@ describe('pino lines', () => {
     expect(ready('worker ready')).toBe(false);
   });
 
-  it('formatLine shows time, level, msg and the other fields compactly', () => {
-    const line = JSON.stringify({ level: 30, time: 1_700_000_000_000, pid: 7, hostname: 'h', msg: 'worker ready', taskQueue: 'q', n: 2 });
-    expect(formatLine(line)).toBe('22:13:20.000 INFO  worker ready  taskQueue=q n=2');
+  it('formatLine shows time, level, msg, the other fields and the error stack', () => {
+    const err = { type: 'Error', message: 'connect ECONNREFUSED', stack: 'Error: connect ECONNREFUSED\n    at connect (net.js:1:1)', code: 'ECONNREFUSED' };
+    const line = JSON.stringify({ level: 50, time: 1_700_000_000_000, pid: 7, hostname: 'h', msg: 'worker failed', taskQueue: 'q', n: 2, err });
+    const [first, ...rest] = formatLine(line).split('\n');
+    expect(first).toBe('[22:13:20.000] ERROR: worker failed {"taskQueue":"q","n":2}');
+    expect(rest.join('\n')).toContain('Error: connect ECONNREFUSED\n              at connect (net.js:1:1)');
+    expect(rest.join('\n')).toContain('"code": "ECONNREFUSED"');
     expect(formatLine('plain text')).toBe('plain text');
+    expect(formatLine('{"not":"a pino line"}')).toBe('{"not":"a pino line"}');
+  });
+
+  it('formatLine colours only when asked to (a TTY without NO_COLOR) and strips escapes from the line', () => {
+    const line = JSON.stringify({ level: 40, time: 1_700_000_000_000, msg: 'disk \u001b[2Jfull' });
+    expect(formatLine(line)).toBe('[22:13:20.000] WARN: disk [2Jfull');
+    expect(formatLine(line, { colors: true })).toBe('[22:13:20.000] \u001b[33mWARN\u001b[39m: \u001b[36mdisk [2Jfull\u001b[39m');
+  });
+
+  it('formatLine prints the line as it is where pino-pretty is not installed (up.mjs before npm ci)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runner-'));
+    try {
+      const copy = path.join(dir, 'process-runner.cjs');
+      fs.copyFileSync(require.resolve('../../../scripts/lib/process-runner.cjs'), copy);
+      const line = JSON.stringify({ level: 30, time: 1_700_000_000_000, msg: 'worker ready' });
+      const source = `process.stdout.write(require(${JSON.stringify(copy)}).formatLine(${JSON.stringify(line)}))`;
+      expect(execFileSync(process.execPath, ['-e', source], { cwd: dir, encoding: 'utf8' })).toBe(line);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,29 +5,11 @@
  */
 import Joi from '../../domain/joi';
 import type { ObjectSchema, Schema } from 'joi';
-import { AGENT_COLUMNS, AgentRow, channelStatus, unknownToolIds } from '../../db/queries/agents';
-import { isUuid, TenantScope } from '../../db/tenant-scope';
-import {
-  AGENT_STATUSES,
-  AGENT_TYPES,
-  AgentType,
-  CHANNEL_OF_TYPE,
-  ChannelType,
-  DEFAULT_MODEL,
-  DEFAULT_TEMPERATURE,
-  EVENT_TYPE_PATTERN,
-  MAX_COOLDOWN_MINUTES,
-  TriggerConfig,
-  USER_SETTABLE_AGENT_STATUSES,
-} from '../../domain/agents/agents';
-import { tenantScopeOf } from '../context';
-import { AppError, validationError } from '../../domain/errors';
-import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
-import { assertWithinPlanLimit, countRows } from '../../db/plan-limits';
+import type { AgentRow } from '../../db/queries/agents';
+import { AGENT_STATUSES, AGENT_TYPES, AgentType, EVENT_TYPE_PATTERN, MAX_COOLDOWN_MINUTES, USER_SETTABLE_AGENT_STATUSES } from '../../domain/agents/agents';
+import { AgentBody, createAgent, deleteAgent, listAgents, requireAgent, updateAgent } from '../../services/agents';
 import { ApiRouter } from '../route';
-import { resourceRoutes } from '../resource-routes';
-import { requireAgent } from '../resources/agent';
+import { inUserUnit, resourceRoutes } from '../resource-routes';
 import { registerAgentConversationsRoute } from './conversations';
 import { registerMachineAgentRunsRoute } from './machine-agent-runs';
 import { isoTime } from '../../domain/time';
@@ -95,19 +77,6 @@ export const agentSchema = Joi.object({
   updated_at: Joi.string().isoDate(),
 });
 
-interface AgentBody {
-  name?: string;
-  type?: AgentType;
-  system_prompt?: string;
-  model?: string;
-  temperature?: number;
-  tools?: string[];
-  whatsapp_number_id?: string;
-  email_account_id?: string;
-  trigger_config?: TriggerConfig;
-  status?: 'active' | 'inactive';
-}
-
 export function toAgent(row: AgentRow) {
   return {
     id: row.id,
@@ -126,48 +95,6 @@ export function toAgent(row: AgentRow) {
   };
 }
 
-// ---- rules -----------------------------------------------------------------------------------
-
-const channelError = (channel: ChannelType, problem: 'NOT_FOUND' | 'INACTIVE', id: string): AppError => {
-  const { column, resource } = CHANNEL_OF_TYPE[channel];
-  const what = resource.toLowerCase().replace('_', ' ');
-  const detail = problem === 'NOT_FOUND' ? `${column} does not name a ${what} of this tenant` : `the ${what} ${id} is inactive`;
-  return new AppError(`${resource}_${problem}` as const, detail, { field: `body.${column}` }, 422);
-};
-
-/** A channel record the agent may use: the tenant's, and active (SPEC.md, Agents rule 1). */
-async function requireActiveChannel(scope: TenantScope, channel: ChannelType, id: string): Promise<void> {
-  const status = isUuid(id) ? await channelStatus(scope, channel, id) : undefined;
-  if (status === undefined) throw channelError(channel, 'NOT_FOUND', id);
-  if (status !== 'active') throw channelError(channel, 'INACTIVE', id);
-}
-
-async function requireTools(scope: TenantScope, ids: readonly string[]): Promise<void> {
-  const unknown = [...ids.filter((id) => !isUuid(id)), ...(await unknownToolIds(scope, ids.filter(isUuid)))];
-  if (unknown.length > 0) {
-    throw new AppError('TOOL_NOT_FOUND', `tools not found in this tenant: ${unknown.join(', ')}`, { field: 'body.tools', tool_ids: unknown }, 422);
-  }
-}
-
-const channelOf = (type: AgentType): ChannelType | null => (type === 'machine' ? null : type);
-
-/** PUT may not set another type's channel fields (they would break the agent's shape). */
-function refuseOtherTypesFields(type: AgentType, body: AgentBody): void {
-  const owners = { whatsapp_number_id: 'whatsapp', email_account_id: 'email', trigger_config: 'machine' } as const;
-  const wrong = (Object.keys(owners) as (keyof typeof owners)[]).filter((f) => body[f] !== undefined && owners[f] !== type);
-  if (wrong.length > 0) {
-    throw validationError(
-      `invalid body: ${wrong.map((f) => `body.${f} applies only to ${owners[f]} agents`).join('; ')}`,
-      wrong.map((f) => ({ field: `body.${f}`, message: `applies only to ${owners[f]} agents`, type: 'any.unknown' })),
-    );
-  }
-}
-
-const jsonColumns = (body: AgentBody) => ({
-  ...body,
-  ...(body.trigger_config !== undefined ? { trigger_config: JSON.stringify(body.trigger_config) } : {}),
-});
-
 // ---- routes ----------------------------------------------------------------------------------
 
 /** The agents router at `prefix`; with `fixedType` it serves only agents of that type. */
@@ -176,31 +103,6 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
   const tags = ['agents'];
   const kind = fixedType ? `${fixedType} agent` : 'agent';
 
-  api.route<unknown, PageRequest & { type?: AgentType; status?: string }>({
-    method: 'get',
-    path: '/',
-    summary: `List ${kind}s`,
-    tags,
-    auth: 'user',
-    permission: 'view_agents',
-    query: Joi.object({
-      ...pageQuery,
-      type: fixedType ? Joi.string().valid(fixedType) : Joi.string().valid(...AGENT_TYPES),
-      status: Joi.string().valid(...AGENT_STATUSES),
-    }),
-    responses: { 200: { description: `A page of ${kind}s`, schema: pageOf(agentSchema) } },
-    handler: async (ctx, { query }) => {
-      const q = tenantScopeOf(ctx)
-        .table('agents')
-        .select([...AGENT_COLUMNS])
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      const type = fixedType ?? query.type;
-      if (type) q.where('type', type);
-      if (query.status) q.where('status', query.status);
-      ctx.body = await paginate(q, query, toAgent);
-    },
-  });
-
   const agent = resourceRoutes(api, {
     path: '/:agent_id',
     tags,
@@ -208,7 +110,16 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
     schema: agentSchema,
     find: (scope, id) => requireAgent(scope, id, fixedType),
     present: toAgent,
-    write: { permission: 'manage_agents', audit: 'agent', table: 'agents', columns: AGENT_COLUMNS },
+    manage: 'manage_agents',
+  });
+  agent.list<{ type?: AgentType; status?: string }>({
+    summary: `List ${kind}s`,
+    found: `A page of ${kind}s`,
+    query: {
+      type: fixedType ? Joi.string().valid(fixedType) : Joi.string().valid(...AGENT_TYPES),
+      status: Joi.string().valid(...AGENT_STATUSES),
+    },
+    load: (scope, query) => listAgents(scope, { type: fixedType ?? query.type, status: query.status }, query),
   });
   agent.create<AgentBody & { type: AgentType }>(
     {
@@ -221,19 +132,7 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
         422: { description: 'Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool' },
       },
     },
-    {
-      check: async (unit, body) => {
-        const channel = channelOf(body.type);
-        if (channel) await requireActiveChannel(unit.scope, channel, body[CHANNEL_OF_TYPE[channel].column] as string);
-        await requireTools(unit.scope, body.tools ?? []);
-        await assertWithinPlanLimit(unit.tx, unit.scope.tenantId, 'agents', countRows('agents', unit.scope.tenantId));
-      },
-      columns: (body) => ({ model: DEFAULT_MODEL, temperature: DEFAULT_TEMPERATURE, tools: [], ...jsonColumns(body), status: 'active' }),
-      after: (unit, row) => {
-        unit.emit('agent.created', { agent_id: row.id, type: row.type });
-        return { type: row.type };
-      },
-    },
+    (ctx, body) => inUserUnit(ctx, (unit) => createAgent(unit, body)),
   );
   agent.get({ summary: `Get ${fixedType ? `a ${kind}` : 'an agent'}`, found: 'Agent' });
   agent.update<AgentBody>(
@@ -244,37 +143,9 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
       updated: 'Updated agent',
       responses: { 422: { description: 'Invalid body, channel or tool' } },
     },
-    {
-      check: async (unit, before, body) => {
-        refuseOtherTypesFields(before.type, body);
-        const channel = channelOf(before.type);
-        if (channel) {
-          const column = CHANNEL_OF_TYPE[channel].column;
-          const newChannelId = body[column];
-          // A new channel, or asking to be active, needs the (resulting) channel to be usable.
-          if (newChannelId !== undefined || body.status === 'active') {
-            await requireActiveChannel(unit.scope, channel, newChannelId ?? (before[column] as string));
-          }
-        }
-        if (body.tools) await requireTools(unit.scope, body.tools);
-      },
-      columns: (body, before) => {
-        const changes: Record<string, unknown> = jsonColumns(body);
-        const channel = channelOf(before.type);
-        // Moving an agent in `error` onto a working channel repairs it.
-        if (channel && body[CHANNEL_OF_TYPE[channel].column] !== undefined && before.status === 'error' && body.status === undefined) changes.status = 'active';
-        return changes;
-      },
-      after: async (unit, before, _row, body) => unit.emit('agent.updated', { agent_id: before.id, fields: Object.keys(body) }),
-    },
+    (ctx, id, body) => inUserUnit(ctx, (unit) => updateAgent(unit, id, body, fixedType)),
   );
-  agent.remove(
-    { summary: 'Delete an agent permanently; its conversation history is kept' },
-    {
-      before: async (_unit, row) => ({ type: row.type }),
-      after: (unit, row) => unit.emit('agent.deleted', { agent_id: row.id, type: row.type }),
-    },
-  );
+  agent.remove({ summary: 'Delete an agent permanently; its conversation history is kept' }, (ctx, id) => inUserUnit(ctx, (unit) => deleteAgent(unit, id, fixedType)));
 
   registerAgentConversationsRoute(api, fixedType);
   if (!fixedType) registerMachineAgentRunsRoute(api);

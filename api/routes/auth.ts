@@ -1,12 +1,9 @@
 import Joi from '../../domain/joi';
-import { Knex } from 'knex';
-import { appendAudit } from '../../db/audit';
-import { findUserByEmail, issueRefreshToken, revokeByToken, rotateRefreshToken, UserRecord } from '../../db/auth';
 import { permissionsForRole } from '../../domain/auth/permissions';
-import { DUMMY_HASH_PROMISE, verifyPassword } from '../../domain/auth/passwords';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../domain/auth/tokens';
+import { authenticate, endSession, refreshSession, SessionRequest, startSession, UserRecord } from '../../services/auth';
 import { AppContext, userOf } from '../context';
-import { AppError, unauthenticated } from '../../domain/errors';
+import { AppError } from '../../domain/errors';
 import type { LimitDecision } from '../login-limits';
 import { ApiRouter } from '../route';
 import { emailField } from '../validation';
@@ -26,18 +23,7 @@ function accessTokenFor(ctx: AppContext, user: UserRecord): string {
   );
 }
 
-/** Auth events are audited as actions of the user on their own account. */
-function auditAuth(ctx: AppContext, tx: Knex.Transaction, who: { tenantId: string; userId: string }, action: string, family: string | null) {
-  return appendAudit(tx, {
-    tenantId: who.tenantId,
-    actor: { type: 'user', id: who.userId },
-    action,
-    resourceType: 'user',
-    resourceId: who.userId,
-    requestId: ctx.state.requestId,
-    details: { token_family: family },
-  });
-}
+const sessionRequest = (ctx: AppContext): SessionRequest => ({ requestId: ctx.state.requestId });
 
 function respondWithTokens(ctx: AppContext, user: UserRecord, refreshToken: string): void {
   ctx.body = {
@@ -78,19 +64,10 @@ export function authRoutes(): ApiRouter {
       // Counted before the password is checked, so concurrent guesses cannot outrun the count.
       const attempt = await limits.beginLogin(body.email, ctx.ip);
       if (!attempt.decision.allowed) throw limited(attempt.decision);
-      const user = await findUserByEmail(ctx.deps.db, body.email);
-      // Same work whether or not the user exists: the answer time does not reveal accounts.
-      const hash = user?.password_hash ?? (await DUMMY_HASH_PROMISE);
-      const valid = await limits.checkPassword(() => verifyPassword(body.password, hash));
-      if (valid === null) throw limited({ allowed: false, retryAfterSeconds: 1, scope: 'capacity' });
-      if (!user || !valid || user.status !== 'active') throw unauthenticated('wrong email or password');
+      const user = await authenticate(ctx.deps.db, body, (verify) => limits.checkPassword(verify));
+      if (user === null) throw limited({ allowed: false, retryAfterSeconds: 1, scope: 'capacity' });
       await attempt.succeeded();
-      const issued = await ctx.deps.db.transaction(async (tx) => {
-        const token = await issueRefreshToken(tx, user);
-        await auditAuth(ctx, tx, { tenantId: user.tenant_id, userId: user.id }, 'auth.login', token.familyId);
-        return token;
-      });
-      respondWithTokens(ctx, user, issued.token);
+      respondWithTokens(ctx, user, await startSession(ctx.deps.db, sessionRequest(ctx), user));
     },
   });
 
@@ -109,25 +86,8 @@ export function authRoutes(): ApiRouter {
     handler: async (ctx, { body }) => {
       const counted = await ctx.deps.loginLimits.countRefresh(ctx.ip);
       if (!counted.allowed) throw limited(counted);
-      const result = await ctx.deps.db.transaction(async (tx) => {
-        const rotation = await rotateRefreshToken(tx, body.refresh_token);
-        if (rotation.kind === 'reuse_detected' || rotation.kind === 'rotated') {
-          const tenantId = rotation.kind === 'rotated' ? rotation.user.tenant_id : rotation.tenantId;
-          const userId = rotation.kind === 'rotated' ? rotation.user.id : rotation.userId;
-          const action = rotation.kind === 'rotated' ? 'auth.refresh' : 'auth.refresh_reuse_detected';
-          await auditAuth(ctx, tx, { tenantId, userId }, action, rotation.familyId);
-        }
-        return rotation;
-      });
-      if (result.kind === 'rotated') return respondWithTokens(ctx, result.user, result.token);
-      if (result.kind === 'reuse_detected') {
-        throw new AppError('UNAUTHENTICATED', 'refresh token was already used; all sessions of this login are revoked', {
-          reason: 'reuse_detected',
-        });
-      }
-      throw new AppError('UNAUTHENTICATED', `refresh token ${result.reason === 'unknown' ? 'is not valid' : result.reason}`, {
-        reason: result.reason,
-      });
+      const { user, token } = await refreshSession(ctx.deps.db, sessionRequest(ctx), body.refresh_token);
+      respondWithTokens(ctx, user, token);
     },
   });
 
@@ -140,11 +100,7 @@ export function authRoutes(): ApiRouter {
     body: refreshBody,
     responses: { 204: { description: 'Revoked' } },
     handler: async (ctx, { body }) => {
-      const user = userOf(ctx);
-      await ctx.deps.db.transaction(async (tx) => {
-        const family = await revokeByToken(tx, body.refresh_token, user.userId);
-        await auditAuth(ctx, tx, user, 'auth.logout', family);
-      });
+      await endSession(ctx.deps.db, sessionRequest(ctx), userOf(ctx), body.refresh_token);
       ctx.status = 204;
     },
   });

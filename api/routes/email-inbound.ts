@@ -3,7 +3,7 @@
  * message (`Content-Type: message/rfc822`) the receiving MTA or provider got. Not authenticated by
  * a user token but by the sender's own means, like the WhatsApp webhook: `X-Inbound-Signature:
  * sha256=<hex>`, the HMAC-SHA256 of the raw bytes under the account's inbound secret
- * (email-inbound-secret.ts). Unknown account, no secret or a bad signature: 401, nothing stored.
+ * (services/email-inbound-secret.ts). Unknown account, no secret or a bad signature: 401, nothing stored.
  *
  * The message is parsed with mailparser: the contact is the From address, the body the text part
  * (or the text of the HTML part), the redelivery key the Message-ID (a SHA-256 of the raw bytes
@@ -12,42 +12,17 @@
 import { createHash } from 'node:crypto';
 import Joi from '../../domain/joi';
 import { simpleParser } from 'mailparser';
-import { isUuid } from '../../db/tenant-scope';
-import { ChannelStatus } from '../../domain/agents/agents';
+import { sha256SignatureMatches } from '../../domain/agents/provider-signature';
+import { receivingAccount } from '../../services/email-inbound';
 import { AppContext } from '../context';
 import { AppError, unauthenticated } from '../../domain/errors';
 import { ApiRouter } from '../route';
-import { decryptInboundSecret } from '../inbound/email-inbound-secret';
 import { receiveInboundMessage } from '../inbound/inbound-messages';
-import { sha256SignatureMatches } from '../inbound/provider-signature';
 import { idRef } from '../validation';
 
 /** Raw messages up to 10 MiB (attachments are not kept, but they arrive with the text). */
 export const MAX_INBOUND_EMAIL_BYTES = 10 * 1024 * 1024;
 const ACTOR = { type: 'service', id: 'inbound-email' } as const;
-
-interface ReceivingAccount {
-  id: string;
-  tenant_id: string;
-  status: ChannelStatus;
-  inbound_secret_encrypted: string | null;
-}
-
-/**
- * The account and its secret, from the path and the headers alone: an unknown account, one without
- * an inbound secret, or a request without a well-formed signature is refused before a byte of the
- * body is read, so anonymous senders cannot make the API buffer 10 MiB at will.
- */
-async function receivingAccount(ctx: AppContext, accountId: string): Promise<{ account: ReceivingAccount; secret: string; signature: string }> {
-  const signature = ctx.get('x-inbound-signature');
-  const account: ReceivingAccount | undefined =
-    isUuid(accountId) && SIGNATURE_FORMAT.test(signature)
-      ? await ctx.deps.db('email_accounts').where('id', accountId).first('id', 'tenant_id', 'status', 'inbound_secret_encrypted')
-      : undefined;
-  if (!account?.inbound_secret_encrypted) throw unauthenticated('X-Inbound-Signature does not verify');
-  const secret = decryptInboundSecret(account.inbound_secret_encrypted, ctx.deps.config.secrets.dataEncryptionKey, account.id);
-  return { account, secret, signature };
-}
 
 async function readRawBody(ctx: AppContext): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
@@ -61,8 +36,6 @@ async function readRawBody(ctx: AppContext): Promise<Buffer> {
   }
   return Buffer.concat(chunks);
 }
-
-const SIGNATURE_FORMAT = /^sha256=[0-9a-f]{64}$/i;
 
 export function emailInboundRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/email/inbound');
@@ -89,7 +62,9 @@ export function emailInboundRoutes(): ApiRouter {
     },
     handler: async (ctx, { params }) => {
       if (!ctx.is('message/rfc822')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the raw message as message/rfc822');
-      const { account, secret, signature } = await receivingAccount(ctx, params.account_id);
+      // Refused before a byte of the body is read, so anonymous senders cannot make the API buffer 10 MiB at will.
+      const signature = ctx.get('x-inbound-signature');
+      const { account, secret } = await receivingAccount({ db: ctx.deps.db, dataEncryptionKey: ctx.deps.config.secrets.dataEncryptionKey }, params.account_id, signature);
       const raw = await readRawBody(ctx);
       if (!sha256SignatureMatches(raw, signature, secret)) throw unauthenticated('X-Inbound-Signature does not verify');
       const mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });

@@ -4,13 +4,13 @@
  * the events its cooldown held back. Another type's agent simply has no runs.
  */
 import Joi from '../../domain/joi';
-import { MACHINE_AGENT_RUN_COLUMNS, MachineAgentRunRow } from '../../db/queries/machine-agent-runs';
-import { isUuid } from '../../db/tenant-scope';
+import type { MachineAgentRunRow } from '../../db/queries/machine-agent-runs';
+import { listMachineAgentRuns } from '../../services/agents';
 import { tenantScopeOf } from '../context';
 import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { mapPage, type PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
-import { agentParams, requireAgent } from '../resources/agent';
+import { agentParams } from '../resources/agent';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 
@@ -50,18 +50,7 @@ export function registerMachineAgentRunsRoute(api: ApiRouter): void {
       404: { description: 'Agent not found' },
     },
     handler: async (ctx, { params, query }) => {
-      const scope = tenantScopeOf(ctx);
-      const agent = await requireAgent(scope, params.agent_id);
-      const q = scope
-        .table('machine_agent_runs')
-        .where('agent_id', agent.id)
-        .select([...MACHINE_AGENT_RUN_COLUMNS])
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
-      if (query.asset_id !== undefined) {
-        if (isUuid(query.asset_id)) q.where('asset_id', query.asset_id);
-        else q.whereRaw('false');
-      }
-      ctx.body = await paginate(q, query, toRun);
+      ctx.body = mapPage(await listMachineAgentRuns(tenantScopeOf(ctx), params.agent_id, query, query), toRun);
     },
   });
 }

@@ -5,36 +5,12 @@
  */
 import Joi from '../../domain/joi';
 import { checkWebhookUrl } from '../../infra/outbound/destination-guard';
-import { TenantScope } from '../../db/tenant-scope';
-import { BUILT_IN_TOOLS, BuiltInTool, validateToolParameters } from '../../domain/agents/tool-parameters';
-import { conflict, validationError } from '../../domain/errors';
+import { BUILT_IN_TOOLS, validateToolParameters } from '../../domain/agents/tool-parameters';
+import { createTool, deleteTool, listTools, requireTool, ToolBody, ToolKind, ToolRow, updateTool } from '../../services/tools';
 import { ApiRouter } from '../route';
-import { findOr404 } from '../../db/find-or-404';
+import { inUserUnit } from '../resource-routes';
 import { agentResourceRoutes } from '../resources/agent-resources';
 import { recordTimesOf, recordTimesSchema } from '../record-times';
-
-type ToolKind = 'built_in' | 'http';
-
-interface ToolRow {
-  id: string;
-  name: string;
-  description: string;
-  kind: ToolKind;
-  builtin: BuiltInTool | null;
-  url: string | null;
-  parameters: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
-
-interface ToolBody {
-  name?: string;
-  description?: string;
-  kind?: ToolKind;
-  builtin?: BuiltInTool;
-  url?: string;
-  parameters?: Record<string, unknown>;
-}
 
 /**
  * Tool URLs follow the webhook destination rules with no development exception: https only, no
@@ -103,58 +79,24 @@ const toTool = (row: ToolRow) => ({
   ...recordTimesOf(row),
 });
 
-function requireTool(scope: TenantScope, id: string): Promise<ToolRow> {
-  return findOr404('tool', id, () => scope.table('tools').where('id', id).first());
-}
-
-async function refuseTakenName(scope: TenantScope, name: string, exceptId?: string): Promise<void> {
-  const q = scope.table('tools').where('name', name);
-  if (exceptId) q.whereNot('id', exceptId);
-  if (await q.first('id')) throw conflict(`a tool named ${name} exists`);
-}
-
-const jsonColumns = (body: ToolBody) => ({ ...body, ...(body.parameters !== undefined ? { parameters: JSON.stringify(body.parameters) } : {}) });
-
 export function toolRoutes(): ApiRouter {
-  const { api, routes: tool } = agentResourceRoutes('/api/v1/tools', 'tools', {
-    path: '/:tool_id',
-    schema: toolSchema,
-    find: requireTool,
-    present: toTool,
-    audit: 'tool',
-    table: 'tools',
+  const { api, routes: tool } = agentResourceRoutes('/api/v1/tools', 'tools', { path: '/:tool_id', schema: toolSchema, find: requireTool, present: toTool });
+  tool.list<{ kind?: ToolKind }>({
+    summary: 'List tools',
+    found: 'A page of tools',
+    match: { kind: Joi.string().valid('built_in', 'http') },
+    load: (scope, query) => listTools(scope, query, query),
   });
-  tool.list({ summary: 'List tools', found: 'A page of tools', match: { kind: Joi.string().valid('built_in', 'http') } });
-  tool.create<ToolBody>(
+  tool.create<ToolBody & { name: string }>(
     { summary: 'Create a tool', body: createBody, created: 'Created tool', responses: { 409: { description: 'Name taken' } } },
-    { check: (unit, body) => refuseTakenName(unit.scope, body.name!), columns: jsonColumns, after: (_unit, row) => ({ kind: row.kind }) },
+    (ctx, body) => inUserUnit(ctx, (unit) => createTool(unit, body)),
   );
   tool.get({ summary: 'Get a tool', found: 'Tool' });
   tool.update<ToolBody>(
     { summary: 'Update the fields sent (kind and builtin are fixed)', body: updateBody, updated: 'Updated tool', responses: { 409: { description: 'Name taken' } } },
-    {
-      check: async (unit, before, body) => {
-        if (body.url !== undefined && before.kind !== 'http') {
-          throw validationError('invalid body: body.url applies only to http tools', [{ field: 'body.url', message: 'applies only to http tools', type: 'any.unknown' }]);
-        }
-        if (body.name) await refuseTakenName(unit.scope, body.name, before.id);
-      },
-      columns: jsonColumns,
-    },
+    (ctx, id, body) => inUserUnit(ctx, (unit) => updateTool(unit, id, body)),
   );
-  tool.remove(
-    { summary: 'Delete a tool; it is removed from every agent that listed it' },
-    {
-      before: async (unit, row) => {
-        const agents = await unit.scope
-          .table('agents')
-          .whereRaw('? = any(tools)', [row.id])
-          .update({ tools: unit.tx.raw('array_remove(tools, ?::uuid)', [row.id]), updated_at: new Date() })
-          .returning('id');
-        return { removed_from_agents: agents.map((a: { id: string }) => a.id) };
-      },
-    },
-  );
+  tool.remove({ summary: 'Delete a tool; it is removed from every agent that listed it' }, (ctx, id) => inUserUnit(ctx, (unit) => deleteTool(unit, id)));
 
   return api;
 }

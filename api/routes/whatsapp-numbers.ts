@@ -3,41 +3,21 @@
  * API keeps the provider's phone number id and the access token encrypted (infra/crypto.ts);
  * the token is never returned. Status changes move the number's agents (DECISIONS.md, Agents).
  */
-import { createHash, randomUUID } from 'node:crypto';
 import Joi from '../../domain/joi';
-import { TenantScope } from '../../db/tenant-scope';
-import { ChannelStatus } from '../../domain/agents/agents';
-import { secretContexts } from '../../domain/agents/channel-secrets';
-import { encryptSecret } from '../../infra/crypto';
-import { conflict } from '../../domain/errors';
+import {
+  createWhatsappNumber,
+  deleteWhatsappNumber,
+  listWhatsappNumbers,
+  requireWhatsappNumber,
+  updateWhatsappNumber,
+  WhatsappNumberBody,
+  WhatsappNumberRow,
+} from '../../services/whatsapp-numbers';
+import { AppContext } from '../context';
 import { ApiRouter } from '../route';
-import { propagateChannelStatus, refuseDeleteInUse, restoreAgentsAfterCredentialFix } from '../resources/channel-records';
-import { findOr404 } from '../../db/find-or-404';
+import { inUserUnit } from '../resource-routes';
 import { agentResourceRoutes } from '../resources/agent-resources';
 import { recordTimesOf, recordTimesSchema } from '../record-times';
-
-interface WhatsappNumberRow {
-  id: string;
-  display_phone_number: string;
-  phone_number_id: string;
-  business_account_id: string | null;
-  access_token_encrypted: string;
-  app_secret_encrypted: string | null;
-  verify_token_hash: string | null;
-  status: ChannelStatus;
-  created_at: Date;
-  updated_at: Date;
-}
-
-interface WhatsappNumberBody {
-  display_phone_number?: string;
-  phone_number_id?: string;
-  business_account_id?: string | null;
-  access_token?: string;
-  app_secret?: string;
-  verify_token?: string;
-  status?: ChannelStatus;
-}
 
 const fields = {
   display_phone_number: Joi.string()
@@ -88,65 +68,24 @@ const toNumber = (row: WhatsappNumberRow) => ({
   ...recordTimesOf(row),
 });
 
-const tokenContext = secretContexts.whatsappAccessToken;
-export const appSecretContext = secretContexts.whatsappAppSecret;
-export const verifyTokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
-
-/** Columns of the write-only secrets sent in a body, encrypted or hashed for storage. */
-function secretColumns(body: WhatsappNumberBody, id: string, key: Buffer): Record<string, string> {
-  return {
-    ...(body.access_token !== undefined ? { access_token_encrypted: encryptSecret(body.access_token, key, tokenContext(id)) } : {}),
-    ...(body.app_secret !== undefined ? { app_secret_encrypted: encryptSecret(body.app_secret, key, appSecretContext(id)) } : {}),
-    ...(body.verify_token !== undefined ? { verify_token_hash: verifyTokenHash(body.verify_token) } : {}),
-  };
-}
-
-/** A verify token names one number: the GET challenge, which carries nothing else, finds it by the token. */
-async function refuseTakenVerifyToken(scope: TenantScope, token: string | undefined, exceptId?: string): Promise<void> {
-  if (token === undefined) return;
-  const q = scope.db('whatsapp_numbers').where('verify_token_hash', verifyTokenHash(token));
-  if (exceptId) q.whereNot('id', exceptId);
-  if (await q.first('id')) throw conflict('choose another verify_token');
-}
-
-function requireNumber(scope: TenantScope, id: string): Promise<WhatsappNumberRow> {
-  return findOr404('WhatsApp number', id, () => scope.table('whatsapp_numbers').where('id', id).first());
-}
-
-/**
- * A provider id is registered once per tenant. Other tenants are not looked at: a registration
- * neither blocks another company's nor tells whether it exists (the inbound webhook routes by the
- * app secret that verifies, which only the number's owner holds).
- */
-async function refuseTakenPhoneNumberId(scope: TenantScope, phoneNumberId: string, exceptId?: string): Promise<void> {
-  const q = scope.table('whatsapp_numbers').where('phone_number_id', phoneNumberId);
-  if (exceptId) q.whereNot('id', exceptId);
-  if (await q.first('id')) throw conflict('this phone_number_id is already registered');
-}
+const keyOf = (ctx: AppContext): Buffer => ctx.deps.config.secrets.dataEncryptionKey;
 
 export function whatsappNumberRoutes(): ApiRouter {
   const { api, routes: number } = agentResourceRoutes('/api/v1/whatsapp/numbers', 'whatsapp numbers', {
     path: '/:number_id',
     schema: numberSchema,
-    find: requireNumber,
+    find: requireWhatsappNumber,
     present: toNumber,
-    audit: 'whatsapp_number',
-    table: 'whatsapp_numbers',
   });
-  number.list({ summary: 'List WhatsApp numbers', found: 'A page of numbers', match: { status: fields.status } });
-  number.create<WhatsappNumberBody>(
+  number.list<{ status?: 'active' | 'inactive' }>({
+    summary: 'List WhatsApp numbers',
+    found: 'A page of numbers',
+    match: { status: fields.status },
+    load: (scope, query) => listWhatsappNumbers(scope, query, query),
+  });
+  number.create<WhatsappNumberBody & { phone_number_id: string }>(
     { summary: 'Register a WhatsApp number', body: createBody, created: 'Created, active number', responses: { 409: { description: 'phone_number_id already registered' } } },
-    {
-      check: async (unit, body) => {
-        await refuseTakenPhoneNumberId(unit.scope, body.phone_number_id!);
-        await refuseTakenVerifyToken(unit.scope, body.verify_token);
-      },
-      columns: (body, ctx) => {
-        const id = randomUUID();
-        const { access_token, app_secret, verify_token, ...rest } = body;
-        return { ...rest, ...secretColumns(body, id, ctx.deps.config.secrets.dataEncryptionKey), id, status: 'active' };
-      },
-    },
+    (ctx, body) => inUserUnit(ctx, (unit) => createWhatsappNumber(unit, keyOf(ctx), body)),
   );
   number.get({ summary: 'Get a WhatsApp number', found: 'Number' });
   number.update<WhatsappNumberBody>(
@@ -158,27 +97,10 @@ export function whatsappNumberRoutes(): ApiRouter {
       updated: 'Updated number',
       responses: { 409: { description: 'phone_number_id already registered' } },
     },
-    {
-      check: async (unit, before, body) => {
-        if (body.phone_number_id) await refuseTakenPhoneNumberId(unit.scope, body.phone_number_id, before.id);
-        await refuseTakenVerifyToken(unit.scope, body.verify_token, before.id);
-      },
-      columns: (body, before, ctx) => {
-        const { access_token, app_secret, verify_token, ...rest } = body;
-        return { ...rest, ...secretColumns(body, before.id, ctx.deps.config.secrets.dataEncryptionKey) };
-      },
-      after: async (unit, before, row, body) => ({
-        agents_moved: [
-          ...(await propagateChannelStatus(unit, 'whatsapp', before.id, before.status, row.status)),
-          // A new access token on a number that stayed active ends a credentials rejection.
-          ...(body.access_token !== undefined && before.status === 'active' && row.status === 'active' ? await restoreAgentsAfterCredentialFix(unit, 'whatsapp', before.id) : []),
-        ],
-      }),
-    },
+    (ctx, id, body) => inUserUnit(ctx, (unit) => updateWhatsappNumber(unit, keyOf(ctx), id, body)),
   );
-  number.remove(
-    { summary: 'Delete a WhatsApp number no agent uses', responses: { 409: { description: 'Agents use the number' } } },
-    { before: (unit, row) => refuseDeleteInUse(unit, 'whatsapp', row.id) },
+  number.remove({ summary: 'Delete a WhatsApp number no agent uses', responses: { 409: { description: 'Agents use the number' } } }, (ctx, id) =>
+    inUserUnit(ctx, (unit) => deleteWhatsappNumber(unit, id)),
   );
 
   return api;

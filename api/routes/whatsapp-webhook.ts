@@ -9,50 +9,14 @@
  * which then hands it to the conversation's workflow for an answer.
  */
 import Joi from '../../domain/joi';
-import { inboundMessages, InboundWhatsappMessage, isWhatsappPayload, receivingNumbers } from '../../domain/agents/whatsapp-inbound';
-import { decryptSecret } from '../../infra/crypto';
+import { inboundMessages, InboundWhatsappMessage, isWhatsappPayload } from '../../domain/agents/whatsapp-inbound';
+import { authenticatedNumbers, ReceivingNumber, requireKnownVerifyToken } from '../../services/whatsapp-webhook';
 import { AppContext } from '../context';
-import { AppError, forbidden, unauthenticated } from '../../domain/errors';
+import { AppError } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { InboundOutcome, receiveInboundMessage } from '../inbound/inbound-messages';
-import { sha256SignatureMatches } from '../inbound/provider-signature';
-import { appSecretContext, verifyTokenHash } from './whatsapp-numbers';
 
 const ACTOR = { type: 'service', id: 'whatsapp-cloud-api' } as const;
-
-interface ReceivingNumber {
-  id: string;
-  tenant_id: string;
-  phone_number_id: string;
-  app_secret_encrypted: string | null;
-  status: 'active' | 'inactive';
-}
-
-/**
- * The registered numbers a payload is for, once its signature is proven under each one's app
- * secret. Unknown numbers, numbers without an app secret, or a bad signature: 401, nothing stored.
- */
-async function authenticatedNumbers(ctx: AppContext, payload: Record<string, unknown>): Promise<Map<string, ReceivingNumber>> {
-  const ids = receivingNumbers(payload);
-  if (ids.length === 0) throw unauthenticated('the payload names no receiving number');
-  const rows: ReceivingNumber[] = await ctx.deps
-    .db('whatsapp_numbers')
-    .whereIn('phone_number_id', ids)
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id', 'tenant_id', 'phone_number_id', 'app_secret_encrypted', 'status');
-  const rawBody = (ctx.request as { rawBody?: string }).rawBody ?? '';
-  const signature = ctx.get('x-hub-signature-256') || undefined;
-  const key = ctx.deps.config.secrets.dataEncryptionKey;
-  // Several tenants may have registered the same provider id; the owner is the one whose app
-  // secret signed this payload (the oldest registration if two share a secret).
-  const verified = new Map<string, ReceivingNumber>();
-  for (const r of rows) {
-    if (verified.has(r.phone_number_id) || r.app_secret_encrypted === null) continue;
-    if (sha256SignatureMatches(rawBody, signature, decryptSecret(r.app_secret_encrypted, key, appSecretContext(r.id)))) verified.set(r.phone_number_id, r);
-  }
-  if (!ids.every((id) => verified.has(id))) throw unauthenticated('X-Hub-Signature-256 does not verify');
-  return verified;
-}
 
 function receive(ctx: AppContext, number: ReceivingNumber, message: InboundWhatsappMessage): Promise<InboundOutcome> {
   return receiveInboundMessage(ctx, ACTOR, {
@@ -85,8 +49,7 @@ export function whatsappWebhookRoutes(): ApiRouter {
     }),
     responses: { 200: { description: 'The challenge, as text/plain' }, 403: { description: 'Unknown verify token' } },
     handler: async (ctx, { query }) => {
-      const number = await ctx.deps.db('whatsapp_numbers').where('verify_token_hash', verifyTokenHash(query['hub.verify_token'])).first('id');
-      if (!number) throw forbidden('unknown verify token');
+      await requireKnownVerifyToken(ctx.deps.db, query['hub.verify_token']);
       ctx.type = 'text/plain';
       ctx.body = query['hub.challenge'];
     },
@@ -112,7 +75,10 @@ export function whatsappWebhookRoutes(): ApiRouter {
     },
     handler: async (ctx, { body }) => {
       if (!isWhatsappPayload(body)) throw new AppError('VALIDATION_ERROR', 'not a WhatsApp Cloud API payload');
-      const numbers = await authenticatedNumbers(ctx, body);
+      const numbers = await authenticatedNumbers({ db: ctx.deps.db, dataEncryptionKey: ctx.deps.config.secrets.dataEncryptionKey }, body, {
+        rawBody: (ctx.request as { rawBody?: string }).rawBody ?? '',
+        signature: ctx.get('x-hub-signature-256') || undefined,
+      });
       const counts: Record<InboundOutcome, number> = { stored: 0, duplicate: 0, unrouted: 0 };
       for (const message of inboundMessages(body)) counts[await receive(ctx, numbers.get(message.phoneNumberId)!, message)] += 1;
       ctx.body = { stored: counts.stored, duplicates: counts.duplicate, unrouted: counts.unrouted };

@@ -1,5 +1,6 @@
 /** Storage of agents and their channels (issue 7). Every query goes through a TenantScope. */
 import { agentStatusAfterChannelChange, AgentStatus, AgentType, CHANNEL_OF_TYPE, ChannelStatus, ChannelType, TriggerConfig } from '../../domain/agents/agents';
+import type { Knex } from 'knex';
 import { TenantScope } from '../tenant-scope';
 
 export interface AgentRow {
@@ -41,6 +42,27 @@ export async function findAgent(scope: TenantScope, id: string, type?: AgentType
     .first([...AGENT_COLUMNS]);
   if (type) q.where('type', type);
   return q;
+}
+
+/** The tenant's agents, oldest first, of one type and status when given. */
+export function agentListQuery(scope: TenantScope, filter: { type?: AgentType; status?: string }): Knex.QueryBuilder {
+  const q = scope
+    .table('agents')
+    .select([...AGENT_COLUMNS])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (filter.type) q.where('type', filter.type);
+  if (filter.status) q.where('status', filter.status);
+  return q;
+}
+
+/** Takes a deleted tool out of every agent's list; answers the agents changed. */
+export async function removeToolFromAgents(scope: TenantScope, toolId: string): Promise<string[]> {
+  const agents: { id: string }[] = await scope
+    .table('agents')
+    .whereRaw('? = any(tools)', [toolId])
+    .update({ tools: scope.db.raw('array_remove(tools, ?::uuid)', [toolId]), updated_at: new Date() })
+    .returning('id');
+  return agents.map((a) => a.id);
 }
 
 /** Status of a tenant's channel record, or undefined when the tenant has no such record. */

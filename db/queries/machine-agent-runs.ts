@@ -1,6 +1,8 @@
 /** Storage of machine agent runs (issue 7). */
 import type { LlmEngine } from '../../domain/llm/provider';
+import type { Knex } from 'knex';
 import { Queryable } from '../knex';
+import { TenantScope, whereUuidIs } from '../tenant-scope';
 
 export type MachineAgentAction = 'notified' | 'recorded';
 
@@ -55,4 +57,15 @@ export async function insertMachineAgentRun(
     .ignore()
     .returning('id');
   return row ? { id: row.id } : null;
+}
+
+/** An agent's runs, newest first; an asset_id that is not a UUID matches nothing. */
+export function machineAgentRunListQuery(scope: TenantScope, agentId: string, filter: { asset_id?: string }): Knex.QueryBuilder {
+  const q = scope
+    .table('machine_agent_runs')
+    .where('agent_id', agentId)
+    .select([...MACHINE_AGENT_RUN_COLUMNS])
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+  if (filter.asset_id !== undefined) whereUuidIs(q, 'asset_id', filter.asset_id);
+  return q;
 }

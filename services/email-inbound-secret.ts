@@ -4,8 +4,8 @@
  * Generated on account creation and by the rotate route, shown once, kept encrypted.
  */
 import { randomBytes } from 'node:crypto';
-import { secretContexts } from '../../domain/agents/channel-secrets';
-import { decryptSecret, encryptSecret } from '../../infra/crypto';
+import { secretContexts } from '../domain/agents/channel-secrets';
+import { decryptSecret, encryptSecret } from '../infra/crypto';
 
 const PREFIX = 'whin_';
 

@@ -1,0 +1,89 @@
+/**
+ * Sign-in sessions, without HTTP: credentials checked, refresh tokens issued, rotated and revoked,
+ * each session change audited as an action of the user on their own account, in the transaction
+ * of the change. The login limits and the access token stay with api/routes/auth.ts, the HTTP face.
+ */
+import { Knex } from 'knex';
+import { appendAudit } from '../db/audit';
+import { findUserByEmail, issueRefreshToken, revokeByToken, rotateRefreshToken, UserRecord } from '../db/auth';
+import type { Db } from '../db/knex';
+import { DUMMY_HASH_PROMISE, verifyPassword } from '../domain/auth/passwords';
+import { AppError, unauthenticated } from '../domain/errors';
+
+export type { UserRecord };
+
+/** The request a session change comes from: its id goes into the audit row. */
+export interface SessionRequest {
+  requestId: string | null;
+}
+
+function auditAuth(tx: Knex.Transaction, request: SessionRequest, who: { tenantId: string; userId: string }, action: string, family: string | null) {
+  return appendAudit(tx, {
+    tenantId: who.tenantId,
+    actor: { type: 'user', id: who.userId },
+    action,
+    resourceType: 'user',
+    resourceId: who.userId,
+    requestId: request.requestId,
+    details: { token_family: family },
+  });
+}
+
+/**
+ * The active user these credentials name, or 401 (wrong email or password, or a disabled user).
+ * `check` runs the password check under the caller's concurrency limit and answers null when
+ * the limit refused it; this answers null then.
+ */
+export async function authenticate(
+  db: Db,
+  credentials: { email: string; password: string },
+  check: (verify: () => Promise<boolean>) => Promise<boolean | null>,
+): Promise<UserRecord | null> {
+  const user = await findUserByEmail(db, credentials.email);
+  // Same work whether or not the user exists: the answer time does not reveal accounts.
+  const hash = user?.password_hash ?? (await DUMMY_HASH_PROMISE);
+  const valid = await check(() => verifyPassword(credentials.password, hash));
+  if (valid === null) return null;
+  if (!user || !valid || user.status !== 'active') throw unauthenticated('wrong email or password');
+  return user;
+}
+
+/** A new session (refresh-token family) for the user; audited `auth.login`. Answers the refresh token. */
+export async function startSession(db: Db, request: SessionRequest, user: UserRecord): Promise<string> {
+  const issued = await db.transaction(async (tx) => {
+    const token = await issueRefreshToken(tx, user);
+    await auditAuth(tx, request, { tenantId: user.tenant_id, userId: user.id }, 'auth.login', token.familyId);
+    return token;
+  });
+  return issued.token;
+}
+
+/**
+ * Rotates a refresh token (audited `auth.refresh`); reusing a rotated one revokes its whole
+ * family (audited `auth.refresh_reuse_detected`) and is 401, as is any other refusal.
+ */
+export async function refreshSession(db: Db, request: SessionRequest, refreshToken: string): Promise<{ user: UserRecord; token: string }> {
+  const result = await db.transaction(async (tx) => {
+    const rotation = await rotateRefreshToken(tx, refreshToken);
+    if (rotation.kind === 'reuse_detected' || rotation.kind === 'rotated') {
+      const tenantId = rotation.kind === 'rotated' ? rotation.user.tenant_id : rotation.tenantId;
+      const userId = rotation.kind === 'rotated' ? rotation.user.id : rotation.userId;
+      const action = rotation.kind === 'rotated' ? 'auth.refresh' : 'auth.refresh_reuse_detected';
+      await auditAuth(tx, request, { tenantId, userId }, action, rotation.familyId);
+    }
+    return rotation;
+  });
+  if (result.kind === 'rotated') return { user: result.user, token: result.token };
+  if (result.kind === 'reuse_detected') {
+    throw new AppError('UNAUTHENTICATED', 'refresh token was already used; all sessions of this login are revoked', { reason: 'reuse_detected' });
+  }
+  throw new AppError('UNAUTHENTICATED', `refresh token ${result.reason === 'unknown' ? 'is not valid' : result.reason}`, { reason: result.reason });
+}
+
+/** Revokes the refresh-token family of the user's login; audited `auth.logout`. */
+export async function endSession(db: Db, request: SessionRequest, who: { tenantId: string; userId: string }, refreshToken: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const family = await revokeByToken(tx, refreshToken, who.userId);
+    await auditAuth(tx, request, who, 'auth.logout', family);
+  });
+}

@@ -1,7 +1,7 @@
 /**
  * Inbound e-mail, without HTTP: the account a raw message is for and the secret that must have
  * signed it (email-inbound-secret.ts). api/routes/email-inbound.ts is the HTTP face;
- * api/inbound/inbound-messages.ts stores and routes the message.
+ * services/inbound-messages.ts stores and routes the message.
  */
 import type { Queryable } from '../db/knex';
 import { ReceivingAccount, receivingAccountById } from '../db/queries/email-accounts';

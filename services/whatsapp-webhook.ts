@@ -2,7 +2,7 @@
  * The WhatsApp Cloud API's callback, without HTTP: which registered number a subscription
  * challenge or a signed payload is for. Not tenant-scoped: the provider names a number only by
  * its verify token or its phone number id, and the tenant is the one of the number that verifies.
- * api/routes/whatsapp-webhook.ts is the HTTP face; api/inbound/inbound-messages.ts stores each message.
+ * api/routes/whatsapp-webhook.ts is the HTTP face; services/inbound-messages.ts stores each message.
  */
 import type { Queryable } from '../db/knex';
 import { numbersByPhoneNumberIds, ReceivingNumber, verifyTokenTaken } from '../db/queries/whatsapp-numbers';

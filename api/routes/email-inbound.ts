@@ -7,7 +7,7 @@
  *
  * The message is parsed with mailparser: the contact is the From address, the body the text part
  * (or the text of the HTML part), the redelivery key the Message-ID (a SHA-256 of the raw bytes
- * when there is none), its time when it arrived here. receiveInboundMessage (inbound-messages.ts) stores and routes it.
+ * when there is none), its time when it arrived here. receiveInboundMessage (services/inbound-messages.ts) stores and routes it.
  */
 import { createHash } from 'node:crypto';
 import Joi from '../../domain/joi';
@@ -17,7 +17,7 @@ import { receivingAccount } from '../../services/email-inbound';
 import { AppContext } from '../context';
 import { AppError, unauthenticated } from '../../domain/errors';
 import { ApiRouter } from '../route';
-import { receiveInboundMessage } from '../inbound/inbound-messages';
+import { receiveInboundMessage } from '../../services/inbound-messages';
 import { idRef } from '../validation';
 
 /** Raw messages up to 10 MiB (attachments are not kept, but they arrive with the text). */
@@ -71,18 +71,22 @@ export function emailInboundRoutes(): ApiRouter {
       const sender = mail.from?.value.find((a) => a.address);
       if (!sender?.address) throw new AppError('BAD_REQUEST', 'the message has no From address');
       const body = (mail.text ?? '').trim() || '[empty message]';
-      const outcome = await receiveInboundMessage(ctx, ACTOR, {
-        channel: 'email',
-        tenantId: account.tenant_id,
-        receiver: { id: account.id, status: account.status },
-        from: sender.address.toLowerCase(),
-        senderName: sender.name || null,
-        body,
-        subject: mail.subject ?? null,
-        providerMessageId: mail.messageId ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`,
-        // Received now: the Date header is the sender's claim.
-        sentAt: new Date(),
-      });
+      const outcome = await receiveInboundMessage(
+        { ...ctx.deps, log: ctx.state.log },
+        { actor: ACTOR, requestId: ctx.state.requestId },
+        {
+          channel: 'email',
+          tenantId: account.tenant_id,
+          receiver: { id: account.id, status: account.status },
+          from: sender.address.toLowerCase(),
+          senderName: sender.name || null,
+          body,
+          subject: mail.subject ?? null,
+          providerMessageId: mail.messageId ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`,
+          // Received now: the Date header is the sender's claim.
+          sentAt: new Date(),
+        },
+      );
       ctx.body = { stored: outcome === 'stored' ? 1 : 0, duplicates: outcome === 'duplicate' ? 1 : 0, unrouted: outcome === 'unrouted' ? 1 : 0 };
     },
   });

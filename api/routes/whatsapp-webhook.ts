@@ -5,7 +5,7 @@
  * number's app secret). The tenant is the one of the receiving number (`phone_number_id`).
  *
  * Each inbound message is stored with its contact (matched by phone), in the open conversation of
- * the number's active agent with that contact, by receiveInboundMessage (inbound-messages.ts),
+ * the number's active agent with that contact, by receiveInboundMessage (services/inbound-messages.ts),
  * which then hands it to the conversation's workflow for an answer.
  */
 import Joi from '../../domain/joi';
@@ -14,21 +14,25 @@ import { authenticatedNumbers, ReceivingNumber, requireKnownVerifyToken } from '
 import { AppContext } from '../context';
 import { AppError } from '../../domain/errors';
 import { ApiRouter } from '../route';
-import { InboundOutcome, receiveInboundMessage } from '../inbound/inbound-messages';
+import { InboundOutcome, receiveInboundMessage } from '../../services/inbound-messages';
 
 const ACTOR = { type: 'service', id: 'whatsapp-cloud-api' } as const;
 
 function receive(ctx: AppContext, number: ReceivingNumber, message: InboundWhatsappMessage): Promise<InboundOutcome> {
-  return receiveInboundMessage(ctx, ACTOR, {
-    channel: 'whatsapp',
-    tenantId: number.tenant_id,
-    receiver: { id: number.id, status: number.status },
-    from: message.fromPhone,
-    senderName: message.profileName,
-    body: message.body,
-    providerMessageId: message.providerMessageId,
-    sentAt: message.sentAt,
-  });
+  return receiveInboundMessage(
+    { ...ctx.deps, log: ctx.state.log },
+    { actor: ACTOR, requestId: ctx.state.requestId },
+    {
+      channel: 'whatsapp',
+      tenantId: number.tenant_id,
+      receiver: { id: number.id, status: number.status },
+      from: message.fromPhone,
+      senderName: message.profileName,
+      body: message.body,
+      providerMessageId: message.providerMessageId,
+      sentAt: message.sentAt,
+    },
+  );
 }
 
 export function whatsappWebhookRoutes(): ApiRouter {

@@ -75,6 +75,21 @@ export async function storeMessageBody(scope: TenantScope, message: StoredMessag
 }
 
 /** An outbound message by its idempotency key (the one a previous attempt stored). */
+/** The oldest active agent of a channel on the record that received a message (a WhatsApp number or an e-mail account). */
+export function receivingAgent(scope: TenantScope, channel: 'whatsapp' | 'email', receiverId: string): Promise<{ id: string } | undefined> {
+  const column = channel === 'whatsapp' ? 'whatsapp_number_id' : 'email_account_id';
+  return scope
+    .table('agents')
+    .where({ [column]: receiverId, type: channel, status: 'active' })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .first('id');
+}
+
+/** The message a provider's message id was first stored as (possibly in an older conversation). */
+export function messageByProviderId(scope: TenantScope, providerMessageId: string): Promise<{ id: string; conversation_id: string } | undefined> {
+  return scope.table('messages').where({ provider_message_id: providerMessageId }).first('id', 'conversation_id');
+}
+
 export async function outboundByKey(scope: TenantScope, idempotencyKey: string): Promise<{ id: string } | undefined> {
   return scope.table('messages').where({ idempotency_key: idempotencyKey }).first('id');
 }

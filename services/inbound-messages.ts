@@ -7,15 +7,16 @@
  * signalled (signal-with-start), also for a redelivered message: if Temporal is unreachable the
  * caller answers 503, the provider redelivers, and the duplicate is signalled then.
  */
-import { contactByEmail, contactByPhone, openConversation, storeMessageBody } from '../../db/queries/conversations';
-import { Actor } from '../../db/audit';
-import { ChannelStatus } from '../../domain/agents/agents';
-import { signalInboundMessage } from '../../orchestration/conversations';
-import { storableOrNull, storableText } from '../../domain/text';
-import { AppContext } from '../context';
-import { dependencyUnavailable } from '../../domain/errors';
-import { errorSummary } from '../../infra/error-chain';
-import { runMutation } from '../mutation';
+import type { Logger } from 'pino';
+import type { Db } from '../db/knex';
+import { contactByEmail, contactByPhone, messageByProviderId, openConversation, receivingAgent, storeMessageBody } from '../db/queries/conversations';
+import { runUnit, type UnitContext } from '../db/unit-of-work';
+import { ChannelStatus } from '../domain/agents/agents';
+import { dependencyUnavailable } from '../domain/errors';
+import { storableOrNull, storableText } from '../domain/text';
+import { errorSummary } from '../infra/error-chain';
+import type { TemporalGateway } from '../infra/temporal';
+import { signalInboundMessage } from '../orchestration/conversations';
 
 export type InboundChannel = 'whatsapp' | 'email';
 
@@ -35,14 +36,16 @@ export interface InboundMessage {
 
 export type InboundOutcome = 'stored' | 'duplicate' | 'unrouted';
 
-const RECEIVER = {
-  whatsapp: { column: 'whatsapp_number_id', resourceType: 'whatsapp_number' },
-  email: { column: 'email_account_id', resourceType: 'email_account' },
-} as const;
+const RECEIVER_TYPE = { whatsapp: 'whatsapp_number', email: 'email_account' } as const;
 
 type Routed = { outcome: 'unrouted' } | { outcome: 'stored' | 'duplicate'; conversationId: string; messageId: string };
 
-export async function receiveInboundMessage(ctx: AppContext, actor: Actor, received: InboundMessage): Promise<InboundOutcome> {
+export async function receiveInboundMessage(
+  deps: { db: Db; temporal: TemporalGateway; log: Pick<Logger, 'error'> },
+  /** Who relays it, in which request; the tenant is the receiving record's. */
+  origin: Omit<UnitContext, 'tenantId'>,
+  received: InboundMessage,
+): Promise<InboundOutcome> {
   // What a provider relays is kept as sent, less what PostgreSQL cannot store.
   const message: InboundMessage = {
     ...received,
@@ -52,18 +55,10 @@ export async function receiveInboundMessage(ctx: AppContext, actor: Actor, recei
     subject: storableOrNull(received.subject),
     providerMessageId: storableText(received.providerMessageId),
   };
-  const receiver = RECEIVER[message.channel];
-  const routed = await runMutation(ctx, message.tenantId, actor, async (unit): Promise<Routed> => {
-    const agent =
-      message.receiver.status === 'active'
-        ? await unit.scope
-            .table('agents')
-            .where({ [receiver.column]: message.receiver.id, type: message.channel, status: 'active' })
-            .orderBy([{ column: 'created_at' }, { column: 'id' }])
-            .first('id')
-        : undefined;
+  const routed = await runUnit(deps.db, { ...origin, tenantId: message.tenantId }, async (unit): Promise<Routed> => {
+    const agent = message.receiver.status === 'active' ? await receivingAgent(unit.scope, message.channel, message.receiver.id) : undefined;
     if (!agent) {
-      unit.audit({ action: `${message.channel}.message_unrouted`, resourceType: receiver.resourceType, resourceId: message.receiver.id });
+      unit.audit({ action: `${message.channel}.message_unrouted`, resourceType: RECEIVER_TYPE[message.channel], resourceId: message.receiver.id });
       return { outcome: 'unrouted' };
     }
     const contact =
@@ -89,14 +84,14 @@ export async function receiveInboundMessage(ctx: AppContext, actor: Actor, recei
     });
     if (stored) return { outcome: 'stored', conversationId: conversation.id, messageId: stored.id };
     // The first delivery's row (possibly in an older conversation): signalled again below.
-    const first = await unit.scope.table('messages').where({ provider_message_id: message.providerMessageId }).first('id', 'conversation_id');
+    const first = (await messageByProviderId(unit.scope, message.providerMessageId))!;
     return { outcome: 'duplicate', conversationId: first.conversation_id, messageId: first.id };
   });
   if (routed.outcome === 'unrouted') return 'unrouted';
   try {
-    await signalInboundMessage(await ctx.deps.temporal.client(), { tenantId: message.tenantId, conversationId: routed.conversationId, messageId: routed.messageId });
+    await signalInboundMessage(await deps.temporal.client(), { tenantId: message.tenantId, conversationId: routed.conversationId, messageId: routed.messageId });
   } catch (err) {
-    ctx.state.log.error({ err: errorSummary(err) }, 'conversation workflow not signalled');
+    deps.log.error({ err: errorSummary(err) }, 'conversation workflow not signalled');
     throw dependencyUnavailable('temporal', 'the message is stored but its answer could not be scheduled; deliver it again');
   }
   return routed.outcome;

@@ -20,7 +20,6 @@ import {
   requireExtraction,
   requireRecord,
 } from '../../services/extractions';
-import { tenantScope } from '../../db/tenant-scope';
 import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation, userUnitContextOf } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
@@ -81,7 +80,7 @@ function registerRecordRoutes(api: ApiRouter): void {
     handler: async (ctx, { params, body }) => {
       const { tenantId, userId } = userOf(ctx);
       const row = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => correctRecord(unit, params.record_id, userId, body));
-      ctx.body = toRecord(row, await correctionsOf(tenantScope(ctx.deps.db, tenantId), row.id));
+      ctx.body = toRecord(row, await correctionsOf(tenantScopeOf(ctx), row.id));
     },
   });
 

@@ -1,7 +1,7 @@
 import Joi from '../../domain/joi';
-import { AssetPrognosis, assetCycleSeries, degradationPrognosis, FAILURE_WINDOW_DAYS, prognoseSeries, PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
+import { AssetPrognosis, assetCycleSeries, degradationPrognosis, FAILURE_WINDOW_DAYS, prognoseSeries, PROGNOSTICS_MODEL } from '../../services/asset-monitoring/prognosis';
 import { DEGRADATION_MODEL_VERSION, type DegradationInsufficient, type DegradationPrognosis } from '../../domain/prognostics/degradation';
-import { bandOf } from '../../db/asset-monitoring/recompute';
+import { bandOf } from '../../services/asset-monitoring/recompute';
 import { activeBaselines } from '../../db/queries/baselines';
 import { effectiveConfig } from '../../db/queries/predictive-configs';
 import { latestReadings, LatestReading, recentReadings } from '../../db/queries/readings';

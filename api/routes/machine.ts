@@ -1,7 +1,7 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
-import { ingestMachineEvents, ingestReadings } from '../../db/asset-monitoring/ingest';
-import { LockedAssets, lockAssetTypes, MonitoringUnit } from '../../db/asset-monitoring/unit';
+import { ingestMachineEvents, ingestReadings } from '../../services/asset-monitoring/ingest';
+import { LockedAssets, lockAssetTypes, MonitoringUnit } from '../../services/asset-monitoring/unit';
 import { MachineEventInput, MACHINE_EVENT_COLUMNS, MachineEventRow } from '../../db/queries/machine-events';
 import { pgArray } from '../../db/queries/pg-array';
 import { ReadingInput } from '../../db/queries/readings';

@@ -1,5 +1,5 @@
 import Joi from '../../domain/joi';
-import { PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
+import { PROGNOSTICS_MODEL } from '../../services/asset-monitoring/prognosis';
 import { findPredictiveConfig, PREDICTIVE_CONFIG_COLUMNS, PredictiveConfigRow, toConfig, upsertPredictiveConfig } from '../../db/queries/predictive-configs';
 import { defaultPredictiveConfig, OPERATIONAL_PARAMETERS, PredictiveConfig } from '../../domain/assets/predictive-config';
 import { DEFAULT_ACTION_THRESHOLDS } from '../../domain/prognostics';

@@ -56,11 +56,12 @@ async function requireLockedAssets(unit: Unit, ids: readonly string[]): Promise<
   return locked;
 }
 
-/** The batch's audit row: on its one asset, or on none with the list of assets. */
-function auditIngest(unit: Unit, action: string, assetIds: readonly string[], summary: object): void {
-  const unique = [...new Set(assetIds)].sort();
+/** Declares the batch's audit row (on its one asset, or on none with the list of assets) and answers the summary. */
+function audited<Summary extends object>(unit: Unit, action: string, items: readonly { asset_id: string }[], summary: Summary): Summary {
+  const unique = [...new Set(items.map((item) => item.asset_id))].sort();
   const target = unique.length === 1 ? { resourceId: unique[0] as string, details: {} } : { resourceId: null, details: { asset_ids: unique } };
   unit.audit({ action, resourceType: 'asset', resourceId: target.resourceId, details: { ...target.details, ...summary } });
+  return summary;
 }
 
 /**
@@ -81,14 +82,7 @@ export async function ingestMachineReadings(unit: Unit, items: readonly ReadingI
     source: r.source ?? null,
     sender_event_id: r.event_id,
   }));
-  const summary = await ingestReadings(unit, assets, readings, new Date());
-  auditIngest(
-    unit,
-    'machine.readings.ingested',
-    items.map((item) => item.asset_id),
-    summary,
-  );
-  return summary;
+  return audited(unit, 'machine.readings.ingested', items, await ingestReadings(unit, assets, readings, new Date()));
 }
 
 /** Stores raw machine events (idempotent by event_id); each newly stored one is published to the outbox under its own type. */
@@ -106,14 +100,7 @@ export async function ingestMachineEventBatch(unit: Unit, items: readonly EventI
     source: e.source ?? null,
     sender_event_id: e.event_id,
   }));
-  const summary = await ingestMachineEvents(unit, events);
-  auditIngest(
-    unit,
-    'machine.events.ingested',
-    items.map((item) => item.asset_id),
-    summary,
-  );
-  return summary;
+  return audited(unit, 'machine.events.ingested', items, await ingestMachineEvents(unit, events));
 }
 
 export function listMachineEvents(scope: TenantScope, filter: MachineEventFilter, page: PageRequest): Promise<Page<MachineEventRow>> {

@@ -64,74 +64,67 @@ const eventsSummary = Joi.object({ received: Joi.number(), stored: Joi.number(),
 export function machineRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/machine');
 
-  /** One ingest route (a single item or a batch): the items go to the service's `ingest` in one unit of work. */
-  const ingestRoute = <Item, Summary extends object>(spec: {
-    path: string;
-    summary: string;
+  /**
+   * The two ingest routes of one kind of item: `path` takes a single item, `path/batch` up to
+   * MAX_BATCH under the key named like the path; either way the items go to the service's
+   * `ingest` in one unit of work.
+   */
+  const ingestRoutes = <Item>(spec: {
+    path: '/readings' | '/events';
+    noun: string;
     description: string;
-    body: Schema;
+    item: Schema;
     result: Schema;
-    itemsOf: (body: any) => Item[];
-    ingest: (unit: MutationUnit, items: Item[]) => Promise<Summary>;
-  }) =>
-    api.route<unknown, unknown, unknown>({
-      method: 'post',
-      path: spec.path,
-      summary: spec.summary,
-      description: spec.description,
-      tags: ['machine'],
-      auth: 'user',
-      permission: 'manage_assets',
-      body: spec.body,
-      responses: { 200: { description: 'What was stored', schema: spec.result }, 404: { description: 'An asset_id names no asset of the tenant' } },
-      handler: async (ctx, input) => {
-        const items = spec.itemsOf(input.body);
-        ctx.body = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => spec.ingest(unit, items));
-      },
-    });
+    ingest: (unit: MutationUnit, items: Item[]) => Promise<object>;
+  }) => {
+    const key = spec.path.slice(1);
+    const route = (path: string, summary: string, body: Schema, itemsOf: (body: any) => Item[]) =>
+      api.route<unknown, unknown, unknown>({
+        method: 'post',
+        path,
+        summary,
+        description: spec.description,
+        tags: ['machine'],
+        auth: 'user',
+        permission: 'manage_assets',
+        body,
+        responses: { 200: { description: 'What was stored', schema: spec.result }, 404: { description: 'An asset_id names no asset of the tenant' } },
+        handler: async (ctx, input) => {
+          const items = itemsOf(input.body);
+          ctx.body = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => spec.ingest(unit, items));
+        },
+      });
+    route(spec.path, `Ingest one ${spec.noun}`, spec.item, (body: Item) => [body]);
+    route(
+      `${spec.path}/batch`,
+      `Ingest up to ${MAX_BATCH} ${spec.noun}s`,
+      Joi.object({ [key]: Joi.array().items(spec.item).min(1).max(MAX_BATCH).required() }),
+      (body: Record<string, Item[]>) => body[key] as Item[],
+    );
+  };
 
-  const ingestReadingsRoute = (path: string, summary: string, body: Schema, itemsOf: (body: any) => ReadingItem[]) =>
-    ingestRoute({
-      path,
-      summary,
-      description:
-        "Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, " +
-        'deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of ' +
-        'the assets, all in one transaction. A reading older than the newest one of its series is stored but not judged.',
-      body,
-      result: readingsSummary,
-      itemsOf,
-      ingest: ingestMachineReadings,
-    });
+  ingestRoutes<ReadingItem>({
+    path: '/readings',
+    noun: 'sensor reading',
+    description:
+      "Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, " +
+      'deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of ' +
+      'the assets, all in one transaction. A reading older than the newest one of its series is stored but not judged.',
+    item: readingItem,
+    result: readingsSummary,
+    ingest: ingestMachineReadings,
+  });
 
-  ingestReadingsRoute('/readings', 'Ingest one sensor reading', readingItem, (body: ReadingItem) => [body]);
-  ingestReadingsRoute(
-    '/readings/batch',
-    `Ingest up to ${MAX_BATCH} sensor readings`,
-    Joi.object({ readings: Joi.array().items(readingItem).min(1).max(MAX_BATCH).required() }),
-    (body: { readings: ReadingItem[] }) => body.readings,
-  );
-
-  const ingestEventsRoute = (path: string, summary: string, body: Schema, itemsOf: (body: any) => EventItem[]) =>
-    ingestRoute({
-      path,
-      summary,
-      description:
-        'Stores raw machine events (idempotent by event_id; kept in their own table, subject to retention). Each newly stored event is also ' +
-        'published to the outbox under its own type, so machine agents (trigger_config.event_types) and webhooks react to it.',
-      body,
-      result: eventsSummary,
-      itemsOf,
-      ingest: ingestMachineEventBatch,
-    });
-
-  ingestEventsRoute('/events', 'Ingest one machine event', machineEventItem, (body: EventItem) => [body]);
-  ingestEventsRoute(
-    '/events/batch',
-    `Ingest up to ${MAX_BATCH} machine events`,
-    Joi.object({ events: Joi.array().items(machineEventItem).min(1).max(MAX_BATCH).required() }),
-    (body: { events: EventItem[] }) => body.events,
-  );
+  ingestRoutes<EventItem>({
+    path: '/events',
+    noun: 'machine event',
+    description:
+      'Stores raw machine events (idempotent by event_id; kept in their own table, subject to retention). Each newly stored event is also ' +
+      'published to the outbox under its own type, so machine agents (trigger_config.event_types) and webhooks react to it.',
+    item: machineEventItem,
+    result: eventsSummary,
+    ingest: ingestMachineEventBatch,
+  });
 
   api.route<unknown, PageRequest & MachineEventFilter>({
     method: 'get',

@@ -2,8 +2,8 @@
  * Baselines of an asset's parameters and the alerts their excursions raise, without HTTP: reads
  * take the tenant's scope, changes a unit of work. api/routes/asset-alerts.ts is the HTTP face.
  */
-import { setBaseline } from '../db/asset-monitoring/baseline';
-import { lockAssets } from '../db/asset-monitoring/unit';
+import { setBaseline } from './asset-monitoring/baseline';
+import { lockAssets } from './asset-monitoring/unit';
 import { findOr404 } from '../db/find-or-404';
 import { AlertRow, findAlert } from '../db/queries/alerts';
 import { AlertFilter, alertListQuery, BaselineFilter, baselineListQuery, markAlertAcknowledged } from '../db/queries/asset-alerts';

@@ -3,7 +3,7 @@
  * take the tenant's scope, an inspection a unit of work; all answer rows with dates as Date.
  * api/routes/asset-state.ts is the HTTP face.
  */
-import { recordInspection } from '../db/asset-monitoring/inspection';
+import { recordInspection } from './asset-monitoring/inspection';
 import { findOr404 } from '../db/find-or-404';
 import { AssetRow, findAsset } from '../db/queries/assets';
 import { findCondition, findHealth, InspectionRow, ReadingFilter, readingListQuery, ReadingRow } from '../db/queries/asset-state';

@@ -3,7 +3,7 @@
  * (a completed inspection records its condition on the task's assets) and SMRP-style compliance.
  * api/routes/maintenance-tasks.ts is the HTTP face.
  */
-import { recordInspection } from '../db/asset-monitoring/inspection';
+import { recordInspection } from './asset-monitoring/inspection';
 import { findTask, type TaskRow } from '../db/queries/maintenance';
 import { lockTask, planTasksDue, TaskFilter, tasksQuery, updateTask } from '../db/queries/maintenance-tasks';
 import type { TenantScope } from '../db/tenant-scope';

@@ -1,8 +1,6 @@
 import Joi from '../../domain/joi';
-import { assetSubtree, nestTree, TreeRow } from '../../db/queries/asset-tree';
-import { isUuid } from '../../db/tenant-scope';
-import { userOf } from '../context';
-import { notFound } from '../../domain/errors';
+import { assetTree, TreeRow } from '../../services/asset-tree';
+import { tenantScopeOf } from '../context';
 import { ApiRouter } from '../route';
 import { assetSchema, toAsset } from '../resources/asset';
 import { idRef } from '../validation';
@@ -41,11 +39,8 @@ export function registerAssetTreeRoute(api: ApiRouter): void {
       404: { description: 'root_id names no asset of the tenant' },
     },
     handler: async (ctx, { query }) => {
-      const { tenantId } = userOf(ctx);
-      if (query.root_id !== undefined && !isUuid(query.root_id)) throw notFound('asset');
-      const rows = await assetSubtree(ctx.deps.db, tenantId, query.root_id ?? null, query.depth);
-      if (query.root_id !== undefined && rows.length === 0) throw notFound('asset');
-      ctx.body = { root_id: query.root_id ?? null, depth: query.depth, items: nestTree(rows, toNode) };
+      const items = await assetTree(tenantScopeOf(ctx), query.root_id ?? null, query.depth, toNode);
+      ctx.body = { root_id: query.root_id ?? null, depth: query.depth, items };
     },
   });
 }

@@ -1,31 +1,17 @@
 import Joi from '../../domain/joi';
-import { AssetPrognosis, assetCycleSeries, degradationPrognosis, FAILURE_WINDOW_DAYS, prognoseSeries, PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
-import { DEGRADATION_MODEL_VERSION, type DegradationInsufficient, type DegradationPrognosis } from '../../domain/prognostics/degradation';
-import { bandOf } from '../../db/asset-monitoring/recompute';
-import { activeBaselines } from '../../db/queries/baselines';
-import { effectiveConfig } from '../../db/queries/predictive-configs';
-import { latestReadings, LatestReading, recentReadings } from '../../db/queries/readings';
-import { Queryable } from '../../db/knex';
-import { tenantScope } from '../../db/tenant-scope';
-import { DEFAULT_Z_THRESHOLD, detectAnomalies, MIN_BEHAVIOUR_WINDOW } from '../../domain/assets/anomalies';
-import { ToleranceBand } from '../../domain/assets/band';
-import { operationalParameterName, OPERATIONAL_PARAMETERS, PredictiveConfig } from '../../domain/assets/predictive-config';
-import { applyToCycles, projectParameters, resolveChanges, ScenarioChanges } from '../../domain/assets/what-if';
-import { describeInsufficient } from '../../domain/prognostics';
-import { userOf } from '../context';
+import { DEGRADATION_MODEL_VERSION } from '../../domain/prognostics/degradation';
+import { DEFAULT_Z_THRESHOLD, MIN_BEHAVIOUR_WINDOW } from '../../domain/assets/anomalies';
+import { ScenarioChanges } from '../../domain/assets/what-if';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
 import { parameterName } from './asset-alerts';
-import { assetParams, assetResource, requireAsset } from '../resources/asset';
+import { assetParams, assetResource } from '../resources/asset';
 import { isoTime } from '../../domain/time';
+import { assetPrognostics, BEHAVIOUR_WINDOW, digitalTwin, FAILURE_WINDOW_DAYS, SensorState, SIMULATION_COLUMNS, SimulationRow, simulateScenario } from '../../services/asset-twin';
 
 /** Digital twin (state, anomalies, what-if simulations) and prognostics of an asset. */
-
-/** A sensor whose latest reading is older than this is listed as stale. */
-export const STALE_AFTER_MS = 24 * 3_600_000;
-/** Readings before the current one that the behaviour z-score is computed over. */
-export const BEHAVIOUR_WINDOW = 50;
 
 const recommendedActions = ['immediate_maintenance', 'schedule_maintenance', 'inspect', 'monitor', 'continue_operation', 'collect_more_data'];
 
@@ -55,90 +41,6 @@ const prognosticsSchema = Joi.object({
     ),
 }).unknown(true);
 
-/** The prognostics answer: with too little data, no number is given, only why (low confidence). */
-export function prognosticsBody(p: AssetPrognosis, cyclesAvailable: number, config: PredictiveConfig) {
-  const inputs = { cycles_available: cyclesAvailable, cycles_required: PROGNOSTICS_MODEL.feature_spec.window, cycle_length_days: config.cycle_length_days };
-  if (p.status === 'ok') {
-    return {
-      status: 'ok' as const,
-      remaining_useful_life: p.remaining_useful_life,
-      remaining_useful_life_cycles: p.remaining_useful_life_cycles,
-      rul_at_cap: p.rul_at_cap,
-      failure_probability: p.failure_probability,
-      failure_probability_lower_bound: p.failure_probability_lower_bound,
-      horizon_days: p.horizon_days,
-      recommended_action: p.recommended_action,
-      confidence: p.confidence,
-      confidence_level: p.confidence_level,
-      out_of_range_features: p.out_of_range_features,
-      model_version: p.model_version,
-      reason: null,
-      inputs,
-    };
-  }
-  let reason: Record<string, unknown>;
-  if (p.status === 'not_configured') {
-    reason = { code: 'no_model_inputs', message: `no predictive config maps parameters of asset type "${config.asset_type}" to model sensors` };
-  } else {
-    const { reason: code, ...details } = p.insufficient;
-    reason = { code, message: describeInsufficient(p.insufficient), ...details };
-  }
-  return { ...withoutNumbers(p.model_version, reason), remaining_useful_life_cycles: null, inputs };
-}
-
-/** Either model's answer when it has too little to go on: no number, only why (confidence 0). */
-function withoutNumbers(modelVersion: string, reason: Record<string, unknown>) {
-  return {
-    status: 'insufficient_data' as const,
-    remaining_useful_life: null,
-    failure_probability: null,
-    horizon_days: FAILURE_WINDOW_DAYS,
-    recommended_action: 'collect_more_data',
-    confidence: 0,
-    confidence_level: 'low' as const,
-    model_version: modelVersion,
-    reason,
-  };
-}
-
-/** The general model's answer (assets without a turbofan mapping), in the same shape plus its evidence. */
-export function degradationBody(p: DegradationPrognosis | DegradationInsufficient) {
-  if (p.status === 'insufficient_data') return withoutNumbers(p.model_version, { code: p.reason, message: p.message, parameters: p.parameters });
-  const readings = p.drivers.reduce((n, d) => n + d.readings, 0);
-  return {
-    ...p,
-    reason: null,
-    evidence: { parameters: p.drivers.length, readings, days: Math.max(...p.drivers.map((d) => d.days)) },
-  };
-}
-
-/**
- * GET /prognostics: the turbofan model for an asset type whose predictive config maps its
- * parameters to the model's sensors, the general degradation model for every other asset.
- */
-async function assetPrognostics(db: Queryable, tenantId: string, asset: { id: string; type: string }) {
-  const config = await effectiveConfig(db, tenantId, asset.type);
-  if (Object.keys(config.model_inputs).length === 0) return degradationBody(await degradationPrognosis(db, tenantId, asset.id, config));
-  return (await prognosisOf(db, tenantId, asset)).body;
-}
-
-async function prognosisOf(db: Queryable, tenantId: string, asset: { id: string; type: string }) {
-  const config = await effectiveConfig(db, tenantId, asset.type);
-  const input = await assetCycleSeries(db, tenantId, asset.id, config);
-  return { config, input, body: prognosticsBody(prognoseSeries(input, config), input.series.length, config) };
-}
-
-interface SimulationRow {
-  id: string;
-  asset_id: string;
-  scenario: { label: string | null; changes: ScenarioChanges };
-  result: Record<string, unknown>;
-  model_version: string | null;
-  created_by: string | null;
-  created_at: Date;
-}
-const SIMULATION_COLUMNS = ['id', 'asset_id', 'scenario', 'result', 'model_version', 'created_by', 'created_at'];
-
 function toSimulation(row: SimulationRow) {
   return {
     id: row.id,
@@ -163,20 +65,8 @@ const simulationSchema = Joi.object({
   created_at: Joi.string().isoDate(),
 });
 
-function sensorItem(r: LatestReading, now: number) {
-  return {
-    parameter: r.parameter,
-    value: r.value,
-    unit: r.unit,
-    timestamp: isoTime(r.ts),
-    source: r.source,
-    stale: now - new Date(r.ts).getTime() > STALE_AFTER_MS,
-  };
-}
-
-async function bandsOf(db: Queryable, tenantId: string, assetId: string, config: PredictiveConfig): Promise<Map<string, ToleranceBand>> {
-  const baselines = await activeBaselines(db, tenantId, [assetId]);
-  return new Map(baselines.map((b) => [b.parameter, bandOf(b, config)]));
+function sensorItem({ reading: r, stale }: SensorState) {
+  return { parameter: r.parameter, value: r.value, unit: r.unit, timestamp: isoTime(r.ts), source: r.source, stale };
 }
 
 export function registerDigitalTwinRoutes(api: ApiRouter): void {
@@ -195,51 +85,14 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
     params: assetParams,
     responses: { 200: { description: 'Digital twin state', schema: Joi.object().unknown(true) }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const db = ctx.deps.db;
-      const scope = tenantScope(db, tenantId);
-      const asset = await requireAsset(scope, params.asset_id);
-      const config = await effectiveConfig(db, tenantId, asset.type);
-      const [latest, bands, lastSimulation] = await Promise.all([
-        latestReadings(db, tenantId, [asset.id]),
-        bandsOf(db, tenantId, asset.id, config),
-        scope
-          .table('asset_simulations')
-          .where('asset_id', asset.id)
-          .orderBy([
-            { column: 'created_at', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .first(SIMULATION_COLUMNS),
-      ]);
-      const history = await recentReadings(db, tenantId, latest, BEHAVIOUR_WINDOW + 1);
-      const now = Date.now();
-      const byParameter = new Map(latest.map((r) => [r.parameter, r]));
-      const anomalies = detectAnomalies(
-        latest.map((r) => {
-          const points = history.filter((h) => h.parameter === r.parameter).sort((a, b) => new Date(b.ts).getTime() - new Date(a.ts).getTime());
-          const [current, ...previous] = points;
-          return {
-            parameter: r.parameter,
-            current: current ? { t: new Date(current.ts).getTime(), value: current.value } : { t: new Date(r.ts).getTime(), value: r.value },
-            previous: previous.map((p) => p.value),
-            band: bands.get(r.parameter) ?? null,
-          };
-        }),
-        DEFAULT_Z_THRESHOLD / config.alert_sensitivity,
-      );
+      const twin = await digitalTwin(tenantScopeOf(ctx), params.asset_id);
       ctx.body = {
-        asset_id: asset.id,
-        active_sensors: latest.map((r) => sensorItem(r, now)),
-        operational_parameters: Object.fromEntries(
-          OPERATIONAL_PARAMETERS.map((name) => {
-            const reading = byParameter.get(operationalParameterName(config, name));
-            return [name, reading ? sensorItem(reading, now) : null];
-          }),
-        ),
-        last_simulation: lastSimulation ? toSimulation(lastSimulation) : null,
-        anomalies,
-        generated_at: new Date(now).toISOString(),
+        asset_id: twin.asset_id,
+        active_sensors: twin.active_sensors.map(sensorItem),
+        operational_parameters: Object.fromEntries(Object.entries(twin.operational_parameters).map(([name, sensor]) => [name, sensor ? sensorItem(sensor) : null])),
+        last_simulation: twin.last_simulation ? toSimulation(twin.last_simulation) : null,
+        anomalies: twin.anomalies,
+        generated_at: twin.generated_at.toISOString(),
       };
     },
   });
@@ -264,38 +117,7 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
     responses: { 201: { description: 'The stored simulation', schema: simulationSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params, body }) => {
       const { tenantId, userId } = userOf(ctx);
-      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const asset = await requireAsset(unit.scope, params.asset_id);
-        const { config, input, body: before } = await prognosisOf(unit.tx, tenantId, asset);
-        const changes = resolveChanges(body.changes, config);
-        const changed = { ...input, series: applyToCycles(input.series, changes, PROGNOSTICS_MODEL.feature_spec.window) };
-        const after = prognosticsBody(prognoseSeries(changed, config), changed.series.length, config);
-        const latest = await latestReadings(unit.tx, tenantId, [asset.id]);
-        const bands = await bandsOf(unit.tx, tenantId, asset.id, config);
-        const result = {
-          changes,
-          baseline: before,
-          scenario: after,
-          remaining_useful_life_change_days:
-            before.remaining_useful_life !== null && after.remaining_useful_life !== null
-              ? Math.round((after.remaining_useful_life - before.remaining_useful_life) * 10) / 10
-              : null,
-          projected_parameters: projectParameters(changes, new Map(latest.map((r) => [r.parameter, r.value])), bands),
-        };
-        const [stored] = await unit.scope.insert(
-          'asset_simulations',
-          {
-            asset_id: asset.id,
-            scenario: JSON.stringify({ label: body.label ?? null, changes: body.changes }),
-            result: JSON.stringify(result),
-            model_version: PROGNOSTICS_MODEL.model_version,
-            created_by: userId,
-          },
-          SIMULATION_COLUMNS,
-        );
-        unit.audit({ action: 'asset.simulation.run', resourceType: 'asset', resourceId: asset.id, details: { simulation_id: stored.id, targets: Object.keys(body.changes) } });
-        return stored as SimulationRow;
-      });
+      const row = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => simulateScenario(unit, params.asset_id, userId, body));
       ctx.status = 201;
       ctx.body = toSimulation(row);
     },
@@ -334,9 +156,7 @@ export function registerDigitalTwinRoutes(api: ApiRouter): void {
     params: assetParams,
     responses: { 200: { description: 'Prognostics', schema: prognosticsSchema }, 404: { description: 'Not found' } },
     handler: async (ctx, { params }) => {
-      const { tenantId } = userOf(ctx);
-      const asset = await requireAsset(tenantScope(ctx.deps.db, tenantId), params.asset_id);
-      ctx.body = { ...(await assetPrognostics(ctx.deps.db, tenantId, asset)), computed_at: new Date().toISOString() };
+      ctx.body = { ...(await assetPrognostics(tenantScopeOf(ctx), params.asset_id)), computed_at: new Date().toISOString() };
     },
   });
 }

@@ -1,10 +1,8 @@
 import Joi from '../../domain/joi';
-import { dashboardData, WEBHOOK_WINDOW_DAYS } from '../../db/queries/dashboard';
 import { HEALTH_STATUSES } from '../../domain/assets/health';
-import { userOf } from '../context';
+import { dashboard, WEBHOOK_WINDOW_DAYS } from '../../services/dashboard';
+import { tenantScopeOf } from '../context';
 import { ApiRouter } from '../route';
-
-const percent = (part: number, whole: number): number | null => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 100);
 
 const count = Joi.number().integer();
 const dashboardSchema = Joi.object({
@@ -46,27 +44,15 @@ export function dashboardRoutes(): ApiRouter {
     permission: 'view_dashboard',
     responses: { 200: { description: 'KPIs', schema: dashboardSchema } },
     handler: async (ctx) => {
-      const now = new Date();
-      const d = await dashboardData(ctx.deps.db, userOf(ctx).tenantId, now);
-      const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-      const monthEnd = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+      const d = await dashboard(tenantScopeOf(ctx), new Date());
+      const compliance = d.maintenance.compliance_this_month;
       ctx.body = {
-        assets: d.assets,
-        alerts: d.alerts,
+        ...d,
         maintenance: {
-          open_tasks: d.maintenance.open_tasks,
-          overdue_tasks: d.maintenance.overdue_tasks,
-          compliance_this_month: {
-            rate: percent(d.maintenance.compliance_on_time, d.maintenance.compliance_on_time + d.maintenance.compliance_overdue),
-            on_time: d.maintenance.compliance_on_time,
-            overdue: d.maintenance.compliance_overdue,
-            period_start: monthStart.toISOString(),
-            period_end: monthEnd.toISOString(),
-          },
+          ...d.maintenance,
+          compliance_this_month: { ...compliance, period_start: compliance.period_start.toISOString(), period_end: compliance.period_end.toISOString() },
         },
-        webhooks: { success_rate: percent(d.webhooks.succeeded, d.webhooks.attempts), attempts: d.webhooks.attempts, window_days: WEBHOOK_WINDOW_DAYS },
-        agents: { conversations_today: d.conversations_today },
-        generated_at: now.toISOString(),
+        generated_at: d.generated_at.toISOString(),
       };
     },
   });

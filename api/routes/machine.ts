@@ -1,21 +1,15 @@
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
-import { ingestMachineEvents, ingestReadings } from '../../db/asset-monitoring/ingest';
-import { LockedAssets, lockAssetTypes, MonitoringUnit } from '../../db/asset-monitoring/unit';
-import { MachineEventInput, MACHINE_EVENT_COLUMNS, MachineEventRow } from '../../db/queries/machine-events';
-import { pgArray } from '../../db/queries/pg-array';
-import { ReadingInput } from '../../db/queries/readings';
-import { isUuid, TenantScope } from '../../db/tenant-scope';
 import { isReservedEventType, MACHINE_EVENT_TYPE_PATTERN } from '../../domain/assets/machine-events';
 import { tenantScopeOf, userOf } from '../context';
-import { AppError } from '../../domain/errors';
-import { actorOf, runMutation } from '../mutation';
+import { actorOf, MutationUnit, runMutation } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
-import { paginate, PageRequest } from '../../db/pagination';
+import { mapPage, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
 import { notInFuture } from './asset-state';
 import { isoTime } from '../../domain/time';
+import { EventItem, ingestMachineEventBatch, ingestMachineReadings, listMachineEvents, MachineEventFilter, MachineEventRow, ReadingItem } from '../../services/machine';
 
 /**
  * The industrial event gateway: machines (API clients holding a token with manage_assets) send
@@ -67,171 +61,72 @@ const readingsSummary = Joi.object({
 });
 const eventsSummary = Joi.object({ received: Joi.number(), stored: Joi.number(), duplicates: Joi.number() });
 
-interface ReadingItem {
-  event_id: string;
-  asset_id: string;
-  parameter: string;
-  value: number;
-  unit?: string | null;
-  timestamp: Date;
-  source?: string | null;
-}
-interface EventItem {
-  event_id: string;
-  asset_id: string;
-  type: string;
-  timestamp: Date;
-  severity?: 'info' | 'warning' | 'critical' | null;
-  data?: Record<string, unknown>;
-  source?: string | null;
-}
-
-/** The types of the batch's assets; any id not naming an asset of the tenant is a 404 for the whole batch. */
-async function requireAssets(scope: TenantScope, ids: readonly string[]): Promise<Map<string, string>> {
-  const unique = [...new Set(ids)];
-  const valid = unique.filter(isUuid);
-  const rows: { id: string; type: string }[] = valid.length
-    ? await scope
-        .table('assets')
-        .whereRaw('id = any(?::uuid[])', [pgArray(valid)])
-        .select('id', 'type')
-    : [];
-  return requireAll(unique, new Map(rows.map((r) => [r.id, r.type])));
-}
-
-function requireAll<T extends ReadonlyMap<string, string>>(unique: readonly string[], types: T): T {
-  const missing = unique.filter((id) => !types.has(id));
-  if (missing.length) throw new AppError('NOT_FOUND', 'asset not found', { asset_ids: missing.slice(0, 20) });
-  return types;
-}
-
-/** requireAssets for the reading pipeline: the same check, in the statement that takes the assets' monitoring locks. */
-async function requireLockedAssets(unit: MonitoringUnit, ids: readonly string[]): Promise<LockedAssets> {
-  const unique = [...new Set(ids)];
-  const locked = await lockAssetTypes(unit.tx, unit.scope.tenantId, unique, unique.filter(isUuid));
-  requireAll(unique, locked.types);
-  return locked;
-}
-
-function auditTarget(assetIds: readonly string[]) {
-  const unique = [...new Set(assetIds)].sort();
-  return unique.length === 1 ? { resourceId: unique[0] as string, details: {} } : { resourceId: null, details: { asset_ids: unique } };
-}
-
 export function machineRoutes(): ApiRouter {
   const api = new ApiRouter('/api/v1/machine');
 
   /**
-   * One ingest route (a single item or a batch): the items go through `ingest` in one unit of work,
-   * audited as `action` on the asset they name (or the list of assets).
+   * The two ingest routes of one kind of item: `path` takes a single item, `path/batch` up to
+   * MAX_BATCH under the key named like the path; either way the items go to the service's
+   * `ingest` in one unit of work.
    */
-  const ingestRoute = <Item extends { asset_id: string }, Summary extends object>(spec: {
-    path: string;
-    summary: string;
+  const ingestRoutes = <Item>(spec: {
+    path: '/readings' | '/events';
+    noun: string;
     description: string;
-    body: Schema;
+    item: Schema;
     result: Schema;
-    itemsOf: (body: any) => Item[];
-    action: string;
-    ingest: (unit: MonitoringUnit, items: Item[]) => Promise<Summary>;
-  }) =>
-    api.route<unknown, unknown, unknown>({
-      method: 'post',
-      path: spec.path,
-      summary: spec.summary,
-      description: spec.description,
-      tags: ['machine'],
-      auth: 'user',
-      permission: 'manage_assets',
-      body: spec.body,
-      responses: { 200: { description: 'What was stored', schema: spec.result }, 404: { description: 'An asset_id names no asset of the tenant' } },
-      handler: async (ctx, input) => {
-        const items = spec.itemsOf(input.body);
-        ctx.body = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), async (unit) => {
-          const summary = await spec.ingest(unit, items);
-          const target = auditTarget(items.map((item) => item.asset_id));
-          unit.audit({ action: spec.action, resourceType: 'asset', resourceId: target.resourceId, details: { ...target.details, ...summary } });
-          return summary;
-        });
-      },
-    });
+    ingest: (unit: MutationUnit, items: Item[]) => Promise<object>;
+  }) => {
+    const key = spec.path.slice(1);
+    const route = (path: string, summary: string, body: Schema, itemsOf: (body: any) => Item[]) =>
+      api.route<unknown, unknown, unknown>({
+        method: 'post',
+        path,
+        summary,
+        description: spec.description,
+        tags: ['machine'],
+        auth: 'user',
+        permission: 'manage_assets',
+        body,
+        responses: { 200: { description: 'What was stored', schema: spec.result }, 404: { description: 'An asset_id names no asset of the tenant' } },
+        handler: async (ctx, input) => {
+          const items = itemsOf(input.body);
+          ctx.body = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => spec.ingest(unit, items));
+        },
+      });
+    route(spec.path, `Ingest one ${spec.noun}`, spec.item, (body: Item) => [body]);
+    route(
+      `${spec.path}/batch`,
+      `Ingest up to ${MAX_BATCH} ${spec.noun}s`,
+      Joi.object({ [key]: Joi.array().items(spec.item).min(1).max(MAX_BATCH).required() }),
+      (body: Record<string, Item[]>) => body[key] as Item[],
+    );
+  };
 
-  const ingestReadingsRoute = (path: string, summary: string, body: Schema, itemsOf: (body: any) => ReadingItem[]) =>
-    ingestRoute({
-      path,
-      summary,
-      description:
-        "Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, " +
-        'deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of ' +
-        'the assets, all in one transaction. A reading older than the newest one of its series is stored but not judged.',
-      body,
-      result: readingsSummary,
-      itemsOf,
-      action: 'machine.readings.ingested',
-      ingest: async (unit, items) => {
-        const assets = await requireLockedAssets(
-          unit,
-          items.map((r) => r.asset_id),
-        );
-        const readings: ReadingInput[] = items.map((r) => ({
-          asset_id: r.asset_id,
-          parameter: r.parameter,
-          ts: r.timestamp,
-          value: r.value,
-          unit: r.unit ?? null,
-          source: r.source ?? null,
-          sender_event_id: r.event_id,
-        }));
-        return ingestReadings(unit, assets, readings, new Date());
-      },
-    });
+  ingestRoutes<ReadingItem>({
+    path: '/readings',
+    noun: 'sensor reading',
+    description:
+      "Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, " +
+      'deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of ' +
+      'the assets, all in one transaction. A reading older than the newest one of its series is stored but not judged.',
+    item: readingItem,
+    result: readingsSummary,
+    ingest: ingestMachineReadings,
+  });
 
-  ingestReadingsRoute('/readings', 'Ingest one sensor reading', readingItem, (body: ReadingItem) => [body]);
-  ingestReadingsRoute(
-    '/readings/batch',
-    `Ingest up to ${MAX_BATCH} sensor readings`,
-    Joi.object({ readings: Joi.array().items(readingItem).min(1).max(MAX_BATCH).required() }),
-    (body: { readings: ReadingItem[] }) => body.readings,
-  );
+  ingestRoutes<EventItem>({
+    path: '/events',
+    noun: 'machine event',
+    description:
+      'Stores raw machine events (idempotent by event_id; kept in their own table, subject to retention). Each newly stored event is also ' +
+      'published to the outbox under its own type, so machine agents (trigger_config.event_types) and webhooks react to it.',
+    item: machineEventItem,
+    result: eventsSummary,
+    ingest: ingestMachineEventBatch,
+  });
 
-  const ingestEventsRoute = (path: string, summary: string, body: Schema, itemsOf: (body: any) => EventItem[]) =>
-    ingestRoute({
-      path,
-      summary,
-      description:
-        'Stores raw machine events (idempotent by event_id; kept in their own table, subject to retention). Each newly stored event is also ' +
-        'published to the outbox under its own type, so machine agents (trigger_config.event_types) and webhooks react to it.',
-      body,
-      result: eventsSummary,
-      itemsOf,
-      action: 'machine.events.ingested',
-      ingest: async (unit, items) => {
-        await requireAssets(
-          unit.scope,
-          items.map((e) => e.asset_id),
-        );
-        const events: MachineEventInput[] = items.map((e) => ({
-          asset_id: e.asset_id,
-          event_type: e.type,
-          severity: e.severity ?? null,
-          ts: e.timestamp,
-          data: e.data ?? {},
-          source: e.source ?? null,
-          sender_event_id: e.event_id,
-        }));
-        return ingestMachineEvents(unit, events);
-      },
-    });
-
-  ingestEventsRoute('/events', 'Ingest one machine event', machineEventItem, (body: EventItem) => [body]);
-  ingestEventsRoute(
-    '/events/batch',
-    `Ingest up to ${MAX_BATCH} machine events`,
-    Joi.object({ events: Joi.array().items(machineEventItem).min(1).max(MAX_BATCH).required() }),
-    (body: { events: EventItem[] }) => body.events,
-  );
-
-  api.route<unknown, PageRequest & { asset_id?: string; type?: string; from?: Date; to?: Date }>({
+  api.route<unknown, PageRequest & MachineEventFilter>({
     method: 'get',
     path: '/events',
     summary: 'Machine events',
@@ -247,18 +142,7 @@ export function machineRoutes(): ApiRouter {
       },
     },
     handler: async (ctx, { query }) => {
-      const q = tenantScopeOf(ctx)
-        .table('machine_events')
-        .select(MACHINE_EVENT_COLUMNS)
-        .orderBy([{ column: 'ts', order: 'desc' }, { column: 'id' }]);
-      if (query.asset_id !== undefined) {
-        if (isUuid(query.asset_id)) q.where('asset_id', query.asset_id);
-        else q.whereRaw('false');
-      }
-      if (query.type) q.where('event_type', query.type);
-      if (query.from) q.where('ts', '>=', query.from);
-      if (query.to) q.where('ts', '<', query.to);
-      ctx.body = await paginate(q, query, (e: MachineEventRow) => ({
+      ctx.body = mapPage(await listMachineEvents(tenantScopeOf(ctx), query, query), (e: MachineEventRow) => ({
         id: e.id,
         event_id: e.sender_event_id,
         asset_id: e.asset_id,

@@ -1,33 +1,33 @@
 import Joi from '../../domain/joi';
-import { PROGNOSTICS_MODEL } from '../../db/asset-monitoring/prognosis';
-import { findPredictiveConfig, PREDICTIVE_CONFIG_COLUMNS, PredictiveConfigRow, toConfig, upsertPredictiveConfig } from '../../db/queries/predictive-configs';
-import { defaultPredictiveConfig, OPERATIONAL_PARAMETERS, PredictiveConfig } from '../../domain/assets/predictive-config';
+import { OPERATIONAL_PARAMETERS, PredictiveConfig } from '../../domain/assets/predictive-config';
 import { DEFAULT_ACTION_THRESHOLDS } from '../../domain/prognostics';
-import { userOf } from '../context';
-import { notFound } from '../../domain/errors';
+import {
+  EffectivePredictiveConfig,
+  effectivePredictiveConfig,
+  listPredictiveConfigs,
+  MODEL_SENSORS,
+  PredictiveConfigRow,
+  requireStoredConfig,
+  setPredictiveConfig,
+  storedConfigOf,
+} from '../../services/predictive-config';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
-import { paginate } from '../../db/pagination';
-import { TenantScope } from '../../db/tenant-scope';
 import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { parameterName } from './asset-alerts';
 import { isoTime } from '../../domain/time';
 
-/**
- * Predictive configuration per asset type: read by every reading (alert sensitivity) and every
- * prognosis (model inputs, cycle length, action thresholds), so a change applies from the next one.
- */
-
-const modelSensors = PROGNOSTICS_MODEL.feature_spec.sensors;
+/** Predictive configuration per asset type (services/predictive-config.ts says what reads it). */
 
 const modelInputs = Joi.object()
-  .pattern(parameterName, Joi.string().valid(...modelSensors))
+  .pattern(parameterName, Joi.string().valid(...MODEL_SENSORS))
   .custom((value: Record<string, string>, helpers) => {
     const sensors = Object.values(value);
     const twice = sensors.find((s, i) => sensors.indexOf(s) !== i);
     return twice ? helpers.message({ custom: `model sensor ${twice} is fed by more than one parameter` }) : value;
   })
-  .description(`Asset parameter → model sensor (${modelSensors.join(', ')}); the model needs all of them`);
+  .description(`Asset parameter → model sensor (${MODEL_SENSORS.join(', ')}); the model needs all of them`);
 
 const probability = Joi.number().min(0).max(1);
 const days = Joi.number().min(0).max(36_500);
@@ -75,14 +75,7 @@ const configSchema = Joi.object({
 
 const typeParams = Joi.object({ asset_type: Joi.string().trim().min(1).max(100).required() });
 
-/** The config stored for an asset type, or 404 (a type is a name, not an id: no findOr404). */
-async function requireStoredConfig(scope: TenantScope, assetType: string): Promise<PredictiveConfigRow> {
-  const row: PredictiveConfigRow | undefined = await scope.table('predictive_configs').where('asset_type', assetType).select(PREDICTIVE_CONFIG_COLUMNS).first();
-  if (!row) throw notFound('predictive config');
-  return row;
-}
-
-function toBody(config: PredictiveConfig, row: PredictiveConfigRow | null) {
+function toBody({ config, row }: EffectivePredictiveConfig) {
   return { ...config, configured: row !== null, updated_at: row ? isoTime(row.updated_at) : null };
 }
 
@@ -96,13 +89,13 @@ export function predictiveConfigRoutes(): ApiRouter {
     view: 'view_assets',
     schema: configSchema,
     find: requireStoredConfig,
-    present: (row) => toBody(toConfig(row), row),
+    present: (row) => toBody(storedConfigOf(row)),
     write: { permission: 'manage_assets', audit: 'predictive_config', table: 'predictive_configs' },
   });
   config.list({
     summary: 'Stored predictive configs of the tenant',
     found: 'A page of configs',
-    load: (scope, query) => paginate(scope.table('predictive_configs').select(PREDICTIVE_CONFIG_COLUMNS).orderBy('asset_type'), query),
+    load: listPredictiveConfigs,
   });
 
   api.route<{ asset_type: string }>({
@@ -116,8 +109,7 @@ export function predictiveConfigRoutes(): ApiRouter {
     params: typeParams,
     responses: { 200: { description: 'Config', schema: configSchema } },
     handler: async (ctx, { params }) => {
-      const row = await findPredictiveConfig(ctx.deps.db, userOf(ctx).tenantId, params.asset_type);
-      ctx.body = row ? toBody(toConfig(row), row) : toBody(defaultPredictiveConfig(params.asset_type), null);
+      ctx.body = toBody(await effectivePredictiveConfig(tenantScopeOf(ctx), params.asset_type));
     },
   });
 
@@ -133,18 +125,8 @@ export function predictiveConfigRoutes(): ApiRouter {
     body: configBody,
     responses: { 200: { description: 'Stored config', schema: configSchema } },
     handler: async (ctx, { params, body }) => {
-      const { tenantId } = userOf(ctx);
-      const row = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        const { row: stored, created } = await upsertPredictiveConfig(unit.tx, tenantId, { ...body, asset_type: params.asset_type });
-        unit.audit({
-          action: created ? 'predictive_config.created' : 'predictive_config.updated',
-          resourceType: 'predictive_config',
-          resourceId: stored.id,
-          details: { asset_type: params.asset_type },
-        });
-        return stored;
-      });
-      ctx.body = toBody(toConfig(row), row);
+      const stored = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => setPredictiveConfig(unit, params.asset_type, body));
+      ctx.body = toBody(stored);
     },
   });
 

@@ -1,8 +1,8 @@
 /** `GET/PUT /api/v1/privacy/settings`: retention, fixed encryption values and PII redaction. */
 import Joi from '../../domain/joi';
-import { loadPrivacySettings, savePrivacySettings, TenantPrivacyRow } from '../../db/privacy/settings';
-import { changeRetention, FIXED_ENCRYPTION, policyOf, RETENTION_BOUNDS, RETENTION_KEYS, RetentionKey, StoredRetention } from '../../domain/privacy/settings';
-import { userOf } from '../context';
+import { FIXED_ENCRYPTION, policyOf, RETENTION_BOUNDS, RETENTION_KEYS } from '../../domain/privacy/settings';
+import { changePrivacySettings, PrivacySettingsChange, privacySettings, TenantPrivacyRow } from '../../services/privacy-settings';
+import { tenantScopeOf, userOf } from '../context';
 import { actorOf, runMutation } from '../mutation';
 import { ApiRouter } from '../route';
 
@@ -13,8 +13,6 @@ const settingsBody = Joi.object({
   encryption: Joi.object({ at_rest: Joi.string().valid(FIXED_ENCRYPTION.at_rest), in_transit: Joi.string().valid(FIXED_ENCRYPTION.in_transit) }),
   pii: Joi.object({ auto_redact: Joi.boolean() }),
 }).min(1);
-
-type SettingsBody = { retention?: Partial<Record<RetentionKey, number>>; pii?: { auto_redact?: boolean } };
 
 const settingsSchema = Joi.object({
   retention: Joi.object(retentionFields),
@@ -42,11 +40,11 @@ export function registerPrivacySettingsRoutes(api: ApiRouter): void {
     permission: 'view_privacy',
     responses: { 200: { description: 'Settings with SPEC.md defaults for unset values', schema: settingsSchema } },
     handler: async (ctx) => {
-      ctx.body = toSettings(await loadPrivacySettings(ctx.deps.db, userOf(ctx).tenantId));
+      ctx.body = toSettings(await privacySettings(tenantScopeOf(ctx)));
     },
   });
 
-  api.route<unknown, unknown, SettingsBody>({
+  api.route<unknown, unknown, PrivacySettingsChange>({
     method: 'put',
     path: '/settings',
     summary: 'Change retention and privacy settings (a lowered retention value is not retroactive)',
@@ -56,27 +54,8 @@ export function registerPrivacySettingsRoutes(api: ApiRouter): void {
     body: settingsBody,
     responses: { 200: { description: 'The settings after the change', schema: settingsSchema } },
     handler: async (ctx, { body }) => {
-      const { tenantId } = userOf(ctx);
       const now = new Date();
-      ctx.body = await runMutation(ctx, tenantId, actorOf(ctx), async (unit) => {
-        await unit.tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 9))', [`privacy-settings:${tenantId}`]);
-        const current = await loadPrivacySettings(unit.tx, tenantId);
-        const retention: StoredRetention = { ...current.retention };
-        // Only the known keys are read from the body (its schema refuses any other).
-        for (const key of RETENTION_KEYS) {
-          const days = body.retention?.[key];
-          if (days !== undefined) retention[key] = changeRetention(policyOf(current.retention, key), days, now);
-        }
-        const piiAutoRedact = body.pii?.auto_redact ?? current.piiAutoRedact;
-        await savePrivacySettings(unit.tx, tenantId, { retention, piiAutoRedact });
-        unit.audit({
-          action: 'privacy.settings.updated',
-          resourceType: 'privacy_settings',
-          resourceId: tenantId,
-          details: { retention: Object.keys(body.retention ?? {}), pii: Object.keys(body.pii ?? {}) },
-        });
-        return toSettings(await loadPrivacySettings(unit.tx, tenantId));
-      });
+      ctx.body = toSettings(await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => changePrivacySettings(unit, body, now)));
     },
   });
 }

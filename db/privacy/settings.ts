@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { Queryable } from '../knex';
 import { StoredRetention } from '../../domain/privacy/settings';
 
@@ -22,4 +23,9 @@ export async function savePrivacySettings(db: Queryable, tenantId: string, setti
     .insert({ tenant_id: tenantId, retention: JSON.stringify(settings.retention), pii_auto_redact: settings.piiAutoRedact, updated_at: db.fn.now() })
     .onConflict('tenant_id')
     .merge();
+}
+
+/** Serialises changes of one tenant's settings (read, merge, write) until the transaction ends. */
+export async function lockPrivacySettings(tx: Knex.Transaction, tenantId: string): Promise<void> {
+  await tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 9))', [`privacy-settings:${tenantId}`]);
 }

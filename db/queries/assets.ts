@@ -1,4 +1,6 @@
-import { TenantScope } from '../tenant-scope';
+import type { Knex } from 'knex';
+import { isUuid, TenantScope } from '../tenant-scope';
+import { pgArray } from './pg-array';
 
 export interface AssetRow {
   id: string;
@@ -40,4 +42,39 @@ export async function wouldCreateCycle(scope: TenantScope, assetId: string, cand
 export async function countChildren(scope: TenantScope, id: string): Promise<number> {
   const [{ count }] = await scope.table('assets').where('assets.parent_id', id).count({ count: '*' });
   return Number(count);
+}
+
+/** The types of those of the given ids (uuids) that name an asset of the tenant, by id. */
+export async function assetTypesByIds(scope: TenantScope, ids: readonly string[]): Promise<Map<string, string>> {
+  const rows: { id: string; type: string }[] = ids.length
+    ? await scope
+        .table('assets')
+        .whereRaw('id = any(?::uuid[])', [pgArray(ids)])
+        .select('id', 'type')
+    : [];
+  return new Map(rows.map((r) => [r.id, r.type]));
+}
+
+export interface AssetFilter {
+  type?: string;
+  parent_id?: string;
+}
+
+/** The tenant's assets, oldest first; a parent_id that is no uuid names none. */
+export function assetListQuery(scope: TenantScope, filter: AssetFilter): Knex.QueryBuilder {
+  const q = scope
+    .table('assets')
+    .select(ASSET_COLUMNS)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (filter.type) q.where('type', filter.type);
+  if (filter.parent_id) {
+    if (isUuid(filter.parent_id)) q.where('parent_id', filter.parent_id);
+    else q.whereRaw('false');
+  }
+  return q;
+}
+
+/** Moves the children of an asset to another parent (null: they become roots). */
+export async function reparentChildren(scope: TenantScope, id: string, parentId: string | null, now: Date): Promise<void> {
+  await scope.table('assets').where('parent_id', id).update({ parent_id: parentId, updated_at: now });
 }

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import { Queryable } from '../knex';
+import { isUuid, type TenantScope } from '../tenant-scope';
 import { pgArray } from './pg-array';
 
 export interface MachineEventInput {
@@ -45,4 +47,27 @@ export async function insertMachineEvents(db: Queryable, tenantId: string, event
     ],
   );
   return rows;
+}
+
+export interface MachineEventFilter {
+  asset_id?: string;
+  type?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** The tenant's machine events, newest first by device time; an asset_id that is no uuid names none. */
+export function machineEventListQuery(scope: TenantScope, filter: MachineEventFilter): Knex.QueryBuilder {
+  const q = scope
+    .table('machine_events')
+    .select(MACHINE_EVENT_COLUMNS)
+    .orderBy([{ column: 'ts', order: 'desc' }, { column: 'id' }]);
+  if (filter.asset_id !== undefined) {
+    if (isUuid(filter.asset_id)) q.where('asset_id', filter.asset_id);
+    else q.whereRaw('false');
+  }
+  if (filter.type) q.where('event_type', filter.type);
+  if (filter.from) q.where('ts', '>=', filter.from);
+  if (filter.to) q.where('ts', '<', filter.to);
+  return q;
 }

@@ -1,6 +1,7 @@
 import { defaultPredictiveConfig, PredictiveConfig } from '../../domain/assets/predictive-config';
+import type { Knex } from 'knex';
 import { Queryable } from '../knex';
-import { tenantScope } from '../tenant-scope';
+import { tenantScope, type TenantScope } from '../tenant-scope';
 import { pgArray } from './pg-array';
 
 export interface PredictiveConfigRow extends PredictiveConfig {
@@ -24,6 +25,11 @@ export const PREDICTIVE_CONFIG_COLUMNS = [
 
 export function findPredictiveConfig(db: Queryable, tenantId: string, assetType: string): Promise<PredictiveConfigRow | undefined> {
   return tenantScope(db, tenantId).table('predictive_configs').where({ asset_type: assetType }).first(PREDICTIVE_CONFIG_COLUMNS);
+}
+
+/** The tenant's stored configs by asset type. */
+export function predictiveConfigListQuery(scope: TenantScope): Knex.QueryBuilder {
+  return scope.table('predictive_configs').select(PREDICTIVE_CONFIG_COLUMNS).orderBy('asset_type');
 }
 
 /** The effective config of each asset type (stored, or the defaults). */

@@ -4,10 +4,10 @@ import { cyclesUsed, describeInsufficient, FD001_MODEL, prognose, type CycleReco
 import type { InsufficientPrognosis, Prognosis } from '../../domain/prognostics';
 import { prognoseDegradation, type DegradationInsufficient, type DegradationPrognosis, type ParameterHistory } from '../../domain/prognostics/degradation';
 import { FAILURE_HISTORY_WINDOW_DAYS } from '../../domain/prognostics/failure-prior';
-import { Queryable } from '../knex';
-import { activeBaselines } from '../queries/baselines';
-import { typeFailureHistory } from '../queries/failure-history';
-import { cycleAverages, recentReadings } from '../queries/readings';
+import { Queryable } from '../../db/knex';
+import { activeBaselines } from '../../db/queries/baselines';
+import { typeFailureHistory } from '../../db/queries/failure-history';
+import { cycleAverages, recentReadings } from '../../db/queries/readings';
 import { bandOf } from './recompute';
 
 /** The model the endpoint and the digital twin use. */

@@ -1,10 +1,10 @@
 import { Reading } from '../../domain/assets/excursion';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { TREND_WINDOW } from '../../domain/assets/trend';
-import { insertMachineEvents, MachineEventInput } from '../queries/machine-events';
-import { AssetState, assetStatesStatement } from '../queries/asset-state';
-import { insertReadingsStatement, LatestReading, latestReadingsStatement, ReadingInput, RecentWindow, SeriesKey } from '../queries/readings';
-import { Queryable } from '../knex';
+import { insertMachineEvents, MachineEventInput } from '../../db/queries/machine-events';
+import { AssetState, assetStatesStatement } from '../../db/queries/asset-state';
+import { insertReadingsStatement, LatestReading, latestReadingsStatement, ReadingInput, RecentWindow, SeriesKey } from '../../db/queries/readings';
+import { Queryable } from '../../db/knex';
 import { MonitoringState, monitoringStateColumns, monitoringStateOf } from './monitoring-state';
 import { applyJudgements, SeriesJudgement } from './judge';
 import { bandOf, computeAssetStates } from './recompute';

@@ -1,5 +1,5 @@
 import type { Condition } from '../../domain/assets/health';
-import { INSPECTION_COLUMNS, InspectionRow } from '../queries/asset-state';
+import { INSPECTION_COLUMNS, InspectionRow } from '../../db/queries/asset-state';
 import { recomputeAssetState } from './recompute';
 import { lockAssets, MonitoringUnit } from './unit';
 

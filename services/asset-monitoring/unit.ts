@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { TenantScope } from '../tenant-scope';
+import { TenantScope } from '../../db/tenant-scope';
 
 /**
  * The part of a mutation unit (api/mutation.ts) the monitoring pipeline needs: the open

@@ -1,11 +1,11 @@
 import { Knex } from 'knex';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
-import { AlertRow, ALERT_COLUMNS } from '../queries/alerts';
-import { InspectionRow, INSPECTION_COLUMNS } from '../queries/asset-state';
-import { BaselineRow, BASELINE_COLUMNS } from '../queries/baselines';
-import { configsOf, PREDICTIVE_CONFIG_COLUMNS, PredictiveConfigRow } from '../queries/predictive-configs';
-import { LatestReading } from '../queries/readings';
-import { pgArray } from '../queries/pg-array';
+import { AlertRow, ALERT_COLUMNS } from '../../db/queries/alerts';
+import { InspectionRow, INSPECTION_COLUMNS } from '../../db/queries/asset-state';
+import { BaselineRow, BASELINE_COLUMNS } from '../../db/queries/baselines';
+import { configsOf, PREDICTIVE_CONFIG_COLUMNS, PredictiveConfigRow } from '../../db/queries/predictive-configs';
+import { LatestReading } from '../../db/queries/readings';
+import { pgArray } from '../../db/queries/pg-array';
 
 /**
  * Everything the reading pipeline reads about the assets of a batch, after their lock: the latest

@@ -1,6 +1,6 @@
-import { unresolvedAlerts } from '../queries/alerts';
-import { BaselineRow, NewBaseline, replaceActiveBaseline } from '../queries/baselines';
-import { effectiveConfig } from '../queries/predictive-configs';
+import { unresolvedAlerts } from '../../db/queries/alerts';
+import { BaselineRow, NewBaseline, replaceActiveBaseline } from '../../db/queries/baselines';
+import { effectiveConfig } from '../../db/queries/predictive-configs';
 import { applyJudgements, JudgementCounts } from './judge';
 import { bandOf, recomputeAssetState } from './recompute';
 import { lockAssets, MonitoringUnit } from './unit';

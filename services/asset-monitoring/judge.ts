@@ -1,7 +1,7 @@
 import { round2, ToleranceBand } from '../../domain/assets/band';
 import { Excursion, foldReadings, Reading, severityOf } from '../../domain/assets/excursion';
-import { ALERT_COLUMNS, AlertRow } from '../queries/alerts';
-import { BaselineRow } from '../queries/baselines';
+import { ALERT_COLUMNS, AlertRow } from '../../db/queries/alerts';
+import { BaselineRow } from '../../db/queries/baselines';
 import { ALERT_RAISED, ALERT_RESOLVED, MonitoringUnit } from './unit';
 import { isoTime } from '../../domain/time';
 

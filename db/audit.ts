@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
-import { chainHash, ChainVerification, GENESIS_HASH, sha256Hex, verifyChain } from '../domain/audit/chain';
+import { chainBodyAround, ChainVerification, GENESIS_HASH, sha256Hex, verifyChain } from '../domain/audit/chain';
 import { Queryable } from './knex';
 import { isoTime } from '../domain/time';
 
@@ -22,21 +22,16 @@ export interface AuditEntry {
 
 /**
  * Appends one row to the tenant's chain inside the caller's transaction, so the audit row commits
- * or rolls back with the change it records. A transaction-scoped advisory lock per tenant
- * serialises appends, so seq and prev_hash never fork. Call it last in the transaction: the lock
- * is held until commit.
+ * or rolls back with the change it records. One round trip: audit_append (migration
+ * 20261126060000) takes a transaction-scoped advisory lock per tenant, so seq and prev_hash never
+ * fork, reads the last row, hashes and inserts. Call it last in the transaction: the lock is held
+ * until commit.
  */
 export async function appendAudit(tx: Knex.Transaction, entry: AuditEntry): Promise<{ seq: number; hash: string }> {
-  await tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 42))', [`audit:${entry.tenantId}`]);
-  const last = await tx('audit_log').where({ tenant_id: entry.tenantId }).orderBy('seq', 'desc').first('seq', 'hash');
-  const seq = last ? Number(last.seq) + 1 : 1;
-  const prevHash: string = last ? last.hash : GENESIS_HASH;
-  const occurredAt = (entry.occurredAt ?? new Date()).toISOString();
   const subject = entry.subjectId ? await subjectColumns(tx, entry.tenantId, entry.subjectId) : null;
   const fields = {
     tenant_id: entry.tenantId,
-    seq,
-    occurred_at: occurredAt,
+    occurred_at: (entry.occurredAt ?? new Date()).toISOString(),
     actor_type: entry.actor.type,
     actor_id: entry.actor.id,
     action: entry.action,
@@ -46,17 +41,30 @@ export async function appendAudit(tx: Knex.Transaction, entry: AuditEntry): Prom
     subject_digest: subject?.subject_digest ?? null,
     details: entry.details ?? {},
   };
-  const hash = chainHash(prevHash, fields);
-  await tx('audit_log').insert({
-    ...fields,
-    details: JSON.stringify(fields.details),
-    subject_ref: subject?.subject_ref ?? null,
-    subject_hash: subject?.subject_hash ?? null,
-    subject_nonce: subject?.subject_nonce ?? null,
-    prev_hash: prevHash,
-    hash,
-  });
-  return { seq, hash };
+  const body = chainBodyAround(fields);
+  const { rows } = await tx.raw<{ rows: Array<{ appended_seq: string; appended_hash: string }> }>(
+    'select appended_seq, appended_hash from audit_append(?, ?, ?, ?, ?::uuid, ?::timestamptz, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)',
+    [
+      `audit:${entry.tenantId}`,
+      GENESIS_HASH,
+      body.head,
+      body.tail,
+      fields.tenant_id,
+      fields.occurred_at,
+      fields.actor_type,
+      fields.actor_id,
+      fields.action,
+      fields.resource_type,
+      fields.resource_id,
+      fields.request_id,
+      JSON.stringify(fields.details),
+      subject?.subject_ref ?? null,
+      subject?.subject_hash ?? null,
+      subject?.subject_nonce ?? null,
+      fields.subject_digest,
+    ],
+  );
+  return { seq: Number(rows[0].appended_seq), hash: rows[0].appended_hash };
 }
 
 /** sha256(tenant salt || subject id): the irreversible reference that survives erasure. */

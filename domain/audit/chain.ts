@@ -31,8 +31,9 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-export function chainHash(prevHash: string, row: ChainedFields): string {
-  const body = canonicalJson([
+/** The values the chain covers, in their fixed order (seq second). */
+function chainedValues(row: ChainedFields): unknown[] {
+  return [
     row.tenant_id,
     row.seq,
     row.occurred_at,
@@ -44,8 +45,24 @@ export function chainHash(prevHash: string, row: ChainedFields): string {
     row.request_id,
     row.subject_digest,
     row.details ?? {},
-  ]);
-  return createHash('sha256').update(prevHash).update('\n').update(body).digest('hex');
+  ];
+}
+
+export function chainHash(prevHash: string, row: ChainedFields): string {
+  return createHash('sha256')
+    .update(prevHash)
+    .update('\n')
+    .update(canonicalJson(chainedValues(row)))
+    .digest('hex');
+}
+
+/**
+ * The canonical body split around seq, for the database to hash with the seq it assigns
+ * (audit_append): head + String(seq) + tail is the body chainHash hashes for that seq.
+ */
+export function chainBodyAround(row: Omit<ChainedFields, 'seq'>): { head: string; tail: string } {
+  const [tenant, , ...rest] = chainedValues({ ...row, seq: 0 });
+  return { head: `[${canonicalJson(tenant)},`, tail: `,${rest.map(canonicalJson).join(',')}]` };
 }
 
 export function sha256Hex(...parts: (string | Buffer)[]): string {

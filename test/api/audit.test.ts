@@ -1,3 +1,4 @@
+import { appendAudit, verifyTenantChain } from '../../db/audit';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -70,6 +71,31 @@ describe('audit trail', () => {
     const broken = await api.request('/api/v1/audit/verify', { token: t.token });
     expect(broken.status).toBe(200);
     expect(broken.body).toEqual({ valid: false, checked: 2, broken_at_seq: 3, reason: 'row content does not match its hash' });
+  });
+
+  it('hashes in the database what the verifier hashes: non-ASCII, escapes, nested details, concurrent appends', async () => {
+    const t = await createTenant(api);
+    const details = { clé: 'Müller ✓ 𝄞', quote: 'a"b\\c', lines: 'one\ntwo', nested: { z: [1, 2.5, null, true], a: {} } };
+    const append = (i: number) =>
+      api.deps.db.transaction((tx) =>
+        appendAudit(tx, {
+          tenantId: t.tenantId,
+          actor: { type: 'service', id: 'tests' },
+          action: 'test.appended',
+          resourceType: 'test',
+          resourceId: `r-${i}`,
+          requestId: null,
+          details,
+        }),
+      );
+    const appended = await Promise.all(Array.from({ length: 12 }, (_, i) => append(i)));
+    // Serialised by the tenant's lock: twelve distinct consecutive seqs after the tenant's own rows.
+    const seqs = appended.map((a) => a.seq).sort((a, b) => a - b);
+    expect(seqs).toEqual(Array.from({ length: 12 }, (_, i) => seqs[0] + i));
+    const last = await api.deps.db('audit_log').where({ tenant_id: t.tenantId }).orderBy('seq', 'desc').first('seq', 'hash', 'details');
+    expect({ seq: Number(last.seq), hash: last.hash }).toEqual(appended.find((a) => a.seq === seqs[11]));
+    expect(last.details).toEqual(details);
+    expect(await verifyTenantChain(api.deps.db, t.tenantId)).toMatchObject({ valid: true, last_seq: seqs[11] });
   });
 
   it('needs view_audit', async () => {

@@ -43,6 +43,8 @@ export function toAppError(err: unknown): AppError {
     return new AppError('PAYLOAD_TOO_LARGE', `request body exceeds ${limit}`, typeof e.limit === 'number' ? { max_bytes: e.limit } : {});
   }
   if (e?.type === 'entity.parse.failed' || (err instanceof SyntaxError && e?.status === 400)) {
+    // The parser (@hapi/bourne) refuses a "__proto__" key at any depth: the JSON is well formed, so say which rule it broke.
+    if (e.message === 'Object contains forbidden prototype property') return new AppError('BAD_REQUEST', 'request body has a "__proto__" key, which is refused');
     return new AppError('BAD_REQUEST', 'request body is not valid JSON');
   }
   // A unique index lost a race the handler's own check could not see (two creates at once): the

@@ -139,7 +139,9 @@ describe('keys a client chooses', () => {
         headers: { ...auth(), 'Content-Type': 'application/json' },
         body: `{"${keys[0] ?? 'name'}": {"a": [{"__proto__": {"polluted": "yes"}}]}}`,
       });
-      if (nested.status !== 400 || nested.body?.error_code !== 'BAD_REQUEST') wrong.push(`nested: ${route.method} ${route.fullPath} → ${nested.status}`);
+      if (nested.status !== 400 || nested.body?.error_code !== 'BAD_REQUEST' || nested.body?.detail !== 'request body has a "__proto__" key, which is refused') {
+        wrong.push(`nested: ${route.method} ${route.fullPath} → ${nested.status} ${nested.body?.detail}`);
+      }
     }
     expect(wrong).toEqual([]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

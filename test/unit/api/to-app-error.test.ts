@@ -18,4 +18,10 @@ describe('toAppError', () => {
     const mapped = toAppError(Object.assign(new Error('deadlock detected'), { code: '40P01' }));
     expect([mapped.status, mapped.code]).toEqual([500, 'INTERNAL_ERROR']);
   });
+
+  it('names the refused "__proto__" key instead of calling well-formed JSON invalid', () => {
+    const parseFailure = (message: string) => Object.assign(new SyntaxError(message), { status: 400, type: 'entity.parse.failed' });
+    expect(toAppError(parseFailure('Object contains forbidden prototype property')).message).toBe('request body has a "__proto__" key, which is refused');
+    expect(toAppError(parseFailure('Unexpected token } in JSON at position 9')).message).toBe('request body is not valid JSON');
+  });
 });

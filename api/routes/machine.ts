@@ -1,3 +1,4 @@
+import { ownValue } from '../../domain/own';
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
 import { isReservedEventType, MACHINE_EVENT_TYPE_PATTERN } from '../../domain/assets/machine-events';
@@ -99,7 +100,8 @@ export function machineRoutes(): ApiRouter {
       `${spec.path}/batch`,
       `Ingest up to ${MAX_BATCH} ${spec.noun}s`,
       Joi.object({ [key]: Joi.array().items(spec.item).min(1).max(MAX_BATCH).required() }),
-      (body: Record<string, Item[]>) => body[key] as Item[],
+      // The key is the route's own (from its path), required by the schema above.
+      (body: Record<string, Item[]>) => ownValue(body, key) ?? [],
     );
   };
 

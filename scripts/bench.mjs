@@ -17,7 +17,9 @@ async function main() {
   await ensureDependencies({ root: ROOT, log });
   await runCommand(localBin(ROOT, 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
   await runCommand(process.execPath, [path.join(ROOT, 'dist/workers/workflow-bundle.js')], { cwd: ROOT });
-  const stack = await startEphemeralStack({ root: ROOT, runDir: path.join(ROOT, '.run', 'bench'), log, extraEnv: { LOG_LEVEL: 'warn' } });
+  // BENCH_TEMPORAL_DB=file: the dev server keeps its SQLite in a file (for the 100 000 idle plans).
+  const temporalDbFile = process.env.BENCH_TEMPORAL_DB === 'file';
+  const stack = await startEphemeralStack({ root: ROOT, runDir: path.join(ROOT, '.run', 'bench'), log, temporalDbFile, extraEnv: { LOG_LEVEL: 'warn' } });
   try {
     await runCommand(process.execPath, [path.join(ROOT, 'dist/bench/run.js'), ...process.argv.slice(2)], {
       cwd: ROOT,

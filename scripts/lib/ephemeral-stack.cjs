@@ -11,10 +11,10 @@ const toolsLib = require('./tools.cjs');
 const secretsLib = require('./dev-secrets.cjs');
 
 /**
- * @param {{ root: string, runDir: string, log: (t: string) => void, worker?: boolean, extraEnv?: Record<string,string>, beforeWorker?: (ctx: { tmpDir: string, env: Record<string,string> }) => Promise<Record<string,string>|void> }} options
+ * @param {{ root: string, runDir: string, log: (t: string) => void, worker?: boolean, temporalDbFile?: boolean, extraEnv?: Record<string,string>, beforeWorker?: (ctx: { tmpDir: string, env: Record<string,string> }) => Promise<Record<string,string>|void> }} options
  * @returns {Promise<{ env: Record<string,string>, runner: import('./process-runner.cjs').ProcessRunner, tmpDir: string, stop: () => Promise<void> }>}
  */
-async function startEphemeralStack({ root, runDir, log, worker = true, extraEnv = {}, beforeWorker }) {
+async function startEphemeralStack({ root, runDir, log, worker = true, temporalDbFile = false, extraEnv = {}, beforeWorker }) {
   const needed = ['dist/db/migrate-cli.js', 'dist/workers/main.js'];
   const missing = needed.filter((file) => !fs.existsSync(path.join(root, file)));
   if (missing.length) throw new Error(`${missing.join(', ')} missing: run \`npm run build\` first`);
@@ -52,7 +52,17 @@ async function startEphemeralStack({ root, runDir, log, worker = true, extraEnv 
         echo: false,
         logFile: logFile('postgres'),
       }),
-      services.startTemporal({ runner, bin: tools.temporal, port: temporalPort, uiPort: null, dbFile: null, headless: true, echo: false, logFile: logFile('temporal') }),
+      services.startTemporal({
+        runner,
+        bin: tools.temporal,
+        port: temporalPort,
+        uiPort: null,
+        // In memory unless asked: the dev server's in-memory SQLite has died under 80 000+ running workflows.
+        dbFile: temporalDbFile ? path.join(tmpDir, 'temporal', 'temporal.db') : null,
+        headless: true,
+        echo: false,
+        logFile: logFile('temporal'),
+      }),
       services.startMinio({
         runner,
         bin: tools.minio,

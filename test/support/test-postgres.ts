@@ -40,9 +40,15 @@ export async function startTestPostgres(options: { migrate?: boolean; restartabl
       const line = await runnerLib.waitForLine(child, (l) => l.startsWith('{"databaseUrl"'), 120_000, 'the database URL');
       return (JSON.parse(line) as { databaseUrl: string }).databaseUrl;
     };
-    // A free port chosen here, so that a restart can come back on it.
-    const port = options.restartable ? await services.getFreePort() : undefined;
-    const databaseUrl = await serve(port);
+    // A restartable server gets its port chosen here, so that a restart can come back on it. Another
+    // process may take a free port before PostgreSQL binds it: then a new one, as startOnFreePort does.
+    let port: number | undefined;
+    const databaseUrl = options.restartable
+      ? await services.startOnFreePort((free: number) => {
+          port = free;
+          return serve(free);
+        })
+      : await serve();
     const db = createDb(databaseUrl, { min: 0, max: 10 });
     if (options.migrate !== false) await db.migrate.latest();
     return {

@@ -64,29 +64,33 @@ async function locationsOf(db: Queryable, tenantId: string, assetIds: string[]):
 export async function optimizeInput(db: Queryable, plan: PlanRow, now: Date): Promise<OptimizeInput> {
   const tenantId = plan.tenant_id;
   const since = new Date(now.getTime() - 365 * DAY_MS);
-  const [tasks, corrective, failures, technicians, otherPlans, readings] = await Promise.all([
-    db('maintenance_tasks').where({ tenant_id: tenantId, plan_id: plan.id }).where('due_at', '>=', since).select('due_at', 'completed_at', 'status'),
-    plan.asset_ids.length
-      ? db('maintenance_tasks')
-          .where({ tenant_id: tenantId, kind: 'corrective' })
-          .where('created_at', '>=', since)
-          .whereRaw('asset_ids && ?::uuid[]', [pgArray(plan.asset_ids)])
-          .select('asset_ids', 'created_at')
-      : [],
-    plan.asset_ids.length
-      ? db('machine_events').where({ tenant_id: tenantId, severity: 'critical' }).where('ts', '>=', since).whereIn('asset_id', plan.asset_ids).select('asset_id', 'ts')
-      : [],
-    db('users as u')
-      .where({ 'u.tenant_id': tenantId, 'u.role': 'technician', 'u.status': 'active' })
-      .leftJoin('maintenance_tasks as t', function joinOpen() {
-        this.on('t.assignee_id', 'u.id').andOn('t.tenant_id', 'u.tenant_id').andOnIn('t.status', ['open', 'in_progress']);
-      })
-      .groupBy('u.id')
-      .select('u.id')
-      .count({ open: 't.id' }),
-    db('maintenance_plans').where({ tenant_id: tenantId, status: 'active' }).whereNull('deleted_at').whereNot('id', plan.id).select('id', 'trigger', 'asset_ids'),
-    db('maintenance_counter_readings').where({ tenant_id: tenantId, plan_id: plan.id }).orderBy('read_at', 'desc').limit(20).select('read_at', 'total'),
-  ]);
+  // One after the other: on a transaction they share one connection, where pg would queue them
+  // anyway (and pg 9 refuses a query while another runs on the same client).
+  const tasks = await db('maintenance_tasks').where({ tenant_id: tenantId, plan_id: plan.id }).where('due_at', '>=', since).select('due_at', 'completed_at', 'status');
+  const corrective = plan.asset_ids.length
+    ? await db('maintenance_tasks')
+        .where({ tenant_id: tenantId, kind: 'corrective' })
+        .where('created_at', '>=', since)
+        .whereRaw('asset_ids && ?::uuid[]', [pgArray(plan.asset_ids)])
+        .select('asset_ids', 'created_at')
+    : [];
+  const failures = plan.asset_ids.length
+    ? await db('machine_events').where({ tenant_id: tenantId, severity: 'critical' }).where('ts', '>=', since).whereIn('asset_id', plan.asset_ids).select('asset_id', 'ts')
+    : [];
+  const technicians = await db('users as u')
+    .where({ 'u.tenant_id': tenantId, 'u.role': 'technician', 'u.status': 'active' })
+    .leftJoin('maintenance_tasks as t', function joinOpen() {
+      this.on('t.assignee_id', 'u.id').andOn('t.tenant_id', 'u.tenant_id').andOnIn('t.status', ['open', 'in_progress']);
+    })
+    .groupBy('u.id')
+    .select('u.id')
+    .count({ open: 't.id' });
+  const otherPlans = await db('maintenance_plans')
+    .where({ tenant_id: tenantId, status: 'active' })
+    .whereNull('deleted_at')
+    .whereNot('id', plan.id)
+    .select('id', 'trigger', 'asset_ids');
+  const readings = await db('maintenance_counter_readings').where({ tenant_id: tenantId, plan_id: plan.id }).orderBy('read_at', 'desc').limit(20).select('read_at', 'total');
   const allAssets = [...new Set([...plan.asset_ids, ...otherPlans.flatMap((p: { asset_ids: string[] }) => p.asset_ids)])];
   const locations = await locationsOf(db, tenantId, allAssets);
   const locationIds = (ids: string[]) => [...new Set(ids.map((id) => locations.get(id)).filter((l): l is string => l !== undefined))];

@@ -11,10 +11,10 @@ const toolsLib = require('./tools.cjs');
 const secretsLib = require('./dev-secrets.cjs');
 
 /**
- * @param {{ root: string, runDir: string, log: (t: string) => void, worker?: boolean, temporalDbFile?: boolean, extraEnv?: Record<string,string>, beforeWorker?: (ctx: { tmpDir: string, env: Record<string,string> }) => Promise<Record<string,string>|void> }} options
+ * @param {{ root: string, runDir: string, log: (t: string) => void, worker?: boolean, temporalDbFile?: string|null, extraEnv?: Record<string,string>, beforeWorker?: (ctx: { tmpDir: string, env: Record<string,string> }) => Promise<Record<string,string>|void> }} options
  * @returns {Promise<{ env: Record<string,string>, runner: import('./process-runner.cjs').ProcessRunner, tmpDir: string, stop: () => Promise<void> }>}
  */
-async function startEphemeralStack({ root, runDir, log, worker = true, temporalDbFile = false, extraEnv = {}, beforeWorker }) {
+async function startEphemeralStack({ root, runDir, log, worker = true, temporalDbFile = null, extraEnv = {}, beforeWorker }) {
   const needed = ['dist/db/migrate-cli.js', 'dist/workers/main.js'];
   const missing = needed.filter((file) => !fs.existsSync(path.join(root, file)));
   if (missing.length) throw new Error(`${missing.join(', ')} missing: run \`npm run build\` first`);
@@ -57,8 +57,8 @@ async function startEphemeralStack({ root, runDir, log, worker = true, temporalD
         bin: tools.temporal,
         port: temporalPort,
         uiPort: null,
-        // In memory unless asked: the dev server's in-memory SQLite has died under 80 000+ running workflows.
-        dbFile: temporalDbFile ? path.join(tmpDir, 'temporal', 'temporal.db') : null,
+        // In memory unless a file is given: the in-memory SQLite has died under 80 000+ running workflows.
+        dbFile: temporalDbFile,
         headless: true,
         echo: false,
         logFile: logFile('temporal'),

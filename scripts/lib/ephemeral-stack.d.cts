@@ -13,8 +13,8 @@ export declare function startEphemeralStack(options: {
   runDir: string;
   log: (text: string) => void;
   worker?: boolean;
-  /** The dev server's SQLite in a file under tmpDir instead of in memory. */
-  temporalDbFile?: boolean;
+  /** The dev server's SQLite in this file instead of in memory (left in place after the stop). */
+  temporalDbFile?: string | null;
   extraEnv?: Record<string, string>;
   beforeWorker?: (ctx: { tmpDir: string; env: Record<string, string>; runner: ProcessRunner }) => Promise<Record<string, string> | void>;
 }): Promise<EphemeralStack>;

@@ -18,6 +18,7 @@ import { createTenant, send, startTestApi, TestApi, TestResponse, TestTenant } f
 import { startServiceProcess, ServiceProcess } from '../support/service-process';
 import { DevServerForTest, startDevServerForTest } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+import { startTogether } from '../support/start-together';
 import { until } from '../support/until';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -39,11 +40,11 @@ const workers: ServiceProcess[] = [];
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'industrial-ops-scale-'));
-  [temporal, postgres, receiver] = await Promise.all([
+  [temporal, postgres, receiver] = await startTogether(
     startDevServerForTest({ dbFile: path.join(dir, 'temporal.db') }),
     startTestPostgres({ restartable: true }),
     startWebhookReceiver(),
-  ]);
+  );
   const env = { TEMPORAL_ADDRESS: temporal.address, DATABASE_URL: postgres.databaseUrl };
   const log = (name: string) => path.join(ROOT, '.run', `scale-out-${name}.log`);
   // The workers first: each registers search attributes and schedules (idempotently).

@@ -16,6 +16,7 @@ import { installTracing, Tracing } from '../../infra/tracing';
 import { createTenant, startTestApi, TestApi } from '../support/api';
 import { startServiceProcess, ServiceProcess } from '../support/service-process';
 import { DevServerForTest, startDevServerForTest } from '../support/temporal-env';
+import { startTogether } from '../support/start-together';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { until } from '../support/until';
 
@@ -60,7 +61,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-  [temporal, postgres] = await Promise.all([startDevServerForTest(), startTestPostgres()]);
+  [temporal, postgres] = await startTogether(startDevServerForTest(), startTestPostgres());
   const env = { TEMPORAL_ADDRESS: temporal.address, DATABASE_URL: postgres.databaseUrl };
   worker = await startServiceProcess(
     'worker',

@@ -15,6 +15,10 @@ export interface Page<T> {
   limit: number;
 }
 
+// Names no table of ours uses, so the page's own columns keep theirs.
+const PAGE = '__page';
+const TOTAL = '__page_total';
+
 /**
  * Runs a list query as one page plus its total. The query must carry its filters (and tenant
  * scope) but no limit/offset; ordering is kept for the page and dropped for the count.
@@ -42,10 +46,6 @@ export async function paginate<TRow, TItem = TRow>(
   });
   return { items, total, skip: page.skip, limit: page.limit };
 }
-
-// Names no table of ours uses, so the page's own columns keep theirs.
-const PAGE = '__page';
-const TOTAL = '__page_total';
 
 /** A page of rows (a service's answer) with each row shaped into the answer's item. */
 export function mapPage<TRow, TItem>(page: Page<TRow>, toItem: (row: TRow) => TItem): Page<TItem> {

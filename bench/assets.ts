@@ -194,6 +194,8 @@ export async function runAssetsBench(ctx: AssetsBenchContext): Promise<Record<st
     plain_insert_4_at_once_readings_per_s: round(rps(plainConcurrent), 0),
     gateway_to_plain_ratio_4_senders: round(rps(gatewayConcurrent) / rps(plainConcurrent), 3),
     gateway_to_plain_target: 0.5,
+    // The figure is the single sender's (one gateway posting its batches one after the other).
+    target_gateway_to_plain_ratio: rps(gatewaySingle) / rps(plainSingle) >= 0.5 ? 'met' : 'not met',
     batch_size: BATCH,
     gateway_batches: gatewaySingle.batchMs.length + gatewayConcurrent.batchMs.length,
     gateway_batch_p50_ms: round(percentile(batchMs, 50), 1),

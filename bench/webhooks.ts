@@ -92,6 +92,9 @@ export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<
       first_attempt_p50_ms: paced.p50,
       first_attempt_p99_ms: paced.p99,
       first_attempt_max_ms: paced.max,
+      target_deliveries_ratio: burst.perS / ceiling.completedPerS >= 0.7 ? 'met' : 'not met',
+      target_burst_no_stall: burst.p99 / ((BURST_EVENTS / burst.perS) * 1000) <= 1.2 ? 'met' : 'not met',
+      target_paced_p99_under_1s: paced.p99 < 1000 ? 'met' : 'not met',
     };
   } finally {
     await receiver.close();

@@ -21,8 +21,11 @@ async function main() {
   // plans; on a disk it starts plans 3x slower than in memory, on a tmpfs such as /dev/shm not).
   const temporalDbFile = process.env.BENCH_TEMPORAL_DB_FILE || null;
   const stack = await startEphemeralStack({ root: ROOT, runDir: path.join(ROOT, '.run', 'bench'), log, temporalDbFile, extraEnv: { LOG_LEVEL: 'warn' } });
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the bench process (the API under test runs in it) is
+  // written there, for finding where a figure's time goes (docs/PERFORMANCE.md).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
   try {
-    await runCommand(process.execPath, [path.join(ROOT, 'dist/bench/run.js'), ...process.argv.slice(2)], {
+    await runCommand(process.execPath, [...profile, path.join(ROOT, 'dist/bench/run.js'), ...process.argv.slice(2)], {
       cwd: ROOT,
       env: { ...process.env, ...stack.env, BENCH_WORKER_PID: String(stack.runner.runningChildren().find((c) => c.name === 'worker')?.pid ?? '') },
     });

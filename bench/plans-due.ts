@@ -7,7 +7,9 @@
  * fewer plans than asked are due and the figures say how many (BENCH_DUE_PLANS, default 10 000).
  * Their workflows are terminated afterwards.
  */
+import type { Client } from '@temporalio/client';
 import { AppDeps } from '../api/context';
+import { workflowIds } from '../infra/workflow-ids';
 import { withBenchTenant, BenchTenant } from './bench-tenant';
 import { terminateTenantWorkflows } from './maintenance';
 
@@ -15,6 +17,8 @@ const LANES = 16;
 /** Plans a second the API is assumed to create here, to place the due instant (measured: 20-45/s). */
 const ASSUMED_CREATE_RATE = 25;
 const GENERATION_DEADLINE_MS = 240_000;
+/** Plans whose histories are read after the run, to show what a due plan cost the server. */
+const HISTORY_SAMPLE = 100;
 
 export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.env.BENCH_DUE_PLANS ?? 10_000)): Promise<Record<string, number | string>> {
   return withBenchTenant(deps, 'Plans-due', async (api) => {
@@ -23,6 +27,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now())));
     try {
       const generation = await waitForTasks(deps, api.tenantId, created.count, dueAt);
+      const cost = await dueCost(deps, await deps.temporal.client(), api.tenantId);
       return {
         plans_wanted: wanted,
         plans_due: created.count,
@@ -31,6 +36,13 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         tasks_within_60s: generation.within60s,
         seconds_due_to_last_task: generation.lastSeconds,
         tasks_per_s: generation.lastSeconds > 0 ? round(generation.count / generation.lastSeconds) : generation.count,
+        // From the timer firing on: history events and workflow tasks per due plan, and how many
+        // workflow tasks timed out (a task left on the worker's sticky queue past its timeout is
+        // moved to the shared queue, and costs the server and the worker a second task).
+        due_history_sampled: cost.sampled,
+        due_events_per_plan: cost.events,
+        due_workflow_tasks_per_plan: cost.workflowTasks,
+        due_plans_with_timed_out_task: cost.withTimeout,
         target_all_within_60s:
           created.count === wanted && generation.within60s === wanted ? 'met' : created.count < wanted ? `not shown (${created.count} of ${wanted} due)` : 'not met',
       };
@@ -89,6 +101,24 @@ async function waitForTasks(deps: AppDeps, tenantId: string, plans: number, dueA
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   return { count: row.count, within60s: row.within, lastSeconds: row.last ? round((row.last.getTime() - dueAt) / 1000) : NaN };
+}
+
+/** The history from the due timer on, averaged over a sample of the tenant's plans. */
+async function dueCost(deps: AppDeps, client: Client, tenantId: string) {
+  const plans: { id: string }[] = await deps.db('maintenance_plans').where({ tenant_id: tenantId }).select('id').limit(HISTORY_SAMPLE);
+  let events = 0;
+  let workflowTasks = 0;
+  let withTimeout = 0;
+  for (const plan of plans) {
+    const history = (await client.workflow.getHandle(workflowIds.maintenancePlan(tenantId, plan.id)).fetchHistory()).events ?? [];
+    const fired = history.findIndex((e) => e.timerFiredEventAttributes);
+    const due = fired < 0 ? [] : history.slice(fired);
+    events += due.length;
+    workflowTasks += due.filter((e) => e.workflowTaskStartedEventAttributes).length;
+    if (due.some((e) => e.workflowTaskTimedOutEventAttributes)) withTimeout += 1;
+  }
+  const per = (n: number) => (plans.length ? round(n / plans.length) : NaN);
+  return { sampled: plans.length, events: per(events), workflowTasks: per(workflowTasks), withTimeout };
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;

@@ -28,6 +28,7 @@ import { generateSecret } from '../domain/webhooks/signing';
 import { loadConfig } from '../infra/config';
 import { createTemporalGateway, TemporalGateway } from '../infra/temporal';
 import { deliveryIdFor } from '../domain/webhooks/delivery-id';
+import { historyEvents, startedWorkflowTasks, verdict } from './report';
 import { workflowIds } from '../infra/workflow-ids';
 import { benchEmptyWorkflow } from './empty-workflow';
 
@@ -71,6 +72,8 @@ export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<
     receiver.reset();
     const paced = await pacedPhase(deps.db, tenantId, receiver);
     await deps.db('webhooks').where({ id: webhookId }).update({ status: 'disabled', disabled_reason: 'bench finished' });
+    const ratioToCeiling = burst.perS / ceiling.completedPerS;
+    const p99ToDrainTime = burst.p99 / ((BURST_EVENTS / burst.perS) * 1000);
 
     return {
       ceiling_empty_workflows_per_s: round(ceiling.completedPerS),
@@ -81,20 +84,20 @@ export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<
       burst_events: BURST_EVENTS,
       burst_delivered: burst.delivered,
       deliveries_per_s: round(burst.perS),
-      ratio_to_ceiling: round(burst.perS / ceiling.completedPerS, 2),
+      ratio_to_ceiling: round(ratioToCeiling, 2),
       burst_first_attempt_p50_ms: burst.p50,
       burst_first_attempt_p99_ms: burst.p99,
       // Target <= 1.2: no head-of-line stall beyond the time the burst needs at the measured rate.
-      burst_p99_to_drain_time: round(burst.p99 / ((BURST_EVENTS / burst.perS) * 1000), 2),
+      burst_p99_to_drain_time: round(p99ToDrainTime, 2),
       burst_workflows_closed_after_s: burstClosedAfterS,
       paced_rate_per_s: PACED_RATE_PER_S,
       paced_delivered: `${paced.delivered}/${paced.sent}`,
       first_attempt_p50_ms: paced.p50,
       first_attempt_p99_ms: paced.p99,
       first_attempt_max_ms: paced.max,
-      target_deliveries_ratio: burst.perS / ceiling.completedPerS >= 0.7 ? 'met' : 'not met',
-      target_burst_no_stall: burst.p99 / ((BURST_EVENTS / burst.perS) * 1000) <= 1.2 ? 'met' : 'not met',
-      target_paced_p99_under_1s: paced.p99 < 1000 ? 'met' : 'not met',
+      target_deliveries_ratio: verdict(ratioToCeiling >= 0.7),
+      target_burst_no_stall: verdict(p99ToDrainTime <= 1.2),
+      target_paced_p99_under_1s: verdict(paced.p99 < 1000),
     };
   } finally {
     await receiver.close();
@@ -114,10 +117,10 @@ interface HistoryCost {
 }
 
 async function historyCost(client: Client, workflowId: string): Promise<HistoryCost> {
-  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const events = await historyEvents(client, workflowId);
   return {
     events: events.length,
-    workflowTasks: events.filter((e) => e.workflowTaskStartedEventAttributes).length,
+    workflowTasks: startedWorkflowTasks(events),
     activityTasks: events.filter((e) => e.activityTaskStartedEventAttributes).length,
     eager: events[0]?.workflowExecutionStartedEventAttributes?.eagerExecutionAccepted === true,
   };

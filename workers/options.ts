@@ -65,13 +65,15 @@ export const WORKER_TUNING: Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcu
 
 /**
  * The webhook queue's worker: an attempt is an I/O wait (or a short wait for its webhook's
- * in-flight limit), so many run at once; a slow receiver holds at most 16 running + 64 waiting.
+ * in-flight limit), so many run at once; a slow receiver holds at most 16 running + 16 waiting,
+ * a fast one 16 running + as many waiting as it serves within 2 s, at most 200 (half the slots;
+ * activities/webhooks/lease-waiters.ts).
  * Since issue 19 an attempt is a local activity, which keeps its workflow task open while it runs
  * (measured: 1 workflow task and 6 history events per delivery, against 2 workflow tasks, 1
  * activity task and 11 events before, and 1 task and 5 events for an empty workflow): the
  * workflow-task and local-activity slots now bound the attempts in flight, so they get the 400
- * the activity slots had (with 40, one slow receiver's 16 running and 64 waiting attempts would
- * hold every slot and stall the other webhooks). The activity slots stay for the rare activities
+ * the activity slots had (with 40, one slow receiver's running and waiting attempts would hold
+ * every slot and stall the other webhooks). The activity slots stay for the rare activities
  * (failing, recovered, disabled) and deliveries started before the change.
  */
 export const WEBHOOK_WORKER_TUNING: typeof WORKER_TUNING & Pick<WorkerOptions, 'maxConcurrentLocalActivityExecutions'> = {

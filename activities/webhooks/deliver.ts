@@ -3,8 +3,9 @@
  * the webhook and the event, signs the canonical payload, POSTs it, writes the delivery record and
  * returns what the receiver answered. It never throws for an HTTP outcome (the workflow judges
  * those and owns the schedule); it throws only for infrastructure trouble (database down) and when
- * its webhook stayed at its in-flight limit (16) for the 2 s it may wait in this process, and
- * Temporal retries those (so they never count as attempts of the schedule).
+ * its webhook stayed at its in-flight limit (16) for the 2 s it may wait in this process (or its
+ * waiting room, sized by the receiver's speed, was full), and Temporal retries those (so they
+ * never count as attempts of the schedule).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { appendAudit } from '../../db/audit';
@@ -29,6 +30,12 @@ const LEASE_TTL = '30 seconds';
 const LEASE_WAIT_MS = 2_000;
 /** Re-check the database this often while waiting (leases released by other worker processes). */
 const LEASE_RECHECK_MS = 100;
+/**
+ * Attempts of one webhook that may wait for a lease in this process: half the webhook worker's
+ * 400 local-activity slots (workers/options.ts), so a burst to one receiver leaves the other
+ * half to the other webhooks. The room within it follows the receiver's speed (lease-waiters.ts).
+ */
+export const MAX_WAITERS_PER_WEBHOOK = 200;
 const SYSTEM_ACTOR = { type: 'system', id: 'webhook-delivery' } as const;
 
 export interface WebhookDeliveryDeps {
@@ -78,7 +85,14 @@ interface EventRow {
 export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
   const { db } = deps;
   const maxInFlight = deps.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK;
-  const waiters = new LeaseWaiters(4 * maxInFlight);
+  const waiters = new LeaseWaiters({
+    maxInFlight,
+    waitMs: LEASE_WAIT_MS,
+    recheckMs: LEASE_RECHECK_MS,
+    maxWaiters: MAX_WAITERS_PER_WEBHOOK,
+    // Until the receiver's speed is known here: the fixed room this replaced.
+    initialWaiters: Math.min(4 * maxInFlight, MAX_WAITERS_PER_WEBHOOK),
+  });
 
   /** Loads the attempt, waiting a bounded time in this process while the webhook is at its limit. */
   async function loadWithLease(input: AttemptInput) {
@@ -88,7 +102,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
       const mayRun = loaded && RECEIVING_STATUSES.includes(loaded.webhook.status) && loaded.event;
       if (!mayRun || loaded.leased) return loaded;
       const remaining = deadline - Date.now();
-      const waited = remaining > 0 ? waiters.wait(input.webhookId, Math.min(remaining, LEASE_RECHECK_MS)) : undefined;
+      const waited = remaining > 0 ? waiters.wait(input.webhookId, remaining) : undefined;
       if (!waited) throw busy(input.webhookId);
       await waited;
     }
@@ -104,6 +118,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
       if (!event) return { kind: 'skipped', reason: 'event_missing' };
       if (!leased) throw busy(webhook.id);
 
+      const leasedAt = Date.now();
       let released = false;
       try {
         const result = await send(deps, webhook, event, input.deliveryId);
@@ -113,7 +128,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
         return { kind: 'attempted', result: withoutTexts(result), webhookStatus: webhook.status, policy };
       } finally {
         if (!released) await db('webhook_delivery_leases').where({ delivery_id: input.deliveryId }).delete();
-        waiters.wake(webhook.id);
+        waiters.released(webhook.id, Date.now() - leasedAt);
       }
     },
 

@@ -1,22 +1,63 @@
 /**
  * In-process waiting room in front of the per-webhook lease (webhook_acquire_lease): an attempt
- * that finds its webhook at its in-flight limit waits here, a few at a time per webhook, and is
- * woken as soon as an attempt of the same webhook in this process releases its lease. So a burst
- * to one fast receiver flows without retry churn, while a slow receiver holds at most its limit
- * plus its waiters of the worker's slots; attempts beyond that are handed back to Temporal's retry.
+ * that finds its webhook at its in-flight limit waits here and is woken as soon as an attempt of
+ * the same webhook in this process releases its lease. Attempts the room does not admit are
+ * handed back to Temporal's retry at once.
+ *
+ * The room is sized by how fast the webhook's receiver answers (Little's law): with `maxInFlight`
+ * leases each held `meanHoldMs`, about `maxInFlight * waitMs / meanHoldMs` waiters get a lease
+ * within the `waitMs` an attempt may wait. A waiter beyond that would only time out, holding a
+ * worker slot meanwhile, so it is not admitted. A fast receiver then takes a burst without retry
+ * churn (measured: a fixed room of 64 turned a burst of 1 000 events to one webhook into about
+ * 1 140 refused attempts, each a database round trip, a failed local activity and a retry; see
+ * docs/PERFORMANCE.md), and a slow one holds fewer slots than a fixed room would.
+ *
+ * Only the first `maxInFlight` waiters re-check the database every `recheckMs` (for leases
+ * released by other worker processes); the others wait to be woken, so a full room does not
+ * poll PostgreSQL hundreds of times a second.
  */
+export interface LeaseWaitersLimits {
+  /** The webhook's lease limit (attempts in flight at once). */
+  maxInFlight: number;
+  /** How long an attempt may wait here in all. */
+  waitMs: number;
+  /** How often a waiter near the head re-checks the database. */
+  recheckMs: number;
+  /** The room's bound, whatever the receiver's speed: the share of the worker's slots one webhook may hold waiting. */
+  maxWaiters: number;
+  /** The room before any attempt of the webhook has finished in this process. */
+  initialWaiters: number;
+}
+
+/** Weight of the newest hold time in the running mean: recent enough to follow a receiver that slows down. */
+const HOLD_MEAN_WEIGHT = 0.2;
+/** Webhooks whose hold time is remembered; the least recently used go first beyond it. */
+const MAX_REMEMBERED_WEBHOOKS = 10_000;
+
 export class LeaseWaiters {
   private readonly queues = new Map<string, Array<() => void>>();
+  private readonly meanHoldMs = new Map<string, number>();
 
-  constructor(private readonly maxWaitersPerKey: number) {}
+  constructor(private readonly limits: LeaseWaitersLimits) {}
+
+  /** How many attempts of `key` may wait here now. */
+  capacity(key: string): number {
+    const { maxInFlight, waitMs, maxWaiters, initialWaiters } = this.limits;
+    const mean = this.meanHoldMs.get(key);
+    if (mean === undefined) return initialWaiters;
+    const servedWithinWait = Math.floor((maxInFlight * waitMs) / Math.max(mean, 1));
+    return Math.min(maxWaiters, Math.max(maxInFlight, servedWithinWait));
+  }
 
   /**
-   * Resolves when woken or after `ms`; answers `undefined` at once (no wait) when
-   * `maxWaitersPerKey` already wait on `key`.
+   * Resolves when woken, or after `ms` (after `recheckMs` at most for the first `maxInFlight`
+   * waiters, which then re-check the database); answers `undefined` at once (no wait) when the
+   * room of `key` is full.
    */
   wait(key: string, ms: number): Promise<void> | undefined {
     const queue = this.queues.get(key) ?? [];
-    if (queue.length >= this.maxWaitersPerKey) return undefined;
+    if (queue.length >= this.capacity(key)) return undefined;
+    const timeoutMs = queue.length < this.limits.maxInFlight ? Math.min(ms, this.limits.recheckMs) : ms;
     this.queues.set(key, queue);
     return new Promise((resolve) => {
       const done = () => {
@@ -26,13 +67,17 @@ export class LeaseWaiters {
         if (queue.length === 0 && this.queues.get(key) === queue) this.queues.delete(key);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(done, timeoutMs);
       queue.push(done);
     });
   }
 
-  /** Wakes the longest waiting attempt of `key`, if any. */
-  wake(key: string): void {
+  /** An attempt of `key` released its lease after holding it `heldMs`: learn the time, wake the longest waiting. */
+  released(key: string, heldMs: number): void {
+    const mean = this.meanHoldMs.get(key);
+    this.meanHoldMs.delete(key); // re-insert: Map order is the eviction order
+    this.meanHoldMs.set(key, mean === undefined ? heldMs : mean + HOLD_MEAN_WEIGHT * (heldMs - mean));
+    if (this.meanHoldMs.size > MAX_REMEMBERED_WEBHOOKS) this.meanHoldMs.delete(this.meanHoldMs.keys().next().value!);
     this.queues.get(key)?.[0]?.();
   }
 

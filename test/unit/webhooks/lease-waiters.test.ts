@@ -1,4 +1,6 @@
 import { LeaseWaiters, LeaseWaitersLimits } from '../../../activities/webhooks/lease-waiters';
+import { MAX_WAITERS_PER_WEBHOOK } from '../../../activities/webhooks/deliver';
+import { WEBHOOK_WORKER_TUNING } from '../../../workers/options';
 
 const LIMITS: LeaseWaitersLimits = { maxInFlight: 2, waitMs: 2_000, recheckMs: 100, maxWaiters: 50, initialWaiters: 8 };
 
@@ -64,5 +66,10 @@ describe('LeaseWaiters', () => {
     jest.advanceTimersByTime(1);
     await Promise.resolve();
     expect(ended).toEqual([0, 1, 2, 3]); // its whole wait, with no re-check before
+  });
+
+  it("keeps one webhook's waiting room to half of the webhook worker's slots at most, whatever its burst", () => {
+    const { maxConcurrentLocalActivityExecutions, maxConcurrentWorkflowTaskExecutions } = WEBHOOK_WORKER_TUNING;
+    expect(MAX_WAITERS_PER_WEBHOOK).toBeLessThanOrEqual(Math.min(maxConcurrentLocalActivityExecutions!, maxConcurrentWorkflowTaskExecutions!) / 2);
   });
 });

@@ -4,6 +4,7 @@
  * password) is the one the token carries. Read from PostgreSQL, cached per process for a few
  * seconds, so a disabled user or a changed role is refused within that time on every replica.
  */
+import { LRUCache } from 'lru-cache';
 import { Db } from '../db/knex';
 import type { AccessClaims } from '../domain/auth/tokens';
 
@@ -15,29 +16,22 @@ interface UserState {
   tenantId: string;
   active: boolean;
   version: number;
-  until: number;
 }
 
-/** Entries kept per process; the oldest go first beyond it. */
+/** Entries kept per process; the least recently used go first beyond it. */
 const MAX_CACHED_USERS = 10_000;
 
 export function createSessionCheck(db: Db, cacheMs: number): SessionCheck {
-  const cache = new Map<string, UserState>();
+  // cacheMs 0: every request reads the row (lru-cache would take a ttl of 0 as "forever").
+  const cache = cacheMs > 0 ? new LRUCache<string, UserState>({ max: MAX_CACHED_USERS, ttl: cacheMs }) : null;
 
   async function stateOf(userId: string): Promise<UserState | null> {
-    const cached = cache.get(userId);
-    if (cached && cached.until > Date.now()) return cached;
+    const cached = cache?.get(userId);
+    if (cached) return cached;
     const row = await db('users').where({ id: userId }).first('tenant_id', 'status', 'token_version');
-    if (!row) {
-      cache.delete(userId);
-      return null;
-    }
-    const state = { tenantId: row.tenant_id, active: row.status === 'active', version: row.token_version, until: Date.now() + cacheMs };
-    if (cacheMs > 0) {
-      cache.delete(userId); // re-insert: Map order is the eviction order
-      cache.set(userId, state);
-      if (cache.size > MAX_CACHED_USERS) cache.delete(cache.keys().next().value!);
-    }
+    if (!row) return null;
+    const state = { tenantId: row.tenant_id, active: row.status === 'active', version: row.token_version };
+    cache?.set(userId, state);
     return state;
   }
 

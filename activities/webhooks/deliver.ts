@@ -91,7 +91,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
     recheckMs: LEASE_RECHECK_MS,
     maxWaiters: MAX_WAITERS_PER_WEBHOOK,
     // Until the receiver's speed is known here: the fixed room this replaced.
-    initialWaiters: Math.min(4 * maxInFlight, MAX_WAITERS_PER_WEBHOOK),
+    initialWaiters: 4 * maxInFlight,
   });
 
   /** Loads the attempt, waiting a bounded time in this process while the webhook is at its limit. */

@@ -16,6 +16,8 @@
  * released by other worker processes); the others wait to be woken, so a full room does not
  * poll PostgreSQL hundreds of times a second.
  */
+import { LRUCache } from 'lru-cache';
+
 export interface LeaseWaitersLimits {
   /** The webhook's lease limit (attempts in flight at once). */
   maxInFlight: number;
@@ -25,7 +27,7 @@ export interface LeaseWaitersLimits {
   recheckMs: number;
   /** The room's bound, whatever the receiver's speed: the share of the worker's slots one webhook may hold waiting. */
   maxWaiters: number;
-  /** The room before any attempt of the webhook has finished in this process. */
+  /** The room before any attempt of the webhook has finished in this process (within `maxWaiters`). */
   initialWaiters: number;
 }
 
@@ -36,7 +38,7 @@ const MAX_REMEMBERED_WEBHOOKS = 10_000;
 
 export class LeaseWaiters {
   private readonly queues = new Map<string, Array<() => void>>();
-  private readonly meanHoldMs = new Map<string, number>();
+  private readonly meanHoldMs = new LRUCache<string, number>({ max: MAX_REMEMBERED_WEBHOOKS });
 
   constructor(private readonly limits: LeaseWaitersLimits) {}
 
@@ -44,9 +46,8 @@ export class LeaseWaiters {
   capacity(key: string): number {
     const { maxInFlight, waitMs, maxWaiters, initialWaiters } = this.limits;
     const mean = this.meanHoldMs.get(key);
-    if (mean === undefined) return initialWaiters;
-    const servedWithinWait = Math.floor((maxInFlight * waitMs) / Math.max(mean, 1));
-    return Math.min(maxWaiters, Math.max(maxInFlight, servedWithinWait));
+    const room = mean === undefined ? initialWaiters : Math.max(maxInFlight, Math.floor((maxInFlight * waitMs) / Math.max(mean, 1)));
+    return Math.min(maxWaiters, room);
   }
 
   /**
@@ -75,9 +76,7 @@ export class LeaseWaiters {
   /** An attempt of `key` released its lease after holding it `heldMs`: learn the time, wake the longest waiting. */
   released(key: string, heldMs: number): void {
     const mean = this.meanHoldMs.get(key);
-    this.meanHoldMs.delete(key); // re-insert: Map order is the eviction order
     this.meanHoldMs.set(key, mean === undefined ? heldMs : mean + HOLD_MEAN_WEIGHT * (heldMs - mean));
-    if (this.meanHoldMs.size > MAX_REMEMBERED_WEBHOOKS) this.meanHoldMs.delete(this.meanHoldMs.keys().next().value!);
     this.queues.get(key)?.[0]?.();
   }
 

@@ -10,7 +10,9 @@
  * worker slot meanwhile, so it is not admitted. A fast receiver then takes a burst without retry
  * churn (measured: a fixed room of 64 turned a burst of 1 000 events to one webhook into about
  * 1 140 refused attempts, each a database round trip, a failed local activity and a retry; see
- * docs/PERFORMANCE.md), and a slow one holds fewer slots than a fixed room would.
+ * docs/PERFORMANCE.md), and a slow one holds fewer slots than a fixed room would. The hold time
+ * includes the attempt's wait for a pooled connection, so a burst that saturates the worker's
+ * pool shrinks the room, and some runs still refuse many attempts (measured, same document).
  *
  * Only the first `maxInFlight` waiters re-check the database every `recheckMs` (for leases
  * released by other worker processes); the others wait to be woken, so a full room does not

@@ -11,6 +11,7 @@ import { Worker } from '@temporalio/worker';
 import { createConversationActivities } from '../../activities/conversations';
 import { provisionTenant } from '../../db/tenants';
 import { secretContexts } from '../../domain/agents/channel-secrets';
+import { boundColumns, CREDENTIAL_BINDINGS } from '../../domain/credentials/destination-binding';
 import { encryptSecret } from '../../infra/crypto';
 import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
@@ -76,6 +77,7 @@ async function whatsappConversation(accessToken: string): Promise<Fixture> {
     display_phone_number: '+34600111222',
     phone_number_id: phoneNumberId,
     access_token_encrypted: encryptSecret(accessToken, KEY, secretContexts.whatsappAccessToken(numberId)),
+    ...boundColumns(CREDENTIAL_BINDINGS.whatsappAccessToken, { phone_number_id: phoneNumberId }),
   });
   const [tool] = await pg
     .db('tools')
@@ -243,5 +245,20 @@ describe('conversation workflow', () => {
     await inbound(f, 'anyone there?');
     await env.sleep('1 minute');
     expect(await outbound(f)).toHaveLength(1);
+  });
+
+  it("does not send the access token for a phone number id changed behind the API's back (SQL), and says why", async () => {
+    const f = await whatsappConversation(`tok-${randomUUID()}`);
+    const moved = String(100000000000 + Math.floor(Math.random() * 9e11));
+    await pg.db('whatsapp_numbers').where({ tenant_id: f.tenantId, phone_number_id: f.phoneNumberId }).update({ phone_number_id: moved });
+    const before = sink.requests().length;
+    await inbound(f, 'hello');
+    const [reply] = await untilSkipping(
+      () => outbound(f),
+      (rows) => rows[0]?.delivery_status === 'failed',
+      'the reply to fail',
+    );
+    expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'credential_destination_changed', sent_at: null });
+    expect(sink.requests().slice(before)).toEqual([]);
   });
 });

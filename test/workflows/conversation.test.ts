@@ -20,6 +20,7 @@ import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { expectNoPersonalData } from '../support/history-text';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+import { startSmtpTestServer, SmtpTestServer } from '../support/smtp-test-server';
 import { startWhatsappSink, WhatsappSink } from '../support/whatsapp-sink';
 import { until } from '../support/until';
 
@@ -129,6 +130,72 @@ const outbound = (f: Fixture) =>
     .where({ tenant_id: f.tenantId, conversation_id: f.conversationId, direction: 'outbound' })
     .orderBy('created_at')
     .select('id', 'body', 'delivery_status', 'failure_reason', 'provider_message_id', 'idempotency_key', 'sent_at');
+
+describe('e-mail delivery with a stored SMTP password', () => {
+  const PASSWORD = `smtp-pw-${randomUUID()}`;
+  let smtp: SmtpTestServer;
+  let collector: SmtpTestServer;
+  beforeAll(async () => {
+    [smtp, collector] = await Promise.all([startSmtpTestServer('mailer', PASSWORD), startSmtpTestServer('mailer', PASSWORD)]);
+  });
+  afterAll(async () => {
+    await smtp?.close();
+    await collector?.close();
+  });
+
+  /** A pending reply of an e-mail agent whose account's password is bound to `smtp`; answers its tenant, account and message. */
+  async function pendingEmailReply() {
+    const suffix = randomUUID().slice(0, 8);
+    const { tenant_id: tenantId } = await provisionTenant(pg.db, {
+      name: `Mail ${suffix}`,
+      plan: 'enterprise',
+      adminEmail: `admin-${suffix}@example.com`,
+      adminPassword: `pw-${randomUUID()}`,
+    });
+    const accountId = randomUUID();
+    const destination = { smtp_host: smtp.host, smtp_port: smtp.port, smtp_secure: false };
+    await pg.db('email_accounts').insert({
+      id: accountId,
+      tenant_id: tenantId,
+      name: 'Support',
+      email_address: 'support@plant.example.com',
+      ...destination,
+      username: 'mailer',
+      password_encrypted: encryptSecret(PASSWORD, KEY, secretContexts.emailPassword(accountId)),
+      ...boundColumns(CREDENTIAL_BINDINGS.emailPassword, destination),
+    });
+    const [agent] = await pg
+      .db('agents')
+      .insert({ tenant_id: tenantId, name: 'Mail desk', type: 'email', system_prompt: 'Help.', model: 'built-in', temperature: 0.2, email_account_id: accountId })
+      .returning('id');
+    const [contact] = await pg.db('contacts').insert({ tenant_id: tenantId, email: 'ana@customer.example.com', name: 'Ana' }).returning('id');
+    const [conversation] = await pg.db('conversations').insert({ tenant_id: tenantId, agent_id: agent.id, contact_id: contact.id, channel: 'email' }).returning('id');
+    const [message] = await pg
+      .db('messages')
+      .insert({ tenant_id: tenantId, conversation_id: conversation.id, direction: 'outbound', body: 'Hello', delivery_status: 'pending', idempotency_key: `reply:${randomUUID()}` })
+      .returning('id');
+    return { tenantId, accountId, messageId: message.id as string };
+  }
+
+  const activities = () => createConversationActivities({ db: pg.db, dataEncryptionKey: KEY, whatsappApiBaseUrl: sink.url, allowPrivateDestinations: true, llm: null });
+  const failureOf = (messageId: string) => pg.db('messages').where({ id: messageId }).first('delivery_status', 'failure_reason');
+
+  it('logs in with the password at the server it was given for', async () => {
+    const reply = await pendingEmailReply();
+    const attempts = smtp.authAttempts;
+    expect(await activities().deliverMessage({ tenantId: reply.tenantId, messageId: reply.messageId })).toBe('sent');
+    expect(smtp.authAttempts).toBe(attempts + 1);
+  });
+
+  it("never sends the password to a server changed behind the API's back (SQL): the message fails saying why", async () => {
+    const reply = await pendingEmailReply();
+    await pg.db('email_accounts').where({ id: reply.accountId }).update({ smtp_port: collector.port });
+    const attempts = collector.authAttempts;
+    expect(await activities().deliverMessage({ tenantId: reply.tenantId, messageId: reply.messageId })).toBe('failed');
+    expect(await failureOf(reply.messageId)).toEqual({ delivery_status: 'failed', failure_reason: 'credential_destination_changed' });
+    expect(collector.authAttempts).toBe(attempts);
+  });
+});
 
 describe('conversation workflow', () => {
   it('retries a send through a provider outage, sends it once, then closes when idle and sends the survey', async () => {

@@ -3,7 +3,9 @@
  * by a real SMTP handshake when created and whenever its connection settings change or it is
  * re-activated; the handshake runs before the unit of work, so no row lock is held during network
  * I/O, which is why the create and the update run their own units. The password is kept encrypted
- * (infra/crypto.ts) and never answered. api/routes/email-accounts.ts is the HTTP face.
+ * (infra/crypto.ts), never answered, and bound to the server it was given for: moving the account
+ * to another server needs the password again (domain/credentials/destination-binding.ts).
+ * api/routes/email-accounts.ts is the HTTP face.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex';

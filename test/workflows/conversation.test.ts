@@ -3,7 +3,8 @@
  * (migrated) PostgreSQL and a loopback WhatsApp provider (test/support/whatsapp-sink.ts), started
  * by the inbound paths' own signalling code (orchestration/conversations): a reply whose send
  * fails twice is retried and sent once; a rejected access token fails the message and puts the
- * agent in error; an idle conversation closes after 24 hours and sends the CSAT invitation.
+ * agent in error; an idle conversation closes after 24 hours and sends the CSAT invitation; a
+ * stored password or token whose record was moved behind the API's back is not sent.
  */
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';

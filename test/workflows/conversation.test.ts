@@ -62,15 +62,15 @@ interface Fixture {
   contactId: string;
 }
 
+async function newTenant(): Promise<string> {
+  const suffix = randomUUID().slice(0, 8);
+  const tenant = await provisionTenant(pg.db, { name: `Plant ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: `pw-${randomUUID()}` });
+  return tenant.tenant_id;
+}
+
 /** A tenant with a WhatsApp number (this access token), its agent with get_asset_health, a contact and an open conversation. */
 async function whatsappConversation(accessToken: string): Promise<Fixture> {
-  const suffix = randomUUID().slice(0, 8);
-  const { tenant_id: tenantId } = await provisionTenant(pg.db, {
-    name: `Plant ${suffix}`,
-    plan: 'enterprise',
-    adminEmail: `admin-${suffix}@example.com`,
-    adminPassword: `pw-${randomUUID()}`,
-  });
+  const tenantId = await newTenant();
   const numberId = randomUUID();
   const phoneNumberId = String(100000000000 + Math.floor(Math.random() * 9e11));
   await pg.db('whatsapp_numbers').insert({
@@ -146,13 +146,7 @@ describe('e-mail delivery with a stored SMTP password', () => {
 
   /** A pending reply of an e-mail agent whose account's password is bound to `smtp`; answers its tenant, account and message. */
   async function pendingEmailReply() {
-    const suffix = randomUUID().slice(0, 8);
-    const { tenant_id: tenantId } = await provisionTenant(pg.db, {
-      name: `Mail ${suffix}`,
-      plan: 'enterprise',
-      adminEmail: `admin-${suffix}@example.com`,
-      adminPassword: `pw-${randomUUID()}`,
-    });
+    const tenantId = await newTenant();
     const accountId = randomUUID();
     const destination = { smtp_host: smtp.host, smtp_port: smtp.port, smtp_secure: false };
     await pg.db('email_accounts').insert({
@@ -197,6 +191,17 @@ describe('e-mail delivery with a stored SMTP password', () => {
     expect(collector.authAttempts).toBe(attempts);
   });
 });
+
+/** Sends an inbound message and waits for its reply to fail. */
+async function failedReplyTo(f: Fixture, text: string) {
+  await inbound(f, text);
+  const [reply] = await untilSkipping(
+    () => outbound(f),
+    (rows) => rows[0]?.delivery_status === 'failed',
+    'the reply to fail',
+  );
+  return reply;
+}
 
 describe('conversation workflow', () => {
   it('retries a send through a provider outage, sends it once, then closes when idle and sends the survey', async () => {
@@ -291,12 +296,7 @@ describe('conversation workflow', () => {
   it('fails the message and puts the agent in error when the provider rejects the access token', async () => {
     const f = await whatsappConversation(`rejected-${randomUUID()}`);
     const before = sink.requests().length;
-    await inbound(f, 'hello');
-    const [reply] = await untilSkipping(
-      () => outbound(f),
-      (rows) => rows[0]?.delivery_status === 'failed',
-      'the reply to fail',
-    );
+    const reply = await failedReplyTo(f, 'hello');
     expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'credentials_rejected', sent_at: null });
     // Not retried: one request, answered 401.
     expect(
@@ -320,12 +320,7 @@ describe('conversation workflow', () => {
     const moved = String(100000000000 + Math.floor(Math.random() * 9e11));
     await pg.db('whatsapp_numbers').where({ tenant_id: f.tenantId, phone_number_id: f.phoneNumberId }).update({ phone_number_id: moved });
     const before = sink.requests().length;
-    await inbound(f, 'hello');
-    const [reply] = await untilSkipping(
-      () => outbound(f),
-      (rows) => rows[0]?.delivery_status === 'failed',
-      'the reply to fail',
-    );
+    const reply = await failedReplyTo(f, 'hello');
     expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'credential_destination_changed', sent_at: null });
     expect(sink.requests().slice(before)).toEqual([]);
   });

@@ -10,6 +10,7 @@ import { closeOpenConversation, outboundByKey, storeMessageBody } from '../db/qu
 import { tenantScope } from '../db/tenant-scope';
 import { appendEvent } from '../db/outbox';
 import { secretContexts } from '../domain/agents/channel-secrets';
+import { CREDENTIAL_BINDINGS, unboundFields } from '../domain/credentials/destination-binding';
 import { AgentTool, composeReply, planReply, ReplyPlan, ToolOutcome } from '../domain/agents/reply-engine';
 import type { LlmProvider } from '../domain/llm/provider';
 import { decryptSecret } from '../infra/crypto';
@@ -33,6 +34,12 @@ export type AnswerOutcome =
 export type DeliveryOutcome = 'sent' | 'failed' | 'credentials_rejected';
 
 const SCORE_ACK = 'Thank you for your feedback!';
+
+/**
+ * The channel's stored credential was given for another destination than the record's (changed
+ * behind the API's back): it is not sent, and the message fails saying why.
+ */
+const CREDENTIAL_MOVED: ChannelSendResult = { kind: 'rejected', reason: 'credential_destination_changed' };
 
 type Channel = 'whatsapp' | 'email';
 
@@ -86,8 +93,12 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
     const { scope, message, conversation, agent, contact } = target;
     const key = deps.dataEncryptionKey;
     if (conversation.channel === 'whatsapp') {
-      const number = await scope.table('whatsapp_numbers').where({ id: agent.whatsapp_number_id }).first('id', 'phone_number_id', 'access_token_encrypted', 'status');
+      const number = await scope
+        .table('whatsapp_numbers')
+        .where({ id: agent.whatsapp_number_id })
+        .first('id', 'phone_number_id', 'access_token_encrypted', 'access_token_destination', 'status');
       if (!number || number.status !== 'active' || !contact.phone) return { kind: 'rejected', reason: 'channel_unavailable' };
+      if (unboundFields(CREDENTIAL_BINDINGS.whatsappAccessToken, number).length > 0) return CREDENTIAL_MOVED;
       return sendWhatsappText({
         apiBaseUrl: deps.whatsappApiBaseUrl,
         phoneNumberId: number.phone_number_id,
@@ -98,6 +109,7 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
     }
     const account = await scope.table('email_accounts').where({ id: agent.email_account_id }).first();
     if (!account || account.status !== 'active' || !contact.email) return { kind: 'rejected', reason: 'channel_unavailable' };
+    if (account.password_encrypted && unboundFields(CREDENTIAL_BINDINGS.emailPassword, account).length > 0) return CREDENTIAL_MOVED;
     // The inbound message this one follows: its Message-ID threads the reply.
     const inbound = await scope
       .table('messages')

@@ -22,7 +22,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createDb, Db } from '../db/knex';
 import { appendEvent } from '../db/outbox';
-import { encryptWebhookSecret } from '../db/queries/webhooks';
+import { webhookSecretColumns } from '../db/queries/webhooks';
 import { provisionTenant } from '../db/tenants';
 import { generateSecret } from '../domain/webhooks/signing';
 import { loadConfig } from '../infra/config';
@@ -185,7 +185,7 @@ async function benchWebhook(deps: WebhookBenchDeps, url: string): Promise<{ tena
     tenant_id: tenant.tenant_id,
     url,
     events: [EVENT_TYPE],
-    secret_encrypted: encryptWebhookSecret(webhookId, generateSecret(), deps.dataEncryptionKey),
+    ...webhookSecretColumns({ id: webhookId, url }, generateSecret(), deps.dataEncryptionKey),
   });
   return { tenantId: tenant.tenant_id, webhookId };
 }

@@ -3,7 +3,9 @@
  * by a real SMTP handshake when created and whenever its connection settings change or it is
  * re-activated; the handshake runs before the unit of work, so no row lock is held during network
  * I/O, which is why the create and the update run their own units. The password is kept encrypted
- * (infra/crypto.ts) and never answered. api/routes/email-accounts.ts is the HTTP face.
+ * (infra/crypto.ts), never answered, and bound to the server it was given for: moving the account
+ * to another server needs the password again (domain/credentials/destination-binding.ts).
+ * api/routes/email-accounts.ts is the HTTP face.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex';
@@ -13,6 +15,7 @@ import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import { runUnit, type Unit, type UnitContext } from '../db/unit-of-work';
 import type { ChannelStatus } from '../domain/agents/agents';
 import { secretContexts } from '../domain/agents/channel-secrets';
+import { boundColumns, CREDENTIAL_BINDINGS, requireCredentialToMove, requireStillBound } from '../domain/credentials/destination-binding';
 import { AppError } from '../domain/errors';
 import { decryptSecret, encryptSecret } from '../infra/crypto';
 import { SmtpSettings, verifySmtp } from '../infra/smtp-verify';
@@ -29,6 +32,8 @@ export interface EmailAccountRow {
   smtp_secure: boolean;
   username: string | null;
   password_encrypted: string | null;
+  /** Where the password was given for (domain/credentials/destination-binding.ts). */
+  password_destination: Record<string, unknown> | null;
   inbound_secret_encrypted: string | null;
   status: ChannelStatus;
   verified_at: Date | null;
@@ -57,6 +62,25 @@ export interface EmailAccountDeps {
 const CONNECTION_FIELDS = ['smtp_host', 'smtp_port', 'smtp_secure', 'username', 'password'] as const;
 const AUDIT_TYPE = channelAuditType('email');
 const passwordContext = secretContexts.emailPassword;
+const passwordBinding = CREDENTIAL_BINDINGS.emailPassword;
+
+/** A change that moves the stored password to another SMTP server must give the password (422 CREDENTIAL_REQUIRED). */
+function refuseMovingPassword(current: EmailAccountRow, body: EmailAccountBody): void {
+  requireCredentialToMove(passwordBinding, { ...current }, { ...body }, { stored: current.password_encrypted !== null, credentialGiven: body.password !== undefined });
+}
+
+/** The stored password, used only while the account still points where it was given for (422 otherwise). */
+function storedPassword(key: Buffer, current: EmailAccountRow): string | null {
+  if (!current.password_encrypted) return null;
+  requireStillBound(passwordBinding, { ...current });
+  return decryptSecret(current.password_encrypted, key, passwordContext(current.id));
+}
+
+/** The password columns for a password given (null clears it), bound to the account's destination. */
+function passwordColumns(key: Buffer, id: string, password: string | null, destination: Record<string, unknown>): Record<string, unknown> {
+  if (!password) return { password_encrypted: null, password_destination: null };
+  return { password_encrypted: encryptSecret(password, key, passwordContext(id)), ...boundColumns(passwordBinding, destination) };
+}
 
 export function requireEmailAccount(scope: TenantScope, id: string): Promise<EmailAccountRow> {
   return requireChannelRecord<EmailAccountRow>(scope, 'email', id);
@@ -100,7 +124,7 @@ export async function createEmailAccount(
       ...inboundSecretColumns(inboundSecret, key, id),
       id,
       smtp_secure: secure,
-      password_encrypted: password ? encryptSecret(password, key, passwordContext(id)) : null,
+      ...passwordColumns(key, id, password ?? null, { ...body, smtp_secure: secure }),
       status: 'active',
       verified_at: new Date(),
     });
@@ -118,10 +142,11 @@ export async function createEmailAccount(
 export async function updateEmailAccount(deps: EmailAccountDeps, context: UnitContext, id: string, body: EmailAccountBody): Promise<EmailAccountRow> {
   const key = deps.dataEncryptionKey;
   const current = await requireEmailAccount(tenantScope(deps.db, context.tenantId), id);
+  refuseMovingPassword(current, body);
   const finalStatus = body.status ?? current.status;
   const reconnecting = CONNECTION_FIELDS.some((f) => body[f] !== undefined) || (current.status === 'inactive' && body.status === 'active');
   if (reconnecting && finalStatus === 'active') {
-    const password = body.password !== undefined ? body.password : current.password_encrypted && decryptSecret(current.password_encrypted, key, passwordContext(current.id));
+    const password = body.password !== undefined ? body.password : storedPassword(key, current);
     await requireVerified(deps.allowPrivateDestinations, {
       host: body.smtp_host ?? current.smtp_host,
       port: body.smtp_port ?? current.smtp_port,
@@ -132,9 +157,11 @@ export async function updateEmailAccount(deps: EmailAccountDeps, context: UnitCo
   }
   return runUnit(deps.db, context, async (unit) => {
     const before = await requireEmailAccount(unit.scope, id);
+    // Again inside the unit: a concurrent change may have moved the account since the first read.
+    refuseMovingPassword(before, body);
     const { password, ...rest } = body;
     const changes: Record<string, unknown> = { ...rest };
-    if (password !== undefined) changes.password_encrypted = password ? encryptSecret(password, key, passwordContext(before.id)) : null;
+    if (password !== undefined) Object.assign(changes, passwordColumns(key, before.id, password, { ...before, ...rest }));
     if (reconnecting && finalStatus === 'active') changes.verified_at = new Date();
     const row = await updateRecord<EmailAccountRow>(unit.scope, 'email_accounts', before.id, changes);
     const moved = await moveAgentsAfterChannelUpdate(unit, 'email', before, row, reconnecting);

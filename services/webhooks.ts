@@ -14,15 +14,16 @@ import {
   deliveryEventId,
   DeliveryFilter,
   DeliveryListRow,
-  encryptWebhookSecret,
   findWebhook,
   insertWebhook,
   isActiveUser,
   isEventKept,
   PREVIOUS_SECRET_TTL_MS,
   RECEIVING_STATUSES,
+  SECRET_NOT_BOUND,
   signingSecrets,
   updateWebhookRow,
+  webhookSecretColumns,
   webhookDeliveryAnalytics,
   webhooksQuery,
   WebhookRow,
@@ -34,8 +35,9 @@ import { aiConfigMessages, suggestionFromModel, suggestWebhookConfig, type Webho
 import { DELIVERY_RETENTION_DAYS } from '../domain/webhooks/health-rules';
 import type { WebhookFilters } from '../domain/webhooks/matching';
 import type { HttpAttemptResult } from '../domain/webhooks/outcome';
-import { canonicalJson } from '../domain/webhooks/payload';
+import { buildPayload, JsonObject, serializePayload } from '../domain/webhooks/payload';
 import { generateSecret, signDelivery } from '../domain/webhooks/signing';
+import { CREDENTIAL_BINDINGS, requireCredentialToMove, unboundFields } from '../domain/credentials/destination-binding';
 import type { Config } from '../infra/config';
 import { llmProviderFrom } from '../infra/llm';
 import { checkWebhookUrl, type DestinationPolicy } from '../infra/outbound/destination-guard';
@@ -61,6 +63,8 @@ export interface WebhookDeps {
 
 export interface WebhookFields {
   url: string;
+  /** Update only: replace the signing secret (required with a new URL). */
+  rotate_secret?: boolean;
   events: string[];
   filters?: WebhookFilters;
   description?: string | null;
@@ -74,6 +78,23 @@ export interface WebhookFields {
 export interface WebhookWithSecret {
   row: WebhookRow;
   secret: string;
+}
+
+const secretBinding = CREDENTIAL_BINDINGS.webhookSecret;
+
+/**
+ * The columns of a new signing secret for `webhook` (as it will be once changed), bound to its URL.
+ * The replaced one keeps signing for 24 hours unless the URL moves: it is the old receiver's
+ * secret, and signatures under it must not go to another receiver (which could replay them).
+ */
+function newSecretColumns(deps: WebhookDeps, current: WebhookRow, url: string, secret: string): Record<string, unknown> {
+  const keepPrevious = url === current.url && unboundFields(secretBinding, { ...current }).length === 0;
+  return {
+    ...webhookSecretColumns({ id: current.id, url }, secret, deps.config.secrets.dataEncryptionKey),
+    // Same webhook, same encryption context: the stored ciphertext moves as it is.
+    previous_secret_encrypted: keepPrevious ? current.secret_encrypted : null,
+    previous_secret_expires_at: keepPrevious ? new Date(Date.now() + PREVIOUS_SECRET_TTL_MS) : null,
+  };
 }
 
 // ---- rules -----------------------------------------------------------------------------------
@@ -132,18 +153,36 @@ export async function webhookAnalytics(db: Db, scope: TenantScope, webhookId: st
   return webhookDeliveryAnalytics(db, scope.tenantId, webhook.id);
 }
 
-/** The test call: `sample` as canonical JSON, signed like a delivery, through the same guarded POST. */
-export async function sendTestPayload(deps: WebhookDeps, scope: TenantScope, webhookId: string, sample: Record<string, unknown>): Promise<HttpAttemptResult> {
-  const webhook = await requireWebhook(scope, webhookId);
-  const body = canonicalJson(sample);
+/** The event type of a test delivery: a receiver dispatching on `type` never takes it for a real event. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+/** The header that also marks a test delivery (the type inside the signed body is the mark that cannot be stripped). */
+export const TEST_HEADER = 'X-Webhook-Test';
+
+/** A signed test request, ready to send; or what the attempt answers without sending. */
+export type TestDelivery = { url: string; headers: Record<string, string>; body: string } | { refused: HttpAttemptResult };
+
+/**
+ * The test call, prepared in a unit: `sample` as the `data` of a `webhook.test` event (id
+ * `test_<uuid>`, also the delivery id), signed like a delivery, with `X-Webhook-Test: true`, and
+ * audited (`webhook.test_sent` with the delivery id), so it cannot pass for a real event. It is
+ * sent by `sendTestDelivery` after the unit commits (no transaction open during network I/O).
+ */
+export async function prepareTestDelivery(unit: Unit, deps: WebhookDeps, webhookId: string, sample: JsonObject): Promise<TestDelivery> {
+  const webhook = await requireWebhook(unit.scope, webhookId);
   const now = new Date();
-  const headers = signDelivery({
-    secrets: signingSecrets(webhook, deps.config.secrets.dataEncryptionKey, now),
-    deliveryId: `test_${randomUUID()}`,
-    timestamp: Math.floor(now.getTime() / 1000),
-    body,
-  });
-  return postSigned({ url: webhook.url, headers: { ...headers }, body, ...destinationPolicy(deps) });
+  const id = `test_${randomUUID()}`;
+  unit.audit({ action: 'webhook.test_sent', resourceType: 'webhook', resourceId: webhook.id, details: { delivery_id: id, event_type: TEST_EVENT_TYPE } });
+  const secrets = signingSecrets(webhook, deps.config.secrets.dataEncryptionKey, now);
+  if (!secrets) return { refused: SECRET_NOT_BOUND };
+  const body = serializePayload(buildPayload({ eventId: id, type: TEST_EVENT_TYPE, tenantId: unit.scope.tenantId, occurredAt: now, data: sample }));
+  const headers = signDelivery({ secrets, deliveryId: id, timestamp: Math.floor(now.getTime() / 1000), body });
+  return { url: webhook.url, headers: { ...headers, [TEST_HEADER]: 'true' }, body };
+}
+
+/** Sends a prepared test through the same guarded POST as deliveries. */
+export async function sendTestDelivery(deps: WebhookDeps, test: TestDelivery): Promise<HttpAttemptResult> {
+  if ('refused' in test) return test.refused;
+  return postSigned({ ...test, ...destinationPolicy(deps) });
 }
 
 export interface AiConfigDraft {
@@ -190,17 +229,23 @@ export async function createWebhook(unit: Unit, deps: WebhookDeps, creatorId: st
     disable_on_gone: fields.disable_on_gone ?? false,
     honour_retry_after: fields.honour_retry_after ?? false,
     owner_user_id: fields.owner_id ?? creatorId,
-    secret_encrypted: encryptWebhookSecret(id, secret, deps.config.secrets.dataEncryptionKey),
+    ...webhookSecretColumns({ id, url: fields.url }, secret, deps.config.secrets.dataEncryptionKey),
   });
   unit.audit({ action: 'webhook.created', resourceType: 'webhook', resourceId: id, details: { events: fields.events, status: row.status } });
   return { row, secret };
 }
 
-/** The fields sent change; a new status ends a failing episode or a disabled state. */
-export async function updateWebhook(unit: Unit, deps: WebhookDeps, id: string, fields: Partial<WebhookFields>): Promise<WebhookRow> {
+/**
+ * The fields sent change; a new status ends a failing episode or a disabled state. A new URL needs
+ * `rotate_secret: true` (422 CREDENTIAL_REQUIRED otherwise); a rotated secret is answered once.
+ */
+export async function updateWebhook(unit: Unit, deps: WebhookDeps, id: string, fields: Partial<WebhookFields>): Promise<{ row: WebhookRow; secret?: string }> {
   if (fields.url !== undefined) assertUrlAllowed(deps, fields.url);
   const current = await requireWebhook(unit.scope, id);
+  requireCredentialToMove(secretBinding, { ...current }, { ...fields }, { stored: true, credentialGiven: fields.rotate_secret === true });
   const changes: Record<string, unknown> = { updated_at: new Date() };
+  const secret = fields.rotate_secret ? generateSecret() : undefined;
+  if (secret) Object.assign(changes, newSecretColumns(deps, current, fields.url ?? current.url, secret));
   if (fields.url !== undefined) changes.url = fields.url;
   if (fields.events !== undefined) changes.events = fields.events;
   if (fields.filters !== undefined) changes.filters = JSON.stringify(fields.filters);
@@ -218,7 +263,7 @@ export async function updateWebhook(unit: Unit, deps: WebhookDeps, id: string, f
   }
   const row = await updateWebhookRow(unit.scope, current.id, changes);
   unit.audit({ action: 'webhook.updated', resourceType: 'webhook', resourceId: current.id, details: { fields: Object.keys(fields), status: row.status } });
-  return row;
+  return { row, secret };
 }
 
 /** The webhook and its delivery log; deliveries in progress stop at their next attempt. */
@@ -232,13 +277,7 @@ export async function deleteWebhook(unit: Unit, id: string): Promise<void> {
 export async function rotateWebhookSecret(unit: Unit, deps: WebhookDeps, id: string): Promise<WebhookWithSecret> {
   const secret = generateSecret();
   const current = await requireWebhook(unit.scope, id);
-  const row = await updateWebhookRow(unit.scope, current.id, {
-    secret_encrypted: encryptWebhookSecret(current.id, secret, deps.config.secrets.dataEncryptionKey),
-    // Same webhook, same encryption context: the stored ciphertext moves as it is.
-    previous_secret_encrypted: current.secret_encrypted,
-    previous_secret_expires_at: new Date(Date.now() + PREVIOUS_SECRET_TTL_MS),
-    updated_at: new Date(),
-  });
+  const row = await updateWebhookRow(unit.scope, current.id, { ...newSecretColumns(deps, current, current.url, secret), updated_at: new Date() });
   unit.audit({ action: 'webhook.secret_rotated', resourceType: 'webhook', resourceId: current.id });
   return { row, secret };
 }

@@ -12,6 +12,7 @@ import type { TenantScope } from '../db/tenant-scope';
 import type { Unit } from '../db/unit-of-work';
 import type { ChannelStatus } from '../domain/agents/agents';
 import { secretContexts, verifyTokenHash } from '../domain/agents/channel-secrets';
+import { boundColumns, CREDENTIAL_BINDINGS, requireCredentialToMove } from '../domain/credentials/destination-binding';
 import { conflict } from '../domain/errors';
 import { encryptSecret } from '../infra/crypto';
 import { channelAuditType, deleteChannelRecord, listChannelRecords, moveAgentsAfterChannelUpdate, requireChannelRecord } from './agent-channels';
@@ -22,6 +23,8 @@ export interface WhatsappNumberRow {
   phone_number_id: string;
   business_account_id: string | null;
   access_token_encrypted: string;
+  /** Where the access token was given for (domain/credentials/destination-binding.ts). */
+  access_token_destination: Record<string, unknown> | null;
   app_secret_encrypted: string | null;
   verify_token_hash: string | null;
   status: ChannelStatus;
@@ -40,6 +43,7 @@ export interface WhatsappNumberBody {
 }
 
 const AUDIT_TYPE = channelAuditType('whatsapp');
+const tokenBinding = CREDENTIAL_BINDINGS.whatsappAccessToken;
 
 export function requireWhatsappNumber(scope: TenantScope, id: string): Promise<WhatsappNumberRow> {
   return requireChannelRecord<WhatsappNumberRow>(scope, 'whatsapp', id);
@@ -49,12 +53,17 @@ export function listWhatsappNumbers(scope: TenantScope, filter: { status?: Chann
   return listChannelRecords<WhatsappNumberRow>(scope, 'whatsapp', filter, page);
 }
 
-/** The columns of a body: its write-only secrets encrypted or hashed for storage. */
-function columnsOf(body: WhatsappNumberBody, id: string, key: Buffer): Record<string, unknown> {
+/**
+ * The columns of a body: its write-only secrets encrypted or hashed for storage, the access token
+ * bound to the phone number id it is for (`current`: the row it changes, if any).
+ */
+function columnsOf(body: WhatsappNumberBody, id: string, key: Buffer, current?: WhatsappNumberRow): Record<string, unknown> {
   const { access_token, app_secret, verify_token, ...rest } = body;
   return {
     ...rest,
-    ...(access_token !== undefined ? { access_token_encrypted: encryptSecret(access_token, key, secretContexts.whatsappAccessToken(id)) } : {}),
+    ...(access_token !== undefined
+      ? { access_token_encrypted: encryptSecret(access_token, key, secretContexts.whatsappAccessToken(id)), ...boundColumns(tokenBinding, { ...current, ...rest }) }
+      : {}),
     ...(app_secret !== undefined ? { app_secret_encrypted: encryptSecret(app_secret, key, secretContexts.whatsappAppSecret(id)) } : {}),
     ...(verify_token !== undefined ? { verify_token_hash: verifyTokenHash(verify_token) } : {}),
   };
@@ -83,13 +92,16 @@ export async function createWhatsappNumber(unit: Unit, dataEncryptionKey: Buffer
 }
 
 /**
- * Updates the fields sent. Deactivating moves the number's agents from active to error;
+ * Updates the fields sent; a new phone_number_id needs the access token in the same request (422
+ * CREDENTIAL_REQUIRED). Deactivating moves the number's agents from active to error;
  * re-activating it, or a new access token after the provider rejected the old one, moves them back.
  */
 export async function updateWhatsappNumber(unit: Unit, dataEncryptionKey: Buffer, id: string, body: WhatsappNumberBody): Promise<WhatsappNumberRow> {
   const before = await requireWhatsappNumber(unit.scope, id);
+  // Another phone number id without the token would send this token for a number it was not given for.
+  requireCredentialToMove(tokenBinding, { ...before }, { ...body }, { stored: true, credentialGiven: body.access_token !== undefined });
   await refuseTaken(unit.scope, body, before.id);
-  const row = await updateRecord<WhatsappNumberRow>(unit.scope, 'whatsapp_numbers', before.id, columnsOf(body, before.id, dataEncryptionKey));
+  const row = await updateRecord<WhatsappNumberRow>(unit.scope, 'whatsapp_numbers', before.id, columnsOf(body, before.id, dataEncryptionKey, before));
   const moved = await moveAgentsAfterChannelUpdate(unit, 'whatsapp', before, row, body.access_token !== undefined);
   unit.audit({ action: `${AUDIT_TYPE}.updated`, resourceType: AUDIT_TYPE, resourceId: before.id, details: { fields: Object.keys(body), agents_moved: moved } });
   return row;

@@ -12,7 +12,7 @@ import { appendAudit } from '../../db/audit';
 import { Db, Queryable } from '../../db/knex';
 import { insertNotification } from '../../db/notifications';
 import { appendEvent } from '../../db/outbox';
-import { deliveryPolicyOf, findWebhook, RECEIVING_STATUSES, signingSecrets, webhookOwnerEmails, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
+import { deliveryPolicyOf, findWebhook, RECEIVING_STATUSES, SECRET_NOT_BOUND, signingSecrets, webhookOwnerEmails, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
 import { tenantScope } from '../../db/tenant-scope';
 import { classifyOutcome, DeliveryOutcome, DeliveryPolicy, HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { buildPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
@@ -222,8 +222,10 @@ async function send(deps: WebhookDeliveryDeps, webhook: WebhookRow, event: Event
   const payload = buildPayload({ eventId: event.id, type: event.type, tenantId: event.tenant_id, occurredAt: event.occurred_at, data: event.data });
   const body = serializePayload(payload);
   const now = new Date();
+  const secrets = signingSecrets(webhook, deps.dataEncryptionKey, now);
+  if (!secrets) return SECRET_NOT_BOUND;
   const headers = signDelivery({
-    secrets: signingSecrets(webhook, deps.dataEncryptionKey, now),
+    secrets,
     deliveryId,
     timestamp: Math.floor(now.getTime() / 1000),
     body,

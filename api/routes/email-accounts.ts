@@ -126,7 +126,10 @@ export function emailAccountRoutes(): ApiRouter {
     method: 'put',
     path: '/:account_id',
     summary: 'Update the fields sent; re-verified when connection settings change or it is re-activated',
-    description: 'Deactivating moves the agents of the account from active to error; re-activating moves them back.',
+    description:
+      'Deactivating moves the agents of the account from active to error; re-activating moves them back. ' +
+      'Changing smtp_host, smtp_port or smtp_secure of an account with a stored password requires the password in the same request ' +
+      '(422 CREDENTIAL_REQUIRED, field body.password): a stored password is never sent to another server than the one it was given for.',
     tags,
     auth: 'user',
     permission: 'manage_agents',
@@ -135,7 +138,7 @@ export function emailAccountRoutes(): ApiRouter {
     responses: {
       200: { description: 'Updated account', schema: accountSchema },
       404: { description: 'Not found' },
-      422: { description: 'Invalid body or EMAIL_ACCOUNT_VERIFICATION_FAILED' },
+      422: { description: 'Invalid body, EMAIL_ACCOUNT_VERIFICATION_FAILED, or CREDENTIAL_REQUIRED (a changed server without the password)' },
     },
     handler: async (ctx, { params, body }) => {
       ctx.body = toAccount(await updateEmailAccount(...changeOf(ctx), params.account_id, body));

@@ -9,7 +9,7 @@ import { DeliveryListRow, WebhookRow, WebhookStatus } from '../../db/queries/web
 import { MAX_DESCRIPTION_LENGTH } from '../../domain/webhooks/ai-config';
 import { isValidEventPattern, validateFilters } from '../../domain/webhooks/matching';
 import type { HttpAttemptResult } from '../../domain/webhooks/outcome';
-import { buildPayload } from '../../domain/webhooks/payload';
+import { buildPayload, JsonObject } from '../../domain/webhooks/payload';
 import {
   createWebhook,
   deleteWebhook,
@@ -21,7 +21,8 @@ import {
   redeliver,
   requireWebhook,
   rotateWebhookSecret,
-  sendTestPayload,
+  prepareTestDelivery,
+  sendTestDelivery,
   updateWebhook,
   webhookAnalytics,
   WebhookFields,
@@ -62,7 +63,10 @@ const webhookFields = {
   owner_id: idRef.description("User who receives the webhook's alerts; defaults to its creator"),
 };
 const createBody = Joi.object({ ...webhookFields, url: webhookFields.url.required(), events: webhookFields.events.required() });
-const updateBody = Joi.object(webhookFields).min(1);
+const updateBody = Joi.object({
+  ...webhookFields,
+  rotate_secret: Joi.boolean().description('Replace the signing secret (answered once); required with a new url'),
+}).min(1);
 const deliveryParams = Joi.object({ webhook_id: idRef.required(), delivery_id: idRef.required() });
 
 export const webhookSchema = Joi.object({
@@ -227,16 +231,30 @@ export function webhookRoutes(): ApiRouter {
   });
 
   webhook.get({ summary: 'Get a webhook', found: 'Webhook' });
-  webhook.update<Partial<WebhookFields>>(
-    {
-      summary: 'Update the fields sent; omitted fields keep their values',
-      description: 'Setting `status` to `active` also ends a failing episode or a disabled state.',
-      body: updateBody,
-      updated: 'Updated webhook',
-      responses: { 422: { description: 'Invalid field' } },
+  // Not webhook.update: the answer carries the new secret when one was issued.
+  api.route<{ webhook_id: string }, unknown, Partial<WebhookFields>>({
+    method: 'put',
+    path: '/:webhook_id',
+    summary: 'Update the fields sent; omitted fields keep their values',
+    description:
+      'Setting `status` to `active` also ends a failing episode or a disabled state. `rotate_secret: true` replaces the signing secret ' +
+      '(answered once, in `secret`); a new `url` requires it (422 CREDENTIAL_REQUIRED, field body.rotate_secret), and then the previous secret ' +
+      "stops signing at once: signatures under the old receiver's secret never go to another URL.",
+    tags: ['webhooks'],
+    auth: 'user',
+    permission: 'manage_webhooks',
+    params: Joi.object({ webhook_id: idRef.required() }),
+    body: updateBody,
+    responses: {
+      200: { description: 'Updated webhook; with `secret` when it was rotated', schema: withSecret },
+      404: { description: 'Not found' },
+      422: { description: 'Invalid field, or CREDENTIAL_REQUIRED (a new url without rotate_secret)' },
     },
-    (ctx, id, body) => inUserUnit(ctx, (unit) => updateWebhook(unit, ctx.deps, id, body)),
-  );
+    handler: async (ctx, { params, body }) => {
+      const { row, secret } = await inUserUnit(ctx, (unit) => updateWebhook(unit, ctx.deps, params.webhook_id, body));
+      ctx.body = { ...toWebhook(row), ...(secret ? { secret } : {}) };
+    },
+  });
   webhook.remove({ summary: 'Delete a webhook and its delivery log; deliveries in progress stop at their next attempt' }, (ctx, id) =>
     inUserUnit(ctx, (unit) => deleteWebhook(unit, id)),
   );
@@ -257,10 +275,11 @@ export function webhookRoutes(): ApiRouter {
   webhook.route<Record<string, string>, unknown, { sample_payload: Record<string, unknown> }>({
     method: 'post',
     sub: 'test',
-    summary: 'Send sample_payload to the webhook, signed like a delivery, and answer what the destination said',
+    summary: 'Send a webhook.test event carrying sample_payload to the webhook, signed like a delivery, and answer what the destination said',
     description:
-      'The body sent is `sample_payload` itself (compact JSON, keys sorted), signed with the current secret(s); the delivery id is `test_<uuid>`. ' +
-      'No audit record, no delivery record, no workflow. `status_code` is null when no HTTP answer came (see `error`).',
+      'The body sent is a `webhook.test` event whose `data` is `sample_payload` (canonical payload, keys sorted), signed with the current secret(s), ' +
+      'with the header `X-Webhook-Test: true`; its id and delivery id are `test_<uuid>`. Audited (`webhook.test_sent`); no delivery record, no workflow. ' +
+      '`status_code` is null when no HTTP answer came (see `error`).',
     access: 'manage',
     body: Joi.object({ sample_payload: Joi.object().unknown(true).required() }),
     responses: {
@@ -276,7 +295,8 @@ export function webhookRoutes(): ApiRouter {
       },
     },
     handler: async (ctx, { params, body }) => {
-      ctx.body = toTestResult(await sendTestPayload(ctx.deps, tenantScopeOf(ctx), params.webhook_id, body.sample_payload));
+      const test = await inUserUnit(ctx, (unit) => prepareTestDelivery(unit, ctx.deps, params.webhook_id, body.sample_payload as JsonObject));
+      ctx.body = toTestResult(await sendTestDelivery(ctx.deps, test));
     },
   });
 

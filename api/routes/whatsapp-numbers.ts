@@ -92,10 +92,14 @@ export function whatsappNumberRoutes(): ApiRouter {
     {
       summary: 'Update the fields sent',
       description:
-        'Deactivating moves the agents of the number from active to error; re-activating it, or a new access_token after the provider rejected the old one, moves them back.',
+        'Deactivating moves the agents of the number from active to error; re-activating it, or a new access_token after the provider rejected the old one, moves them back. ' +
+        'A new phone_number_id requires the access_token in the same request (422 CREDENTIAL_REQUIRED, field body.access_token): a stored token is never used for another number than the one it was given for.',
       body: updateBody,
       updated: 'Updated number',
-      responses: { 409: { description: 'phone_number_id already registered' } },
+      responses: {
+        409: { description: 'phone_number_id already registered' },
+        422: { description: 'Invalid body, or CREDENTIAL_REQUIRED (a new phone_number_id without the access_token)' },
+      },
     },
     (ctx, id, body) => inUserUnit(ctx, (unit) => updateWhatsappNumber(unit, keyOf(ctx), id, body)),
   );

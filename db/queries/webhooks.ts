@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
 import { decryptSecret, encryptSecret } from '../../infra/crypto';
 import type { JsonObject } from '../../domain/webhooks/payload';
 import type { WebhookFilters } from '../../domain/webhooks/matching';
-import type { DeliveryPolicy } from '../../domain/webhooks/outcome';
+import type { DeliveryPolicy, HttpAttemptResult } from '../../domain/webhooks/outcome';
+import { boundColumns, CREDENTIAL_BINDINGS, unboundFields } from '../../domain/credentials/destination-binding';
 import { Queryable } from '../knex';
 import { isUuid, TenantScope, whereUuidIs } from '../tenant-scope';
 
@@ -27,6 +28,8 @@ export interface WebhookRow {
   description: string | null;
   status: WebhookStatus;
   secret_encrypted: string;
+  /** The URL the current secret was issued for (domain/credentials/destination-binding.ts). */
+  secret_destination: Record<string, unknown> | null;
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
   failing_since: Date | null;
@@ -58,8 +61,23 @@ export function encryptWebhookSecret(webhookId: string, secret: string, key: Buf
   return encryptSecret(secret, key, secretContext(webhookId));
 }
 
-/** The secrets that sign now: the current one first, then the previous one while its 24 h last. */
-export function signingSecrets(row: WebhookRow, key: Buffer, now: Date): string[] {
+/** The columns of a webhook's current secret: encrypted, and bound to the URL it is issued for. */
+export function webhookSecretColumns(webhook: { id: string; url: string }, secret: string, key: Buffer): Record<string, string> {
+  return { secret_encrypted: encryptWebhookSecret(webhook.id, secret, key), ...boundColumns(CREDENTIAL_BINDINGS.webhookSecret, webhook) };
+}
+
+/**
+ * What an attempt answers, without sending, when the webhook's secret was issued for another URL
+ * than the one it now has (changed behind the API's back): its signatures never go elsewhere.
+ */
+export const SECRET_NOT_BOUND: HttpAttemptResult = { kind: 'refused_destination', reason: 'the signing secret was issued for another url; rotate it' };
+
+/**
+ * The secrets that sign now: the current one first, then the previous one while its 24 h last.
+ * Null when the current secret was issued for another URL than the webhook's (SECRET_NOT_BOUND).
+ */
+export function signingSecrets(row: WebhookRow, key: Buffer, now: Date): string[] | null {
+  if (unboundFields(CREDENTIAL_BINDINGS.webhookSecret, { ...row }).length > 0) return null;
   const secrets = [decryptSecret(row.secret_encrypted, key, secretContext(row.id))];
   if (row.previous_secret_encrypted && row.previous_secret_expires_at && row.previous_secret_expires_at > now) {
     secrets.push(decryptSecret(row.previous_secret_encrypted, key, secretContext(row.id)));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:net';
 import { storeMessageBody } from '../../db/queries/conversations';
 import { tenantScope } from '../../db/tenant-scope';
-import { createTenant, expectError, startTestApi, TestApi, TestResponse, TestTenant } from '../support/api';
+import { createTenant, createUser, expectError, startTestApi, TestApi, TestResponse, TestTenant } from '../support/api';
 import { startSmtpTestServer, SmtpTestServer } from '../support/smtp-test-server';
 
 const SMTP_PASSWORD = `smtp-pw-${randomUUID()}`;
@@ -83,6 +83,57 @@ describe('email accounts: SMTP verification', () => {
   });
 });
 
+describe('email accounts: the stored password stays with its SMTP server', () => {
+  let collector: SmtpTestServer;
+  let manager: (path: string, method?: string, json?: unknown) => Promise<TestResponse>;
+  beforeAll(async () => {
+    // Another server that would accept the password: the one a manager would like to collect it on.
+    collector = await startSmtpTestServer(smtp.username, SMTP_PASSWORD);
+    const { token } = await createUser(api, tenant.tenantId, 'manager');
+    manager = (path, method = 'GET', json) => api.request(path, { method, token, json });
+  });
+  afterAll(() => collector.close());
+
+  const row = (id: string) => api.deps.db('email_accounts').where({ id }).first();
+
+  it('refuses a new host, port or TLS mode without the password (422 CREDENTIAL_REQUIRED) and changes nothing', async () => {
+    const id = (await call('/api/v1/email/accounts', 'POST', accountBody())).body.id;
+    const before = await row(id);
+    expect(before.password_destination).toEqual({ smtp_host: smtp.host, smtp_port: smtp.port, smtp_secure: false });
+    for (const move of [{ smtp_port: collector.port }, { smtp_host: 'localhost', name: 'Moved' }, { smtp_secure: true }]) {
+      const res = await manager(`/api/v1/email/accounts/${id}`, 'PUT', move);
+      expectError(res, 422, 'CREDENTIAL_REQUIRED');
+      expect(res.body).toMatchObject({ field: 'body.password', moved_fields: Object.keys(move).filter((k) => k !== 'name') });
+      expect(res.body.detail).toContain('body.password');
+    }
+    expect(await row(id)).toEqual(before);
+    expect(collector.authAttempts).toBe(0);
+  });
+
+  it('moves with the password given in the same request, bound to the new server', async () => {
+    const id = (await call('/api/v1/email/accounts', 'POST', accountBody())).body.id;
+    const res = await manager(`/api/v1/email/accounts/${id}`, 'PUT', { smtp_port: collector.port, password: SMTP_PASSWORD });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ smtp_port: collector.port, has_password: true });
+    expect((await row(id)).password_destination).toEqual({ smtp_host: collector.host, smtp_port: collector.port, smtp_secure: false });
+    expect(collector.authAttempts).toBe(1);
+    // Back, again only with the password.
+    expectError(await manager(`/api/v1/email/accounts/${id}`, 'PUT', { smtp_port: smtp.port }), 422, 'CREDENTIAL_REQUIRED');
+  });
+
+  it('a server changed behind the API (SQL) never gets the password: re-verification refuses and says which field', async () => {
+    const id = (await call('/api/v1/email/accounts', 'POST', accountBody())).body.id;
+    await call(`/api/v1/email/accounts/${id}`, 'PUT', { status: 'inactive' });
+    await api.deps.db('email_accounts').where({ id }).update({ smtp_port: collector.port });
+    const attempts = collector.authAttempts;
+    const res = await manager(`/api/v1/email/accounts/${id}`, 'PUT', { status: 'active' });
+    expectError(res, 422, 'CREDENTIAL_REQUIRED');
+    expect(res.body).toMatchObject({ field: 'body.password', moved_fields: ['smtp_port'] });
+    expect(collector.authAttempts).toBe(attempts);
+    expect((await row(id)).status).toBe('inactive');
+  });
+});
+
 describe('WhatsApp numbers', () => {
   const numberBody = (phoneNumberId: string) => ({ display_phone_number: '+34600111222', phone_number_id: phoneNumberId, access_token: `tok-${randomUUID()}` });
 
@@ -105,6 +156,29 @@ describe('WhatsApp numbers', () => {
     await call(`/api/v1/whatsapp/numbers/${created.body.id}`, 'PUT', { status: 'active' });
     expect((await call(`/api/v1/agents/${agent}`)).body.status).toBe('active');
     expectError(await call(`/api/v1/whatsapp/numbers/${created.body.id}`, 'DELETE'), 409, 'CONFLICT');
+  });
+
+  it('a new phone_number_id needs the access token in the same request (422 CREDENTIAL_REQUIRED); with it, the token is bound to the new id', async () => {
+    const pnid = String(100000000000 + Math.floor(Math.random() * 1e9));
+    const id = (await call('/api/v1/whatsapp/numbers', 'POST', numberBody(pnid))).body.id;
+    const row = () => api.deps.db('whatsapp_numbers').where({ id }).first();
+    const before = await row();
+    expect(before.access_token_destination).toEqual({ phone_number_id: pnid });
+    const moved = String(Number(pnid) + 1);
+
+    const refused = await call(`/api/v1/whatsapp/numbers/${id}`, 'PUT', { phone_number_id: moved, display_phone_number: '+34600999888' });
+    expectError(refused, 422, 'CREDENTIAL_REQUIRED');
+    expect(refused.body).toMatchObject({ field: 'body.access_token', moved_fields: ['phone_number_id'] });
+    expect(await row()).toEqual(before);
+    // The same id again moves nothing.
+    expect((await call(`/api/v1/whatsapp/numbers/${id}`, 'PUT', { phone_number_id: pnid })).status).toBe(200);
+
+    const accepted = await call(`/api/v1/whatsapp/numbers/${id}`, 'PUT', { phone_number_id: moved, access_token: `tok-${randomUUID()}` });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.phone_number_id).toBe(moved);
+    const after = await row();
+    expect(after.access_token_destination).toEqual({ phone_number_id: moved });
+    expect(after.access_token_encrypted).not.toBe(before.access_token_encrypted);
   });
 });
 

@@ -71,8 +71,6 @@ async function expectNotDelivered(t: TestTenant, eventId: string, webhook: Creat
   expect(receiver.on(webhook.path)).toHaveLength(0);
 }
 
-const auditCount = async (tenantId: string) => Number((await api.deps.db('audit_log').where({ tenant_id: tenantId }).count({ n: '*' }))[0].n);
-
 describe('webhook CRUD', () => {
   it('creates with the secret shown once, reads, lists, updates and deletes', async () => {
     const created = await createWebhook(tenant, { events: ['maintenance.*', 'asset.created'], filters: { 'data.asset_id': 'a1' }, description: 'ERP' });
@@ -208,10 +206,9 @@ describe('owner and delivery policy', () => {
 });
 
 describe('test call', () => {
-  it('POSTs sample_payload signed (Standard Webhooks library and X-Signature both verify), with no audit, record or workflow', async () => {
+  it('POSTs a webhook.test event carrying sample_payload, marked by a header, signed (both schemes verify), audited, with no delivery record', async () => {
     const webhook = await createWebhook(tenant);
     receiver.script(webhook.path, [{ status: 202, body: 'accepted' }]);
-    const audits = await auditCount(tenant.tenantId);
     const sample = { type: 'task.created', task_id: 't-42', nested: { b: 2, a: 1 } };
 
     const res = await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: sample } });
@@ -221,14 +218,23 @@ describe('test call', () => {
     const [received] = receiver.on(webhook.path);
     expect(received.method).toBe('POST');
     expect(received.headers['content-type']).toBe('application/json');
-    expect(received.body).toBe('{"nested":{"a":1,"b":2},"task_id":"t-42","type":"task.created"}');
-    expect(received.headers['webhook-id']).toMatch(/^test_[0-9a-f-]{36}$/);
-    expect(received.headers['x-webhook-id']).toBe(received.headers['webhook-id']);
-    expect(new Webhook(webhook.secret).verify(received.body, received.headers)).toEqual(sample);
+    expect(received.headers['x-webhook-test']).toBe('true');
+    const id = received.headers['webhook-id'];
+    expect(id).toMatch(/^test_[0-9a-f-]{36}$/);
+    expect(received.headers['x-webhook-id']).toBe(id);
+    // The mark that cannot be stripped is inside the signed body: a sample posing as a real event stays `data` of a webhook.test.
+    const occurredAt = JSON.parse(received.body).occurred_at;
+    expect(received.body).toBe(
+      `{"id":"${id}","type":"webhook.test","tenant_id":"${tenant.tenantId}","occurred_at":"${occurredAt}","api_version":"v1",` +
+        '"data":{"nested":{"a":1,"b":2},"task_id":"t-42","type":"task.created"}}',
+    );
+    expect(new Webhook(webhook.secret).verify(received.body, received.headers)).toMatchObject({ type: 'webhook.test', data: sample });
     expect(receiverVerifies(webhook.secret, received.headers, received.body)).toBe(true);
-    expect(receiverVerifies(webhook.secret, received.headers, received.body.replace('42', '43'))).toBe(false);
+    expect(receiverVerifies(webhook.secret, received.headers, received.body.replace('webhook.test', 'task.created'))).toBe(false);
 
-    expect(await auditCount(tenant.tenantId)).toBe(audits);
+    const audit = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, resource_id: webhook.id, action: 'webhook.test_sent' });
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor_type: 'user', actor_id: tenant.adminUserId, resource_type: 'webhook', details: { delivery_id: id, event_type: 'webhook.test' } });
     expect(await api.deps.db('webhook_deliveries').where({ webhook_id: webhook.id })).toHaveLength(0);
   });
 
@@ -259,7 +265,7 @@ describe('secret rotation', () => {
     expect(received.headers['x-signature'].split(', ')).toHaveLength(2);
     expect(received.headers['webhook-signature'].split(' ')).toHaveLength(2);
     for (const secret of [rotated.body.secret, webhook.secret]) {
-      expect(new Webhook(secret).verify(received.body, received.headers)).toEqual({ n: 1 });
+      expect(new Webhook(secret).verify(received.body, received.headers)).toMatchObject({ data: { n: 1 } });
       expect(receiverVerifies(secret, received.headers, received.body)).toBe(true);
     }
 
@@ -272,7 +278,69 @@ describe('secret rotation', () => {
     const second = receiver.on(webhook.path)[1];
     expect(second.headers['webhook-signature'].split(' ')).toHaveLength(1);
     expect(() => new Webhook(webhook.secret).verify(second.body, second.headers)).toThrow();
-    expect(new Webhook(rotated.body.secret).verify(second.body, second.headers)).toEqual({ n: 2 });
+    expect(new Webhook(rotated.body.secret).verify(second.body, second.headers)).toMatchObject({ data: { n: 2 } });
+  });
+});
+
+describe('a new URL and the signing secret', () => {
+  const row = (id: string) => api.deps.db('webhooks').where({ id }).first();
+
+  it('refuses a new url without rotate_secret (422 CREDENTIAL_REQUIRED) and changes nothing', async () => {
+    const webhook = await createWebhook(tenant);
+    const before = await row(webhook.id);
+    expect(before.secret_destination).toEqual({ url: receiver.url(webhook.path) });
+    const res = await api.request(`${BASE}/${webhook.id}`, { method: 'PUT', token: tenant.token, json: { url: receiver.url(`/r/${randomUUID()}`), description: 'moved' } });
+    expectError(res, 422, 'CREDENTIAL_REQUIRED');
+    expect(res.body).toMatchObject({ field: 'body.rotate_secret', moved_fields: ['url'] });
+    expect(await row(webhook.id)).toEqual(before);
+    // The same url, or rotate_secret false, moves nothing / gives nothing.
+    expect((await api.request(`${BASE}/${webhook.id}`, { method: 'PUT', token: tenant.token, json: { url: receiver.url(webhook.path) } })).status).toBe(200);
+    const falsy = await api.request(`${BASE}/${webhook.id}`, { method: 'PUT', token: tenant.token, json: { url: receiver.url('/r/other'), rotate_secret: false } });
+    expectError(falsy, 422, 'CREDENTIAL_REQUIRED');
+  });
+
+  it('with rotate_secret: answers a new secret once, bound to the new url; the old secret stops signing at once', async () => {
+    const webhook = await createWebhook(tenant);
+    const path = `/r/${randomUUID()}`;
+    const res = await api.request(`${BASE}/${webhook.id}`, { method: 'PUT', token: tenant.token, json: { url: receiver.url(path), rotate_secret: true } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ url: receiver.url(path), previous_secret_expires_at: null, secret: expect.stringMatching(/^whsec_/) });
+    expect(res.body.secret).not.toBe(webhook.secret);
+    const after = await row(webhook.id);
+    expect(after.secret_destination).toEqual({ url: receiver.url(path) });
+    expect(after.previous_secret_encrypted).toBeNull();
+    expect((await api.request(`${BASE}/${webhook.id}`, { token: tenant.token })).body).not.toHaveProperty('secret');
+
+    await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: { n: 1 } } });
+    const [received] = receiver.on(path);
+    expect(received.headers['webhook-signature'].split(' ')).toHaveLength(1);
+    expect(new Webhook(res.body.secret).verify(received.body, received.headers)).toMatchObject({ data: { n: 1 } });
+    expect(() => new Webhook(webhook.secret).verify(received.body, received.headers)).toThrow();
+  });
+
+  it('a url changed behind the API (SQL) gets nothing signed: the test call sends nothing and says why', async () => {
+    const webhook = await createWebhook(tenant);
+    const elsewhere = `/r/${randomUUID()}`;
+    await api.deps
+      .db('webhooks')
+      .where({ id: webhook.id })
+      .update({ url: receiver.url(elsewhere) });
+    const res = await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: { n: 1 } } });
+    expect(res.body).toEqual({
+      status_code: null,
+      response_body: '',
+      latency_ms: 0,
+      success: false,
+      error: 'refused_destination: the signing secret was issued for another url; rotate it',
+    });
+    expect(receiver.on(elsewhere)).toHaveLength(0);
+    // Rotating binds a new secret to the url it now has; the previous one does not sign beside it.
+    const rotated = await api.request(`${BASE}/${webhook.id}/rotate-secret`, { method: 'POST', token: tenant.token });
+    expect(rotated.body.previous_secret_expires_at).toBeNull();
+    await api.request(`${BASE}/${webhook.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: { n: 2 } } });
+    const [received] = receiver.on(elsewhere);
+    expect(received.headers['webhook-signature'].split(' ')).toHaveLength(1);
+    expect(new Webhook(rotated.body.secret).verify(received.body, received.headers)).toMatchObject({ data: { n: 2 } });
   });
 });
 

@@ -3,7 +3,8 @@
  * (migrated) PostgreSQL and a loopback WhatsApp provider (test/support/whatsapp-sink.ts), started
  * by the inbound paths' own signalling code (orchestration/conversations): a reply whose send
  * fails twice is retried and sent once; a rejected access token fails the message and puts the
- * agent in error; an idle conversation closes after 24 hours and sends the CSAT invitation.
+ * agent in error; an idle conversation closes after 24 hours and sends the CSAT invitation; a
+ * stored password or token whose record was moved behind the API's back is not sent.
  */
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -11,6 +12,7 @@ import { Worker } from '@temporalio/worker';
 import { createConversationActivities } from '../../activities/conversations';
 import { provisionTenant } from '../../db/tenants';
 import { secretContexts } from '../../domain/agents/channel-secrets';
+import { boundColumns, CREDENTIAL_BINDINGS } from '../../domain/credentials/destination-binding';
 import { encryptSecret } from '../../infra/crypto';
 import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
@@ -19,6 +21,7 @@ import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { expectNoPersonalData } from '../support/history-text';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+import { startSmtpTestServer, SmtpTestServer } from '../support/smtp-test-server';
 import { startWhatsappSink, WhatsappSink } from '../support/whatsapp-sink';
 import { until } from '../support/until';
 
@@ -59,15 +62,15 @@ interface Fixture {
   contactId: string;
 }
 
+async function newTenant(): Promise<string> {
+  const suffix = randomUUID().slice(0, 8);
+  const tenant = await provisionTenant(pg.db, { name: `Plant ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: `pw-${randomUUID()}` });
+  return tenant.tenant_id;
+}
+
 /** A tenant with a WhatsApp number (this access token), its agent with get_asset_health, a contact and an open conversation. */
 async function whatsappConversation(accessToken: string): Promise<Fixture> {
-  const suffix = randomUUID().slice(0, 8);
-  const { tenant_id: tenantId } = await provisionTenant(pg.db, {
-    name: `Plant ${suffix}`,
-    plan: 'enterprise',
-    adminEmail: `admin-${suffix}@example.com`,
-    adminPassword: `pw-${randomUUID()}`,
-  });
+  const tenantId = await newTenant();
   const numberId = randomUUID();
   const phoneNumberId = String(100000000000 + Math.floor(Math.random() * 9e11));
   await pg.db('whatsapp_numbers').insert({
@@ -76,6 +79,7 @@ async function whatsappConversation(accessToken: string): Promise<Fixture> {
     display_phone_number: '+34600111222',
     phone_number_id: phoneNumberId,
     access_token_encrypted: encryptSecret(accessToken, KEY, secretContexts.whatsappAccessToken(numberId)),
+    ...boundColumns(CREDENTIAL_BINDINGS.whatsappAccessToken, { phone_number_id: phoneNumberId }),
   });
   const [tool] = await pg
     .db('tools')
@@ -127,6 +131,77 @@ const outbound = (f: Fixture) =>
     .where({ tenant_id: f.tenantId, conversation_id: f.conversationId, direction: 'outbound' })
     .orderBy('created_at')
     .select('id', 'body', 'delivery_status', 'failure_reason', 'provider_message_id', 'idempotency_key', 'sent_at');
+
+describe('e-mail delivery with a stored SMTP password', () => {
+  const PASSWORD = `smtp-pw-${randomUUID()}`;
+  let smtp: SmtpTestServer;
+  let collector: SmtpTestServer;
+  beforeAll(async () => {
+    [smtp, collector] = await Promise.all([startSmtpTestServer('mailer', PASSWORD), startSmtpTestServer('mailer', PASSWORD)]);
+  });
+  afterAll(async () => {
+    await smtp?.close();
+    await collector?.close();
+  });
+
+  /** A pending reply of an e-mail agent whose account's password is bound to `smtp`; answers its tenant, account and message. */
+  async function pendingEmailReply() {
+    const tenantId = await newTenant();
+    const accountId = randomUUID();
+    const destination = { smtp_host: smtp.host, smtp_port: smtp.port, smtp_secure: false };
+    await pg.db('email_accounts').insert({
+      id: accountId,
+      tenant_id: tenantId,
+      name: 'Support',
+      email_address: 'support@plant.example.com',
+      ...destination,
+      username: 'mailer',
+      password_encrypted: encryptSecret(PASSWORD, KEY, secretContexts.emailPassword(accountId)),
+      ...boundColumns(CREDENTIAL_BINDINGS.emailPassword, destination),
+    });
+    const [agent] = await pg
+      .db('agents')
+      .insert({ tenant_id: tenantId, name: 'Mail desk', type: 'email', system_prompt: 'Help.', model: 'built-in', temperature: 0.2, email_account_id: accountId })
+      .returning('id');
+    const [contact] = await pg.db('contacts').insert({ tenant_id: tenantId, email: 'ana@customer.example.com', name: 'Ana' }).returning('id');
+    const [conversation] = await pg.db('conversations').insert({ tenant_id: tenantId, agent_id: agent.id, contact_id: contact.id, channel: 'email' }).returning('id');
+    const [message] = await pg
+      .db('messages')
+      .insert({ tenant_id: tenantId, conversation_id: conversation.id, direction: 'outbound', body: 'Hello', delivery_status: 'pending', idempotency_key: `reply:${randomUUID()}` })
+      .returning('id');
+    return { tenantId, accountId, messageId: message.id as string };
+  }
+
+  const activities = () => createConversationActivities({ db: pg.db, dataEncryptionKey: KEY, whatsappApiBaseUrl: sink.url, allowPrivateDestinations: true, llm: null });
+  const failureOf = (messageId: string) => pg.db('messages').where({ id: messageId }).first('delivery_status', 'failure_reason');
+
+  it('logs in with the password at the server it was given for', async () => {
+    const reply = await pendingEmailReply();
+    const attempts = smtp.authAttempts;
+    expect(await activities().deliverMessage({ tenantId: reply.tenantId, messageId: reply.messageId })).toBe('sent');
+    expect(smtp.authAttempts).toBe(attempts + 1);
+  });
+
+  it("never sends the password to a server changed behind the API's back (SQL): the message fails saying why", async () => {
+    const reply = await pendingEmailReply();
+    await pg.db('email_accounts').where({ id: reply.accountId }).update({ smtp_port: collector.port });
+    const attempts = collector.authAttempts;
+    expect(await activities().deliverMessage({ tenantId: reply.tenantId, messageId: reply.messageId })).toBe('failed');
+    expect(await failureOf(reply.messageId)).toEqual({ delivery_status: 'failed', failure_reason: 'credential_destination_changed' });
+    expect(collector.authAttempts).toBe(attempts);
+  });
+});
+
+/** Sends an inbound message and waits for its reply to fail. */
+async function failedReplyTo(f: Fixture, text: string) {
+  await inbound(f, text);
+  const [reply] = await untilSkipping(
+    () => outbound(f),
+    (rows) => rows[0]?.delivery_status === 'failed',
+    'the reply to fail',
+  );
+  return reply;
+}
 
 describe('conversation workflow', () => {
   it('retries a send through a provider outage, sends it once, then closes when idle and sends the survey', async () => {
@@ -221,12 +296,7 @@ describe('conversation workflow', () => {
   it('fails the message and puts the agent in error when the provider rejects the access token', async () => {
     const f = await whatsappConversation(`rejected-${randomUUID()}`);
     const before = sink.requests().length;
-    await inbound(f, 'hello');
-    const [reply] = await untilSkipping(
-      () => outbound(f),
-      (rows) => rows[0]?.delivery_status === 'failed',
-      'the reply to fail',
-    );
+    const reply = await failedReplyTo(f, 'hello');
     expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'credentials_rejected', sent_at: null });
     // Not retried: one request, answered 401.
     expect(
@@ -243,5 +313,15 @@ describe('conversation workflow', () => {
     await inbound(f, 'anyone there?');
     await env.sleep('1 minute');
     expect(await outbound(f)).toHaveLength(1);
+  });
+
+  it("does not send the access token for a phone number id changed behind the API's back (SQL), and says why", async () => {
+    const f = await whatsappConversation(`tok-${randomUUID()}`);
+    const moved = String(100000000000 + Math.floor(Math.random() * 9e11));
+    await pg.db('whatsapp_numbers').where({ tenant_id: f.tenantId, phone_number_id: f.phoneNumberId }).update({ phone_number_id: moved });
+    const before = sink.requests().length;
+    const reply = await failedReplyTo(f, 'hello');
+    expect(reply).toMatchObject({ delivery_status: 'failed', failure_reason: 'credential_destination_changed', sent_at: null });
+    expect(sink.requests().slice(before)).toEqual([]);
   });
 });

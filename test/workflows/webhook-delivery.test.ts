@@ -12,7 +12,7 @@ import { createNotificationActivities } from '../../activities/notifications';
 import { createWebhookDeliveryActivities } from '../../activities/webhooks/deliver';
 import { createWebhookHealthActivities } from '../../activities/webhooks/health';
 import { appendEvent } from '../../db/outbox';
-import { encryptWebhookSecret } from '../../db/queries/webhooks';
+import { webhookSecretColumns } from '../../db/queries/webhooks';
 import { provisionTenant } from '../../db/tenants';
 import { verifyXSignature, generateSecret } from '../../domain/webhooks/signing';
 import { TASK_QUEUES } from '../../infra/task-queues';
@@ -98,14 +98,15 @@ async function createWebhook(status: 'active' | 'paused' = 'active', columns: Re
   const id = randomUUID();
   const secret = generateSecret();
   const path = `/hook/${id}`;
+  const url = (columns.url as string | undefined) ?? receiver.url(path);
   await pg.db('webhooks').insert({
     id,
     tenant_id: tenantId,
-    url: receiver.url(path),
     events: ['*'],
     status,
-    secret_encrypted: encryptWebhookSecret(id, secret, KEY),
+    ...webhookSecretColumns({ id, url }, secret, KEY),
     ...columns,
+    url,
   });
   return { id, secret, path };
 }
@@ -316,10 +317,25 @@ describe('webhook delivery workflow', () => {
     expect(receiver.on(webhook.path)).toHaveLength(1);
   });
 
-  it('a connection failure is a failed attempt, and pausing the webhook stops the retries', async () => {
+  it('a URL changed behind the API (SQL) never receives the secret: every attempt sends nothing and records why', async () => {
     const webhook = await createWebhook();
+    const elsewhere = `/elsewhere/${webhook.id}`;
+    await pg
+      .db('webhooks')
+      .where({ id: webhook.id })
+      .update({ url: receiver.url(elsewhere) });
+    const { result, input } = await deliver(webhook);
+    expect(result).toEqual({ status: 'failed', attempts: 5 });
+    expect(receiver.on(elsewhere)).toHaveLength(0);
+    expect(receiver.on(webhook.path)).toHaveLength(0);
+    const rows = await records(input.deliveryId);
+    expect(rows.map((r) => [r.status, r.status_code, r.failure_cause])).toEqual(Array(5).fill(['failed', null, 'refused_destination']));
+    expect(rows[0].error).toBe('destination refused: the signing secret was issued for another url; rotate it');
+  });
+
+  it('a connection failure is a failed attempt, and pausing the webhook stops the retries', async () => {
     // Nothing listens on port 1: connection refused.
-    await pg.db('webhooks').where({ id: webhook.id }).update({ url: 'http://127.0.0.1:1/nothing' });
+    const webhook = await createWebhook('active', { url: 'http://127.0.0.1:1/nothing' });
     const eventId = await newEvent();
     const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId, deliveryId: randomUUID() };
     const handle = await env.client.workflow.start('webhookDeliveryWorkflowV2', {

@@ -1,7 +1,7 @@
 import Joi from '../../domain/joi';
 import { permissionsForRole } from '../../domain/auth/permissions';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../domain/auth/tokens';
-import { authenticate, endSession, refreshSession, SessionRequest, startSession, UserRecord } from '../../services/auth';
+import { authenticate, endSession, IssuedSession, refreshSession, SessionRequest, startSession, UserRecord } from '../../services/auth';
 import { AppContext, userOf } from '../context';
 import { AppError } from '../../domain/errors';
 import type { LimitDecision } from '../login-limits';
@@ -16,19 +16,23 @@ const tokenPair = Joi.object({
 });
 const refreshBody = Joi.object({ refresh_token: Joi.string().max(200).required() });
 
-function accessTokenFor(ctx: AppContext, user: UserRecord): string {
+function accessTokenFor(ctx: AppContext, user: UserRecord, sessionId: string): string {
   return signAccessToken(
-    { sub: user.id, tenant_id: user.tenant_id, role: user.role, permissions: permissionsForRole(user.role), ver: user.token_version ?? 0 },
+    { sub: user.id, tenant_id: user.tenant_id, role: user.role, permissions: permissionsForRole(user.role), ver: user.token_version ?? 0, sid: sessionId },
     ctx.deps.config.secrets.jwt,
   );
 }
 
-const sessionRequest = (ctx: AppContext): SessionRequest => ({ requestId: ctx.state.requestId });
+const sessionRequest = (ctx: AppContext): SessionRequest => ({
+  requestId: ctx.state.requestId,
+  // This process stops accepting a revoked session's access tokens at once; others within their cache time.
+  revoked: (ids) => ctx.deps.sessions.forget(ids),
+});
 
-function respondWithTokens(ctx: AppContext, user: UserRecord, refreshToken: string): void {
+function respondWithTokens(ctx: AppContext, user: UserRecord, session: IssuedSession): void {
   ctx.body = {
-    access_token: accessTokenFor(ctx, user),
-    refresh_token: refreshToken,
+    access_token: accessTokenFor(ctx, user, session.sessionId),
+    refresh_token: session.token,
     token_type: 'Bearer',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
   };
@@ -86,21 +90,24 @@ export function authRoutes(): ApiRouter {
     handler: async (ctx, { body }) => {
       const counted = await ctx.deps.loginLimits.countRefresh(ctx.ip);
       if (!counted.allowed) throw limited(counted);
-      const { user, token } = await refreshSession(ctx.deps.db, sessionRequest(ctx), body.refresh_token);
-      respondWithTokens(ctx, user, token);
+      const { user, ...session } = await refreshSession(ctx.deps.db, sessionRequest(ctx), body.refresh_token);
+      respondWithTokens(ctx, user, session);
     },
   });
 
   api.route<unknown, unknown, { refresh_token: string }>({
     method: 'post',
     path: '/logout',
-    summary: 'Revoke the refresh-token family of this login',
+    summary: 'Sign out: revoke this login (its refresh tokens and access tokens)',
+    description:
+      "Revokes the session of the access token (its refresh-token family and every access token issued for it, refused within seconds on every API process) and the family of the given refresh token when it is another of the caller's.",
     tags: ['auth'],
     auth: 'user',
     body: refreshBody,
     responses: { 204: { description: 'Revoked' } },
     handler: async (ctx, { body }) => {
-      await endSession(ctx.deps.db, sessionRequest(ctx), userOf(ctx), body.refresh_token);
+      const user = userOf(ctx);
+      await endSession(ctx.deps.db, sessionRequest(ctx), { tenantId: user.tenantId, userId: user.userId, sessionId: user.sessionId }, body.refresh_token);
       ctx.status = 204;
     },
   });

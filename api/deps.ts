@@ -1,4 +1,5 @@
 import { createDb } from '../db/knex';
+import { setPasswordHashParams } from '../domain/auth/passwords';
 import { Config } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
@@ -11,6 +12,7 @@ import { createSessionCheck } from './session-check';
 
 /** Real dependencies from configuration; `close` releases them on shutdown. */
 export function createDeps(config: Config): AppDeps & { close(): Promise<void> } {
+  setPasswordHashParams(config.passwordHashing);
   const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
   const temporal = createTemporalGateway(config.temporal);
   return {

@@ -22,6 +22,18 @@ export function findUserById(db: Queryable, id: string): Promise<UserRecord | un
   return db('users').where({ id }).first();
 }
 
+/**
+ * Replaces a hash by a stronger one of the same password (a rehash at login). The session-local
+ * `app.password_rehash` tells the users triggers that this is no password change: the user's
+ * token version and sessions stay. Only when the stored hash is still the one that was verified.
+ */
+export async function replacePasswordHash(db: Knex, userId: string, verified: string, rehashed: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.raw("select set_config('app.password_rehash', 'on', true)");
+    await tx('users').where({ id: userId, password_hash: verified }).update({ password_hash: rehashed });
+  });
+}
+
 /** Why a session (refresh-token family) was revoked; the users trigger writes the others. */
 export type RevokeReason = 'logout' | 'reuse_detected';
 

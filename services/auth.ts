@@ -5,9 +5,9 @@
  */
 import { Knex } from 'knex';
 import { appendAudit } from '../db/audit';
-import { findUserByEmail, issueRefreshToken, revokeOnLogout, rotateRefreshToken, startSessionRecord, UserRecord } from '../db/auth';
+import { findUserByEmail, issueRefreshToken, replacePasswordHash, revokeOnLogout, rotateRefreshToken, startSessionRecord, UserRecord } from '../db/auth';
 import type { Db } from '../db/knex';
-import { DUMMY_HASH_PROMISE, verifyPassword } from '../domain/auth/passwords';
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../domain/auth/passwords';
 import { AppError, unauthenticated } from '../domain/errors';
 
 export type { UserRecord };
@@ -34,19 +34,24 @@ function auditAuth(tx: Knex.Transaction, request: SessionRequest, who: { tenantI
 /**
  * The active user these credentials name, or 401 (wrong email or password, or a disabled user).
  * `check` runs the password check under the caller's concurrency limit and answers null when
- * the limit refused it; this answers null then.
+ * the limit refused it; this answers null then. A right password stored with weaker parameters
+ * than new hashes get is rehashed (under the same limit; skipped when it is full, for next time).
  */
 export async function authenticate(
   db: Db,
   credentials: { email: string; password: string },
-  check: (verify: () => Promise<boolean>) => Promise<boolean | null>,
+  check: <T>(work: () => Promise<T>) => Promise<T | null>,
 ): Promise<UserRecord | null> {
   const user = await findUserByEmail(db, credentials.email);
   // Same work whether or not the user exists: the answer time does not reveal accounts.
-  const hash = user?.password_hash ?? (await DUMMY_HASH_PROMISE);
+  const hash = user?.password_hash ?? (await dummyHash());
   const valid = await check(() => verifyPassword(credentials.password, hash));
   if (valid === null) return null;
   if (!user || !valid || user.status !== 'active') throw unauthenticated('wrong email or password');
+  if (needsRehash(hash)) {
+    const rehashed = await check(() => hashPassword(credentials.password));
+    if (rehashed !== null) await replacePasswordHash(db, user.id, hash, rehashed);
+  }
   return user;
 }
 

@@ -69,7 +69,11 @@ export function authRoutes(): ApiRouter {
       const attempt = await limits.beginLogin(body.email, ctx.ip);
       if (!attempt.decision.allowed) throw limited(attempt.decision);
       const user = await authenticate(ctx.deps.db, body, (verify) => limits.checkPassword(verify));
-      if (user === null) throw limited({ allowed: false, retryAfterSeconds: 1, scope: 'capacity' });
+      if (user === null) {
+        // Refused for the server's capacity, not the caller's guesses: the email keeps its attempt.
+        await attempt.notChecked();
+        throw limited({ allowed: false, retryAfterSeconds: 1, scope: 'capacity' });
+      }
       await attempt.succeeded();
       respondWithTokens(ctx, user, await startSession(ctx.deps.db, sessionRequest(ctx), user));
     },

@@ -10,6 +10,9 @@ import type { Knex } from 'knex';
  * - A trigger revokes every session of a user whose password changes, who stops being active or
  *   moves tenant, whatever writes the row (API, CLI, an operator's SQL): the user's token_version
  *   already voids their access tokens; this closes the refresh tokens.
+ * - A rehash at login (stronger scrypt parameters, same password) is no password change: it sets
+ *   the transaction-local `app.password_rehash`, and both users triggers (this one and the
+ *   token_version bump, replaced here) leave a row alone whose only change is its hash then.
  * - `service_token_revocations`: revoked service tokens by `jti`, checked on every internal call.
  *   A row can go 90 days after `revoked_at` (the longest a service token lives).
  */
@@ -36,8 +39,22 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.raw(`
+    create function users_password_rehash_only(p_old users, p_new users) returns boolean language sql stable as $$
+      select coalesce(current_setting('app.password_rehash', true), '') = 'on'
+        and p_old.status is not distinct from p_new.status and p_old.role is not distinct from p_new.role
+        and p_old.tenant_id is not distinct from p_new.tenant_id
+    $$`);
+  await knex.raw(`
+    create or replace function users_bump_token_version() returns trigger language plpgsql as $$
+    begin
+      if users_password_rehash_only(old, new) then return new; end if;
+      new.token_version := old.token_version + 1;
+      return new;
+    end $$`);
+  await knex.raw(`
     create function users_revoke_sessions() returns trigger language plpgsql as $$
     begin
+      if users_password_rehash_only(old, new) then return null; end if;
       update auth_sessions set revoked_at = now(),
         revoke_reason = case when old.password_hash is distinct from new.password_hash then 'password_changed'
                              when old.tenant_id is distinct from new.tenant_id then 'tenant_changed'
@@ -63,6 +80,13 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('service_token_revocations');
   await knex.raw('drop trigger if exists users_revoke_sessions on users');
   await knex.raw('drop function if exists users_revoke_sessions()');
+  await knex.raw(`
+    create or replace function users_bump_token_version() returns trigger language plpgsql as $$
+    begin
+      new.token_version := old.token_version + 1;
+      return new;
+    end $$`);
+  await knex.raw('drop function if exists users_password_rehash_only(users, users)');
   await knex.schema.alterTable('refresh_tokens', (t) => {
     t.dropForeign(['family_id']);
     t.timestamp('revoked_at', { useTz: true });

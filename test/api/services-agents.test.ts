@@ -208,7 +208,7 @@ it("authenticates a webhook payload by the number's app secret, and knows its ve
 });
 
 it('signs in, rotates and ends a session through the service, each audited; reusing a rotated token revokes the family', async () => {
-  const check = (verify: () => Promise<boolean>) => verify();
+  const check = <T>(work: () => Promise<T>) => work();
   await expect(authenticate(api.deps.db, { email: tenant.email, password: 'wrong' }, check)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   // A password check the caller's limit refuses answers null, whatever the credentials.
   expect(await authenticate(api.deps.db, { email: tenant.email, password: tenant.password }, async () => null)).toBeNull();

@@ -55,7 +55,7 @@ export interface Config {
   whatsapp: { apiBaseUrl: string };
   /** Deprecation headers per route prefix; see api/middleware/deprecation.ts. */
   deprecations: DeprecationRule[];
-  /** Bearer token that GET /metrics of the API and the worker's /metrics require (METRICS_TOKEN); null: open. */
+  /** Bearer token that GET /metrics of the API and the worker's /metrics require (METRICS_TOKEN); null: open (refused in production). */
   metricsToken: string | null;
   /**
    * The worker's probe and metrics server (WORKER_HTTP_HOST, default 127.0.0.1; WORKER_HTTP_PORT,
@@ -223,6 +223,13 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     workerHttp: { host: env.WORKER_HTTP_HOST || '127.0.0.1', port: port('WORKER_HTTP_PORT', 3001) },
   };
+  // /metrics shows how the service runs (routes, error codes, backlogs): never open in production.
+  // The API serves it on its public listener, so a token is the guard (the worker's too, alike).
+  if (appEnv === 'production' && !config.metricsToken) {
+    problems.push('METRICS_TOKEN is required in production: /metrics of the API and the worker would be open to anyone who reaches them');
+  } else if (appEnv === 'production' && config.metricsToken!.length < MIN_SECRET_LENGTH) {
+    problems.push(`METRICS_TOKEN must be at least ${MIN_SECRET_LENGTH} characters`);
+  }
   if (config.secrets.jwt && config.secrets.jwt === config.secrets.internalJwt) {
     problems.push('JWT_SECRET and INTERNAL_JWT_SECRET must differ');
   }

@@ -1,4 +1,5 @@
 import pino, { DestinationStream, Logger } from 'pino';
+import { ConfigError } from './config';
 import { causeChain, isPostgresError, postgresErrorFields } from './error-chain';
 
 /**
@@ -31,6 +32,17 @@ export function createLogger(level: string, base: Record<string, unknown> = {}, 
     },
   };
   return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * A process that cannot start says why in one JSON line (whatever LOG_LEVEL says: it may not have
+ * been read), then exits 1: a configuration refused lists its problems, any other error is logged.
+ */
+export function exitOnStartFailure(component: string, err: unknown): never {
+  const log = createLogger('info', { component });
+  if (err instanceof ConfigError) log.fatal({ problems: err.problems }, `${component} refused to start: invalid configuration`);
+  else log.fatal({ err }, `${component} failed to start`);
+  process.exit(1);
 }
 
 export type { Logger };

@@ -123,7 +123,9 @@ export async function readSessionState(db: Queryable, sessionId: string): Promis
  * presented refresh token when it is the caller's and another one. Answers the revoked ids.
  */
 export async function revokeOnLogout(db: Queryable, sessionId: string, presented: string, userId: string): Promise<string[]> {
-  const row = await db('refresh_tokens').where({ token_hash: hashRefreshToken(presented), user_id: userId }).first('family_id');
+  const row = await db('refresh_tokens')
+    .where({ token_hash: hashRefreshToken(presented), user_id: userId })
+    .first('family_id');
   const families = [...new Set([sessionId, ...(row ? [row.family_id as string] : [])])];
   await revokeSessions(db, families, 'logout');
   return families;

@@ -37,11 +37,7 @@ function auditAuth(tx: Knex.Transaction, request: SessionRequest, who: { tenantI
  * the limit refused it; this answers null then. A right password stored with weaker parameters
  * than new hashes get is rehashed (under the same limit; skipped when it is full, for next time).
  */
-export async function authenticate(
-  db: Db,
-  credentials: { email: string; password: string },
-  check: <T>(work: () => Promise<T>) => Promise<T | null>,
-): Promise<UserRecord | null> {
+export async function authenticate(db: Db, credentials: { email: string; password: string }, check: <T>(work: () => Promise<T>) => Promise<T | null>): Promise<UserRecord | null> {
   const user = await findUserByEmail(db, credentials.email);
   // Same work whether or not the user exists: the answer time does not reveal accounts.
   const hash = user?.password_hash ?? (await dummyHash());
@@ -98,12 +94,7 @@ export async function refreshSession(db: Db, request: SessionRequest, refreshTok
  * Revokes the caller's session (that of the access token: its access tokens stop working) and the
  * family of the presented refresh token if it is another of the caller's; audited `auth.logout`.
  */
-export async function endSession(
-  db: Db,
-  request: SessionRequest,
-  who: { tenantId: string; userId: string; sessionId: string },
-  refreshToken: string,
-): Promise<void> {
+export async function endSession(db: Db, request: SessionRequest, who: { tenantId: string; userId: string; sessionId: string }, refreshToken: string): Promise<void> {
   const revoked = await db.transaction(async (tx) => {
     const families = await revokeOnLogout(tx, who.sessionId, refreshToken, who.userId);
     await auditAuth(tx, request, who, 'auth.logout', who.sessionId);

@@ -61,7 +61,10 @@ export function authRoutes(): ApiRouter {
     responses: {
       200: { description: 'Tokens', schema: tokenPair },
       401: { description: 'Wrong email or password' },
-      429: { description: 'Too many login attempts for this email (10 per 15 minutes) or from this address (100), or too many password checks in progress' },
+      429: {
+        description:
+          'Too many login attempts for this email (10 per 15 minutes) or from this address (100), or too many password checks in progress (such a refusal is not counted against the email or the address)',
+      },
     },
     handler: async (ctx, { body }) => {
       const limits = ctx.deps.loginLimits;
@@ -83,12 +86,14 @@ export function authRoutes(): ApiRouter {
     method: 'post',
     path: '/refresh',
     summary: 'Rotate a refresh token; reusing a rotated one revokes its whole family',
+    description:
+      "Reusing a rotated refresh token revokes its session: its refresh tokens and its access tokens (`reason: reuse_detected`). A session ends too at logout and when its user's password is changed or reset, the user is disabled or moved (`reason: revoked`).",
     tags: ['auth'],
     auth: 'none',
     body: refreshBody,
     responses: {
       200: { description: 'New tokens', schema: tokenPair },
-      401: { description: 'Refused' },
+      401: { description: 'Refused; `reason` is unknown, expired, revoked, user_disabled or reuse_detected' },
       429: { description: 'Too many refreshes from this address (60 per minute)' },
     },
     handler: async (ctx, { body }) => {

@@ -59,10 +59,7 @@ describe('password hashes', () => {
     const email = `weak-${randomUUID().slice(0, 8)}@example.com`;
     const password = `pw-${randomUUID()}`;
     const weak = await hashPassword(password, { N: 2 ** 12, r: 8, p: 1 });
-    const [user] = await api.deps
-      .db('users')
-      .insert({ tenant_id: t.tenantId, email, password_hash: weak, role: 'viewer' })
-      .returning(['id', 'token_version']);
+    const [user] = await api.deps.db('users').insert({ tenant_id: t.tenantId, email, password_hash: weak, role: 'viewer' }).returning(['id', 'token_version']);
     const stored = async () => (await api.deps.db('users').where({ id: user.id }).first('password_hash', 'token_version')) as { password_hash: string; token_version: number };
 
     expectError(await api.request('/api/v1/auth/login', { method: 'POST', json: { email, password: 'not-the-password' } }), 401, 'UNAUTHENTICATED');

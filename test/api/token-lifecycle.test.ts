@@ -48,7 +48,10 @@ describe('user sessions', () => {
     expectError(await refresh(t.refreshToken), 401, 'UNAUTHENTICATED');
     // Another login of the same user is another session: untouched.
     expect((await assets(api, second.body.access_token)).status).toBe(200);
-    const session = await api.deps.db('auth_sessions').where({ id: (jwt.decode(t.token) as { sid: string }).sid }).first('revoke_reason');
+    const session = await api.deps
+      .db('auth_sessions')
+      .where({ id: (jwt.decode(t.token) as { sid: string }).sid })
+      .first('revoke_reason');
     expect(session.revoke_reason).toBe('logout');
   });
 

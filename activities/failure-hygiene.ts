@@ -13,23 +13,12 @@
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
 import { redactPii } from '../domain/privacy/pii';
+import { isPostgresError } from '../infra/error-chain';
 
 const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError', 'EvalError', 'URIError']);
 /** SQLSTATE classes that no retry can fix. */
 const PERMANENT_SQL_CLASSES = new Set(['22', '23', '42']);
 const MAX_MESSAGE = 500;
-
-interface PgErrorFields {
-  code?: unknown;
-  constraint?: unknown;
-  severity?: unknown;
-  routine?: unknown;
-}
-
-function isPgError(err: Error): err is Error & PgErrorFields & { code: string } {
-  const e = err as Error & PgErrorFields;
-  return typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && typeof e.severity === 'string';
-}
 
 /** undici's `fetch failed` is a TypeError around a network error: transient, not a bug. */
 function isNetworkTypeError(err: Error): boolean {
@@ -53,7 +42,7 @@ export function safeActivityFailure(err: unknown): unknown {
   }
   if (err instanceof TemporalFailure) return err; // cancellation, timeouts: the SDK's own
   if (!(err instanceof Error)) return ApplicationFailure.retryable(scrubMessage(String(err)), 'Error');
-  if (isPgError(err)) {
+  if (isPostgresError(err)) {
     const constraint = typeof err.constraint === 'string' ? ` (${err.constraint})` : '';
     const message = `PostgreSQL ${err.code}${constraint}`;
     return PERMANENT_SQL_CLASSES.has(err.code.slice(0, 2)) ? ApplicationFailure.nonRetryable(message, 'DataError') : ApplicationFailure.retryable(message, 'DatabaseError');

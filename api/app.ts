@@ -3,6 +3,7 @@ import { AppDeps, AppState } from './context';
 import { cachedDependencyCheck } from '../infra/dependency-health';
 import { deprecationHeaders } from './middleware/deprecation';
 import { errorHandler } from './middleware/errors';
+import { warnOfUntrustedForwardedFor } from './middleware/forwarded-warning';
 import { methodNotAllowed } from './middleware/method-not-allowed';
 import { requestId } from './middleware/request-id';
 import { requestMetrics } from './middleware/request-metrics';
@@ -32,6 +33,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   const routes = () => routers.flatMap((r) => r.routes);
   routers.push(...featureRouters(), ...metaRoutes(routes, VERSION, cachedDependencyCheck(deps), { registry: deps.metrics.registry, token: deps.config.metricsToken }));
 
+  if (hops === 0) app.use(warnOfUntrustedForwardedFor(deps.logger));
   app.use(requestTracing);
   app.use(requestId(deps.logger));
   app.use(requestMetrics(deps.metrics));

@@ -31,11 +31,15 @@ export interface UserPrincipal {
   tenantId: string;
   role: Role;
   permissions: Permission[];
+  /** The session the access token belongs to (its `sid`): what logout revokes. */
+  sessionId: string;
 }
 
 export interface ServicePrincipal {
   kind: 'service';
   serviceId: string;
+  /** The token's id (`jti`): what a revocation names. */
+  tokenId: string;
   scopes: readonly ServiceScope[];
   tenants: readonly string[] | '*';
 }

@@ -1,4 +1,5 @@
 import { createDb } from '../db/knex';
+import { dummyHash, setPasswordHashParams } from '../domain/auth/passwords';
 import { Config } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
@@ -11,6 +12,9 @@ import { createSessionCheck } from './session-check';
 
 /** Real dependencies from configuration; `close` releases them on shutdown. */
 export function createDeps(config: Config): AppDeps & { close(): Promise<void> } {
+  setPasswordHashParams(config.passwordHashing);
+  // Made now, so the first login for an unknown email costs what a wrong password does.
+  void dummyHash();
   const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
   const temporal = createTemporalGateway(config.temporal);
   return {

@@ -3,7 +3,8 @@
  * shares them (rate-limiter-flexible, one atomic upsert per count):
  *
  * - a login attempt is counted *before* its password is checked, once per email and once per
- *   client address, and refunded when it succeeds; so N concurrent guesses for one email get at
+ *   client address, and refunded when it succeeds or when its password was never checked (429
+ *   for capacity); so N concurrent guesses for one email get at
  *   most `maxFailuresPerEmail` password checks, not 10 + N;
  * - refreshes are counted per client address (a refresh token is unguessable; the limit bounds
  *   the database work a flood can cause);
@@ -25,6 +26,11 @@ export interface LoginAttempt {
   readonly decision: LimitDecision;
   /** The password was right: the attempt does not count against the email or the address. */
   succeeded(): Promise<void>;
+  /**
+   * The password was never checked (the queue of checks was full): the attempt is given back to
+   * the email and the address, so a flood of other logins cannot spend a user's attempts.
+   */
+  notChecked(): Promise<void>;
 }
 
 export interface LoginLimits {
@@ -61,7 +67,7 @@ export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits
   return {
     async beginLogin(email, rawAddress) {
       const address = addressKey(rawAddress);
-      const noop = { succeeded: async () => undefined };
+      const noop = { succeeded: async () => undefined, notChecked: async () => undefined };
       const byEmail = await take(perEmail, emailKey(email), 'email');
       if (!byEmail.allowed) return { decision: byEmail, ...noop };
       const byAddress = await take(perAddress, address, 'address');
@@ -75,6 +81,9 @@ export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits
           // The right password clears the email's failures (a user who mistyped a few times is not
           // held near the limit) and refunds the address its one attempt.
           await Promise.all([perEmail.delete(emailKey(email)), perAddress.reward(address, 1)]);
+        },
+        async notChecked() {
+          await Promise.all([perEmail.reward(emailKey(email), 1), perAddress.reward(address, 1)]);
         },
       };
     },

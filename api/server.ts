@@ -3,7 +3,7 @@ import { loadConfig } from '../infra/config';
 import { installTracing } from '../infra/tracing';
 import { createApp } from './app';
 import { createDeps } from './deps';
-import { createLogger } from '../infra/logger';
+import { createLogger, exitOnStartFailure } from '../infra/logger';
 import { apiUrl, createApiServer, requestListener } from './listen';
 
 async function main(): Promise<void> {
@@ -37,7 +37,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch((err) => exitOnStartFailure('api', err));

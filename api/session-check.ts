@@ -1,44 +1,58 @@
 /**
- * Whether a verified access token still speaks for its user (issue 17): the user is active, in the
- * token's tenant, and their token_version (bumped by a trigger on any change of status, role or
- * password) is the one the token carries. Read from PostgreSQL, cached per process for a few
- * seconds, so a disabled user or a changed role is refused within that time on every replica.
+ * Whether a verified token still speaks for whoever it names, read from PostgreSQL and cached per
+ * process for a few seconds (SESSION_CHECK_CACHE_MS), so a change is refused within that time on
+ * every replica, and at once on the process that made it (it forgets what it cached):
+ *
+ * - an access token: its session (`sid`) is not revoked (logout, reuse detection, a password
+ *   change), and its user is active, in the token's tenant, at the token_version the token carries
+ *   (a trigger bumps it on any change of status, role or password);
+ * - a service token: its `jti` has no revocation record.
  */
 import { LRUCache } from 'lru-cache';
+import { readSessionState, SessionState } from '../db/auth';
 import { Db } from '../db/knex';
+import { serviceTokenRevoked } from '../db/service-tokens';
 import type { AccessClaims } from '../domain/auth/tokens';
 
 export interface SessionCheck {
   isCurrent(claims: AccessClaims): Promise<boolean>;
-}
-
-interface UserState {
-  tenantId: string;
-  active: boolean;
-  version: number;
+  isServiceTokenRevoked(jti: string): Promise<boolean>;
+  /** This process revoked these sessions or service tokens: its next check reads them again. */
+  forget(ids: readonly string[]): void;
 }
 
 /** Entries kept per process; the least recently used go first beyond it. */
-const MAX_CACHED_USERS = 10_000;
+const MAX_CACHED = 10_000;
+
+/** `read` per key, cached `cacheMs` (0: no cache; lru-cache would take a ttl of 0 as "forever"). */
+function cachedReader<T extends object>(cacheMs: number, read: (key: string) => Promise<T>) {
+  const cache = cacheMs > 0 ? new LRUCache<string, T>({ max: MAX_CACHED, ttl: cacheMs }) : null;
+  return {
+    async get(key: string): Promise<T> {
+      const cached = cache?.get(key);
+      if (cached) return cached;
+      const value = await read(key);
+      cache?.set(key, value);
+      return value;
+    },
+    forget: (key: string) => cache?.delete(key),
+  };
+}
 
 export function createSessionCheck(db: Db, cacheMs: number): SessionCheck {
-  // cacheMs 0: every request reads the row (lru-cache would take a ttl of 0 as "forever").
-  const cache = cacheMs > 0 ? new LRUCache<string, UserState>({ max: MAX_CACHED_USERS, ttl: cacheMs }) : null;
-
-  async function stateOf(userId: string): Promise<UserState | null> {
-    const cached = cache?.get(userId);
-    if (cached) return cached;
-    const row = await db('users').where({ id: userId }).first('tenant_id', 'status', 'token_version');
-    if (!row) return null;
-    const state = { tenantId: row.tenant_id, active: row.status === 'active', version: row.token_version };
-    cache?.set(userId, state);
-    return state;
-  }
-
+  const sessions = cachedReader<{ state: SessionState | null }>(cacheMs, async (sid) => ({ state: await readSessionState(db, sid) }));
+  const revocations = cachedReader<{ revoked: boolean }>(cacheMs, async (jti) => ({ revoked: await serviceTokenRevoked(db, jti) }));
   return {
     async isCurrent(claims) {
-      const state = await stateOf(claims.sub);
-      return state !== null && state.active && state.tenantId === claims.tenant_id && state.version === claims.ver;
+      const { state } = await sessions.get(claims.sid);
+      return state !== null && !state.revoked && state.userId === claims.sub && state.active && state.tenantId === claims.tenant_id && state.tokenVersion === claims.ver;
+    },
+    isServiceTokenRevoked: async (jti) => (await revocations.get(jti)).revoked,
+    forget(ids) {
+      for (const id of ids) {
+        sessions.forget(id);
+        revocations.forget(id);
+      }
     },
   };
 }

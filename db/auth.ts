@@ -22,11 +22,33 @@ export function findUserById(db: Queryable, id: string): Promise<UserRecord | un
   return db('users').where({ id }).first();
 }
 
-/** Starts a new refresh-token family (a login) or continues one (a rotation). */
+/**
+ * Replaces a hash by a stronger one of the same password (a rehash at login). The session-local
+ * `app.password_rehash` tells the users triggers that this is no password change: the user's
+ * token version and sessions stay. Only when the stored hash is still the one that was verified.
+ */
+export async function replacePasswordHash(db: Knex, userId: string, verified: string, rehashed: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.raw("select set_config('app.password_rehash', 'on', true)");
+    await tx('users').where({ id: userId, password_hash: verified }).update({ password_hash: rehashed });
+  });
+}
+
+/** Why a session (refresh-token family) was revoked; the users trigger writes the others. */
+export type RevokeReason = 'logout' | 'reuse_detected';
+
+/** A new session (a login): its id is the refresh-token family and the access tokens' `sid`. */
+export async function startSessionRecord(tx: Knex.Transaction, user: Pick<UserRecord, 'id' | 'tenant_id'>, now = new Date()): Promise<string> {
+  const id = randomUUID();
+  await tx('auth_sessions').insert({ id, tenant_id: user.tenant_id, user_id: user.id, created_at: now });
+  return id;
+}
+
+/** Issues a refresh token of the session (family): at login, then at each rotation. */
 export async function issueRefreshToken(
   tx: Knex.Transaction,
   user: Pick<UserRecord, 'id' | 'tenant_id'>,
-  familyId: string = randomUUID(),
+  familyId: string,
   now = new Date(),
 ): Promise<{ token: string; familyId: string; id: string }> {
   const { token, hash } = newRefreshToken();
@@ -54,13 +76,14 @@ export type RotationResult =
  * The row lock makes two concurrent uses of one token resolve as one rotation and one reuse.
  */
 export async function rotateRefreshToken(tx: Knex.Transaction, presented: string, now = new Date()): Promise<RotationResult> {
-  const row = await tx('refresh_tokens')
-    .where({ token_hash: hashRefreshToken(presented) })
-    .forUpdate()
-    .first();
+  const row = await tx('refresh_tokens as r')
+    .join('auth_sessions as s', 's.id', 'r.family_id')
+    .where({ 'r.token_hash': hashRefreshToken(presented) })
+    .forUpdate('r')
+    .first('r.id', 'r.family_id', 'r.tenant_id', 'r.user_id', 'r.rotated_at', 'r.expires_at', 's.revoked_at');
   if (!row) return { kind: 'refused', reason: 'unknown' };
   if (row.rotated_at) {
-    await revokeFamily(tx, row.family_id, 'reuse_detected', now);
+    await revokeSessions(tx, [row.family_id], 'reuse_detected', now);
     return { kind: 'reuse_detected', familyId: row.family_id, tenantId: row.tenant_id, userId: row.user_id };
   }
   if (row.revoked_at) return { kind: 'refused', reason: 'revoked' };
@@ -72,16 +95,38 @@ export async function rotateRefreshToken(tx: Knex.Transaction, presented: string
   return { kind: 'rotated', user, token: next.token, familyId: row.family_id };
 }
 
-export async function revokeFamily(db: Queryable, familyId: string, reason: string, now = new Date()): Promise<void> {
-  await db('refresh_tokens').where({ family_id: familyId }).whereNull('revoked_at').update({ revoked_at: now, revoke_reason: reason });
+/** Revokes sessions: their refresh tokens and, through the session check, their access tokens. */
+export async function revokeSessions(db: Queryable, ids: string[], reason: RevokeReason, now = new Date()): Promise<void> {
+  await db('auth_sessions').whereIn('id', ids).whereNull('revoked_at').update({ revoked_at: now, revoke_reason: reason });
 }
 
-/** Logout: revokes the family of the presented token, if it belongs to the caller. */
-export async function revokeByToken(db: Queryable, presented: string, userId: string): Promise<string | null> {
+/** What the session check reads of an access token's session: the session and its user, in one row. */
+export interface SessionState {
+  userId: string;
+  tenantId: string;
+  active: boolean;
+  tokenVersion: number;
+  revoked: boolean;
+}
+
+export async function readSessionState(db: Queryable, sessionId: string): Promise<SessionState | null> {
+  const row = await db('auth_sessions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where('s.id', sessionId)
+    .first('s.user_id', 'u.tenant_id', 'u.status', 'u.token_version', 's.revoked_at');
+  if (!row) return null;
+  return { userId: row.user_id, tenantId: row.tenant_id, active: row.status === 'active', tokenVersion: row.token_version, revoked: row.revoked_at !== null };
+}
+
+/**
+ * Logout: revokes the caller's session (the one of the access token) and the family of the
+ * presented refresh token when it is the caller's and another one. Answers the revoked ids.
+ */
+export async function revokeOnLogout(db: Queryable, sessionId: string, presented: string, userId: string): Promise<string[]> {
   const row = await db('refresh_tokens')
     .where({ token_hash: hashRefreshToken(presented), user_id: userId })
     .first('family_id');
-  if (!row) return null;
-  await revokeFamily(db, row.family_id, 'logout');
-  return row.family_id;
+  const families = [...new Set([sessionId, ...(row ? [row.family_id as string] : [])])];
+  await revokeSessions(db, families, 'logout');
+  return families;
 }

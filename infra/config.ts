@@ -2,6 +2,8 @@
  * The one place that reads the process environment. Everything else receives a typed Config.
  * Production refuses to start with missing or weak secrets: no secret is compiled in.
  */
+import { OWASP_SCRYPT, type ScryptParams } from '../domain/auth/passwords';
+
 export type AppEnv = 'development' | 'test' | 'production';
 
 export interface Config {
@@ -20,6 +22,11 @@ export interface Config {
   };
   /** Limits of the anonymous auth routes (api/login-limits.ts). */
   auth: AuthLimitsConfig;
+  /**
+   * scrypt parameters of new password hashes: OWASP's N=2^17, r=8, p=1. Only the test stack may
+   * lower N (TEST_SCRYPT_LOG2_N, with APP_ENV=test): its suite creates hundreds of users.
+   */
+  passwordHashing: ScryptParams;
   databaseUrl: string;
   /** Connections per process (API or worker); the worker sizes its database-bound activity slots from it. */
   databasePoolMax: number;
@@ -48,7 +55,7 @@ export interface Config {
   whatsapp: { apiBaseUrl: string };
   /** Deprecation headers per route prefix; see api/middleware/deprecation.ts. */
   deprecations: DeprecationRule[];
-  /** Bearer token that GET /metrics of the API and the worker's /metrics require (METRICS_TOKEN); null: open. */
+  /** Bearer token that GET /metrics of the API and the worker's /metrics require (METRICS_TOKEN); null: open (refused in production). */
   metricsToken: string | null;
   /**
    * The worker's probe and metrics server (WORKER_HTTP_HOST, default 127.0.0.1; WORKER_HTTP_PORT,
@@ -182,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
       passwordChecksQueued: count('PASSWORD_CHECKS_QUEUED', 32, 0),
       sessionCheckCacheMs: count('SESSION_CHECK_CACHE_MS', 5_000, 0),
     },
+    passwordHashing: passwordHashing(env, appEnv, problems),
     databaseUrl: required('DATABASE_URL'),
     databasePoolMax: count('DATABASE_POOL_MAX', 20, 4),
     temporal: {
@@ -215,11 +223,28 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     workerHttp: { host: env.WORKER_HTTP_HOST || '127.0.0.1', port: port('WORKER_HTTP_PORT', 3001) },
   };
+  // /metrics shows how the service runs (routes, error codes, backlogs): never open in production.
+  // The API serves it on its public listener, so a token is the guard (the worker's too, alike).
+  if (appEnv === 'production' && !config.metricsToken) {
+    problems.push('METRICS_TOKEN is required in production: /metrics of the API and the worker would be open to anyone who reaches them');
+  } else if (appEnv === 'production' && config.metricsToken!.length < MIN_SECRET_LENGTH) {
+    problems.push(`METRICS_TOKEN must be at least ${MIN_SECRET_LENGTH} characters`);
+  }
   if (config.secrets.jwt && config.secrets.jwt === config.secrets.internalJwt) {
     problems.push('JWT_SECRET and INTERNAL_JWT_SECRET must differ');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function passwordHashing(env: Env, appEnv: AppEnv, problems: string[]): ScryptParams {
+  const raw = env.TEST_SCRYPT_LOG2_N?.trim();
+  if (!raw) return OWASP_SCRYPT;
+  const log2 = Number(raw);
+  if (appEnv !== 'test') problems.push('TEST_SCRYPT_LOG2_N is for the test stack only (APP_ENV=test): password hashes use OWASP scrypt parameters');
+  else if (!Number.isInteger(log2) || log2 < 10 || log2 > 17) problems.push('TEST_SCRYPT_LOG2_N must be an integer from 10 to 17');
+  else return { ...OWASP_SCRYPT, N: 2 ** log2 };
+  return OWASP_SCRYPT;
 }
 
 function s3Credentials(env: NodeJS.ProcessEnv, problems: string[]): Config['s3']['credentials'] {

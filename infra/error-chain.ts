@@ -40,3 +40,32 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/** An error PostgreSQL sent (pg's DatabaseError): a SQLSTATE code and a severity. */
+export interface PostgresError extends Error {
+  code: string;
+  severity: string;
+  constraint?: unknown;
+  table?: unknown;
+  /** "Failing row contains (...)", "Key (email)=(...)": values, possibly personal data. */
+  detail?: unknown;
+}
+
+export function isPostgresError(err: unknown): err is PostgresError {
+  if (!(err instanceof Error)) return false;
+  const { code, severity } = err as Partial<PostgresError>;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string';
+}
+
+/**
+ * What of a PostgreSQL error may be logged: its code, constraint and table. Its message and
+ * `detail` quote values (`invalid input syntax for type uuid: "..."`, `Failing row contains (...)`).
+ */
+export function postgresErrorFields(err: PostgresError): { type: 'DatabaseError'; code: string; constraint?: string; table?: string } {
+  return {
+    type: 'DatabaseError',
+    code: err.code,
+    ...(typeof err.constraint === 'string' ? { constraint: err.constraint } : {}),
+    ...(typeof err.table === 'string' ? { table: err.table } : {}),
+  };
+}

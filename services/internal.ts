@@ -4,6 +4,7 @@
  * commit in a unit of work with their audit row. api/routes/internal.ts is the HTTP face.
  */
 import { insertNotification } from '../db/notifications';
+import { revokeServiceToken } from '../db/service-tokens';
 import { appendEvent, outboxBacklog, type OutboxBacklog } from '../db/outbox';
 import { activeUserEmails, grantedOutbox, outboxListQuery, OutboxRow, OutboxStatus, requeueParked, TenantGrant, tenantExists } from '../db/queries/internal';
 import type { Db } from '../db/knex';
@@ -101,4 +102,17 @@ export async function requeueParkedEvent(db: Db, grant: TenantGrant, id: string)
   const row = await requeueParked(db, grant, id);
   if (!row) throw notFound('parked event');
   return row;
+}
+
+/**
+ * Revokes a service token by its id. An operator's token (every tenant) may revoke any; any other
+ * token only itself (a partner that knows its token leaked). Revoking again answers the first record.
+ */
+export async function revokeServiceTokenById(
+  db: Db,
+  caller: { serviceId: string; tokenId: string; tenants: TenantGrant },
+  tokenId: string,
+): Promise<{ jti: string; revoked_at: Date }> {
+  if (caller.tenants !== '*' && caller.tokenId !== tokenId) throw forbidden('only a service token for every tenant may revoke another token');
+  return revokeServiceToken(db, tokenId, caller.serviceId);
 }

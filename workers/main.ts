@@ -4,7 +4,7 @@ import { createActivities } from '../activities';
 import { createDb } from '../db/knex';
 import { loadConfig } from '../infra/config';
 import { llmProviderFrom } from '../infra/llm';
-import { createLogger } from '../infra/logger';
+import { createLogger, exitOnStartFailure } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes, temporalConnectionOptions } from '../infra/temporal';
@@ -129,7 +129,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch((err) => exitOnStartFailure('worker', err));

@@ -14,18 +14,25 @@ function bearerToken(ctx: AppContext): string {
 export const authenticateUser: Middleware<AppState, any> = async (ctx: AppContext, next) => {
   const check = verifyAccessToken(bearerToken(ctx), ctx.deps.config.secrets.jwt);
   if (!check.ok) throw unauthenticated(check.reason === 'expired' ? 'access token expired' : 'invalid access token');
-  // A disabled user, a changed role or password voids the tokens issued before (api/session-check.ts).
+  // A revoked session, a disabled user, a changed role or password void the tokens issued before (api/session-check.ts).
   if (!(await ctx.deps.sessions.isCurrent(check.claims))) throw unauthenticated('the session is no longer valid; sign in again');
-  const { sub, tenant_id, role, permissions } = check.claims;
-  ctx.state.principal = { kind: 'user', userId: sub, tenantId: tenant_id, role, permissions };
+  const { sub, tenant_id, role, permissions, sid } = check.claims;
+  ctx.state.principal = { kind: 'user', userId: sub, tenantId: tenant_id, role, permissions, sessionId: sid };
   ctx.state.log = ctx.state.log.child({ tenant_id, user_id: sub });
   await next();
 };
 
+const SERVICE_TOKEN_REFUSED = {
+  invalid: 'invalid internal service token',
+  expired: 'the service token has expired',
+  unbounded: 'a service token needs an id (jti) and an expiry (exp) at most 90 days after it was issued',
+} as const;
+
 /** Internal endpoints: a JWT with aud "internal" signed with the internal secret; user tokens fail here. */
 export const authenticateInternal: Middleware<AppState, any> = async (ctx: AppContext, next) => {
   const check = verifyInternalToken(bearerToken(ctx), ctx.deps.config.secrets.internalJwt);
-  if (!check.ok) throw unauthenticated('invalid internal service token');
-  ctx.state.principal = { kind: 'service', serviceId: check.claims.sub, scopes: check.claims.scopes, tenants: check.claims.tenants };
+  if (!check.ok) throw unauthenticated(SERVICE_TOKEN_REFUSED[check.reason]);
+  if (await ctx.deps.sessions.isServiceTokenRevoked(check.claims.jti)) throw unauthenticated('the service token was revoked');
+  ctx.state.principal = { kind: 'service', serviceId: check.claims.sub, tokenId: check.claims.jti, scopes: check.claims.scopes, tenants: check.claims.tenants };
   await next();
 };

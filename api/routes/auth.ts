@@ -1,7 +1,7 @@
 import Joi from '../../domain/joi';
 import { permissionsForRole } from '../../domain/auth/permissions';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../domain/auth/tokens';
-import { authenticate, endSession, refreshSession, SessionRequest, startSession, UserRecord } from '../../services/auth';
+import { authenticate, endSession, IssuedSession, refreshSession, SessionRequest, startSession, UserRecord } from '../../services/auth';
 import { AppContext, userOf } from '../context';
 import { AppError } from '../../domain/errors';
 import type { LimitDecision } from '../login-limits';
@@ -16,19 +16,23 @@ const tokenPair = Joi.object({
 });
 const refreshBody = Joi.object({ refresh_token: Joi.string().max(200).required() });
 
-function accessTokenFor(ctx: AppContext, user: UserRecord): string {
+function accessTokenFor(ctx: AppContext, user: UserRecord, sessionId: string): string {
   return signAccessToken(
-    { sub: user.id, tenant_id: user.tenant_id, role: user.role, permissions: permissionsForRole(user.role), ver: user.token_version ?? 0 },
+    { sub: user.id, tenant_id: user.tenant_id, role: user.role, permissions: permissionsForRole(user.role), ver: user.token_version ?? 0, sid: sessionId },
     ctx.deps.config.secrets.jwt,
   );
 }
 
-const sessionRequest = (ctx: AppContext): SessionRequest => ({ requestId: ctx.state.requestId });
+const sessionRequest = (ctx: AppContext): SessionRequest => ({
+  requestId: ctx.state.requestId,
+  // This process stops accepting a revoked session's access tokens at once; others within their cache time.
+  revoked: (ids) => ctx.deps.sessions.forget(ids),
+});
 
-function respondWithTokens(ctx: AppContext, user: UserRecord, refreshToken: string): void {
+function respondWithTokens(ctx: AppContext, user: UserRecord, session: IssuedSession): void {
   ctx.body = {
-    access_token: accessTokenFor(ctx, user),
-    refresh_token: refreshToken,
+    access_token: accessTokenFor(ctx, user, session.sessionId),
+    refresh_token: session.token,
     token_type: 'Bearer',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
   };
@@ -57,7 +61,10 @@ export function authRoutes(): ApiRouter {
     responses: {
       200: { description: 'Tokens', schema: tokenPair },
       401: { description: 'Wrong email or password' },
-      429: { description: 'Too many login attempts for this email (10 per 15 minutes) or from this address (100), or too many password checks in progress' },
+      429: {
+        description:
+          'Too many login attempts for this email (10 per 15 minutes) or from this address (100), or too many password checks in progress (such a refusal is not counted against the email or the address)',
+      },
     },
     handler: async (ctx, { body }) => {
       const limits = ctx.deps.loginLimits;
@@ -65,7 +72,11 @@ export function authRoutes(): ApiRouter {
       const attempt = await limits.beginLogin(body.email, ctx.ip);
       if (!attempt.decision.allowed) throw limited(attempt.decision);
       const user = await authenticate(ctx.deps.db, body, (verify) => limits.checkPassword(verify));
-      if (user === null) throw limited({ allowed: false, retryAfterSeconds: 1, scope: 'capacity' });
+      if (user === null) {
+        // Refused for the server's capacity, not the caller's guesses: the email keeps its attempt.
+        await attempt.notChecked();
+        throw limited({ allowed: false, retryAfterSeconds: 1, scope: 'capacity' });
+      }
       await attempt.succeeded();
       respondWithTokens(ctx, user, await startSession(ctx.deps.db, sessionRequest(ctx), user));
     },
@@ -75,32 +86,37 @@ export function authRoutes(): ApiRouter {
     method: 'post',
     path: '/refresh',
     summary: 'Rotate a refresh token; reusing a rotated one revokes its whole family',
+    description:
+      "Reusing a rotated refresh token revokes its session: its refresh tokens and its access tokens (`reason: reuse_detected`). A session ends too at logout and when its user's password is changed or reset, the user is disabled or moved (`reason: revoked`).",
     tags: ['auth'],
     auth: 'none',
     body: refreshBody,
     responses: {
       200: { description: 'New tokens', schema: tokenPair },
-      401: { description: 'Refused' },
+      401: { description: 'Refused; `reason` is unknown, expired, revoked, user_disabled or reuse_detected' },
       429: { description: 'Too many refreshes from this address (60 per minute)' },
     },
     handler: async (ctx, { body }) => {
       const counted = await ctx.deps.loginLimits.countRefresh(ctx.ip);
       if (!counted.allowed) throw limited(counted);
-      const { user, token } = await refreshSession(ctx.deps.db, sessionRequest(ctx), body.refresh_token);
-      respondWithTokens(ctx, user, token);
+      const { user, ...session } = await refreshSession(ctx.deps.db, sessionRequest(ctx), body.refresh_token);
+      respondWithTokens(ctx, user, session);
     },
   });
 
   api.route<unknown, unknown, { refresh_token: string }>({
     method: 'post',
     path: '/logout',
-    summary: 'Revoke the refresh-token family of this login',
+    summary: 'Sign out: revoke this login (its refresh tokens and access tokens)',
+    description:
+      "Revokes the session of the access token (its refresh-token family and every access token issued for it, refused within seconds on every API process) and the family of the given refresh token when it is another of the caller's.",
     tags: ['auth'],
     auth: 'user',
     body: refreshBody,
     responses: { 204: { description: 'Revoked' } },
     handler: async (ctx, { body }) => {
-      await endSession(ctx.deps.db, sessionRequest(ctx), userOf(ctx), body.refresh_token);
+      const user = userOf(ctx);
+      await endSession(ctx.deps.db, sessionRequest(ctx), { tenantId: user.tenantId, userId: user.userId, sessionId: user.sessionId }, body.refresh_token);
       ctx.status = 204;
     },
   });

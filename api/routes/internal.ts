@@ -6,7 +6,18 @@ import { unitContextOf } from '../mutation';
 import { ApiRouter } from '../route';
 import { PageRequest } from '../../db/pagination';
 import { pageQuery } from '../pagination';
-import { EventOrder, ingestEvent, NotificationOrder, outboxOverview, OutboxRow, OutboxStatus, queueNotification, requeueParkedEvent, TenantGrant } from '../../services/internal';
+import {
+  EventOrder,
+  ingestEvent,
+  NotificationOrder,
+  outboxOverview,
+  OutboxRow,
+  OutboxStatus,
+  queueNotification,
+  requeueParkedEvent,
+  revokeServiceTokenById,
+  TenantGrant,
+} from '../../services/internal';
 
 /** An event the dispatcher could not hand over: ids, type and error only, never the event's data. */
 function toOutboxItem(row: OutboxRow) {
@@ -131,6 +142,28 @@ export function internalRoutes(): ApiRouter {
     handler: async (ctx, { params }) => {
       const row = await requeueParkedEvent(ctx.deps.db, grantOf(ctx), params.id);
       ctx.body = toOutboxItem(row);
+    },
+  });
+
+  api.route<{ token_id: string }>({
+    method: 'post',
+    path: '/service-tokens/:token_id/revoke',
+    scope: 'tokens:revoke',
+    summary: 'Revoke a service token by its id (the `jti` claim): refused on every API process within seconds',
+    description:
+      'A token for every tenant may revoke any service token; any other token only itself. Revoking a revoked token answers its first revocation. Service tokens expire at most 90 days after they were issued.',
+    tags: ['internal'],
+    auth: 'internal',
+    responses: {
+      200: { description: 'Revoked', schema: Joi.object({ jti: Joi.string().uuid(), revoked_at: Joi.string().isoDate() }) },
+      403: { description: 'The token lacks the scope, or may not revoke another token' },
+    },
+    handler: async (ctx, { params }) => {
+      const caller = servicePrincipal(ctx);
+      const revoked = await revokeServiceTokenById(ctx.deps.db, caller, params.token_id);
+      ctx.deps.sessions.forget([revoked.jti]);
+      ctx.state.log.info({ token_id: revoked.jti, revoked_by: caller.serviceId }, 'service token revoked');
+      ctx.body = { jti: revoked.jti, revoked_at: revoked.revoked_at.toISOString() };
     },
   });
 

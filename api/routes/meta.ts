@@ -72,7 +72,8 @@ export function metaRoutes(
     method: 'get',
     path: '/metrics',
     summary: 'Prometheus metrics of this API process (requests, errors, outbox backlog, Node.js runtime)',
-    description: 'Open, or behind `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set. Labels carry route templates and codes, never tenant ids.',
+    description:
+      'Behind `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set (always in production: the process refuses to start without it), open otherwise. Labels carry route templates and codes, never tenant ids.',
     tags: ['meta'],
     auth: 'none',
     responses: { 200: { description: 'Text exposition format 0.0.4' }, 401: { description: 'METRICS_TOKEN is set and the request does not carry it' } },

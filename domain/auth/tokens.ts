@@ -1,5 +1,6 @@
-import { createHash, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
+import { createHash, createSecretKey, KeyObject, randomBytes, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { isUuid } from '../ids';
 import { isRole, Permission, Role } from './permissions';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
@@ -27,10 +28,12 @@ export interface AccessClaims {
   permissions: Permission[];
   /** The user's token_version when the token was issued; behind the current one, the token is void. */
   ver: number;
+  /** The session (refresh-token family) the token belongs to: revoking the session voids the token. */
+  sid: string;
 }
 
 export function signAccessToken(claims: AccessClaims, secret: string, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): string {
-  return jwt.sign({ tenant_id: claims.tenant_id, role: claims.role, permissions: claims.permissions, ver: claims.ver }, keyOf(secret), {
+  return jwt.sign({ tenant_id: claims.tenant_id, role: claims.role, permissions: claims.permissions, ver: claims.ver, sid: claims.sid }, keyOf(secret), {
     algorithm: ALGORITHM,
     expiresIn: ttlSeconds,
     subject: claims.sub,
@@ -39,25 +42,27 @@ export function signAccessToken(claims: AccessClaims, secret: string, ttlSeconds
   });
 }
 
-export type TokenCheck<T> = { ok: true; claims: T } | { ok: false; reason: 'expired' | 'invalid' };
+/** `unbounded`: a service token without an expiry, an id, or with a lifetime beyond 90 days. */
+export type TokenCheck<T> = { ok: true; claims: T } | { ok: false; reason: 'expired' | 'invalid' | 'unbounded' };
 
 /** The algorithm is pinned: `alg: none` and tokens signed with anything but HS256 are refused. */
 export function verifyAccessToken(token: string, secret: string): TokenCheck<AccessClaims> {
   try {
     const payload = jwt.verify(token, keyOf(secret), { algorithms: [ALGORITHM], audience: USER_AUDIENCE, issuer: ISSUER });
     if (typeof payload === 'string') return { ok: false, reason: 'invalid' };
-    const { sub, tenant_id, role, permissions, ver = 0 } = payload as Record<string, unknown>;
-    if (typeof sub !== 'string' || typeof tenant_id !== 'string' || !isRole(role) || !Array.isArray(permissions) || !Number.isInteger(ver)) {
+    const { sub, tenant_id, role, permissions, ver = 0, sid } = payload as Record<string, unknown>;
+    // A token without a session cannot be revoked: refused (tokens from before sessions existed refresh into one).
+    if (typeof sub !== 'string' || typeof tenant_id !== 'string' || !isRole(role) || !Array.isArray(permissions) || !Number.isInteger(ver) || !isUuid(sid)) {
       return { ok: false, reason: 'invalid' };
     }
-    return { ok: true, claims: { sub, tenant_id, role, permissions: permissions as Permission[], ver: ver as number } };
+    return { ok: true, claims: { sub, tenant_id, role, permissions: permissions as Permission[], ver: ver as number, sid } };
   } catch (err) {
     return { ok: false, reason: (err as Error).name === 'TokenExpiredError' ? 'expired' : 'invalid' };
   }
 }
 
 /** What a service token may do (issue 17): each internal route requires one. */
-export const SERVICE_SCOPES = ['health:read', 'events:write', 'notifications:send', 'outbox:read', 'outbox:write'] as const;
+export const SERVICE_SCOPES = ['health:read', 'events:write', 'notifications:send', 'outbox:read', 'outbox:write', 'tokens:revoke'] as const;
 export type ServiceScope = (typeof SERVICE_SCOPES)[number];
 
 export interface ServiceGrant {
@@ -69,25 +74,47 @@ export interface ServiceGrant {
 /** Every scope for every tenant: an operator's own tooling (and the tests), never a partner. */
 export const FULL_SERVICE_GRANT: ServiceGrant = { scopes: SERVICE_SCOPES, tenants: '*' };
 
-/** Service-to-service token: a JWT with `aud: internal`, signed with a secret separate from user tokens. */
+/** The longest a service token may live: a leaked one expires on its own within this. */
+export const SERVICE_TOKEN_MAX_TTL_SECONDS = 90 * 86_400;
+
+export interface ServiceClaims extends ServiceGrant {
+  sub: string;
+  /** The token's id: what a revocation names. */
+  jti: string;
+}
+
+/**
+ * Service-to-service token: a JWT with `aud: internal`, signed with a secret separate from user
+ * tokens, with an id (`jti`, for revocation) and an expiry of at most 90 days (refused beyond).
+ */
 export function signInternalToken(serviceId: string, secret: string, grant: ServiceGrant, ttlSeconds = 300): string {
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > SERVICE_TOKEN_MAX_TTL_SECONDS) {
+    throw new RangeError(`a service token lives 1 s to ${SERVICE_TOKEN_MAX_TTL_SECONDS / 86_400} days (asked: ${ttlSeconds} s)`);
+  }
   return jwt.sign({ scope: grant.scopes.join(' '), tenants: grant.tenants }, keyOf(secret), {
     algorithm: ALGORITHM,
     expiresIn: ttlSeconds,
     subject: serviceId,
     audience: INTERNAL_AUDIENCE,
     issuer: ISSUER,
+    jwtid: randomUUID(),
   });
 }
 
-export function verifyInternalToken(token: string, secret: string): TokenCheck<{ sub: string } & ServiceGrant> {
+/**
+ * A service token is refused without `exp`, without a `jti`, or with an expiry more than 90 days
+ * after it was issued (or from now, when it names no issue time): hand-signed tokens included.
+ */
+export function verifyInternalToken(token: string, secret: string): TokenCheck<ServiceClaims> {
   try {
     const payload = jwt.verify(token, keyOf(secret), { algorithms: [ALGORITHM], audience: INTERNAL_AUDIENCE, issuer: ISSUER });
     if (typeof payload === 'string' || typeof payload.sub !== 'string') return { ok: false, reason: 'invalid' };
+    const issuedAt = Math.min(payload.iat ?? Infinity, Date.now() / 1000);
+    if (!isUuid(payload.jti) || typeof payload.exp !== 'number' || payload.exp - issuedAt > SERVICE_TOKEN_MAX_TTL_SECONDS) return { ok: false, reason: 'unbounded' };
     // A token without a grant may do nothing (tokens from before scopes existed included).
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s): s is ServiceScope => (SERVICE_SCOPES as readonly string[]).includes(s)) : [];
     const tenants = payload.tenants === '*' ? '*' : Array.isArray(payload.tenants) ? payload.tenants.filter((t): t is string => typeof t === 'string') : [];
-    return { ok: true, claims: { sub: payload.sub, scopes, tenants } };
+    return { ok: true, claims: { sub: payload.sub, jti: payload.jti, scopes, tenants } };
   } catch (err) {
     return { ok: false, reason: (err as Error).name === 'TokenExpiredError' ? 'expired' : 'invalid' };
   }

@@ -43,7 +43,7 @@ describe('login, refresh and logout', () => {
     expectError(afterRevoke, 401, 'UNAUTHENTICATED');
     expect(afterRevoke.body.reason).toBe('revoked');
 
-    const rows = await api.deps.db('refresh_tokens').where({ user_id: tenant.adminUserId }).whereNotNull('revoked_at').select('revoke_reason');
+    const rows = await api.deps.db('auth_sessions').where({ user_id: tenant.adminUserId }).whereNotNull('revoked_at').select('revoke_reason');
     expect(rows.map((r) => r.revoke_reason)).toContain('reuse_detected');
     const audit = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'auth.refresh_reuse_detected' });
     expect(audit).toHaveLength(1);

@@ -71,8 +71,10 @@ describe('GET /internal/health', () => {
   });
 
   it('answers 503 naming PostgreSQL once PostgreSQL is stopped', async () => {
-    const pg = await startTestPostgres({ migrate: false });
-    const own = await startTestApi({ databaseUrl: pg.databaseUrl });
+    // Migrated: the service token's revocation state is read from PostgreSQL, and kept for the
+    // session check's cache time, which outlasts the test here (so the health route is reached).
+    const pg = await startTestPostgres();
+    const own = await startTestApi({ databaseUrl: pg.databaseUrl, auth: { ...api.deps.config.auth, sessionCheckCacheMs: 600_000 } });
     try {
       expect((await own.request('/internal/health', { token: internalToken })).status).toBe(200);
       await pg.stopServer();

@@ -208,7 +208,7 @@ it("authenticates a webhook payload by the number's app secret, and knows its ve
 });
 
 it('signs in, rotates and ends a session through the service, each audited; reusing a rotated token revokes the family', async () => {
-  const check = (verify: () => Promise<boolean>) => verify();
+  const check = <T>(work: () => Promise<T>) => work();
   await expect(authenticate(api.deps.db, { email: tenant.email, password: 'wrong' }, check)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   // A password check the caller's limit refuses answers null, whatever the credentials.
   expect(await authenticate(api.deps.db, { email: tenant.email, password: tenant.password }, async () => null)).toBeNull();
@@ -216,15 +216,15 @@ it('signs in, rotates and ends a session through the service, each audited; reus
   expect(user).toMatchObject({ id: tenant.adminUserId, tenant_id: tenant.tenantId });
 
   const request = { requestId: null };
-  const first = await startSession(api.deps.db, request, user!);
+  const { token: first } = await startSession(api.deps.db, request, user!);
   const rotated = await refreshSession(api.deps.db, request, first);
   expect(rotated.user.id).toBe(tenant.adminUserId);
   await expect(refreshSession(api.deps.db, request, first)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', extra: { reason: 'reuse_detected' } });
   // The whole family is revoked: the token the rotation gave is refused too, and not audited.
   await expect(refreshSession(api.deps.db, request, rotated.token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', extra: { reason: 'revoked' } });
 
-  const second = await startSession(api.deps.db, request, user!);
-  await endSession(api.deps.db, request, { tenantId: tenant.tenantId, userId: tenant.adminUserId }, second);
+  const { token: second, sessionId } = await startSession(api.deps.db, request, user!);
+  await endSession(api.deps.db, request, { tenantId: tenant.tenantId, userId: tenant.adminUserId, sessionId }, second);
   await expect(refreshSession(api.deps.db, request, second)).rejects.toMatchObject({ extra: { reason: 'revoked' } });
 
   const actions = await api.deps.db('audit_log').where({ tenant_id: tenant.tenantId, resource_type: 'user', resource_id: tenant.adminUserId }).orderBy('seq').pluck('action');

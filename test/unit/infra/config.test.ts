@@ -9,6 +9,7 @@ const base = () => ({
   JWT_SECRET: randomBytes(32).toString('base64url'),
   INTERNAL_JWT_SECRET: randomBytes(32).toString('base64url'),
   DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  METRICS_TOKEN: randomBytes(32).toString('base64url'),
 });
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
@@ -47,5 +48,24 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base(), APP_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true' })).toEqual([
       'WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be enabled in production',
     ]);
+  });
+
+  it('refuses to start in production with /metrics unguarded (no METRICS_TOKEN, or a short one)', () => {
+    expect(problemsOf({ ...base(), APP_ENV: 'production', METRICS_TOKEN: undefined })).toEqual([
+      'METRICS_TOKEN is required in production: /metrics of the API and the worker would be open to anyone who reaches them',
+    ]);
+    expect(problemsOf({ ...base(), METRICS_TOKEN: 'short' })).toEqual(['METRICS_TOKEN must be at least 32 characters']);
+    expect(loadConfig({ ...base(), APP_ENV: 'development', METRICS_TOKEN: undefined }).metricsToken).toBeNull();
+  });
+
+  it("hashes passwords with OWASP's scrypt parameters; only the test stack may lower N", () => {
+    expect(loadConfig(base()).passwordHashing).toEqual({ N: 2 ** 17, r: 8, p: 1 });
+    expect(loadConfig({ ...base(), APP_ENV: 'test', TEST_SCRYPT_LOG2_N: '15' }).passwordHashing).toEqual({ N: 2 ** 15, r: 8, p: 1 });
+    for (const appEnv of ['production', 'development']) {
+      expect(problemsOf({ ...base(), APP_ENV: appEnv, TEST_SCRYPT_LOG2_N: '15' })).toEqual([
+        'TEST_SCRYPT_LOG2_N is for the test stack only (APP_ENV=test): password hashes use OWASP scrypt parameters',
+      ]);
+    }
+    expect(problemsOf({ ...base(), APP_ENV: 'test', TEST_SCRYPT_LOG2_N: '20' })).toEqual(['TEST_SCRYPT_LOG2_N must be an integer from 10 to 17']);
   });
 });

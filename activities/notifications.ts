@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { Transporter } from 'nodemailer';
 import { Db } from '../db/knex';
 import { findNotification } from '../db/notifications';
+import { mailingTenant } from '../db/tenants';
+import { tenantMailMarks, withFooter } from '../domain/mail/on-behalf';
 import { scrubbedMailFailure } from '../infra/smtp-send';
 
 export interface NotificationDeps {
@@ -12,7 +14,7 @@ export interface NotificationDeps {
 }
 
 /**
- * Idempotent: a notification already sent or recorded is not sent again, and the SMTP Message-ID
+ * Sent from the platform's address marked with the tenant (domain/mail/on-behalf.ts). Idempotent: a notification already sent or recorded is not sent again, and the SMTP Message-ID
  * is derived from the notification id so a receiving server can drop a duplicate of a retry
  * that raced a timeout.
  */
@@ -28,11 +30,13 @@ export function createNotificationActivities(deps: NotificationDeps) {
         return { status: 'recorded' };
       }
       try {
+        const marks = tenantMailMarks(await mailingTenant(deps.db, input.tenantId), deps.from);
         await deps.mailer.sendMail({
-          from: deps.from,
+          from: marks.from,
+          headers: marks.headers,
           to: row.recipients,
           subject: row.subject,
-          text: row.body,
+          text: withFooter(row.body, marks),
           messageId: `<${row.id}@industrial-ops.local>`,
         });
       } catch (err) {

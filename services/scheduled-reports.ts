@@ -163,7 +163,7 @@ export function updateScheduledReport(deps: ScheduleDeps, context: UnitContext, 
   return changeWithSchedule(deps, context, id, async (unit, apply) => {
     const current = await requireScheduledReport(unit.scope, id, true);
     checkPeriodRule(fields.report_type ?? current.report_type, fields.period_rule === undefined ? current.period_rule : fields.period_rule);
-    checkScheduleGap(fields.schedule ?? current.schedule, fields.time_zone ?? current.time_zone);
+    if (fields.schedule || fields.time_zone) checkScheduleGap(fields.schedule ?? current.schedule, fields.time_zone ?? current.time_zone);
     if (fields.recipients) await assertOutsideRecipientsWithinPlan(unit.tx, context.tenantId, fields.recipients);
     if (fields.branding_id) await requireBrandingReference(unit.scope, fields.branding_id);
     const row = await updateScheduledReportRow(unit.scope, current.id, { ...fields, ...(fields.schedule ? { schedule: JSON.stringify(fields.schedule) } : {}) });

@@ -33,14 +33,14 @@ const body = (fields: Record<string, unknown>) => ({
 });
 const create = (tenant: TestTenant, fields: Record<string, unknown>) => api.request('/api/v1/scheduled-reports', { method: 'POST', token: tenant.token, json: body(fields) });
 
-/** Fires the report's Schedule now and waits for the run to finish. */
+/** Fires the report's Schedule now and waits for the run to finish (polling the database: free tenants have few requests a second). */
 async function runNow(tenant: TestTenant, id: string) {
   const client = await api.deps.temporal.client();
   await client.schedule.getHandle(workflowIds.scheduledReport(tenant.tenantId, id)).trigger();
-  return untilValue(async () => {
-    const runs = await api.request(`/api/v1/scheduled-reports/${id}/runs`, { token: tenant.token });
-    return runs.body.items.find((r: { status: string }) => r.status !== 'running');
-  });
+  await untilValue(() => api.deps.db('scheduled_report_runs').where({ tenant_id: tenant.tenantId, scheduled_report_id: id }).whereNot({ status: 'running' }).first('id'));
+  const runs = await api.request(`/api/v1/scheduled-reports/${id}/runs`, { token: tenant.token });
+  expect(runs.body.total).toBe(1);
+  return runs.body.items[0];
 }
 
 describe('cron schedules', () => {

@@ -14,7 +14,8 @@ export interface NotificationDeps {
 }
 
 /**
- * Sent from the platform's address marked with the tenant (domain/mail/on-behalf.ts). Idempotent: a notification already sent or recorded is not sent again, and the SMTP Message-ID
+ * Sent from the platform's address marked with the tenant (domain/mail/on-behalf.ts).
+ * Idempotent: a notification already sent or recorded is not sent again, and the SMTP Message-ID
  * is derived from the notification id so a receiving server can drop a duplicate of a retry
  * that raced a timeout.
  */
@@ -29,8 +30,8 @@ export function createNotificationActivities(deps: NotificationDeps) {
         await deps.db('notifications').where({ id: row.id }).update({ status: 'recorded', delivered_via: 'record', processed_at: new Date(), last_error: null });
         return { status: 'recorded' };
       }
+      const marks = tenantMailMarks(await mailingTenant(deps.db, input.tenantId), deps.from);
       try {
-        const marks = tenantMailMarks(await mailingTenant(deps.db, input.tenantId), deps.from);
         await deps.mailer.sendMail({
           from: marks.from,
           headers: marks.headers,

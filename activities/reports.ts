@@ -2,7 +2,8 @@
  * Report activities: generate a report job's file into the object store (and emit
  * report.completed with the row's completion, in one transaction), and the steps of a scheduled
  * run: open the run (one per firing, keyed by the run's workflow id), e-mail the file to the
- * recipients the plan's limits allow, record failures. Inputs and results carry ids only; recipients are read here.
+ * recipients the plan's limits allow, record failures. Inputs and results carry ids only;
+ * recipients are read here.
  */
 import type { Transporter } from 'nodemailer';
 import { Db } from '../db/knex';

@@ -53,7 +53,7 @@ const GAP_PLACES: Record<CronGap['where'], string> = {
   hour: 'within an hour',
   hours: 'from one fire hour to the next',
   midnight: 'across midnight',
-  clock_change: `at a clock change of the time zone`,
+  clock_change: 'at a clock change of the time zone',
   none: '',
 };
 

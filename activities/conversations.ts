@@ -16,6 +16,8 @@ import type { LlmProvider } from '../domain/llm/provider';
 import { decryptSecret } from '../infra/crypto';
 import { ChannelSendResult, sendEmail, sendWhatsappText } from './channel-delivery';
 import { runToolCall } from './conversation-tools';
+import { grantAutoReply } from '../db/queries/auto-replies';
+import type { NoReplyReason } from '../domain/agents/auto-reply-policy';
 
 export interface ConversationActivityDeps {
   db: Db;
@@ -29,7 +31,7 @@ export interface ConversationActivityDeps {
 }
 
 export type AnswerOutcome =
-  { kind: 'reply'; replyId: string } | { kind: 'score_recorded'; replyId: string } | { kind: 'skipped'; reason: 'message_not_found' | 'agent_not_active' };
+  { kind: 'reply'; replyId: string } | { kind: 'score_recorded'; replyId: string } | { kind: 'skipped'; reason: 'message_not_found' | 'agent_not_active' | NoReplyReason };
 
 export type DeliveryOutcome = 'sent' | 'failed' | 'credentials_rejected';
 
@@ -147,7 +149,8 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
     /**
      * Answers one inbound message: a CSAT score reply is recorded and acknowledged (not answered by
      * the agent); anything else goes to the agent's engine, its tool call runs and is logged, and
-     * the reply is stored pending. Returns the id of the message to deliver.
+     * the reply is stored pending. Returns the id of the message to deliver. Not answered: a
+     * message stored with a no-reply reason, and e-mail from a contact past its hourly replies.
      */
     async answerInboundMessage(input: { tenantId: string; conversationId: string; messageId: string }): Promise<AnswerOutcome> {
       const scope = tenantScope(db, input.tenantId);
@@ -158,11 +161,20 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
         const existing = await outboundByKey(scope, `${prefix}:${input.messageId}`);
         if (existing) return { kind, replyId: existing.id };
       }
-      const inbound = await scope.table('messages').where({ id: input.messageId, conversation_id: input.conversationId, direction: 'inbound' }).first('id', 'body');
+      const inbound = await scope
+        .table('messages')
+        .where({ id: input.messageId, conversation_id: input.conversationId, direction: 'inbound' })
+        .first('id', 'body', 'no_reply_reason');
       if (!inbound) return { kind: 'skipped', reason: 'message_not_found' };
+      // Automatic, bulk or unauthenticated mail (the reason was stored on arrival): no reply.
+      if (inbound.no_reply_reason) return { kind: 'skipped', reason: inbound.no_reply_reason };
       const conversation = await scope.table('conversations').where({ id: input.conversationId }).first('agent_id', 'contact_id', 'channel');
       const channel = conversation.channel as Channel;
       const at = now();
+      // E-mail replies per contact are limited, the stop for a loop with a machine that marks nothing.
+      if (channel === 'email' && !(await grantAutoReply(db, { tenantId: input.tenantId, contactId: conversation.contact_id, messageId: inbound.id, at }))) {
+        return { kind: 'skipped', reason: 'contact_reply_limit' };
+      }
 
       // A score reply to a CSAT invitation: recorded and acknowledged in one transaction.
       const ack = await db.transaction(async (tx) => {

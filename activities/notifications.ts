@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { Transporter } from 'nodemailer';
 import { Db } from '../db/knex';
 import { findNotification } from '../db/notifications';
+import { mailingTenant } from '../db/tenants';
+import { tenantMailMarks, withFooter } from '../domain/mail/on-behalf';
 import { scrubbedMailFailure } from '../infra/smtp-send';
 
 export interface NotificationDeps {
@@ -12,6 +14,7 @@ export interface NotificationDeps {
 }
 
 /**
+ * Sent from the platform's address marked with the tenant (domain/mail/on-behalf.ts).
  * Idempotent: a notification already sent or recorded is not sent again, and the SMTP Message-ID
  * is derived from the notification id so a receiving server can drop a duplicate of a retry
  * that raced a timeout.
@@ -27,12 +30,14 @@ export function createNotificationActivities(deps: NotificationDeps) {
         await deps.db('notifications').where({ id: row.id }).update({ status: 'recorded', delivered_via: 'record', processed_at: new Date(), last_error: null });
         return { status: 'recorded' };
       }
+      const marks = tenantMailMarks(await mailingTenant(deps.db, input.tenantId), deps.from);
       try {
         await deps.mailer.sendMail({
-          from: deps.from,
+          from: marks.from,
+          headers: marks.headers,
           to: row.recipients,
           subject: row.subject,
-          text: row.body,
+          text: withFooter(row.body, marks),
           messageId: `<${row.id}@industrial-ops.local>`,
         });
       } catch (err) {

@@ -1,23 +1,30 @@
 import { Knex } from 'knex';
-import { LimitedResource, RESOURCE_LIMITS } from '../domain/tenancy/plans';
+import type { Queryable } from './knex';
+import { LimitedResource, PlanName, RESOURCE_LIMITS } from '../domain/tenancy/plans';
 import { AppError } from '../domain/errors';
+
+/** The tenant's plan. */
+export async function tenantPlan(db: Queryable, tenantId: string): Promise<PlanName> {
+  const tenant = await db('tenants').where({ id: tenantId }).first('plan');
+  return tenant.plan as PlanName;
+}
+
+/** The one 403 PLAN_LIMIT_REACHED: `allowance` says what the plan allows ("3 scheduled reports"). */
+export function planLimitReached(plan: PlanName, allowance: string, resource: string, limit: number): AppError {
+  return new AppError('PLAN_LIMIT_REACHED', `the ${plan} plan allows ${allowance}`, { resource, limit });
+}
 
 /**
  * The one check of a plan's resource limits, inside the creating transaction. The advisory lock
  * makes concurrent creates count one after the other, so a limit cannot be overshot by a race.
  */
 export async function assertWithinPlanLimit(tx: Knex.Transaction, tenantId: string, resource: LimitedResource, count: (tx: Knex.Transaction) => Promise<number>): Promise<void> {
-  const tenant = await tx('tenants').where({ id: tenantId }).first('plan');
-  const limit = RESOURCE_LIMITS[tenant.plan as keyof typeof RESOURCE_LIMITS][resource];
+  const plan = await tenantPlan(tx, tenantId);
+  const limit = RESOURCE_LIMITS[plan][resource];
   if (limit === null) return;
   await tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 7))', [`limit:${tenantId}:${resource}`]);
   const current = await count(tx);
-  if (current >= limit) {
-    throw new AppError('PLAN_LIMIT_REACHED', `the ${tenant.plan} plan allows ${limit} ${resource.replace('_', ' ')}`, {
-      resource,
-      limit,
-    });
-  }
+  if (current >= limit) throw planLimitReached(plan, `${limit} ${resource.replaceAll('_', ' ')}`, resource, limit);
 }
 
 /** Counts a tenant's rows of a table: the usual `count` for assertWithinPlanLimit. */

@@ -3,7 +3,8 @@ import { Knex } from 'knex';
 import { hashPassword } from '../domain/auth/passwords';
 import { PlanName } from '../domain/tenancy/plans';
 import { appendAudit } from './audit';
-import { Db } from './knex';
+import { Db, Queryable } from './knex';
+import type { MailingTenant } from '../domain/mail/on-behalf';
 
 export interface NewTenant {
   name: string;
@@ -76,4 +77,11 @@ async function upsertAdmin(tx: Knex.Transaction, tenantId: string, input: NewTen
     .insert({ tenant_id: tenantId, email: input.adminEmail, name: input.adminName ?? 'Administrator', password_hash: passwordHash, role: 'admin' })
     .returning('id');
   return created.id;
+}
+
+/** The tenant as the platform's mail names it (domain/mail/on-behalf.ts). */
+export async function mailingTenant(db: Queryable, tenantId: string): Promise<MailingTenant> {
+  const row = await db('tenants').where({ id: tenantId }).first('id', 'name');
+  if (!row) throw new Error(`tenant ${tenantId} not found`);
+  return row;
 }

@@ -46,6 +46,7 @@ export interface Config {
     pathStyle: boolean;
   };
   secrets: { jwt: string; internalJwt: string; dataEncryptionKey: Buffer };
+  /** The system mailer (SMTP_URL, MAIL_FROM): null URL: mail is recorded, not sent. TLS required in production (smtpTlsProblem). */
   smtp: { url: string | null; from: string };
   logLevel: string;
   webhooks: { allowPrivateDestinations: boolean };
@@ -230,6 +231,8 @@ export function loadConfig(env: Env = process.env): Config {
   } else if (appEnv === 'production' && config.metricsToken!.length < MIN_SECRET_LENGTH) {
     problems.push(`METRICS_TOKEN must be at least ${MIN_SECRET_LENGTH} characters`);
   }
+  const smtpProblem = config.smtp.url && appEnv === 'production' ? smtpTlsProblem(config.smtp.url) : null;
+  if (smtpProblem) problems.push(smtpProblem);
   if (config.secrets.jwt && config.secrets.jwt === config.secrets.internalJwt) {
     problems.push('JWT_SECRET and INTERNAL_JWT_SECRET must differ');
   }
@@ -283,6 +286,30 @@ function temporalTls(env: NodeJS.ProcessEnv, problems: string[]): TemporalTlsCon
   if (flag === 'false') return null;
   const wanted = flag === 'true' || Boolean(env.TEMPORAL_API_KEY?.trim()) || Object.values(tls).some(Boolean);
   return wanted ? tls : null;
+}
+
+/**
+ * The system mailer in production sends over TLS or not at all: TLS from the first byte
+ * (`smtps://`) or STARTTLS required (`smtp://…?requireTLS=true`), certificates verified. Plain
+ * `smtp://` is nodemailer's opportunistic STARTTLS, which a man in the middle who strips the offer
+ * turns into clear text.
+ */
+export function smtpTlsProblem(url: string): string | null {
+  const problem = (why: string) => `SMTP_URL ${why}: production requires TLS (smtps://host:465, or smtp://host:587?requireTLS=true)`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return problem('is not a URL');
+  }
+  // Query values as nodemailer reads them (shared.parseConnectionUrl): "true"/"false" are booleans.
+  const option = (name: string) => parsed.searchParams.get(name);
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') return problem(`uses ${parsed.protocol.replace(/:$/, '')}`);
+  if (option('ignoreTLS') === 'true') return problem('sets ignoreTLS');
+  if (option('tls.rejectUnauthorized') === 'false') return problem('turns certificate verification off');
+  // The scheme alone says `secure` (nodemailer ignores a `secure` query next to it).
+  if (parsed.protocol === 'smtp:' && option('requireTLS') !== 'true') return problem('allows clear text');
+  return null;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Db } from '../db/knex';
 import { contactByEmail, contactByPhone, messageByProviderId, openConversation, receivingAgent, storeMessageBody } from '../db/queries/conversations';
 import { runUnit, type UnitContext } from '../db/unit-of-work';
 import { ChannelStatus } from '../domain/agents/agents';
+import type { NoReplyReason } from '../domain/agents/auto-reply-policy';
 import { dependencyUnavailable } from '../domain/errors';
 import { storableOrNull, storableText } from '../domain/text';
 import { errorSummary } from '../infra/error-chain';
@@ -32,6 +33,8 @@ export interface InboundMessage {
   subject?: string | null;
   providerMessageId: string;
   sentAt: Date;
+  /** Why the agent must not answer it (e-mail: domain/agents/auto-reply-policy.ts); stored with the message. */
+  noReplyReason?: NoReplyReason | null;
 }
 
 export type InboundOutcome = 'stored' | 'duplicate' | 'unrouted';
@@ -71,6 +74,7 @@ export async function receiveInboundMessage(
       subject: message.subject,
       createdAt: message.sentAt,
       providerMessageId: message.providerMessageId,
+      noReplyReason: message.noReplyReason ?? null,
     });
     const ids = { conversation_id: conversation.id, agent_id: agent.id, contact_id: contact.id, channel: message.channel };
     if (started) unit.emit('conversation.started', ids);

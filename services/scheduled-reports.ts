@@ -22,7 +22,9 @@ import {
 import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import { runUnit, type Unit, type UnitContext, type UserUnitContext } from '../db/unit-of-work';
 import type { PeriodRule } from '../domain/reports/period';
-import type { ReportScheduleSpec } from '../domain/reports/schedule';
+import { cronGapProblem, type ReportScheduleSpec } from '../domain/reports/schedule';
+import { assertWithinPlanLimit, countRows } from '../db/plan-limits';
+import { assertOutsideRecipientsWithinPlan } from '../db/queries/outside-recipients';
 import { REPORT_TYPE_INFO, type ReportFormat, type ReportType } from '../domain/reports/types';
 import type { TemporalGateway } from '../infra/temporal';
 import { createReportSchedule, deleteReportSchedule, describeReportSchedule, setReportSchedulePaused, syncReportSchedule, updateReportSchedule } from '../orchestration/reports';
@@ -60,6 +62,12 @@ function checkPeriodRule(type: ReportType, rule: PeriodRule | null | undefined):
     throw validationError(`period_rule is required for ${type} reports`, [{ field: 'body.period_rule', message: 'required for this report type', type: 'any.required' }]);
   if (!needs && rule)
     throw validationError(`${type} is a snapshot and takes no period_rule`, [{ field: 'body.period_rule', message: 'not used by this report type', type: 'any.unknown' }]);
+}
+
+/** A cron must fire at least MIN_INTERVAL_MINUTES apart in its time zone (422 on `schedule` otherwise). */
+function checkScheduleGap(spec: ReportScheduleSpec, timeZone: string): void {
+  const problem = 'cron' in spec ? cronGapProblem(spec.cron, timeZone) : null;
+  if (problem) throw validationError(`schedule ${problem}`, [{ field: 'body.schedule', message: problem, type: 'schedule.gap' }]);
 }
 
 function requireScheduledReport(scope: TenantScope, id: string, lock = false): Promise<ScheduledReportRow> {
@@ -122,11 +130,15 @@ export async function scheduledReportNextRuns(temporal: TemporalGateway, row: Sc
   return described ? described.info.nextActionTimes.slice(0, 3) : [];
 }
 
+/** Within the plan: so many scheduled reports per tenant, so many outside recipients per report (403 PLAN_LIMIT_REACHED). */
 export async function createScheduledReport(deps: ScheduleDeps, context: UserUnitContext, fields: NewScheduledReport): Promise<ScheduledReportRow> {
   checkPeriodRule(fields.report_type, fields.period_rule);
+  checkScheduleGap(fields.schedule, fields.time_zone);
   // The id is chosen here so a failed commit can find (and remove) the Schedule it named.
   const id = await newRowId(deps.db);
   return changeWithSchedule(deps, context, id, async (unit, apply) => {
+    await assertWithinPlanLimit(unit.tx, context.tenantId, 'scheduled_reports', countRows('scheduled_reports', context.tenantId));
+    await assertOutsideRecipientsWithinPlan(unit.tx, context.tenantId, fields.recipients);
     if (fields.branding_id) await requireBrandingReference(unit.scope, fields.branding_id);
     const row = await insertScheduledReport(unit.scope, {
       id,
@@ -151,6 +163,8 @@ export function updateScheduledReport(deps: ScheduleDeps, context: UnitContext, 
   return changeWithSchedule(deps, context, id, async (unit, apply) => {
     const current = await requireScheduledReport(unit.scope, id, true);
     checkPeriodRule(fields.report_type ?? current.report_type, fields.period_rule === undefined ? current.period_rule : fields.period_rule);
+    if (fields.schedule || fields.time_zone) checkScheduleGap(fields.schedule ?? current.schedule, fields.time_zone ?? current.time_zone);
+    if (fields.recipients) await assertOutsideRecipientsWithinPlan(unit.tx, context.tenantId, fields.recipients);
     if (fields.branding_id) await requireBrandingReference(unit.scope, fields.branding_id);
     const row = await updateScheduledReportRow(unit.scope, current.id, { ...fields, ...(fields.schedule ? { schedule: JSON.stringify(fields.schedule) } : {}) });
     unit.audit({ action: 'scheduled_report.updated', resourceType: 'scheduled_report', resourceId: row.id, details: { fields: Object.keys(fields) } });

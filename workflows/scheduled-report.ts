@@ -11,7 +11,7 @@ export interface ScheduledReportInput {
   scheduledReportId: string;
 }
 
-export type ScheduledReportResult = { status: 'skipped' } | { status: 'sent' | 'recorded'; runId: string; reportId: string; sentTo: number };
+export type ScheduledReportResult = { status: 'skipped' } | { status: 'sent' | 'recorded' | 'withheld'; runId: string; reportId: string; sentTo: number };
 
 const { beginScheduledReportRun, failScheduledReportRun, failReport } = proxyActivities<ReportActivities>({
   startToCloseTimeout: '1 minute',

@@ -36,6 +36,11 @@ const messageSchema = Joi.object({
   direction: Joi.string().valid('inbound', 'outbound'),
   body: Joi.string().allow('').description('Redacted when the tenant turned pii.auto_redact on'),
   delivery_status: Joi.string().valid('pending', 'sent', 'failed').allow(null).description('Outbound messages only'),
+  no_reply_reason: Joi.string()
+    .allow(null)
+    .description(
+      'Inbound messages only: why the agent did not answer it (spf_fail, dkim_fail, dmarc_fail, system_sender, auto_submitted, auto_reply_suppressed, bulk_precedence, mailing_list, contact_reply_limit); null when answered or awaiting its answer',
+    ),
   sent_at: Joi.string().isoDate().allow(null),
   created_at: Joi.string().isoDate(),
 });
@@ -67,6 +72,7 @@ const toMessage = (row: MessageRow) => ({
   direction: row.direction,
   body: row.body,
   delivery_status: row.delivery_status,
+  no_reply_reason: row.no_reply_reason,
   sent_at: isoTime(row.sent_at),
   created_at: isoTime(row.created_at),
 });

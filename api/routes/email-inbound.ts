@@ -8,6 +8,9 @@
  * The message is parsed with mailparser: the contact is the From address, the body the text part
  * (or the text of the HTML part), the redelivery key the Message-ID (a SHA-256 of the raw bytes
  * when there is none), its time when it arrived here. receiveInboundMessage (services/inbound-messages.ts) stores and routes it.
+ * Automatic, bulk and list mail and mail failing SPF/DKIM/DMARC at the receiving MTA (its
+ * Authentication-Results) is stored with the reason the agent will not answer it
+ * (domain/agents/auto-reply-policy.ts).
  */
 import { createHash } from 'node:crypto';
 import Joi from '../../domain/joi';
@@ -19,6 +22,7 @@ import { AppError, unauthenticated } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { receiveInboundMessage } from '../../services/inbound-messages';
 import { idRef } from '../validation';
+import { headersOfLines, noReplyReason } from '../../domain/agents/auto-reply-policy';
 
 /** Raw messages up to 10 MiB (attachments are not kept, but they arrive with the text). */
 export const MAX_INBOUND_EMAIL_BYTES = 10 * 1024 * 1024;
@@ -45,7 +49,7 @@ export function emailInboundRoutes(): ApiRouter {
     path: '/:account_id',
     summary: 'Inbound e-mail (raw MIME) for an email account',
     description:
-      'Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID.',
+      'Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID. Not answered (the message shows `no_reply_reason`): Auto-Submitted other than "no", X-Auto-Response-Suppress, Precedence bulk/list/junk, List-Id or List-Unsubscribe, mailer-daemon/postmaster/no-reply senders or an empty Return-Path, spf=fail, dkim=fail (without a passing signature) or dmarc=fail in Authentication-Results, and a contact past 10 automatic replies in an hour.',
     tags: ['email inbound'],
     auth: 'none',
     params: Joi.object({ account_id: idRef.required() }),
@@ -83,6 +87,8 @@ export function emailInboundRoutes(): ApiRouter {
           body,
           subject: mail.subject ?? null,
           providerMessageId: mail.messageId ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`,
+          // Stored and shown, never answered: automatic, bulk or unauthenticated mail (no loops, no backscatter).
+          noReplyReason: noReplyReason(headersOfLines(mail.headerLines), sender.address),
           // Received now: the Date header is the sender's claim.
           sentAt: new Date(),
         },

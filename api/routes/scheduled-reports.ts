@@ -56,7 +56,9 @@ const scheduleSpec = Joi.alternatives()
     }),
   )
   .messages({ 'alternatives.match': 'must be an object with either cron (five fields) or interval_minutes' })
-  .description(`{"cron": "0 6 1 * *"} or {"interval_minutes": n} (n >= ${MIN_INTERVAL_MINUTES}), read in time_zone`);
+  .description(
+    `{"cron": "0 6 1 * *"} or {"interval_minutes": n} (n >= ${MIN_INTERVAL_MINUTES}), read in time_zone. A cron must fire at least ${MIN_INTERVAL_MINUTES} minutes apart everywhere, clock changes of time_zone included ("*/15 * * * *" passes, "*/5 * * * *" and "0,5 * * * *" are 422)`,
+  );
 
 const fields = {
   name: Joi.string().trim().min(1).max(200),
@@ -75,7 +77,10 @@ const fields = {
     .items(Joi.string().trim().lowercase().email({ tlds: false }).max(254))
     .min(1)
     .max(50)
-    .unique(),
+    .unique()
+    .description(
+      "Outside recipients (addresses that are not an active user of the tenant) are limited per report by the plan (403 PLAN_LIMIT_REACHED above it) and per tenant and UTC day when mailed (the rest of a run's outside recipients are withheld, listed in the run's `withheld`)",
+    ),
 };
 
 type Body = ScheduledReportFields;
@@ -145,10 +150,14 @@ export function scheduledReportRoutes(): ApiRouter {
     {
       summary: 'Create a scheduled report and its Temporal Schedule',
       description:
-        'Each run generates the report (period from `period_rule` on the local day of the run in `time_zone`), stores it and e-mails it to `recipients` as an attachment; runs are listed under /{id}/runs.',
+        'Each run generates the report (period from `period_rule` on the local day of the run in `time_zone`), stores it and e-mails it to `recipients` as an attachment, from the platform address with the tenant named in the From display name, the `X-Tenant-Id` and `X-Sent-On-Behalf-Of` headers and a closing line; runs are listed under /{id}/runs. The plan caps the scheduled reports of a tenant and their outside recipients.',
       body: createBody,
       created: 'Created',
-      responses: { 422: { description: 'Invalid field' }, 503: { description: 'Temporal unavailable: nothing was created' } },
+      responses: {
+        403: { description: 'PLAN_LIMIT_REACHED: the plan allows no more scheduled reports, or fewer outside recipients per report' },
+        422: { description: 'Invalid field, or a cron firing less than 15 minutes apart' },
+        503: { description: 'Temporal unavailable: nothing was created' },
+      },
     },
     (ctx, body) => {
       return createScheduledReport(scheduleDeps(ctx), userUnitContextOf(ctx), body);
@@ -165,7 +174,7 @@ export function scheduledReportRoutes(): ApiRouter {
         summary: 'Update the fields sent (the Schedule is updated with them); omitted fields keep their values',
         body: updateBody,
         updated: 'Updated',
-        responses: { 422: { description: 'Invalid field' } },
+        responses: { 403: { description: 'PLAN_LIMIT_REACHED: more outside recipients than the plan allows per report' }, 422: { description: 'Invalid field' } },
       },
       (ctx, id, body) => updateScheduledReport(...changeOf(ctx), id, body),
     );
@@ -197,7 +206,12 @@ export function scheduledReportRoutes(): ApiRouter {
     summary: 'Run history of a scheduled report, newest first',
     access: 'view',
     query: Joi.object(pageQuery),
-    responses: { 200: { description: 'A page of runs' } },
+    responses: {
+      200: {
+        description:
+          'A page of runs: `status` running | sent | recorded (no SMTP) | withheld (every recipient withheld) | failed; `sent_to` how many addresses were mailed; `withheld` the recipients the plan kept from the run, each with its reason (outside_recipients_per_schedule, outside_recipients_per_day)',
+      },
+    },
     handler: async (ctx, { params: p, query }) => {
       ctx.body = mapPage(await listScheduledReportRuns(tenantScopeOf(ctx), p.scheduled_report_id, query), toRun);
     },
@@ -212,6 +226,7 @@ function toRun(row: ScheduledReportRunRow) {
     report_id: row.report_id,
     status: row.status,
     sent_to: row.sent_to,
+    withheld: row.recipients_withheld,
     error: row.error,
     started_at: isoTime(row.started_at),
     finished_at: isoTime(row.finished_at),

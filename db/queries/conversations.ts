@@ -1,6 +1,7 @@
 /** Storage of contacts, conversations and messages (issue 7). */
 import { redactPii, AUTO_REDACT_TYPES } from '../../domain/privacy/pii';
 import { Knex } from 'knex';
+import type { NoReplyReason } from '../../domain/agents/auto-reply-policy';
 import { appendEvent } from '../outbox';
 import { tenantScope, TenantScope } from '../tenant-scope';
 import { listQuery, whereUuidFilters } from './list-query';
@@ -16,11 +17,13 @@ export interface MessageRow {
   direction: MessageDirection;
   body: string;
   delivery_status: DeliveryStatus | null;
+  /** Inbound only: why the agent did not answer (domain/agents/auto-reply-policy.ts). */
+  no_reply_reason: NoReplyReason | null;
   sent_at: Date | null;
   created_at: Date;
 }
 
-export const MESSAGE_COLUMNS = ['id', 'conversation_id', 'direction', 'body', 'delivery_status', 'sent_at', 'created_at'] as const;
+export const MESSAGE_COLUMNS = ['id', 'conversation_id', 'direction', 'body', 'delivery_status', 'no_reply_reason', 'sent_at', 'created_at'] as const;
 
 export interface ConversationRow {
   id: string;
@@ -41,7 +44,7 @@ export async function piiAutoRedact(scope: TenantScope): Promise<boolean> {
 }
 
 export type StoredMessage =
-  | { direction: 'inbound'; providerMessageId?: string; subject?: string | null }
+  | { direction: 'inbound'; providerMessageId?: string; subject?: string | null; noReplyReason?: NoReplyReason | null }
   /** Written pending; `idempotencyKey` names what it answers, so a retried write finds it. */
   | { direction: 'outbound'; idempotencyKey?: string };
 
@@ -61,7 +64,7 @@ export async function storeMessageBody(scope: TenantScope, message: StoredMessag
     tenant_id: scope.tenantId,
     ...(message.createdAt ? { created_at: message.createdAt } : {}),
     ...(message.direction === 'inbound'
-      ? { provider_message_id: message.providerMessageId ?? null, subject: message.subject ? clean(message.subject) : null }
+      ? { provider_message_id: message.providerMessageId ?? null, subject: message.subject ? clean(message.subject) : null, no_reply_reason: message.noReplyReason ?? null }
       : { idempotency_key: message.idempotencyKey ?? null, delivery_status: 'pending' }),
   };
   const key = message.direction === 'inbound' ? 'provider_message_id' : 'idempotency_key';

@@ -5,6 +5,7 @@ import { type TenantScope, whereUuidIs } from '../tenant-scope';
 import type { PeriodRule } from '../../domain/reports/period';
 import type { ReportScheduleSpec } from '../../domain/reports/schedule';
 import { REPORT_TYPE_INFO, ReportFormat, ReportRequest, ReportType } from '../../domain/reports/types';
+import type { WithheldReason } from './outside-recipients';
 
 export interface ReportJobRow {
   id: string;
@@ -151,8 +152,11 @@ export async function deleteScheduledReportRow(scope: TenantScope, id: string): 
 export interface ScheduledReportRunRow {
   id: string;
   report_id: string | null;
-  status: 'running' | 'sent' | 'recorded' | 'failed';
+  status: 'running' | 'sent' | 'recorded' | 'withheld' | 'failed';
   sent_to: number;
+  /** Null until the first send attempt decided whom the run mails. */
+  recipients_sent: string[] | null;
+  recipients_withheld: { address: string; reason: WithheldReason }[];
   error: string | null;
   started_at: Date;
   finished_at: Date | null;

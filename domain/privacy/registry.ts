@@ -246,7 +246,8 @@ export const OUTSIDE_RETENTION: Readonly<Record<string, string>> = {
   brandings: 'configuration: report brandings',
   scheduled_reports: 'configuration: report schedules',
   report_jobs: 'records of work: generated reports (their files in the object store)',
-  scheduled_report_runs: 'records of work: the runs of a schedule (ids and status)',
+  scheduled_report_runs: 'records of work: the runs of a schedule (ids, status, the configured recipients each mailed or withheld), deleted with the schedule',
+  outside_recipient_days: 'current state: per tenant and day, how many outside addresses reports were mailed to (no addresses); 30 days kept',
 };
 
 /** Categories a subject's rows can be found in (export and erasure). */

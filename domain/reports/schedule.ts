@@ -3,10 +3,11 @@
  * zone. Checked here so a bad spec is a 422 on the field rather than an error from Temporal.
  */
 import { CronDayOfMonth, CronDayOfWeek, CronExpressionParser, CronHour, CronMinute, CronMonth } from 'cron-parser';
+import { CronGap, shortestCronGap } from './cron-gap';
 
 export type ReportScheduleSpec = { cron: string } | { interval_minutes: number };
 
-/** Shortest interval: a report every quarter of an hour is already a lot of mail. */
+/** Shortest interval, and shortest gap between two fires of a cron: a report every quarter of an hour is already a lot of mail. */
 export const MIN_INTERVAL_MINUTES = 15;
 
 // Five fields (minute hour day-of-month month day-of-week), each checked by cron-parser.
@@ -46,6 +47,24 @@ export function cronProblem(expression: string): string | null {
   // Fields valid on their own that never meet, e.g. "0 6 31 2 *" (Temporal would accept it and never run).
   const problem = libraryProblem(fields.join(' '));
   return problem === null ? null : `never matches a date (${problem})`;
+}
+
+const GAP_PLACES: Record<CronGap['where'], string> = {
+  hour: 'within an hour',
+  hours: 'from one fire hour to the next',
+  midnight: 'across midnight',
+  clock_change: 'at a clock change of the time zone',
+  none: '',
+};
+
+/**
+ * null when a valid cron fires at least MIN_INTERVAL_MINUTES apart everywhere in `timeZone`
+ * (domain/reports/cron-gap.ts), otherwise why not. Intervals are bounded by their own minimum.
+ */
+export function cronGapProblem(expression: string, timeZone: string, from: Date = new Date()): string | null {
+  const gap = shortestCronGap(expression, timeZone, from, MIN_INTERVAL_MINUTES);
+  if (gap.minutes >= MIN_INTERVAL_MINUTES) return null;
+  return `fires ${gap.minutes} minute${gap.minutes === 1 ? '' : 's'} apart ${GAP_PLACES[gap.where]}; two runs of a scheduled report must be at least ${MIN_INTERVAL_MINUTES} minutes apart`;
 }
 
 /** The Temporal Schedule spec of a report schedule. */

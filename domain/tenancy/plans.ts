@@ -18,13 +18,31 @@ export const RATE_LIMITS: Readonly<Record<PlanName, RateLimit>> = {
 };
 
 /** Countable resources a plan caps. `null` means unlimited. */
-export type LimitedResource = 'agents' | 'assets' | 'maintenance_plans' | 'webhooks' | 'users';
+export type LimitedResource = 'agents' | 'assets' | 'maintenance_plans' | 'webhooks' | 'users' | 'scheduled_reports';
 
+// Scheduled reports are capped on every plan, enterprise included: each one mails on its own.
 export const RESOURCE_LIMITS: Readonly<Record<PlanName, Readonly<Record<LimitedResource, number | null>>>> = {
-  free: { agents: 2, assets: 50, maintenance_plans: 10, webhooks: 2, users: 3 },
-  starter: { agents: 10, assets: 500, maintenance_plans: 100, webhooks: 10, users: 15 },
-  professional: { agents: 50, assets: 5000, maintenance_plans: 1000, webhooks: 50, users: 100 },
-  enterprise: { agents: null, assets: null, maintenance_plans: null, webhooks: null, users: null },
+  free: { agents: 2, assets: 50, maintenance_plans: 10, webhooks: 2, users: 3, scheduled_reports: 3 },
+  starter: { agents: 10, assets: 500, maintenance_plans: 100, webhooks: 10, users: 15, scheduled_reports: 20 },
+  professional: { agents: 50, assets: 5000, maintenance_plans: 1000, webhooks: 50, users: 100, scheduled_reports: 100 },
+  enterprise: { agents: null, assets: null, maintenance_plans: null, webhooks: null, users: null, scheduled_reports: 500 },
+};
+
+/**
+ * Mail the platform's own sender carries for a tenant to outside addresses (addresses that are
+ * not an active user of the tenant): per scheduled report, and per tenant and UTC day across all
+ * its reports. Finite on every plan: an open relay is a relay whatever the tenant pays.
+ */
+export interface OutsideMailLimit {
+  perSchedule: number;
+  perDay: number;
+}
+
+export const OUTSIDE_MAIL_LIMITS: Readonly<Record<PlanName, OutsideMailLimit>> = {
+  free: { perSchedule: 5, perDay: 20 },
+  starter: { perSchedule: 20, perDay: 200 },
+  professional: { perSchedule: 50, perDay: 1000 },
+  enterprise: { perSchedule: 50, perDay: 5000 },
 };
 
 const MiB = 1024 * 1024;

@@ -547,6 +547,9 @@ describe('notifications', () => {
     expect(mail.subject).toBe(`[Test] Maintenance plan "${plan.name}"`);
     expect(mail.to.sort()).toEqual([t.email, techEmail].sort());
     expect(mail.text).toContain(`This is a test notification of maintenance plan "${plan.name}" (${plan.id})`);
+    // Sent by the platform for the tenant, and saying so.
+    expect(mail.raw).toMatch(new RegExp(`^X-Tenant-Id: ${t.tenantId}\\r?$`, 'im'));
+    expect(mail.text).toMatch(new RegExp(`^Sent by Industrial Ops on behalf of Tenant [0-9a-f]{8} \\(tenant ${t.tenantId}\\)\\.$`, 'm'));
     await untilPasses(async () => expect((await api.deps.db('notifications').where({ id: res.body.notification_id }).first()).status).toBe('sent'));
 
     const silent = await createPlan(t, { trigger: calendar(hourAhead(24)) });

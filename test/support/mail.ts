@@ -58,8 +58,18 @@ function readAll(dir: string): CaughtMail[] {
     });
 }
 
-export async function waitForMail(predicate: (mail: CaughtMail) => boolean, timeoutMs = 15_000): Promise<CaughtMail> {
+function sinkDir(): string {
   const dir = process.env.MAIL_SINK_DIR;
   if (!dir) throw new Error('MAIL_SINK_DIR is not set: the API test stack (global-setup.ts) starts the SMTP sink');
+  return dir;
+}
+
+export async function waitForMail(predicate: (mail: CaughtMail) => boolean, timeoutMs = 15_000): Promise<CaughtMail> {
+  const dir = sinkDir();
   return untilValue(async () => readAll(dir).find(predicate), `a matching mail (${readAll(dir).length} caught so far)`, timeoutMs);
+}
+
+/** Every mail caught so far that matches (to show what was not sent). */
+export function caughtMail(predicate: (mail: CaughtMail) => boolean): CaughtMail[] {
+  return readAll(sinkDir()).filter(predicate);
 }

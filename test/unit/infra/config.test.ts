@@ -33,6 +33,25 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base(), APP_ENV: 'production' })).toEqual([]);
   });
 
+  it('refuses a system mailer without TLS in production, and names the setting that allows clear text', () => {
+    const production = (url: string) => problemsOf({ ...base(), APP_ENV: 'production', SMTP_URL: url });
+    const required = 'production requires TLS (smtps://host:465, or smtp://host:587?requireTLS=true)';
+    expect(production('smtp://mail.example.com:587')).toEqual([`SMTP_URL allows clear text: ${required}`]);
+    expect(production('smtp://u:p@mail.example.com:25?requireTLS=false')).toEqual([`SMTP_URL allows clear text: ${required}`]);
+    // nodemailer takes `secure` from the scheme only.
+    expect(production('smtp://mail.example.com:465?secure=true')).toEqual([`SMTP_URL allows clear text: ${required}`]);
+    expect(production('smtp://mail.example.com:587?requireTLS=true&ignoreTLS=true')).toEqual([`SMTP_URL sets ignoreTLS: ${required}`]);
+    expect(production('smtps://mail.example.com:465?tls.rejectUnauthorized=false')).toEqual([`SMTP_URL turns certificate verification off: ${required}`]);
+    expect(production('direct://')).toEqual([`SMTP_URL uses direct: ${required}`]);
+    expect(production('smtps://u:p@mail.example.com:465')).toEqual([]);
+    expect(production('smtp://u:p@mail.example.com:587?requireTLS=true')).toEqual([]);
+    expect(loadConfig({ ...base(), APP_ENV: 'production', SMTP_URL: 'smtps://mail.example.com' }).smtp.url).toBe('smtps://mail.example.com');
+    // Development and tests may use a local sink without TLS; without SMTP_URL nothing is sent at all.
+    expect(problemsOf({ ...base(), APP_ENV: 'development', SMTP_URL: 'smtp://127.0.0.1:1025' })).toEqual([]);
+    expect(problemsOf({ ...base(), APP_ENV: 'test', SMTP_URL: 'smtp://127.0.0.1:1025' })).toEqual([]);
+    expect(problemsOf({ ...base(), APP_ENV: 'production' })).toEqual([]);
+  });
+
   it('is production when APP_ENV is unset: placeholder secrets and private webhook destinations are refused', () => {
     expect(loadConfig(base()).appEnv).toBe('production');
     expect(loadConfig(base()).webhooks.allowPrivateDestinations).toBe(false);

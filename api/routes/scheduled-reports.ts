@@ -1,4 +1,5 @@
 import Joi from '../../domain/joi';
+import { temporalUnavailableResponse } from '../../orchestration/temporal-call';
 import { ScheduledReportRow, ScheduledReportRunRow } from '../../db/queries/report-jobs';
 import { isValidTimeZone, PERIOD_RULES } from '../../domain/reports/period';
 import { cronProblem, MIN_INTERVAL_MINUTES } from '../../domain/reports/schedule';
@@ -148,7 +149,7 @@ export function scheduledReportRoutes(): ApiRouter {
         'Each run generates the report (period from `period_rule` on the local day of the run in `time_zone`), stores it and e-mails it to `recipients` as an attachment; runs are listed under /{id}/runs.',
       body: createBody,
       created: 'Created',
-      responses: { 422: { description: 'Invalid field' }, 503: { description: 'Temporal unavailable: nothing was created' } },
+      responses: { 422: { description: 'Invalid field' }, 503: temporalUnavailableResponse('nothing was created') },
     },
     (ctx, body) => {
       return createScheduledReport(scheduleDeps(ctx), userUnitContextOf(ctx), body);
@@ -165,7 +166,7 @@ export function scheduledReportRoutes(): ApiRouter {
         summary: 'Update the fields sent (the Schedule is updated with them); omitted fields keep their values',
         body: updateBody,
         updated: 'Updated',
-        responses: { 422: { description: 'Invalid field' } },
+        responses: { 422: { description: 'Invalid field' }, 503: temporalUnavailableResponse('nothing changed') },
       },
       (ctx, id, body) => updateScheduledReport(...changeOf(ctx), id, body),
     );
@@ -180,14 +181,15 @@ export function scheduledReportRoutes(): ApiRouter {
       sub: action,
       summary: action === 'pause' ? 'Pause the schedule (no runs until resumed)' : 'Resume a paused schedule',
       access: 'manage',
-      responses: { 200: { description: 'The scheduled report', schema: scheduledReportSchema } },
+      responses: { 200: { description: 'The scheduled report', schema: scheduledReportSchema }, 503: temporalUnavailableResponse('nothing changed') },
       handler: async (ctx, { params: p }) => {
         ctx.body = toScheduledReport(await setScheduledReportStatus(...changeOf(ctx), p.scheduled_report_id, status));
       },
     });
   }
 
-  report.remove({ summary: 'Delete a scheduled report, its Schedule and its run history (generated reports stay in the history)' }, (ctx, id) =>
+  report.remove(
+    { summary: 'Delete a scheduled report, its Schedule and its run history (generated reports stay in the history)', responses: { 503: temporalUnavailableResponse('nothing was deleted') } }, (ctx, id) =>
     deleteScheduledReport(...changeOf(ctx), id),
   );
 

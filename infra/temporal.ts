@@ -42,9 +42,7 @@ export interface TemporalGateway {
 /** Connecting gives up after this long (or the call deadline when shorter). */
 const CONNECT_TIMEOUT_MS = 3_000;
 
-export function createTemporalGateway(
-  config: Pick<TemporalConfig, 'address' | 'namespace' | 'tls' | 'apiKey'> & Partial<Pick<TemporalConfig, 'callDeadlineMs'>>,
-): TemporalGateway {
+export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | 'namespace' | 'tls' | 'apiKey'> & Partial<Pick<TemporalConfig, 'callDeadlineMs'>>): TemporalGateway {
   const { namespace } = config;
   const callDeadlineMs = config.callDeadlineMs ?? 5_000;
   let pending: Promise<{ connection: Connection; client: Client }> | null = null;

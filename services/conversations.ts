@@ -48,9 +48,7 @@ export async function closeConversation(deps: { db: Db; temporal: TemporalGatewa
   const { tenantId } = context;
   const conversation = await requireConversation(tenantScope(deps.db, tenantId), id);
   if (conversation.status !== 'open') throw invalidState('the conversation is already closed');
-  await callTemporal(deps.temporal, 'the conversation workflow could not be signalled', (client) =>
-    signalConversationClose(client, { tenantId, conversationId: conversation.id }),
-  );
+  await callTemporal(deps.temporal, 'the conversation workflow could not be signalled', (client) => signalConversationClose(client, { tenantId, conversationId: conversation.id }));
   return runUnit(deps.db, context, async (unit) => {
     await closeOpenConversation(unit.tx, { tenantId, conversationId: conversation.id, reason: 'closed_by_person', at: new Date(), source: 'api' });
     unit.audit({ action: 'conversation.closed', resourceType: 'conversation', resourceId: conversation.id, subjectId: conversation.contact_id });

@@ -34,7 +34,7 @@ import {
 } from '../db/queries/maintenance';
 import { isUuid, tenantScope, type TenantScope } from '../db/tenant-scope';
 import { runUnit, type UnitContext, type UserUnitContext } from '../db/unit-of-work';
-import { counterPartOf, sameTrigger } from '../domain/maintenance';
+import { counterPartOf } from '../domain/maintenance';
 import { isoTime } from '../domain/time';
 import type { TemporalGateway } from '../infra/temporal';
 import {
@@ -87,6 +87,9 @@ export interface PlanFields {
 }
 
 // ---- lookups and rules -----------------------------------------------------------------------
+
+/** The fields the plan's workflow keeps (its schedule policy). */
+const POLICY_FIELDS = ['trigger', 'on_open_task', 'generate_ahead', 'notify'] as const;
 
 /** A live plan of the tenant; another tenant's, a deleted one or a malformed id: 404. */
 export function requirePlan(scope: TenantScope, id: string): Promise<PlanRow> {
@@ -257,9 +260,7 @@ export async function createPlan(deps: PlanDeps, context: UserUnitContext, field
     // The workflow runs but its row did not commit: stop it rather than leave it to time out.
     const orphan = started as { planId: string } | null;
     if (orphan)
-      await callTemporal(deps.temporal, 'terminate', (client) => planHandle(client, tenantId, orphan.planId).terminate('plan creation rolled back')).catch(
-        () => undefined,
-      );
+      await callTemporal(deps.temporal, 'terminate', (client) => planHandle(client, tenantId, orphan.planId).terminate('plan creation rolled back')).catch(() => undefined);
     throw err;
   }
 }
@@ -278,14 +279,10 @@ export async function updatePlan(deps: PlanDeps, context: UnitContext, planId: s
     await checkReferences(unit.scope, fields);
     const updated = await updatePlanRow(unit.scope, plan.id, { ...planColumns(fields), version: plan.version + 1, updated_at: new Date() });
     unit.audit({ action: 'maintenance_plan.updated', resourceType: 'maintenance_plan', resourceId: plan.id, details: { fields: Object.keys(fields), version: updated.version } });
-    const before = policyOf(plan);
-    const after = policyOf(updated);
-    const policyChanged =
-      !sameTrigger(before.trigger, after.trigger) ||
-      before.on_open_task !== after.on_open_task ||
-      before.generate_ahead !== after.generate_ahead ||
-      JSON.stringify(before.notify) !== JSON.stringify(after.notify);
-    return { row: updated, change: policyChanged ? { version: updated.version, policy: after } : null };
+    // Any policy field sent is signalled, changed or not: a repeat of an update whose signal was
+    // lost (503 after the commit) then reaches the workflow. An unchanged trigger keeps the schedule.
+    const namesPolicy = POLICY_FIELDS.some((field) => fields[field] !== undefined);
+    return { row: updated, change: namesPolicy ? { version: updated.version, policy: policyOf(updated) } : null };
   });
   if (!change) return row;
   await signalOrFail(deps, row, { kind: 'planChanged', change }).catch((err: AppError) => {

@@ -83,9 +83,8 @@ function registerPlanCrud(plans: PlanRoutes): void {
     },
     (ctx, id, body) => updatePlan(planDeps(ctx), userUnitContextOf(ctx), id, body),
   );
-  plans.remove(
-    { summary: 'Delete a plan: its workflow ends; its history and tasks are kept', responses: { 503: temporalUnavailableResponse('nothing changed') } },
-    (ctx, id) => deletePlan(planDeps(ctx), userUnitContextOf(ctx), id),
+  plans.remove({ summary: 'Delete a plan: its workflow ends; its history and tasks are kept', responses: { 503: temporalUnavailableResponse('nothing changed') } }, (ctx, id) =>
+    deletePlan(planDeps(ctx), userUnitContextOf(ctx), id),
   );
 }
 

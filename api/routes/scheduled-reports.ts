@@ -189,8 +189,11 @@ export function scheduledReportRoutes(): ApiRouter {
   }
 
   report.remove(
-    { summary: 'Delete a scheduled report, its Schedule and its run history (generated reports stay in the history)', responses: { 503: temporalUnavailableResponse('nothing was deleted') } }, (ctx, id) =>
-    deleteScheduledReport(...changeOf(ctx), id),
+    {
+      summary: 'Delete a scheduled report, its Schedule and its run history (generated reports stay in the history)',
+      responses: { 503: temporalUnavailableResponse('nothing was deleted') },
+    },
+    (ctx, id) => deleteScheduledReport(...changeOf(ctx), id),
   );
 
   report.route<{ scheduled_report_id: string }, PageRequest>({

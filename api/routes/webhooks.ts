@@ -328,7 +328,11 @@ export function webhookRoutes(): ApiRouter {
       `Each gets a new delivery; at most ${MAX_RECOVER} per call (\`truncated\` tells when more remain: call again).`,
     access: 'manage',
     query: Joi.object({ since: Joi.date().iso().max('now').required() }),
-    responses: { 202: { description: 'Redeliveries started' }, 409: { description: 'Webhook paused or disabled' }, 503: temporalUnavailableResponse('deliveries that did start run; none is audited'), },
+    responses: {
+      202: { description: 'Redeliveries started' },
+      409: { description: 'Webhook paused or disabled' },
+      503: temporalUnavailableResponse('deliveries that did start run; none is audited'),
+    },
     handler: async (ctx, { params, query }) => {
       const recovery = await recoverDeliveries(ctx.deps, unitContextOf(ctx, userOf(ctx).tenantId), params.webhook_id, query.since);
       ctx.status = 202;

@@ -20,6 +20,8 @@ export interface Config {
   };
   /** Limits of the anonymous auth routes (api/login-limits.ts). */
   auth: AuthLimitsConfig;
+  /** Limits of the anonymous provider callbacks (api/inbound-limits.ts). */
+  inbound: InboundLimitsConfig;
   databaseUrl: string;
   /** Connections per process (API or worker); the worker sizes its database-bound activity slots from it. */
   databasePoolMax: number;
@@ -55,6 +57,15 @@ export interface Config {
    * default 3001; 0 picks a free port, printed in the "worker ready" line): /livez, /readyz, /metrics.
    */
   workerHttp: { host: string; port: number };
+}
+
+export interface InboundLimitsConfig {
+  /** Requests of inbound e-mail and the WhatsApp webhook per client address per minute (INBOUND_MAX_PER_ADDRESS_PER_MINUTE, 600). */
+  maxPerAddressPerMinute: number;
+  /** Inbound requests of one receiving account in flight per API process (INBOUND_IN_FLIGHT_PER_ACCOUNT, 4). */
+  inFlightPerAccount: number;
+  /** Inbound requests in flight per API process, all accounts (INBOUND_IN_FLIGHT, 16): at most this many bodies buffered. */
+  inFlight: number;
 }
 
 export interface AuthLimitsConfig {
@@ -181,6 +192,11 @@ export function loadConfig(env: Env = process.env): Config {
       passwordChecksInFlight: count('PASSWORD_CHECKS_IN_FLIGHT', 4),
       passwordChecksQueued: count('PASSWORD_CHECKS_QUEUED', 32, 0),
       sessionCheckCacheMs: count('SESSION_CHECK_CACHE_MS', 5_000, 0),
+    },
+    inbound: {
+      maxPerAddressPerMinute: count('INBOUND_MAX_PER_ADDRESS_PER_MINUTE', 600),
+      inFlightPerAccount: count('INBOUND_IN_FLIGHT_PER_ACCOUNT', 4),
+      inFlight: count('INBOUND_IN_FLIGHT', 16),
     },
     databaseUrl: required('DATABASE_URL'),
     databasePoolMax: count('DATABASE_POOL_MAX', 20, 4),

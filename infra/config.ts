@@ -20,6 +20,8 @@ export interface Config {
   };
   /** Limits of the anonymous auth routes (api/login-limits.ts). */
   auth: AuthLimitsConfig;
+  /** PDF text extraction in the worker (activities/extraction/pdf-text.ts). */
+  pdf: PdfLimitsConfig;
   /** Limits of the anonymous provider callbacks (api/inbound-limits.ts). */
   inbound: InboundLimitsConfig;
   databaseUrl: string;
@@ -58,6 +60,15 @@ export interface Config {
    */
   workerHttp: { host: string; port: number };
 }
+
+export interface PdfLimitsConfig {
+  /** Heap of the thread that parses one PDF (PDF_PARSE_MAX_HEAP_MB, 256): a PDF that needs more fails its extraction. */
+  maxHeapMb: number;
+  /** PDFs parsed at once per worker process (PDF_PARSES_IN_FLIGHT, 2); more wait for a turn. */
+  inFlight: number;
+}
+
+export const DEFAULT_PDF_LIMITS: PdfLimitsConfig = { maxHeapMb: 256, inFlight: 2 };
 
 export interface InboundLimitsConfig {
   /** Requests of inbound e-mail and the WhatsApp webhook per client address per minute (INBOUND_MAX_PER_ADDRESS_PER_MINUTE, 600). */
@@ -193,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
       passwordChecksQueued: count('PASSWORD_CHECKS_QUEUED', 32, 0),
       sessionCheckCacheMs: count('SESSION_CHECK_CACHE_MS', 5_000, 0),
     },
+    pdf: { maxHeapMb: count('PDF_PARSE_MAX_HEAP_MB', DEFAULT_PDF_LIMITS.maxHeapMb, 8), inFlight: count('PDF_PARSES_IN_FLIGHT', DEFAULT_PDF_LIMITS.inFlight) },
     inbound: {
       maxPerAddressPerMinute: count('INBOUND_MAX_PER_ADDRESS_PER_MINUTE', 600),
       inFlightPerAccount: count('INBOUND_IN_FLIGHT_PER_ACCOUNT', 4),

@@ -10,6 +10,7 @@ import { createPdfReader } from '../../activities/extraction/pdf-text';
 import { loadConfig } from '../../infra/config';
 import { invoicePdf } from '../fixtures/extraction/pdf';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
+import { insertQueuedExtraction } from '../support/extraction-job';
 
 jest.setTimeout(120_000);
 
@@ -30,23 +31,13 @@ it('fails the extraction of a PDF over the parser heap limit with a clear reason
   expect(file.status).toBe(201);
   const template = await api.request('/api/v1/extraction-templates', { method: 'POST', token: t.token, json: { name: 'Log', fields: [{ name: 'line', type: 'string' }] } });
   expect(template.status).toBe(201);
-  const [job] = await api.deps
-    .db('extractions')
-    .insert({
-      tenant_id: t.tenantId,
-      template_id: template.body.id,
-      template_fields: JSON.stringify(template.body.fields),
-      source_kind: 'file',
-      file_id: file.body.id,
-      created_by: t.adminUserId,
-    })
-    .returning('id');
+  const jobId = await insertQueuedExtraction(api.deps.db, t, template.body, { fileId: file.body.id });
 
   const { pdf: limits } = loadConfig({ ...process.env, PDF_PARSE_MAX_HEAP_MB: '8', PDF_PARSES_IN_FLIGHT: '1' });
   expect(limits).toEqual({ maxHeapMb: 8, inFlight: 1 });
   const activities = createExtractionActivities({ db: api.deps.db, objectStore: api.deps.objectStore, llm: null, pdf: createPdfReader(limits) });
-  const failure = await activities.loadExtractionSource({ tenantId: t.tenantId, extractionId: job.id }).catch((err: unknown) => err);
+  const failure = await activities.loadExtractionSource({ tenantId: t.tenantId, extractionId: jobId }).catch((err: unknown) => err);
   expect(failure).toBeInstanceOf(ApplicationFailure);
   expect(failure).toMatchObject({ type: SOURCE_ERROR, nonRetryable: true, message: 'the PDF needs more than 8 MiB of memory to read, the extraction limit' });
-  expect(await api.deps.db('extraction_chunks').where({ extraction_id: job.id })).toHaveLength(0);
+  expect(await api.deps.db('extraction_chunks').where({ extraction_id: jobId })).toHaveLength(0);
 });

@@ -1,9 +1,10 @@
 /**
  * Preventive maintenance plans, without HTTP. Each plan is driven by its long-running workflow
  * `maintenance-plan/<tenant>/<plan>`; the row is the definition and a read model of the schedule.
- * Create, edit, delete, pause and resume change the row in a unit of work and reach the workflow
- * before the unit commits (Temporal down: 503 and nothing changed); execute and counter readings
- * are Updates whose results come back. api/routes/maintenance.ts is the HTTP face; the order of
+ * Every Temporal call has the API's call deadline (orchestration/temporal-call.ts) and none waits
+ * with a row locked: pause, resume and delete signal first and then change the row, an edit
+ * commits and then signals its new version, create starts the workflow before its insert commits;
+ * execute and counter readings are Updates whose results come back. api/routes/maintenance.ts is the HTTP face; the order of
  * each change is described there.
  */
 import { randomUUID } from 'node:crypto';

@@ -190,11 +190,23 @@ function signalOrFail(deps: PlanDeps, plan: PlanRow, signal: PlanSignal): Promis
   });
 }
 
-/** After a signal: the workflow's state (a query sees the signal) written to the row, and the row read again. */
+/**
+ * After a signal: the workflow's state (a query sees the signal) written to the row, and the row
+ * read again. A workflow behind the row's version (a change committed whose signal or Update was
+ * lost to a 503, or an edit of fields it does not keep) is sent the row's policy at that version
+ * first: re-sending an unchanged trigger keeps the schedule.
+ */
 async function withWorkflowState(deps: PlanDeps, plan: PlanRow): Promise<PlanRow> {
-  const view = await callPlanWorkflow(deps, plan, (c) => queryPlanState(c, plan.tenant_id, plan.id));
-  await saveView(deps.db, plan, view);
-  return requirePlan(tenantScope(deps.db, plan.tenant_id), plan.id);
+  const scope = tenantScope(deps.db, plan.tenant_id);
+  const row = await requirePlan(scope, plan.id);
+  const query = (c: Client) => queryPlanState(c, row.tenant_id, row.id);
+  let view = await callPlanWorkflow(deps, row, query);
+  if (view.version < row.version) {
+    await signalOrFail(deps, row, { kind: 'planChanged', change: { version: row.version, policy: policyOf(row) } });
+    view = await callPlanWorkflow(deps, row, query);
+  }
+  await saveView(deps.db, row, view);
+  return requirePlan(scope, plan.id);
 }
 
 // ---- reads -----------------------------------------------------------------------------------

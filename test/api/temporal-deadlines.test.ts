@@ -188,6 +188,9 @@ it('answers 503 within the deadline when the Temporal address accepts connection
   expect(await api.deps.db('maintenance_plans').where({ id: planId }).first('status')).toEqual({ status: 'active' });
 });
 
+const workflowState = async (planId: string) =>
+  (await (await api.deps.temporal.client()).workflow.getHandle(`maintenance-plan/${t.tenantId}/${planId}`).query('state')) as { version: number; schedule: unknown };
+
 it('saves a plan update whose signal cannot be delivered and says so; the same update again applies it', async () => {
   const planId = await createPlan();
   const before = await api.deps.db('maintenance_plans').where({ id: planId }).first();
@@ -200,6 +203,44 @@ it('saves a plan update whose signal cannot be delivered and says so; the same u
 
   const again = await api.request(`${M}/${planId}`, { method: 'PUT', token: t.token, json: { on_open_task: 'skip' } });
   expect(again.status).toBe(200);
-  const state = (await (await api.deps.temporal.client()).workflow.getHandle(`maintenance-plan/${t.tenantId}/${planId}`).query('state')) as { version: number };
-  expect(state.version).toBe(before.version + 2);
+  expect((await workflowState(planId)).version).toBe(before.version + 2);
+});
+
+it("saves an optimization approval whose Update cannot be delivered and says so; the plan's next pause brings its workflow in line", async () => {
+  const DAY = 24 * 3_600_000;
+  const start = new Date(Math.ceil((Date.now() + DAY) / 3_600_000) * 3_600_000).toISOString();
+  const planId = await created(M, { name: 'Weekly check', trigger: { type: 'calendar', every: 1, unit: 'weeks', start_at: start, mode: 'fixed' } });
+  // Eight clean, on-time weeks: the draft suggests a longer interval (a changed trigger, so an Update).
+  await api.deps.db('maintenance_tasks').insert(
+    Array.from({ length: 8 }, (_, i) => {
+      const due = new Date(Date.now() - (i + 1) * 7 * DAY);
+      return {
+        tenant_id: t.tenantId,
+        plan_id: planId,
+        task_code: `HIST-${randomUUID().slice(0, 8)}`,
+        title: 'old',
+        due_at: due,
+        status: 'done',
+        completed_at: due,
+        interval_hours: 168,
+      };
+    }),
+  );
+  const draft = await api.request(`${M}/${planId}/optimize`, { method: 'POST', token: t.token, json: {} });
+  expect(draft.status).toBe(201);
+  const before = await workflowState(planId);
+
+  const { slow, proxy } = await apiBehindProxy();
+  proxy.stall();
+  const res = await slow.request(`${M}/${planId}/optimize/${draft.body.id}/approve`, { method: 'POST', token: t.token, json: { kinds: ['frequency'] } });
+  expectError(res, 503, 'DEPENDENCY_UNAVAILABLE');
+  expect(res.body.detail).toMatch(/approval is saved/);
+  const row = await api.deps.db('maintenance_plans').where({ id: planId }).first('version', 'trigger');
+  expect(row.trigger).toMatchObject({ every: 2, unit: 'weeks' });
+  expect((await workflowState(planId)).version).toBe(before.version);
+
+  const paused = await api.request(`${M}/${planId}/pause`, { method: 'POST', token: t.token });
+  expect(paused.status).toBe(200);
+  expect(paused.body).toMatchObject({ status: 'paused', version: row.version, interval_hours: 336 });
+  expect((await workflowState(planId)).version).toBe(row.version);
 });

@@ -15,6 +15,8 @@ import type { Transporter } from 'nodemailer';
 import { TemporalGateway } from '../infra/temporal';
 import type { LlmProvider } from '../domain/llm/provider';
 import { startNotificationDelivery } from '../orchestration/notifications';
+import type { PdfLimitsConfig } from '../infra/config';
+import { createPdfReader } from './extraction/pdf-text';
 
 export interface ActivityDeps {
   db: Db;
@@ -31,6 +33,8 @@ export interface ActivityDeps {
   whatsappApiBaseUrl: string;
   /** The configured language model (infra/llm.ts); null: built-in engine. */
   llm: LlmProvider | null;
+  /** PDF_PARSE_MAX_HEAP_MB and PDF_PARSES_IN_FLIGHT: PDF text extraction. */
+  pdf: PdfLimitsConfig;
 }
 
 /** Every activity the worker registers, built from real dependencies. */
@@ -58,6 +62,6 @@ export function createActivities(deps: ActivityDeps) {
       allowPrivateDestinations: deps.allowPrivateWebhookDestinations,
       llm: deps.llm,
     }),
-    ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm }),
+    ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm, pdf: createPdfReader(deps.pdf) }),
   };
 }

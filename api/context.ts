@@ -7,6 +7,7 @@ import type { TemporalGateway } from '../infra/temporal';
 import type { ObjectStore } from '../infra/object-store';
 import type { Permission, Role } from '../domain/auth/permissions';
 import type { ServiceScope } from '../domain/auth/tokens';
+import type { InboundLimits } from './inbound-limits';
 import type { LoginLimits } from './login-limits';
 import type { ApiMetrics } from './metrics';
 import type { RateLimiter } from './rate-limiter';
@@ -21,6 +22,7 @@ export interface AppDeps {
   logger: Logger;
   rateLimiter: RateLimiter;
   loginLimits: LoginLimits;
+  inboundLimits: InboundLimits;
   sessions: SessionCheck;
   metrics: ApiMetrics;
 }

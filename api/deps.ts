@@ -5,6 +5,7 @@ import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { createTemporalGateway } from '../infra/temporal';
 import { AppDeps } from './context';
+import { createInboundLimits } from './inbound-limits';
 import { createLoginLimits } from './login-limits';
 import { createApiMetrics } from './metrics';
 import { createRateLimiter } from './rate-limiter';
@@ -25,6 +26,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     logger: createLogger(config.logLevel, { component: 'api' }),
     rateLimiter: createRateLimiter(db),
     loginLimits: createLoginLimits(db, config.auth),
+    inboundLimits: createInboundLimits(db, config.inbound),
     sessions: createSessionCheck(db, config.auth.sessionCheckCacheMs),
     metrics: createApiMetrics(db),
     async close() {

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { Db } from '../db/knex';
 import type { AuthLimitsConfig } from '../infra/config';
-import { BoundedGate } from './bounded-gate';
+import { BoundedGate } from '../infra/bounded-gate';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 const REFRESH_WINDOW_SECONDS = 60;

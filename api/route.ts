@@ -55,6 +55,11 @@ export interface RouteSpec<TParams = any, TQuery = any, TBody = any> {
    * since the provider cannot change its payload and would retry it for ever.
    */
   providerPayload?: true;
+  /**
+   * Runs before the body is read (after authentication, path ids): the anonymous provider
+   * callbacks' address budget and in-flight caps (middleware/inbound-guard.ts).
+   */
+  guard?: Middleware<AppState>;
   /** A raw body of another media type that the handler reads itself (documented only). */
   rawBody?: { contentType: string; description: string };
   handler: (ctx: AppContext, input: { params: TParams; query: TQuery; body: TBody }) => Promise<void>;
@@ -86,6 +91,7 @@ export class ApiRouter {
     }
     const ids = pathIdNames(spec.path);
     if (ids.length) chain.push(requireUuidPathIds(ids));
+    if (spec.guard) chain.push(spec.guard);
     // The body is read only once the caller is known: nothing is buffered for a refused request.
     if (spec.body) chain.push(parseJsonBody(spec.bodyLimit ?? (spec.auth === 'none' ? ANONYMOUS_BODY_LIMIT : AUTHENTICATED_BODY_LIMIT)));
     chain.push(async (ctx: AppContext) => {

@@ -27,6 +27,11 @@ export interface Config {
    * lower N (TEST_SCRYPT_LOG2_N, with APP_ENV=test): its suite creates hundreds of users.
    */
   passwordHashing: ScryptParams;
+
+  /** PDF text extraction in the worker (activities/extraction/pdf-text.ts). */
+  pdf: PdfLimitsConfig;
+  /** Limits of the anonymous provider callbacks (api/inbound-limits.ts). */
+  inbound: InboundLimitsConfig;
   databaseUrl: string;
   /** Connections per process (API or worker); the worker sizes its database-bound activity slots from it. */
   databasePoolMax: number;
@@ -63,6 +68,24 @@ export interface Config {
    * default 3001; 0 picks a free port, printed in the "worker ready" line): /livez, /readyz, /metrics.
    */
   workerHttp: { host: string; port: number };
+}
+
+export interface PdfLimitsConfig {
+  /** Heap of the thread that parses one PDF (PDF_PARSE_MAX_HEAP_MB, 256): a PDF that needs more fails its extraction. */
+  maxHeapMb: number;
+  /** PDFs parsed at once per worker process (PDF_PARSES_IN_FLIGHT, 2); more wait for a turn. */
+  inFlight: number;
+}
+
+export const DEFAULT_PDF_LIMITS: PdfLimitsConfig = { maxHeapMb: 256, inFlight: 2 };
+
+export interface InboundLimitsConfig {
+  /** Requests of inbound e-mail and the WhatsApp webhook per client address per minute (INBOUND_MAX_PER_ADDRESS_PER_MINUTE, 600). */
+  maxPerAddressPerMinute: number;
+  /** Inbound requests of one receiving account in flight per API process (INBOUND_IN_FLIGHT_PER_ACCOUNT, 4). */
+  inFlightPerAccount: number;
+  /** Inbound requests in flight per API process, all accounts (INBOUND_IN_FLIGHT, 16): at most this many bodies buffered. */
+  inFlight: number;
 }
 
 export interface AuthLimitsConfig {
@@ -191,6 +214,13 @@ export function loadConfig(env: Env = process.env): Config {
       sessionCheckCacheMs: count('SESSION_CHECK_CACHE_MS', 5_000, 0),
     },
     passwordHashing: passwordHashing(env, appEnv, problems),
+
+    pdf: { maxHeapMb: count('PDF_PARSE_MAX_HEAP_MB', DEFAULT_PDF_LIMITS.maxHeapMb, 8), inFlight: count('PDF_PARSES_IN_FLIGHT', DEFAULT_PDF_LIMITS.inFlight) },
+    inbound: {
+      maxPerAddressPerMinute: count('INBOUND_MAX_PER_ADDRESS_PER_MINUTE', 600),
+      inFlightPerAccount: count('INBOUND_IN_FLIGHT_PER_ACCOUNT', 4),
+      inFlight: count('INBOUND_IN_FLIGHT', 16),
+    },
     databaseUrl: required('DATABASE_URL'),
     databasePoolMax: count('DATABASE_POOL_MAX', 20, 4),
     temporal: {

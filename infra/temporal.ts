@@ -32,19 +32,25 @@ export function temporalConnectionOptions(config: Pick<TemporalConfig, 'address'
  */
 export interface TemporalGateway {
   client(): Promise<Client>;
+  /** How long one API call on Temporal may take, connecting included (TEMPORAL_CALL_DEADLINE_MS). */
+  readonly callDeadlineMs: number;
   /** Resolves when the frontend answers within the deadline; rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | 'namespace' | 'tls' | 'apiKey'>): TemporalGateway {
+/** Connecting gives up after this long (or the call deadline when shorter). */
+const CONNECT_TIMEOUT_MS = 3_000;
+
+export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | 'namespace' | 'tls' | 'apiKey'> & Partial<Pick<TemporalConfig, 'callDeadlineMs'>>): TemporalGateway {
   const { namespace } = config;
+  const callDeadlineMs = config.callDeadlineMs ?? 5_000;
   let pending: Promise<{ connection: Connection; client: Client }> | null = null;
 
   function connect() {
     if (!pending) {
       pending = Promise.resolve()
-        .then(() => Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: 3_000 }))
+        .then(() => Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: Math.min(CONNECT_TIMEOUT_MS, callDeadlineMs) }))
         // Starts, signals, Updates and queries carry the caller's trace context (a no-op without tracing).
         .then((connection) => ({ connection, client: new Client({ connection, namespace, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } }) }))
         .catch((err) => {
@@ -56,6 +62,7 @@ export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | '
   }
 
   return {
+    callDeadlineMs,
     async client() {
       return (await connect()).client;
     },

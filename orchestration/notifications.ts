@@ -1,4 +1,5 @@
 import { startOnce } from './start-once';
+import { callTemporal } from './temporal-call';
 import { TemporalGateway } from '../infra/temporal';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
@@ -10,12 +11,14 @@ import type { notificationWorkflow } from '../workflows/notification';
  * reconciler for rows left queued, never sends twice.
  */
 export async function startNotificationDelivery(temporal: TemporalGateway, tenantId: string, notificationId: string): Promise<void> {
-  await startOnce<typeof notificationWorkflow>(await temporal.client(), {
-    workflowType: 'notificationWorkflow',
-    taskQueue: TASK_QUEUES.main,
-    workflowId: workflowIds.notification(tenantId, notificationId),
-    args: [{ tenantId, notificationId }],
-    tenantId,
-    resourceId: notificationId,
-  });
+  await callTemporal(temporal, 'the notification could not be queued for delivery', (client) =>
+    startOnce<typeof notificationWorkflow>(client, {
+      workflowType: 'notificationWorkflow',
+      taskQueue: TASK_QUEUES.main,
+      workflowId: workflowIds.notification(tenantId, notificationId),
+      args: [{ tenantId, notificationId }],
+      tenantId,
+      resourceId: notificationId,
+    }),
+  );
 }

@@ -6,13 +6,14 @@ import { findOr404 } from '../db/find-or-404';
 import { findAgent } from '../db/queries/agents';
 import { closeOpenConversation, ConversationFilter, conversationById, conversationListQuery, ConversationRow } from '../db/queries/conversations';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
-import type { TenantScope } from '../db/tenant-scope';
-import type { Unit } from '../db/unit-of-work';
+import type { Db } from '../db/knex';
+import { tenantScope, type TenantScope } from '../db/tenant-scope';
+import { runUnit, type UnitContext } from '../db/unit-of-work';
 import type { AgentType } from '../domain/agents/agents';
-import { dependencyUnavailable, invalidState } from '../domain/errors';
-import { errorSummary } from '../infra/error-chain';
+import { invalidState } from '../domain/errors';
 import type { TemporalGateway } from '../infra/temporal';
 import { signalConversationClose } from '../orchestration/conversations';
+import { callTemporal } from '../orchestration/temporal-call';
 
 export type { ConversationFilter };
 
@@ -38,19 +39,19 @@ export function requireConversation(scope: TenantScope, id: string): Promise<Con
 }
 
 /**
- * Closes an open conversation (409 when closed) and signals its workflow before the commit: if
- * the workflow cannot be told, nothing changes (503).
+ * Closes an open conversation (409 when closed). Its workflow is told first, with the call deadline
+ * and no transaction open (Temporal down or late: 503 and nothing changed); then the row is closed
+ * in a short unit. The workflow closes the row itself on that signal, so the unit may find it
+ * closed already: that is this request's close, not a conflict.
  */
-export async function closeConversation(unit: Unit, temporal: TemporalGateway, id: string): Promise<ConversationRow> {
-  const { tenantId } = unit.scope;
-  const conversation = await requireConversation(unit.scope, id);
-  const changed = await closeOpenConversation(unit.tx, { tenantId, conversationId: conversation.id, reason: 'closed_by_person', at: new Date(), source: 'api' });
-  if (!changed) throw invalidState('the conversation is already closed');
-  unit.audit({ action: 'conversation.closed', resourceType: 'conversation', resourceId: conversation.id, subjectId: conversation.contact_id });
-  try {
-    await signalConversationClose(await temporal.client(), { tenantId, conversationId: conversation.id });
-  } catch (err) {
-    throw dependencyUnavailable('temporal', `the conversation workflow could not be signalled: ${errorSummary(err)}`);
-  }
-  return requireConversation(unit.scope, conversation.id);
+export async function closeConversation(deps: { db: Db; temporal: TemporalGateway }, context: UnitContext, id: string): Promise<ConversationRow> {
+  const { tenantId } = context;
+  const conversation = await requireConversation(tenantScope(deps.db, tenantId), id);
+  if (conversation.status !== 'open') throw invalidState('the conversation is already closed');
+  await callTemporal(deps.temporal, 'the conversation workflow could not be signalled', (client) => signalConversationClose(client, { tenantId, conversationId: conversation.id }));
+  return runUnit(deps.db, context, async (unit) => {
+    await closeOpenConversation(unit.tx, { tenantId, conversationId: conversation.id, reason: 'closed_by_person', at: new Date(), source: 'api' });
+    unit.audit({ action: 'conversation.closed', resourceType: 'conversation', resourceId: conversation.id, subjectId: conversation.contact_id });
+    return requireConversation(unit.scope, conversation.id);
+  });
 }

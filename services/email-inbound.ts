@@ -7,11 +7,10 @@ import type { Queryable } from '../db/knex';
 import { ReceivingAccount, receivingAccountById } from '../db/queries/email-accounts';
 import { isUuid } from '../db/tenant-scope';
 import { unauthenticated } from '../domain/errors';
+import { isSha256SignatureHeader } from '../domain/agents/provider-signature';
 import { decryptInboundSecret } from './email-inbound-secret';
 
 export type { ReceivingAccount };
-
-const SIGNATURE_FORMAT = /^sha256=[0-9a-f]{64}$/i;
 
 /**
  * The account and its inbound secret, from the path and the signature header alone: an unknown
@@ -23,7 +22,7 @@ export async function receivingAccount(
   accountId: string,
   signature: string,
 ): Promise<{ account: ReceivingAccount; secret: string }> {
-  const account = isUuid(accountId) && SIGNATURE_FORMAT.test(signature) ? await receivingAccountById(deps.db, accountId) : undefined;
+  const account = isUuid(accountId) && isSha256SignatureHeader(signature) ? await receivingAccountById(deps.db, accountId) : undefined;
   if (!account?.inbound_secret_encrypted) throw unauthenticated('X-Inbound-Signature does not verify');
   return { account, secret: decryptInboundSecret(account.inbound_secret_encrypted, deps.dataEncryptionKey, account.id) };
 }

@@ -34,6 +34,7 @@ import { FieldError, validationError } from '../domain/errors';
 import { ownValue } from '../domain/own';
 import { errorSummary } from '../infra/error-chain';
 import type { TemporalGateway } from '../infra/temporal';
+import { callTemporal } from '../orchestration/temporal-call';
 import { startExtraction } from '../orchestration/extractions';
 import { requireTemplate } from './extraction-templates';
 
@@ -143,7 +144,7 @@ export async function requestExtraction(
   });
   const scope = tenantScope(deps.db, context.tenantId);
   try {
-    await startExtraction(await deps.temporal.client(), context.tenantId, created.id);
+    await callTemporal(deps.temporal, 'the extraction could not be started', (client) => startExtraction(client, context.tenantId, created.id));
   } catch (err) {
     await markExtractionNotStarted(scope, created.id);
     deps.log.error({ err: errorSummary(err), extraction_id: created.id }, 'extraction start failed');

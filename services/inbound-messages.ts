@@ -17,6 +17,7 @@ import { dependencyUnavailable } from '../domain/errors';
 import { storableOrNull, storableText } from '../domain/text';
 import { errorSummary } from '../infra/error-chain';
 import type { TemporalGateway } from '../infra/temporal';
+import { callTemporal } from '../orchestration/temporal-call';
 import { signalInboundMessage } from '../orchestration/conversations';
 
 export type InboundChannel = 'whatsapp' | 'email';
@@ -93,7 +94,9 @@ export async function receiveInboundMessage(
   });
   if (routed.outcome === 'unrouted') return 'unrouted';
   try {
-    await signalInboundMessage(await deps.temporal.client(), { tenantId: message.tenantId, conversationId: routed.conversationId, messageId: routed.messageId });
+    await callTemporal(deps.temporal, 'the conversation workflow could not be signalled', (client) =>
+      signalInboundMessage(client, { tenantId: message.tenantId, conversationId: routed.conversationId, messageId: routed.messageId }),
+    );
   } catch (err) {
     deps.log.error({ err: errorSummary(err) }, 'conversation workflow not signalled');
     throw dependencyUnavailable('temporal', 'the message is stored but its answer could not be scheduled; deliver it again');

@@ -12,8 +12,7 @@ import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import { runUnit, type Unit, type UserUnitContext } from '../db/unit-of-work';
 import { analyzePlan, calendarPartOf, counterPartOf, sameTrigger, type Suggestion, type Trigger } from '../domain/maintenance';
 import { applyOptimization } from '../orchestration/maintenance';
-import type { OptimizationResult } from '../workflows/maintenance-plan';
-import { AppError, invalidState, notFound } from '../domain/errors';
+import { AppError, dependencyUnavailable, invalidState, notFound } from '../domain/errors';
 import { findOr404 } from '../db/find-or-404';
 import { callPlanWorkflow, requirePlan, type PlanDeps } from './maintenance';
 
@@ -67,9 +66,12 @@ export async function getDraft(scope: TenantScope, planId: string, draftId: stri
 }
 
 /**
- * Applies the chosen suggestions (all patchable ones when `kinds` is absent). A changed trigger
- * goes to the workflow inside the unit: if it cannot take it, nothing is approved. Answers the
- * decided draft and the plan as it is after the workflow's snapshot.
+ * Applies the chosen suggestions (all patchable ones when `kinds` is absent). The approval and the
+ * plan's new version commit first; then a changed trigger goes to the workflow (an Update carrying
+ * that version, with the call deadline: no row lock waits on Temporal). Temporal down or late: 503
+ * saying the approval is saved; the workflow takes the plan's version at the plan's next pause,
+ * resume or edit (services/maintenance.ts, withWorkflowState). Answers the decided draft and the
+ * plan as it is after the workflow's snapshot.
  */
 export async function approveDraft(
   deps: PlanDeps,
@@ -80,8 +82,7 @@ export async function approveDraft(
 ): Promise<{ draft: DraftRow; plan: PlanRow }> {
   const { tenantId, userId } = context;
   await requirePlan(tenantScope(deps.db, tenantId), planId);
-  let applied: { plan: PlanRow; result: OptimizationResult | null } | null = null;
-  const draft = await runUnit(deps.db, context, async (unit) => {
+  const { draft, updated, triggerChanged } = await runUnit(deps.db, context, async (unit) => {
     const plan = await lockPlan(unit.tx, tenantId, planId);
     if (!plan || plan.deleted_at) throw notFound('maintenance plan');
     const row = await requireLockedDraft(unit, plan.id, draftId);
@@ -108,16 +109,20 @@ export async function approveDraft(
       resourceId: plan.id,
       details: { draft_id: row.id, kinds: chosen.map((s) => s.kind), version: updated.version },
     });
-    const result = triggerChanged
-      ? await callPlanWorkflow(deps, updated, (c) =>
-          applyOptimization(c, tenantId, plan.id, { requestId: `optimize:${row.id}`, version: updated.version, policy: policyOf(updated) }),
-        )
-      : null;
-    applied = { plan: updated, result };
-    return decided;
+    return { draft: decided, updated, triggerChanged };
   });
-  const done = applied as { plan: PlanRow; result: OptimizationResult | null } | null;
-  if (done?.result) await saveScheduleSnapshot(deps.db, tenantId, done.plan.id, done.result.snapshot);
+  if (triggerChanged) {
+    const result = await callPlanWorkflow(deps, updated, (c) =>
+      applyOptimization(c, tenantId, updated.id, { requestId: `optimize:${draft.id}`, version: updated.version, policy: policyOf(updated) }),
+    ).catch((err: AppError) => {
+      if (err.code !== 'DEPENDENCY_UNAVAILABLE') throw err;
+      throw dependencyUnavailable(
+        'temporal',
+        `the approval is saved but the plan's schedule has not taken it yet (it will at the plan's next pause, resume or edit): ${err.message}`,
+      );
+    });
+    await saveScheduleSnapshot(deps.db, tenantId, updated.id, result.snapshot);
+  }
   return { draft, plan: await requirePlan(tenantScope(deps.db, tenantId), planId) };
 }
 

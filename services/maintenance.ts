@@ -1,9 +1,10 @@
 /**
  * Preventive maintenance plans, without HTTP. Each plan is driven by its long-running workflow
  * `maintenance-plan/<tenant>/<plan>`; the row is the definition and a read model of the schedule.
- * Create, edit, delete, pause and resume change the row in a unit of work and reach the workflow
- * before the unit commits (Temporal down: 503 and nothing changed); execute and counter readings
- * are Updates whose results come back. api/routes/maintenance.ts is the HTTP face; the order of
+ * Every Temporal call has the API's call deadline (orchestration/temporal-call.ts) and none waits
+ * with a row locked: pause, resume and delete signal first and then change the row, an edit
+ * commits and then signals its new version, create starts the workflow before its insert commits;
+ * execute and counter readings are Updates whose results come back. api/routes/maintenance.ts is the HTTP face; the order of
  * each change is described there.
  */
 import { randomUUID } from 'node:crypto';
@@ -34,7 +35,7 @@ import {
 } from '../db/queries/maintenance';
 import { isUuid, tenantScope, type TenantScope } from '../db/tenant-scope';
 import { runUnit, type UnitContext, type UserUnitContext } from '../db/unit-of-work';
-import { counterPartOf, sameTrigger } from '../domain/maintenance';
+import { counterPartOf } from '../domain/maintenance';
 import { isoTime } from '../domain/time';
 import type { TemporalGateway } from '../infra/temporal';
 import {
@@ -57,16 +58,15 @@ import { startNotificationDelivery } from '../orchestration/notifications';
 import { snapshotOf, type PlanPreview, type PlanStateView } from '../workflows/maintenance-plan-state';
 import type { CounterRequest, CounterResult } from '../workflows/maintenance-plan';
 import { AppError, dependencyUnavailable, notFound, validationError } from '../domain/errors';
-import { errorSummary } from '../infra/error-chain';
+import { callTemporal } from '../orchestration/temporal-call';
 import { findOr404 } from '../db/find-or-404';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { assertWithinPlanLimit } from '../db/plan-limits';
 
-/** What a plan's calls need: the database, Temporal with the API's deadline, and where a repair is logged. */
+/** What a plan's calls need: the database, Temporal (with the API's call deadline), and where a repair is logged. */
 export interface PlanDeps {
   db: Db;
   temporal: TemporalGateway;
-  callDeadlineMs: number;
   log: Pick<Logger, 'warn'>;
 }
 
@@ -88,6 +88,9 @@ export interface PlanFields {
 }
 
 // ---- lookups and rules -----------------------------------------------------------------------
+
+/** The fields the plan's workflow keeps (its schedule policy). */
+const POLICY_FIELDS = ['trigger', 'on_open_task', 'generate_ahead', 'notify'] as const;
 
 /** A live plan of the tenant; another tenant's, a deleted one or a malformed id: 404. */
 export function requirePlan(scope: TenantScope, id: string): Promise<PlanRow> {
@@ -140,46 +143,33 @@ const REJECTION_STATUS: Record<string, number> = {
   INVALID_REQUEST: 400,
 };
 
-export async function temporalClient(deps: Pick<PlanDeps, 'temporal'>): Promise<Client> {
-  try {
-    return await deps.temporal.client();
-  } catch (err) {
-    throw dependencyUnavailable('temporal', `Temporal is unreachable: ${errorSummary(err)}`);
-  }
-}
-
 /**
  * Runs a call on the plan's workflow and maps its failures: a refused Update to its code (422 for
- * readings, 409 for stale versions), an archived plan to 404, Temporal unreachable to 503. A live
- * plan whose workflow is missing gets it started from its row (what the reconciler would do),
- * and the call is made once more.
+ * readings, 409 for stale versions), an archived plan to 404, Temporal unreachable or late to 503.
+ * A live plan whose workflow is missing gets it started from its row (what the reconciler would
+ * do), and the call is made once more, all within the one deadline.
  */
-export async function callPlanWorkflow<T>(deps: PlanDeps, plan: PlanRow, call: (client: Client) => Promise<T>): Promise<T> {
-  const client = await temporalClient(deps);
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      // A deadline on every call: with the workers down an Update would otherwise wait for ever.
-      return await client.withDeadline(Date.now() + deps.callDeadlineMs, () => call(client));
-    } catch (err) {
-      const failure = classifyPlanCallError(err);
-      if (failure.kind === 'rejected') {
-        if (failure.code === 'PLAN_ARCHIVED') throw notFound('maintenance plan');
-        const extra = failure.details && typeof failure.details === 'object' ? { reason: failure.details } : {};
-        throw new AppError(failure.code as Uppercase<string>, failure.message, extra, REJECTION_STATUS[failure.code] ?? 409);
+export function callPlanWorkflow<T>(deps: PlanDeps, plan: PlanRow, call: (client: Client) => Promise<T>): Promise<T> {
+  return callTemporal(deps.temporal, "the plan's workflow did not answer; retry with the same Idempotency-Key", async (client) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await call(client);
+      } catch (err) {
+        const failure = classifyPlanCallError(err);
+        if (failure.kind === 'rejected') {
+          if (failure.code === 'PLAN_ARCHIVED') throw notFound('maintenance plan');
+          const extra = failure.details && typeof failure.details === 'object' ? { reason: failure.details } : {};
+          throw new AppError(failure.code as Uppercase<string>, failure.message, extra, REJECTION_STATUS[failure.code] ?? 409);
+        }
+        if (failure.kind === 'workflow_missing' && attempt === 1) {
+          deps.log.warn({ planId: plan.id }, 'maintenance plan workflow missing: starting it from the plan row');
+          await startPlanWorkflow(client, workflowStateOf(plan, new Date()), { restart: true });
+          continue;
+        }
+        throw err;
       }
-      if (failure.kind === 'workflow_missing' && attempt === 1) {
-        deps.log.warn({ planId: plan.id }, 'maintenance plan workflow missing: starting it from the plan row');
-        await startPlanWorkflow(client, workflowStateOf(plan, new Date()), { restart: true }).catch((e) => {
-          throw dependencyUnavailable('temporal', `could not start the plan's workflow: ${errorSummary(e)}`);
-        });
-        continue;
-      }
-      throw dependencyUnavailable(
-        'temporal',
-        `the plan's workflow did not answer (${failure.kind === 'unavailable' ? failure.message : failure.kind}); retry with the same Idempotency-Key`,
-      );
     }
-  }
+  });
 }
 
 /** Writes what the workflow answered into the plan row's read model (never older than what is there). */
@@ -187,22 +177,36 @@ export async function saveView(db: Queryable, plan: PlanRow, view: PlanStateView
   await saveScheduleSnapshot(db, plan.tenant_id, plan.id, view.snapshot);
 }
 
-/** Sends a signal inside the caller's transaction: Temporal down → 503 and the change rolls back. */
-async function signalOrFail(client: Client, plan: PlanRow, signal: PlanSignal): Promise<void> {
-  try {
-    await signalPlan(client, plan.tenant_id, plan.id, signal);
-  } catch (err) {
-    // An archive of a workflow that is already gone has nothing left to do.
-    if (signal.kind === 'archive' && (err as Error).name === 'WorkflowNotFoundError') return;
-    throw dependencyUnavailable('temporal', `could not signal the plan's workflow: ${errorSummary(err)}`);
-  }
+/** Sends a signal with the call deadline and no transaction open: Temporal down or late → 503. */
+function signalOrFail(deps: PlanDeps, plan: PlanRow, signal: PlanSignal): Promise<void> {
+  return callTemporal(deps.temporal, "could not signal the plan's workflow", async (client) => {
+    try {
+      await signalPlan(client, plan.tenant_id, plan.id, signal);
+    } catch (err) {
+      // An archive of a workflow that is already gone has nothing left to do.
+      if (signal.kind === 'archive' && (err as Error).name === 'WorkflowNotFoundError') return;
+      throw err;
+    }
+  });
 }
 
-/** After a signal: the workflow's state (a query sees the signal) written to the row, and the row read again. */
+/**
+ * After a signal: the workflow's state (a query sees the signal) written to the row, and the row
+ * read again. A workflow behind the row's version (a change committed whose signal or Update was
+ * lost to a 503, or an edit of fields it does not keep) is sent the row's policy at that version
+ * first: re-sending an unchanged trigger keeps the schedule.
+ */
 async function withWorkflowState(deps: PlanDeps, plan: PlanRow): Promise<PlanRow> {
-  const view = await callPlanWorkflow(deps, plan, (c) => queryPlanState(c, plan.tenant_id, plan.id));
-  await saveView(deps.db, plan, view);
-  return requirePlan(tenantScope(deps.db, plan.tenant_id), plan.id);
+  const scope = tenantScope(deps.db, plan.tenant_id);
+  const row = await requirePlan(scope, plan.id);
+  const query = (c: Client) => queryPlanState(c, row.tenant_id, row.id);
+  let view = await callPlanWorkflow(deps, row, query);
+  if (view.version < row.version) {
+    await signalOrFail(deps, row, { kind: 'planChanged', change: { version: row.version, policy: policyOf(row) } });
+    view = await callPlanWorkflow(deps, row, query);
+  }
+  await saveView(deps.db, row, view);
+  return requirePlan(scope, plan.id);
 }
 
 // ---- reads -----------------------------------------------------------------------------------
@@ -243,11 +247,13 @@ export async function previewPlan(deps: PlanDeps, scope: TenantScope, planId: st
 
 /**
  * The row is inserted in a unit, the workflow started, and only then the unit commits: Temporal
- * down → rollback → 503 and no row. A workflow whose row did not commit is terminated.
+ * down → rollback → 503 and no row. The start runs in the transaction (the only exception to
+ * "no Temporal call in a transaction", docs/DECISIONS.md): the new row is invisible to every other
+ * transaction and locks nothing they wait on, and the call deadline bounds the connection's hold.
+ * A workflow whose row did not commit is terminated.
  */
 export async function createPlan(deps: PlanDeps, context: UserUnitContext, fields: PlanFields): Promise<PlanRow> {
   const { tenantId } = context;
-  const client = await temporalClient(deps);
   let started: { planId: string } | null = null;
   try {
     return await runUnit(deps.db, context, async (unit) => {
@@ -259,11 +265,7 @@ export async function createPlan(deps: PlanDeps, context: UserUnitContext, field
       const snapshot = snapshotOf(state, new Date());
       await saveScheduleSnapshot(unit.tx, tenantId, id, snapshot);
       unit.audit({ action: 'maintenance_plan.created', resourceType: 'maintenance_plan', resourceId: id, details: { fields: Object.keys(fields) } });
-      try {
-        await startPlanWorkflow(client, state);
-      } catch (err) {
-        throw dependencyUnavailable('temporal', `could not start the plan's workflow: ${errorSummary(err)}`);
-      }
+      await callTemporal(deps.temporal, "could not start the plan's workflow", (client) => startPlanWorkflow(client, state));
       started = { planId: id };
       return (await findPlan(unit.scope, id)) as PlanRow;
     });
@@ -271,62 +273,70 @@ export async function createPlan(deps: PlanDeps, context: UserUnitContext, field
     // The workflow runs but its row did not commit: stop it rather than leave it to time out.
     const orphan = started as { planId: string } | null;
     if (orphan)
-      await planHandle(client, tenantId, orphan.planId)
-        .terminate('plan creation rolled back')
-        .catch(() => undefined);
+      await callTemporal(deps.temporal, 'terminate', (client) => planHandle(client, tenantId, orphan.planId).terminate('plan creation rolled back')).catch(() => undefined);
     throw err;
   }
 }
 
-/** The fields sent change; a changed trigger or policy reaches the workflow before the commit, and the answer is its state. */
+/**
+ * The fields sent change, committed first; then a changed trigger or policy reaches the workflow
+ * (no row lock waits on Temporal), and the answer is its state. The signal carries the row's new
+ * version and the workflow applies only a newer one, so concurrent edits converge on the last
+ * committed. Temporal down after the commit: 503 saying the change is saved but not yet applied;
+ * the same request again (a newer version) applies it.
+ */
 export async function updatePlan(deps: PlanDeps, context: UnitContext, planId: string, fields: PlanFields): Promise<PlanRow> {
   const { tenantId } = context;
-  const client = await temporalClient(deps);
-  const { row, signalled } = await runUnit(deps.db, context, async (unit) => {
+  const { row, change } = await runUnit(deps.db, context, async (unit) => {
     const plan = await lockLivePlan(unit.tx, tenantId, planId);
     await checkReferences(unit.scope, fields);
     const updated = await updatePlanRow(unit.scope, plan.id, { ...planColumns(fields), version: plan.version + 1, updated_at: new Date() });
     unit.audit({ action: 'maintenance_plan.updated', resourceType: 'maintenance_plan', resourceId: plan.id, details: { fields: Object.keys(fields), version: updated.version } });
-    const before = policyOf(plan);
-    const after = policyOf(updated);
-    const policyChanged =
-      !sameTrigger(before.trigger, after.trigger) ||
-      before.on_open_task !== after.on_open_task ||
-      before.generate_ahead !== after.generate_ahead ||
-      JSON.stringify(before.notify) !== JSON.stringify(after.notify);
-    // Before the commit: if the workflow cannot hear of it, the edit does not happen.
-    if (policyChanged) await signalOrFail(client, updated, { kind: 'planChanged', change: { version: updated.version, policy: after } });
-    return { row: updated, signalled: policyChanged };
+    // Any policy field sent is signalled, changed or not: a repeat of an update whose signal was
+    // lost (503 after the commit) then reaches the workflow. An unchanged trigger keeps the schedule.
+    const namesPolicy = POLICY_FIELDS.some((field) => fields[field] !== undefined);
+    return { row: updated, change: namesPolicy ? { version: updated.version, policy: policyOf(updated) } : null };
   });
-  return signalled ? withWorkflowState(deps, row) : row;
+  if (!change) return row;
+  await signalOrFail(deps, row, { kind: 'planChanged', change }).catch((err: AppError) => {
+    throw dependencyUnavailable('temporal', `the change is saved (version ${row.version}) but the plan's schedule has not taken it yet; send it again: ${err.message}`);
+  });
+  return withWorkflowState(deps, row);
 }
 
-/** The plan is archived and its workflow ends; its history and tasks are kept. */
+/**
+ * The plan is archived and its workflow ends; its history and tasks are kept. The workflow hears
+ * it first (archive is idempotent), then the row is archived in a short unit: Temporal down → 503
+ * and the plan stays.
+ */
 export async function deletePlan(deps: PlanDeps, context: UnitContext, planId: string): Promise<void> {
-  const client = await temporalClient(deps);
+  const plan = await requirePlan(tenantScope(deps.db, context.tenantId), planId);
+  await signalOrFail(deps, plan, { kind: 'archive' });
   await runUnit(deps.db, context, async (unit) => {
-    const plan = await lockLivePlan(unit.tx, context.tenantId, planId);
+    const row = await lockLivePlan(unit.tx, context.tenantId, plan.id);
     const now = new Date();
-    await updatePlanRow(unit.scope, plan.id, { status: 'archived', deleted_at: now, updated_at: now, next_due_at: null, version: plan.version + 1 });
-    unit.audit({ action: 'maintenance_plan.deleted', resourceType: 'maintenance_plan', resourceId: plan.id });
-    await signalOrFail(client, plan, { kind: 'archive' });
+    await updatePlanRow(unit.scope, row.id, { status: 'archived', deleted_at: now, updated_at: now, next_due_at: null, version: row.version + 1 });
+    unit.audit({ action: 'maintenance_plan.deleted', resourceType: 'maintenance_plan', resourceId: row.id });
   });
 }
 
-/** Pause or resume (a signal, sent even when the status is already the target); the answer is the workflow's state. */
+/**
+ * Pause or resume: the signal first (sent even when the status is already the target: it costs
+ * nothing and heals a workflow that drifted), with the call deadline and no transaction open; then
+ * the row in a short unit. Temporal down → 503 and nothing changed. The answer is the workflow's state.
+ */
 export async function setPlanRunning(deps: PlanDeps, context: UnitContext, planId: string, kind: 'pause' | 'resume'): Promise<PlanRow> {
-  const client = await temporalClient(deps);
   const target = kind === 'pause' ? 'paused' : 'active';
+  const found = await requirePlan(tenantScope(deps.db, context.tenantId), planId);
+  await signalOrFail(deps, found, { kind });
   const plan = await runUnit(deps.db, context, async (unit) => {
-    const row = await lockLivePlan(unit.tx, context.tenantId, planId);
+    const row = await lockLivePlan(unit.tx, context.tenantId, found.id);
     const changed = row.status !== target;
     if (changed) {
       await unit.scope.table('maintenance_plans').where('id', row.id).update({ status: target, updated_at: new Date() });
       unit.emit(kind === 'pause' ? 'maintenance.plan.paused' : 'maintenance.plan.resumed', { plan_id: row.id });
     }
     unit.audit({ action: `maintenance_plan.${kind}d`, resourceType: 'maintenance_plan', resourceId: row.id, details: { changed } });
-    // Signalled even when unchanged: it costs nothing and heals a workflow that drifted.
-    await signalOrFail(client, row, { kind });
     return row;
   });
   return withWorkflowState(deps, plan);

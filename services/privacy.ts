@@ -24,6 +24,7 @@ import { notFound, validationError } from '../domain/errors';
 import { retentionCategories } from '../domain/privacy/registry';
 import { clampAuditCutoff, parseOlderThan } from '../domain/privacy/settings';
 import type { TemporalGateway } from '../infra/temporal';
+import { callTemporal, readFromTemporal } from '../orchestration/temporal-call';
 import { exportProgress, startPrivacyErasure, startPrivacyExport } from '../orchestration/privacy';
 
 export type { ErasureRow, ExportRow };
@@ -43,8 +44,7 @@ export async function exportProgressOf(temporal: TemporalGateway, row: ExportRow
   const status = exportStatus(row, now);
   if (status === 'pending' || status === 'running') {
     // Progress is informative: Temporal being unreachable must not fail the status read.
-    const client = await temporal.client().catch(() => null);
-    return (client && (await exportProgress(client, row.tenant_id, row.id))) ?? { phase: 'queued', percent: 0 };
+    return (await readFromTemporal(temporal, (client) => exportProgress(client, row.tenant_id, row.id))) ?? { phase: 'queued', percent: 0 };
   }
   return { phase: status, percent: 100 };
 }
@@ -75,7 +75,7 @@ export async function requestExport(
     return { row: exportRow, created: !reusable };
   });
   // Also for a reused pending export: its start may have failed after the commit (idempotent by id).
-  if (created || row.status === 'pending') await startPrivacyExport(await deps.temporal.client(), tenantId, row.id);
+  if (created || row.status === 'pending') await callTemporal(deps.temporal, 'the export could not be started', (client) => startPrivacyExport(client, tenantId, row.id));
   return { row, progress: await exportProgressOf(deps.temporal, row, now) };
 }
 
@@ -112,7 +112,9 @@ export async function requestErasure(deps: Deps, context: UnitContext, order: { 
     });
     return erasure;
   });
-  await startPrivacyErasure(await deps.temporal.client(), { tenantId, erasureId: row.id, subjectId: order.subject_id, preserveAudit: order.preserve_audit });
+  await callTemporal(deps.temporal, 'the erasure could not be started', (client) =>
+    startPrivacyErasure(client, { tenantId, erasureId: row.id, subjectId: order.subject_id, preserveAudit: order.preserve_audit }),
+  );
   return row;
 }
 

@@ -10,9 +10,8 @@ import { reportFileName, type ReportFormat, type ReportPeriod, type ReportType }
 import type { ObjectStore } from '../infra/object-store';
 import { produceReport, type ProducedReport } from '../infra/reports/produce';
 import type { TemporalGateway } from '../infra/temporal';
+import { callTemporal } from '../orchestration/temporal-call';
 import { startReport } from '../orchestration/reports';
-import { AppError } from '../domain/errors';
-import { errorSummary } from '../infra/error-chain';
 import { findOr404 } from '../db/find-or-404';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { requireBrandingReference } from './brandings';
@@ -54,10 +53,10 @@ export async function requestReport(deps: { db: Db; temporal: TemporalGateway },
     return created;
   });
   try {
-    await startReport(await deps.temporal.client(), context.tenantId, row.id);
+    await callTemporal(deps.temporal, 'the report could not be started', (client) => startReport(client, context.tenantId, row.id));
   } catch (err) {
     await markReportNotStarted(deps.db, row.id);
-    throw new AppError('DEPENDENCY_UNAVAILABLE', `the report could not be started: ${errorSummary(err)}`, { component: 'temporal' });
+    throw err;
   }
   return row;
 }

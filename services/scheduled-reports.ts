@@ -1,9 +1,10 @@
 /**
  * Scheduled reports, without HTTP, each mirrored by the Temporal Schedule
- * `scheduled-report/<tenant>/<id>`. Every change applies the Schedule operation inside the
- * database transaction, after the row change and before the commit: a Temporal failure rolls the
- * row back; a commit failure after a Temporal success is repaired by syncing the Schedule to the
- * committed row (docs/DECISIONS.md). api/routes/scheduled-reports.ts is the HTTP face.
+ * `scheduled-report/<tenant>/<id>`. Every change applies the Schedule operation first, with the
+ * call deadline and no transaction open, then writes the row in a short unit: a Temporal failure
+ * changes nothing (503); a commit failure after a Temporal success, or a row changed by someone
+ * else meanwhile, is repaired by syncing the Schedule to the committed row (docs/DECISIONS.md).
+ * api/routes/scheduled-reports.ts is the HTTP face.
  */
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -28,8 +29,8 @@ import { assertOutsideRecipientsWithinPlan } from '../db/queries/outside-recipie
 import { REPORT_TYPE_INFO, type ReportFormat, type ReportType } from '../domain/reports/types';
 import type { TemporalGateway } from '../infra/temporal';
 import { createReportSchedule, deleteReportSchedule, describeReportSchedule, setReportSchedulePaused, syncReportSchedule, updateReportSchedule } from '../orchestration/reports';
-import { AppError, validationError } from '../domain/errors';
-import { errorSummary } from '../infra/error-chain';
+import { validationError } from '../domain/errors';
+import { callTemporal, readFromTemporal } from '../orchestration/temporal-call';
 import { findOr404 } from '../db/find-or-404';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { requireBrandingReference } from './brandings';
@@ -74,40 +75,40 @@ function requireScheduledReport(scope: TenantScope, id: string, lock = false): P
   return findOr404('scheduled report', id, () => scheduledReportById(scope, id, lock));
 }
 
-const temporalUnavailable = (err: unknown) => new AppError('DEPENDENCY_UNAVAILABLE', `the schedule could not be changed: ${errorSummary(err)}`, { component: 'temporal' });
+/** What a change's unit answers: its result, and whether the row had changed since the Schedule operation was computed from it. */
+interface Committed<T> {
+  value: T;
+  drifted: boolean;
+}
+
+const changedSince = (locked: ScheduledReportRow, read: ScheduledReportRow) => locked.updated_at.getTime() !== read.updated_at.getTime();
 
 /**
- * A change of a scheduled report and its Schedule as one: `work` changes the row and then calls
- * `apply(op)` with the Temporal operation. A failing operation rolls the row back (503); a commit
- * that fails after the operation succeeded re-syncs the Schedule to what the database holds.
+ * A change of a scheduled report and its Schedule: `op` (null: the Schedule is not concerned) runs
+ * with the call deadline before any transaction (Temporal down or late → 503, nothing changed),
+ * then `commit` writes the row in a short unit. A commit that fails after the operation, or that
+ * finds the row changed since the operation was computed (a concurrent change), makes the Schedule
+ * match what the database holds.
  */
 async function changeWithSchedule<T>(
   deps: ScheduleDeps,
   context: UnitContext,
   id: string,
-  work: (unit: Unit, apply: (op: (client: Client) => Promise<void>) => Promise<void>) => Promise<T>,
+  op: ((client: Client) => Promise<void>) | null,
+  commit: (unit: Unit) => Promise<Committed<T>>,
 ): Promise<T> {
-  const { tenantId } = context;
-  const client = await deps.temporal.client().catch((err) => {
-    throw temporalUnavailable(err);
-  });
-  let applied = false;
+  if (op) await callTemporal(deps.temporal, 'the schedule could not be changed', op);
+  const repair = () =>
+    callTemporal(deps.temporal, 'the schedule could not be repaired', async (client) => {
+      const row = await scheduledReportById(tenantScope(deps.db, context.tenantId), id);
+      await syncReportSchedule(client, { tenant_id: context.tenantId, id }, row ?? null);
+    }).catch((err) => deps.log.error({ err, scheduledReportId: id }, 'scheduled report schedule repair failed'));
   try {
-    return await runUnit(deps.db, context, (unit) =>
-      work(unit, async (op) => {
-        await op(client).catch((err) => {
-          throw temporalUnavailable(err);
-        });
-        applied = true;
-      }),
-    );
+    const { value, drifted } = await runUnit(deps.db, context, commit);
+    if (op && drifted) await repair();
+    return value;
   } catch (err) {
-    if (applied) {
-      const row = await scheduledReportById(tenantScope(deps.db, tenantId), id);
-      await syncReportSchedule(client, { tenant_id: tenantId, id }, row ?? null).catch((syncErr) =>
-        deps.log.error({ err: syncErr, scheduledReportId: id }, 'scheduled report schedule repair failed'),
-      );
-    }
+    if (op) await repair();
     throw err;
   }
 }
@@ -123,10 +124,7 @@ export function findScheduledReport(scope: TenantScope, id: string): Promise<Sch
 
 /** The next three run times from the report's Schedule (none when Temporal does not answer). */
 export async function scheduledReportNextRuns(temporal: TemporalGateway, row: ScheduledReportRow): Promise<Date[]> {
-  const described = await temporal
-    .client()
-    .then((client) => describeReportSchedule(client, row))
-    .catch(() => null);
+  const described = await readFromTemporal(temporal, (client) => describeReportSchedule(client, row));
   return described ? described.info.nextActionTimes.slice(0, 3) : [];
 }
 
@@ -134,64 +132,83 @@ export async function scheduledReportNextRuns(temporal: TemporalGateway, row: Sc
 export async function createScheduledReport(deps: ScheduleDeps, context: UserUnitContext, fields: NewScheduledReport): Promise<ScheduledReportRow> {
   checkPeriodRule(fields.report_type, fields.period_rule);
   checkScheduleGap(fields.schedule, fields.time_zone);
-  // The id is chosen here so a failed commit can find (and remove) the Schedule it named.
+  // Refused before Temporal is called, so a tenant at its limits creates no Schedule to remove again.
+  await assertOutsideRecipientsWithinPlan(deps.db, context.tenantId, fields.recipients);
+  await deps.db.transaction((tx) => assertWithinPlanLimit(tx, context.tenantId, 'scheduled_reports', countRows('scheduled_reports', context.tenantId)));
+  if (fields.branding_id) await requireBrandingReference(tenantScope(deps.db, context.tenantId), fields.branding_id);
+  // The id is chosen here: the Schedule is named after it before the row exists.
   const id = await newRowId(deps.db);
-  return changeWithSchedule(deps, context, id, async (unit, apply) => {
-    await assertWithinPlanLimit(unit.tx, context.tenantId, 'scheduled_reports', countRows('scheduled_reports', context.tenantId));
-    await assertOutsideRecipientsWithinPlan(unit.tx, context.tenantId, fields.recipients);
-    if (fields.branding_id) await requireBrandingReference(unit.scope, fields.branding_id);
-    const row = await insertScheduledReport(unit.scope, {
-      id,
-      ...fields,
-      period_rule: fields.period_rule ?? null,
-      schedule: JSON.stringify(fields.schedule),
-      created_by: context.userId,
-    });
-    unit.audit({
-      action: 'scheduled_report.created',
-      resourceType: 'scheduled_report',
-      resourceId: row.id,
-      details: { report_type: row.report_type, recipients: row.recipients.length },
-    });
-    await apply((client) => createReportSchedule(client, row));
-    return row;
-  });
+  const source = { id, tenant_id: context.tenantId, schedule: fields.schedule, time_zone: fields.time_zone, status: 'active' as const };
+  return changeWithSchedule(
+    deps,
+    context,
+    id,
+    (client) => createReportSchedule(client, source),
+    async (unit) => {
+      // Again under the limit's lock: two creates racing past the check above cannot both commit.
+      await assertWithinPlanLimit(unit.tx, context.tenantId, 'scheduled_reports', countRows('scheduled_reports', context.tenantId));
+      const row = await insertScheduledReport(unit.scope, {
+        id,
+        ...fields,
+        period_rule: fields.period_rule ?? null,
+        schedule: JSON.stringify(fields.schedule),
+        created_by: context.userId,
+      });
+      unit.audit({
+        action: 'scheduled_report.created',
+        resourceType: 'scheduled_report',
+        resourceId: row.id,
+        details: { report_type: row.report_type, recipients: row.recipients.length },
+      });
+      return { value: row, drifted: false };
+    },
+  );
 }
 
 /** The fields sent change; the Schedule follows when its timing did. */
-export function updateScheduledReport(deps: ScheduleDeps, context: UnitContext, id: string, fields: ScheduledReportFields): Promise<ScheduledReportRow> {
-  return changeWithSchedule(deps, context, id, async (unit, apply) => {
-    const current = await requireScheduledReport(unit.scope, id, true);
-    checkPeriodRule(fields.report_type ?? current.report_type, fields.period_rule === undefined ? current.period_rule : fields.period_rule);
-    if (fields.schedule || fields.time_zone) checkScheduleGap(fields.schedule ?? current.schedule, fields.time_zone ?? current.time_zone);
-    if (fields.recipients) await assertOutsideRecipientsWithinPlan(unit.tx, context.tenantId, fields.recipients);
-    if (fields.branding_id) await requireBrandingReference(unit.scope, fields.branding_id);
+export async function updateScheduledReport(deps: ScheduleDeps, context: UnitContext, id: string, fields: ScheduledReportFields): Promise<ScheduledReportRow> {
+  const current = await requireScheduledReport(tenantScope(deps.db, context.tenantId), id);
+  checkPeriodRule(fields.report_type ?? current.report_type, fields.period_rule === undefined ? current.period_rule : fields.period_rule);
+  if (fields.schedule || fields.time_zone) checkScheduleGap(fields.schedule ?? current.schedule, fields.time_zone ?? current.time_zone);
+  if (fields.recipients) await assertOutsideRecipientsWithinPlan(deps.db, context.tenantId, fields.recipients);
+  if (fields.branding_id) await requireBrandingReference(tenantScope(deps.db, context.tenantId), fields.branding_id);
+  const next = { ...current, ...fields };
+  const op = fields.schedule || fields.time_zone ? (client: Client) => updateReportSchedule(client, next) : null;
+  return changeWithSchedule(deps, context, current.id, op, async (unit) => {
+    const locked = await requireScheduledReport(unit.scope, current.id, true);
     const row = await updateScheduledReportRow(unit.scope, current.id, { ...fields, ...(fields.schedule ? { schedule: JSON.stringify(fields.schedule) } : {}) });
     unit.audit({ action: 'scheduled_report.updated', resourceType: 'scheduled_report', resourceId: row.id, details: { fields: Object.keys(fields) } });
-    if (fields.schedule || fields.time_zone) await apply((client) => updateReportSchedule(client, row));
-    return row;
+    return { value: row, drifted: changedSince(locked, current) };
   });
 }
 
-export function setScheduledReportStatus(deps: ScheduleDeps, context: UnitContext, id: string, status: ScheduledReportRow['status']): Promise<ScheduledReportRow> {
-  return changeWithSchedule(deps, context, id, async (unit, apply) => {
-    const current = await requireScheduledReport(unit.scope, id, true);
+export async function setScheduledReportStatus(deps: ScheduleDeps, context: UnitContext, id: string, status: ScheduledReportRow['status']): Promise<ScheduledReportRow> {
+  const current = await requireScheduledReport(tenantScope(deps.db, context.tenantId), id);
+  // Also when the row already has the status: the Schedule is brought in line either way.
+  const op = (client: Client) => setReportSchedulePaused(client, current, status === 'paused');
+  return changeWithSchedule(deps, context, current.id, op, async (unit) => {
+    const locked = await requireScheduledReport(unit.scope, current.id, true);
     const next = await updateScheduledReportRow(unit.scope, current.id, { status });
     unit.audit({ action: `scheduled_report.${status === 'paused' ? 'paused' : 'resumed'}`, resourceType: 'scheduled_report', resourceId: current.id });
-    // Also when the row already had the status: the Schedule is brought in line either way.
-    await apply((client) => setReportSchedulePaused(client, next, status === 'paused'));
-    return next;
+    return { value: next, drifted: changedSince(locked, current) };
   });
 }
 
 /** The row, its Schedule and its run history go; generated reports stay in the history. */
-export function deleteScheduledReport(deps: ScheduleDeps, context: UnitContext, id: string): Promise<void> {
-  return changeWithSchedule(deps, context, id, async (unit, apply) => {
-    const current = await requireScheduledReport(unit.scope, id, true);
-    await deleteScheduledReportRow(unit.scope, current.id);
-    unit.audit({ action: 'scheduled_report.deleted', resourceType: 'scheduled_report', resourceId: current.id });
-    await apply((client) => deleteReportSchedule(client, current));
-  });
+export async function deleteScheduledReport(deps: ScheduleDeps, context: UnitContext, id: string): Promise<void> {
+  const current = await requireScheduledReport(tenantScope(deps.db, context.tenantId), id);
+  await changeWithSchedule(
+    deps,
+    context,
+    current.id,
+    (client) => deleteReportSchedule(client, current),
+    async (unit) => {
+      await requireScheduledReport(unit.scope, current.id, true);
+      await deleteScheduledReportRow(unit.scope, current.id);
+      unit.audit({ action: 'scheduled_report.deleted', resourceType: 'scheduled_report', resourceId: current.id });
+      return { value: undefined, drifted: false };
+    },
+  );
 }
 
 export async function listScheduledReportRuns(scope: TenantScope, id: string, page: PageRequest): Promise<Page<ScheduledReportRunRow>> {

@@ -29,8 +29,8 @@ import {
   WebhookRow,
   WebhookStatus,
 } from '../db/queries/webhooks';
-import type { TenantScope } from '../db/tenant-scope';
-import type { Unit } from '../db/unit-of-work';
+import { tenantScope, type TenantScope } from '../db/tenant-scope';
+import { runUnit, type Unit, type UnitContext } from '../db/unit-of-work';
 import { aiConfigMessages, suggestionFromModel, suggestWebhookConfig, type WebhookConfigSuggestion } from '../domain/webhooks/ai-config';
 import { DELIVERY_RETENTION_DAYS } from '../domain/webhooks/health-rules';
 import type { WebhookFilters } from '../domain/webhooks/matching';
@@ -44,9 +44,9 @@ import { checkWebhookUrl, type DestinationPolicy } from '../infra/outbound/desti
 import { postSigned } from '../infra/outbound/safe-http';
 import type { TemporalGateway } from '../infra/temporal';
 import { startWebhookDeliveries } from '../orchestration/webhooks';
+import { callTemporal } from '../orchestration/temporal-call';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
-import { dependencyUnavailable, invalidState, notFound, validationError } from '../domain/errors';
-import { errorSummary } from '../infra/error-chain';
+import { invalidState, notFound, validationError } from '../domain/errors';
 import { findOr404 } from '../db/find-or-404';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { assertWithinPlanLimit, countRows } from '../db/plan-limits';
@@ -128,13 +128,13 @@ function requireReceiving(webhook: WebhookRow): void {
   }
 }
 
-/** Started before the unit commits: if Temporal refuses, nothing is recorded as (re)delivered. */
+/**
+ * Started with the call deadline and no transaction open (1 000 starts must not hold a pooled
+ * connection): Temporal down or late → 503, and the audit row is written only once they started.
+ * Starts are idempotent by delivery id.
+ */
 async function startDeliveries(deps: WebhookDeps, inputs: WebhookDeliveryInput[]): Promise<void> {
-  try {
-    await startWebhookDeliveries(await deps.temporal.client(), inputs);
-  } catch (err) {
-    throw dependencyUnavailable('temporal', `could not start the deliveries: ${errorSummary(err)}`);
-  }
+  await callTemporal(deps.temporal, 'could not start the deliveries', (client) => startWebhookDeliveries(client, inputs));
 }
 
 // ---- reads -----------------------------------------------------------------------------------
@@ -282,21 +282,24 @@ export async function rotateWebhookSecret(unit: Unit, deps: WebhookDeps, id: str
   return { row, secret };
 }
 
-/** The event of a delivery sent again as a new delivery (new id, same payload). */
-export async function redeliver(unit: Unit, deps: WebhookDeps, webhookId: string, deliveryId: string): Promise<WebhookDeliveryInput> {
-  const webhook = await requireWebhook(unit.scope, webhookId);
-  const eventId = await deliveryEventId(unit.scope, webhook.id, deliveryId);
+/** The event of a delivery sent again as a new delivery (new id, same payload): started first, then audited. */
+export async function redeliver(deps: WebhookDeps & { db: Db }, context: UnitContext, webhookId: string, deliveryId: string): Promise<WebhookDeliveryInput> {
+  const scope = tenantScope(deps.db, context.tenantId);
+  const webhook = await requireWebhook(scope, webhookId);
+  const eventId = await deliveryEventId(scope, webhook.id, deliveryId);
   if (!eventId) throw notFound('delivery');
   requireReceiving(webhook);
-  if (!(await isEventKept(unit.scope, eventId))) throw invalidState('the event of this delivery is no longer kept');
-  const input: WebhookDeliveryInput = { tenantId: unit.scope.tenantId, webhookId: webhook.id, eventId, deliveryId: randomUUID(), redeliveryOf: deliveryId };
-  unit.audit({
-    action: 'webhook.redelivered',
-    resourceType: 'webhook',
-    resourceId: webhook.id,
-    details: { delivery_id: input.deliveryId, redelivery_of: deliveryId },
-  });
+  if (!(await isEventKept(scope, eventId))) throw invalidState('the event of this delivery is no longer kept');
+  const input: WebhookDeliveryInput = { tenantId: context.tenantId, webhookId: webhook.id, eventId, deliveryId: randomUUID(), redeliveryOf: deliveryId };
   await startDeliveries(deps, [input]);
+  await runUnit(deps.db, context, async (unit) => {
+    unit.audit({
+      action: 'webhook.redelivered',
+      resourceType: 'webhook',
+      resourceId: webhook.id,
+      details: { delivery_id: input.deliveryId, redelivery_of: deliveryId },
+    });
+  });
   return input;
 }
 
@@ -307,17 +310,19 @@ export interface Recovery {
   truncated: boolean;
 }
 
-/** Every delivery that failed for good since a time, redelivered; at most MAX_RECOVER a call. */
-export async function recoverDeliveries(unit: Unit, deps: WebhookDeps, webhookId: string, requestedSince: Date): Promise<Recovery> {
+/** Every delivery that failed for good since a time, redelivered (at most MAX_RECOVER a call): started first, then audited. */
+export async function recoverDeliveries(deps: WebhookDeps & { db: Db }, context: UnitContext, webhookId: string, requestedSince: Date): Promise<Recovery> {
   const since = new Date(Math.max(requestedSince.getTime(), Date.now() - DELIVERY_RETENTION_DAYS * DAY_MS));
-  const { tenantId } = unit.scope;
-  const webhook = await requireWebhook(unit.scope, webhookId);
+  const { tenantId } = context;
+  const webhook = await requireWebhook(tenantScope(deps.db, tenantId), webhookId);
   requireReceiving(webhook);
-  const rows = await deliveriesFailedForGood(unit.tx, tenantId, webhook.id, since, MAX_RECOVER + 1);
+  const rows = await deliveriesFailedForGood(deps.db, tenantId, webhook.id, since, MAX_RECOVER + 1);
   const found = rows
     .slice(0, MAX_RECOVER)
     .map((row): WebhookDeliveryInput => ({ tenantId, webhookId: webhook.id, eventId: row.event_id, deliveryId: randomUUID(), redeliveryOf: row.delivery_id }));
-  unit.audit({ action: 'webhook.recovered', resourceType: 'webhook', resourceId: webhook.id, details: { since: since.toISOString(), deliveries: found.length } });
   await startDeliveries(deps, found);
+  await runUnit(deps.db, context, async (unit) => {
+    unit.audit({ action: 'webhook.recovered', resourceType: 'webhook', resourceId: webhook.id, details: { since: since.toISOString(), deliveries: found.length } });
+  });
   return { since, found, truncated: rows.length > MAX_RECOVER };
 }

@@ -20,7 +20,8 @@ import { subjectKeys } from '../../domain/extraction/subject';
 import type { ChunkResult, TemplateField } from '../../domain/extraction/types';
 import type { LlmProvider } from '../../domain/llm/provider';
 import { ObjectStore } from '../../infra/object-store';
-import { pdfText, PdfTextError } from './pdf-text';
+import { createPdfReader, PdfReader, PdfTextError } from './pdf-text';
+import { DEFAULT_PDF_LIMITS } from '../../infra/config';
 import { storableText } from '../../domain/text';
 
 /** Bytes read from a file to extract from, and characters of text extracted: beyond, the job fails. */
@@ -44,6 +45,8 @@ export interface ExtractionDeps {
   /** The configured model; null: the built-in engine. */
   llm: LlmProvider | null;
   chunking?: ChunkPlanOptions;
+  /** The process's PDF reader (heap cap, threads at once); the defaults when absent. */
+  pdf?: PdfReader;
 }
 
 async function readAll(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
@@ -62,6 +65,7 @@ const normalise = (text: string) => text.replace(/^\uFEFF/, '').replace(/\r\n?/g
 export function createExtractionActivities(deps: ExtractionDeps) {
   const { db, objectStore, llm } = deps;
   const chunking = deps.chunking ?? DEFAULT_CHUNKING;
+  const pdf = deps.pdf ?? createPdfReader(DEFAULT_PDF_LIMITS);
 
   async function job(ref: ExtractionRef) {
     const row = await findExtraction(tenantScope(db, ref.tenantId), ref.extractionId);
@@ -80,7 +84,7 @@ export function createExtractionActivities(deps: ExtractionDeps) {
     const bytes = await readAll(await openFileStream(objectStore, file), MAX_SOURCE_BYTES);
     if (type === 'text/plain') return storableText(bytes.toString('utf8'));
     try {
-      return storableText(await pdfText(bytes));
+      return storableText(await pdf.text(bytes));
     } catch (err) {
       if (err instanceof PdfTextError) throw sourceError(err.message);
       throw err;

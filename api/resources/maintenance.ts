@@ -244,5 +244,5 @@ export function updateRequestId(ctx: AppContext): string {
 
 /** What a plan's service calls need of the request: the database, Temporal with the API's deadline, and its log. */
 export function planDeps(ctx: AppContext): PlanDeps {
-  return { db: ctx.deps.db, temporal: ctx.deps.temporal, callDeadlineMs: ctx.deps.config.temporal.callDeadlineMs, log: ctx.state.log };
+  return { db: ctx.deps.db, temporal: ctx.deps.temporal, log: ctx.state.log };
 }

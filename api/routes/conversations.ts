@@ -5,11 +5,12 @@
  * listed here by `agent_id`.
  */
 import Joi from '../../domain/joi';
+import { temporalUnavailableResponse } from '../../orchestration/temporal-call';
 import { ConversationRow, MESSAGE_COLUMNS, MessageRow } from '../../db/queries/conversations';
 import { closeConversation, ConversationFilter, listAgentConversations, listConversations, requireConversation } from '../../services/conversations';
 import { AgentType } from '../../domain/agents/agents';
 import { tenantScopeOf, userOf } from '../context';
-import { actorOf, runMutation } from '../mutation';
+import { unitContextOf } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
 import { mapPage, PageRequest } from '../../db/pagination';
 import { ApiRouter } from '../route';
@@ -168,10 +169,10 @@ export function conversationRoutes(): ApiRouter {
       200: { description: 'The closed conversation', schema: conversationSchema },
       404: { description: 'Not found' },
       409: { description: 'Already closed' },
-      503: { description: 'Temporal unreachable: nothing changed' },
+      503: temporalUnavailableResponse('nothing changed'),
     },
     handler: async (ctx, { params }) => {
-      const closed = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => closeConversation(unit, ctx.deps.temporal, params.conversation_id));
+      const closed = await closeConversation(ctx.deps, unitContextOf(ctx, userOf(ctx).tenantId), params.conversation_id);
       ctx.body = toConversation(closed);
     },
   });

@@ -4,6 +4,9 @@
  * a user token but by the sender's own means, like the WhatsApp webhook: `X-Inbound-Signature:
  * sha256=<hex>`, the HMAC-SHA256 of the raw bytes under the account's inbound secret
  * (services/email-inbound-secret.ts). Unknown account, no secret or a bad signature: 401, nothing stored.
+ * Anyone can call it, so before a byte of the body is read the signature's form, the client
+ * address's budget and the in-flight caps (per account, per process) are checked
+ * (middleware/inbound-guard.ts), and the signature is computed while the body streams in.
  *
  * The message is parsed with mailparser: the contact is the From address, the body the text part
  * (or the text of the HTML part), the redelivery key the Message-ID (a SHA-256 of the raw bytes
@@ -15,7 +18,8 @@
 import { createHash } from 'node:crypto';
 import Joi from '../../domain/joi';
 import { simpleParser } from 'mailparser';
-import { sha256SignatureMatches } from '../../domain/agents/provider-signature';
+import { sha256SignatureCheck } from '../../domain/agents/provider-signature';
+import { inboundGuard } from '../middleware/inbound-guard';
 import { receivingAccount } from '../../services/email-inbound';
 import { AppContext } from '../context';
 import { AppError, unauthenticated } from '../../domain/errors';
@@ -28,16 +32,20 @@ import { headersOfLines, noReplyReason } from '../../domain/agents/auto-reply-po
 export const MAX_INBOUND_EMAIL_BYTES = 10 * 1024 * 1024;
 const ACTOR = { type: 'service', id: 'inbound-email' } as const;
 
-async function readRawBody(ctx: AppContext): Promise<Buffer> {
+/** The raw body, its signature checked as it streams in (401 when it does not verify). */
+async function readSignedBody(ctx: AppContext, signature: string, secret: string): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > MAX_INBOUND_EMAIL_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the message exceeds ${MAX_INBOUND_EMAIL_BYTES} bytes`);
+  const check = sha256SignatureCheck(signature, secret);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
     if (size > MAX_INBOUND_EMAIL_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the message exceeds ${MAX_INBOUND_EMAIL_BYTES} bytes`);
+    check.update(chunk as Buffer);
     chunks.push(chunk as Buffer);
   }
+  if (!check.matches()) throw unauthenticated('X-Inbound-Signature does not verify');
   return Buffer.concat(chunks);
 }
 
@@ -53,6 +61,7 @@ export function emailInboundRoutes(): ApiRouter {
     tags: ['email inbound'],
     auth: 'none',
     params: Joi.object({ account_id: idRef.required() }),
+    guard: inboundGuard({ signatureHeader: 'x-inbound-signature', accountOf: (ctx) => ctx.params.account_id! }),
     rawBody: { contentType: 'message/rfc822', description: 'The raw MIME message, at most 10 MiB' },
     responses: {
       200: {
@@ -63,14 +72,14 @@ export function emailInboundRoutes(): ApiRouter {
       401: { description: 'Signature missing or wrong, or unknown account' },
       413: { description: 'Larger than 10 MiB' },
       415: { description: 'Not message/rfc822' },
+      429: { description: 'Too many requests from this address per minute, or too many at once for this account or this API process (Retry-After)' },
     },
     handler: async (ctx, { params }) => {
       if (!ctx.is('message/rfc822')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the raw message as message/rfc822');
       // Refused before a byte of the body is read, so anonymous senders cannot make the API buffer 10 MiB at will.
       const signature = ctx.get('x-inbound-signature');
       const { account, secret } = await receivingAccount({ db: ctx.deps.db, dataEncryptionKey: ctx.deps.config.secrets.dataEncryptionKey }, params.account_id, signature);
-      const raw = await readRawBody(ctx);
-      if (!sha256SignatureMatches(raw, signature, secret)) throw unauthenticated('X-Inbound-Signature does not verify');
+      const raw = await readSignedBody(ctx, signature, secret);
       const mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
       const sender = mail.from?.value.find((a) => a.address);
       if (!sender?.address) throw new AppError('BAD_REQUEST', 'the message has no From address');

@@ -3,6 +3,7 @@
  * them through the plan's workflow, `.../reject` discards them (services/maintenance-optimize.ts).
  */
 import Joi from '../../domain/joi';
+import { temporalUnavailableResponse } from '../../orchestration/temporal-call';
 import type { DraftRow } from '../../db/queries/maintenance-optimize';
 import { approveDraft, draftOptimization, getDraft, mergePatches, PATCHABLE, PatchableKind, rejectDraft } from '../../services/maintenance-optimize';
 import { tenantScopeOf, userOf } from '../context';
@@ -83,6 +84,7 @@ export function registerOptimizeRoutes(plans: PlanRoutes): void {
     responses: {
       200: { description: 'The approved draft and the plan', schema: Joi.object({ draft: draftSchema, plan: planSchema }) },
       409: { description: 'The draft is older than the last change of the plan (STALE_DRAFT), or already decided' },
+      503: temporalUnavailableResponse("the approval is saved; the plan's schedule takes it at the plan's next pause, resume or edit"),
     },
     handler: async (ctx, { params, body }) => {
       const { draft, plan } = await approveDraft(planDeps(ctx), userUnitContextOf(ctx), params.plan_id, params.draft_id, body.kinds);

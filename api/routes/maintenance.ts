@@ -6,7 +6,9 @@
  * query. Tasks, compliance and optimize live in their own modules.
  *
  * Create order (services/maintenance.ts): the row is inserted in a transaction, the workflow is
- * started, and only then the transaction commits. Temporal down → the start fails → rollback →
+ * started (within the call deadline), and only then the transaction commits. Pause, resume and
+ * delete signal first and then write the row in a short transaction; update commits first and then
+ * signals the new version: no row lock waits on Temporal. Temporal down → the start fails → rollback →
  * 503 and no row. A crash after the start and before the commit leaves a workflow without a row:
  * its first activity finds no plan and it ends itself (PlanNotFound). The reverse gap (a row
  * without a workflow: a workflow terminated by hand) is repaired by the worker's reconciler and by
@@ -16,6 +18,7 @@
  * makes the task (the change happens there, not in the API).
  */
 import Joi from '../../domain/joi';
+import { temporalUnavailableResponse } from '../../orchestration/temporal-call';
 import { actionOnDue } from '../../domain/maintenance';
 import type { PlanRow } from '../../db/queries/maintenance';
 import {
@@ -64,7 +67,7 @@ function registerPlanCrud(plans: PlanRoutes): void {
       description: 'Starts `maintenance-plan/<tenant>/<plan>` before the row commits: if Temporal is unreachable the answer is 503 and no plan exists.',
       body: createPlanBody,
       created: 'Created plan',
-      responses: { 403: { description: 'Plan limit reached' }, 503: { description: 'Temporal unreachable' } },
+      responses: { 403: { description: 'Plan limit reached' }, 503: temporalUnavailableResponse('no plan was created') },
     },
     (ctx, body) => {
       return createPlan(planDeps(ctx), userUnitContextOf(ctx), body);
@@ -76,13 +79,12 @@ function registerPlanCrud(plans: PlanRoutes): void {
       summary: 'Update the fields sent; a changed trigger or policy re-arms the running workflow',
       body: updatePlanBody,
       updated: 'Updated plan',
-      responses: { 503: { description: 'Temporal unreachable (nothing changed)' } },
+      responses: { 503: temporalUnavailableResponse('the change is saved but the schedule has not taken it yet: send it again') },
     },
     (ctx, id, body) => updatePlan(planDeps(ctx), userUnitContextOf(ctx), id, body),
   );
-  plans.remove(
-    { summary: 'Delete a plan: its workflow ends; its history and tasks are kept', responses: { 503: { description: 'Temporal unreachable (nothing changed)' } } },
-    (ctx, id) => deletePlan(planDeps(ctx), userUnitContextOf(ctx), id),
+  plans.remove({ summary: 'Delete a plan: its workflow ends; its history and tasks are kept', responses: { 503: temporalUnavailableResponse('nothing changed') } }, (ctx, id) =>
+    deletePlan(planDeps(ctx), userUnitContextOf(ctx), id),
   );
 }
 
@@ -174,7 +176,7 @@ function registerPlanActions(plans: PlanRoutes): void {
       access: 'manage',
       responses: {
         200: { description: 'The plan as its workflow now sees it', schema: planSchema },
-        503: { description: 'Temporal unreachable (nothing changed)' },
+        503: temporalUnavailableResponse('nothing changed'),
       },
       handler: async (ctx, { params }) => {
         ctx.body = toPlan(await setPlanRunning(planDeps(ctx), userUnitContextOf(ctx), params.plan_id, kind));

@@ -1,4 +1,5 @@
 import Joi from '../../domain/joi';
+import { temporalUnavailableResponse } from '../../orchestration/temporal-call';
 import { ScheduledReportRow, ScheduledReportRunRow } from '../../db/queries/report-jobs';
 import { isValidTimeZone, PERIOD_RULES } from '../../domain/reports/period';
 import { cronProblem, MIN_INTERVAL_MINUTES } from '../../domain/reports/schedule';
@@ -156,7 +157,7 @@ export function scheduledReportRoutes(): ApiRouter {
       responses: {
         403: { description: 'PLAN_LIMIT_REACHED: the plan allows no more scheduled reports, or fewer outside recipients per report' },
         422: { description: 'Invalid field, or a cron firing less than 15 minutes apart' },
-        503: { description: 'Temporal unavailable: nothing was created' },
+        503: temporalUnavailableResponse('nothing was created'),
       },
     },
     (ctx, body) => {
@@ -174,7 +175,11 @@ export function scheduledReportRoutes(): ApiRouter {
         summary: 'Update the fields sent (the Schedule is updated with them); omitted fields keep their values',
         body: updateBody,
         updated: 'Updated',
-        responses: { 403: { description: 'PLAN_LIMIT_REACHED: more outside recipients than the plan allows per report' }, 422: { description: 'Invalid field' } },
+        responses: {
+          403: { description: 'PLAN_LIMIT_REACHED: more outside recipients than the plan allows per report' },
+          422: { description: 'Invalid field, or a cron firing less than 15 minutes apart' },
+          503: temporalUnavailableResponse('nothing changed'),
+        },
       },
       (ctx, id, body) => updateScheduledReport(...changeOf(ctx), id, body),
     );
@@ -189,15 +194,19 @@ export function scheduledReportRoutes(): ApiRouter {
       sub: action,
       summary: action === 'pause' ? 'Pause the schedule (no runs until resumed)' : 'Resume a paused schedule',
       access: 'manage',
-      responses: { 200: { description: 'The scheduled report', schema: scheduledReportSchema } },
+      responses: { 200: { description: 'The scheduled report', schema: scheduledReportSchema }, 503: temporalUnavailableResponse('nothing changed') },
       handler: async (ctx, { params: p }) => {
         ctx.body = toScheduledReport(await setScheduledReportStatus(...changeOf(ctx), p.scheduled_report_id, status));
       },
     });
   }
 
-  report.remove({ summary: 'Delete a scheduled report, its Schedule and its run history (generated reports stay in the history)' }, (ctx, id) =>
-    deleteScheduledReport(...changeOf(ctx), id),
+  report.remove(
+    {
+      summary: 'Delete a scheduled report, its Schedule and its run history (generated reports stay in the history)',
+      responses: { 503: temporalUnavailableResponse('nothing was deleted') },
+    },
+    (ctx, id) => deleteScheduledReport(...changeOf(ctx), id),
   );
 
   report.route<{ scheduled_report_id: string }, PageRequest>({

@@ -5,6 +5,7 @@
  * `webhook-delivery/<tenant>/<delivery>` workflows.
  */
 import Joi from '../../domain/joi';
+import { temporalUnavailableResponse } from '../../orchestration/temporal-call';
 import { DeliveryListRow, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
 import { MAX_DESCRIPTION_LENGTH } from '../../domain/webhooks/ai-config';
 import { isValidEventPattern, validateFilters } from '../../domain/webhooks/matching';
@@ -28,6 +29,7 @@ import {
   WebhookFields,
 } from '../../services/webhooks';
 import { tenantScopeOf, userOf } from '../context';
+import { unitContextOf } from '../mutation';
 import { inUserUnit, resourceRoutes } from '../resource-routes';
 import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery, pageOf } from '../pagination';
@@ -328,9 +330,10 @@ export function webhookRoutes(): ApiRouter {
       202: { description: 'Redelivery started' },
       404: { description: 'Webhook or delivery not found' },
       409: { description: 'Webhook paused or disabled, or the event is no longer kept' },
+      503: temporalUnavailableResponse('deliveries that did start run; none is audited'),
     },
     handler: async (ctx, { params }) => {
-      const started = await inUserUnit(ctx, (unit) => redeliver(unit, ctx.deps, params.webhook_id, params.delivery_id));
+      const started = await redeliver(ctx.deps, unitContextOf(ctx, userOf(ctx).tenantId), params.webhook_id, params.delivery_id);
       ctx.status = 202;
       ctx.body = { delivery_id: started.deliveryId, redelivery_of: params.delivery_id, event_id: started.eventId };
     },
@@ -345,9 +348,13 @@ export function webhookRoutes(): ApiRouter {
       `Each gets a new delivery; at most ${MAX_RECOVER} per call (\`truncated\` tells when more remain: call again).`,
     access: 'manage',
     query: Joi.object({ since: Joi.date().iso().max('now').required() }),
-    responses: { 202: { description: 'Redeliveries started' }, 409: { description: 'Webhook paused or disabled' } },
+    responses: {
+      202: { description: 'Redeliveries started' },
+      409: { description: 'Webhook paused or disabled' },
+      503: temporalUnavailableResponse('deliveries that did start run; none is audited'),
+    },
     handler: async (ctx, { params, query }) => {
-      const recovery = await inUserUnit(ctx, (unit) => recoverDeliveries(unit, ctx.deps, params.webhook_id, query.since));
+      const recovery = await recoverDeliveries(ctx.deps, unitContextOf(ctx, userOf(ctx).tenantId), params.webhook_id, query.since);
       ctx.status = 202;
       ctx.body = {
         since: recovery.since.toISOString(),

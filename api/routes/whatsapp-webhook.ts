@@ -3,6 +3,8 @@
  * token but by the provider's own means: the GET subscription challenge by the verify token of a
  * registered number, each POST by `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the
  * number's app secret). The tenant is the one of the receiving number (`phone_number_id`).
+ * Before the body is read: a signature header of the right form, the client address's budget and
+ * the per-process in-flight cap (middleware/inbound-guard.ts; the number is only in the body).
  *
  * Each inbound message is stored with its contact (matched by phone), in the open conversation of
  * the number's active agent with that contact, by receiveInboundMessage (services/inbound-messages.ts),
@@ -14,6 +16,7 @@ import { authenticatedNumbers, ReceivingNumber, requireKnownVerifyToken } from '
 import { AppContext } from '../context';
 import { AppError } from '../../domain/errors';
 import { ApiRouter } from '../route';
+import { inboundGuard } from '../middleware/inbound-guard';
 import { InboundOutcome, receiveInboundMessage } from '../../services/inbound-messages';
 
 const ACTOR = { type: 'service', id: 'whatsapp-cloud-api' } as const;
@@ -70,12 +73,14 @@ export function whatsappWebhookRoutes(): ApiRouter {
     // anonymous routes, still far below the authenticated megabyte.
     bodyLimit: '256kb',
     providerPayload: true,
+    guard: inboundGuard({ signatureHeader: 'x-hub-signature-256', accountOf: () => null }),
     // The Cloud API envelope; what is inside `entry` is read defensively (domain/agents/whatsapp-inbound.ts).
     body: Joi.object({ object: Joi.string().valid('whatsapp_business_account').required(), entry: Joi.array().items(Joi.any()).required() }).unknown(true),
     responses: {
       200: { description: 'Counts of stored, duplicate and unrouted messages', schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }) },
       422: { description: 'Not a WhatsApp Cloud API payload' },
       401: { description: 'Signature missing or wrong, or unknown receiving number' },
+      429: { description: 'Too many requests from this address per minute, or too many at once for this API process (Retry-After)' },
     },
     handler: async (ctx, { body }) => {
       if (!isWhatsappPayload(body)) throw new AppError('VALIDATION_ERROR', 'not a WhatsApp Cloud API payload');

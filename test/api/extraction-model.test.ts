@@ -13,6 +13,7 @@ import { createExtractionActivities } from '../../activities/extraction/activiti
 import { createOpenAiCompatibleProvider } from '../../infra/llm';
 import { INVOICE_FIELDS } from '../fixtures/extraction/templates';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
+import { insertQueuedExtraction } from '../support/extraction-job';
 
 const invoice = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'extraction', 'invoice.txt'), 'utf8');
 
@@ -54,23 +55,13 @@ async function extractWithProvider(): Promise<any> {
     json: { name: `Invoice ${received.length}-${Date.now()}`, fields: INVOICE_FIELDS },
   });
   expect(template.status).toBe(201);
-  const [job] = await api.deps
-    .db('extractions')
-    .insert({
-      tenant_id: t.tenantId,
-      template_id: template.body.id,
-      template_fields: JSON.stringify(template.body.fields),
-      source_kind: 'text',
-      input_text: invoice,
-      created_by: t.adminUserId,
-    })
-    .returning('id');
+  const jobId = await insertQueuedExtraction(api.deps.db, t, template.body, { text: invoice });
   const activities = createExtractionActivities({
     db: api.deps.db,
     objectStore: api.deps.objectStore,
     llm: createOpenAiCompatibleProvider({ baseUrl, apiKey: 'sk-test-key', model: 'extractor-1' }),
   });
-  const ref = { tenantId: t.tenantId, extractionId: job.id };
+  const ref = { tenantId: t.tenantId, extractionId: jobId };
   expect(await activities.loadExtractionSource(ref)).toEqual({ chunks: 1 });
   await activities.extractExtractionChunk({ ...ref, chunk: 0 });
   const { recordId } = await activities.completeExtraction(ref);

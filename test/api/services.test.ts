@@ -33,7 +33,7 @@ let deps: PlanDeps;
 beforeAll(async () => {
   api = await startTestApi();
   tenant = await createTenant(api);
-  deps = { db: api.deps.db, temporal: api.deps.temporal, callDeadlineMs: api.deps.config.temporal.callDeadlineMs, log: api.deps.logger };
+  deps = { db: api.deps.db, temporal: api.deps.temporal, log: api.deps.logger };
 });
 afterAll(() => api?.close());
 
@@ -180,7 +180,7 @@ it("reads conversations through the service: another tenant's or an unknown agen
   expect(await listConversations(scope, { contact_id: randomUUID() }, { skip: 0, limit: 5 })).toEqual({ items: [], total: 0, skip: 0, limit: 5 });
   await expect(listAgentConversations(scope, randomUUID(), undefined, {}, { skip: 0, limit: 5 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   const id = randomUUID();
-  await expect(runUnit(api.deps.db, context(), (unit) => closeConversation(unit, api.deps.temporal, id))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  await expect(closeConversation(api.deps, context(), id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   expect(await auditOf(id)).toEqual([]);
 });
 

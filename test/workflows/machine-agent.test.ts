@@ -37,7 +37,7 @@ let currentLlm: LlmProvider | null = null;
 beforeAll(async () => {
   [pg, env] = await Promise.all([startTestPostgres(), createTimeSkippingEnv()]);
   await registerSearchAttributes(env); // the dispatcher and notification starts set TenantId/ResourceId, as in production
-  const gateway: TemporalGateway = { client: async () => env.client, ping: async () => undefined, close: async () => undefined };
+  const gateway: TemporalGateway = { client: async () => env.client, callDeadlineMs: 5_000, ping: async () => undefined, close: async () => undefined };
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUES.main,

@@ -46,7 +46,7 @@ beforeAll(async () => {
   const suffix = randomUUID().slice(0, 8);
   tenantId = (await provisionTenant(pg.db, { name: `wh ${suffix}`, plan: 'enterprise', adminEmail: `admin-${suffix}@example.com`, adminPassword: 'pw-0123456789' })).tenant_id;
   const workflowsPath = require.resolve('../../workflows');
-  const gateway: TemporalGateway = { client: async () => env.client, ping: async () => undefined, close: async () => undefined };
+  const gateway: TemporalGateway = { client: async () => env.client, callDeadlineMs: 5_000, ping: async () => undefined, close: async () => undefined };
   [webhookWorker, mainWorker] = await Promise.all([
     Worker.create({
       connection: env.nativeConnection,

@@ -1,4 +1,4 @@
-import { BoundedGate } from '../../../api/bounded-gate';
+import { BoundedGate } from '../../../infra/bounded-gate';
 
 function deferred() {
   let resolve!: () => void;

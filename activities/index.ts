@@ -9,11 +9,12 @@ import { createPrivacyErasureActivities } from './privacy/erasure';
 import { createPrivacyExportActivities } from './privacy/exports';
 import { createReportActivities } from './reports';
 import { createRetentionActivities } from './privacy/retention';
-import { createWebhookDeliveryActivities } from './webhooks/deliver';
+import { createWebhookDeliveryActivities, LEASE_WAIT_MS } from './webhooks/deliver';
 import { createWebhookHealthActivities } from './webhooks/health';
 import type { Transporter } from 'nodemailer';
 import { TemporalGateway } from '../infra/temporal';
 import type { LlmProvider } from '../domain/llm/provider';
+import type { OutboundConfig } from '../infra/config';
 import { startNotificationDelivery } from '../orchestration/notifications';
 
 export interface ActivityDeps {
@@ -31,6 +32,8 @@ export interface ActivityDeps {
   whatsappApiBaseUrl: string;
   /** The configured language model (infra/llm.ts); null: built-in engine. */
   llm: LlmProvider | null;
+  /** Timeouts, tenants' shares of the outbound pools, the webhook circuit breaker. */
+  outbound: OutboundConfig;
 }
 
 /** Every activity the worker registers, built from real dependencies. */
@@ -43,6 +46,10 @@ export function createActivities(deps: ActivityDeps) {
       dataEncryptionKey: deps.dataEncryptionKey,
       allowPrivateDestinations: deps.allowPrivateWebhookDestinations,
       startNotification,
+      timeoutMs: deps.outbound.webhookResponseTimeoutMs,
+      connectTimeoutMs: deps.outbound.webhookConnectTimeoutMs,
+      tenantLimits: { maxInFlight: deps.outbound.webhookAttemptsPerTenant, maxWaiting: deps.outbound.webhookWaitingPerTenant, maxWaitMs: LEASE_WAIT_MS },
+      breaker: { failureThreshold: deps.outbound.breakerFailureThreshold, openMs: deps.outbound.breakerOpenMs },
     }),
     ...createWebhookHealthActivities({ db: deps.db, startNotification }),
     ...createMaintenanceActivities({ db: deps.db }),

@@ -42,6 +42,8 @@ export interface Config {
   smtp: { url: string | null; from: string };
   logLevel: string;
   webhooks: { allowPrivateDestinations: boolean };
+  /** Calls to tenants' destinations: timeouts, each tenant's share of the shared pools, the webhook circuit breaker. */
+  outbound: OutboundConfig;
   /** OpenAI-compatible language model (DESIGN.md, Language models); null base URL: built-in engine only. */
   llm: LlmConfig;
   /** WhatsApp Cloud API base URL for outbound messages (WHATSAPP_API_BASE_URL). */
@@ -70,6 +72,31 @@ export interface AuthLimitsConfig {
   passwordChecksQueued: number;
   /** How long a process trusts what it read of a user's status and token version (SESSION_CHECK_CACHE_MS, 5000). */
   sessionCheckCacheMs: number;
+}
+
+/**
+ * Fairness between tenants in the shared outbound pools of each process (infra/tenant-limiter.ts)
+ * and the webhook circuit breaker (domain/webhooks/circuit-breaker.ts). Shares are per process.
+ */
+export interface OutboundConfig {
+  /** Webhook POST: resolution, TCP and TLS set-up (WEBHOOK_CONNECT_TIMEOUT_MS, 3000). */
+  webhookConnectTimeoutMs: number;
+  /** Webhook POST: the whole attempt, answer included (WEBHOOK_RESPONSE_TIMEOUT_MS, 10000). */
+  webhookResponseTimeoutMs: number;
+  /** Webhook attempts of one tenant sending at once per worker (WEBHOOK_ATTEMPTS_PER_TENANT, 64). */
+  webhookAttemptsPerTenant: number;
+  /** Webhook attempts of one tenant waiting for a slot per worker (WEBHOOK_WAITING_PER_TENANT, 64). */
+  webhookWaitingPerTenant: number;
+  /** Consecutive timeouts or 5xx that open a webhook's circuit (WEBHOOK_BREAKER_FAILURES, 5). */
+  breakerFailureThreshold: number;
+  /** How long an open circuit sends nothing before one probe (WEBHOOK_BREAKER_OPEN_MS, 30000). */
+  breakerOpenMs: number;
+  /** Language-model calls of one tenant at once per process (LLM_CALLS_PER_TENANT, 4). */
+  llmCallsPerTenant: number;
+  /** Sends through tenants' own SMTP servers of one tenant at once per worker (SMTP_SENDS_PER_TENANT, 4). */
+  smtpSendsPerTenant: number;
+  /** Agent HTTP tool calls of one tenant at once per worker (TOOL_CALLS_PER_TENANT, 8). */
+  toolCallsPerTenant: number;
 }
 
 export interface LlmConfig {
@@ -209,6 +236,17 @@ export function loadConfig(env: Env = process.env): Config {
     smtp: { url: env.SMTP_URL || null, from: env.MAIL_FROM || 'Industrial Ops <no-reply@localhost>' },
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'warn' : 'info'),
     webhooks: { allowPrivateDestinations: allowPrivate },
+    outbound: {
+      webhookConnectTimeoutMs: count('WEBHOOK_CONNECT_TIMEOUT_MS', 3_000),
+      webhookResponseTimeoutMs: count('WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000),
+      webhookAttemptsPerTenant: count('WEBHOOK_ATTEMPTS_PER_TENANT', 64),
+      webhookWaitingPerTenant: count('WEBHOOK_WAITING_PER_TENANT', 64, 0),
+      breakerFailureThreshold: count('WEBHOOK_BREAKER_FAILURES', 5),
+      breakerOpenMs: count('WEBHOOK_BREAKER_OPEN_MS', 30_000),
+      llmCallsPerTenant: count('LLM_CALLS_PER_TENANT', 4),
+      smtpSendsPerTenant: count('SMTP_SENDS_PER_TENANT', 4),
+      toolCallsPerTenant: count('TOOL_CALLS_PER_TENANT', 8),
+    },
     llm: { baseUrl: env.LLM_BASE_URL?.trim() || null, apiKey: env.LLM_API_KEY?.trim() || null, model: env.LLM_MODEL?.trim() || 'gpt-4o-mini' },
     deprecations: parseDeprecations(env.API_DEPRECATIONS, problems),
     whatsapp: { apiBaseUrl: env.WHATSAPP_API_BASE_URL?.trim() || 'https://graph.facebook.com/v21.0' },

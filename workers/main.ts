@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     temporal,
     whatsappApiBaseUrl: config.whatsapp.apiBaseUrl,
     llm: llmProviderFrom(config.llm),
+    outbound: config.outbound,
   });
   const worker = await Worker.create({
     connection,

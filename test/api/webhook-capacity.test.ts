@@ -22,6 +22,8 @@ const HEALTHY_EVENTS = 20;
 const HEALTHY_EVERY_MS = 250;
 /** The isolation bound the test asserts: every delivery of the healthy tenant within this of its event. */
 const BOUND_MS = 10_000;
+/** Connections to the hung receiver that mean the burst holds its share (or, without one, every slot it can get). */
+const SATURATED = 60;
 /** Connections the receiver still counts as open after the worker closed them. */
 const CLOSING_IN_TRANSIT = 4;
 
@@ -127,6 +129,9 @@ describe('delivery capacity shared between tenants', () => {
       await createWebhook(victim, receiver.url(healthyPath));
 
       await appendEvents(attacker.tenantId, BURST_EVENTS, 'burst');
+      // The healthy tenant's events come once the burst holds the receiver's connections (the worst moment).
+      const share = Number(process.env.WEBHOOK_ATTEMPTS_PER_TENANT ?? 64);
+      await until(async () => hung.stats().open, (open) => open >= Math.min(share, SATURATED), 'the burst to hold its attempts', { timeoutMs: 30_000, intervalMs: 50 });
       const eventAt = new Map<string, number>();
       for (let i = 0; i < HEALTHY_EVENTS; i++) {
         const at = Date.now();
@@ -141,7 +146,6 @@ describe('delivery capacity shared between tenants', () => {
         .map((r) => r.receivedAt - eventAt.get(JSON.parse(r.body).id)!)
         .sort((a, b) => a - b);
       const attempts = hung.stats();
-      const share = Number(process.env.WEBHOOK_ATTEMPTS_PER_TENANT ?? 64);
       process.stderr.write(
         `[webhook-capacity] ${HUNG_WEBHOOKS} hung webhooks x ${BURST_EVENTS} events (${HUNG_WEBHOOKS * BURST_EVENTS} deliveries) against ${HEALTHY_EVENTS} healthy deliveries: ` +
           `healthy latency p50 ${percentile(latencies, 50)} ms, max ${latencies[latencies.length - 1]} ms; ` +

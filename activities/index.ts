@@ -64,6 +64,8 @@ export function createActivities(deps: ActivityDeps) {
       whatsappApiBaseUrl: deps.whatsappApiBaseUrl,
       allowPrivateDestinations: deps.allowPrivateWebhookDestinations,
       llm: deps.llm,
+      smtpSendsPerTenant: deps.outbound.smtpSendsPerTenant,
+      toolCallsPerTenant: deps.outbound.toolCallsPerTenant,
     }),
     ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm }),
   };

@@ -91,8 +91,6 @@ export interface OutboundConfig {
   breakerFailureThreshold: number;
   /** How long an open circuit sends nothing before one probe (WEBHOOK_BREAKER_OPEN_MS, 30000). */
   breakerOpenMs: number;
-  /** Language-model calls of one tenant at once per process (LLM_CALLS_PER_TENANT, 4). */
-  llmCallsPerTenant: number;
   /** Sends through tenants' own SMTP servers of one tenant at once per worker (SMTP_SENDS_PER_TENANT, 4). */
   smtpSendsPerTenant: number;
   /** Agent HTTP tool calls of one tenant at once per worker (TOOL_CALLS_PER_TENANT, 8). */
@@ -103,6 +101,8 @@ export interface LlmConfig {
   baseUrl: string | null;
   apiKey: string | null;
   model: string;
+  /** Calls of one tenant at once per process (LLM_CALLS_PER_TENANT, 4; infra/tenant-limiter.ts). */
+  callsPerTenant?: number;
 }
 
 export interface DeprecationRule {
@@ -243,11 +243,15 @@ export function loadConfig(env: Env = process.env): Config {
       webhookWaitingPerTenant: count('WEBHOOK_WAITING_PER_TENANT', 64, 0),
       breakerFailureThreshold: count('WEBHOOK_BREAKER_FAILURES', 5),
       breakerOpenMs: count('WEBHOOK_BREAKER_OPEN_MS', 30_000),
-      llmCallsPerTenant: count('LLM_CALLS_PER_TENANT', 4),
       smtpSendsPerTenant: count('SMTP_SENDS_PER_TENANT', 4),
       toolCallsPerTenant: count('TOOL_CALLS_PER_TENANT', 8),
     },
-    llm: { baseUrl: env.LLM_BASE_URL?.trim() || null, apiKey: env.LLM_API_KEY?.trim() || null, model: env.LLM_MODEL?.trim() || 'gpt-4o-mini' },
+    llm: {
+      baseUrl: env.LLM_BASE_URL?.trim() || null,
+      apiKey: env.LLM_API_KEY?.trim() || null,
+      model: env.LLM_MODEL?.trim() || 'gpt-4o-mini',
+      callsPerTenant: count('LLM_CALLS_PER_TENANT', 4),
+    },
     deprecations: parseDeprecations(env.API_DEPRECATIONS, problems),
     whatsapp: { apiBaseUrl: env.WHATSAPP_API_BASE_URL?.trim() || 'https://graph.facebook.com/v21.0' },
     metricsToken: env.METRICS_TOKEN?.trim() || null,

@@ -71,7 +71,7 @@ export interface WebhookDeliveryDeps {
   /** One tenant's share of this process's attempts; the process shares one limiter (the first caller's limits). */
   tenantLimits?: TenantLimits;
   /** Failures that open a circuit and how long it stays open (the probe's claim lasts as long as a lease). */
-  breaker?: Pick<BreakerSettings, 'failureThreshold' | 'openMs'>;
+  breaker?: Partial<Pick<BreakerSettings, 'failureThreshold' | 'openMs'>>;
 }
 
 /** Ids only: the workflow history never holds a URL, a body or a secret. */

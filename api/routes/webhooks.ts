@@ -248,7 +248,7 @@ export function webhookRoutes(): ApiRouter {
     body: Joi.object({ description: Joi.string().trim().min(1).max(MAX_DESCRIPTION_LENGTH).required() }),
     responses: { 200: { description: 'Suggested configuration' } },
     handler: async (ctx, { body }) => {
-      ctx.body = await draftWebhookConfig(ctx.deps, ctx.state.log, body.description);
+      ctx.body = await draftWebhookConfig(ctx.deps, ctx.state.log, userOf(ctx).tenantId, body.description);
     },
   });
 

@@ -65,7 +65,14 @@ export async function admitThroughBreaker(db: Db, key: BreakerKey, deliveryId: s
  * it: a success on a webhook that had no breaker row (never failed) writes nothing. A webhook
  * deleted meanwhile has no row to write (its breaker went with it): nothing is recorded.
  */
-export async function recordBreakerVerdict(db: Db, key: BreakerKey, deliveryId: string, verdict: AttemptVerdict, known: BreakerState | null, settings: BreakerSettings): Promise<void> {
+export async function recordBreakerVerdict(
+  db: Db,
+  key: BreakerKey,
+  deliveryId: string,
+  verdict: AttemptVerdict,
+  known: BreakerState | null,
+  settings: BreakerSettings,
+): Promise<void> {
   if (verdict !== 'failure' && known === null) return;
   await db.transaction(async (tx) => {
     if (verdict === 'failure') {

@@ -131,7 +131,12 @@ describe('delivery capacity shared between tenants', () => {
       await appendEvents(attacker.tenantId, BURST_EVENTS, 'burst');
       // The healthy tenant's events come once the burst holds the receiver's connections (the worst moment).
       const share = Number(process.env.WEBHOOK_ATTEMPTS_PER_TENANT ?? 64);
-      await until(async () => hung.stats().open, (open) => open >= Math.min(share, SATURATED), 'the burst to hold its attempts', { timeoutMs: 30_000, intervalMs: 50 });
+      await until(
+        async () => hung.stats().open,
+        (open) => open >= Math.min(share, SATURATED),
+        'the burst to hold its attempts',
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
       const eventAt = new Map<string, number>();
       for (let i = 0; i < HEALTHY_EVENTS; i++) {
         const at = Date.now();

@@ -34,7 +34,7 @@ describe('safeActivityFailure', () => {
     expect(asFailure('a string thrown')).toMatchObject({ message: 'a string thrown', nonRetryable: false });
   });
 
-  it("retries a tenant over its share later, after a delay of at least a second that grows with the attempts, without counting a failure", () => {
+  it('retries a tenant over its share later, after a delay of at least a second that grows with the attempts, without counting a failure', () => {
     const busy = safeActivityFailure(new TenantCapacityError('webhook_attempts', 'full'), 1) as ApplicationFailure;
     expect(busy).toMatchObject({ type: 'TenantBusy', nonRetryable: false });
     const delay = Number(busy.nextRetryDelay);

@@ -12,26 +12,24 @@ describe('TenantLimiter', () => {
   it("bounds one tenant's calls in flight and waiting, refuses the rest at once, and leaves other tenants untouched", async () => {
     const limiter = new TenantLimiter('test', { maxInFlight: 2, maxWaiting: 1, maxWaitMs: 10_000 });
     const release = deferred();
-    let running = 0;
-    let peak = 0;
-    const task = async () => {
-      running += 1;
-      peak = Math.max(peak, running);
+    const started: string[] = [];
+    const task = (name: string) => async () => {
+      started.push(name);
       await release.promise;
-      running -= 1;
       return 'done';
     };
-    const a = [limiter.run('a', task), limiter.run('a', task), limiter.run('a', task)];
+    const a = [limiter.run('a', task('a1')), limiter.run('a', task('a2')), limiter.run('a', task('a3'))];
     expect(limiter.inFlight('a')).toBe(2);
     expect(limiter.waiting('a')).toBe(1);
     // The fourth of tenant a finds its share and its waiting room full: refused without waiting.
-    await expect(limiter.run('a', task)).rejects.toEqual(refusal('full'));
+    await expect(limiter.run('a', task('a4'))).rejects.toEqual(refusal('full'));
+    expect(started).toEqual(['a1', 'a2']);
     // Tenant b is not behind a: it runs at once.
     expect(await limiter.run('b', async () => 'b ran')).toBe('b ran');
     expect(limiter.totals()).toEqual({ inFlight: 2, waiting: 1 });
     release.resolve();
     expect(await Promise.all(a)).toEqual(['done', 'done', 'done']);
-    expect(peak).toBe(2);
+    expect(started).toEqual(['a1', 'a2', 'a3']);
     expect(limiter.refused).toBe(1);
     expect(limiter.totals()).toEqual({ inFlight: 0, waiting: 0 });
   });

@@ -10,7 +10,7 @@
  *   so no personal data reaches a failure, a history or the Temporal UI.
  * - Failures Temporal itself produced (cancellation and the like) pass through untouched.
  * - A tenant over its share of a shared outbound pool (infra/tenant-limiter.ts) is retried later,
- *   after a jittered delay that grows with the activity's attempts: at least 1 s, so a local
+ *   after a jittered delay that grows with the activity's attempts: at least 2 s, so a local
  *   activity waits on a workflow timer rather than in the worker's slots.
  */
 import { Context } from '@temporalio/activity';
@@ -46,10 +46,10 @@ export function scrubMessage(message: string): string {
   return redactPii(message.slice(0, MAX_MESSAGE * 2)).text.slice(0, MAX_MESSAGE);
 }
 
-const TENANT_BUSY_BASE_MS = 2_000;
+const TENANT_BUSY_BASE_MS = 4_000;
 const TENANT_BUSY_MAX_MS = 60_000;
 
-/** Between half and all of 2 s × 2^(attempt-1), at most 60 s: retries of a busy tenant thin out instead of churning. */
+/** Between half and all of 4 s × 2^(attempt-1), at most 60 s: retries of a busy tenant thin out instead of churning. */
 export function tenantBusyDelayMs(attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(TENANT_BUSY_MAX_MS, TENANT_BUSY_BASE_MS * 2 ** Math.min(Math.max(attempt - 1, 0), 10));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));

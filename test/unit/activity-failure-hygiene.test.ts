@@ -38,10 +38,10 @@ describe('safeActivityFailure', () => {
     const busy = safeActivityFailure(new TenantCapacityError('webhook_attempts', 'full'), 1) as ApplicationFailure;
     expect(busy).toMatchObject({ type: 'TenantBusy', nonRetryable: false });
     const delay = Number(busy.nextRetryDelay);
-    expect(delay).toBeGreaterThanOrEqual(1_000);
-    expect(delay).toBeLessThanOrEqual(2_000);
-    expect(tenantBusyDelayMs(1, () => 0)).toBe(1_000);
-    expect(tenantBusyDelayMs(3, () => 1)).toBe(8_000);
+    expect(delay).toBeGreaterThanOrEqual(2_000);
+    expect(delay).toBeLessThanOrEqual(4_000);
+    expect(tenantBusyDelayMs(1, () => 0)).toBe(2_000);
+    expect(tenantBusyDelayMs(3, () => 1)).toBe(16_000);
     expect(tenantBusyDelayMs(50, () => 1)).toBe(60_000);
   });
 });

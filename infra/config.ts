@@ -121,6 +121,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const MIN_SECRET_LENGTH = 32;
+const MAX_WEBHOOK_RESPONSE_TIMEOUT_MS = 20_000;
 
 /** How to reach Temporal: a self-hosted cluster with TLS or mTLS, Temporal Cloud with an API key, or the dev server. */
 export interface TemporalConfig {
@@ -257,6 +258,10 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     workerHttp: { host: env.WORKER_HTTP_HOST || '127.0.0.1', port: port('WORKER_HTTP_PORT', 3001) },
   };
+  // An attempt holds its webhook lease (30 s) and runs within its activity's 30 s: its deadline stays well inside both.
+  if (config.outbound.webhookResponseTimeoutMs > MAX_WEBHOOK_RESPONSE_TIMEOUT_MS) {
+    problems.push(`WEBHOOK_RESPONSE_TIMEOUT_MS must be at most ${MAX_WEBHOOK_RESPONSE_TIMEOUT_MS}`);
+  }
   if (config.secrets.jwt && config.secrets.jwt === config.secrets.internalJwt) {
     problems.push('JWT_SECRET and INTERNAL_JWT_SECRET must differ');
   }

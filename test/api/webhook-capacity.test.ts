@@ -9,6 +9,8 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { appendEvent } from '../../db/outbox';
+import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
+import { workflowIds } from '../../infra/workflow-ids';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 import { sample } from '../support/prometheus';
 import { until } from '../support/until';
@@ -103,9 +105,16 @@ describe('webhook circuit breaker', () => {
     expect(opened.consecutive_failures).toBe(5);
     expect(Date.now() - Date.parse(opened.since)).toBeLessThan(30_000);
 
-    // While open, a new event's attempt is deferred: nothing reaches the receiver, no attempt is logged.
+    // While open, a new event's attempt is deferred: its workflow records the deferral (a retry of
+    // the attempt, not a failed attempt), nothing reaches the receiver, no attempt is logged.
     const [deferredEvent] = await appendEvents(tenant.tenantId, 1, 'while-open');
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const delivery = (await api.deps.temporal.client()).workflow.getHandle(workflowIds.webhookDelivery(tenant.tenantId, deliveryIdFor(deferredEvent, webhookId)));
+    await until(
+      async () => JSON.stringify(await delivery.fetchHistory().catch(() => null)),
+      (history) => history.includes('WebhookCircuitOpen'),
+      'the attempt to be deferred by the open circuit',
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
     expect(receiver.on(path)).toHaveLength(5);
     expect(await api.deps.db('webhook_deliveries').where({ webhook_id: webhookId, event_id: deferredEvent })).toHaveLength(0);
 

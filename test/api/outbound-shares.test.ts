@@ -1,14 +1,15 @@
 /**
- * A conversation reply through the tenant's own SMTP server runs within the tenant's share of the
- * process's SMTP sends (infra/tenant-limiter.ts): with the share taken, the send waits briefly and
- * is then refused (the activity is retried later, TenantBusy) with nothing sent and the message
- * still pending; once the share is free, the same message is sent once.
+ * The tenant shares of the worker's outbound pools beyond webhooks (infra/tenant-limiter.ts), as
+ * the activities use them: with a tenant's share taken, an agent's HTTP tool call and a
+ * conversation reply through the tenant's own SMTP server are refused before anything is sent or
+ * logged (the activity is retried later, TenantBusy), and go through once, once the share is free.
  */
 import { randomUUID } from 'node:crypto';
+import { runToolCall } from '../../activities/conversation-tools';
 import { createConversationActivities } from '../../activities/conversations';
 import { contactByEmail, openConversation, storeMessageBody } from '../../db/queries/conversations';
 import { tenantScope } from '../../db/tenant-scope';
-import { TenantCapacityError, tenantLimiter } from '../../infra/tenant-limiter';
+import { TenantCapacityError, TenantLimiter, tenantLimiter } from '../../infra/tenant-limiter';
 import { createTenant, startTestApi, TestApi } from '../support/api';
 import { waitForMail } from '../support/mail';
 
@@ -17,6 +18,21 @@ beforeAll(async () => {
   api = await startTestApi();
 });
 afterAll(() => api?.close());
+
+it("refuses a tool call beyond its tenant's share before sending or logging it", async () => {
+  const tenant = await createTenant(api);
+  const shares = new TenantLimiter('tool_calls', { maxInFlight: 1, maxWaiting: 0, maxWaitMs: 0 });
+  let release!: () => void;
+  const held = shares.run(tenant.tenantId, () => new Promise<void>((resolve) => (release = resolve)));
+  const ctx = { tenantId: tenant.tenantId, conversationId: randomUUID(), messageId: randomUUID(), agentId: randomUUID(), contactId: randomUUID(), now: new Date() };
+  const call = { tool: { id: randomUUID(), name: 'erp_lookup', kind: 'http' as const, url: 'https://erp.example.invalid/lookup', parameters: {} }, arguments: { asset: 'P-101' } };
+
+  await expect(runToolCall(api.deps.db, ctx, call, shares)).rejects.toBeInstanceOf(TenantCapacityError);
+  expect(await api.deps.db('tool_calls').where({ tenant_id: tenant.tenantId, message_id: ctx.messageId })).toHaveLength(0);
+  expect(shares.refused).toBe(1);
+  release();
+  await held;
+});
 
 it("refuses a reply beyond its tenant's share of SMTP sends without sending it, and sends it once the share is free", async () => {
   const tenant = await createTenant(api);

@@ -10,6 +10,7 @@ import { Priority, PRIORITIES } from '../db/queries/maintenance';
 import { tenantScope } from '../db/tenant-scope';
 import type { PlannedCall, ToolOutcome } from '../domain/agents/reply-engine';
 import { postSigned } from '../infra/outbound/safe-http';
+import type { TenantLimiter } from '../infra/tenant-limiter';
 import { isoTime } from '../domain/time';
 
 export interface ToolCallContext {
@@ -116,8 +117,12 @@ async function logCall(db: Queryable, ctx: ToolCallContext, call: PlannedCall, o
 
 const priorityOf = (v: unknown): Priority => ((PRIORITIES as readonly unknown[]).includes(v) ? (v as Priority) : 'medium');
 
-/** Runs the call once per (message, tool) and logs it; a repeat returns the logged outcome. */
-export async function runToolCall(db: Db, ctx: ToolCallContext, call: PlannedCall): Promise<ToolOutcome> {
+/**
+ * Runs the call once per (message, tool) and logs it; a repeat returns the logged outcome. An
+ * http tool's call runs within its tenant's share of `httpCalls` (a refusal is thrown before
+ * anything is logged, so the activity's retry makes the call later).
+ */
+export async function runToolCall(db: Db, ctx: ToolCallContext, call: PlannedCall, httpCalls: TenantLimiter): Promise<ToolOutcome> {
   const previous = await loggedCall(db, ctx, call.tool.name);
   if (previous) return previous.outcome;
   const started = performance.now();
@@ -151,7 +156,7 @@ export async function runToolCall(db: Db, ctx: ToolCallContext, call: PlannedCal
   }
 
   // Database errors propagate (the activity retries); an http tool's failures are outcomes.
-  const outcome = tool.kind === 'http' ? await callHttpTool(tool.url, call.arguments) : await assetHealth(db, ctx.tenantId, ref);
+  const outcome = tool.kind === 'http' ? await httpCalls.run(ctx.tenantId, () => callHttpTool(tool.url, call.arguments)) : await assetHealth(db, ctx.tenantId, ref);
   await logCall(db, ctx, call, outcome, elapsed());
   return (await loggedCall(db, ctx, tool.name))?.outcome ?? outcome;
 }

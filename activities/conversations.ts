@@ -13,6 +13,7 @@ import { secretContexts } from '../domain/agents/channel-secrets';
 import { CREDENTIAL_BINDINGS, unboundFields } from '../domain/credentials/destination-binding';
 import { AgentTool, composeReply, planReply, ReplyPlan, ToolOutcome } from '../domain/agents/reply-engine';
 import type { LlmProvider } from '../domain/llm/provider';
+import { TenantCapacityError, tenantLimiter } from '../infra/tenant-limiter';
 import { decryptSecret } from '../infra/crypto';
 import { ChannelSendResult, sendEmail, sendWhatsappText } from './channel-delivery';
 import { runToolCall } from './conversation-tools';
@@ -27,8 +28,14 @@ export interface ConversationActivityDeps {
   allowPrivateDestinations: boolean;
   /** The configured language model; null: the built-in engine answers. */
   llm: LlmProvider | null;
+  /** One tenant's share of this process's sends through tenants' SMTP servers and of its agent HTTP tool calls (defaults 4 and 8). */
+  smtpSendsPerTenant?: number;
+  toolCallsPerTenant?: number;
   now?: () => Date;
 }
+
+/** Waiting for a share of SMTP sends or tool calls holds an activity slot: a short wait, then a retry later (TenantBusy). */
+const TENANT_SHARE_WAIT_MS = 2_000;
 
 export type AnswerOutcome =
   { kind: 'reply'; replyId: string } | { kind: 'score_recorded'; replyId: string } | { kind: 'skipped'; reason: 'message_not_found' | 'agent_not_active' | NoReplyReason };
@@ -48,6 +55,9 @@ type Channel = 'whatsapp' | 'email';
 export function createConversationActivities(deps: ConversationActivityDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
+  const share = (pool: string, perTenant: number) => tenantLimiter(pool, { maxInFlight: perTenant, maxWaiting: perTenant, maxWaitMs: TENANT_SHARE_WAIT_MS });
+  const smtpSends = share('smtp_sends', deps.smtpSendsPerTenant ?? 4);
+  const toolCalls = share('tool_calls', deps.toolCallsPerTenant ?? 8);
 
   async function agentTools(tenantId: string, ids: string[]): Promise<AgentTool[]> {
     if (ids.length === 0) return [];
@@ -57,6 +67,7 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
 
   /** The reply text: the configured model writes it when the agent uses one, the built-in engine otherwise (and on failure). */
   async function replyText(
+    tenantId: string,
     agent: { name: string; system_prompt: string; model: string; temperature: number },
     inbound: string,
     plan: ReplyPlan,
@@ -68,6 +79,7 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
     try {
       const toolNote = outcome ? `Tool ${'call' in plan && plan.call ? plan.call.tool.name : ''} returned: ${JSON.stringify(outcome)}` : 'No tool was called.';
       const result = await deps.llm.complete({
+        tenantId,
         model: agent.model,
         temperature: agent.temperature,
         messages: [
@@ -76,7 +88,8 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
         ],
       });
       return result.text.trim() || builtIn;
-    } catch {
+    } catch (err) {
+      if (err instanceof TenantCapacityError) throw err; // retried later (TenantBusy): the tenant has its share of the model's calls
       return builtIn;
     }
   }
@@ -125,23 +138,25 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
     const domain = String(account.email_address).split('@')[1] ?? 'localhost';
     const subject = inbound?.subject ? (/^re:/i.test(inbound.subject) ? inbound.subject : `Re: ${inbound.subject}`) : 'Re: your message';
     const threadId = inbound?.provider_message_id && inbound.provider_message_id.startsWith('<') ? inbound.provider_message_id : undefined;
-    return sendEmail(
-      {
-        host: account.smtp_host,
-        port: account.smtp_port,
-        secure: account.smtp_secure,
-        username: account.username,
-        password: account.password_encrypted ? decryptSecret(account.password_encrypted, key, secretContexts.emailPassword(account.id)) : null,
-      },
-      deps.allowPrivateDestinations,
-      {
-        from: account.email_address,
-        to: contact.email,
-        subject,
-        text: message.body,
-        messageId: `<${message.id}@${domain}>`,
-        ...(threadId ? { inReplyTo: threadId, references: [threadId] } : {}),
-      },
+    return smtpSends.run(scope.tenantId, () =>
+      sendEmail(
+        {
+          host: account.smtp_host,
+          port: account.smtp_port,
+          secure: account.smtp_secure,
+          username: account.username,
+          password: account.password_encrypted ? decryptSecret(account.password_encrypted, key, secretContexts.emailPassword(account.id)) : null,
+        },
+        deps.allowPrivateDestinations,
+        {
+          from: account.email_address,
+          to: contact.email,
+          subject,
+          text: message.body,
+          messageId: `<${message.id}@${domain}>`,
+          ...(threadId ? { inReplyTo: threadId, references: [threadId] } : {}),
+        },
+      ),
     );
   }
 
@@ -195,9 +210,10 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
             db,
             { tenantId: input.tenantId, conversationId: input.conversationId, messageId: input.messageId, agentId: agent.id, contactId: conversation.contact_id, now: at },
             call,
+            toolCalls,
           )
         : null;
-      const text = await replyText(agent, inbound.body, plan, outcome, tools);
+      const text = await replyText(input.tenantId, agent, inbound.body, plan, outcome, tools);
       const stored = await storeMessageBody(scope, { conversationId: input.conversationId, direction: 'outbound', body: text, idempotencyKey: `reply:${input.messageId}` });
       // Null: a concurrent attempt stored it first.
       const replyId = stored?.id ?? (await outboundByKey(scope, `reply:${input.messageId}`))!.id;

@@ -9,11 +9,17 @@
  *   values), and every other message goes through the PII redaction (emails, phones, ids, cards),
  *   so no personal data reaches a failure, a history or the Temporal UI.
  * - Failures Temporal itself produced (cancellation and the like) pass through untouched.
+ * - A tenant over its share of a shared outbound pool (infra/tenant-limiter.ts) is retried later,
+ *   after a jittered delay that grows with the activity's attempts: at least 2 s, so a local
+ *   activity waits on a workflow timer rather than in the worker's slots.
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
 import { redactPii } from '../domain/privacy/pii';
 import { isPostgresError } from '../infra/error-chain';
+
+import { TenantCapacityError } from '../infra/tenant-limiter';
 
 const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError', 'EvalError', 'URIError']);
 /** SQLSTATE classes that no retry can fix. */
@@ -30,8 +36,20 @@ export function scrubMessage(message: string): string {
   return redactPii(message.slice(0, MAX_MESSAGE * 2)).text.slice(0, MAX_MESSAGE);
 }
 
+const TENANT_BUSY_BASE_MS = 4_000;
+const TENANT_BUSY_MAX_MS = 60_000;
+
+/** Between half and all of 4 s × 2^(attempt-1), at most 60 s: retries of a busy tenant thin out instead of churning. */
+export function tenantBusyDelayMs(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(TENANT_BUSY_MAX_MS, TENANT_BUSY_BASE_MS * 2 ** Math.min(Math.max(attempt - 1, 0), 10));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
 /** The failure an activity error becomes: classified, scrubbed, never carrying the original text. */
-export function safeActivityFailure(err: unknown): unknown {
+export function safeActivityFailure(err: unknown, attempt = 1): unknown {
+  if (err instanceof TenantCapacityError) {
+    return ApplicationFailure.create({ message: err.message, type: 'TenantBusy', nextRetryDelay: tenantBusyDelayMs(attempt) });
+  }
   if (err instanceof ApplicationFailure) {
     return ApplicationFailure.create({
       message: scrubMessage(err.message),
@@ -58,7 +76,7 @@ class FailureHygiene implements ActivityInboundCallsInterceptor {
     try {
       return await next(input);
     } catch (err) {
-      throw safeActivityFailure(err);
+      throw safeActivityFailure(err, Context.current().info.attempt);
     }
   }
 }

@@ -9,11 +9,12 @@ import { createPrivacyErasureActivities } from './privacy/erasure';
 import { createPrivacyExportActivities } from './privacy/exports';
 import { createReportActivities } from './reports';
 import { createRetentionActivities } from './privacy/retention';
-import { createWebhookDeliveryActivities } from './webhooks/deliver';
+import { createWebhookDeliveryActivities, LEASE_WAIT_MS } from './webhooks/deliver';
 import { createWebhookHealthActivities } from './webhooks/health';
 import type { Transporter } from 'nodemailer';
 import { TemporalGateway } from '../infra/temporal';
 import type { LlmProvider } from '../domain/llm/provider';
+import type { OutboundConfig } from '../infra/config';
 import { startNotificationDelivery } from '../orchestration/notifications';
 import type { PdfLimitsConfig } from '../infra/config';
 import { createPdfReader } from './extraction/pdf-text';
@@ -35,6 +36,9 @@ export interface ActivityDeps {
   llm: LlmProvider | null;
   /** PDF_PARSE_MAX_HEAP_MB and PDF_PARSES_IN_FLIGHT: PDF text extraction. */
   pdf: PdfLimitsConfig;
+
+  /** Timeouts, tenants' shares of the outbound pools, the webhook circuit breaker. */
+  outbound: OutboundConfig;
 }
 
 /** Every activity the worker registers, built from real dependencies. */
@@ -47,6 +51,10 @@ export function createActivities(deps: ActivityDeps) {
       dataEncryptionKey: deps.dataEncryptionKey,
       allowPrivateDestinations: deps.allowPrivateWebhookDestinations,
       startNotification,
+      timeoutMs: deps.outbound.webhookResponseTimeoutMs,
+      connectTimeoutMs: deps.outbound.webhookConnectTimeoutMs,
+      tenantLimits: { maxInFlight: deps.outbound.webhookAttemptsPerTenant, maxWaiting: deps.outbound.webhookWaitingPerTenant, maxWaitMs: LEASE_WAIT_MS },
+      breaker: { failureThreshold: deps.outbound.breakerFailureThreshold, openMs: deps.outbound.breakerOpenMs },
     }),
     ...createWebhookHealthActivities({ db: deps.db, startNotification }),
     ...createMaintenanceActivities({ db: deps.db }),
@@ -61,6 +69,8 @@ export function createActivities(deps: ActivityDeps) {
       whatsappApiBaseUrl: deps.whatsappApiBaseUrl,
       allowPrivateDestinations: deps.allowPrivateWebhookDestinations,
       llm: deps.llm,
+      smtpSendsPerTenant: deps.outbound.smtpSendsPerTenant,
+      toolCallsPerTenant: deps.outbound.toolCallsPerTenant,
     }),
     ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm, pdf: createPdfReader(deps.pdf) }),
   };

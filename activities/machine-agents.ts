@@ -18,6 +18,7 @@ import { tenantAdminEmails } from '../db/queries/webhooks';
 import { TriggerConfig } from '../domain/agents/agents';
 import { MAX_MODEL_REPLY_LENGTH, machineAgentPrompt, machineAgentReply, NO_ASSET } from '../domain/agents/machine-agent';
 import type { LlmProvider } from '../domain/llm/provider';
+import { TenantCapacityError } from '../infra/tenant-limiter';
 import { isTaskEvent, listsEventType } from '../domain/events/catalogue';
 
 export interface MachineAgentEventRef {
@@ -85,6 +86,7 @@ export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
     const draft = machineAgentReply({ agentName: agent.name, eventType: event.type, assetKey: ref.assetKey, data: event.data, notified: true });
     try {
       const answer = await deps.llm.complete({
+        tenantId: ref.tenantId,
         model: agent.model,
         temperature: Number(agent.temperature),
         messages: machineAgentPrompt({ systemPrompt: agent.system_prompt, agentName: agent.name, eventType: event.type, assetKey: ref.assetKey, data: event.data, draft }),
@@ -92,6 +94,7 @@ export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
       const text = answer.text.trim();
       return text ? text.slice(0, MAX_MODEL_REPLY_LENGTH) : null;
     } catch (err) {
+      if (err instanceof TenantCapacityError) throw err; // retried later (TenantBusy): the tenant has its share of the model's calls
       Context.current().log.warn('language model failed; the built-in engine writes the run', { error: (err as Error).message });
       return null;
     }

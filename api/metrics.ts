@@ -1,14 +1,16 @@
 import type { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { outboxBacklog, type OutboxBacklog } from '../db/outbox';
+import { BREAKER_STATES, breakerCounts } from '../db/queries/webhook-breakers';
 import { createMetricsRegistry } from '../infra/metrics';
 import { cachedFor } from '../infra/ttl-cache';
 
 /**
  * What the API measures (served at GET /metrics): every request by method, route template and
  * status; requests in flight; refusals by error code (RATE_LIMITED counts the tenant and login
- * limits); and the outbox backlog the dispatcher has not finished with, read from PostgreSQL at
- * scrape time (at most once per `OUTBOX_READ_EVERY_MS`, however many scrapers).
+ * limits); and the outbox backlog the dispatcher has not finished with and the webhooks per
+ * circuit-breaker state, read from PostgreSQL at scrape time (at most once per
+ * `OUTBOX_READ_EVERY_MS`, however many scrapers).
  */
 export interface ApiMetrics {
   readonly registry: Registry;
@@ -36,6 +38,7 @@ export function createApiMetrics(db: Knex): ApiMetrics {
     registers: [registry],
   });
   registerOutboxGauges(registry, db);
+  registerBreakerGauge(registry, db);
   return { registry, requestDuration, requestsInFlight, errors };
 }
 
@@ -58,4 +61,24 @@ function registerOutboxGauges(registry: Registry, db: Knex): void {
   gauge('outbox_events_retrying', 'Outbox events waiting for another dispatch attempt after a failure', (b) => b.retrying);
   gauge('outbox_events_parked', 'Outbox events given up on after repeated dispatch failures: requeue with POST /internal/outbox/{id}/requeue', (b) => b.parked);
   gauge('outbox_oldest_pending_seconds', 'Age of the oldest undispatched outbox event', (b) => b.oldest_pending_seconds);
+}
+
+/**
+ * Webhooks per circuit state, over every tenant (the circuit is shared by the worker processes,
+ * so PostgreSQL holds it): an alert on `state="open"` names the situation, GET of a webhook names
+ * the endpoint. Left out of the scrape when the read fails, like the outbox gauges.
+ */
+function registerBreakerGauge(registry: Registry, db: Knex): void {
+  const counts = cachedFor(OUTBOX_READ_EVERY_MS, () => breakerCounts(db).catch(() => null));
+  new Gauge({
+    name: 'webhook_circuit_breakers',
+    help: 'Webhooks by the state of their endpoint circuit breaker (closed, open, half_open)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const c = await counts();
+      if (c) for (const state of BREAKER_STATES) this.set({ state }, c[state]);
+    },
+  });
 }

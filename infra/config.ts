@@ -55,6 +55,8 @@ export interface Config {
   smtp: { url: string | null; from: string };
   logLevel: string;
   webhooks: { allowPrivateDestinations: boolean };
+  /** Calls to tenants' destinations: timeouts, each tenant's share of the shared pools, the webhook circuit breaker. */
+  outbound: OutboundConfig;
   /** OpenAI-compatible language model (DESIGN.md, Language models); null base URL: built-in engine only. */
   llm: LlmConfig;
   /** WhatsApp Cloud API base URL for outbound messages (WHATSAPP_API_BASE_URL). */
@@ -103,10 +105,35 @@ export interface AuthLimitsConfig {
   sessionCheckCacheMs: number;
 }
 
+/**
+ * Fairness between tenants in the shared outbound pools of each process (infra/tenant-limiter.ts)
+ * and the webhook circuit breaker (domain/webhooks/circuit-breaker.ts). Shares are per process.
+ */
+export interface OutboundConfig {
+  /** Webhook POST: resolution, TCP and TLS set-up (WEBHOOK_CONNECT_TIMEOUT_MS, 3000). */
+  webhookConnectTimeoutMs: number;
+  /** Webhook POST: the whole attempt, answer included (WEBHOOK_RESPONSE_TIMEOUT_MS, 10000). */
+  webhookResponseTimeoutMs: number;
+  /** Webhook attempts of one tenant sending at once per worker (WEBHOOK_ATTEMPTS_PER_TENANT, 64). */
+  webhookAttemptsPerTenant: number;
+  /** Webhook attempts of one tenant waiting for a slot per worker (WEBHOOK_WAITING_PER_TENANT, 64). */
+  webhookWaitingPerTenant: number;
+  /** Consecutive timeouts or 5xx that open a webhook's circuit (WEBHOOK_BREAKER_FAILURES, 5). */
+  breakerFailureThreshold: number;
+  /** How long an open circuit sends nothing before one probe (WEBHOOK_BREAKER_OPEN_MS, 30000). */
+  breakerOpenMs: number;
+  /** Sends through tenants' own SMTP servers of one tenant at once per worker (SMTP_SENDS_PER_TENANT, 4). */
+  smtpSendsPerTenant: number;
+  /** Agent HTTP tool calls of one tenant at once per worker (TOOL_CALLS_PER_TENANT, 8). */
+  toolCallsPerTenant: number;
+}
+
 export interface LlmConfig {
   baseUrl: string | null;
   apiKey: string | null;
   model: string;
+  /** Calls of one tenant at once per process (LLM_CALLS_PER_TENANT, 4; infra/tenant-limiter.ts). */
+  callsPerTenant?: number;
 }
 
 export interface DeprecationRule {
@@ -125,6 +152,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const MIN_SECRET_LENGTH = 32;
+const MAX_WEBHOOK_RESPONSE_TIMEOUT_MS = 20_000;
 
 /** How to reach Temporal: a self-hosted cluster with TLS or mTLS, Temporal Cloud with an API key, or the dev server. */
 export interface TemporalConfig {
@@ -248,7 +276,22 @@ export function loadConfig(env: Env = process.env): Config {
     smtp: { url: env.SMTP_URL || null, from: env.MAIL_FROM || 'Industrial Ops <no-reply@localhost>' },
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'warn' : 'info'),
     webhooks: { allowPrivateDestinations: allowPrivate },
-    llm: { baseUrl: env.LLM_BASE_URL?.trim() || null, apiKey: env.LLM_API_KEY?.trim() || null, model: env.LLM_MODEL?.trim() || 'gpt-4o-mini' },
+    outbound: {
+      webhookConnectTimeoutMs: count('WEBHOOK_CONNECT_TIMEOUT_MS', 3_000),
+      webhookResponseTimeoutMs: count('WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000),
+      webhookAttemptsPerTenant: count('WEBHOOK_ATTEMPTS_PER_TENANT', 64),
+      webhookWaitingPerTenant: count('WEBHOOK_WAITING_PER_TENANT', 64, 0),
+      breakerFailureThreshold: count('WEBHOOK_BREAKER_FAILURES', 5),
+      breakerOpenMs: count('WEBHOOK_BREAKER_OPEN_MS', 30_000),
+      smtpSendsPerTenant: count('SMTP_SENDS_PER_TENANT', 4),
+      toolCallsPerTenant: count('TOOL_CALLS_PER_TENANT', 8),
+    },
+    llm: {
+      baseUrl: env.LLM_BASE_URL?.trim() || null,
+      apiKey: env.LLM_API_KEY?.trim() || null,
+      model: env.LLM_MODEL?.trim() || 'gpt-4o-mini',
+      callsPerTenant: count('LLM_CALLS_PER_TENANT', 4),
+    },
     deprecations: parseDeprecations(env.API_DEPRECATIONS, problems),
     whatsapp: { apiBaseUrl: env.WHATSAPP_API_BASE_URL?.trim() || 'https://graph.facebook.com/v21.0' },
     metricsToken: env.METRICS_TOKEN?.trim() || null,
@@ -263,6 +306,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const smtpProblem = config.smtp.url && appEnv === 'production' ? smtpTlsProblem(config.smtp.url) : null;
   if (smtpProblem) problems.push(smtpProblem);
+
+  // An attempt holds its webhook lease (30 s) and runs within its activity's 30 s: its deadline stays well inside both.
+  if (config.outbound.webhookResponseTimeoutMs > MAX_WEBHOOK_RESPONSE_TIMEOUT_MS) {
+    problems.push(`WEBHOOK_RESPONSE_TIMEOUT_MS must be at most ${MAX_WEBHOOK_RESPONSE_TIMEOUT_MS}`);
+  }
   if (config.secrets.jwt && config.secrets.jwt === config.secrets.internalJwt) {
     problems.push('JWT_SECRET and INTERNAL_JWT_SECRET must differ');
   }

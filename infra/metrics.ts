@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { allTenantLimiters, type TenantLimiter } from './tenant-limiter';
 
 /**
  * Prometheus metrics of one process (API or worker), on prom-client: the process's own (CPU,
@@ -10,7 +11,30 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 export function createMetricsRegistry(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerTenantLimiterGauges(registry);
   return registry;
+}
+
+/**
+ * The per-tenant limiters of this process (infra/tenant-limiter.ts), summed over tenants by pool
+ * (webhook_attempts, llm_calls, smtp_sends, tool_calls): calls running, waiting, and refused since
+ * start. Tenant ids stay out of the labels; a refusal count that grows says some tenant is at its share.
+ */
+function registerTenantLimiterGauges(registry: Registry): void {
+  const gauge = (name: string, help: string, read: (limiter: TenantLimiter) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['pool'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const limiter of allTenantLimiters()) this.set({ pool: limiter.pool }, read(limiter));
+      },
+    });
+  gauge('tenant_outbound_calls_in_flight', 'Outbound calls running, by shared pool (all tenants)', (l) => l.totals().inFlight);
+  gauge('tenant_outbound_calls_waiting', "Outbound calls waiting for their tenant's share, by shared pool", (l) => l.totals().waiting);
+  gauge('tenant_outbound_calls_refused', "Outbound calls refused since start because their tenant's share was full (retried later), by pool", (l) => l.refused);
 }
 
 /** `Authorization: Bearer <token>` carries `token` (compared in constant time). */

@@ -194,12 +194,12 @@ export interface AiConfigDraft {
 }
 
 /** A configuration for a use case in words: the model's when one is configured and answers a valid one, the built-in engine's otherwise. */
-export async function draftWebhookConfig(deps: WebhookDeps, log: Pick<Logger, 'warn'>, description: string): Promise<AiConfigDraft> {
+export async function draftWebhookConfig(deps: WebhookDeps, log: Pick<Logger, 'warn'>, tenantId: string, description: string): Promise<AiConfigDraft> {
   const builtIn: AiConfigDraft = { engine: 'built-in', model: 'built-in', draft: true, suggestion: suggestWebhookConfig(description) };
   const provider = llmProviderFrom(deps.config.llm);
   if (!provider) return builtIn;
   try {
-    const answer = await provider.complete({ temperature: 0, messages: aiConfigMessages(description) });
+    const answer = await provider.complete({ tenantId, temperature: 0, messages: aiConfigMessages(description) });
     const suggestion = suggestionFromModel(answer.text);
     if (!suggestion) throw new Error('the language model did not answer a valid configuration');
     return { engine: answer.engine, model: answer.model, draft: true, suggestion };

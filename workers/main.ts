@@ -67,6 +67,8 @@ async function main(): Promise<void> {
     whatsappApiBaseUrl: config.whatsapp.apiBaseUrl,
     llm: llmProviderFrom(config.llm),
     pdf: config.pdf,
+
+    outbound: config.outbound,
   });
   const worker = await Worker.create({
     connection,

@@ -67,7 +67,8 @@ export const WORKER_TUNING: Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcu
  * The webhook queue's worker: an attempt is an I/O wait (or a short wait for its webhook's
  * in-flight limit), so many run at once; a slow receiver holds at most 16 running + 16 waiting,
  * a fast one 16 running + as many waiting as it serves within 2 s, at most 200 (half the slots;
- * activities/webhooks/lease-waiters.ts).
+ * activities/webhooks/lease-waiters.ts), and one tenant, whatever its webhooks, at most 64
+ * running + 64 waiting (WEBHOOK_ATTEMPTS_PER_TENANT, WEBHOOK_WAITING_PER_TENANT).
  * Since issue 19 an attempt is a local activity, which keeps its workflow task open while it runs
  * (measured: 1 workflow task and 6 history events per delivery, against 2 workflow tasks, 1
  * activity task and 11 events before, and 1 task and 5 events for an empty workflow): the

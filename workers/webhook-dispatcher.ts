@@ -65,7 +65,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         if (result.retrying > 0 || result.parked > 0)
           log.warn(result, 'some outbox events failed: each is retried on its own, or parked after repeated failures (GET /internal/outbox)');
         backoffMs = 0;
-        if (result.events === batchSize) continue; // more may be waiting: no pause
+        if (result.events === batchSize || result.leftOver > 0) continue; // more may be waiting: no pause
       } catch (err) {
         backoffMs = Math.min(MAX_ERROR_BACKOFF_MS, backoffMs === 0 ? 500 : backoffMs * 2);
         log.warn({ err: describeError(err), retryInMs: backoffMs }, 'outbox dispatch failed as a whole (database or Temporal unreachable); the events stay in the outbox');

@@ -19,6 +19,7 @@ import { extractionPrompt, parseModelAnswer } from '../../domain/extraction/mode
 import { subjectKeys } from '../../domain/extraction/subject';
 import type { ChunkResult, TemplateField } from '../../domain/extraction/types';
 import type { LlmProvider } from '../../domain/llm/provider';
+import { TenantCapacityError } from '../../infra/tenant-limiter';
 import { ObjectStore } from '../../infra/object-store';
 import { createPdfReader, PdfReader, PdfTextError } from './pdf-text';
 import { DEFAULT_PDF_LIMITS } from '../../infra/config';
@@ -91,11 +92,13 @@ export function createExtractionActivities(deps: ExtractionDeps) {
     }
   }
 
-  async function chunkWithModel(provider: LlmProvider, fields: TemplateField[], text: string, base: number): Promise<ChunkResult> {
+  async function chunkWithModel(tenantId: string, provider: LlmProvider, fields: TemplateField[], text: string, base: number): Promise<ChunkResult> {
     try {
-      const answer = await provider.complete({ messages: extractionPrompt(fields, text), temperature: 0 });
+      const answer = await provider.complete({ tenantId, messages: extractionPrompt(fields, text), temperature: 0 });
       return { engine: 'openai-compatible', model: answer.model, fields: parseModelAnswer(fields, answer.text, text, base) };
-    } catch {
+    } catch (err) {
+      // The tenant has its share of the model's calls: this chunk is retried later (TenantBusy), not answered by the built-in engine for good.
+      if (err instanceof TenantCapacityError) throw err;
       // Provider down or an answer that is not the JSON asked for: the built-in engine answers, and says so.
       return { engine: 'built-in', model: 'built-in', fellBack: true, fields: extractBuiltIn(fields, text, base) };
     }
@@ -146,7 +149,7 @@ export function createExtractionActivities(deps: ExtractionDeps) {
       if (!result) {
         const fields = row.template_fields;
         result = llm
-          ? await chunkWithModel(llm, fields, chunk.text, chunk.start_offset)
+          ? await chunkWithModel(ref.tenantId, llm, fields, chunk.text, chunk.start_offset)
           : { engine: 'built-in', model: 'built-in', fields: extractBuiltIn(fields, chunk.text, chunk.start_offset) };
         await db('extraction_chunks')
           .where({ extraction_id: ref.extractionId, chunk_index: ref.chunk })

@@ -2,10 +2,12 @@
  * Activities of the webhook delivery workflow. `deliverWebhookAttempt` is one attempt: it loads
  * the webhook and the event, signs the canonical payload, POSTs it, writes the delivery record and
  * returns what the receiver answered. It never throws for an HTTP outcome (the workflow judges
- * those and owns the schedule); it throws only for infrastructure trouble (database down) and when
- * its webhook stayed at its in-flight limit (16) for the 2 s it may wait in this process (or its
- * waiting room, sized by the receiver's speed, was full), and Temporal retries those (so they
- * never count as attempts of the schedule).
+ * those and owns the schedule); it throws only for infrastructure trouble (database down), when
+ * its tenant has its share of this process's attempts in flight and waiting (TenantBusy, see
+ * infra/tenant-limiter.ts), when its webhook stayed at its in-flight limit (16) for the 2 s it may
+ * wait in this process (or its waiting room, sized by the receiver's speed, was full), and while
+ * its endpoint's circuit is open (WebhookCircuitOpen, domain/webhooks/circuit-breaker.ts).
+ * Temporal retries those later, so none of them counts as an attempt of the schedule.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { appendAudit } from '../../db/audit';
@@ -18,16 +20,19 @@ import { classifyOutcome, DeliveryOutcome, DeliveryPolicy, HttpAttemptResult } f
 import { buildPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
 import { planNextAttempt } from '../../domain/webhooks/schedule';
 import { signDelivery } from '../../domain/webhooks/signing';
+import { type BreakerSettings, type BreakerState, verdictOf } from '../../domain/webhooks/circuit-breaker';
+import { admitThroughBreaker, breakerOf, recordBreakerVerdict } from '../../db/queries/webhook-breakers';
 import type { Resolver } from '../../infra/outbound/destination-guard';
+import { tenantLimiter, type TenantLimits } from '../../infra/tenant-limiter';
 import { LeaseWaiters } from './lease-waiters';
-import { postSigned } from '../../infra/outbound/safe-http';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, postSigned } from '../../infra/outbound/safe-http';
 
 /** Attempts of one webhook in flight at once, so one slow receiver cannot hold every worker slot. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 16;
 /** Longer than an attempt can last (10 s deadline + database), so only a dead worker's lease expires. */
 const LEASE_TTL = '30 seconds';
 /** How long an attempt waits in this process for a lease of a busy webhook before Temporal retries it. */
-const LEASE_WAIT_MS = 2_000;
+export const LEASE_WAIT_MS = 2_000;
 /** Re-check the database this often while waiting (leases released by other worker processes). */
 const LEASE_RECHECK_MS = 100;
 /**
@@ -36,6 +41,18 @@ const LEASE_RECHECK_MS = 100;
  * half to the other webhooks. The room within it follows the receiver's speed (lease-waiters.ts).
  */
 export const MAX_WAITERS_PER_WEBHOOK = 200;
+/**
+ * One tenant's share of this process's attempts (config.outbound): 64 sending and 64 waiting of
+ * the webhook worker's 400 slots, so a tenant whose receivers never answer holds under a third
+ * of them and three such tenants still leave room for the others. It waits as long as a webhook
+ * lease may be waited for.
+ */
+export const DEFAULT_TENANT_LIMITS: TenantLimits = { maxInFlight: 64, maxWaiting: 64, maxWaitMs: LEASE_WAIT_MS };
+export const DEFAULT_BREAKER: BreakerSettings = { failureThreshold: 5, openMs: 30_000, probeTtlMs: 30_000 };
+/** An open circuit's deferred attempts come back spread over this much after the probe may go (no herd). */
+const DEFER_SPREAD_MS = 5_000;
+/** Retry delays above the workflow's maximum interval are not honoured by every SDK: keep within it. */
+const MAX_DEFER_MS = 60_000;
 const SYSTEM_ACTOR = { type: 'system', id: 'webhook-delivery' } as const;
 
 export interface WebhookDeliveryDeps {
@@ -48,7 +65,13 @@ export interface WebhookDeliveryDeps {
   maxInFlightPerWebhook?: number;
   /** Tests fake name resolution here. */
   resolver?: Resolver;
+  /** The attempt's deadline (WEBHOOK_RESPONSE_TIMEOUT_MS) and its connect deadline (WEBHOOK_CONNECT_TIMEOUT_MS). */
   timeoutMs?: number;
+  connectTimeoutMs?: number;
+  /** One tenant's share of this process's attempts; the process shares one limiter (the first caller's limits). */
+  tenantLimits?: TenantLimits;
+  /** Failures that open a circuit and how long it stays open (the probe's claim lasts as long as a lease). */
+  breaker?: Partial<Pick<BreakerSettings, 'failureThreshold' | 'openMs'>>;
 }
 
 /** Ids only: the workflow history never holds a URL, a body or a secret. */
@@ -85,6 +108,8 @@ interface EventRow {
 export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
   const { db } = deps;
   const maxInFlight = deps.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK;
+  const tenants = tenantLimiter('webhook_attempts', deps.tenantLimits ?? DEFAULT_TENANT_LIMITS);
+  const breakerSettings: BreakerSettings = { ...DEFAULT_BREAKER, ...deps.breaker };
   const waiters = new LeaseWaiters({
     maxInFlight,
     waitMs: LEASE_WAIT_MS,
@@ -94,13 +119,22 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
     initialWaiters: 4 * maxInFlight,
   });
 
-  /** Loads the attempt, waiting a bounded time in this process while the webhook is at its limit. */
+  /**
+   * Loads the attempt, waiting a bounded time in this process while the webhook is at its limit.
+   * A circuit that is not closed is asked first: it defers the attempt (thrown) or makes it the probe.
+   */
   async function loadWithLease(input: AttemptInput) {
     const deadline = Date.now() + LEASE_WAIT_MS;
     for (;;) {
       const loaded = await loadAttempt(db, input, maxInFlight);
       const mayRun = loaded && RECEIVING_STATUSES.includes(loaded.webhook.status) && loaded.event;
-      if (!mayRun || loaded.leased) return loaded;
+      if (!mayRun) return loaded;
+      if (!loaded.leased && loaded.breaker && loaded.breaker.state !== 'closed') {
+        const admission = await admitThroughBreaker(db, input, input.deliveryId, breakerSettings);
+        if (admission.kind === 'defer') throw circuitOpen(input.webhookId, admission.delayMs);
+        loaded.leased = await acquireLease(db, input, maxInFlight);
+      }
+      if (loaded.leased) return loaded;
       const remaining = deadline - Date.now();
       const waited = remaining > 0 ? waiters.wait(input.webhookId, remaining) : undefined;
       if (!waited) throw busy(input.webhookId);
@@ -108,30 +142,38 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
     }
   }
 
+  async function deliverAttempt(input: AttemptInput): Promise<AttemptReport> {
+    const loaded = await loadWithLease(input);
+    if (!loaded) return { kind: 'skipped', reason: 'webhook_deleted' };
+    const { webhook, event, leased } = loaded;
+    if (webhook.status === 'paused') return { kind: 'skipped', reason: 'webhook_paused' };
+    if (webhook.status === 'disabled') return { kind: 'skipped', reason: 'webhook_disabled' };
+    if (!event) return { kind: 'skipped', reason: 'event_missing' };
+    if (!leased) throw busy(webhook.id);
+
+    const leasedAt = Date.now();
+    let released = false;
+    try {
+      const result = await send(deps, webhook, event, input.deliveryId);
+      const policy = deliveryPolicyOf(webhook);
+      released = await recordAttemptAndRelease(db, input, event.type, result, policy);
+      if (!released) return { kind: 'skipped', reason: 'webhook_deleted' };
+      // The attempt is recorded: a lost verdict (database trouble now) costs the circuit one count, never a resend.
+      await recordBreakerVerdict(db, input, input.deliveryId, verdictOf(result), loaded.breaker, breakerSettings).catch((err) =>
+        Context.current().log.warn('circuit breaker verdict not recorded', { error: (err as Error).message }),
+      );
+      return { kind: 'attempted', result: withoutTexts(result), webhookStatus: webhook.status, policy };
+    } finally {
+      if (!released) await db('webhook_delivery_leases').where({ delivery_id: input.deliveryId }).delete();
+      waiters.released(webhook.id, Date.now() - leasedAt);
+    }
+  }
+
   return {
+    /** Within its tenant's share of this process's attempts (a refusal is retried later, see above). */
     async deliverWebhookAttempt(input: AttemptInput): Promise<AttemptReport> {
-      const loaded = await loadWithLease(input);
-      if (!loaded) return { kind: 'skipped', reason: 'webhook_deleted' };
-      const { webhook, event, leased } = loaded;
-      if (webhook.status === 'paused') return { kind: 'skipped', reason: 'webhook_paused' };
-      if (webhook.status === 'disabled') return { kind: 'skipped', reason: 'webhook_disabled' };
-      if (!event) return { kind: 'skipped', reason: 'event_missing' };
-      if (!leased) throw busy(webhook.id);
-
-      const leasedAt = Date.now();
-      let released = false;
-      try {
-        const result = await send(deps, webhook, event, input.deliveryId);
-        const policy = deliveryPolicyOf(webhook);
-        released = await recordAttemptAndRelease(db, input, event.type, result, policy);
-        if (!released) return { kind: 'skipped', reason: 'webhook_deleted' };
-        return { kind: 'attempted', result: withoutTexts(result), webhookStatus: webhook.status, policy };
-      } finally {
-        if (!released) await db('webhook_delivery_leases').where({ delivery_id: input.deliveryId }).delete();
-        waiters.released(webhook.id, Date.now() - leasedAt);
-      }
+      return tenants.run(input.tenantId, () => deliverAttempt(input));
     },
-
     /**
      * After the fifth failed attempt: active → failing, once per failing episode. The transition
      * writes the `webhook.failing` event and queues one notification to the webhook's owner, whose
@@ -236,29 +278,65 @@ async function send(deps: WebhookDeliveryDeps, webhook: WebhookRow, event: Event
     body,
     allowPrivate: deps.allowPrivateDestinations,
     resolver: deps.resolver,
-    timeoutMs: deps.timeoutMs,
+    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    connectTimeoutMs: deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
   });
 }
 
 /**
- * The webhook, the event and, when the attempt may run, a lease: one round trip. The lease is
- * taken only for a receiving webhook and an existing event, so a skipped attempt holds none.
- * Undefined when the webhook does not exist (deleted).
+ * The webhook, the event, its circuit (null: never failed) and, when the attempt may run, a
+ * lease: one round trip. The lease is taken only for a receiving webhook, an existing event and a
+ * closed circuit, so a skipped or deferred attempt holds none. Undefined when the webhook does not
+ * exist (deleted).
  */
-async function loadAttempt(db: Db, input: AttemptInput, maxInFlight: number): Promise<{ webhook: WebhookRow; event?: EventRow; leased: boolean } | undefined> {
+async function loadAttempt(
+  db: Db,
+  input: AttemptInput,
+  maxInFlight: number,
+): Promise<{ webhook: WebhookRow; event?: EventRow; breaker: BreakerState | null; leased: boolean } | undefined> {
   const { rows } = await db.raw(
     `select w.*, e.id as event_id, e.type as event_type, e.data as event_data, e.occurred_at as event_occurred_at,
-            case when w.status in ('active', 'failing') and e.id is not null
+            b.state as breaker_state, b.since as breaker_since, b.consecutive_failures as breaker_failures,
+            b.probe_delivery_id as breaker_probe_delivery_id, b.probe_expires_at as breaker_probe_expires_at,
+            case when w.status in ('active', 'failing') and e.id is not null and coalesce(b.state, 'closed') = 'closed'
                  then webhook_acquire_lease(w.id, ?, ?, ?::interval) else false end as leased
        from webhooks w
        left join outbox_events e on e.tenant_id = w.tenant_id and e.id = ?
+       left join webhook_circuit_breakers b on b.tenant_id = w.tenant_id and b.webhook_id = w.id
       where w.tenant_id = ? and w.id = ?`,
     [input.deliveryId, maxInFlight, LEASE_TTL, input.eventId, input.tenantId, input.webhookId],
   );
   if (rows.length === 0) return undefined;
-  const { event_id, event_type, event_data, event_occurred_at, leased, ...webhook } = rows[0];
+  const {
+    event_id,
+    event_type,
+    event_data,
+    event_occurred_at,
+    breaker_state,
+    breaker_since,
+    breaker_failures,
+    breaker_probe_delivery_id,
+    breaker_probe_expires_at,
+    leased,
+    ...webhook
+  } = rows[0];
   const event: EventRow | undefined = event_id ? { id: event_id, tenant_id: input.tenantId, type: event_type, data: event_data, occurred_at: event_occurred_at } : undefined;
-  return { webhook: webhook as WebhookRow, event, leased: leased === true };
+  const breaker = breaker_state
+    ? breakerOf({
+        state: breaker_state,
+        since: breaker_since,
+        consecutive_failures: breaker_failures,
+        probe_delivery_id: breaker_probe_delivery_id,
+        probe_expires_at: breaker_probe_expires_at,
+      })
+    : null;
+  return { webhook: webhook as WebhookRow, event, breaker, leased: leased === true };
+}
+
+/** The lease alone, for an attempt a circuit admitted as its probe. */
+async function acquireLease(db: Db, input: AttemptInput, maxInFlight: number): Promise<boolean> {
+  const { rows } = await db.raw(`select webhook_acquire_lease(?, ?, ?, ?::interval) as leased`, [input.webhookId, input.deliveryId, maxInFlight, LEASE_TTL]);
+  return rows[0]?.leased === true;
 }
 
 /**
@@ -312,7 +390,7 @@ function errorText(result: HttpAttemptResult): string | null {
     case 'response':
       return null;
     case 'timeout':
-      return 'no complete answer within the deadline';
+      return result.phase === 'connect' ? 'no connection within the connect deadline' : 'no complete answer within the deadline';
     case 'connection_error':
       return result.message.slice(0, 500);
     case 'refused_destination':
@@ -348,6 +426,19 @@ function busy(webhookId: string): ApplicationFailure {
     type: 'WebhookBusy',
     message: `webhook ${webhookId} has its maximum of attempts in flight`,
     nextRetryDelay: Math.round(ceilingMs / 2 + Math.random() * (ceilingMs / 2)),
+  });
+}
+
+/**
+ * Retryable: the endpoint's circuit is open (or another attempt is its probe). The attempt comes
+ * back once the probe may go, spread over a few seconds so the deferred attempts do not return
+ * together; it keeps its number, so the schedule resumes where it stood.
+ */
+function circuitOpen(webhookId: string, delayMs: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'WebhookCircuitOpen',
+    message: `the circuit of webhook ${webhookId} is open: the attempt is deferred`,
+    nextRetryDelay: Math.min(MAX_DEFER_MS, Math.round(delayMs + Math.random() * DEFER_SPREAD_MS)),
   });
 }
 

@@ -10,7 +10,7 @@ import { AGENT_TYPES, AgentType } from '../../domain/agents/agents';
 import { optimizePrompt, PROMPT_CHECK_IDS, PromptOptimization } from '../../domain/agents/prompt-optimizer';
 import type { LlmProvider } from '../../domain/llm/provider';
 import { llmProviderFrom } from '../../infra/llm';
-import { AppContext } from '../context';
+import { AppContext, userOf } from '../context';
 import { ApiRouter } from '../route';
 
 interface OptimizeBody {
@@ -37,9 +37,10 @@ const optimizeResponse = Joi.object({
 });
 
 /** Asks the model to rewrite the prompt, applying the built-in findings; the text is the model's. */
-async function modelRewrite(provider: LlmProvider, body: OptimizeBody, found: PromptOptimization): Promise<{ model: string; text: string }> {
+async function modelRewrite(tenantId: string, provider: LlmProvider, body: OptimizeBody, found: PromptOptimization): Promise<{ model: string; text: string }> {
   const findings = found.checks.filter((c) => !c.passed).map((c) => `- ${c.id}: ${c.detail}`);
   const result = await provider.complete({
+    tenantId,
     temperature: 0,
     messages: [
       {
@@ -97,7 +98,7 @@ export function promptRoutes(): ApiRouter {
         return;
       }
       try {
-        const rewrite = await modelRewrite(provider, body, found);
+        const rewrite = await modelRewrite(userOf(ctx).tenantId, provider, body, found);
         ctx.body = { engine: provider.engine, model: rewrite.model, suggested_prompt: rewrite.text, ...labelled };
       } catch (err) {
         ctx.state.log.warn({ err: (err as Error).message }, 'language model failed; answering with the built-in suggestion');

@@ -11,6 +11,8 @@ import { MAX_DESCRIPTION_LENGTH } from '../../domain/webhooks/ai-config';
 import { isValidEventPattern, validateFilters } from '../../domain/webhooks/matching';
 import type { HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { buildPayload, JsonObject } from '../../domain/webhooks/payload';
+import type { BreakerState } from '../../domain/webhooks/circuit-breaker';
+import { BREAKER_STATES, findBreaker } from '../../db/queries/webhook-breakers';
 import {
   createWebhook,
   deleteWebhook,
@@ -87,6 +89,16 @@ export const webhookSchema = Joi.object({
   created_at: Joi.string().isoDate(),
   updated_at: Joi.string().isoDate(),
 });
+/** GET of one webhook: with its endpoint's circuit breaker (domain/webhooks/circuit-breaker.ts). */
+const webhookWithBreakerSchema = webhookSchema.keys({
+  circuit_breaker: Joi.object({
+    state: Joi.string()
+      .valid(...BREAKER_STATES)
+      .description('closed: attempts are sent; open: after consecutive timeouts or 5xx, nothing is sent (attempts are deferred, not lost); half_open: one probe is sent'),
+    since: Joi.string().isoDate().description('When the circuit entered this state (closed and never opened: when the webhook was created)'),
+    consecutive_failures: Joi.number().integer().min(0).description('Timeouts and 5xx answers in a row, up to the last success'),
+  }),
+});
 const withSecret = webhookSchema.keys({ secret: Joi.string().description('Shown once: store it now') });
 const deliverySchema = Joi.object({
   id: Joi.string().description('Id of this attempt record'),
@@ -129,6 +141,14 @@ export function toWebhook(row: WebhookRow, now = new Date()) {
   };
 }
 
+function toCircuitBreaker(breaker: BreakerState | null, webhook: WebhookRow) {
+  return {
+    state: breaker?.state ?? 'closed',
+    since: isoTime(breaker?.since ?? webhook.created_at),
+    consecutive_failures: breaker?.consecutiveFailures ?? 0,
+  };
+}
+
 /** The payload is rebuilt from the event: the canonical form is deterministic, so it is what was sent. */
 function toDelivery(row: DeliveryListRow) {
   const payload =
@@ -162,7 +182,13 @@ function toTestResult(result: HttpAttemptResult) {
     case 'response':
       return { status_code: result.status, response_body: result.body, latency_ms: result.latencyMs, success: result.status >= 200 && result.status <= 299 };
     case 'timeout':
-      return { status_code: null, response_body: '', latency_ms: result.latencyMs, success: false, error: 'timeout: no complete answer within 10 s' };
+      return {
+        status_code: null,
+        response_body: '',
+        latency_ms: result.latencyMs,
+        success: false,
+        error: result.phase === 'connect' ? 'timeout: no connection within 3 s' : 'timeout: no complete answer within 10 s',
+      };
     case 'connection_error':
       return { status_code: null, response_body: '', latency_ms: result.latencyMs, success: false, error: `connection_error: ${result.message}` };
     case 'refused_destination':
@@ -228,11 +254,21 @@ export function webhookRoutes(): ApiRouter {
     body: Joi.object({ description: Joi.string().trim().min(1).max(MAX_DESCRIPTION_LENGTH).required() }),
     responses: { 200: { description: 'Suggested configuration' } },
     handler: async (ctx, { body }) => {
-      ctx.body = await draftWebhookConfig(ctx.deps, ctx.state.log, body.description);
+      ctx.body = await draftWebhookConfig(ctx.deps, ctx.state.log, userOf(ctx).tenantId, body.description);
     },
   });
 
-  webhook.get({ summary: 'Get a webhook', found: 'Webhook' });
+  webhook.get(
+    {
+      summary: 'Get a webhook, with the state of its circuit breaker',
+      description:
+        '`circuit_breaker` says whether deliveries are being sent to the endpoint: after consecutive timeouts or 5xx answers the circuit opens and ' +
+        'attempts wait (they are not counted as failed attempts of the retry schedule) until one probe succeeds.',
+      found: 'Webhook',
+      schema: webhookWithBreakerSchema,
+    },
+    async (row, scope) => ({ ...toWebhook(row), circuit_breaker: toCircuitBreaker(await findBreaker(scope, row.id), row) }),
+  );
   // Not webhook.update: the answer carries the new secret when one was issued.
   api.route<{ webhook_id: string }, unknown, Partial<WebhookFields>>({
     method: 'put',

@@ -12,6 +12,8 @@ export interface ChatMessage {
 }
 
 export interface CompletionRequest {
+  /** Whose call it is: each tenant has its share of the provider's calls (infra/tenant-limiter.ts). */
+  tenantId: string;
   messages: ChatMessage[];
   temperature?: number;
   /** The model to ask for (an agent's `model`); the provider's configured default when absent. */

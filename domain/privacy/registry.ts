@@ -237,6 +237,7 @@ export const OUTSIDE_RETENTION: Readonly<Record<string, string>> = {
   webhooks: 'configuration: webhooks',
   webhook_deliveries: 'delivery log: swept after 30 days by its own schedule (webhook-delivery-retention)',
   webhook_delivery_leases: 'in-flight attempts only: deleted when the attempt ends or expires',
+  webhook_circuit_breakers: "current state: one row per webhook (its endpoint's circuit breaker), overwritten, deleted with the webhook",
   privacy_erasures: 'the record that an erasure happened (ids and counts, no personal data)',
   collections: 'configuration: file collections',
   collection_items: 'membership of files in collections: deleted with the file',

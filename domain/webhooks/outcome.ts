@@ -6,7 +6,8 @@
 /** Result of one HTTP attempt, as returned by `postSigned` (infra/outbound/safe-http.ts). */
 export type HttpAttemptResult =
   | { kind: 'response'; status: number; body: string; latencyMs: number; retryAfter?: string }
-  | { kind: 'timeout'; latencyMs: number }
+  /** `phase`: no connection within the connect deadline, or no complete answer within the attempt's (absent before it was recorded). */
+  | { kind: 'timeout'; latencyMs: number; phase?: 'connect' | 'response' }
   | { kind: 'connection_error'; message: string; latencyMs: number }
   | { kind: 'refused_destination'; reason: string };
 

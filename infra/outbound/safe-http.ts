@@ -1,7 +1,9 @@
 /**
  * The one outbound HTTP call of webhook deliveries (attempts and `POST .../test`): a POST to a
  * destination checked by the SSRF guard, connected to the checked addresses only, without
- * following redirects, within one deadline, reading at most 1 KB of the answer.
+ * following redirects, within two deadlines, reading at most 1 KB of the answer: a connect
+ * deadline (resolution, TCP and TLS set-up) of a few seconds, so a host that does not accept
+ * connections releases its slot early, and the attempt's deadline for the whole exchange.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -11,6 +13,7 @@ import type { HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { checkDestination, type ResolvedAddress, type Resolver, systemResolver } from './destination-guard';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
 export const MAX_RESPONSE_BODY_BYTES = 1024;
 const USER_AGENT = 'industrial-ops-webhooks/1';
 
@@ -24,6 +27,8 @@ export interface PostSignedInput {
   resolver?: Resolver;
   /** Deadline for the whole attempt: resolution, connection, request, answer. */
   timeoutMs?: number;
+  /** Deadline for resolution and connection (TLS handshake included), within `timeoutMs`. */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -35,15 +40,23 @@ export async function postSigned(input: PostSignedInput): Promise<HttpAttemptRes
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const deadline = new AbortController();
+  let phase: 'connect' | 'response' = 'connect';
   const timer = setTimeout(() => deadline.abort(), input.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const connectTimer = setTimeout(() => deadline.abort(), input.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+  const connected = () => {
+    phase = 'response';
+    clearTimeout(connectTimer);
+  };
+  const timedOut = (): HttpAttemptResult => ({ kind: 'timeout', phase, latencyMs: elapsed() });
   try {
     const check = await untilAborted(checkDestination(input.url, { allowPrivate: input.allowPrivate, resolver: input.resolver ?? systemResolver }), deadline.signal);
-    if (check === 'aborted') return { kind: 'timeout', latencyMs: elapsed() };
+    if (check === 'aborted') return timedOut();
     if (check.kind === 'refused') return { kind: 'refused_destination', reason: check.reason };
     if (check.kind === 'unresolved') return { kind: 'connection_error', message: check.message, latencyMs: elapsed() };
-    return await send({ ...check, input, signal: deadline.signal, elapsed });
+    return await send({ ...check, input, signal: deadline.signal, connected, timedOut, elapsed });
   } finally {
     clearTimeout(timer);
+    clearTimeout(connectTimer);
   }
 }
 
@@ -53,10 +66,13 @@ interface SendInput {
   addresses: ResolvedAddress[];
   input: PostSignedInput;
   signal: AbortSignal;
+  /** Called once the connection is up (TLS included): the connect deadline no longer applies. */
+  connected: () => void;
+  timedOut: () => HttpAttemptResult;
   elapsed: () => number;
 }
 
-function send({ url, hostname, addresses, input, signal, elapsed }: SendInput): Promise<HttpAttemptResult> {
+function send({ url, hostname, addresses, input, signal, connected, timedOut, elapsed }: SendInput): Promise<HttpAttemptResult> {
   const body = Buffer.from(input.body, 'utf8');
   const secure = url.protocol === 'https:';
   const options: https.RequestOptions = {
@@ -101,9 +117,10 @@ function send({ url, hostname, addresses, input, signal, elapsed }: SendInput): 
       response.on('error', finish);
       response.on('close', finish);
     });
+    request.on('socket', (socket) => socket.once(secure ? 'secureConnect' : 'connect', connected));
     request.on('error', (error) => {
       if (finishResponse) finishResponse();
-      else if (signal.aborted) settle({ kind: 'timeout', latencyMs: elapsed() });
+      else if (signal.aborted) settle(timedOut());
       else settle({ kind: 'connection_error', message: error.message, latencyMs: elapsed() });
     });
     request.end(body);

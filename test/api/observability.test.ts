@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../infra/config';
 import { createTenant, expectError, send, startTestApi, TestApi, TestTenant } from '../support/api';
+import { sample } from '../support/prometheus';
 import { until } from '../support/until';
 
 let api: TestApi;
@@ -17,18 +18,6 @@ beforeAll(async () => {
   tenant = await createTenant(api);
 });
 afterAll(() => api?.close());
-
-/** The value of one sample of a Prometheus text answer, or undefined when it is absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const present = Object.entries(labels).every(([key, value]) => (match[3] ?? '').includes(`${key}="${value}"`));
-    if (present) return Number(match[4]);
-  }
-  return undefined;
-}
 
 describe('API /metrics', () => {
   it('counts requests by route template (no ids), error codes, and requests in flight', async () => {

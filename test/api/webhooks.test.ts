@@ -99,7 +99,8 @@ describe('webhook CRUD', () => {
 
     const got = await api.request(`${BASE}/${created.id}`, { token: tenant.token });
     expect(got.status).toBe(200);
-    expect(got.body).toEqual({ ...created.body, secret: undefined });
+    // The GET adds the endpoint's circuit breaker: closed since creation for a webhook that never failed.
+    expect(got.body).toEqual({ ...created.body, secret: undefined, circuit_breaker: { state: 'closed', since: created.body.created_at, consecutive_failures: 0 } });
     expect(got.body).not.toHaveProperty('secret');
 
     const list = await api.request(`${BASE}?limit=100`, { token: tenant.token });

@@ -20,6 +20,9 @@ export default async function globalSetup(): Promise<void> {
     root: ROOT,
     runDir: RUN_DIR,
     log,
+    // Short webhook deadlines, so a receiver that never answers holds an attempt 2 s, not 10 s
+    // (test/api/webhook-capacity.test.ts stays well under a minute); set them to measure otherwise.
+    extraEnv: { WEBHOOK_RESPONSE_TIMEOUT_MS: process.env.WEBHOOK_RESPONSE_TIMEOUT_MS ?? '2000', WEBHOOK_CONNECT_TIMEOUT_MS: process.env.WEBHOOK_CONNECT_TIMEOUT_MS ?? '1000' },
     // A real SMTP server catching the worker's mail as files (test/support/mail.ts waitForMail).
     beforeWorker: async ({ tmpDir, runner }) => {
       const smtp = await startSmtpSink(path.join(tmpDir, 'mail'));

@@ -1,5 +1,6 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { safeActivityFailure } from '../../activities/failure-hygiene';
+import { safeActivityFailure, tenantBusyDelayMs } from '../../activities/failure-hygiene';
+import { TenantCapacityError } from '../../infra/tenant-limiter';
 
 const asFailure = (err: unknown) => safeActivityFailure(err) as ApplicationFailure;
 
@@ -31,5 +32,16 @@ describe('safeActivityFailure', () => {
     const cancelled = new CancelledFailure('cancelled');
     expect(safeActivityFailure(cancelled)).toBe(cancelled);
     expect(asFailure('a string thrown')).toMatchObject({ message: 'a string thrown', nonRetryable: false });
+  });
+
+  it('retries a tenant over its share later, after a delay of at least a second that grows with the attempts, without counting a failure', () => {
+    const busy = safeActivityFailure(new TenantCapacityError('webhook_attempts', 'full'), 1) as ApplicationFailure;
+    expect(busy).toMatchObject({ type: 'TenantBusy', nonRetryable: false });
+    const delay = Number(busy.nextRetryDelay);
+    expect(delay).toBeGreaterThanOrEqual(2_000);
+    expect(delay).toBeLessThanOrEqual(4_000);
+    expect(tenantBusyDelayMs(1, () => 0)).toBe(2_000);
+    expect(tenantBusyDelayMs(3, () => 1)).toBe(16_000);
+    expect(tenantBusyDelayMs(50, () => 1)).toBe(60_000);
   });
 });

@@ -59,6 +59,25 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base(), WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true' })).toEqual(['WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be enabled in production']);
   });
 
+  it("reads the outbound shares, deadlines and circuit settings, and keeps a webhook attempt's deadline within its lease", () => {
+    const defaults = loadConfig({ ...base(), APP_ENV: 'test' });
+    expect(defaults.outbound).toEqual({
+      webhookConnectTimeoutMs: 3_000,
+      webhookResponseTimeoutMs: 10_000,
+      webhookAttemptsPerTenant: 64,
+      webhookWaitingPerTenant: 64,
+      breakerFailureThreshold: 5,
+      breakerOpenMs: 30_000,
+      smtpSendsPerTenant: 4,
+      toolCallsPerTenant: 8,
+    });
+    expect(defaults.llm.callsPerTenant).toBe(4);
+    const set = loadConfig({ ...base(), APP_ENV: 'test', WEBHOOK_ATTEMPTS_PER_TENANT: '10', WEBHOOK_WAITING_PER_TENANT: '0', LLM_CALLS_PER_TENANT: '2' });
+    expect([set.outbound.webhookAttemptsPerTenant, set.outbound.webhookWaitingPerTenant, set.llm.callsPerTenant]).toEqual([10, 0, 2]);
+    expect(problemsOf({ ...base(), APP_ENV: 'test', WEBHOOK_RESPONSE_TIMEOUT_MS: '60000' })).toEqual(['WEBHOOK_RESPONSE_TIMEOUT_MS must be at most 20000']);
+    expect(problemsOf({ ...base(), APP_ENV: 'test', WEBHOOK_ATTEMPTS_PER_TENANT: '0' })).toEqual(['WEBHOOK_ATTEMPTS_PER_TENANT must be an integer from 1 to 1000000']);
+  });
+
   it('allows private webhook destinations by default in development only, and never in production', () => {
     expect(loadConfig({ ...base(), APP_ENV: 'development' }).webhooks.allowPrivateDestinations).toBe(true);
     expect(loadConfig({ ...base(), APP_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false' }).webhooks.allowPrivateDestinations).toBe(false);

@@ -1,5 +1,5 @@
 import { deliveryIdFor, uuidV5 } from '../../../domain/webhooks/delivery-id';
-import { OutboxEventRow, planDeliveries, ReceivingWebhook, fairShares } from '../../../orchestration/webhook-dispatch';
+import { OutboxEventRow, planDeliveries, ReceivingWebhook, fairShares, withinDeliveryBudget } from '../../../orchestration/webhook-dispatch';
 
 const T1 = '00000000-0000-4000-8000-000000000001';
 const T2 = '00000000-0000-4000-8000-000000000002';
@@ -86,5 +86,25 @@ describe('fairShares', () => {
     expect(quotas.every(([, q]) => q === 1)).toBe(true);
     expect(shares([], 200)).toEqual([]);
     expect(shares([0, 4], 200)).toEqual([[1, 4]]);
+  });
+});
+
+describe('withinDeliveryBudget', () => {
+  const hook = (id: string, tenant: string): ReceivingWebhook => ({ id, tenant_id: tenant, events: ['*'], filters: {}, created_at: at('2025-01-01T00:00:00Z') });
+  const evt = (id: string, tenant: string): OutboxEventRow => ({ id, tenant_id: tenant, type: 'asset.created', data: {}, created_at: at('2025-06-01T00:00:00Z') });
+  // Tenant 1 fans each event out to three webhooks, tenant 2 to one.
+  const webhooks = [hook('a', T1), hook('b', T1), hook('c', T1), hook('z', T2)];
+
+  it('keeps the events whose deliveries fit, skipping a large one so a small one of another tenant behind it still goes', () => {
+    const batch = [evt('e1', T1), evt('f1', T2), evt('e2', T1), evt('f2', T2), evt('e3', T1)];
+    const { events, deliveries } = withinDeliveryBudget(batch, webhooks, 5);
+    expect(events.map((e) => e.id)).toEqual(['e1', 'f1', 'f2']);
+    expect(deliveries.map((d) => `${d.eventId}/${d.webhookId}`)).toEqual(['e1/a', 'e1/b', 'e1/c', 'f1/z', 'f2/z']);
+  });
+
+  it('always takes the first event, however many deliveries it makes', () => {
+    const { events, deliveries } = withinDeliveryBudget([evt('e1', T1), evt('f1', T2)], webhooks, 2);
+    expect(events.map((e) => e.id)).toEqual(['e1']);
+    expect(deliveries).toHaveLength(3);
   });
 });

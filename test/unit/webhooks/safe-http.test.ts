@@ -154,10 +154,34 @@ describe('postSigned to a real loopback receiver (development setting)', () => {
   it('gives up on a slow receiver at the deadline', async () => {
     receiver = await startReceiver(() => undefined); // never answers
     const result = await postSigned({ url: `http://127.0.0.1:${receiver.port}/`, headers: {}, body, allowPrivate: true, timeoutMs: 200 });
-    expect(result).toEqual({ kind: 'timeout', latencyMs: expect.any(Number) });
+    expect(result).toEqual({ kind: 'timeout', phase: 'response', latencyMs: expect.any(Number) });
     const { latencyMs } = result as { latencyMs: number };
     expect(latencyMs).toBeGreaterThanOrEqual(195);
     expect(latencyMs).toBeLessThan(1000);
+  });
+
+  it('gives up at the connect deadline when the connection is never set up, and not before when it is', async () => {
+    // Accepts TCP but never speaks TLS: the handshake, part of connecting, never completes.
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const result = await postSigned({ url: `https://127.0.0.1:${port}/`, headers: {}, body, allowPrivate: true, connectTimeoutMs: 150, timeoutMs: 5_000 });
+      expect(result).toEqual({ kind: 'timeout', phase: 'connect', latencyMs: expect.any(Number) });
+      expect((result as { latencyMs: number }).latencyMs).toBeLessThan(2_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+    // Connected at once, then silent: the connect deadline has passed, the response deadline has not.
+    receiver = await startReceiver(() => undefined);
+    const slow = await postSigned({ url: `http://127.0.0.1:${receiver.port}/`, headers: {}, body, allowPrivate: true, connectTimeoutMs: 100, timeoutMs: 400 });
+    expect(slow).toMatchObject({ kind: 'timeout', phase: 'response' });
+    expect((slow as { latencyMs: number }).latencyMs).toBeGreaterThanOrEqual(395);
   });
 
   it('keeps the status when the body stalls past the deadline', async () => {

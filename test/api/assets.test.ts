@@ -434,13 +434,20 @@ describe('condition and inspections', () => {
   });
 
   it('takes next_inspection and open_work_orders from the maintenance plans and tasks of the asset', async () => {
+    // next_inspection from inspection plans and tasks only: test/api/inspection-tasks.test.ts.
     const present = await api.deps.db.raw(`select to_regclass('maintenance_plans') is not null as plans, to_regclass('maintenance_tasks') is not null as tasks`);
     const { plans, tasks } = present.rows[0];
     const due = new Date(Date.now() + 10 * DAY);
     if (plans) {
-      await api.deps
-        .db('maintenance_plans')
-        .insert({ tenant_id: a.tenantId, name: 'Valve PM', status: 'active', asset_ids: [valve], trigger: JSON.stringify({ type: 'calendar' }), next_due_at: due });
+      await api.deps.db('maintenance_plans').insert({
+        tenant_id: a.tenantId,
+        name: 'Valve PM',
+        status: 'active',
+        asset_ids: [valve],
+        trigger: JSON.stringify({ type: 'calendar' }),
+        next_due_at: due,
+        task_kind: 'inspection',
+      });
     }
     if (tasks) {
       await api.deps.db('maintenance_tasks').insert([

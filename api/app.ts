@@ -5,6 +5,7 @@ import { deprecationHeaders } from './middleware/deprecation';
 import { errorHandler } from './middleware/errors';
 import { warnOfUntrustedForwardedFor } from './middleware/forwarded-warning';
 import { methodNotAllowed } from './middleware/method-not-allowed';
+import { rateLimitHeaders } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { requestMetrics } from './middleware/request-metrics';
 import { requestTracing } from './middleware/tracing';
@@ -39,6 +40,8 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(requestMetrics(deps.metrics));
   app.use(securityHeaders);
   app.use(deprecationHeaders(deps.config.deprecations));
+  // Outside the error handler: every answer, errors included, gets its X-RateLimit-* headers.
+  app.use(rateLimitHeaders);
   app.use(errorHandler);
   // JSON bodies are parsed per route, after authentication (api/route.ts).
   app.use(methodNotAllowed(() => routers.map((r) => r.router)));

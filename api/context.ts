@@ -10,7 +10,7 @@ import type { ServiceScope } from '../domain/auth/tokens';
 import type { InboundLimits } from './inbound-limits';
 import type { LoginLimits } from './login-limits';
 import type { ApiMetrics } from './metrics';
-import type { RateLimiter } from './rate-limiter';
+import type { RateFigures, RateLimiter } from './rate-limiter';
 import type { SessionCheck } from './session-check';
 
 /** Everything the API needs from the outside world; tests build it against the real services. */
@@ -50,6 +50,8 @@ export interface AppState {
   requestId: string;
   log: Logger;
   principal?: UserPrincipal | ServicePrincipal;
+  /** The budget that counted this request, for its X-RateLimit-* headers (middleware/rate-limit.ts). */
+  rateLimit?: RateFigures;
 }
 
 export type AppContext = ParameterizedContext<AppState, { deps: AppDeps; params: Record<string, string> }> & {

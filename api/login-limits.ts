@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { Db } from '../db/knex';
 import type { AuthLimitsConfig } from '../infra/config';
+import type { RateFigures } from './rate-limiter';
 import { BoundedGate } from '../infra/bounded-gate';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
@@ -36,8 +37,13 @@ export interface LoginAttempt {
 export interface LoginLimits {
   /** Counts one attempt for the email and the address; refused when either has no attempt left. */
   beginLogin(email: string, address: string): Promise<LoginAttempt>;
-  /** Counts one refresh for the address. */
-  countRefresh(address: string): Promise<LimitDecision>;
+  /** Counts one refresh for the address; `figures` are the address's refresh budget after it. */
+  countRefresh(address: string): Promise<{ decision: LimitDecision; figures: RateFigures }>;
+  /**
+   * The address's login budget as it stands (nothing counted): the X-RateLimit-* figures of the
+   * answers no other budget counted (login, 401s, unknown paths, docs, probes).
+   */
+  addressFigures(address: string): Promise<RateFigures>;
   /** Runs a password check when the queue has room; `null` when it is full (answer 429). */
   checkPassword<T>(check: () => Promise<T>): Promise<T | null>;
 }
@@ -55,12 +61,15 @@ export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits
   const addressKey = (address: string) => (address.length <= 64 ? address : createHash('sha256').update(address).digest('base64url'));
 
   async function take(limiter: RateLimiterPostgres, key: string, scope: 'email' | 'address'): Promise<LimitDecision> {
+    return (await counted(limiter, key, scope)).decision;
+  }
+
+  async function counted(limiter: RateLimiterPostgres, key: string, scope: 'email' | 'address'): Promise<{ decision: LimitDecision; figures: RateFigures }> {
     try {
-      await limiter.consume(key);
-      return { allowed: true };
+      return { decision: { allowed: true }, figures: figuresOf(limiter, await limiter.consume(key)) };
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: a 5xx is honest
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), scope };
+      return { decision: { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), scope }, figures: figuresOf(limiter, rejection) };
     }
   }
 
@@ -87,7 +96,18 @@ export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits
         },
       };
     },
-    countRefresh: (address) => take(refreshes, addressKey(address), 'address'),
+    countRefresh: (address) => counted(refreshes, addressKey(address), 'address'),
+    addressFigures: async (address) => figuresOf(perAddress, await perAddress.get(addressKey(address))),
     checkPassword: (check) => gate.run(check),
+  };
+}
+
+/** A window's figures from the store's answer (null: nothing counted in a window yet). */
+function figuresOf(limiter: RateLimiterPostgres, res: RateLimiterRes | null): RateFigures {
+  const live = res !== null && res.msBeforeNext > 0;
+  return {
+    limit: limiter.points,
+    remaining: live ? Math.max(0, limiter.points - res.consumedPoints) : limiter.points,
+    resetEpochSeconds: Math.ceil((Date.now() + (live ? res.msBeforeNext : limiter.duration * 1000)) / 1000),
   };
 }

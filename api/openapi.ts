@@ -68,7 +68,10 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { version: string 
     info: {
       title: 'Industrial Operations and Agent Service',
       version: info.version,
-      description: 'Multi-tenant REST API. Every error is `{detail, error_code, request_id}`.',
+      description:
+        'Multi-tenant REST API. Every error is `{detail, error_code, request_id}`. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and ' +
+        "`X-RateLimit-Reset` (Unix seconds): the tenant plan's requests per minute on an authenticated call, the refresh budget of the client address on a refresh, " +
+        'and the login attempts of the client address (per 15 minutes) on any other answer (login, 401, unknown path, 405, docs, probes).',
     },
     servers: [{ url: '/' }],
     paths,
@@ -78,6 +81,7 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { version: string 
         internalToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (aud: internal)' },
       },
       schemas: { Error: errorSchema, StorableJson: STORABLE_JSON },
+      headers: RATE_LIMIT_HEADERS,
     },
   };
 }
@@ -120,6 +124,14 @@ function queryParameters(route: RegisteredRoute): JsonSchema[] {
   }));
 }
 
+/** On every response (api/middleware/rate-limit.ts); which budget they describe is in the document's description. */
+const RATE_LIMIT_HEADERS: JsonSchema = {
+  'X-RateLimit-Limit': { description: 'Total limit of the window', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests remaining in the window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the window resets, as a Unix epoch timestamp (seconds)', schema: { type: 'integer' } },
+};
+const RATE_LIMIT_HEADER_REFS: JsonSchema = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
 function responses(route: RegisteredRoute): JsonSchema {
   const out: JsonSchema = {};
   for (const [status, spec] of Object.entries(route.responses)) {
@@ -130,7 +142,7 @@ function responses(route: RegisteredRoute): JsonSchema {
         : spec.schema
           ? { 'application/json': { schema: responseJsonSchema(spec.schema) } }
           : undefined;
-    out[status] = { description: spec.description, ...(content ? { content } : {}) };
+    out[status] = { description: spec.description, headers: RATE_LIMIT_HEADER_REFS, ...(content ? { content } : {}) };
   }
   const standard: Array<[number, string, boolean]> = [
     [400, 'Malformed body (JSON, or multipart/form-data)', !!route.body || !!route.multipart],
@@ -146,7 +158,7 @@ function responses(route: RegisteredRoute): JsonSchema {
     [503, 'A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it', true],
   ];
   for (const [code, description, applies] of standard) {
-    if (applies && !out[code]) out[code] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    if (applies && !out[code]) out[code] = { description, headers: RATE_LIMIT_HEADER_REFS, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   }
   return out;
 }

@@ -7,12 +7,15 @@ import { Db } from '../db/knex';
 import { PLAN_NAMES, PlanName, RATE_LIMITS } from '../domain/tenancy/plans';
 import { unauthenticated } from '../domain/errors';
 
-export interface RateDecision {
-  allowed: boolean;
-  /** The per-minute window, which is what the X-RateLimit-* headers describe. */
+/** What the X-RateLimit-* headers of a response describe: one window of one budget. */
+export interface RateFigures {
   limit: number;
   remaining: number;
   resetEpochSeconds: number;
+}
+
+export interface RateDecision extends RateFigures {
+  allowed: boolean;
   retryAfterSeconds: number;
   exceeded: 'burst' | 'minute' | null;
 }

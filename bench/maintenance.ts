@@ -92,7 +92,7 @@ async function executeCalls(ctx: MaintenanceBenchContext, client: Client) {
   const plan = (await created.json()) as { id: string };
   const { tenant_id: tenantId } = await ctx.db('maintenance_plans').where({ id: plan.id }).first('tenant_id');
   const execute = async () => {
-    // A key per call: each is a real execution (without one, a repeat within 60 s is answered as a retry).
+    // A key per call: each is a real execution, as a retrying client would send.
     const res = await fetch(`${ctx.baseUrl}/api/v1/maintenance/plans/${plan.id}/execute`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': randomUUID() }, body: '{}' });
     if (res.status !== 200) throw new Error(`execute failed: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();

@@ -4,6 +4,7 @@
  * deduplicates a retried call within a run, and the workflow's memory of recent results covers
  * the rest.
  */
+import { randomUUID } from 'node:crypto';
 import { Client, WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { PlanIdKey } from '../infra/search-attributes';
@@ -11,7 +12,6 @@ import { startOnce } from './start-once';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
 import { Knex } from 'knex';
-import type { Queryable } from '../db/knex';
 import { insertManualExecution, lockPlanWithExecution, policyOf, type EarlierManualExecution, type PlanRow } from '../db/queries/maintenance';
 import { initialPlanState, manualExecutionTrigger, type PlanPreview, type PlanStateView, type PlanWorkflowState } from '../workflows/maintenance-plan-state';
 import {
@@ -153,44 +153,16 @@ export async function lockPlanForManualExecution(
 }
 
 /**
- * The request id of an execute sent without an Idempotency-Key: the user and the plan's
- * persisted schedule position. A retry after a failed commit sees the same position (nothing was
- * written), so it is the same Update, answered once; after a commit the position has moved, and
- * `recentManualExecution` answers a retry whose response was lost.
+ * The request id of an execute sent without an Idempotency-Key: a new one for every call, so
+ * every call is an execution of its own. (An Idempotency-Key's request id is `key:<key>`, so the
+ * prefix keeps the two apart.)
  */
-export function implicitExecuteRequestId(plan: PlanRow, userId: string): string {
-  return `${IMPLICIT_REQUEST_PREFIX}${userId}:${plan.schedule_seq}`;
+export function unkeyedExecuteRequestId(): string {
+  return `auto:${randomUUID()}`;
 }
-
-const IMPLICIT_REQUEST_PREFIX = 'auto:';
 
 /** The execution history's idempotency key of a user's execute. */
 const manualExecutionKey = (requestId: string) => `request:${requestId}`;
-
-/** Within this many seconds, a user's second execute of a plan without a key is taken as a retry. */
-export const IMPLICIT_REPEAT_WINDOW_SECONDS = 60;
-
-/** The user's own manual execution of the plan in the repeat window, if any (a retry's answer). */
-export async function recentManualExecution(db: Queryable, plan: PlanRow, userId: string): Promise<ManualExecution | null> {
-  const row = await db('maintenance_executions')
-    .join('maintenance_tasks', 'maintenance_tasks.id', 'maintenance_executions.task_id')
-    .where({
-      'maintenance_executions.tenant_id': plan.tenant_id,
-      'maintenance_executions.plan_id': plan.id,
-      'maintenance_executions.executed_by': userId,
-      'maintenance_executions.outcome': 'created',
-    })
-    .where('maintenance_executions.idempotency_key', 'like', `${manualExecutionKey(IMPLICIT_REQUEST_PREFIX)}%`)
-    .where('maintenance_executions.executed_at', '>', db.raw(`now() - make_interval(secs => ?)`, [IMPLICIT_REPEAT_WINDOW_SECONDS]))
-    .orderBy('maintenance_executions.executed_at', 'desc')
-    .first<{ execution_id: string; task_id: string; task_code: string } | undefined>(
-      'maintenance_executions.execution_id',
-      'maintenance_tasks.id as task_id',
-      'maintenance_tasks.task_code',
-    );
-  if (!row) return null;
-  return { task_id: row.task_id, task_code: row.task_code, execution_id: row.execution_id, next_due_at: plan.next_due_at?.toISOString() ?? null, repeated: true };
-}
 
 export function recordCounter(client: Client, tenantId: string, planId: string, req: CounterRequest): Promise<CounterResult> {
   return planHandle(client, tenantId, planId).executeUpdate(recordCounterUpdate, { args: [req], updateId: req.requestId });

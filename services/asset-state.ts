@@ -24,8 +24,8 @@ export interface AssetConditionView {
   overall_condition: Condition;
   parameters: AssetCondition['parameters'];
   last_inspection_at: Date | null;
-  /** Earliest next due time of the asset's active maintenance plans. */
-  next_due_at: Date | null;
+  /** When the asset's next inspection is due (inspection plans and open inspection tasks). */
+  next_inspection_at: Date | null;
   open_work_orders: number;
   /** null while nothing has been stored for the asset. */
   updated_at: Date | null;
@@ -55,7 +55,7 @@ export async function assetCondition(scope: TenantScope, asset: AssetRow): Promi
     overall_condition: condition?.overall_condition ?? 'good',
     parameters: condition?.parameters ?? [],
     last_inspection_at: condition?.last_inspection_at ?? null,
-    next_due_at: maintenance.next_due_at,
+    next_inspection_at: maintenance.next_inspection_at,
     open_work_orders: maintenance.open_work_orders,
     updated_at: condition?.updated_at ?? null,
   };

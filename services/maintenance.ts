@@ -41,12 +41,11 @@ import type { TemporalGateway } from '../infra/temporal';
 import {
   classifyPlanCallError,
   executePlan,
-  implicitExecuteRequestId,
   lockPlanForManualExecution,
+  unkeyedExecuteRequestId,
   planHandle,
   queryPlanPreview,
   queryPlanState,
-  recentManualExecution,
   recordCounter,
   recordManualExecution,
   signalPlan,
@@ -150,7 +149,7 @@ const REJECTION_STATUS: Record<string, number> = {
  * do), and the call is made once more, all within the one deadline.
  */
 export function callPlanWorkflow<T>(deps: PlanDeps, plan: PlanRow, call: (client: Client) => Promise<T>): Promise<T> {
-  return callTemporal(deps.temporal, "the plan's workflow did not answer; retry with the same Idempotency-Key", async (client) => {
+  return callTemporal(deps.temporal, "the plan's workflow did not answer; retry with the same Idempotency-Key (applied once)", async (client) => {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await call(client);
@@ -350,27 +349,14 @@ export interface ExecutionAnswer {
 
 /**
  * Generates the plan's task now. The Update on the workflow goes first, with no transaction open
- * (no row lock waits on Temporal), then the task is written. Without an idempotency key, the same
- * user's second execute within the repeat window answers the first.
+ * (no row lock waits on Temporal), then the task is written. Every call without an idempotency key
+ * is a new execution (SPEC.md: "the task is generated immediately"); a retry with the same key
+ * answers the first.
  */
 export async function executePlanNow(deps: PlanDeps, context: UserUnitContext, planId: string, idempotencyKey: string | null): Promise<ExecutionAnswer> {
   const { tenantId, userId } = context;
   const plan = await requirePlan(tenantScope(deps.db, tenantId), planId);
-  if (!idempotencyKey) {
-    const earlier = await recentManualExecution(deps.db, plan, userId);
-    if (earlier) {
-      await runUnit(deps.db, context, async (unit) => {
-        unit.audit({
-          action: 'maintenance_plan.execute_repeated',
-          resourceType: 'maintenance_plan',
-          resourceId: plan.id,
-          details: { task_id: earlier.task_id, execution_id: earlier.execution_id },
-        });
-      });
-      return { task_id: earlier.task_id, task_code: earlier.task_code, next_due_at: earlier.next_due_at };
-    }
-  }
-  const request = { requestId: idempotencyKey ?? implicitExecuteRequestId(plan, userId), userId, taskId: randomUUID(), at: new Date() };
+  const request = { requestId: idempotencyKey ?? unkeyedExecuteRequestId(), userId, taskId: randomUUID(), at: new Date() };
   const answered = await callPlanWorkflow(deps, plan, (c) =>
     executePlan(c, tenantId, plan.id, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() }),
   );

@@ -14,7 +14,17 @@ import { appendAudit } from '../../db/audit';
 import { Db, Queryable } from '../../db/knex';
 import { insertNotification } from '../../db/notifications';
 import { appendEvent } from '../../db/outbox';
-import { deliveryPolicyOf, findWebhook, RECEIVING_STATUSES, SECRET_NOT_BOUND, signingSecrets, webhookOwnerEmails, WebhookRow, WebhookStatus } from '../../db/queries/webhooks';
+import {
+  deliveryPolicyOf,
+  findWebhook,
+  RECEIVING_STATUSES,
+  SECRET_NOT_BOUND,
+  signingSecrets,
+  webhookFailureEmails,
+  webhookOwnerEmails,
+  WebhookRow,
+  WebhookStatus,
+} from '../../db/queries/webhooks';
 import { tenantScope } from '../../db/tenant-scope';
 import { classifyOutcome, DeliveryOutcome, DeliveryPolicy, HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { buildPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
@@ -442,16 +452,19 @@ function circuitOpen(webhookId: string, delayMs: number): ApplicationFailure {
   });
 }
 
-interface WebhookAlert {
+export interface WebhookAlert {
   category: string;
   subject: string;
   body: string;
+  /** `failure`: the admins and the owner (a failing webhook); `owner`: the owner, or the admins when there is none. */
+  audience: 'failure' | 'owner';
 }
 
 function failingMessage(webhook: WebhookRow): WebhookAlert {
   return {
     category: 'webhook.failing',
     subject: 'A webhook is failing',
+    audience: 'failure',
     body:
       `Webhook ${webhook.id}${webhook.description ? ` (${webhook.description})` : ''} to ${webhook.url} failed all five attempts of a delivery ` +
       `and is now marked failing. Deliveries continue; the next successful one marks it active again. ` +
@@ -459,12 +472,9 @@ function failingMessage(webhook: WebhookRow): WebhookAlert {
   };
 }
 
-/**
- * Queues the message for the webhook's owner (its admins when it has none) once per key; returns
- * the row while it is still queued.
- */
-export async function queueWebhookAlert(tx: Queryable, webhook: WebhookRow, key: string, message: WebhookAlert): Promise<string | null> {
-  const recipients = await webhookOwnerEmails(tx, webhook);
+/** Queues the message for its audience once per key; returns the row while it is still queued. */
+export async function queueWebhookAlert(tx: Queryable, webhook: WebhookRow, key: string, { audience, ...message }: WebhookAlert): Promise<string | null> {
+  const recipients = audience === 'failure' ? await webhookFailureEmails(tx, webhook) : await webhookOwnerEmails(tx, webhook);
   if (recipients.length === 0) return null;
   const { id } = await insertNotification(tx, { tenantId: webhook.tenant_id, ...message, recipients, idempotencyKey: key });
   const row = await tx('notifications').where({ id }).first('status');

@@ -127,6 +127,7 @@ async function openLowSuccessAlert(db: Db, tenantId: string, webhookId: string, 
     const notificationId = await queueWebhookAlert(tx, webhook, episode, {
       category: 'webhook.low_success_rate',
       subject: 'A webhook delivers less than half of its attempts',
+      audience: 'owner',
       body:
         `Webhook ${webhook.id}${webhook.description ? ` (${webhook.description})` : ''} to ${webhook.url} succeeded in ` +
         `${Math.round(successRate * 100)} % of its ${stats.attempts} attempts over the last ${LOW_SUCCESS_WINDOW_HOURS} hours, ` +

@@ -42,7 +42,11 @@ const conditionSchema = Joi.object({
   overall_condition: Joi.string().valid(...CONDITIONS),
   parameters: Joi.array().items(Joi.object().unknown(true)),
   last_inspection: Joi.string().allow(null).description('YYYY-MM-DD (UTC)'),
-  next_inspection: Joi.string().allow(null).description('YYYY-MM-DD (UTC): earliest next due date of the active maintenance plans of the asset'),
+  next_inspection: Joi.string()
+    .allow(null)
+    .description(
+      'YYYY-MM-DD (UTC): when the next inspection is due, the earliest of the next due dates of the active inspection plans (`task_kind: inspection`) of the asset and the due dates of its open inspection tasks (an overdue one included); null when there is none. Preventive plans do not count.',
+    ),
   open_work_orders: Joi.number().integer(),
   updated_at: Joi.string().isoDate().allow(null),
 });
@@ -114,7 +118,7 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
       sub: 'condition',
       summary: 'Asset condition',
       description:
-        'overall_condition and parameters are stored, recomputed on every reading, completed inspection and baseline change; next_inspection and ' +
+        'overall_condition and parameters are stored, recomputed on every reading, completed inspection and baseline change; next_inspection (from its inspection plans and open inspection tasks) and ' +
         'open_work_orders come from the maintenance plans and tasks of the asset when read.',
       found: 'Asset condition',
       schema: conditionSchema,
@@ -125,7 +129,7 @@ export function registerAssetStateRoutes(api: ApiRouter): void {
         overall_condition: condition.overall_condition,
         parameters: condition.parameters,
         last_inspection: dateOnly(condition.last_inspection_at),
-        next_inspection: dateOnly(condition.next_due_at),
+        next_inspection: dateOnly(condition.next_inspection_at),
         open_work_orders: condition.open_work_orders,
         updated_at: isoTime(condition.updated_at),
       };

@@ -97,8 +97,9 @@ export function authRoutes(): ApiRouter {
       429: { description: 'Too many refreshes from this address (60 per minute)' },
     },
     handler: async (ctx, { body }) => {
-      const counted = await ctx.deps.loginLimits.countRefresh(ctx.ip);
-      if (!counted.allowed) throw limited(counted);
+      const { decision, figures } = await ctx.deps.loginLimits.countRefresh(ctx.ip);
+      ctx.state.rateLimit = figures;
+      if (!decision.allowed) throw limited(decision);
       const { user, ...session } = await refreshSession(ctx.deps.db, sessionRequest(ctx), body.refresh_token);
       respondWithTokens(ctx, user, session);
     },

@@ -56,7 +56,7 @@ const readingsSummary = Joi.object({
   received: Joi.number(),
   stored: Joi.number(),
   duplicates: Joi.number().description('Items whose event_id was already stored'),
-  late: Joi.number().description('Stored but older than the newest reading of their series: not judged against baselines'),
+  late: Joi.number().description('Stored readings older than the newest reading of their series (a flushed buffer): judged at their own time'),
   alerts_raised: Joi.number(),
   alerts_resolved: Joi.number(),
 });
@@ -111,7 +111,9 @@ export function machineRoutes(): ApiRouter {
     description:
       "Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, " +
       'deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of ' +
-      'the assets, all in one transaction. A reading older than the newest one of its series is stored but not judged.',
+      'the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: ' +
+      'within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, ' +
+      'resolved by the first later stored reading back inside the band.',
     item: readingItem,
     result: readingsSummary,
     ingest: ingestMachineReadings,

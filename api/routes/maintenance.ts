@@ -95,11 +95,11 @@ function registerPlanActions(plans: PlanRoutes): void {
     sub: 'execute',
     summary: 'Generate the task now; floating plans move next_due_at, fixed ones do not',
     description:
-      "The plan's workflow moves its schedule through a Workflow Update (with a deadline: Temporal unreachable or too slow gives 503 and no task), then the task is written. Allowed on a paused plan (the plan stays paused). A retry with the same `Idempotency-Key` header returns the first result; without the header, the same user's second execute of the plan within 60 seconds is taken as a retry and returns the first result too (send a new key to execute again at once). A retry after a 503 never advances the plan twice.",
+      "The plan's workflow moves its schedule through a Workflow Update (with a deadline: Temporal unreachable or too slow gives 503 and no task), then the task is written. Allowed on a paused plan (the plan stays paused). Every call without an `Idempotency-Key` header generates a task of its own (two calls, two tasks). A retry with the same `Idempotency-Key` returns the first result and generates nothing, and a retry with that key after a 503 never advances the plan twice: send a key whenever a call may be retried.",
     access: 'manage',
     responses: {
       200: { description: 'The generated task', schema: executeResult },
-      503: { description: 'Temporal unreachable or too slow: retry with the same Idempotency-Key' },
+      503: { description: 'Temporal unreachable or too slow: no task was written; a retry with the same Idempotency-Key is applied once' },
     },
     handler: async (ctx, { params }) => {
       ctx.body = await executePlanNow(planDeps(ctx), userUnitContextOf(ctx), params.plan_id, idempotencyKeyOf(ctx));

@@ -64,7 +64,7 @@ const webhookFields = {
   // Opt-ins beyond SPEC.md's failure rules (off by default: SPEC.md retries every failure on its schedule).
   disable_on_gone: Joi.boolean().description('410 Gone disables the webhook at once instead of being retried (default false)'),
   honour_retry_after: Joi.boolean().description('Retry-After on 429/503 moves the next retry within the schedule (default false)'),
-  owner_id: idRef.description("User who receives the webhook's alerts; defaults to its creator"),
+  owner_id: idRef.description("User who receives the webhook's alerts (the failing alert goes to the tenant's admins too); defaults to its creator"),
 };
 const createBody = Joi.object({ ...webhookFields, url: webhookFields.url.required(), events: webhookFields.events.required() });
 const updateBody = Joi.object({
@@ -84,7 +84,7 @@ export const webhookSchema = Joi.object({
   disabled_reason: Joi.string().allow(null),
   disable_on_gone: Joi.boolean(),
   honour_retry_after: Joi.boolean(),
-  owner_id: Joi.string().allow(null).description('Receives the alerts; null when that user was deleted (the admins receive them)'),
+  owner_id: Joi.string().allow(null).description('Receives the alerts, with the admins for the failing one; null when that user was deleted (the admins receive them)'),
   previous_secret_expires_at: Joi.string().isoDate().allow(null).description('While set, the previous secret also signs'),
   created_at: Joi.string().isoDate(),
   updated_at: Joi.string().isoDate(),

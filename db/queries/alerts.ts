@@ -68,3 +68,16 @@ export async function unresolvedAlerts(db: Queryable, tenantId: string, series: 
 export function findAlert(scope: TenantScope, assetId: string, alertId: string): Promise<AlertRow | undefined> {
   return scope.table('asset_alerts').where({ asset_id: assetId, id: alertId }).first(ALERT_COLUMNS);
 }
+
+/** The alerts of each series not resolved before its `since` (late readings placed on their course). */
+export async function alertsSince(db: Queryable, tenantId: string, series: ReadonlyArray<SeriesKey & { since: Date }>): Promise<AlertRow[]> {
+  if (series.length === 0) return [];
+  const { rows } = await db.raw(
+    `select ${ALERT_COLUMNS.map((c) => `a.${c}`).join(', ')}
+       from unnest(?::uuid[], ?::text[], ?::timestamptz[]) as k(asset_id, parameter, since)
+       join asset_alerts a on a.tenant_id = ? and a.asset_id = k.asset_id and a.parameter = k.parameter
+        and (a.resolved_at is null or a.resolved_at > k.since)`,
+    [pgArray(series.map((s) => s.asset_id)), pgArray(series.map((s) => s.parameter)), pgArray(series.map((s) => s.since.toISOString())), tenantId],
+  );
+  return rows as AlertRow[];
+}

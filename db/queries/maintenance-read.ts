@@ -5,28 +5,35 @@ import { tenantScope } from '../tenant-scope';
 /** What the assets feature (condition, dashboard) reads from the maintenance tables. */
 
 export interface AssetMaintenance {
-  /** Earliest next due time of the asset's active plans; null without plans. */
-  next_due_at: Date | null;
+  /**
+   * When the asset's next inspection is due: the earliest of its active inspection plans' next due
+   * times and its open inspection tasks' due times (an overdue one is still the next to do); null
+   * when neither exists. Preventive and corrective work is not an inspection.
+   */
+  next_inspection_at: Date | null;
   /** Tasks (work orders) open or in progress that include the asset. */
   open_work_orders: number;
 }
 
 export async function assetMaintenance(db: Queryable, tenantId: string, assetId: string): Promise<AssetMaintenance> {
   // One after the other, so `db` may be a transaction too.
-  const next = await tenantScope(db, tenantId)
+  const plans = await tenantScope(db, tenantId)
     .table('maintenance_plans')
-    .where({ status: 'active' })
+    .where({ status: 'active', task_kind: 'inspection' })
     .whereNull('deleted_at')
     .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
     .min({ next: 'next_due_at' })
     .first();
-  const open = await tenantScope(db, tenantId)
+  const tasks = await tenantScope(db, tenantId)
     .table('maintenance_tasks')
     .whereIn('status', ['open', 'in_progress'])
     .whereRaw('asset_ids @> array[?]::uuid[]', [assetId])
-    .count({ count: '*' })
-    .first();
-  return { next_due_at: next?.next ? new Date(next.next) : null, open_work_orders: open ? Number(open.count) : 0 };
+    .first(db.raw('count(*)::int as open'), db.raw("min(due_at) filter (where kind = 'inspection') as next"));
+  const candidates = [plans?.next, tasks?.next].filter((at): at is Date | string => at !== null && at !== undefined).map((at) => new Date(at).getTime());
+  return {
+    next_inspection_at: candidates.length > 0 ? new Date(Math.min(...candidates)) : null,
+    open_work_orders: tasks ? Number(tasks.open) : 0,
+  };
 }
 
 export interface MaintenanceKpis {

@@ -20,6 +20,9 @@ export interface SeriesKey {
   readonly parameter: string;
 }
 
+/** A series as a map key. */
+export const seriesKey = (s: SeriesKey): string => `${s.asset_id}|${s.parameter}`;
+
 const columnArrays = (readings: readonly ReadingInput[]) => [
   pgArray(readings.map((r) => r.asset_id)),
   pgArray(readings.map((r) => r.parameter)),
@@ -165,4 +168,20 @@ export async function cycleAverages(
     [pgArray(parameters), tenantId, assetId, tenantId, assetId, cycleSeconds, tenantId, assetId, pgArray(parameters), cycleSeconds, lastCycles - 1, cycleSeconds],
   );
   return rows.map((r: { cycle: string; parameter: string; value: string }) => ({ cycle: Number(r.cycle), parameter: r.parameter, value: Number(r.value) }));
+}
+
+/**
+ * The stored readings of each series from its `since` on (late readings judged at their time),
+ * one index range scan per series.
+ */
+export async function readingsSince(db: Queryable, tenantId: string, series: ReadonlyArray<SeriesKey & { since: Date }>): Promise<SeriesPoint[]> {
+  if (series.length === 0) return [];
+  const { rows } = await db.raw(
+    `select s.asset_id, s.parameter, s.ts, s.value
+       from unnest(?::uuid[], ?::text[], ?::timestamptz[]) as k(asset_id, parameter, since)
+       join sensor_readings s on s.tenant_id = ? and s.asset_id = k.asset_id and s.parameter = k.parameter and s.ts >= k.since
+      order by s.ts`,
+    [pgArray(series.map((s) => s.asset_id)), pgArray(series.map((s) => s.parameter)), pgArray(series.map((s) => s.since.toISOString())), tenantId],
+  );
+  return rows.map((r: SeriesPoint) => ({ ...r, value: Number(r.value) }));
 }

@@ -85,10 +85,10 @@ export function signingSecrets(row: WebhookRow, key: Buffer, now: Date): string[
   return secrets;
 }
 
-/** E-mail addresses of a tenant's active admins: the people told about failing webhooks. */
 /**
- * Who hears about a webhook: its owner while they are an active user of the tenant, otherwise the
- * tenant's active admins (the owner was deleted or disabled: the alert must still reach someone).
+ * Who hears that a webhook's success rate stays low (SPEC.md: "the owner of the integration"): its
+ * owner while they are an active user of the tenant, otherwise the tenant's active admins (the
+ * owner was deleted or disabled: the alert must still reach someone).
  */
 export async function webhookOwnerEmails(db: Queryable, webhook: Pick<WebhookRow, 'tenant_id' | 'owner_user_id'>): Promise<string[]> {
   if (webhook.owner_user_id) {
@@ -98,6 +98,24 @@ export async function webhookOwnerEmails(db: Queryable, webhook: Pick<WebhookRow
   return tenantAdminEmails(db, webhook.tenant_id);
 }
 
+/**
+ * Who hears that a webhook is failing (SPEC.md: "the administrator is notified"): the tenant's
+ * active admins and the webhook's active owner, each once (an owner who is an admin too is told once).
+ */
+export async function webhookFailureEmails(db: Queryable, webhook: Pick<WebhookRow, 'tenant_id' | 'owner_user_id'>): Promise<string[]> {
+  const rows: Array<{ email: string }> = await db('users')
+    .where({ tenant_id: webhook.tenant_id, status: 'active' })
+    .where((who) => {
+      who.where('role', 'admin');
+      if (webhook.owner_user_id) who.orWhere('id', webhook.owner_user_id);
+    })
+    .orderBy('created_at')
+    .select('email');
+  // One row per user, and an address is one user's (users_email_unique): nobody is listed twice.
+  return rows.map((row) => row.email);
+}
+
+/** E-mail addresses of a tenant's active admins. */
 export async function tenantAdminEmails(db: Queryable, tenantId: string): Promise<string[]> {
   const rows = await db('users').where({ tenant_id: tenantId, role: 'admin', status: 'active' }).orderBy('created_at').select('email');
   return rows.map((row) => row.email as string);

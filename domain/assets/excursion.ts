@@ -4,8 +4,8 @@ import { bandPosition, deviationRatio, ToleranceBand } from './band';
  * Baseline excursions: the life of an alert, decided by readings only. A reading outside the band
  * starts an excursion (alert raised) unless one is already open for the parameter; the first
  * reading back inside ends it (alert resolved). Readings are folded in device-time order, and the
- * caller passes only readings newer than the latest one already judged: a late reading is stored
- * but does not reopen or close an excursion (README.md).
+ * caller passes only readings newer than the latest one already judged; late readings are placed
+ * on the recorded course by late-readings.ts (README.md).
  */
 
 export type Direction = 'above' | 'below';

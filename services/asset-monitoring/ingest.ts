@@ -3,10 +3,11 @@ import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { TREND_WINDOW } from '../../domain/assets/trend';
 import { insertMachineEvents, MachineEventInput } from '../../db/queries/machine-events';
 import { AssetState, assetStatesStatement } from '../../db/queries/asset-state';
-import { insertReadingsStatement, LatestReading, latestReadingsStatement, ReadingInput, RecentWindow, SeriesKey } from '../../db/queries/readings';
+import { insertReadingsStatement, LatestReading, latestReadingsStatement, ReadingInput, RecentWindow, seriesKey } from '../../db/queries/readings';
 import { Queryable } from '../../db/knex';
 import { MonitoringState, monitoringStateColumns, monitoringStateOf } from './monitoring-state';
 import { applyJudgements, SeriesJudgement } from './judge';
+import { BaselinedSeries, judgeLate } from './late';
 import { bandOf, computeAssetStates } from './recompute';
 import { LockedAssets, MonitoringUnit } from './unit';
 import { isoTime } from '../../domain/time';
@@ -16,18 +17,19 @@ export interface ReadingsSummary {
   stored: number;
   /** Readings whose sender event id was already stored (not stored again). */
   duplicates: number;
-  /** Stored readings older than the newest one already known for their series: kept, not judged. */
+  /** Stored readings older than the newest one already known for their series: judged at their own time. */
   late: number;
   alerts_raised: number;
   alerts_resolved: number;
 }
 
-const key = (s: SeriesKey) => `${s.asset_id}|${s.parameter}`;
+const key = seriesKey;
 
 /**
  * The gateway's reading pipeline, in the caller's transaction: store the batch idempotently, judge
  * the new readings of each baselined series against its band (raising, continuing or resolving its
- * alert), move each series' latest reading, and recompute the touched assets' health and condition.
+ * alert) and its late ones at their own time (late.ts), move each series' latest reading, and
+ * recompute the touched assets' health and condition.
  * `assets` holds every asset of the batch, locked by the caller (lockAssetTypes) and checked to belong to the tenant.
  */
 export async function ingestReadings(unit: MonitoringUnit, assets: LockedAssets, readings: readonly ReadingInput[], now: Date): Promise<ReadingsSummary> {
@@ -60,14 +62,21 @@ export async function ingestReadings(unit: MonitoringUnit, assets: LockedAssets,
   const alertOf = new Map(state.alerts.filter((a) => bySeries.has(key(a))).map((a) => [key(a), a]));
 
   // Per series: the readings newer than its latest one, in device-time order, move the latest
-  // reading and its window; older (late) ones are only stored.
+  // reading and its window; older (late) ones are judged at their own time after them.
   const newerBySeries = new Map<string, Reading[]>();
+  const lateBySeries = new Map<string, Reading[]>();
   const moved: LatestReading[] = [];
   for (const [k, rs] of bySeries) {
     const before = latest.get(k);
     const since = before ? new Date(before.ts).getTime() : -Infinity;
     const newer = rs.filter((r) => r.ts.getTime() > since).sort((x, y) => x.ts.getTime() - y.ts.getTime());
-    summary.late += rs.length - newer.length;
+    const late = rs.filter((r) => r.ts.getTime() <= since);
+    summary.late += late.length;
+    if (late.length > 0)
+      lateBySeries.set(
+        k,
+        late.map((r) => ({ t: r.ts.getTime(), value: r.value })),
+      );
     if (newer.length === 0) continue;
     newerBySeries.set(
       k,
@@ -80,15 +89,21 @@ export async function ingestReadings(unit: MonitoringUnit, assets: LockedAssets,
     moved.push(row);
   }
 
-  const judgements: SeriesJudgement[] = assetBaselines.flatMap((baseline) => {
-    const newer = newerBySeries.get(key(baseline));
-    if (!newer) return [];
-    const config = configs.get(assetTypes.get(baseline.asset_id) as string) as PredictiveConfig;
-    return [{ assetId: baseline.asset_id, parameter: baseline.parameter, baseline, band: bandOf(baseline, config), open: alertOf.get(key(baseline)) ?? null, readings: newer }];
+  const baselined: BaselinedSeries = new Map(
+    assetBaselines.map((baseline) => {
+      const config = configs.get(assetTypes.get(baseline.asset_id) as string) as PredictiveConfig;
+      return [key(baseline), { baseline, band: bandOf(baseline, config) }];
+    }),
+  );
+  const judgements: SeriesJudgement[] = [...newerBySeries].flatMap(([k, newer]) => {
+    const series = baselined.get(k);
+    if (!series) return [];
+    return [{ assetId: series.baseline.asset_id, parameter: series.baseline.parameter, ...series, open: alertOf.get(k) ?? null, readings: newer }];
   });
   const counts = await applyJudgements(unit, judgements);
-  summary.alerts_raised = counts.raised;
-  summary.alerts_resolved = counts.resolved;
+  const lateCounts = await judgeLate(unit, lateBySeries, baselined);
+  summary.alerts_raised = counts.raised + lateCounts.raised;
+  summary.alerts_resolved = counts.resolved + lateCounts.resolved;
 
   const states = computeAssetStates(touchedAssets, { assetTypes, configs, baselines: assetBaselines, latest: [...latest.values()], inspections });
   await saveSeriesAndStates(unit.tx, tenantId, moved, states, now);

@@ -260,15 +260,16 @@ describe('baselines, alerts and health', () => {
     expect(health2).toMatchObject({ health_score: 63, status: 'fair' });
     expect(new Date(health2.last_updated).getTime()).toBeGreaterThan(new Date(health1.last_updated).getTime());
 
-    // A late reading (older than the newest one) is stored but does not move the alert.
+    // A late reading (older than the newest one) within the excursion is judged at its time: it is
+    // the excursion's peak (critical), and the newer last reading stays.
     expect(await ingest(a, [reading(asset, 'temperature', 150, 35 * 60_000)])).toMatchObject({ stored: 1, late: 1, alerts_raised: 0, alerts_resolved: 0 });
-    expect((await alertsOf()).items[0]).toMatchObject({ peak_value: 120, last_value: 112 });
+    expect((await alertsOf()).items[0]).toMatchObject({ status: 'open', value: 115, peak_value: 150, severity: 'critical', last_value: 112 });
 
     // Back inside: resolved; health 85 (good).
     const back = reading(asset, 'temperature', 105, 10 * 60_000);
     expect(await ingest(a, [back])).toMatchObject({ alerts_raised: 0, alerts_resolved: 1 });
     const [resolved] = (await alertsOf()).items;
-    expect(resolved).toMatchObject({ status: 'resolved', resolved_value: 105, resolved_at: back.timestamp, peak_value: 120 });
+    expect(resolved).toMatchObject({ status: 'resolved', resolved_value: 105, resolved_at: back.timestamp, peak_value: 150 });
     expect(await healthRow()).toMatchObject({ health_score: 85, status: 'good' });
 
     const raisedEvents = await outbox(a, 'asset.alert.raised');
@@ -285,7 +286,48 @@ describe('baselines, alerts and health', () => {
         severity: 'warning',
       }),
     ]);
-    expect(resolvedEvents.map((e) => e.data)).toEqual([expect.objectContaining({ alert_id: resolved.id, asset_id: asset, value: 105, peak_value: 120 })]);
+    expect(resolvedEvents.map((e) => e.data)).toEqual([expect.objectContaining({ alert_id: resolved.id, asset_id: asset, value: 105, peak_value: 150 })]);
+  });
+
+  it("judges a gateway's buffered readings at their own time: the excursion it buffered raises its alert, resolved by the next reading inside", async () => {
+    const press = await createAsset(a, { name: 'Press after an outage', type: 'compressor' });
+    await setBaseline(a, press, { parameter: 'pressure', baseline_value: 100, tolerance_percent: 10 });
+    const alertsOfPress = async () => (await api.request(`/api/v1/assets/${press}/alerts`, { token: a.token })).body.items;
+    const at = (minutesAgo: number, value: number) => reading(press, 'pressure', value, minutesAgo * 60_000);
+    // Live readings before and after the outage: nothing to say.
+    expect(await ingest(a, [at(60, 100), at(5, 101)])).toMatchObject({ stored: 2, late: 0, alerts_raised: 0 });
+
+    // The buffer of the outage, flushed late: 125 and 118 outside, 104 back inside.
+    const [started, outside, back] = [at(40, 125), at(30, 118), at(20, 104)];
+    const flushed = await ingest(a, [at(50, 103), started, outside, back]);
+    expect(flushed).toEqual({ received: 4, stored: 4, duplicates: 0, late: 4, alerts_raised: 1, alerts_resolved: 1 });
+    const [alert] = await alertsOfPress();
+    expect(alert).toMatchObject({
+      status: 'resolved',
+      direction: 'above',
+      severity: 'critical',
+      value: 125,
+      peak_value: 125,
+      last_value: 118,
+      raised_at: started.timestamp,
+      last_reading_at: outside.timestamp,
+      resolved_at: back.timestamp,
+      resolved_value: 104,
+    });
+    const raised = (await outbox(a, 'asset.alert.raised')).filter((e) => e.data.alert_id === alert.id);
+    expect(raised.map((e) => [e.data.raised_at, new Date(e.occurred_at).toISOString()])).toEqual([[started.timestamp, started.timestamp]]);
+    const resolved = (await outbox(a, 'asset.alert.resolved')).filter((e) => e.data.alert_id === alert.id);
+    expect(resolved.map((e) => e.data.resolved_at)).toEqual([back.timestamp]);
+
+    // A late excursion whose end is a reading stored before it: resolved at that reading (5 minutes ago, 101).
+    const alone = at(10, 80);
+    expect(await ingest(a, [alone])).toMatchObject({ late: 1, alerts_raised: 1, alerts_resolved: 1 });
+    expect((await alertsOfPress()).find((x: any) => x.raised_at === alone.timestamp)).toMatchObject({ direction: 'below', status: 'resolved', resolved_value: 101 });
+
+    // Within the resolved alert's course (35 minutes ago, before its resolution): its peak, never reopened.
+    expect(await ingest(a, [at(35, 140), at(25, 100)])).toMatchObject({ late: 2, alerts_raised: 0, alerts_resolved: 0 });
+    expect((await alertsOfPress()).find((x: any) => x.id === alert.id)).toMatchObject({ status: 'resolved', peak_value: 140, resolved_at: back.timestamp });
+    expect(await api.deps.db('asset_alerts').where({ tenant_id: a.tenantId, asset_id: press }).whereNot('status', 'resolved')).toHaveLength(0);
   });
 
   it('serialises batches of the same asset: batches sent at once raise one alert for one excursion', async () => {
@@ -314,8 +356,11 @@ describe('baselines, alerts and health', () => {
     const after = (await alertsOf()).items.find((x: any) => x.id === alert.id);
     expect(after).toMatchObject({ status: 'resolved', acknowledged_at: ack.body.acknowledged_at, peak_value: 79 });
 
+    // (The first test's alert became critical too, by its late peak.)
     const tenantWide = await api.request(`/api/v1/assets/alerts?asset_id=${asset}&severity=critical`, { token: a.token });
-    expect(tenantWide.body.items.map((x: any) => x.id)).toEqual([alert.id]);
+    expect(tenantWide.body.items.map((x: any) => x.id)).toContain(alert.id);
+    const warnings = await api.request(`/api/v1/assets/alerts?asset_id=${asset}&severity=warning`, { token: a.token });
+    expect(warnings.body.items.map((x: any) => x.id)).not.toContain(alert.id);
     expectError(await api.request(`/api/v1/assets/${asset}/alerts/${randomUUID()}/acknowledge`, { method: 'POST', token: a.token, json: {} }), 404, 'NOT_FOUND');
   });
 
@@ -434,13 +479,20 @@ describe('condition and inspections', () => {
   });
 
   it('takes next_inspection and open_work_orders from the maintenance plans and tasks of the asset', async () => {
+    // next_inspection from inspection plans and tasks only: test/api/inspection-tasks.test.ts.
     const present = await api.deps.db.raw(`select to_regclass('maintenance_plans') is not null as plans, to_regclass('maintenance_tasks') is not null as tasks`);
     const { plans, tasks } = present.rows[0];
     const due = new Date(Date.now() + 10 * DAY);
     if (plans) {
-      await api.deps
-        .db('maintenance_plans')
-        .insert({ tenant_id: a.tenantId, name: 'Valve PM', status: 'active', asset_ids: [valve], trigger: JSON.stringify({ type: 'calendar' }), next_due_at: due });
+      await api.deps.db('maintenance_plans').insert({
+        tenant_id: a.tenantId,
+        name: 'Valve PM',
+        status: 'active',
+        asset_ids: [valve],
+        trigger: JSON.stringify({ type: 'calendar' }),
+        next_due_at: due,
+        task_kind: 'inspection',
+      });
     }
     if (tasks) {
       await api.deps.db('maintenance_tasks').insert([

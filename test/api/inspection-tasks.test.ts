@@ -60,6 +60,37 @@ describe('inspection tasks', () => {
     expectError(await call(other, `/api/v1/assets/${assets[0]}/inspections`), 404, 'NOT_FOUND');
   });
 
+  it('next_inspection comes from the inspection plans and open inspection tasks of the asset, not from preventive plans', async () => {
+    const asset = (await call(tenant, '/api/v1/assets', 'POST', { name: 'Compressor C-7', type: 'compressor' })).body.id as string;
+    const nextInspection = async () => (await call(tenant, `/api/v1/assets/${asset}/condition`)).body.next_inspection;
+    const hoursAhead = (hours: number) => new Date(Math.ceil(Date.now() / 3_600_000 + hours) * 3_600_000).toISOString();
+    const createPlan = async (body: Record<string, unknown>) => {
+      const res = await call(tenant, '/api/v1/maintenance/plans', 'POST', { name: 'Compressor plan', asset_ids: [asset], ...body });
+      expect(res.status).toBe(201);
+      return res.body as { id: string; next_due_at: string };
+    };
+    // A preventive plan due in 3 days is no inspection.
+    await createPlan({ trigger: { type: 'calendar', every: 4, unit: 'weeks', start_at: hoursAhead(72), mode: 'fixed' } });
+    expect(await nextInspection()).toBeNull();
+
+    // An inspection plan due in 10 days is.
+    const inspectionDue = hoursAhead(240);
+    const inspection = await createPlan({ trigger: { type: 'calendar', every: 4, unit: 'weeks', start_at: inspectionDue, mode: 'fixed' }, task_kind: 'inspection' });
+    expect(inspection.next_due_at).toBe(inspectionDue);
+    expect(await nextInspection()).toBe(inspectionDue.slice(0, 10));
+
+    // Executed now (a fixed plan keeps its due date): the open inspection task, due today, comes first.
+    const executed = await call(tenant, `/api/v1/maintenance/plans/${inspection.id}/execute`, 'POST', {});
+    expect(executed.status).toBe(200);
+    const task = (await call(tenant, `/api/v1/maintenance/tasks/${executed.body.task_id}`)).body;
+    expect(await nextInspection()).toBe(task.due_at.slice(0, 10));
+    expect(task.due_at.slice(0, 10)).not.toBe(inspectionDue.slice(0, 10));
+
+    // Done, it no longer counts: back to the plan's date.
+    expect((await call(tenant, `/api/v1/maintenance/tasks/${executed.body.task_id}/complete`, 'POST', { condition: 'good' })).status).toBe(200);
+    expect(await nextInspection()).toBe(inspectionDue.slice(0, 10));
+  });
+
   it('a rating on a preventive task is refused, and a preventive task completes as before', async () => {
     const plan = await call(tenant, '/api/v1/maintenance/plans', 'POST', { name: 'Grease', trigger: weekly() });
     expect(plan.body.task_kind).toBe('preventive');

@@ -86,6 +86,50 @@ describe('login limits', () => {
   });
 });
 
+describe('X-RateLimit-* on answers no tenant budget counted', () => {
+  /** The answer's figures, its reset within the window from now. */
+  const expectFigures = (r: TestResponse, expected: { status: number; limit: string; remaining: string; windowSeconds: number }) => {
+    const now = Date.now() / 1000;
+    const reset = Number(r.headers.get('x-ratelimit-reset'));
+    expect({
+      status: r.status,
+      limit: r.headers.get('x-ratelimit-limit'),
+      remaining: r.headers.get('x-ratelimit-remaining'),
+      resetInWindow: reset > now - 1 && reset <= now + expected.windowSeconds + 1,
+    }).toEqual({
+      status: expected.status,
+      limit: expected.limit,
+      remaining: expected.remaining,
+      resetInWindow: true,
+    });
+  };
+  const LOGIN_WINDOW = 15 * 60;
+
+  it("401s, unknown paths, 405s, docs, probes and logins carry the address's login budget; refreshes their refresh budget", async () => {
+    const from = address();
+    const at = (path: string, init: { method?: string; json?: unknown } = {}) => api.request(path, { ...init, headers: { 'X-Forwarded-For': from } });
+    const untouched = [
+      await at('/api/v1/assets'),
+      await at('/api/v1/no-such-resource'),
+      await at('/api/v1/auth/login', { method: 'DELETE' }),
+      await at('/api/v1/openapi.json'),
+      await at('/api/v1/docs'),
+      await at('/livez'),
+    ];
+    expect(untouched.map((r) => r.status)).toEqual([401, 404, 405, 200, 200, 200]);
+    for (const r of untouched) expectFigures(r, { status: r.status, limit: '12', remaining: '12', windowSeconds: LOGIN_WINDOW });
+
+    // A failed login spends one of the address's attempts: its answer and the next ones say so.
+    const failed = await login(`nobody-${randomUUID()}@example.com`, 'wrong-password-123', from);
+    expectFigures(failed, { status: 401, limit: '12', remaining: '11', windowSeconds: LOGIN_WINDOW });
+    expectFigures(await at('/api/v1/no-such-resource'), { status: 404, limit: '12', remaining: '11', windowSeconds: LOGIN_WINDOW });
+
+    // A refresh is counted in the refresh budget of the address (3 per minute here), refused or not.
+    const refreshed = await at('/api/v1/auth/refresh', { method: 'POST', json: { refresh_token: `rt_${randomUUID()}` } });
+    expectFigures(refreshed, { status: 401, limit: '3', remaining: '2', windowSeconds: 60 });
+  });
+});
+
 describe('password checks behind a bounded queue', () => {
   let small: TestApi;
   beforeAll(async () => {

@@ -51,7 +51,7 @@ async function newAsset(t: TestTenant, location?: object): Promise<string> {
 
 const post = (t: TestTenant, path: string, json: unknown = {}, headers?: Record<string, string>) => api.request(`${M}${path}`, { method: 'POST', token: t.token, json, headers });
 const get = (t: TestTenant, path: string) => api.request(`${M}${path}`, { token: t.token });
-/** A deliberate execution: its own key (without one, the same user's second execute within 60 s is a retry). */
+/** A deliberate execution, with its own key (as a client that may retry sends it). */
 const execute = (t: TestTenant, planId: string) => post(t, `/plans/${planId}/execute`, {}, { 'Idempotency-Key': randomUUID() });
 const events = (t: TestTenant, type: string) => api.deps.db('outbox_events').where({ tenant_id: t.tenantId, type }).orderBy('created_at');
 
@@ -258,8 +258,7 @@ describe('execute, preview and history', () => {
     const handle = await workflowOf(t, fixed.id);
     await expectNoPersonalData(await api.deps.temporal.client(), handle.workflowId, fixed.id, [t.email]);
 
-    // Paginated history: two more executions (each with its own key: without one, a second
-    // execute within 60 s is taken as a retry), pages of two.
+    // Paginated history: two more executions, pages of two.
     await post(t, `/plans/${fixed.id}/execute`, {}, { 'Idempotency-Key': 'exec-fixed-2' });
     await post(t, `/plans/${fixed.id}/execute`, {}, { 'Idempotency-Key': 'exec-fixed-3' });
     const page = await get(t, `/plans/${fixed.id}/history?skip=1&limit=2`);
@@ -281,6 +280,18 @@ describe('execute, preview and history', () => {
     expect(created.map((e) => e.data.task_code)).toEqual(['RACE-000001']);
     // The next request takes the next number: none was lost to the retries.
     expect((await execute(other, plan.id)).body.task_code).toBe('RACE-000002');
+  });
+
+  it('without an Idempotency-Key every execute generates a task, even the same user twice in a row', async () => {
+    const plan = await createPlan(other, { trigger: calendar(hourAhead(48)), task_prefix: 'TWICE', on_open_task: 'skip' });
+    const [first, second] = [await post(other, `/plans/${plan.id}/execute`), await post(other, `/plans/${plan.id}/execute`)];
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect([first.body.task_code, second.body.task_code]).toEqual(['TWICE-000001', 'TWICE-000002']);
+    expect(second.body.task_id).not.toBe(first.body.task_id);
+    expect(await api.deps.db('maintenance_tasks').where({ plan_id: plan.id }).orderBy('task_code').pluck('status')).toEqual(['open', 'open']);
+    expect(await api.deps.db('maintenance_executions').where({ plan_id: plan.id, executed_by: other.adminUserId, outcome: 'created' })).toHaveLength(2);
+    const audit = await api.deps.db('audit_log').where({ tenant_id: other.tenantId, resource_id: plan.id }).whereLike('action', 'maintenance_plan.execute%').pluck('action');
+    expect(audit).toEqual(['maintenance_plan.executed', 'maintenance_plan.executed']);
   });
 });
 

@@ -2,8 +2,8 @@
  * Execute with no worker to answer (issue 23), on the real stack: the plan's workflow is moved to
  * a task queue nobody polls, so its Update cannot complete. The API answers 503 within its
  * deadline with a retry hint, holds no lock on the plan row while it waits (a concurrent
- * `FOR UPDATE NOWAIT` gets it), and writes no task; once a worker polls again, the same user's
- * retry without an Idempotency-Key executes once: one task, the schedule moved one step.
+ * `FOR UPDATE NOWAIT` gets it), and writes no task; once a worker polls again, the client's
+ * retry with the same Idempotency-Key executes once: one task, the schedule moved one step.
  */
 import { randomUUID } from 'node:crypto';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-it('answers 503 within the deadline holding no lock, and a retry without a key after the worker is back executes exactly once', async () => {
+it('answers 503 within the deadline holding no lock, and a retry with the same key after the worker is back executes exactly once', async () => {
   const start = new Date(Math.ceil((Date.now() + 7 * 24 * 3_600_000) / 3_600_000) * 3_600_000).toISOString();
   const created = await api.request('/api/v1/maintenance/plans', {
     method: 'POST',
@@ -53,7 +53,9 @@ it('answers 503 within the deadline holding no lock, and a retry without a key a
   const seqBefore = Number(row.schedule_seq);
 
   const started = Date.now();
-  const pending = api.request(`/api/v1/maintenance/plans/${planId}/execute`, { method: 'POST', token: t.token, json: {} });
+  const executeOnce = () =>
+    api.request(`/api/v1/maintenance/plans/${planId}/execute`, { method: 'POST', token: t.token, json: {}, headers: { 'Idempotency-Key': `shift-${planId}` } });
+  const pending = executeOnce();
   await new Promise((r) => setTimeout(r, 1_000));
   // While the API waits on Temporal, the plan row is free.
   await api.deps.db.transaction(async (tx) => {
@@ -76,11 +78,11 @@ it('answers 503 within the deadline holding no lock, and a retry without a key a
     activities: { ...createMaintenanceActivities({ db: api.deps.db }), ...createNotificationActivities({ db: api.deps.db, mailer: null, from: 'test@example.com' }) },
   });
   await worker.runUntil(async () => {
-    const retried = await api.request(`/api/v1/maintenance/plans/${planId}/execute`, { method: 'POST', token: t.token, json: {} });
+    const retried = await executeOnce();
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ task_code: 'PM-000001' });
     // And a third call, the response of the second being "lost": the same task, nothing more.
-    const again = await api.request(`/api/v1/maintenance/plans/${planId}/execute`, { method: 'POST', token: t.token, json: {} });
+    const again = await executeOnce();
     expect(again.body).toEqual(retried.body);
 
     expect(await api.deps.db('maintenance_tasks').where({ plan_id: planId }).pluck('task_code')).toEqual(['PM-000001']);

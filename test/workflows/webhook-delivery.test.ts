@@ -308,6 +308,29 @@ describe('webhook delivery workflow', () => {
     expect((await failingNotifications()).length - before).toBe(2);
   });
 
+  it('the failure notice goes to every active admin and to the owner, each once', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const addUser = async (email: string, role: string, status = 'active') =>
+      (await pg.db('users').insert({ tenant_id: tenantId, email, password_hash: 'x', role, status }).returning(['id', 'email']))[0] as { id: string; email: string };
+    const secondAdmin = await addUser(`second-admin-${suffix}@example.com`, 'admin');
+    await addUser(`former-admin-${suffix}@example.com`, 'admin', 'disabled');
+    const technician = await addUser(`tech-owner-${suffix}@example.com`, 'technician');
+    const admins: string[] = await pg.db('users').where({ tenant_id: tenantId, role: 'admin', status: 'active' }).pluck('email');
+    expect(admins).toEqual(expect.arrayContaining([expect.stringMatching(/^admin-/), secondAdmin.email]));
+
+    const recipientsAfterFailure = async (ownerId: string) => {
+      const webhook = await createWebhook('active', { owner_user_id: ownerId });
+      receiver.script(webhook.path, [{ status: 500 }]);
+      expect((await deliver(webhook)).result).toEqual({ status: 'failed', attempts: 5 });
+      const notices = (await failingNotifications()).filter((n) => n.body.includes(webhook.id));
+      return notices.map((n) => [...n.recipients].sort());
+    };
+    // An owner who is not an admin: the admins and the owner.
+    expect(await recipientsAfterFailure(technician.id)).toEqual([[...admins, technician.email].sort()]);
+    // An owner who is an admin: told once, with the other admins.
+    expect(await recipientsAfterFailure(secondAdmin.id)).toEqual([[...admins].sort()]);
+  });
+
   it('410 Gone disables the webhook without retrying when the webhook opted in', async () => {
     const webhook = await createWebhook('active', { disable_on_gone: true });
     receiver.script(webhook.path, [{ status: 410 }]);

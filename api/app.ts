@@ -1,6 +1,5 @@
 import Koa from 'koa';
 import { AppDeps, AppState } from './context';
-import { cachedDependencyCheck } from '../infra/dependency-health';
 import { deprecationHeaders } from './middleware/deprecation';
 import { errorHandler } from './middleware/errors';
 import { warnOfUntrustedForwardedFor } from './middleware/forwarded-warning';
@@ -10,11 +9,8 @@ import { requestId } from './middleware/request-id';
 import { requestMetrics } from './middleware/request-metrics';
 import { requestTracing } from './middleware/tracing';
 import { securityHeaders } from './middleware/security-headers';
-import { ApiRouter, RegisteredRoute } from './route';
-import { featureRouters } from './routers';
-import { metaRoutes } from './routes/meta';
-
-const VERSION = '1.0.0';
+import { RegisteredRoute } from './route';
+import { apiRouters } from './routers';
 
 export interface BuiltApp {
   app: Koa<AppState, { deps: AppDeps }>;
@@ -30,9 +26,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   // Errors are answered by errorHandler; Koa's own handler would only log them twice.
   app.silent = true;
 
-  const routers: ApiRouter[] = [];
-  const routes = () => routers.flatMap((r) => r.routes);
-  routers.push(...featureRouters(), ...metaRoutes(routes, VERSION, cachedDependencyCheck(deps), { registry: deps.metrics.registry, token: deps.config.metricsToken }));
+  const routers = apiRouters();
 
   if (hops === 0) app.use(warnOfUntrustedForwardedFor(deps.logger));
   app.use(requestTracing);
@@ -46,5 +40,5 @@ export function createApp(deps: AppDeps): BuiltApp {
   // JSON bodies are parsed per route, after authentication (api/route.ts).
   app.use(methodNotAllowed(() => routers.map((r) => r.router)));
   for (const r of routers) app.use(r.router.routes());
-  return { app, routes: routes() };
+  return { app, routes: routers.flatMap((r) => r.routes) };
 }

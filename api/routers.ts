@@ -25,6 +25,13 @@ import { reportRoutes } from './routes/reports';
 import { scheduledReportRoutes } from './routes/scheduled-reports';
 import { whatsappNumberRoutes } from './routes/whatsapp-numbers';
 import { whatsappWebhookRoutes } from './routes/whatsapp-webhook';
+import { metaRoutes } from './routes/meta';
+
+/**
+ * The API's version: `info.version` of the OpenAPI document. A change that breaks existing clients
+ * raises it, with a CHANGELOG.md section of that version (docs/DEVELOPING.md, "The OpenAPI document").
+ */
+export const API_VERSION = '1.0.0';
 
 /** Every feature router of the API. A new prefix is added here and nowhere else. */
 export function featureRouters(): ApiRouter[] {
@@ -59,4 +66,11 @@ export function featureRouters(): ApiRouter[] {
     scheduledReportRoutes(),
     brandingRoutes(),
   ];
+}
+
+/** Every router of the API in registration order: the features, then the service routes (whose document covers them all). */
+export function apiRouters(): ApiRouter[] {
+  const routers = featureRouters();
+  routers.push(...metaRoutes(() => routers.flatMap((r) => r.routes), API_VERSION));
+  return routers;
 }

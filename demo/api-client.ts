@@ -1,70 +1,56 @@
 /**
- * The demo's way into the service: the public API, as the demo tenant's admin, over HTTP, exactly
- * as an integrator would call it. Signs in, signs in again when the 15-minute token expires.
+ * The demo's way into the service: the typed client (client/) over HTTP, as the demo tenant's
+ * admin, exactly as an integrator would call it. Signs in, and again before the 15-minute token
+ * expires (or after a 401, for the next call).
  */
+import { ApiClient, createApiClient } from '../client';
+
 export class DemoApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: unknown,
     what: string,
   ) {
-    super(`${what}: ${status} ${JSON.stringify(body).slice(0, 300)}`);
+    super(`${what}: ${status} ${JSON.stringify(body ?? null).slice(0, 300)}`);
   }
 }
 
-interface Page<T> {
-  items: T[];
-  total: number;
+/** A token is renewed this long before it expires. */
+const RENEW_BEFORE_MS = 60_000;
+
+export function demoApiClient(origin: string, email: string, password: string): ApiClient {
+  let session: { token: string; renewAt: number } | null = null;
+  const token = async () => {
+    if (session === null || Date.now() >= session.renewAt) {
+      const answer = await ok(createApiClient(origin).POST('/api/v1/auth/login', { body: { email, password } }));
+      session = { token: answer.access_token!, renewAt: Date.now() + answer.expires_in! * 1000 - RENEW_BEFORE_MS };
+    }
+    return session.token;
+  };
+  const api = createApiClient(origin, token);
+  api.use({
+    onResponse({ response }) {
+      if (response.status === 401) session = null; // revoked or expired early: sign in again next time
+    },
+  });
+  return api;
 }
 
-export class DemoApiClient {
-  private token: string | null = null;
+/** The body of a 2xx answer; DemoApiError otherwise. */
+export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw new DemoApiError(response.status, error, `${new URL(response.url).pathname}`);
+  return data as T;
+}
 
-  constructor(
-    private readonly origin: string,
-    private readonly email: string,
-    private readonly password: string,
-  ) {}
-
-  private async login(): Promise<string> {
-    const res = await fetch(`${this.origin}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ email: this.email, password: this.password }),
-    });
-    const body = await res.json().catch(() => null);
-    if (res.status !== 200) throw new DemoApiError(res.status, body, 'sign-in');
-    this.token = (body as { access_token: string }).access_token;
-    return this.token;
-  }
-
-  /** Answers the parsed body of a 2xx; throws DemoApiError otherwise. */
-  async call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const token = this.token ?? (await this.login());
-      const res = await fetch(`${this.origin}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (res.status === 401 && attempt === 0) {
-        this.token = null; // expired: sign in again, once
-        continue;
-      }
-      const parsed = res.status === 204 ? undefined : await res.json().catch(() => undefined);
-      if (res.status >= 400) throw new DemoApiError(res.status, parsed, `${method} ${path}`);
-      return parsed as T;
-    }
-  }
-
-  /** Every item of a list endpoint (pages of 100). */
-  async all<T = any>(path: string): Promise<T[]> {
-    const items: T[] = [];
-    const join = path.includes('?') ? '&' : '?';
-    for (let skip = 0; ; skip += 100) {
-      const page = await this.call<Page<T>>('GET', `${path}${join}skip=${skip}&limit=100`);
-      items.push(...page.items);
-      if (items.length >= page.total || page.items.length === 0) return items;
-    }
+/** Every item of a list endpoint, 100 a page: `page` asks for one. */
+export async function all<T>(
+  page: (query: { skip: number; limit: number }) => Promise<{ data?: { items?: T[]; total?: number }; error?: unknown; response: Response }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  for (let skip = 0; ; skip += 100) {
+    const { items: more = [], total = 0 } = await ok(page({ skip, limit: 100 }));
+    items.push(...more);
+    if (items.length >= total || more.length === 0) return items;
   }
 }

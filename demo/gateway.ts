@@ -12,7 +12,7 @@
  * DEMO_GATEWAY_INTERVAL_MS, DEMO_DEGRADATION_PER_TICK.
  */
 import { randomUUID } from 'node:crypto';
-import { DemoApiClient } from './api-client';
+import { demoApiClient, ok } from './api-client';
 import { DEGRADING_PUMP, DEMO_ASSETS, degradedVibration, RUN_HOURS_AT_START, RUN_HOURS_PER_TICK } from './plant';
 import { createLogger } from '../infra/logger';
 import { readDemoState } from './state';
@@ -56,21 +56,22 @@ async function main(): Promise<void> {
   };
   const state = readDemoState(need('DEMO_STATE_FILE'));
   if (!state) throw new Error('no demo state: run the demo seed first');
-  const api = new DemoApiClient(need('DEMO_API_ORIGIN'), need('DEMO_ADMIN_EMAIL'), need('DEMO_ADMIN_PASSWORD'));
+  const api = demoApiClient(need('DEMO_API_ORIGIN'), need('DEMO_ADMIN_EMAIL'), need('DEMO_ADMIN_PASSWORD'));
   const intervalMs = Number(process.env.DEMO_GATEWAY_INTERVAL_MS ?? 3_000);
   const degradation = Number(process.env.DEMO_DEGRADATION_PER_TICK ?? 0.003);
 
   // Run hours go on from the last reading the plan has (a restarted gateway must not count back).
-  const last = await api.call<{ items: Array<{ value: number }> }>('GET', `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter/history?limit=1`);
-  let runHours = Math.max(Number(last.items[0]?.value ?? 0), RUN_HOURS_AT_START);
+  const plan = { plan_id: state.runHoursPlanId };
+  const last = await ok(api.GET('/api/v1/maintenance/plans/{plan_id}/counter/history', { params: { path: plan, query: { limit: 1 } } }));
+  let runHours = Math.max(Number(last.items?.[0]?.value ?? 0), RUN_HOURS_AT_START);
   // A gateway that connects for the first time uploads the history it buffered: the last
   // BACKFILL_MINUTES of every sensor, all near baseline, so trends have a past to start from.
   const pumpId = Object.hasOwn(state.assetIds, DEGRADING_PUMP) ? state.assetIds[DEGRADING_PUMP] : undefined;
-  if (pumpId && (await api.call<{ total: number }>('GET', `/api/v1/assets/${pumpId}/readings?limit=1`)).total === 0) {
+  if (pumpId && (await ok(api.GET('/api/v1/assets/{asset_id}/readings', { params: { path: { asset_id: pumpId }, query: { limit: 1 } } }))).total === 0) {
     const now = Date.now();
     const history = [];
     for (let ago = BACKFILL_MINUTES * 60_000; ago > 0; ago -= BACKFILL_EVERY_MS) history.push(...readingsForTick(state.assetIds, 0, 0, new Date(now - ago)));
-    for (let i = 0; i < history.length; i += 500) await api.call('POST', '/api/v1/machine/readings/batch', { readings: history.slice(i, i + 500) });
+    for (let i = 0; i < history.length; i += 500) await ok(api.POST('/api/v1/machine/readings/batch', { body: { readings: history.slice(i, i + 500) } }));
     log.info({ readings: history.length, minutes: BACKFILL_MINUTES }, 'demo gateway: uploaded its buffered history');
   }
   let stopping = false;
@@ -80,15 +81,17 @@ async function main(): Promise<void> {
 
   for (let tick = 0; !stopping; tick++) {
     try {
-      const summary = await api.call('POST', '/api/v1/machine/readings/batch', { readings: readingsForTick(state.assetIds, tick, degradation, new Date()) });
+      const summary = await ok(api.POST('/api/v1/machine/readings/batch', { body: { readings: readingsForTick(state.assetIds, tick, degradation, new Date()) } }));
       runHours = round(runHours + RUN_HOURS_PER_TICK);
-      const counted = await api.call(
-        'POST',
-        `/api/v1/maintenance/plans/${state.runHoursPlanId}/counter`,
-        { value: runHours, source: 'demo-gateway' },
-        { 'Idempotency-Key': `demo-run-hours-${runHours}` },
-      );
-      if (summary.alerts_raised > 0 || summary.alerts_resolved > 0 || counted.execution) {
+      // The document declares no schema for this answer yet: the gateway reads only what it logs.
+      const counted = (await ok(
+        api.POST('/api/v1/maintenance/plans/{plan_id}/counter', {
+          params: { path: plan },
+          headers: { 'Idempotency-Key': `demo-run-hours-${runHours}` },
+          body: { value: runHours, source: 'demo-gateway' },
+        }),
+      )) as unknown as { execution?: { task_code?: string | null } | null };
+      if (summary.alerts_raised! > 0 || summary.alerts_resolved! > 0 || counted.execution) {
         log.info(
           { tick, alerts_raised: summary.alerts_raised, alerts_resolved: summary.alerts_resolved, run_hours: runHours, work_order: counted.execution?.task_code ?? null },
           'demo gateway',

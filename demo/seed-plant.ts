@@ -13,7 +13,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DemoApiClient } from './api-client';
+import type { ApiClient } from '../client';
+import { all, demoApiClient, ok } from './api-client';
 import { DEGRADING_PUMP, DEMO_AGENT, DEMO_ASSETS, DEMO_BRANDING, DEMO_SCHEDULED_REPORT, DEMO_WEBHOOK_EVENTS, RUN_HOURS_EVERY, RUN_HOURS_PLAN } from './plant';
 import { DemoState, readDemoState } from './state';
 
@@ -22,130 +23,150 @@ const SOON_PLAN = 'Lubricate P-101 bearings (due minutes after the seed)';
 const WEEKLY_PLAN = 'Weekly safety walk of Line 2';
 
 interface Named {
-  id: string;
-  name: string;
+  id?: string;
+  name?: string;
 }
 
-export async function seedPlant(api: DemoApiClient, webhookUrl: string, previous: DemoState | null): Promise<{ state: DemoState; created: string[]; kept: string[] }> {
+export async function seedPlant(api: ApiClient, webhookUrl: string, previous: DemoState | null): Promise<{ state: DemoState; created: string[]; kept: string[] }> {
   const created: string[] = [];
   const kept: string[] = [];
-  const ensure = async <T extends Named>(what: string, existing: T | undefined, create: () => Promise<T>): Promise<T> => {
+  const ensure = async <T extends Named>(what: string, existing: T | undefined, create: () => Promise<T>): Promise<T & { id: string }> => {
     if (existing) {
       kept.push(what);
-      return existing;
+      return existing as T & { id: string };
     }
     created.push(what);
-    return create();
+    return (await create()) as T & { id: string };
   };
+  const byName = <T extends Named>(rows: T[]) => new Map(rows.map((row) => [row.name, row]));
 
   // Assets, parents first (DEMO_ASSETS is in that order), with their baselines.
-  const assets = new Map((await api.all<Named>('/api/v1/assets')).map((a) => [a.name, a]));
+  const assets = byName(await all((query) => api.GET('/api/v1/assets', { params: { query } })));
   const assetIds = new Map<string, string>();
   for (const asset of DEMO_ASSETS) {
     const parentId = asset.parent === null ? null : assetIds.get(asset.parent)!;
     const row = await ensure(`asset ${asset.name}`, assets.get(asset.name), () =>
-      api.call('POST', '/api/v1/assets', { name: asset.name, type: asset.type, parent_id: parentId, metadata: { demo: true } }),
+      ok(api.POST('/api/v1/assets', { body: { name: asset.name, type: asset.type, parent_id: parentId } })),
     );
     assetIds.set(asset.name, row.id);
     if (asset.parameters.length === 0) continue;
-    const baselines = new Set((await api.all<{ parameter: string }>(`/api/v1/assets/${row.id}/baselines`)).map((b) => b.parameter));
+    const path = { asset_id: row.id };
+    const baselines = new Set((await all((query) => api.GET('/api/v1/assets/{asset_id}/baselines', { params: { path, query } }))).map((b) => b.parameter));
     for (const p of asset.parameters) {
       if (baselines.has(p.parameter)) continue;
       created.push(`baseline ${asset.name} ${p.parameter}`);
-      await api.call('POST', `/api/v1/assets/${row.id}/baselines`, {
-        parameter: p.parameter,
-        baseline_value: p.baseline,
-        tolerance_percent: p.tolerancePercent,
-        measurement_unit: p.unit,
-      });
+      await ok(
+        api.POST('/api/v1/assets/{asset_id}/baselines', {
+          params: { path },
+          body: { parameter: p.parameter, baseline_value: p.baseline, tolerance_percent: p.tolerancePercent, measurement_unit: p.unit },
+        }),
+      );
     }
   }
 
   // Maintenance plans: by run hours (the gateway counts them), one due minutes from now, a weekly one.
-  const plans = new Map((await api.all<Named>('/api/v1/maintenance/plans')).map((p) => [p.name, p]));
+  const plans = byName(await all((query) => api.GET('/api/v1/maintenance/plans', { params: { query } })));
   const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
   const runHoursPlan = await ensure(`plan ${RUN_HOURS_PLAN}`, plans.get(RUN_HOURS_PLAN), () =>
-    api.call('POST', '/api/v1/maintenance/plans', {
-      name: RUN_HOURS_PLAN,
-      asset_ids: [assetIds.get(COMPRESSOR)],
-      trigger: { type: 'counter', counter: 'operating_hours', unit: 'h', every: RUN_HOURS_EVERY, start_value: 0 },
-      checklist: ['Replace the air filter', 'Check the belt tension', 'Drain the condensate'],
-      priority: 'high',
-    }),
+    ok(
+      api.POST('/api/v1/maintenance/plans', {
+        body: {
+          name: RUN_HOURS_PLAN,
+          asset_ids: [assetIds.get(COMPRESSOR)!],
+          trigger: { type: 'counter', counter: 'operating_hours', unit: 'h', every: RUN_HOURS_EVERY, start_value: 0 },
+          checklist: ['Replace the air filter', 'Check the belt tension', 'Drain the condensate'],
+          priority: 'high',
+        },
+      }),
+    ),
   );
   await ensure(`plan ${SOON_PLAN}`, plans.get(SOON_PLAN), () =>
-    api.call('POST', '/api/v1/maintenance/plans', {
-      name: SOON_PLAN,
-      asset_ids: [assetIds.get(DEGRADING_PUMP)],
-      trigger: { type: 'calendar', every: 4, unit: 'weeks', start_at: inMinutes(2), mode: 'fixed' },
-      checklist: ['Grease both bearings', 'Listen for noise'],
-    }),
+    ok(
+      api.POST('/api/v1/maintenance/plans', {
+        body: {
+          name: SOON_PLAN,
+          asset_ids: [assetIds.get(DEGRADING_PUMP)!],
+          trigger: { type: 'calendar', every: 4, unit: 'weeks', start_at: inMinutes(2), mode: 'fixed' },
+          checklist: ['Grease both bearings', 'Listen for noise'],
+        },
+      }),
+    ),
   );
   await ensure(`plan ${WEEKLY_PLAN}`, plans.get(WEEKLY_PLAN), () =>
-    api.call('POST', '/api/v1/maintenance/plans', {
-      name: WEEKLY_PLAN,
-      asset_ids: [assetIds.get('Line 2 - Packaging')],
-      trigger: { type: 'calendar', every: 1, unit: 'weeks', start_at: inMinutes(24 * 60), mode: 'fixed' },
-    }),
+    ok(
+      api.POST('/api/v1/maintenance/plans', {
+        body: {
+          name: WEEKLY_PLAN,
+          asset_ids: [assetIds.get('Line 2 - Packaging')!],
+          trigger: { type: 'calendar', every: 1, unit: 'weeks', start_at: inMinutes(24 * 60), mode: 'fixed' },
+        },
+      }),
+    ),
   );
 
   // The webhook to the local receiver. Its secret is shown once: kept in the state file; when that
   // is lost, rotated to learn a new one.
-  const hooks = await api.all<Named & { url: string }>('/api/v1/integrations/webhooks');
+  const hooks = await all((query) => api.GET('/api/v1/integrations/webhooks', { params: { query } }));
   const existingHook = hooks.find((h) => h.url === webhookUrl);
-  let hook: Named;
+  let hookId: string;
   let secret: string;
   if (!existingHook) {
     created.push('webhook');
-    const made = await api.call('POST', '/api/v1/integrations/webhooks', { url: webhookUrl, events: DEMO_WEBHOOK_EVENTS, description: 'Demo receiver (npm run up)' });
-    [hook, secret] = [made, made.secret];
+    const made = await ok(api.POST('/api/v1/integrations/webhooks', { body: { url: webhookUrl, events: DEMO_WEBHOOK_EVENTS, description: 'Demo receiver (npm run up)' } }));
+    [hookId, secret] = [made.id!, made.secret!];
   } else {
     kept.push('webhook');
-    hook = existingHook;
-    const known = previous?.webhookId === hook.id ? previous.webhookSecret : undefined;
-    secret = known ?? (await api.call('POST', `/api/v1/integrations/webhooks/${hook.id}/rotate-secret`)).secret;
+    hookId = existingHook.id!;
+    const known = previous?.webhookId === hookId ? previous.webhookSecret : undefined;
+    secret = known ?? (await ok(api.POST('/api/v1/integrations/webhooks/{webhook_id}/rotate-secret', { params: { path: { webhook_id: hookId } } }))).secret!;
   }
 
-  const agents = new Map((await api.all<Named>('/api/v1/agents')).map((a) => [a.name, a]));
+  const agents = byName(await all((query) => api.GET('/api/v1/agents', { params: { query } })));
   await ensure(`agent ${DEMO_AGENT}`, agents.get(DEMO_AGENT), () =>
-    api.call('POST', '/api/v1/agents', {
-      name: DEMO_AGENT,
-      type: 'machine',
-      system_prompt: 'An alert was raised on a monitored asset. Say what to check first and whether to stop the machine.',
-      trigger_config: { event_types: ['asset.alert.raised'], cooldown_minutes: 60 },
-    }),
+    ok(
+      api.POST('/api/v1/agents', {
+        body: {
+          name: DEMO_AGENT,
+          type: 'machine',
+          system_prompt: 'An alert was raised on a monitored asset. Say what to check first and whether to stop the machine.',
+          trigger_config: { event_types: ['asset.alert.raised'], cooldown_minutes: 60 },
+        },
+      }),
+    ),
   );
 
-  const brandings = new Map((await api.all<Named>('/api/v1/brandings')).map((b) => [b.name, b]));
+  const brandings = byName(await all((query) => api.GET('/api/v1/brandings', { params: { query } })));
   const branding = await ensure(`branding ${DEMO_BRANDING}`, brandings.get(DEMO_BRANDING), () =>
-    api.call('POST', '/api/v1/brandings', {
-      name: DEMO_BRANDING,
-      company_name: 'North Works Manufacturing',
-      primary_color: '#0B6E4F',
-      accent_color: '#F2A541',
-      footer_text: 'Demo data',
-    }),
+    ok(
+      api.POST('/api/v1/brandings', {
+        body: { name: DEMO_BRANDING, company_name: 'North Works Manufacturing', primary_color: '#0B6E4F', accent_color: '#F2A541', footer_text: 'Demo data' },
+      }),
+    ),
   );
-  const scheduled = new Map((await api.all<Named>('/api/v1/scheduled-reports')).map((r) => [r.name, r]));
+  const scheduled = byName(await all((query) => api.GET('/api/v1/scheduled-reports', { params: { query } })));
   await ensure(`scheduled report ${DEMO_SCHEDULED_REPORT}`, scheduled.get(DEMO_SCHEDULED_REPORT), () =>
-    api.call('POST', '/api/v1/scheduled-reports', {
-      name: DEMO_SCHEDULED_REPORT,
-      report_type: 'open_alerts',
-      format: 'pdf',
-      branding_id: branding.id,
-      schedule: { cron: '0 6 * * 1' },
-      time_zone: 'UTC',
-      recipients: ['maintenance@demo.example.com'],
-    }),
+    ok(
+      api.POST('/api/v1/scheduled-reports', {
+        body: {
+          name: DEMO_SCHEDULED_REPORT,
+          report_type: 'open_alerts',
+          format: 'pdf',
+          branding_id: branding.id,
+          schedule: { cron: '0 6 * * 1' },
+          time_zone: 'UTC',
+          recipients: ['maintenance@demo.example.com'],
+        },
+      }),
+    ),
   );
   // One report at once, so the object store has a file to look at in the first minute.
-  if ((await api.call<{ total: number }>('GET', '/api/v1/reports?limit=1')).total === 0) {
+  if ((await ok(api.GET('/api/v1/reports', { params: { query: { limit: 1 } } }))).total === 0) {
     created.push('report');
-    await api.call('POST', '/api/v1/reports', { type: 'asset_health', format: 'pdf', branding_id: branding.id });
+    await ok(api.POST('/api/v1/reports', { body: { type: 'asset_health', format: 'pdf', branding_id: branding.id } }));
   }
 
   const state: DemoState = {
-    webhookId: hook.id,
+    webhookId: hookId,
     webhookSecret: secret,
     assetIds: Object.fromEntries(assetIds),
     runHoursPlanId: runHoursPlan.id,
@@ -160,7 +181,7 @@ async function main(): Promise<void> {
     return value;
   };
   const stateFile = need('DEMO_STATE_FILE');
-  const api = new DemoApiClient(need('DEMO_API_ORIGIN'), need('DEMO_ADMIN_EMAIL'), need('DEMO_ADMIN_PASSWORD'));
+  const api = demoApiClient(need('DEMO_API_ORIGIN'), need('DEMO_ADMIN_EMAIL'), need('DEMO_ADMIN_PASSWORD'));
   const { state, created, kept } = await seedPlant(api, need('DEMO_WEBHOOK_URL'), readDemoState(stateFile));
   fs.mkdirSync(path.dirname(stateFile), { recursive: true });
   fs.writeFileSync(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });

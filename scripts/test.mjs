@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const { assertNodeVersion, ensureDependencies, runCommand, localBin, seconds } = require('./lib/bootstrap.cjs');
-const { ensureFuzzer, ensureTools } = require('./lib/tools.cjs');
+const { ensureFuzzer, ensureOasdiff, ensureTools } = require('./lib/tools.cjs');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (text) => process.stdout.write(text + '\n');
@@ -33,6 +33,7 @@ async function main() {
   await timed('tools', async () => {
     await ensureTools({ root: ROOT, log });
     await ensureFuzzer({ root: ROOT, log });
+    await ensureOasdiff({ root: ROOT, log });
   });
   log('▸ build + typecheck + lint');
   // Single-threaded tsc and ESLint runs on the cores: side by side takes about the time of the slowest one.

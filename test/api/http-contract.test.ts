@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { CLIENT_FILES } from '../../scripts/openapi/client-files';
+import { documentDrift } from '../../scripts/openapi/drift';
 import { createTenant, expectError, send, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -133,6 +137,12 @@ describe('OpenAPI and docs', () => {
     expect(create.required).toEqual(expect.arrayContaining(['name', 'type']));
     const listParams = res.body.paths['/api/v1/assets'].get.parameters.map((p: { name: string }) => p.name);
     expect(listParams).toEqual(expect.arrayContaining(['skip', 'limit']));
+  });
+
+  it('serves the committed document (client/openapi.json, from which the typed client is generated)', async () => {
+    const res = await api.request('/api/v1/openapi.json');
+    const committed = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../..', CLIENT_FILES.document), 'utf8'));
+    expect(documentDrift(res.body, committed, CLIENT_FILES.document)).toBeNull();
   });
 
   it('serves the docs page and its assets from the npm package (no CDN)', async () => {

@@ -1,0 +1,92 @@
+import { runUnit } from '../../db/unit-of-work';
+import { declareTenant, tenantTables, tenantTablesWithoutRowSecurity } from '../../db/row-security';
+import { appRoleProblems } from '../../db/roles';
+import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
+
+// The API and the worker connect as the app's role (DATABASE_URL of the test stack, as of
+// `npm run up` and docker-compose.yml); api.deps.db is that role.
+let api: TestApi;
+let a: TestTenant;
+let b: TestTenant;
+beforeAll(async () => {
+  api = await startTestApi();
+  [a, b] = await Promise.all([createTenant(api), createTenant(api)]);
+  for (const t of [a, b]) {
+    const res = await api.request('/api/v1/assets', { method: 'POST', token: t.token, json: { name: 'Walled pump', type: 'pump' } });
+    expect(res.status).toBe(201);
+  }
+});
+afterAll(() => api.close());
+
+/** The SQLSTATE of the statement's refusal, run alone in a transaction of the app's role. */
+async function refusal(sql: string): Promise<{ code: string; message: string } | 'accepted'> {
+  try {
+    await api.deps.db.transaction((tx) => tx.raw(sql));
+    return 'accepted';
+  } catch (error) {
+    const { code, message } = error as { code: string; message: string };
+    return { code, message: message.replace(/^.* - /, '') };
+  }
+}
+
+describe("the app's database role", () => {
+  it('owns nothing, is not superuser and has neither CREATEROLE nor BYPASSRLS', async () => {
+    expect(await appRoleProblems(api.deps.db)).toEqual([]);
+    const { rows } = await api.deps.db.raw(`select pg_has_role(current_user, 'audit_purger', 'MEMBER') as purger`);
+    expect(rows[0]).toEqual({ purger: false });
+  });
+
+  it("cannot disable the audit trail's trigger, become audit_purger, set session_replication_role or truncate", async () => {
+    // 42501 = insufficient_privilege: PostgreSQL's own refusal, not the audit guard's.
+    expect(await refusal('alter table audit_log disable trigger audit_log_append_only')).toEqual({ code: '42501', message: 'must be owner of table audit_log' });
+    expect(await refusal('set role audit_purger')).toEqual({ code: '42501', message: 'permission denied to set role "audit_purger"' });
+    expect(await refusal('set session_replication_role = replica')).toEqual({ code: '42501', message: 'permission denied to set parameter "session_replication_role"' });
+    expect(await refusal('truncate audit_log')).toEqual({ code: '42501', message: 'permission denied for table audit_log' });
+    expect(await refusal('alter table assets disable row level security')).toEqual({ code: '42501', message: 'must be owner of table assets' });
+  });
+
+  it('still runs the retention purge through its SECURITY DEFINER function', async () => {
+    const { rows } = await api.deps.db.raw(`select audit_log_purge_expired(?, null, now() - interval '400 days', 10) as n`, [a.tenantId]);
+    expect(rows[0]).toEqual({ n: 0 });
+  });
+});
+
+describe('row-level security', () => {
+  it('is enabled, forced and has the tenant policy on every table with a tenant_id column', async () => {
+    const tables = await tenantTables(api.deps.db);
+    expect(tables).toEqual(expect.arrayContaining(['assets', 'audit_log', 'users', 'webhooks', 'outbox_events']));
+    expect(await tenantTablesWithoutRowSecurity(api.deps.db)).toEqual([]);
+  });
+
+  it("shows a transaction declared for tenant A none of B's rows, even without a tenant filter", async () => {
+    const seen = await api.deps.db.transaction(async (tx) => {
+      await declareTenant(tx, a.tenantId);
+      const assets = await tx.raw('select distinct tenant_id from assets');
+      const users = await tx.raw('select count(*)::int as n from users where tenant_id = ?', [b.tenantId]);
+      const updated = await tx.raw(`update assets set name = 'taken' where tenant_id = ?`, [b.tenantId]);
+      return { assets: assets.rows, usersOfB: users.rows[0].n, updatedOfB: updated.rowCount };
+    });
+    expect(seen).toEqual({ assets: [{ tenant_id: a.tenantId }], usersOfB: 0, updatedOfB: 0 });
+  });
+
+  it("refuses a row written for tenant B inside tenant A's transaction", async () => {
+    await expect(
+      api.deps.db.transaction(async (tx) => {
+        await declareTenant(tx, a.tenantId);
+        await tx('assets').insert({ tenant_id: b.tenantId, name: 'Planted', type: 'pump' });
+      }),
+    ).rejects.toMatchObject({ code: '42501', message: expect.stringContaining('violates row-level security policy') });
+  });
+
+  it("walls every unit of work: a raw query in tenant A's unit reads A's rows only", async () => {
+    let seen: unknown;
+    const rollback = new Error('rolled back on purpose');
+    await expect(
+      runUnit(api.deps.db, { tenantId: a.tenantId, actor: { type: 'system', id: null }, requestId: null }, async (unit) => {
+        seen = (await unit.tx.raw('select distinct tenant_id from assets')).rows;
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect(seen).toEqual([{ tenant_id: a.tenantId }]);
+  });
+});

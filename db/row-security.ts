@@ -3,19 +3,22 @@ import { Queryable } from './knex';
 
 /**
  * Row-level security on tenant tables: the database's own wall behind the tenant filter that
- * db/tenant-scope.ts puts on every query. A transaction that declares its tenant
- * (`declareTenant`, which every unit of work does) sees and writes only that tenant's rows,
- * whatever its SQL says. A connection that declared nothing is not walled (the cross-tenant
- * jobs, the login by e-mail, reads on the pool): docs/DECISIONS.md lists them.
+ * db/tenant-scope.ts puts on every query. The policy admits a row of the declared tenant, or any
+ * row when the system scope is declared, and nothing when neither is (fail closed). Who declares
+ * what: db/db-scope.ts (per pooled connection: API requests, the worker, CLIs) and
+ * `declareTenant` (per transaction: every unit of work).
  */
 export const TENANT_POLICY = 'tenant_isolation';
 
-/** The transaction-local setting the policy reads. */
+/** The setting naming the tenant whose rows are visible. */
 export const TENANT_SETTING = 'app.tenant_id';
+/** The setting that, set to SYSTEM_SCOPE, makes every tenant's rows visible (the cross-tenant paths). */
+export const SCOPE_SETTING = 'app.scope';
+export const SYSTEM_SCOPE = 'system';
 
-/** From here to the end of the transaction `tx` sees and writes `tenantId`'s rows only. */
+/** From here to the end of the transaction `tx` sees and writes `tenantId`'s rows only, whatever its connection's scope. */
 export async function declareTenant(tx: Knex.Transaction, tenantId: string): Promise<void> {
-  await tx.raw(`select set_config('${TENANT_SETTING}', ?, true)`, [tenantId]);
+  await tx.raw(`select set_config('${TENANT_SETTING}', ?, true), set_config('${SCOPE_SETTING}', '', true)`, [tenantId]);
 }
 
 /**
@@ -31,9 +34,8 @@ export async function enableTenantRowSecurity(knex: Knex, table: string): Promis
   );
   const type = (rows[0] as { type: string } | undefined)?.type;
   if (!type) throw new Error(`enableTenantRowSecurity: ${table} has no tenant_id column`);
-  // Unset (or cleared: '' after a transaction that set it ended) = nothing declared.
-  const declared = `nullif(current_setting('${TENANT_SETTING}', true), '')`;
-  const visible = `${declared} is null or tenant_id = ${declared}::${type}`;
+  // Unset or '' = not declared: then only the system scope admits the row.
+  const visible = `current_setting('${SCOPE_SETTING}', true) = '${SYSTEM_SCOPE}' or tenant_id = nullif(current_setting('${TENANT_SETTING}', true), '')::${type}`;
   await knex.raw('alter table ?? enable row level security', [table]);
   await knex.raw('alter table ?? force row level security', [table]);
   await knex.raw(`drop policy if exists ${TENANT_POLICY} on ??`, [table]);

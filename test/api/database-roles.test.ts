@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { declareRequestTenant, runRequestScope } from '../../db/db-scope';
 import { runUnit } from '../../db/unit-of-work';
 import { declareTenant, tenantTables, tenantTablesWithoutRowSecurity } from '../../db/row-security';
 import { appRoleProblems } from '../../db/roles';
@@ -67,6 +69,32 @@ describe('row-level security', () => {
       return { assets: assets.rows, usersOfB: users.rows[0].n, updatedOfB: updated.rowCount };
     });
     expect(seen).toEqual({ assets: [{ tenant_id: a.tenantId }], usersOfB: 0, updatedOfB: 0 });
+  });
+
+  it("shows a signed-in user's request nothing before its tenant is declared, then that tenant's rows only", async () => {
+    const seen = await runRequestScope('tenant', async () => {
+      const before = (await api.deps.db.raw('select count(*)::int as n from assets')).rows[0].n;
+      declareRequestTenant(b.tenantId);
+      const pool = (await api.deps.db.raw('select distinct tenant_id from assets')).rows;
+      const inTransaction = await api.deps.db.transaction(async (tx) => (await tx.raw('select distinct tenant_id from users')).rows);
+      return { before, pool, inTransaction };
+    });
+    expect(seen).toEqual({ before: 0, pool: [{ tenant_id: b.tenantId }], inTransaction: [{ tenant_id: b.tenantId }] });
+  });
+
+  it('shows a connection that declared neither a tenant nor the system scope no rows at all (fail closed)', async () => {
+    // A plain connection of the app's role, without the pool's scope (db/db-scope.ts).
+    const client = new Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        'select (select count(*) from assets)::int as assets, (select count(*) from users)::int as users, (select count(*) from audit_log)::int as audit',
+      );
+      expect(rows[0]).toEqual({ assets: 0, users: 0, audit: 0 });
+      await expect(client.query(`insert into assets (tenant_id, name, type) values ($1, 'Planted', 'pump')`, [a.tenantId])).rejects.toMatchObject({ code: '42501' });
+    } finally {
+      await client.end();
+    }
   });
 
   it("refuses a row written for tenant B inside tenant A's transaction", async () => {

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { APP_RUNTIME_ROLE } from '../roles';
+import { AUDIT_PURGER_ROLE } from './20261125200000_audit_purge_role';
 
 /**
  * The role the API and the worker run as. Migrations run as the owner of the tables; the
@@ -35,9 +36,28 @@ export async function up(knex: Knex): Promise<void> {
     await knex.raw(`grant select, insert, update, delete on ?? to ${APP_RUNTIME_ROLE}`, [tablename]);
   }
   await knex.raw(`grant usage, select on all sequences in schema ?? to ${APP_RUNTIME_ROLE}`, [schema]);
-  await knex.raw(`grant execute on function ${PURGE_FUNCTION} to ${APP_RUNTIME_ROLE}`);
+  await asPurger(knex, `grant execute on function ${PURGE_FUNCTION} to ${APP_RUNTIME_ROLE}`);
+  // An administrator who prepared audit_purger for a migrator without superuser gave it CREATE
+  // on the schema (the ownership change needs it); once it owns its function it needs USAGE only.
+  await knex.raw(`revoke create on schema ?? from ${AUDIT_PURGER_ROLE}`, [schema]);
   await knex.raw(`alter default privileges in schema ?? grant select, insert, update, delete on tables to ${APP_RUNTIME_ROLE}`, [schema]);
   await knex.raw(`alter default privileges in schema ?? grant usage, select on sequences to ${APP_RUNTIME_ROLE}`, [schema]);
+}
+
+/**
+ * Runs `sql` as audit_purger, the purge function's owner (only it may grant EXECUTE on it). A
+ * migrator without superuser that is not a member (PostgreSQL 15 and older, after the purge role's
+ * migration left it) joins for the statement and leaves again.
+ */
+async function asPurger(knex: Knex, sql: string): Promise<void> {
+  const { rows } = await knex.raw(`select rolsuper as superuser, pg_has_role(current_user, '${AUDIT_PURGER_ROLE}', 'MEMBER') as member from pg_roles where rolname = current_user`);
+  const { superuser, member } = rows[0] as { superuser: boolean; member: boolean };
+  const join = !superuser && !member;
+  if (join) await knex.raw(`grant ${AUDIT_PURGER_ROLE} to current_user`);
+  await knex.raw(`set local role ${AUDIT_PURGER_ROLE}`);
+  await knex.raw(sql);
+  await knex.raw('reset role');
+  if (join) await knex.raw(`revoke ${AUDIT_PURGER_ROLE} from current_user`);
 }
 
 export async function down(knex: Knex): Promise<void> {
@@ -47,6 +67,6 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`alter default privileges in schema ?? revoke all on sequences from ${APP_RUNTIME_ROLE}`, [schema]);
   await knex.raw(`revoke all on all tables in schema ?? from ${APP_RUNTIME_ROLE}`, [schema]);
   await knex.raw(`revoke all on all sequences in schema ?? from ${APP_RUNTIME_ROLE}`, [schema]);
-  await knex.raw(`revoke execute on function ${PURGE_FUNCTION} from ${APP_RUNTIME_ROLE}`);
+  await asPurger(knex, `revoke execute on function ${PURGE_FUNCTION} from ${APP_RUNTIME_ROLE}`);
   await knex.raw(`revoke usage on schema ?? from ${APP_RUNTIME_ROLE}`, [schema]);
 }

@@ -1,9 +1,14 @@
 import { Client } from 'pg';
 import { declareRequestTenant, runRequestScope } from '../../db/db-scope';
+import { randomUUID } from 'node:crypto';
+import { createDb } from '../../db/knex';
+import { migrateToLatest } from '../../db/migrate';
 import { runUnit } from '../../db/unit-of-work';
 import { declareTenant, tenantTables, tenantTablesWithoutRowSecurity } from '../../db/row-security';
-import { appRoleProblems } from '../../db/roles';
+import { appRoleProblems, databaseUser } from '../../db/roles';
+import { provisionTenant } from '../../db/tenants';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
+import { startTestPostgres } from '../support/test-postgres';
 
 // The API and the worker connect as the app's role (DATABASE_URL of the test stack, as of
 // `npm run up` and docker-compose.yml); api.deps.db is that role.
@@ -116,5 +121,47 @@ describe('row-level security', () => {
       }),
     ).rejects.toBe(rollback);
     expect(seen).toEqual([{ tenant_id: a.tenantId }]);
+  });
+});
+
+describe('the docker-compose layout: an owner without superuser runs the migrations', () => {
+  it('migrates as a CREATEROLE owner, and the app role then works with DML only', async () => {
+    const pg = await startTestPostgres({ migrate: false });
+    const url = (user: string, password: string) => {
+      const u = new URL(pg.ownerDatabaseUrl);
+      [u.username, u.password, u.pathname] = [user, password, '/layout'];
+      return u.toString();
+    };
+    const superuser = createDb(pg.ownerDatabaseUrl, { min: 0, max: 1 });
+    // As infra/postgres-init/10-roles.sh does (the app's login role exists already: startPostgres made it).
+    await superuser.raw(`create role layout_owner login nosuperuser createrole nocreatedb nobypassrls password 'owner-pw'`);
+    await superuser.raw(`alter role ${databaseUser(pg.databaseUrl)} password 'app-pw'`);
+    await superuser.raw('create database layout owner layout_owner');
+    await superuser.destroy();
+    const layoutSuperuser = createDb(url('postgres', new URL(pg.ownerDatabaseUrl).password), { min: 0, max: 1 });
+    await layoutSuperuser.raw('create role audit_purger nologin');
+    await layoutSuperuser.raw('grant create on schema public to audit_purger');
+    await layoutSuperuser.raw('grant audit_purger to layout_owner with inherit false, set true');
+    await layoutSuperuser.destroy();
+    const owner = createDb(url('layout_owner', 'owner-pw'), { min: 0, max: 2 });
+    const app = createDb(url(databaseUser(pg.databaseUrl), 'app-pw'), { min: 0, max: 2 });
+    try {
+      await migrateToLatest(owner, databaseUser(pg.databaseUrl));
+      expect(await appRoleProblems(app)).toEqual([]);
+      const t = await provisionTenant(app, { name: 'Layout', plan: 'free', adminEmail: `admin-${randomUUID()}@example.com`, adminPassword: `pw-${randomUUID()}` });
+      await runUnit(app, { tenantId: t.tenant_id, actor: { type: 'system', id: null }, requestId: null }, async (unit) => {
+        await unit.scope.insert('assets', { name: 'Pump', type: 'pump' });
+        unit.audit({ action: 'asset.created', resourceType: 'asset', resourceId: null });
+      });
+      expect(await app('assets').where({ tenant_id: t.tenant_id }).pluck('name')).toEqual(['Pump']);
+      // The app still cannot become the purge role (the owner may: it owns everything anyway).
+      const { rows } = await app.raw(`select pg_has_role(current_user, 'audit_purger', 'MEMBER') as purger, pg_has_role(current_user, 'app_runtime', 'USAGE') as runtime`);
+      expect(rows[0]).toEqual({ purger: false, runtime: true });
+      const { rows: schema } = await owner.raw(`select has_schema_privilege('audit_purger', 'public', 'CREATE') as create`);
+      expect(schema[0]).toEqual({ create: false });
+    } finally {
+      await Promise.all([owner.destroy(), app.destroy()]);
+      await pg.stop();
+    }
   });
 });

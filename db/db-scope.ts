@@ -9,10 +9,12 @@ import { SCOPE_SETTING, SYSTEM_SCOPE, TENANT_SETTING } from './row-security';
  * - inside an API request of a signed-in user: nothing until the request declares its tenant
  *   (authenticate does, from the verified token), then that tenant's rows only, for every query
  *   on the pool or in a transaction, whether or not it carries the tenant filter;
+ * - inside a worker's activity whose input names its tenant (`{ tenantId }`): that tenant's rows
+ *   only (activities/db-scope.ts);
  * - inside a request of a route without a user (`auth: 'none'` or `'internal'`: login by e-mail,
  *   token refresh, inbound e-mail and WhatsApp callbacks, the probes, the internal service API),
- *   and outside any request (the worker's activities and system jobs, CLIs, migrations): the
- *   system scope. A unit of work narrows its transaction to its tenant in both cases.
+ *   and outside any request or tenant activity (the worker's system jobs, CLIs, migrations): the
+ *   system scope. A unit of work narrows its transaction to its tenant in every case.
  */
 interface Scope {
   tenantId: string | null;
@@ -25,6 +27,11 @@ const OUTSIDE_REQUESTS: Readonly<Scope> = { tenantId: null, system: true };
 /** Runs an API request's chain in its own scope: the system one, or closed until `declareRequestTenant`. */
 export function runRequestScope<T>(kind: 'system' | 'tenant', work: () => Promise<T>): Promise<T> {
   return storage.run({ tenantId: null, system: kind === 'system' }, work);
+}
+
+/** Runs `work` (a worker's activity of one tenant) seeing `tenantId`'s rows only. */
+export function runTenantScope<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
+  return storage.run({ tenantId, system: false }, work);
 }
 
 /** The signed-in request's tenant: from here on its queries see that tenant's rows only. */

@@ -13,15 +13,19 @@ import { startTestPostgres } from '../support/test-postgres';
 // The API and the worker connect as the app's role (DATABASE_URL of the test stack, as of
 // `npm run up` and docker-compose.yml); api.deps.db is that role.
 let api: TestApi;
-let a: TestTenant;
-let b: TestTenant;
+let [a, b] = [] as TestTenant[];
+
+/** A new tenant with one asset, created through the API. */
+async function tenantWithAsset(): Promise<TestTenant> {
+  const t = await createTenant(api);
+  const res = await api.request('/api/v1/assets', { method: 'POST', token: t.token, json: { name: 'Walled pump', type: 'pump' } });
+  expect(res.status).toBe(201);
+  return t;
+}
+
 beforeAll(async () => {
   api = await startTestApi();
-  [a, b] = await Promise.all([createTenant(api), createTenant(api)]);
-  for (const t of [a, b]) {
-    const res = await api.request('/api/v1/assets', { method: 'POST', token: t.token, json: { name: 'Walled pump', type: 'pump' } });
-    expect(res.status).toBe(201);
-  }
+  [a, b] = await Promise.all([tenantWithAsset(), tenantWithAsset()]);
 });
 afterAll(() => api.close());
 

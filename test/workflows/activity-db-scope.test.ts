@@ -5,9 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { provisionTenant } from '../../db/tenants';
-import { WORKER_INTERCEPTORS } from '../../workers/options';
+import { runNotificationWorkflow } from '../support/notification-run';
 import { createTimeSkippingEnv } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 
@@ -29,26 +28,16 @@ afterAll(async () => {
 
 it("shows a tenant's activity that tenant's rows only, and a system job every tenant's", async () => {
   const [a, b] = tenants as [string, string];
-  const taskQueue = `db-scope-${randomUUID()}`;
   const seen: { tenant?: string[]; system?: string[] } = {};
   const tenantsOfAssets = async () => ((await pg.db.raw('select distinct tenant_id from assets order by 1')).rows as { tenant_id: string }[]).map((r) => r.tenant_id);
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    interceptors: WORKER_INTERCEPTORS,
-    activities: {
-      // The notification workflow's activities, standing in for any tenant activity (input { tenantId }).
-      async deliverNotification() {
-        seen.tenant = await tenantsOfAssets();
-        return { status: 'recorded' };
-      },
-      async markNotificationFailed() {},
+  // The notification workflow's activities stand in for any tenant activity (input { tenantId }).
+  await runNotificationWorkflow(env, a, {
+    async deliverNotification() {
+      seen.tenant = await tenantsOfAssets();
+      return { status: 'recorded' };
     },
+    async markNotificationFailed() {},
   });
-  await worker.runUntil(
-    env.client.workflow.execute('notificationWorkflow', { taskQueue, workflowId: `notification/${a}/${taskQueue}`, args: [{ tenantId: a, notificationId: randomUUID() }] }),
-  );
   seen.system = await tenantsOfAssets(); // outside any activity: the system scope
   expect(seen).toEqual({ tenant: [a], system: [a, b].sort() });
 });

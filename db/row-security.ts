@@ -22,6 +22,25 @@ export async function declareTenant(tx: Knex.Transaction, tenantId: string): Pro
 }
 
 /**
+ * Runs `work` in the tenant transaction `tx` seeing every tenant's rows, then narrows it to
+ * `tenantId` again: the one way for a check that must look across tenants from inside a tenant's
+ * unit of work (a value unique across tenants). Keep `work` to that read.
+ */
+export async function acrossTenants<T>(tx: Knex.Transaction, tenantId: string, work: () => Promise<T>): Promise<T> {
+  await tx.raw(`select set_config('${SCOPE_SETTING}', '${SYSTEM_SCOPE}', true)`);
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    // A failed statement aborted the transaction (nothing more runs in it); any other error leaves it open: narrow it again.
+    await declareTenant(tx, tenantId).catch(() => undefined);
+    throw error;
+  }
+  await declareTenant(tx, tenantId);
+  return result;
+}
+
+/**
  * Enables and forces row-level security on `table` (forced: the owner too, so a deployment whose
  * app connects as the owner keeps the wall) with the tenant policy. Idempotent. A migration that
  * creates a tenant table calls it once the table exists.

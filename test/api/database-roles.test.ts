@@ -1,13 +1,14 @@
 import { Client } from 'pg';
 import { declareRequestTenant, runRequestScope } from '../../db/db-scope';
 import { randomUUID } from 'node:crypto';
+import { Knex } from 'knex';
 import { createDb } from '../../db/knex';
 import { migrateToLatest } from '../../db/migrate';
 import { runUnit } from '../../db/unit-of-work';
-import { declareTenant, tenantTables, tenantTablesWithoutRowSecurity } from '../../db/row-security';
+import { acrossTenants, declareTenant, tenantTables, tenantTablesWithoutRowSecurity } from '../../db/row-security';
 import { appRoleProblems, databaseUser } from '../../db/roles';
 import { provisionTenant } from '../../db/tenants';
-import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
+import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { startTestPostgres } from '../support/test-postgres';
 
 // The API and the worker connect as the app's role (DATABASE_URL of the test stack, as of
@@ -113,6 +114,32 @@ describe('row-level security', () => {
         await tx('assets').insert({ tenant_id: b.tenantId, name: 'Planted', type: 'pump' });
       }),
     ).rejects.toMatchObject({ code: '42501', message: expect.stringContaining('violates row-level security policy') });
+  });
+
+  it('refuses a WhatsApp verify token another tenant holds (409): the check looks across tenants from inside the unit', async () => {
+    const verifyToken = `verify-${randomUUID()}`;
+    const body = () => ({
+      display_phone_number: '+34600111222',
+      phone_number_id: String(100000000000 + Math.floor(Math.random() * 1e9)),
+      access_token: `tok-${randomUUID()}`,
+      verify_token: verifyToken,
+    });
+    const register = (t: TestTenant) => api.request('/api/v1/whatsapp/numbers', { method: 'POST', token: t.token, json: body() });
+    expect((await register(a)).status).toBe(201);
+    const taken = await register(b);
+    expectError(taken, 409, 'CONFLICT');
+    expect(taken.body.detail).toBe('choose another verify_token');
+  });
+
+  it("narrows a tenant's transaction again after its one read across tenants", async () => {
+    const tenantsOfAssets = async (tx: Knex.Transaction) =>
+      ((await tx.raw('select distinct tenant_id from assets')).rows as { tenant_id: string }[]).map((r) => r.tenant_id).sort();
+    const seen = await api.deps.db.transaction(async (tx) => {
+      await declareTenant(tx, a.tenantId);
+      const across = await acrossTenants(tx, a.tenantId, () => tenantsOfAssets(tx));
+      return { across: across.filter((id) => id === a.tenantId || id === b.tenantId), after: await tenantsOfAssets(tx) };
+    });
+    expect(seen).toEqual({ across: [a.tenantId, b.tenantId].sort(), after: [a.tenantId] });
   });
 
   it("walls every unit of work: a raw query in tenant A's unit reads A's rows only", async () => {

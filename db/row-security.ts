@@ -53,8 +53,11 @@ export async function enableTenantRowSecurity(knex: Knex, table: string): Promis
   );
   const type = (rows[0] as { type: string } | undefined)?.type;
   if (!type) throw new Error(`enableTenantRowSecurity: ${table} has no tenant_id column`);
-  // Unset or '' = not declared: then only the system scope admits the row.
-  const visible = `current_setting('${SCOPE_SETTING}', true) = '${SYSTEM_SCOPE}' or tenant_id = nullif(current_setting('${TENANT_SETTING}', true), '')::${type}`;
+  // Unset or '' = not declared: then only the system scope admits the row. The settings are read
+  // in sub-selects, evaluated once per statement rather than per row (and `tenant_id = (...)`
+  // can then use the tenant indexes).
+  const system = `(select current_setting('${SCOPE_SETTING}', true)) = '${SYSTEM_SCOPE}'`;
+  const visible = `${system} or tenant_id = (select nullif(current_setting('${TENANT_SETTING}', true), '')::${type})`;
   await knex.raw('alter table ?? enable row level security', [table]);
   await knex.raw('alter table ?? force row level security', [table]);
   await knex.raw(`drop policy if exists ${TENANT_POLICY} on ??`, [table]);

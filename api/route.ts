@@ -7,6 +7,7 @@ import { forbidden } from '../domain/errors';
 import type { ServiceScope } from '../domain/auth/tokens';
 import { storableJson } from '../domain/text';
 import { isUuid } from '../domain/ids';
+import { runRequestScope } from '../db/db-scope';
 import { pathIdNames } from './path-ids';
 import { parseJsonBody } from './middleware/json-body';
 import { authenticateInternal, authenticateUser } from './middleware/authenticate';
@@ -81,7 +82,10 @@ export class ApiRouter {
     if (spec.auth === 'user' && !spec.permission && !spec.tags.includes('auth')) {
       throw new Error(`${spec.method.toUpperCase()} ${spec.path}: user routes declare a permission`);
     }
-    const chain: Middleware<AppState, any>[] = [];
+    // The database scope of the whole chain (db/db-scope.ts): a user's request sees nothing until
+    // authenticateUser declares the token's tenant; the routes without a user are the named
+    // cross-tenant paths (login by e-mail, callbacks that find their tenant, the internal API).
+    const chain: Middleware<AppState, any>[] = [(_ctx, next) => runRequestScope(spec.auth === 'user' ? 'tenant' : 'system', next)];
     if (spec.auth === 'user') chain.push(authenticateUser, rateLimit);
     if (spec.auth === 'internal') chain.push(authenticateInternal);
     if (spec.permission) chain.push(requirePermission(spec.permission));

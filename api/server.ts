@@ -4,6 +4,7 @@ import { installTracing } from '../infra/tracing';
 import { createApp } from './app';
 import { createDeps } from './deps';
 import { createLogger, exitOnStartFailure } from '../infra/logger';
+import { warnIfPrivilegedRole } from '../db/roles';
 import { apiUrl, createApiServer, requestListener } from './listen';
 
 async function main(): Promise<void> {
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   // The bound port: API_PORT=0 takes any free one (tests that run several API processes).
   const { port } = server.address() as AddressInfo;
   lifecycle.info({ url: apiUrl({ api: { ...config.api, port } }) }, 'api listening');
+  void warnIfPrivilegedRole(deps.db, lifecycle);
 
   const stop = () => {
     lifecycle.info('api stopping');

@@ -1,14 +1,28 @@
 import { loadStackEnvFile } from '../infra/env-file';
 import { createDb } from './knex';
 import { migrateToLatest } from './migrate';
+import { databaseUser } from './roles';
 
+/**
+ * Migrates as the owner role of DATABASE_MIGRATION_URL and admits the app's role of DATABASE_URL
+ * to its privileges. With DATABASE_URL alone, the app migrates as itself and owns the tables.
+ */
 async function main(): Promise<void> {
   loadStackEnvFile();
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('DATABASE_URL is required');
-  const db = createDb(url, { min: 0, max: 2 });
+  const appUrl = process.env.DATABASE_URL;
+  if (!appUrl) throw new Error('DATABASE_URL is required');
+  const ownerUrl = process.env.DATABASE_MIGRATION_URL || null;
+  if (!ownerUrl) {
+    console.error(
+      JSON.stringify({
+        level: 'warn',
+        msg: 'DATABASE_MIGRATION_URL is not set: migrating as the app role of DATABASE_URL, which then owns the tables and could disable the audit trigger or the row-level security (docs/DECISIONS.md, database roles)',
+      }),
+    );
+  }
+  const db = createDb(ownerUrl ?? appUrl, { min: 0, max: 2 });
   try {
-    const applied = await migrateToLatest(db);
+    const applied = await migrateToLatest(db, ownerUrl ? databaseUser(appUrl) : null);
     console.log(JSON.stringify({ msg: 'migrations applied', applied }));
   } finally {
     await db.destroy();

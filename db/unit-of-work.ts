@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { appendAudit, Actor } from './audit';
 import { Db } from './knex';
 import { appendEvent, OutboxEvent } from './outbox';
+import { declareTenant } from './row-security';
 import { tenantScope, TenantScope } from './tenant-scope';
 
 /** Who acts, for which tenant, in which request: what a unit of work records with its change. */
@@ -36,10 +37,13 @@ export interface Unit {
  * One unit of work for a change: the change, its outbox events and its audit row commit together
  * or not at all. A unit that forgets to declare its audit record fails, so no caller can skip the
  * trail by accident. Knows nothing of HTTP: routes (api/mutation.ts), workers and CLIs share it.
+ * The transaction declares its tenant to the row-level security (db/row-security.ts): even a query
+ * without the tenant filter reads and writes that tenant's rows only.
  */
 export async function runUnit<T>(db: Db, context: UnitContext, work: (unit: Unit) => Promise<T>): Promise<T> {
   const { tenantId, actor, requestId } = context;
   return db.transaction(async (tx) => {
+    await declareTenant(tx, tenantId);
     const events: OutboxEvent[] = [];
     let auditEntry: UnitAudit | null = null;
     const unit: Unit = {

@@ -55,6 +55,8 @@ export interface Config {
   smtp: { url: string | null; from: string };
   logLevel: string;
   webhooks: { allowPrivateDestinations: boolean };
+  /** How long POST /privacy/export-subject waits for the export to be ready before answering 202 (PRIVACY_EXPORT_WAIT_MS, default 5000; 0: never waits). */
+  privacy: { exportWaitMs: number };
   /** Calls to tenants' destinations: timeouts, each tenant's share of the shared pools, the webhook circuit breaker. */
   outbound: OutboundConfig;
   /** OpenAI-compatible language model (DESIGN.md, Language models); null base URL: built-in engine only. */
@@ -276,6 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtp: { url: env.SMTP_URL || null, from: env.MAIL_FROM || 'Industrial Ops <no-reply@localhost>' },
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'warn' : 'info'),
     webhooks: { allowPrivateDestinations: allowPrivate },
+    privacy: { exportWaitMs: count('PRIVACY_EXPORT_WAIT_MS', 5_000, 0) },
     outbound: {
       webhookConnectTimeoutMs: count('WEBHOOK_CONNECT_TIMEOUT_MS', 3_000),
       webhookResponseTimeoutMs: count('WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000),

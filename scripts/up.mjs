@@ -149,6 +149,7 @@ async function main() {
           dataDir: path.join(DATA, 'postgres'),
           port: p.postgres.port,
           password: secrets.POSTGRES_PASSWORD,
+          appPassword: secrets.POSTGRES_APP_PASSWORD,
           persistent: true,
         }),
       p.temporal &&
@@ -180,7 +181,9 @@ async function main() {
       API_HOST: env.API_HOST || HOST,
       API_PORT: String(p.apiPort),
       WORKER_HTTP_PORT: String(p.workerHttpPort),
-      DATABASE_URL: postgres ? postgres.databaseUrl : env.DATABASE_URL,
+      // The API and the worker connect as the app's role; migrations run as the owner.
+      DATABASE_URL: postgres ? postgres.appDatabaseUrl : env.DATABASE_URL,
+      DATABASE_MIGRATION_URL: postgres ? postgres.databaseUrl : env.DATABASE_MIGRATION_URL,
       TEMPORAL_ADDRESS: temporal ? temporal.address : env.TEMPORAL_ADDRESS,
       TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE || 'default',
       TEMPORAL_UI_URL: temporal ? temporal.uiUrl : env.TEMPORAL_UI_URL || '',
@@ -194,16 +197,17 @@ async function main() {
     // External S3 without keys: the environment's role (nothing to write).
     for (const [key, value] of Object.entries(stackEnv)) if (value === undefined) delete stackEnv[key];
     writeStackEnv(stackEnv);
-    const childEnv = {
+    // The owner's URL goes to the migrations only, never to the app's processes.
+    const childEnv = services.withoutOwnerUrl({
       ...env,
       ...stackEnv,
       DEMO_ADMIN_PASSWORD: env.DEMO_ADMIN_PASSWORD || secrets.DEMO_ADMIN_PASSWORD,
-    };
+    });
     const nodeScript = (script) => [process.execPath, [path.join(ROOT, script)]];
     const options = { env: childEnv, cwd: ROOT };
 
     step('migrate + seed');
-    await runner.run('migrate', ...nodeScript('dist/db/migrate-cli.js'), options);
+    await runner.run('migrate', ...nodeScript('dist/db/migrate-cli.js'), { ...options, env: { ...env, ...stackEnv } });
     // The seed's last line carries the demo password: echo its log lines, not that one.
     const seedLines = await runner.run('seed', ...nodeScript('dist/scripts/seed-demo.js'), { ...options, echo: false });
     const seedSink = runner.output('seed');

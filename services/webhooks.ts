@@ -8,13 +8,14 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex';
 import {
-  deleteWebhookWithDeliveries,
+  deleteWebhookRow,
   deliveriesFailedForGood,
   deliveriesQuery,
   deliveryEventId,
   DeliveryFilter,
   DeliveryListRow,
   findWebhook,
+  hasDeliveryLog,
   insertWebhook,
   isActiveUser,
   isEventKept,
@@ -143,9 +144,13 @@ export function listWebhooks(scope: TenantScope, status: WebhookStatus | undefin
   return paginate(webhooksQuery(scope, status), page);
 }
 
+/**
+ * A webhook's delivery log. A deleted webhook's log stays readable until the delivery sweep has
+ * removed its last record (30 days); a webhook with neither is 404.
+ */
 export async function listDeliveries(scope: TenantScope, webhookId: string, filter: DeliveryFilter, page: PageRequest): Promise<Page<DeliveryListRow>> {
-  const webhook = await requireWebhook(scope, webhookId);
-  return paginate(deliveriesQuery(scope, webhook.id, filter), page);
+  if (!(await hasDeliveryLog(scope, webhookId))) await requireWebhook(scope, webhookId);
+  return paginate(deliveriesQuery(scope, webhookId, filter), page);
 }
 
 export async function webhookAnalytics(db: Db, scope: TenantScope, webhookId: string) {
@@ -266,10 +271,10 @@ export async function updateWebhook(unit: Unit, deps: WebhookDeps, id: string, f
   return { row, secret };
 }
 
-/** The webhook and its delivery log; deliveries in progress stop at their next attempt. */
+/** The webhook; deliveries in progress stop at their next attempt, its delivery log stays its 30 days. */
 export async function deleteWebhook(unit: Unit, id: string): Promise<void> {
   const webhook = await requireWebhook(unit.scope, id);
-  await deleteWebhookWithDeliveries(unit.scope, webhook.id);
+  await deleteWebhookRow(unit.scope, webhook.id);
   unit.audit({ action: 'webhook.deleted', resourceType: 'webhook', resourceId: webhook.id });
 }
 

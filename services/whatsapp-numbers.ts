@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { insertRecord, updateRecord, valueTaken } from '../db/queries/records';
 import { verifyTokenTaken } from '../db/queries/whatsapp-numbers';
+import { acrossTenants } from '../db/row-security';
 import type { Page, PageRequest } from '../db/pagination';
 import type { TenantScope } from '../db/tenant-scope';
 import type { Unit } from '../db/unit-of-work';
@@ -75,16 +76,20 @@ function columnsOf(body: WhatsappNumberBody, id: string, key: Buffer, current?: 
  * routes by the app secret that verifies, which only the number's owner holds). A verify token
  * names one number of any tenant: the GET challenge, which carries nothing else, finds it by the token.
  */
-async function refuseTaken(scope: TenantScope, body: WhatsappNumberBody, exceptId?: string): Promise<void> {
-  if (body.phone_number_id && (await valueTaken(scope, 'whatsapp_numbers', 'phone_number_id', body.phone_number_id, exceptId))) {
+async function refuseTaken(unit: Unit, body: WhatsappNumberBody, exceptId?: string): Promise<void> {
+  if (body.phone_number_id && (await valueTaken(unit.scope, 'whatsapp_numbers', 'phone_number_id', body.phone_number_id, exceptId))) {
     throw conflict('this phone_number_id is already registered');
   }
-  if (body.verify_token !== undefined && (await verifyTokenTaken(scope.db, verifyTokenHash(body.verify_token), exceptId))) throw conflict('choose another verify_token');
+  const token = body.verify_token;
+  // Across tenants, past the row-level security of the tenant's unit (db/row-security.ts).
+  if (token !== undefined && (await acrossTenants(unit.tx, unit.scope.tenantId, () => verifyTokenTaken(unit.tx, verifyTokenHash(token), exceptId)))) {
+    throw conflict('choose another verify_token');
+  }
 }
 
 /** Registers an active number. */
 export async function createWhatsappNumber(unit: Unit, dataEncryptionKey: Buffer, body: WhatsappNumberBody & { phone_number_id: string }): Promise<WhatsappNumberRow> {
-  await refuseTaken(unit.scope, body);
+  await refuseTaken(unit, body);
   const id = randomUUID();
   const row = await insertRecord<WhatsappNumberRow>(unit.scope, 'whatsapp_numbers', { ...columnsOf(body, id, dataEncryptionKey), id, status: 'active' });
   unit.audit({ action: `${AUDIT_TYPE}.created`, resourceType: AUDIT_TYPE, resourceId: row.id });
@@ -100,7 +105,7 @@ export async function updateWhatsappNumber(unit: Unit, dataEncryptionKey: Buffer
   const before = await requireWhatsappNumber(unit.scope, id);
   // Another phone number id without the token would send this token for a number it was not given for.
   requireCredentialToMove(tokenBinding, { ...before }, { ...body }, { stored: true, credentialGiven: body.access_token !== undefined });
-  await refuseTaken(unit.scope, body, before.id);
+  await refuseTaken(unit, body, before.id);
   const row = await updateRecord<WhatsappNumberRow>(unit.scope, 'whatsapp_numbers', before.id, columnsOf(body, before.id, dataEncryptionKey, before));
   const moved = await moveAgentsAfterChannelUpdate(unit, 'whatsapp', before, row, body.access_token !== undefined);
   unit.audit({ action: `${AUDIT_TYPE}.updated`, resourceType: AUDIT_TYPE, resourceId: before.id, details: { fields: Object.keys(body), agents_moved: moved } });

@@ -2,6 +2,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
 import { createDb } from '../db/knex';
+import { warnIfPrivilegedRole } from '../db/roles';
 import { loadConfig } from '../infra/config';
 import { llmProviderFrom } from '../infra/llm';
 import { createLogger, exitOnStartFailure } from '../infra/logger';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   const { sdkMetricsUrl } = await installWorkerRuntime(log);
   const tracing = installTracing('industrial-ops-worker');
   const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
+  void warnIfPrivilegedRole(db, lifecycle);
   const objectStore = createObjectStore(config.s3);
   await objectStore.ensureBucket();
 

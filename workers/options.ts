@@ -1,12 +1,16 @@
 import type { Context } from '@temporalio/activity';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { WorkerOptions } from '@temporalio/worker';
+import { activityDbScope } from '../activities/db-scope';
 import { activityFailureHygiene } from '../activities/failure-hygiene';
 
 type WorkerInterceptors = NonNullable<WorkerOptions['interceptors']>;
 
-/** On every worker: activity failures are classified and scrubbed before they reach history. */
-export const WORKER_INTERCEPTORS: WorkerInterceptors = { activity: [activityFailureHygiene] };
+/**
+ * On every worker: activity failures are classified and scrubbed before they reach history, and a
+ * tenant's activity sees that tenant's rows only (row-level security, activities/db-scope.ts).
+ */
+export const WORKER_INTERCEPTORS: WorkerInterceptors = { activity: [activityFailureHygiene, activityDbScope] };
 
 /** With traces on (infra/tracing.ts): each activity runs in a span joined to its workflow's trace, and its log lines carry the trace id. */
 export function withTracing(interceptors: WorkerInterceptors): WorkerInterceptors {

@@ -27,7 +27,7 @@ import {
 } from '../../db/queries/webhooks';
 import { tenantScope } from '../../db/tenant-scope';
 import { classifyOutcome, DeliveryOutcome, DeliveryPolicy, HttpAttemptResult } from '../../domain/webhooks/outcome';
-import { buildPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
+import { buildPayload, CanonicalPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
 import { planNextAttempt } from '../../domain/webhooks/schedule';
 import { signDelivery } from '../../domain/webhooks/signing';
 import { type BreakerSettings, type BreakerState, verdictOf } from '../../domain/webhooks/circuit-breaker';
@@ -164,10 +164,12 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
     const leasedAt = Date.now();
     let released = false;
     try {
-      const result = await send(deps, webhook, event, input.deliveryId);
+      const payload = buildPayload({ eventId: event.id, type: event.type, tenantId: event.tenant_id, occurredAt: event.occurred_at, data: event.data });
+      const result = await send(deps, webhook, payload, input.deliveryId);
       const policy = deliveryPolicyOf(webhook);
-      released = await recordAttemptAndRelease(db, input, event.type, result, policy);
-      if (!released) return { kind: 'skipped', reason: 'webhook_deleted' };
+      await recordAttemptAndRelease(db, input, payload, result, policy);
+      released = true;
+      if (!(await webhookKept(db, input))) return { kind: 'skipped', reason: 'webhook_deleted' };
       // The attempt is recorded: a lost verdict (database trouble now) costs the circuit one count, never a resend.
       await recordBreakerVerdict(db, input, input.deliveryId, verdictOf(result), loaded.breaker, breakerSettings).catch((err) =>
         Context.current().log.warn('circuit breaker verdict not recorded', { error: (err as Error).message }),
@@ -270,8 +272,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
 
 export type WebhookDeliveryActivities = ReturnType<typeof createWebhookDeliveryActivities>;
 
-async function send(deps: WebhookDeliveryDeps, webhook: WebhookRow, event: EventRow, deliveryId: string): Promise<HttpAttemptResult> {
-  const payload = buildPayload({ eventId: event.id, type: event.type, tenantId: event.tenant_id, occurredAt: event.occurred_at, data: event.data });
+async function send(deps: WebhookDeliveryDeps, webhook: WebhookRow, payload: CanonicalPayload, deliveryId: string): Promise<HttpAttemptResult> {
   const body = serializePayload(payload);
   const now = new Date();
   const secrets = signingSecrets(webhook, deps.dataEncryptionKey, now);
@@ -350,12 +351,13 @@ async function acquireLease(db: Db, input: AttemptInput, maxInFlight: number): P
 }
 
 /**
- * Writes the attempt's record and releases its lease in one statement. One record per attempt; a
- * retried activity (the worker died after the POST) overwrites its own attempt's record.
- * `next_attempt_at` uses the workflow's own judgement (the same pure functions). False when the
- * webhook was deleted meanwhile (the record's foreign key fails; its leases went with it).
+ * Writes the attempt's record, with the payload it sent, and releases its lease in one statement.
+ * One record per attempt; a retried activity (the worker died after the POST) overwrites its own
+ * attempt's record. `next_attempt_at` uses the workflow's own judgement (the same pure functions).
+ * The record is written even when the webhook was deleted during the POST: the attempt happened,
+ * and the log outlives its webhook (the delivery sweep removes it after 30 days).
  */
-async function recordAttemptAndRelease(db: Db, input: AttemptInput, eventType: string, result: HttpAttemptResult, policy: DeliveryPolicy): Promise<boolean> {
+async function recordAttemptAndRelease(db: Db, input: AttemptInput, payload: CanonicalPayload, result: HttpAttemptResult, policy: DeliveryPolicy): Promise<void> {
   const outcome = classifyOutcome(result, policy);
   const now = new Date();
   const next = planNextAttempt(input.attempt, outcome, now, policy);
@@ -365,7 +367,8 @@ async function recordAttemptAndRelease(db: Db, input: AttemptInput, eventType: s
     delivery_id: input.deliveryId,
     redelivery_of: input.redeliveryOf ?? null,
     event_id: input.eventId,
-    event_type: eventType,
+    event_type: payload.type,
+    payload: JSON.stringify(payload),
     attempt: input.attempt,
     status: outcome.kind === 'success' ? 'succeeded' : 'failed',
     status_code: result.kind === 'response' ? result.status : null,
@@ -376,17 +379,16 @@ async function recordAttemptAndRelease(db: Db, input: AttemptInput, eventType: s
     next_attempt_at: next.kind === 'retry' ? new Date(now.getTime() + next.delayMs) : null,
     created_at: now,
   };
-  try {
-    await db('webhook_deliveries')
-      .with('released', db.raw('delete from webhook_delivery_leases where delivery_id = ?', [input.deliveryId]))
-      .insert(row)
-      .onConflict(['delivery_id', 'attempt'])
-      .merge();
-    return true;
-  } catch (err) {
-    if ((err as { code?: string }).code === '23503') return false; // foreign_key_violation: webhook deleted
-    throw err;
-  }
+  await db('webhook_deliveries')
+    .with('released', db.raw('delete from webhook_delivery_leases where delivery_id = ?', [input.deliveryId]))
+    .insert(row)
+    .onConflict(['delivery_id', 'attempt'])
+    .merge();
+}
+
+/** Whether the webhook still exists (deleted meanwhile: the delivery stops here). */
+async function webhookKept(db: Db, input: AttemptInput): Promise<boolean> {
+  return Boolean(await db('webhooks').where({ tenant_id: input.tenantId, id: input.webhookId }).first('id'));
 }
 
 function failureCause(outcome: DeliveryOutcome): string | null {

@@ -2,6 +2,7 @@ import { Middleware } from 'koa';
 import { verifyAccessToken, verifyInternalToken } from '../../domain/auth/tokens';
 import { AppContext, AppState } from '../context';
 import { unauthenticated } from '../../domain/errors';
+import { declareRequestTenant } from '../../db/db-scope';
 
 function bearerToken(ctx: AppContext): string {
   const header = ctx.get('Authorization');
@@ -14,6 +15,8 @@ function bearerToken(ctx: AppContext): string {
 export const authenticateUser: Middleware<AppState, any> = async (ctx: AppContext, next) => {
   const check = verifyAccessToken(bearerToken(ctx), ctx.deps.config.secrets.jwt);
   if (!check.ok) throw unauthenticated(check.reason === 'expired' ? 'access token expired' : 'invalid access token');
+  // The row-level security wall (db/db-scope.ts): this request's queries see this tenant's rows only.
+  declareRequestTenant(check.claims.tenant_id);
   // A revoked session, a disabled user, a changed role or password void the tokens issued before (api/session-check.ts).
   if (!(await ctx.deps.sessions.isCurrent(check.claims))) throw unauthenticated('the session is no longer valid; sign in again');
   const { sub, tenant_id, role, permissions, sid } = check.claims;

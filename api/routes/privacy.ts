@@ -3,12 +3,12 @@
  * (privacy-settings.ts). Every category comes from the registry (domain/privacy/registry.ts).
  */
 import Joi from '../../domain/joi';
-import { ErasureRow, exportProgressOf, ExportRow, exportStatus, purgeOld, requestErasure, requestExport, requireErasure, requireExport } from '../../services/privacy';
+import { ErasureRow, exportProgressOf, ExportRow, exportStatus, purgeOld, requireErasure, requireExport } from '../../services/privacy';
+import { eraseSubjects, exportSubjects } from '../../services/privacy-subjects';
 import { userUnitContextOf } from '../mutation';
 import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
 import { registerPrivacySettingsRoutes } from './privacy-settings';
-import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 
 const exportSchema = Joi.object({
@@ -31,6 +31,29 @@ const erasureSchema = Joi.object({
   counts: Joi.object().pattern(Joi.string(), Joi.number()),
   created_at: Joi.string().isoDate(),
   completed_at: Joi.string().isoDate().allow(null),
+});
+
+/** `subject_id` of a request: the identity it names, resolved to the contacts it matches. */
+const subjectIdentity = Joi.string()
+  .trim()
+  .max(320)
+  .required()
+  .description(
+    "The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). " +
+      'An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them.',
+  );
+/** What every subject request answers besides its records: which contacts the identity matched. */
+const matchedKeys = {
+  matched: Joi.number().integer().min(1).description('How many contacts the identity matched'),
+  subject_ids: Joi.array().items(Joi.string()).description('The ids of the matched contacts, oldest first'),
+};
+const exportAnswerSchema = exportSchema.keys({
+  ...matchedKeys,
+  exports: Joi.array().items(exportSchema).description("Every matched contact's export (the top-level fields are the first one's)"),
+});
+const erasureAnswerSchema = erasureSchema.keys({
+  ...matchedKeys,
+  erasures: Joi.array().items(erasureSchema).description("Every matched contact's erasure (the top-level fields are the first one's)"),
 });
 
 function toExport(row: ExportRow, now: Date, progress: { phase: string; percent: number } | null) {
@@ -69,16 +92,28 @@ export function privacyRoutes(): ApiRouter {
     method: 'post',
     path: '/export-subject',
     summary: "Export a data subject's data as a ZIP (signed URL valid 24 h)",
+    description:
+      'Waits a few seconds (PRIVACY_EXPORT_WAIT_MS) for the export: ready within the wait (or a ready one of the last 24 h, returned as is), ' +
+      'the answer is 200 with `url` and `expires_at`; otherwise 202 with the export id and a `Location` header naming the export to poll ' +
+      '(GET /privacy/exports/{export_id}). With several matched contacts, 200 only when every export is ready; `Location` names the first one that is not.',
     tags: ['privacy'],
     auth: 'user',
     permission: 'manage_privacy',
-    body: Joi.object({ subject_id: idRef.required(), format: Joi.string().valid('json').default('json') }),
-    responses: { 202: { description: 'The export (a ready one of the last 24 h is returned as is)', schema: exportSchema }, 404: { description: 'Unknown subject' } },
+    body: Joi.object({ subject_id: subjectIdentity, format: Joi.string().valid('json').default('json') }),
+    responses: {
+      200: { description: 'The export is ready: `url` (signed, 24 h) and `expires_at`', schema: exportAnswerSchema },
+      202: { description: 'The export is still being built: poll the `Location` header (the export)', schema: exportAnswerSchema },
+      404: { description: 'No contact of the tenant matches the identity' },
+      422: { description: 'subject_id is not a UUID, an e-mail address or an international phone number' },
+    },
     handler: async (ctx, { body }) => {
+      const result = await exportSubjects(ctx.deps, userUnitContextOf(ctx), body, ctx.deps.config.privacy.exportWaitMs);
       const now = new Date();
-      const { row, progress } = await requestExport(ctx.deps, userUnitContextOf(ctx), body, now);
-      ctx.status = 202;
-      ctx.body = toExport(row, now, progress);
+      const exports = result.exports.map(({ row, progress }) => toExport(row, now, progress));
+      const waiting = exports.find((e) => e.status !== 'ready');
+      ctx.status = result.ready ? 200 : 202;
+      if (waiting) ctx.set('Location', `/api/v1/privacy/exports/${waiting.export_id}`);
+      ctx.body = { ...exports[0]!, matched: result.subjectIds.length, subject_ids: result.subjectIds, exports };
     },
   });
 
@@ -101,12 +136,17 @@ export function privacyRoutes(): ApiRouter {
     tags: ['privacy'],
     auth: 'user',
     permission: 'manage_privacy',
-    body: Joi.object({ subject_id: idRef.required(), reason: Joi.string().trim().min(1).max(1000).required(), preserve_audit: Joi.boolean().required() }),
-    responses: { 202: { description: 'The erasure, running or (for an already erased subject) its last record', schema: erasureSchema }, 404: { description: 'Unknown subject' } },
+    body: Joi.object({ subject_id: subjectIdentity, reason: Joi.string().trim().min(1).max(1000).required(), preserve_audit: Joi.boolean().required() }),
+    responses: {
+      202: { description: 'The erasure of each matched contact, running or (for an already erased contact id) its last record', schema: erasureAnswerSchema },
+      404: { description: 'No contact of the tenant matches the identity' },
+      422: { description: 'subject_id is not a UUID, an e-mail address or an international phone number' },
+    },
     handler: async (ctx, { body }) => {
-      const row = await requestErasure(ctx.deps, userUnitContextOf(ctx), body);
+      const result = await eraseSubjects(ctx.deps, userUnitContextOf(ctx), body);
+      const erasures = result.erasures.map(toErasure);
       ctx.status = 202;
-      ctx.body = toErasure(row);
+      ctx.body = { ...erasures[0]!, matched: result.subjectIds.length, subject_ids: result.subjectIds, erasures };
     },
   });
 

@@ -10,7 +10,7 @@ import { DeliveryListRow, WebhookRow, WebhookStatus } from '../../db/queries/web
 import { MAX_DESCRIPTION_LENGTH } from '../../domain/webhooks/ai-config';
 import { isValidEventPattern, validateFilters } from '../../domain/webhooks/matching';
 import type { HttpAttemptResult } from '../../domain/webhooks/outcome';
-import { buildPayload, JsonObject } from '../../domain/webhooks/payload';
+import { JsonObject } from '../../domain/webhooks/payload';
 import type { BreakerState } from '../../domain/webhooks/circuit-breaker';
 import { BREAKER_STATES, findBreaker } from '../../db/queries/webhook-breakers';
 import {
@@ -106,7 +106,7 @@ const deliverySchema = Joi.object({
   webhook_id: Joi.string(),
   event_id: Joi.string(),
   event_type: Joi.string(),
-  payload: Joi.object().unknown(true).allow(null),
+  payload: Joi.object().unknown(true).allow(null).description('The canonical payload sent, kept on the record for its 30 days (also once the outbox row or the webhook is gone)'),
   attempt: Joi.number().integer().min(1).max(5),
   status: Joi.string().valid('succeeded', 'failed'),
   status_code: Joi.number().integer().allow(null),
@@ -149,19 +149,15 @@ function toCircuitBreaker(breaker: BreakerState | null, webhook: WebhookRow) {
   };
 }
 
-/** The payload is rebuilt from the event: the canonical form is deterministic, so it is what was sent. */
+/** The payload is the one stored on the record: what was sent, whatever became of the outbox row since. */
 function toDelivery(row: DeliveryListRow) {
-  const payload =
-    row.event_data && row.event_occurred_at
-      ? buildPayload({ eventId: row.event_id, type: row.event_type, tenantId: row.tenant_id, occurredAt: new Date(row.event_occurred_at), data: row.event_data })
-      : null;
   return {
     id: row.id,
     delivery_id: row.delivery_id,
     webhook_id: row.webhook_id,
     event_id: row.event_id,
     event_type: row.event_type,
-    payload,
+    payload: row.payload,
     attempt: row.attempt,
     status: row.status,
     status_code: row.status_code,
@@ -293,7 +289,7 @@ export function webhookRoutes(): ApiRouter {
       ctx.body = { ...toWebhook(row), ...(secret ? { secret } : {}) };
     },
   });
-  webhook.remove({ summary: 'Delete a webhook and its delivery log; deliveries in progress stop at their next attempt' }, (ctx, id) =>
+  webhook.remove({ summary: 'Delete a webhook; deliveries in progress stop at their next attempt, its delivery log stays readable for its 30 days' }, (ctx, id) =>
     inUserUnit(ctx, (unit) => deleteWebhook(unit, id)),
   );
 
@@ -341,7 +337,7 @@ export function webhookRoutes(): ApiRouter {
   webhook.route<Record<string, string>, PageRequest & { status?: string; event_type?: string; delivery_id?: string }>({
     method: 'get',
     sub: 'deliveries',
-    summary: 'Delivery records of a webhook (one per attempt), newest first; kept 30 days',
+    summary: 'Delivery records of a webhook (one per attempt, with the payload sent), newest first; kept 30 days, also after the webhook was deleted',
     access: 'view',
     query: Joi.object({
       ...pageQuery,

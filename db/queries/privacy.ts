@@ -1,6 +1,7 @@
 /** Subject exports and erasures (the privacy API's records). */
 import type { Knex } from 'knex';
 import { TenantScope, isUuid } from '../tenant-scope';
+import type { SubjectIdentity } from '../../domain/privacy/subject-identity';
 
 export interface ExportRow {
   id: string;
@@ -34,6 +35,19 @@ export interface ErasureRow {
 /** Whether the id names a contact (a data subject) of the tenant; an id that is not a UUID names none. */
 export async function subjectExists(scope: TenantScope, subjectId: string): Promise<boolean> {
   return isUuid(subjectId) && !!(await scope.table('contacts').where({ id: subjectId }).first('id'));
+}
+
+/**
+ * The tenant's contacts an e-mail address (case-insensitive, as the contacts index compares) or an
+ * E.164 phone names, oldest first. Phones are compared by their digits (a leading 00 read as +),
+ * so a number stored with separators (`+34 600 111 222`) is found too, and may be a second match.
+ */
+export async function contactIdsByIdentity(scope: TenantScope, identity: Exclude<SubjectIdentity, { kind: 'id' }>): Promise<string[]> {
+  const q = scope.table('contacts').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (identity.kind === 'email') q.whereNotNull('email').whereRaw('lower(email) = ?', [identity.email]);
+  else q.whereNotNull('phone').whereRaw(`regexp_replace(regexp_replace(phone, '\\D', '', 'g'), '^00', '') = ?`, [identity.e164.slice(1)]);
+  const rows = (await q.select('id')) as { id: string }[];
+  return rows.map((r) => r.id);
 }
 
 /** Serialises export requests for one subject until the transaction ends. */

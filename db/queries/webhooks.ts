@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { decryptSecret, encryptSecret } from '../../infra/crypto';
-import type { JsonObject } from '../../domain/webhooks/payload';
+import type { CanonicalPayload } from '../../domain/webhooks/payload';
 import type { WebhookFilters } from '../../domain/webhooks/matching';
 import type { DeliveryPolicy, HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { boundColumns, CREDENTIAL_BINDINGS, unboundFields } from '../../domain/credentials/destination-binding';
@@ -205,10 +205,14 @@ export async function updateWebhookRow(scope: TenantScope, id: string, changes: 
   return row!;
 }
 
-/** A webhook goes with its delivery log. */
-export async function deleteWebhookWithDeliveries(scope: TenantScope, id: string): Promise<void> {
-  await scope.table('webhook_deliveries').where('webhook_id', id).delete();
+/** The webhook goes; its delivery log stays until the delivery sweep (30 days, SPEC.md). */
+export async function deleteWebhookRow(scope: TenantScope, id: string): Promise<void> {
   await scope.table('webhooks').where('id', id).delete();
+}
+
+/** Whether the tenant's delivery log still holds records of the webhook (it may have been deleted). */
+export async function hasDeliveryLog(scope: TenantScope, webhookId: string): Promise<boolean> {
+  return isUuid(webhookId) && Boolean(await scope.table('webhook_deliveries').where('webhook_id', webhookId).first('id'));
 }
 
 export async function isActiveUser(scope: TenantScope, userId: string): Promise<boolean> {
@@ -227,7 +231,7 @@ export async function isEventKept(scope: TenantScope, eventId: string): Promise<
   return Boolean(await scope.table('outbox_events').where('outbox_events.id', eventId).first('id'));
 }
 
-/** A delivery record with the event it carried (null once the outbox no longer keeps it). */
+/** A delivery record with the canonical payload it sent (stored on the record). */
 export interface DeliveryListRow {
   id: string;
   delivery_id: string;
@@ -245,8 +249,8 @@ export interface DeliveryListRow {
   redelivery_of: string | null;
   created_at: Date;
   tenant_id: string;
-  event_data: JsonObject | null;
-  event_occurred_at: Date | null;
+  /** Null only for a record written before payloads were stored whose outbox row was already gone. */
+  payload: CanonicalPayload | null;
 }
 
 export interface DeliveryFilter {
@@ -259,17 +263,13 @@ export interface DeliveryFilter {
 export function deliveriesQuery(scope: TenantScope, webhookId: string, filter: DeliveryFilter): Knex.QueryBuilder {
   const q = scope
     .table('webhook_deliveries')
-    .leftJoin('outbox_events', function joinEvent() {
-      this.on('outbox_events.id', '=', 'webhook_deliveries.event_id').andOn('outbox_events.tenant_id', '=', 'webhook_deliveries.tenant_id');
-    })
-    .where('webhook_deliveries.webhook_id', webhookId)
-    .select('webhook_deliveries.*', 'outbox_events.data as event_data', 'outbox_events.occurred_at as event_occurred_at')
+    .where('webhook_id', webhookId)
     .orderBy([
-      { column: 'webhook_deliveries.created_at', order: 'desc' },
-      { column: 'webhook_deliveries.id', order: 'desc' },
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
     ]);
-  if (filter.status) q.where('webhook_deliveries.status', filter.status);
-  if (filter.event_type) q.where('webhook_deliveries.event_type', filter.event_type);
-  if (filter.delivery_id) whereUuidIs(q, 'webhook_deliveries.delivery_id', filter.delivery_id);
+  if (filter.status) q.where('status', filter.status);
+  if (filter.event_type) q.where('event_type', filter.event_type);
+  if (filter.delivery_id) whereUuidIs(q, 'delivery_id', filter.delivery_id);
   return q;
 }

@@ -235,7 +235,7 @@ export const OUTSIDE_RETENTION: Readonly<Record<string, string>> = {
   tools: 'configuration: agent tools',
   machine_agent_runs: 'records of work: what a machine agent did and why (ids, action, reply), like an audit of actions',
   webhooks: 'configuration: webhooks',
-  webhook_deliveries: 'delivery log: swept after 30 days by its own schedule (webhook-delivery-retention)',
+  webhook_deliveries: 'delivery log with the payloads sent: swept after 30 days by its own schedule (webhook-delivery-retention), also for deleted webhooks',
   webhook_delivery_leases: 'in-flight attempts only: deleted when the attempt ends or expires',
   webhook_circuit_breakers: "current state: one row per webhook (its endpoint's circuit breaker), overwritten, deleted with the webhook",
   privacy_erasures: 'the record that an erasure happened (ids and counts, no personal data)',

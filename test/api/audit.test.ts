@@ -1,5 +1,6 @@
 import { appendAudit, verifyTenantChain } from '../../db/audit';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { openOwnerDb } from '../support/owner-db';
 
 let api: TestApi;
 let tenant: TestTenant;
@@ -52,7 +53,14 @@ describe('audit trail', () => {
     await createAsset('Guarded');
     await expect(api.deps.db('audit_log').where({ tenant_id: tenant.tenantId }).update({ action: 'forged' })).rejects.toThrow(/append-only/);
     await expect(api.deps.db('audit_log').where({ tenant_id: tenant.tenantId }).delete()).rejects.toThrow(/append-only/);
-    await expect(api.deps.db.raw('truncate audit_log')).rejects.toThrow(/append-only/);
+    // The app's role holds no TRUNCATE; the owner meets the trigger.
+    await expect(api.deps.db.raw('truncate audit_log')).rejects.toThrow(/permission denied for table audit_log/);
+    const owner = openOwnerDb();
+    try {
+      await expect(owner.raw('truncate audit_log')).rejects.toThrow(/append-only/);
+    } finally {
+      await owner.destroy();
+    }
   });
 
   it('verifies, then reports the first broken row once a row is altered directly', async () => {
@@ -64,10 +72,15 @@ describe('audit trail', () => {
     expect(ok.body).toMatchObject({ valid: true, checked: 6 }); // tenant.created, auth.login, 4 creates
 
     // An attacker with superuser rights bypasses the trigger and rewrites history.
-    await api.deps.db.transaction(async (tx) => {
-      await tx.raw('set local session_replication_role = replica');
-      await tx('audit_log').where({ tenant_id: t.tenantId, seq: 3 }).update({ action: 'asset.deleted' });
-    });
+    const superuser = openOwnerDb();
+    try {
+      await superuser.transaction(async (tx) => {
+        await tx.raw('set local session_replication_role = replica');
+        await tx('audit_log').where({ tenant_id: t.tenantId, seq: 3 }).update({ action: 'asset.deleted' });
+      });
+    } finally {
+      await superuser.destroy();
+    }
     const broken = await api.request('/api/v1/audit/verify', { token: t.token });
     expect(broken.status).toBe(200);
     expect(broken.body).toEqual({ valid: false, checked: 2, broken_at_seq: 3, reason: 'row content does not match its hash' });

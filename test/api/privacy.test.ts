@@ -17,14 +17,17 @@ import { expectNoPersonalData } from '../support/history-text';
 import { untilValue } from '../support/until';
 
 let api: TestApi;
+/** The same stack with PRIVACY_EXPORT_WAIT_MS=0: an export request never waits (the 202 path). */
+let noWait: TestApi;
 let t: TestTenant;
 let other: TestTenant;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  // A wait long enough for a loaded machine: the 200 path must not depend on timing.
+  [api, noWait] = await Promise.all([startTestApi({ privacy: { exportWaitMs: 30_000 } }), startTestApi({ privacy: { exportWaitMs: 0 } })]);
   [t, other] = await Promise.all([createTenant(api), createTenant(api)]);
 });
-afterAll(() => api.close());
+afterAll(() => Promise.all([api.close(), noWait.close()]));
 
 const DAY = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY);
@@ -159,7 +162,8 @@ async function exportReady(token: string, exportId: string) {
 
 describe('registry', () => {
   it('classifies every table: in the registry with its retention, or outside it with a reason', async () => {
-    const tables: string[] = await api.deps.db('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).pluck('table_name');
+    // pg_tables, not information_schema (which lists only what the app's role holds privileges on).
+    const tables: string[] = await api.deps.db('pg_tables').where({ schemaname: 'public' }).pluck('tablename');
     const classified = new Set([...PRIVACY_CATEGORIES.map((c) => c.table), ...Object.keys(OUTSIDE_RETENTION)]);
     expect(tables.filter((table) => !classified.has(table)).sort()).toEqual([]);
     // And the lists name real tables only (a renamed table leaves no stale entry behind).
@@ -229,12 +233,14 @@ describe('export, erasure and isolation', () => {
     bob = await seedSubject(t.tenantId, 'Bob');
   });
 
-  it('exports a ZIP with one JSON file per category and a manifest, through a 24 h URL', async () => {
-    const res = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
-    expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ export_id: expect.any(String), status: 'pending', subject_id: alice.id });
+  it('exports a ZIP with one JSON file per category and a manifest, through a 24 h URL in the answer (subject named by e-mail)', async () => {
+    const res = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.email.toUpperCase(), format: 'json' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.body).toMatchObject({ export_id: expect.any(String), status: 'ready', subject_id: alice.id, url: expect.any(String), expires_at: expect.any(String) });
+    expect(res.body).toMatchObject({ matched: 1, subject_ids: [alice.id], exports: [expect.objectContaining({ export_id: res.body.export_id })] });
     exportId = res.body.export_id;
-    const ready = await exportReady(t.token, exportId);
+    const ready = res.body;
     expect(ready.progress).toEqual({ phase: 'ready', percent: 100 });
     const url = new URL(ready.url);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('86400');
@@ -339,8 +345,9 @@ describe('export, erasure and isolation', () => {
   });
 
   it('returns the same export within 24 h of a ready one, and a new one after', async () => {
-    const again = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
-    expect(again.status).toBe(202);
+    // Ready already: 200 even from an API that never waits.
+    const again = await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
+    expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ export_id: exportId, status: 'ready', url: expect.any(String) });
     // Age the ready export past its 24 h.
     await api.deps
@@ -349,10 +356,83 @@ describe('export, erasure and isolation', () => {
       .update({ expires_at: daysAgo(0.001), ready_at: daysAgo(1.001) });
     const expired = await api.request(`/api/v1/privacy/exports/${exportId}`, { token: t.token });
     expect(expired.body).toMatchObject({ status: 'expired', url: null });
-    const fresh = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
+    // Not ready when the (zero) wait ends: 202, the export to poll in Location.
+    const fresh = await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
     expect(fresh.status).toBe(202);
+    expect(fresh.body).toMatchObject({ status: expect.stringMatching(/^(pending|running)$/), url: null, expires_at: null, matched: 1 });
     expect(fresh.body.export_id).not.toBe(exportId);
+    expect(fresh.headers.get('location')).toBe(`/api/v1/privacy/exports/${fresh.body.export_id}`);
     await exportReady(t.token, fresh.body.export_id);
+  });
+
+  it('finds subjects by e-mail or phone within the tenant only, acts on every contact matched, and keeps the identity out of workflows', async () => {
+    const digits = `3461${Math.floor(1e6 + Math.random() * 8e6)}`;
+    const spaced = `+${digits.slice(0, 2)} ${digits.slice(2, 5)} ${digits.slice(5)}`;
+    // The same number stored twice, once with separators: two contacts, one identity.
+    const [first] = await api.deps
+      .db('contacts')
+      .insert({ tenant_id: t.tenantId, name: 'Carol One', phone: `+${digits}` })
+      .returning('id');
+    const [second] = await api.deps.db('contacts').insert({ tenant_id: t.tenantId, name: 'Carol Two', phone: spaced }).returning('id');
+    // Two tenants' contacts with one e-mail address: each tenant matches its own only.
+    const shared = `dana.${randomUUID().slice(0, 8)}@mail.example.org`;
+    const [own] = await api.deps.db('contacts').insert({ tenant_id: t.tenantId, email: shared }).returning('id');
+    const [foreign] = await api.deps.db('contacts').insert({ tenant_id: other.tenantId, email: shared.toUpperCase() }).returning('id');
+    const foreignOnly = `erin.${randomUUID().slice(0, 8)}@mail.example.org`;
+    await api.deps.db('contacts').insert({ tenant_id: other.tenantId, email: foreignOnly });
+    const fromOther = await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: other.token, json: { subject_id: shared } });
+    expect(fromOther.body).toMatchObject({ matched: 1, subject_ids: [foreign.id], subject_id: foreign.id });
+    const fromOwn = await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: shared } });
+    expect(fromOwn.body).toMatchObject({ matched: 1, subject_ids: [own.id] });
+    expectError(await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: foreignOnly } }), 404, 'NOT_FOUND');
+
+    const byPhone = await noWait.request('/api/v1/privacy/export-subject', {
+      method: 'POST',
+      token: t.token,
+      json: { subject_id: `00${digits.slice(0, 2)} (${digits.slice(2, 5)}) ${digits.slice(5)}` },
+    });
+    expect(byPhone.status).toBe(202);
+    expect(byPhone.body).toMatchObject({ matched: 2, subject_ids: [first.id, second.id], subject_id: first.id });
+    expect(byPhone.body.exports.map((e: any) => e.subject_id)).toEqual([first.id, second.id]);
+    expect(await api.deps.db('privacy_exports').whereIn('subject_id', [first.id, second.id]).count({ n: '*' }).first()).toEqual({ n: '2' });
+    for (const e of byPhone.body.exports) await exportReady(t.token, e.export_id);
+
+    const erased = await api.request('/api/v1/privacy/erase-subject', {
+      method: 'POST',
+      token: t.token,
+      json: { subject_id: `+${digits}`, reason: 'request by phone', preserve_audit: true },
+    });
+    expect(erased.status).toBe(202);
+    expect(erased.body).toMatchObject({ matched: 2, subject_ids: [first.id, second.id], erasure_id: erased.body.erasures[0].erasure_id });
+    const erasureIds = erased.body.erasures.map((e: any) => e.erasure_id);
+    expect(new Set(erasureIds).size).toBe(2);
+    const client = await api.deps.temporal.client();
+    for (const id of erasureIds) {
+      await untilValue(async () => (await api.request(`/api/v1/privacy/erasures/${id}`, { token: t.token })).body.status === 'completed');
+      await expectNoPersonalData(client, workflowIds.privacyErasure(t.tenantId, id), id, [digits, spaced]);
+    }
+    expect(await api.deps.db('contacts').whereIn('id', [first.id, second.id]).count({ n: '*' }).first()).toEqual({ n: '0' });
+    expect(await api.deps.db('contacts').where({ id: foreign.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
+    // The audit trail of the requests names ids, never the identity.
+    const requests = [...erasureIds, ...[...byPhone.body.exports, fromOwn.body, fromOther.body].map((e: any) => e.export_id)];
+    const details = await api.deps.db('audit_log').whereIn('resource_id', requests).pluck('details');
+    expect(details.length).toBeGreaterThanOrEqual(requests.length);
+    expect(JSON.stringify(details)).not.toMatch(new RegExp(`${digits.slice(4)}|${shared}`, 'i'));
+
+    // No match: 404 for export and erasure alike; a string that is no identity: 422.
+    for (const subject_id of [`nobody.${randomUUID()}@mail.example.org`, '+44 7700 900123']) {
+      expectError(await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id } }), 404, 'NOT_FOUND');
+      expectError(
+        await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id, reason: 'r', preserve_audit: true } }),
+        404,
+        'NOT_FOUND',
+      );
+    }
+    expectError(
+      await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id: '600 111 222', reason: 'r', preserve_audit: true } }),
+      422,
+      'VALIDATION_ERROR',
+    );
   });
 
   it("answers 404 for unknown subjects and for another tenant's subject, export and erasure", async () => {

@@ -166,7 +166,8 @@ it('loses and doubles nothing while an API and a worker are killed and Temporal 
   await load;
   mark('load done');
   const exported = await exportRequest;
-  expect(exported.status).toBe(202);
+  // 200 when the export was ready within PRIVACY_EXPORT_WAIT_MS, else 202: accepted either way.
+  expect([200, 202]).toContain(exported.status);
 
   // Work orders: one per reading, none twice.
   const tasks = await admin.deps.db('maintenance_tasks').where({ tenant_id: tenant.tenantId }).select('id', 'plan_id');

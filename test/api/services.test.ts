@@ -212,7 +212,7 @@ it("records an inspection and reads an asset's health, condition and readings th
     overall_condition: 'good',
     parameters: [],
     last_inspection_at: null,
-    next_due_at: null,
+    next_inspection_at: null,
     open_work_orders: 0,
     updated_at: null,
   });

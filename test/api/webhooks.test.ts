@@ -4,7 +4,9 @@
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { Webhook } from 'standardwebhooks';
+import { createWebhookHealthActivities } from '../../activities/webhooks/health';
 import { appendEvent } from '../../db/outbox';
 import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens';
 import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
@@ -396,6 +398,45 @@ describe('events reaching webhooks', () => {
     );
   });
 
+  it('keeps each delivery record with its payload for 30 days, after its outbox row and its webhook are gone, until the sweep', async () => {
+    const webhook = await createWebhook(tenant, { events: ['asset.created'] });
+    const asset = await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: 'Pump 9', type: 'pump' } });
+    await receiver.waitFor(() => receiver.on(webhook.path).length === 1, 20_000, 'the asset.created delivery');
+    const sent = JSON.parse(receiver.on(webhook.path)[0]!.body);
+    expect(sent.data).toMatchObject({ asset_id: asset.body.id });
+    const deliveries = () => api.request(`${BASE}/${webhook.id}/deliveries`, { token: tenant.token });
+    await until(deliveries, (res) => res.body.total === 1, 'the delivery record');
+
+    // Outbox retention may delete the event after a day: the record still shows what was sent.
+    expect(await api.deps.db('outbox_events').where({ tenant_id: tenant.tenantId, id: sent.id }).delete()).toBe(1);
+    const afterOutbox = await deliveries();
+    expect(afterOutbox.body.items).toEqual([expect.objectContaining({ event_id: sent.id, payload: sent, status: 'succeeded' })]);
+
+    // Deleting the webhook leaves its log, still readable by its tenant only.
+    expect((await api.request(`${BASE}/${webhook.id}`, { method: 'DELETE', token: tenant.token })).status).toBe(204);
+    expectError(await api.request(`${BASE}/${webhook.id}`, { token: tenant.token }), 404, 'NOT_FOUND');
+    const rows = () => api.deps.db('webhook_deliveries').where({ webhook_id: webhook.id }).select('payload', 'created_at');
+    expect(await rows()).toEqual([expect.objectContaining({ payload: sent })]);
+    const afterDelete = await deliveries();
+    expect(afterDelete.status).toBe(200);
+    expect(afterDelete.body.items).toEqual([expect.objectContaining({ webhook_id: webhook.id, payload: sent })]);
+    const intruder = await createTenant(api);
+    expectError(await api.request(`${BASE}/${webhook.id}/deliveries`, { token: intruder.token }), 404, 'NOT_FOUND');
+
+    // The sweep keeps it while younger than 30 days, and removes it after.
+    const sweep = () =>
+      new MockActivityEnvironment().run(() => createWebhookHealthActivities({ db: api.deps.db, startNotification: async () => undefined }).sweepWebhookDeliveries({}));
+    await sweep();
+    expect(await rows()).toHaveLength(1);
+    await api.deps
+      .db('webhook_deliveries')
+      .where({ webhook_id: webhook.id })
+      .update({ created_at: api.deps.db.raw(`now() - interval '30 days 1 minute'`) });
+    await sweep();
+    expect(await rows()).toEqual([]);
+    expectError(await deliveries(), 404, 'NOT_FOUND');
+  });
+
   it('a task created by a plan reaches webhooks subscribed to task.created (SPEC.md) and to its former name', async () => {
     const spec = await createWebhook(tenant, { events: ['task.created'] });
     const former = await createWebhook(tenant, { events: ['maintenance.task.created'] });
@@ -502,7 +543,7 @@ describe('delivery log', () => {
     expect((await page('status=failed')).items.map((d: any) => d.status_code)).toEqual([503, 500]);
     expect((await page('event_type=task.created')).items.map((d: any) => d.status_code)).toEqual([204, 503]);
     expect((await page('event_type=task.created&status=succeeded')).total).toBe(1);
-    expect((await page('limit=2')).items[0].payload).toBeNull(); // seeded records have no stored event
+    expect((await page('limit=2')).items[0].payload).toBeNull(); // seeded records have no stored payload
     expectError(await api.request(`${BASE}/${webhook.id}/deliveries?limit=101`, { token: tenant.token }), 422, 'VALIDATION_ERROR');
     expectError(await api.request(`${BASE}/${webhook.id}/deliveries?status=pending`, { token: tenant.token }), 422, 'VALIDATION_ERROR');
   });

@@ -5,9 +5,8 @@
  * reaches the workflow's history (read with the shared scanner).
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { WORKER_INTERCEPTORS } from '../../workers/options';
 import { historyText } from '../support/history-text';
+import { runNotificationWorkflow } from '../support/notification-run';
 import { createTimeSkippingEnv } from '../support/temporal-env';
 
 let env: TestWorkflowEnvironment;
@@ -17,29 +16,18 @@ beforeAll(async () => {
 afterAll(() => env?.teardown());
 
 async function runNotification(deliver: () => Promise<unknown>): Promise<{ attempts: number; marked: number; workflowId: string; outcome: unknown }> {
-  const taskQueue = `hygiene-${Math.random().toString(36).slice(2)}`;
   let attempts = 0;
   let marked = 0;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    interceptors: WORKER_INTERCEPTORS,
-    activities: {
-      async deliverNotification() {
-        attempts += 1;
-        return deliver();
-      },
-      async markNotificationFailed() {
-        marked += 1;
-      },
+  const run = await runNotificationWorkflow(env, 't1', {
+    async deliverNotification() {
+      attempts += 1;
+      return deliver();
+    },
+    async markNotificationFailed() {
+      marked += 1;
     },
   });
-  const workflowId = `notification/t1/${taskQueue}`;
-  const outcome = await worker.runUntil(
-    env.client.workflow.execute('notificationWorkflow', { taskQueue, workflowId, args: [{ tenantId: 't1', notificationId: taskQueue }] }).catch((err: unknown) => err),
-  );
-  return { attempts, marked, workflowId, outcome };
+  return { attempts, marked, ...run };
 }
 
 it('a programming error in an activity fails at once: one attempt, not the ten of the retry policy', async () => {

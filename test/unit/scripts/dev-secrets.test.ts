@@ -20,6 +20,7 @@ describe('loadDevSecrets', () => {
       'DEMO_ADMIN_PASSWORD',
       'INTERNAL_JWT_SECRET',
       'JWT_SECRET',
+      'POSTGRES_APP_PASSWORD',
       'POSTGRES_PASSWORD',
       'S3_ACCESS_KEY',
       'S3_SECRET_KEY',

@@ -561,7 +561,7 @@ export interface paths {
          */
         put: operations["putIntegrationsWebhooksWebhook_id"];
         post?: never;
-        /** Delete a webhook and its delivery log; deliveries in progress stop at their next attempt */
+        /** Delete a webhook; deliveries in progress stop at their next attempt, its delivery log stays readable for its 30 days */
         delete: operations["deleteIntegrationsWebhooksWebhook_id"];
         options?: never;
         head?: never;
@@ -615,7 +615,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery records of a webhook (one per attempt), newest first; kept 30 days */
+        /** Delivery records of a webhook (one per attempt, with the payload sent), newest first; kept 30 days, also after the webhook was deleted */
         get: operations["getIntegrationsWebhooksWebhook_idDeliveries"];
         put?: never;
         post?: never;
@@ -1216,7 +1216,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Export a data subject's data as a ZIP (signed URL valid 24 h) */
+        /**
+         * Export a data subject's data as a ZIP (signed URL valid 24 h)
+         * @description Waits a few seconds (PRIVACY_EXPORT_WAIT_MS) for the export: ready within the wait (or a ready one of the last 24 h, returned as is), the answer is 200 with `url` and `expires_at`; otherwise 202 with the export id and a `Location` header naming the export to poll (GET /privacy/exports/{export_id}). With several matched contacts, 200 only when every export is ready; `Location` names the first one that is not.
+         */
         post: operations["postPrivacyExportSubject"];
         delete?: never;
         options?: never;
@@ -7821,6 +7824,7 @@ export interface operations {
                             webhook_id?: string;
                             event_id?: string;
                             event_type?: string;
+                            /** @description The canonical payload sent, kept on the record for its 30 days (also once the outbox row or the webhook is gone) */
                             payload?: Record<string, never> | null;
                             attempt?: number;
                             /** @enum {string} */
@@ -13576,10 +13580,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description UUID of the record
-                     */
+                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
                     subject_id: string;
                     /**
                      * @default json
@@ -13590,7 +13591,61 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The export (a ready one of the last 24 h is returned as is) */
+            /** @description The export is ready: `url` (signed, 24 h) and `expires_at` */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        export_id?: string;
+                        subject_id?: string;
+                        format?: string;
+                        /** @enum {string} */
+                        status?: "pending" | "running" | "ready" | "failed" | "expired";
+                        progress?: {
+                            phase?: string;
+                            percent?: number;
+                        } | null;
+                        url?: string | null;
+                        /** Format: date-time */
+                        expires_at?: string | null;
+                        /** Format: date-time */
+                        created_at?: string;
+                        /** Format: date-time */
+                        ready_at?: string | null;
+                        manifest?: Record<string, never> | null;
+                        /** @description How many contacts the identity matched */
+                        matched?: number;
+                        /** @description The ids of the matched contacts, oldest first */
+                        subject_ids?: string[];
+                        /** @description Every matched contact's export (the top-level fields are the first one's) */
+                        exports?: {
+                            export_id?: string;
+                            subject_id?: string;
+                            format?: string;
+                            /** @enum {string} */
+                            status?: "pending" | "running" | "ready" | "failed" | "expired";
+                            progress?: {
+                                phase?: string;
+                                percent?: number;
+                            } | null;
+                            url?: string | null;
+                            /** Format: date-time */
+                            expires_at?: string | null;
+                            /** Format: date-time */
+                            created_at?: string;
+                            /** Format: date-time */
+                            ready_at?: string | null;
+                            manifest?: Record<string, never> | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The export is still being built: poll the `Location` header (the export) */
             202: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13617,6 +13672,30 @@ export interface operations {
                         /** Format: date-time */
                         ready_at?: string | null;
                         manifest?: Record<string, never> | null;
+                        /** @description How many contacts the identity matched */
+                        matched?: number;
+                        /** @description The ids of the matched contacts, oldest first */
+                        subject_ids?: string[];
+                        /** @description Every matched contact's export (the top-level fields are the first one's) */
+                        exports?: {
+                            export_id?: string;
+                            subject_id?: string;
+                            format?: string;
+                            /** @enum {string} */
+                            status?: "pending" | "running" | "ready" | "failed" | "expired";
+                            progress?: {
+                                phase?: string;
+                                percent?: number;
+                            } | null;
+                            url?: string | null;
+                            /** Format: date-time */
+                            expires_at?: string | null;
+                            /** Format: date-time */
+                            created_at?: string;
+                            /** Format: date-time */
+                            ready_at?: string | null;
+                            manifest?: Record<string, never> | null;
+                        }[];
                     };
                 };
             };
@@ -13656,7 +13735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown subject */
+            /** @description No contact of the tenant matches the identity */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13692,7 +13771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation error */
+            /** @description subject_id is not a UUID, an e-mail address or an international phone number */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13879,10 +13958,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description UUID of the record
-                     */
+                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
                     subject_id: string;
                     reason: string;
                     preserve_audit: boolean;
@@ -13890,7 +13966,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The erasure, running or (for an already erased subject) its last record */
+            /** @description The erasure of each matched contact, running or (for an already erased contact id) its last record */
             202: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13912,6 +13988,25 @@ export interface operations {
                         created_at?: string;
                         /** Format: date-time */
                         completed_at?: string | null;
+                        /** @description How many contacts the identity matched */
+                        matched?: number;
+                        /** @description The ids of the matched contacts, oldest first */
+                        subject_ids?: string[];
+                        /** @description Every matched contact's erasure (the top-level fields are the first one's) */
+                        erasures?: {
+                            erasure_id?: string;
+                            /** @enum {string} */
+                            status?: "running" | "completed" | "failed";
+                            reason?: string;
+                            preserve_audit?: boolean;
+                            counts?: {
+                                [key: string]: number;
+                            };
+                            /** Format: date-time */
+                            created_at?: string;
+                            /** Format: date-time */
+                            completed_at?: string | null;
+                        }[];
                     };
                 };
             };
@@ -13951,7 +14046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown subject */
+            /** @description No contact of the tenant matches the identity */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13987,7 +14082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation error */
+            /** @description subject_id is not a UUID, an e-mail address or an international phone number */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

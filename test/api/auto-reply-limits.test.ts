@@ -7,7 +7,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { AUTO_REPLIES_PER_CONTACT_PER_HOUR } from '../../domain/agents/auto-reply-policy';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
-import { caughtMail } from '../support/mail';
+import { caughtMail, sinkEmailAccount } from '../support/mail';
 import { until } from '../support/until';
 
 jest.setTimeout(120_000);
@@ -20,15 +20,9 @@ let inboundSecret: string;
 beforeAll(async () => {
   api = await startTestApi();
   tenant = await createTenant(api);
-  const sink = new URL(process.env.SMTP_URL!);
-  const account = await api.request('/api/v1/email/accounts', {
-    method: 'POST',
-    token: tenant.token,
-    json: { name: 'Support', email_address: 'support@plant.example.com', smtp_host: sink.hostname, smtp_port: Number(sink.port) },
-  });
-  expect(account.status).toBe(201);
-  accountId = account.body.id;
-  inboundSecret = account.body.inbound_secret;
+  const account = await sinkEmailAccount(api, tenant);
+  accountId = account.id;
+  inboundSecret = account.inbound_secret;
   const agent = await api.request('/api/v1/email', {
     method: 'POST',
     token: tenant.token,

@@ -11,7 +11,7 @@ import { contactByEmail, openConversation, storeMessageBody } from '../../db/que
 import { tenantScope } from '../../db/tenant-scope';
 import { TenantCapacityError, TenantLimiter, tenantLimiter } from '../../infra/tenant-limiter';
 import { createTenant, startTestApi, TestApi } from '../support/api';
-import { waitForMail } from '../support/mail';
+import { sinkEmailAccount, waitForMail } from '../support/mail';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -36,17 +36,11 @@ it("refuses a tool call beyond its tenant's share before sending or logging it",
 
 it("refuses a reply beyond its tenant's share of SMTP sends without sending it, and sends it once the share is free", async () => {
   const tenant = await createTenant(api);
-  const sink = new URL(process.env.SMTP_URL!);
-  const account = await api.request('/api/v1/email/accounts', {
-    method: 'POST',
-    token: tenant.token,
-    json: { name: 'Support', email_address: 'support@plant.example.com', smtp_host: sink.hostname, smtp_port: Number(sink.port) },
-  });
-  expect(account.status).toBe(201);
+  const account = await sinkEmailAccount(api, tenant);
   const agent = await api.request('/api/v1/email', {
     method: 'POST',
     token: tenant.token,
-    json: { name: 'Helpdesk', system_prompt: 'Answer.', email_account_id: account.body.id },
+    json: { name: 'Helpdesk', system_prompt: 'Answer.', email_account_id: account.id },
   });
   expect(agent.status).toBe(201);
 

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SinkEnvelope } from './smtp-sink';
+import type { TestApi, TestTenant } from './api';
 import { untilValue } from './until';
 
 export interface CaughtMail {
@@ -72,4 +73,16 @@ export async function waitForMail(predicate: (mail: CaughtMail) => boolean, time
 /** Every mail caught so far that matches (to show what was not sent). */
 export function caughtMail(predicate: (mail: CaughtMail) => boolean): CaughtMail[] {
   return readAll(sinkDir()).filter(predicate);
+}
+
+/** An e-mail account of the tenant whose replies go to the test stack's SMTP sink: the created account's body. */
+export async function sinkEmailAccount(api: TestApi, tenant: TestTenant): Promise<{ id: string; inbound_secret: string }> {
+  const sink = new URL(process.env.SMTP_URL!);
+  const account = await api.request('/api/v1/email/accounts', {
+    method: 'POST',
+    token: tenant.token,
+    json: { name: 'Support', email_address: 'support@plant.example.com', smtp_host: sink.hostname, smtp_port: Number(sink.port) },
+  });
+  expect(account.status).toBe(201);
+  return account.body;
 }

@@ -1,5 +1,7 @@
 import { Knex } from 'knex';
-import { Queryable } from './knex';
+
+// Not db/knex.ts's Queryable: knex.ts installs db/db-scope.ts, which reads the settings named here.
+type Queryable = Knex | Knex.Transaction;
 
 /**
  * Row-level security on tenant tables: the database's own wall behind the tenant filter that

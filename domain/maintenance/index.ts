@@ -5,6 +5,7 @@ export * from './calendar';
 export * from './duration';
 export * from './trigger';
 export * from './counter';
+export * from './condition';
 export * from './schedule';
 export * from './task-code';
 export * from './compliance';

@@ -1,0 +1,143 @@
+// The condition trigger's evaluator: persistence over `for_minutes` plus hysteresis, per asset.
+// Pure and JSON-only (it runs in the plan's workflow and travels through continueAsNew).
+//
+// - Armed: an excursion starts at the first reading beyond the limit; a reading back inside ends
+//   it (strict persistence). A reading beyond at least `for_minutes` after the excursion's first
+//   one fires: one work order, whose evidence is that first reading and the last one seen.
+// - Fired: nothing fires again, however many readings follow or however often they cross the limit
+//   (a flapping sensor), until the readings stay inside for `for_minutes`: that re-arms it.
+import type { ConditionTrigger, IsoTimestamp } from './types';
+import { MS_PER_HOUR } from './instant';
+
+const MS_PER_MINUTE = MS_PER_HOUR / 60;
+
+export interface ConditionPoint {
+  at: IsoTimestamp;
+  value: number;
+}
+
+/**
+ * Consecutive readings of one asset on the same side of the limit, oldest first: the readings
+ * reach the workflow compressed to these (a flood of readings is a handful of runs).
+ */
+export interface ConditionRun {
+  beyond: boolean;
+  first: ConditionPoint;
+  last: ConditionPoint;
+}
+
+export interface AssetConditionState {
+  /** The current excursion's first reading (null while inside). */
+  since: ConditionPoint | null;
+  /** A work order was made for the current excursion: none again until re-armed. */
+  fired: boolean;
+  /** While fired: when the readings came back inside (re-arms after for_minutes inside). */
+  inside_since: IsoTimestamp | null;
+  /** The newest reading evaluated: the next evaluation reads after it. */
+  last_at: IsoTimestamp | null;
+}
+
+export interface ConditionState {
+  parameter: string;
+  /** By asset id (a plain object, not a Map: it travels through continueAsNew). */
+  assets: Record<string, AssetConditionState>;
+}
+
+/** What a condition decision saw (plan history entry, task and task.created `evidence`). */
+export interface ConditionEvidence {
+  asset_id: string;
+  parameter: string;
+  limit: { above: number } | { below: number };
+  for_minutes: number;
+  first_reading: ConditionPoint;
+  last_reading: ConditionPoint;
+}
+
+export function initialConditionState(trigger: Pick<ConditionTrigger, 'parameter'>): ConditionState {
+  return { parameter: trigger.parameter, assets: {} };
+}
+
+/** A changed parameter starts afresh; a changed limit or window keeps the state (it re-judges on the next readings). */
+export function conditionAfterTriggerChange(state: ConditionState | null, next: ConditionTrigger): ConditionState {
+  return state !== null && state.parameter === next.parameter ? state : initialConditionState(next);
+}
+
+export function isBeyond(trigger: Pick<ConditionTrigger, 'above' | 'below'>, value: number): boolean {
+  return trigger.above !== undefined ? value > trigger.above : value < (trigger.below as number);
+}
+
+/** Readings of one asset (any order) compressed to runs on either side of the limit. */
+export function toRuns(trigger: Pick<ConditionTrigger, 'above' | 'below'>, points: readonly ConditionPoint[]): ConditionRun[] {
+  const sorted = [...points].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  const runs: ConditionRun[] = [];
+  for (const p of sorted) {
+    const beyond = isBeyond(trigger, p.value);
+    const current = runs[runs.length - 1];
+    if (current && current.beyond === beyond) current.last = p;
+    else runs.push({ beyond, first: p, last: p });
+  }
+  return runs;
+}
+
+const EMPTY: AssetConditionState = { since: null, fired: false, inside_since: null, last_at: null };
+
+/**
+ * Applies one asset's new runs (readings after its `last_at`; older ones are ignored) and returns
+ * its new state and the evidence of each excursion that fired (normally none or one).
+ */
+export function applyConditionRuns(
+  trigger: ConditionTrigger,
+  assetId: string,
+  previous: AssetConditionState | undefined,
+  runs: readonly ConditionRun[],
+): { state: AssetConditionState; fired: ConditionEvidence[] } {
+  const windowMs = trigger.for_minutes * MS_PER_MINUTE;
+  let s: AssetConditionState = previous ?? EMPTY;
+  const fired: ConditionEvidence[] = [];
+  for (const run of runs) {
+    if (s.last_at !== null && Date.parse(run.last.at) <= Date.parse(s.last_at)) continue;
+    const last_at = run.last.at;
+    if (!run.beyond) {
+      const insideSince = s.fired ? (s.inside_since ?? run.first.at) : null;
+      const rearmed = s.fired && Date.parse(run.last.at) - Date.parse(insideSince as string) >= windowMs;
+      s = rearmed ? { ...EMPTY, last_at } : { ...s, since: s.fired ? s.since : null, inside_since: insideSince, last_at };
+      continue;
+    }
+    const since = s.since ?? run.first;
+    const persisted = Date.parse(run.last.at) - Date.parse(since.at) >= windowMs;
+    if (!s.fired && persisted) {
+      fired.push({ asset_id: assetId, parameter: trigger.parameter, limit: limitOf(trigger), for_minutes: trigger.for_minutes, first_reading: since, last_reading: run.last });
+      s = { since, fired: true, inside_since: null, last_at };
+    } else {
+      s = { ...s, since, inside_since: null, last_at };
+    }
+  }
+  return { state: s, fired };
+}
+
+/** The condition state after new runs of several assets; the evidence of every excursion that fired. */
+export function onConditionRuns(
+  trigger: ConditionTrigger,
+  state: ConditionState,
+  runsByAsset: Readonly<Record<string, readonly ConditionRun[]>>,
+): { state: ConditionState; fired: ConditionEvidence[] } {
+  const assets = { ...state.assets };
+  const fired: ConditionEvidence[] = [];
+  for (const assetId of Object.keys(runsByAsset).sort()) {
+    const r = applyConditionRuns(trigger, assetId, assets[assetId], runsByAsset[assetId] ?? []);
+    assets[assetId] = r.state;
+    fired.push(...r.fired);
+  }
+  return { state: { ...state, assets }, fired };
+}
+
+/** Where each asset's next evaluation starts (its newest evaluated reading). */
+export function conditionCursor(state: ConditionState): Record<string, IsoTimestamp> {
+  const cursor: Record<string, IsoTimestamp> = {};
+  for (const [assetId, s] of Object.entries(state.assets)) if (s.last_at !== null) cursor[assetId] = s.last_at;
+  return cursor;
+}
+
+function limitOf(trigger: ConditionTrigger): ConditionEvidence['limit'] {
+  return trigger.above !== undefined ? { above: trigger.above } : { below: trigger.below as number };
+}

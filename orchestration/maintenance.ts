@@ -21,6 +21,7 @@ import {
   pauseSignal,
   planChangedSignal,
   previewQuery,
+  readingsSignal,
   recordCounterUpdate,
   resumeSignal,
   stateQuery,
@@ -72,7 +73,7 @@ export function startPlanWorkflow(client: Client, state: PlanWorkflowState, opts
   });
 }
 
-export type PlanSignal = { kind: 'pause' } | { kind: 'resume' } | { kind: 'archive' } | { kind: 'planChanged'; change: PlanChange };
+export type PlanSignal = { kind: 'pause' } | { kind: 'resume' } | { kind: 'archive' } | { kind: 'readings' } | { kind: 'planChanged'; change: PlanChange };
 
 export async function signalPlan(client: Client, tenantId: string, planId: string, signal: PlanSignal): Promise<void> {
   const handle = planHandle(client, tenantId, planId);
@@ -83,6 +84,8 @@ export async function signalPlan(client: Client, tenantId: string, planId: strin
       return handle.signal(resumeSignal);
     case 'archive':
       return handle.signal(archiveSignal);
+    case 'readings':
+      return handle.signal(readingsSignal);
     case 'planChanged':
       return handle.signal(planChangedSignal, signal.change);
   }

@@ -41,7 +41,7 @@ import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery, pageOf } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
-import { createPlanBody, idempotencyKeyOf, PlanBody, planDeps, planParams, planSchema, toPlan, updatePlanBody, updateRequestId } from '../resources/maintenance';
+import { createPlanBody, evidenceSchema, idempotencyKeyOf, PlanBody, planDeps, planParams, planSchema, toPlan, updatePlanBody, updateRequestId } from '../resources/maintenance';
 import { registerOptimizeRoutes } from './maintenance-optimize';
 import { registerComplianceRoute, registerTaskRoutes } from './maintenance-tasks';
 import { idRef } from '../validation';
@@ -244,7 +244,8 @@ function registerPlanActions(plans: PlanRoutes): void {
     execution_id: Joi.string(),
     task_id: Joi.string().allow(null),
     task_code: Joi.string().allow(null),
-    trigger: Joi.string().valid('calendar', 'counter'),
+    trigger: Joi.string().valid('calendar', 'counter', 'condition'),
+    evidence: evidenceSchema,
     executed_at: Joi.string().isoDate(),
     executed_by: Joi.string().description('`system` or the id of the user'),
     outcome: Joi.string().valid('created', 'skipped').description('skipped: the previous task was still open (on_open_task: skip)'),
@@ -265,6 +266,7 @@ function registerPlanActions(plans: PlanRoutes): void {
         task_id: r.task_id,
         task_code: r.task_code,
         trigger: r.trigger,
+        evidence: r.evidence,
         executed_at: isoTime(r.executed_at),
         executed_by: r.executed_by,
         outcome: r.outcome,

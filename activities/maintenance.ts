@@ -65,6 +65,8 @@ export interface ConditionReadingsInput extends PlanRef {
   trigger: ConditionTrigger;
   /** Per asset, its newest reading already evaluated: only later ones are read. */
   after: Record<string, IsoTimestamp>;
+  /** Per asset, the first reading of its excursion under way (not yet fired): where its window started. */
+  open?: Record<string, IsoTimestamp>;
 }
 
 export type ConditionReadingsResult = { plan: 'gone' } | { plan: 'present'; runs: Record<string, ConditionRun[]>; more: boolean };
@@ -162,7 +164,7 @@ export function createMaintenanceActivities(deps: { db: Db }) {
         points.push({ at: r.ts.toISOString(), value: Number(r.value) });
         byAsset.set(r.asset_id, points);
       }
-      const runs = Object.fromEntries([...byAsset].map(([assetId, points]) => [assetId, toRuns(input.trigger, points)]));
+      const runs = Object.fromEntries([...byAsset].map(([assetId, points]) => [assetId, toRuns(input.trigger, points, input.open?.[assetId] ?? null)]));
       return { plan: 'present', runs, more: rows.length === CONDITION_READINGS_PAGE };
     },
 

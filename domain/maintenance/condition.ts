@@ -66,15 +66,34 @@ export function isBeyond(trigger: Pick<ConditionTrigger, 'above' | 'below'>, val
   return trigger.above !== undefined ? value > trigger.above : value < (trigger.below as number);
 }
 
-/** Readings of one asset (any order) compressed to runs on either side of the limit. */
-export function toRuns(trigger: Pick<ConditionTrigger, 'above' | 'below'>, points: readonly ConditionPoint[]): ConditionRun[] {
+/**
+ * Readings of one asset (any order) compressed to runs on either side of the limit. A run beyond
+ * the limit ends at the reading that completes the window (`openSince`: the first reading of an
+ * excursion already under way and not yet fired), so the evidence's last reading is the one that
+ * made the plan due, however the readings were batched.
+ */
+export function toRuns(
+  trigger: Pick<ConditionTrigger, 'above' | 'below' | 'for_minutes'>,
+  points: readonly ConditionPoint[],
+  openSince: IsoTimestamp | null = null,
+): ConditionRun[] {
+  const windowMs = trigger.for_minutes * MS_PER_MINUTE;
   const sorted = [...points].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   const runs: ConditionRun[] = [];
+  let start = openSince === null ? null : Date.parse(openSince);
+  let completed = false; // the current excursion's window is complete
+  let closed = false; // the last run ended at its window's completing reading
   for (const p of sorted) {
     const beyond = isBeyond(trigger, p.value);
+    if (!beyond) {
+      start = null;
+      completed = false;
+    } else if (start === null) start = Date.parse(p.at);
     const current = runs[runs.length - 1];
-    if (current && current.beyond === beyond) current.last = p;
+    if (current && current.beyond === beyond && !closed) current.last = p;
     else runs.push({ beyond, first: p, last: p });
+    closed = beyond && !completed && Date.parse(p.at) - (start as number) >= windowMs;
+    if (closed) completed = true;
   }
   return runs;
 }
@@ -129,6 +148,13 @@ export function onConditionRuns(
     fired.push(...r.fired);
   }
   return { state: { ...state, assets }, fired };
+}
+
+/** The first reading of each asset's excursion under way and not yet fired (toRuns' `openSince`). */
+export function conditionOpenSince(state: ConditionState): Record<string, IsoTimestamp> {
+  const open: Record<string, IsoTimestamp> = {};
+  for (const [assetId, s] of Object.entries(state.assets)) if (s.since !== null && !s.fired) open[assetId] = s.since.at;
+  return open;
 }
 
 /** Where each asset's next evaluation starts (its newest evaluated reading). */

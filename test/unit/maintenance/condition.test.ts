@@ -1,4 +1,5 @@
 import {
+  conditionOpenSince,
   onConditionRuns,
   toRuns,
   validateTrigger,
@@ -21,7 +22,7 @@ function feed(batches: ConditionPoint[][], start: ConditionState = { parameter: 
   let state = start;
   const fired = [];
   for (const batch of batches) {
-    const r = onConditionRuns(trigger, state, { pump: toRuns(trigger, batch) });
+    const r = onConditionRuns(trigger, state, { pump: toRuns(trigger, batch, conditionOpenSince(state).pump ?? null) });
     state = r.state;
     fired.push(...r.fired);
   }
@@ -35,6 +36,14 @@ describe('condition trigger evaluator', () => {
     expect(fired).toEqual([
       { asset_id: 'pump', parameter: 'vibration', limit: { above: 3.5 }, for_minutes: 60, first_reading: { at: at(0), value: 4 }, last_reading: { at: at(60), value: 4 } },
     ]);
+  });
+
+  it('the evidence names the reading that completed the window, however the readings were batched', () => {
+    const readings = series(0, Array(20).fill(4)); // minutes 0..95
+    const oneBatch = feed([readings]).fired;
+    const manyBatches = feed([readings.slice(0, 5), readings.slice(5, 11), readings.slice(11)]).fired;
+    expect(oneBatch.map((f) => f.last_reading.at)).toEqual([at(60)]);
+    expect(manyBatches).toEqual(oneBatch);
   });
 
   it('does not fire when the excursion is shorter than the window (strict persistence)', () => {

@@ -911,7 +911,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete a task (open or in_progress → done); emits task.completed. An inspection is completed with its `condition`, recorded on its assets. */
+        /** Complete a task (open or in_progress → done); emits task.completed. An inspection is completed with its `condition`, recorded on its assets. A condition work order re-arms its plan for its asset. */
         post: operations["postMaintenanceTasksTask_idComplete"];
         delete?: never;
         options?: never;

@@ -23,6 +23,7 @@ import {
   previewQuery,
   readingsSignal,
   recordCounterUpdate,
+  workOrderCompletedSignal,
   resumeSignal,
   stateQuery,
   type CounterRequest,
@@ -73,7 +74,13 @@ export function startPlanWorkflow(client: Client, state: PlanWorkflowState, opts
   });
 }
 
-export type PlanSignal = { kind: 'pause' } | { kind: 'resume' } | { kind: 'archive' } | { kind: 'readings' } | { kind: 'planChanged'; change: PlanChange };
+export type PlanSignal =
+  | { kind: 'pause' }
+  | { kind: 'resume' }
+  | { kind: 'archive' }
+  | { kind: 'readings' }
+  | { kind: 'workOrderCompleted'; assetId: string | null }
+  | { kind: 'planChanged'; change: PlanChange };
 
 export async function signalPlan(client: Client, tenantId: string, planId: string, signal: PlanSignal): Promise<void> {
   const handle = planHandle(client, tenantId, planId);
@@ -86,6 +93,8 @@ export async function signalPlan(client: Client, tenantId: string, planId: strin
       return handle.signal(archiveSignal);
     case 'readings':
       return handle.signal(readingsSignal);
+    case 'workOrderCompleted':
+      return handle.signal(workOrderCompletedSignal, { assetId: signal.assetId });
     case 'planChanged':
       return handle.signal(planChangedSignal, signal.change);
   }

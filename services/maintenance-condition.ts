@@ -6,6 +6,7 @@
  * evaluation until the next batch's signal).
  */
 import type { Logger } from 'pino';
+import type { TaskRow } from '../db/queries/maintenance';
 import type { TenantScope } from '../db/tenant-scope';
 import { validationError } from '../domain/errors';
 import type { Trigger } from '../domain/maintenance';
@@ -74,4 +75,18 @@ export async function tellConditionPlans(
     if (r.status === 'rejected') deps.log.warn({ plan_id: plans[i], err: errorSummary(r.reason) }, 'condition plan not told of new readings; it reads them with the next batch');
   });
   return results.filter((r) => r.status === 'fulfilled').length;
+}
+
+/**
+ * After a condition work order was completed (committed): its plan re-arms the asset of its
+ * evidence. Never fails the request; a plan not reached stays quiet until the readings come back
+ * inside for the window (the recovery re-arms it too).
+ */
+export async function tellPlanOfCompletion(deps: { temporal: TemporalGateway; log: Pick<Logger, 'warn'> }, task: TaskRow): Promise<void> {
+  if (task.trigger !== 'condition' || task.plan_id === null || task.status !== 'done') return;
+  const assetId = typeof task.evidence?.asset_id === 'string' ? task.evidence.asset_id : null;
+  const planId = task.plan_id;
+  await callTemporal(deps.temporal, "could not tell the plan's workflow of the completed work order", (client) =>
+    signalPlan(client, task.tenant_id, planId, { kind: 'workOrderCompleted', assetId }),
+  ).catch((err: unknown) => deps.log.warn({ plan_id: planId, task_id: task.id, err: errorSummary(err) }, 'condition plan not told of a completed work order'));
 }

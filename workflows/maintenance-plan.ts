@@ -45,6 +45,7 @@ import {
   conditionOpenSince,
   onConditionRuns,
   onCounterReading,
+  rearmCondition,
   onExecuted,
   onResume,
   onTriggerChanged,
@@ -149,6 +150,8 @@ export const archiveSignal = defineSignal('archive');
  * into one more evaluation.
  */
 export const readingsSignal = defineSignal('readings');
+/** A condition plan's work order was completed: re-arms the asset its evidence names (null: all). */
+export const workOrderCompletedSignal = defineSignal<[{ assetId: string | null }]>('workOrderCompleted');
 export const executeUpdate = defineUpdate<ExecuteResult, [ExecuteRequest]>('execute');
 export const recordCounterUpdate = defineUpdate<CounterResult, [CounterRequest]>('recordCounter');
 export const applyOptimizationUpdate = defineUpdate<OptimizationResult, [OptimizationRequest]>('applyOptimization');
@@ -258,6 +261,12 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
   setHandler(readingsSignal, () => {
     if (state.schedule.type !== 'condition' || state.readings_pending) return;
     state.readings_pending = true;
+    touched();
+  });
+
+  setHandler(workOrderCompletedSignal, ({ assetId }) => {
+    if (state.schedule.type !== 'condition') return;
+    state.schedule = { ...state.schedule, condition: rearmCondition(state.schedule.condition, assetId) };
     touched();
   });
 

@@ -150,6 +150,17 @@ export function onConditionRuns(
   return { state: { ...state, assets }, fired };
 }
 
+/**
+ * A completed work order re-arms its asset (`null`: every asset): its next readings beyond the
+ * limit start a new excursion, so a repair that did not help makes another work order after the
+ * window. The cursor is kept (readings already judged are not judged again).
+ */
+export function rearmCondition(state: ConditionState, assetId: string | null): ConditionState {
+  const assets = { ...state.assets };
+  for (const [id, s] of Object.entries(assets)) if ((assetId === null || id === assetId) && s.fired) assets[id] = { ...EMPTY, last_at: s.last_at };
+  return { ...state, assets };
+}
+
 /** The first reading of each asset's excursion under way and not yet fired (toRuns' `openSince`). */
 export function conditionOpenSince(state: ConditionState): Record<string, IsoTimestamp> {
   const open: Record<string, IsoTimestamp> = {};

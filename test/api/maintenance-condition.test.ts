@@ -2,7 +2,7 @@
  * Condition maintenance plans end to end over real HTTP: gateway readings
  * (POST /machine/readings/batch) reach each plan's workflow as one signal per batch, and the plan
  * makes one work order per excursion, with its evidence on the history entry, the task and the
- * task.created event.
+ * task.created event; completing it re-arms the plan.
  */
 import { randomUUID } from 'node:crypto';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
@@ -72,10 +72,10 @@ describe('condition plans from gateway readings', () => {
     }
 
     const client = await api.deps.temporal.client();
-    const evaluatedUpTo = (planId: string, asset: string) =>
+    const evaluatedUpTo = (planId: string, asset: string, i = 23) =>
       untilPasses(async () => {
         const view = await client.workflow.getHandle(`maintenance-plan/${tenant.tenantId}/${planId}`).query('state');
-        expect((view as { schedule: { condition: { assets: Record<string, { last_at: string }> } } }).schedule.condition.assets[asset]?.last_at).toBe(at(23));
+        expect((view as { schedule: { condition: { assets: Record<string, { last_at: string }> } } }).schedule.condition.assets[asset]?.last_at).toBe(at(i));
       });
     await evaluatedUpTo(risingPlan.id, rising);
     await evaluatedUpTo(flatPlan.id, flat);
@@ -97,6 +97,23 @@ describe('condition plans from gateway readings', () => {
     expect(events.filter((e) => e.data.plan_id === risingPlan.id).map((e) => e.data)).toEqual([expect.objectContaining({ trigger: 'condition', evidence })]);
     expect((await api.request(`${M}/plans/${flatPlan.id}/history`, { token: tenant.token })).body.items).toEqual([]);
 
+    // Completing the work order re-arms the plan: the pump still beyond the limit for the window makes a second one.
+    expect((await api.request(`${M}/tasks/${task.body.id}/complete`, { method: 'POST', token: tenant.token, json: {} })).status).toBe(200);
+    await untilPasses(async () => {
+      const view = await client.workflow.getHandle(`maintenance-plan/${tenant.tenantId}/${risingPlan.id}`).query('state');
+      expect((view as { schedule: { condition: { assets: Record<string, { fired: boolean }> } } }).schedule.condition.assets[rising]?.fired).toBe(false);
+    });
+    const more = Array.from({ length: 7 }, (_, k) => ({ event_id: randomUUID(), asset_id: rising, parameter: 'vibration', value: risingValue(24 + k), timestamp: at(24 + k) }));
+    expect((await api.request('/api/v1/machine/readings/batch', { method: 'POST', token: tenant.token, json: { readings: more } })).status).toBe(200);
+    await evaluatedUpTo(risingPlan.id, rising, 30);
+    const after = await api.request(`${M}/plans/${risingPlan.id}/history`, { token: tenant.token });
+    expect(
+      after.body.items.map((e: { evidence: { first_reading: { at: string }; last_reading: { at: string } } }) => [e.evidence.first_reading.at, e.evidence.last_reading.at]),
+    ).toEqual([
+      [at(24), at(30)],
+      [at(11), at(17)],
+    ]);
+
     // Another tenant: not the plan, not its history, not its task, and its readings reach nothing of ours.
     expectError(await api.request(`${M}/plans/${risingPlan.id}/history`, { token: other.token }), 404, 'NOT_FOUND');
     expectError(await api.request(`${M}/tasks/${task.body.id}`, { token: other.token }), 404, 'NOT_FOUND');
@@ -104,7 +121,7 @@ describe('condition plans from gateway readings', () => {
     const foreign = await api.request('/api/v1/machine/readings/batch', {
       method: 'POST',
       token: other.token,
-      json: { readings: [{ event_id: randomUUID(), asset_id: rising, parameter: 'vibration', value: 9, timestamp: at(24) }] },
+      json: { readings: [{ event_id: randomUUID(), asset_id: rising, parameter: 'vibration', value: 9, timestamp: at(31) }] },
     });
     expectError(foreign, 404, 'NOT_FOUND');
   });

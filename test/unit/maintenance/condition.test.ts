@@ -1,6 +1,7 @@
 import {
   conditionOpenSince,
   onConditionRuns,
+  rearmCondition,
   toRuns,
   validateTrigger,
   initialSchedule,
@@ -66,6 +67,15 @@ describe('condition trigger evaluator', () => {
     const second = series(130, Array(13).fill(5));
     const { fired } = feed([first, recovery, second]);
     expect(fired.map((f) => f.first_reading.at)).toEqual([at(0), at(130)]);
+  });
+
+  it('a completed work order re-arms its asset: readings still beyond make another work order after the window', () => {
+    const first = feed([series(0, Array(13).fill(4))]);
+    const rearmed = { ...first.state, ...rearmCondition(first.state, 'other-asset') };
+    expect(rearmed).toEqual(first.state); // another asset's work order changes nothing here
+    const again = feed([series(65, Array(13).fill(4))], rearmCondition(first.state, 'pump'));
+    expect(again.fired.map((f) => [f.first_reading.at, f.last_reading.at])).toEqual([[at(65), at(125)]]);
+    expect(feed([series(65, Array(13).fill(4))], first.state).fired).toEqual([]); // not re-armed: still one
   });
 
   it('a recovery shorter than the window does not re-arm', () => {

@@ -26,7 +26,7 @@ import {
   saveScheduleSnapshot,
   ScheduleSnapshot,
 } from '../db/queries/maintenance';
-import { toRuns, type ConditionRun, type ConditionTrigger, type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
+import { toRuns, type ConditionPrior, type ConditionRun, type ConditionTrigger, type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
 import { counterSourceText } from '../db/queries/counter-sources';
 
 export interface PlanRef {
@@ -65,8 +65,8 @@ export interface ConditionReadingsInput extends PlanRef {
   trigger: ConditionTrigger;
   /** Per asset, its newest reading already evaluated: only later ones are read. */
   after: Record<string, IsoTimestamp>;
-  /** Per asset, the first reading of its excursion under way (not yet fired): where its window started. */
-  open?: Record<string, IsoTimestamp>;
+  /** Per asset, the side its last evaluated reading was on and its open window (domain/maintenance/condition.ts). */
+  prior?: Record<string, ConditionPrior>;
 }
 
 export type ConditionReadingsResult = { plan: 'gone' } | { plan: 'present'; runs: Record<string, ConditionRun[]>; more: boolean };
@@ -164,7 +164,7 @@ export function createMaintenanceActivities(deps: { db: Db }) {
         points.push({ at: r.ts.toISOString(), value: Number(r.value) });
         byAsset.set(r.asset_id, points);
       }
-      const runs = Object.fromEntries([...byAsset].map(([assetId, points]) => [assetId, toRuns(input.trigger, points, input.open?.[assetId] ?? null)]));
+      const runs = Object.fromEntries([...byAsset].map(([assetId, points]) => [assetId, toRuns(input.trigger, points, input.prior?.[assetId] ?? null)]));
       return { plan: 'present', runs, more: rows.length === CONDITION_READINGS_PAGE };
     },
 

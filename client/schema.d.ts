@@ -11089,6 +11089,8 @@ export interface operations {
                         above?: number;
                         /** @description Due when the parameter stays below this value */
                         below?: number;
+                        /** @description Hysteresis: a reading is back inside only this far past the limit (default 5 % of the limit), so a sensor flapping around it stays in one excursion */
+                        deadband?: number;
                         /** @description How long the readings must stay beyond the limit; as long back inside re-arms it */
                         for_minutes: number;
                         /** @description Optional calendar fallback: due by whichever comes first */
@@ -11519,6 +11521,8 @@ export interface operations {
                         above?: number;
                         /** @description Due when the parameter stays below this value */
                         below?: number;
+                        /** @description Hysteresis: a reading is back inside only this far past the limit (default 5 % of the limit), so a sensor flapping around it stays in one excursion */
+                        deadband?: number;
                         /** @description How long the readings must stay beyond the limit; as long back inside re-arms it */
                         for_minutes: number;
                         /** @description Optional calendar fallback: due by whichever comes first */

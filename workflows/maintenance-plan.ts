@@ -42,7 +42,7 @@ import type { ExecutePlanInput, MaintenanceActivities, RequestOrigin } from '../
 import type { ExecutionRequest, ScheduleSnapshot } from '../db/queries/maintenance';
 import {
   conditionCursor,
-  conditionOpenSince,
+  conditionPriors,
   onConditionRuns,
   onCounterReading,
   rearmCondition,
@@ -521,7 +521,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       const condition = state.schedule.condition;
       const read = await callActivity(() =>
         activities.conditionReadings.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: `evaluate ${trigger.parameter} readings` }, [
-          { tenantId: state.tenantId, planId: state.planId, trigger, after: conditionCursor(condition), open: conditionOpenSince(condition) },
+          { tenantId: state.tenantId, planId: state.planId, trigger, after: conditionCursor(condition), prior: conditionPriors(condition) },
         ]),
       );
       if (read.plan === 'gone') {

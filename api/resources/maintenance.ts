@@ -59,6 +59,9 @@ const conditionShape = Joi.object({
   parameter: Joi.string().trim().min(1).max(100).required().description('The reading parameter, e.g. vibration; the assets need a baseline or failure limit for it'),
   above: Joi.number().description('Due when the parameter stays above this value (exactly one of above and below)'),
   below: Joi.number().description('Due when the parameter stays below this value'),
+  deadband: Joi.number()
+    .min(0)
+    .description('Hysteresis: a reading is back inside only this far past the limit (default 5 % of the limit), so a sensor flapping around it stays in one excursion'),
   for_minutes: Joi.number().integer().min(0).max(MAX_CONDITION_MINUTES).required().description('How long the readings must stay beyond the limit; as long back inside re-arms it'),
   calendar: Joi.object(calendarPart).description('Optional calendar fallback: due by whichever comes first'),
 })

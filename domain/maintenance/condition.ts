@@ -1,11 +1,14 @@
 // The condition trigger's evaluator: persistence over `for_minutes` plus hysteresis, per asset.
 // Pure and JSON-only (it runs in the plan's workflow and travels through continueAsNew).
 //
+// - Hysteresis in value: a reading is beyond past the limit, back inside only past the limit minus
+//   the deadband (default 5 % of the limit); in between it keeps the side it was on, so a sensor
+//   flapping around the limit stays in one excursion.
 // - Armed: an excursion starts at the first reading beyond the limit; a reading back inside ends
-//   it (strict persistence). A reading beyond at least `for_minutes` after the excursion's first
-//   one fires: one work order, whose evidence is that first reading and the last one seen.
-// - Fired: nothing fires again, however many readings follow or however often they cross the limit
-//   (a flapping sensor), until the readings stay inside for `for_minutes`: that re-arms it.
+//   it. The reading that completes `for_minutes` beyond fires: one work order, whose evidence is
+//   the excursion's first reading and that one.
+// - Fired: nothing fires again, however many readings follow, until the readings stay inside for
+//   `for_minutes`: that re-arms it (hysteresis in time).
 import type { ConditionTrigger, IsoTimestamp } from './types';
 import { MS_PER_HOUR } from './instant';
 
@@ -48,6 +51,7 @@ export interface ConditionEvidence {
   asset_id: string;
   parameter: string;
   limit: { above: number } | { below: number };
+  deadband: number;
   for_minutes: number;
   first_reading: ConditionPoint;
   last_reading: ConditionPoint;
@@ -62,38 +66,53 @@ export function conditionAfterTriggerChange(state: ConditionState | null, next: 
   return state !== null && state.parameter === next.parameter ? state : initialConditionState(next);
 }
 
-export function isBeyond(trigger: Pick<ConditionTrigger, 'above' | 'below'>, value: number): boolean {
-  return trigger.above !== undefined ? value > trigger.above : value < (trigger.below as number);
+/** The band inside the limit where a reading keeps its side: the trigger's, else 5 % of the limit. */
+export function deadbandOf(trigger: Pick<ConditionTrigger, 'above' | 'below' | 'deadband'>): number {
+  // 12 significant digits: 5 % of 3.5 is 0.175, not 0.17500000000000002.
+  return trigger.deadband ?? Number(Math.abs((trigger.above ?? trigger.below ?? 0) * DEFAULT_DEADBAND_SHARE).toPrecision(12));
+}
+
+export const DEFAULT_DEADBAND_SHARE = 0.05;
+
+/** Beyond the limit, back inside past the deadband, or (in the deadband) the side it was on. */
+export function sideOf(trigger: Pick<ConditionTrigger, 'above' | 'below' | 'deadband'>, value: number, wasBeyond: boolean): boolean {
+  const band = deadbandOf(trigger);
+  if (trigger.above !== undefined) return value > trigger.above ? true : value < trigger.above - band ? false : wasBeyond;
+  const below = trigger.below as number;
+  return value < below ? true : value > below + band ? false : wasBeyond;
+}
+
+/** Where an asset's next readings start: beyond or inside, and the excursion's first reading when its window is still to complete. */
+export interface ConditionPrior {
+  beyond: boolean;
+  window_from: IsoTimestamp | null;
 }
 
 /**
  * Readings of one asset (any order) compressed to runs on either side of the limit. A run beyond
- * the limit ends at the reading that completes the window (`openSince`: the first reading of an
- * excursion already under way and not yet fired), so the evidence's last reading is the one that
- * made the plan due, however the readings were batched.
+ * the limit ends at the reading that completes the window, so the evidence's last reading is the
+ * one that made the plan due, however the readings were batched.
  */
 export function toRuns(
-  trigger: Pick<ConditionTrigger, 'above' | 'below' | 'for_minutes'>,
+  trigger: Pick<ConditionTrigger, 'above' | 'below' | 'deadband' | 'for_minutes'>,
   points: readonly ConditionPoint[],
-  openSince: IsoTimestamp | null = null,
+  prior: ConditionPrior | null = null,
 ): ConditionRun[] {
   const windowMs = trigger.for_minutes * MS_PER_MINUTE;
   const sorted = [...points].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   const runs: ConditionRun[] = [];
-  let start = openSince === null ? null : Date.parse(openSince);
-  let completed = false; // the current excursion's window is complete
+  let side = prior?.beyond ?? false;
+  let start = prior?.window_from ? Date.parse(prior.window_from) : null; // null while beyond: nothing left to complete
   let closed = false; // the last run ended at its window's completing reading
   for (const p of sorted) {
-    const beyond = isBeyond(trigger, p.value);
-    if (!beyond) {
-      start = null;
-      completed = false;
-    } else if (start === null) start = Date.parse(p.at);
+    const beyond = sideOf(trigger, p.value, side);
+    if (beyond !== side) start = beyond ? Date.parse(p.at) : null;
+    side = beyond;
     const current = runs[runs.length - 1];
     if (current && current.beyond === beyond && !closed) current.last = p;
     else runs.push({ beyond, first: p, last: p });
-    closed = beyond && !completed && Date.parse(p.at) - (start as number) >= windowMs;
-    if (closed) completed = true;
+    closed = beyond && start !== null && Date.parse(p.at) - start >= windowMs;
+    if (closed) start = null;
   }
   return runs;
 }
@@ -125,7 +144,15 @@ export function applyConditionRuns(
     const since = s.since ?? run.first;
     const persisted = Date.parse(run.last.at) - Date.parse(since.at) >= windowMs;
     if (!s.fired && persisted) {
-      fired.push({ asset_id: assetId, parameter: trigger.parameter, limit: limitOf(trigger), for_minutes: trigger.for_minutes, first_reading: since, last_reading: run.last });
+      fired.push({
+        asset_id: assetId,
+        parameter: trigger.parameter,
+        limit: limitOf(trigger),
+        deadband: deadbandOf(trigger),
+        for_minutes: trigger.for_minutes,
+        first_reading: since,
+        last_reading: run.last,
+      });
       s = { since, fired: true, inside_since: null, last_at };
     } else {
       s = { ...s, since, inside_since: null, last_at };
@@ -161,11 +188,14 @@ export function rearmCondition(state: ConditionState, assetId: string | null): C
   return { ...state, assets };
 }
 
-/** The first reading of each asset's excursion under way and not yet fired (toRuns' `openSince`). */
-export function conditionOpenSince(state: ConditionState): Record<string, IsoTimestamp> {
-  const open: Record<string, IsoTimestamp> = {};
-  for (const [assetId, s] of Object.entries(state.assets)) if (s.since !== null && !s.fired) open[assetId] = s.since.at;
-  return open;
+/** Each asset's side and open window (toRuns' `prior`) after its evaluated readings. */
+export function conditionPriors(state: ConditionState): Record<string, ConditionPrior> {
+  const priors: Record<string, ConditionPrior> = {};
+  for (const [assetId, s] of Object.entries(state.assets)) {
+    const beyond = s.since !== null && s.inside_since === null;
+    priors[assetId] = { beyond, window_from: beyond && !s.fired ? (s.since as ConditionPoint).at : null };
+  }
+  return priors;
 }
 
 /** Where each asset's next evaluation starts (its newest evaluated reading). */

@@ -96,6 +96,7 @@ function normalizeCondition(t: ConditionTrigger, calendar: (c: CalendarPart) => 
     type: 'condition',
     parameter: t.parameter,
     ...(t.above !== undefined ? { above: t.above } : { below: t.below }),
+    ...(t.deadband !== undefined ? { deadband: t.deadband } : {}),
     for_minutes: t.for_minutes,
     ...(t.calendar ? { calendar: calendar(t.calendar) } : {}),
   };
@@ -112,6 +113,9 @@ function checkCondition(c: Record<string, unknown>, field: string, errors: Field
   if (limits.length !== 1) errors.push({ field: `${field}.above`, message: 'exactly one of above or below is required' });
   for (const k of limits) {
     if (typeof c[k] !== 'number' || !Number.isFinite(c[k])) errors.push({ field: `${field}.${k}`, message: 'must be a finite number' });
+  }
+  if (c.deadband !== undefined && (typeof c.deadband !== 'number' || !Number.isFinite(c.deadband) || c.deadband < 0)) {
+    errors.push({ field: `${field}.deadband`, message: 'must be a finite number of at least 0' });
   }
   if (!Number.isInteger(c.for_minutes) || (c.for_minutes as number) < 0 || (c.for_minutes as number) > MAX_CONDITION_MINUTES) {
     errors.push({ field: `${field}.for_minutes`, message: `must be an integer from 0 to ${MAX_CONDITION_MINUTES}` });

@@ -54,6 +54,8 @@ export interface ConditionTrigger {
   parameter: string;
   above?: number;
   below?: number;
+  /** Back inside only this far past the limit (the parameter's unit); default 5 % of the limit. */
+  deadband?: number;
   for_minutes: number;
   calendar?: CalendarPart;
 }

@@ -84,6 +84,7 @@ describe('condition plans from gateway readings', () => {
       asset_id: rising,
       parameter: 'vibration',
       limit: { above: 3.5 },
+      deadband: 0.175,
       for_minutes: 30,
       first_reading: { at: at(11), value: risingValue(11) },
       last_reading: { at: at(17), value: risingValue(17) }, // the reading that completed the 30 minutes

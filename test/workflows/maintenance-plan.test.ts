@@ -574,6 +574,7 @@ describe('condition plans', () => {
       asset_id: asset,
       parameter: 'vibration',
       limit: { above: 3.5 },
+      deadband: 0.175,
       for_minutes: 60,
       first_reading: { at: at(0), value: 4 },
       last_reading: { at: at(60), value: 4 },

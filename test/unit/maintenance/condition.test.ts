@@ -1,5 +1,5 @@
 import {
-  conditionOpenSince,
+  conditionPriors,
   onConditionRuns,
   rearmCondition,
   toRuns,
@@ -23,7 +23,7 @@ function feed(batches: ConditionPoint[][], start: ConditionState = { parameter: 
   let state = start;
   const fired = [];
   for (const batch of batches) {
-    const r = onConditionRuns(trigger, state, { pump: toRuns(trigger, batch, conditionOpenSince(state).pump ?? null) });
+    const r = onConditionRuns(trigger, state, { pump: toRuns(trigger, batch, conditionPriors(state).pump ?? null) });
     state = r.state;
     fired.push(...r.fired);
   }
@@ -35,7 +35,15 @@ describe('condition trigger evaluator', () => {
     const readings = series(0, Array(13).fill(4)); // minutes 0..60
     const { fired } = feed([readings.slice(0, 12), readings.slice(12)]);
     expect(fired).toEqual([
-      { asset_id: 'pump', parameter: 'vibration', limit: { above: 3.5 }, for_minutes: 60, first_reading: { at: at(0), value: 4 }, last_reading: { at: at(60), value: 4 } },
+      {
+        asset_id: 'pump',
+        parameter: 'vibration',
+        limit: { above: 3.5 },
+        deadband: 0.175,
+        for_minutes: 60,
+        first_reading: { at: at(0), value: 4 },
+        last_reading: { at: at(60), value: 4 },
+      },
     ]);
   });
 
@@ -59,6 +67,17 @@ describe('condition trigger evaluator', () => {
     );
     const { fired } = feed([excursion, ...chunks(flapping, 7)]);
     expect(fired).toHaveLength(1);
+  });
+
+  it('a sensor flapping around the limit from the start makes one work order (the deadband keeps it in one excursion); without a deadband, none', () => {
+    const flapping = series(
+      0,
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? 3.6 : 3.4)),
+    );
+    expect(feed(chunks(flapping, 6)).fired.map((f) => [f.first_reading.at, f.last_reading.at])).toEqual([[at(0), at(60)]]);
+    const strict: ConditionTrigger = { ...trigger, deadband: 0 };
+    const runs = toRuns(strict, flapping);
+    expect(onConditionRuns(strict, { parameter: 'vibration', assets: {} }, { pump: runs }).fired).toEqual([]);
   });
 
   it('readings back inside for the window re-arm it: the next excursion fires again', () => {

@@ -6,6 +6,7 @@ export * from './duration';
 export * from './trigger';
 export * from './counter';
 export * from './condition';
+export * from './condition-outcomes';
 export * from './schedule';
 export * from './task-code';
 export * from './compliance';

@@ -115,6 +115,12 @@ describe('condition plans from gateway readings', () => {
       [at(11), at(17)],
     ]);
 
+    // The optimizer's basis says how the plan's work orders turned out (both too recent to judge yet:
+    // the pump's alert was raised before them).
+    const draft = await api.request(`${M}/plans/${risingPlan.id}/optimize`, { method: 'POST', token: tenant.token, json: {} });
+    expect(draft.status).toBe(201);
+    expect(draft.body.basis.condition_work_orders).toEqual({ window_days: 30, confirmed: 0, unconfirmed: 0, pending: 2, false_alarm_rate: null });
+
     // Another tenant: not the plan, not its history, not its task, and its readings reach nothing of ours.
     expectError(await api.request(`${M}/plans/${risingPlan.id}/history`, { token: other.token }), 404, 'NOT_FOUND');
     expectError(await api.request(`${M}/tasks/${task.body.id}`, { token: other.token }), 404, 'NOT_FOUND');

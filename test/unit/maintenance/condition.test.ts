@@ -4,6 +4,7 @@ import {
   rearmCondition,
   toRuns,
   validateTrigger,
+  withCalendar,
   initialSchedule,
   onExecuted,
   type ConditionPoint,
@@ -116,6 +117,14 @@ describe('condition trigger evaluator', () => {
     const s1 = onExecuted(s0, withCalendar, { at: at(60 * 24), by: 'system', trigger: 'condition' });
     expect('calendar' in s1 && s1.calendar.due_at).toBe(new Date(T0 + 31 * 86_400_000).toISOString());
     expect('condition' in s1 && s1.condition).toEqual(s0.type === 'condition' && s0.condition);
+  });
+});
+
+describe('an optimizer frequency patch on a condition plan', () => {
+  it('moves its calendar fallback; a plan without one is left as it is', () => {
+    const cal = { every: 30, unit: 'days' as const, start_at: at(0), mode: 'floating' as const };
+    expect(withCalendar({ ...trigger, calendar: cal }, { ...cal, every: 20 })).toEqual({ ...trigger, calendar: { ...cal, every: 20 } });
+    expect(withCalendar(trigger, cal)).toEqual(trigger);
   });
 });
 

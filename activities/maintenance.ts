@@ -26,7 +26,7 @@ import {
   saveScheduleSnapshot,
   ScheduleSnapshot,
 } from '../db/queries/maintenance';
-import { type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
+import { toRuns, type ConditionPrior, type ConditionRun, type ConditionTrigger, type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
 import { counterSourceText } from '../db/queries/counter-sources';
 
 export interface PlanRef {
@@ -60,6 +60,23 @@ export interface CounterReadingInput extends PlanRef {
 }
 
 export type CounterReadingResult = { plan: 'gone' } | { plan: 'present'; reading_id: string; execution: ExecutionOutcome | null };
+
+export interface ConditionReadingsInput extends PlanRef {
+  trigger: ConditionTrigger;
+  /** Per asset, its newest reading already evaluated: only later ones are read. */
+  after: Record<string, IsoTimestamp>;
+  /** Per asset, the side its last evaluated reading was on and its open window (domain/maintenance/condition.ts). */
+  prior?: Record<string, ConditionPrior>;
+}
+
+export type ConditionReadingsResult = { plan: 'gone' } | { plan: 'present'; runs: Record<string, ConditionRun[]>; more: boolean };
+
+/**
+ * Readings read per evaluation: the workflow asks again while `more` is true. Compressed to runs
+ * (one per stretch on either side of the limit), so the history grows with the crossings, not the
+ * readings.
+ */
+export const CONDITION_READINGS_PAGE = 5_000;
 
 /** How many attempts a missing plan row is waited for (creation commit racing the workflow). */
 const PLAN_ROW_PATIENCE = 5;
@@ -123,6 +140,32 @@ export function createMaintenanceActivities(deps: { db: Db }) {
         return { plan: 'present' as const, reading_id: readingId, execution };
       });
       return result === 'gone' ? { plan: 'gone' } : result;
+    },
+
+    /**
+     * The condition parameter's readings of the plan's assets newer than the workflow's cursor,
+     * oldest first, compressed to runs on either side of the limit.
+     */
+    async conditionReadings(input: ConditionReadingsInput): Promise<ConditionReadingsResult> {
+      const plan = await db('maintenance_plans').where({ tenant_id: input.tenantId, id: input.planId }).whereNull('deleted_at').first('asset_ids');
+      if (!plan) return { plan: 'gone' };
+      const assetIds = plan.asset_ids as string[];
+      if (assetIds.length === 0) return { plan: 'present', runs: {}, more: false };
+      const rows: Array<{ asset_id: string; ts: Date; value: number }> = await db('sensor_readings')
+        .where({ tenant_id: input.tenantId, parameter: input.trigger.parameter })
+        .whereIn('asset_id', assetIds)
+        .whereRaw(`ts > coalesce((?::jsonb ->> asset_id::text)::timestamptz, '-infinity')`, [JSON.stringify(input.after)])
+        .orderBy([{ column: 'ts' }, { column: 'asset_id' }])
+        .limit(CONDITION_READINGS_PAGE)
+        .select('asset_id', 'ts', 'value');
+      const byAsset = new Map<string, Array<{ at: string; value: number }>>();
+      for (const r of rows) {
+        const points = byAsset.get(r.asset_id) ?? [];
+        points.push({ at: r.ts.toISOString(), value: Number(r.value) });
+        byAsset.set(r.asset_id, points);
+      }
+      const runs = Object.fromEntries([...byAsset].map(([assetId, points]) => [assetId, toRuns(input.trigger, points, input.prior?.[assetId] ?? null)]));
+      return { plan: 'present', runs, more: rows.length === CONDITION_READINGS_PAGE };
     },
 
     /** The plan row's read model after a pause, resume, edit or re-arm. */

@@ -696,7 +696,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest one sensor reading
-         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band.
+         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition trigger on a series of the batch is told once to evaluate its new readings.
          */
         post: operations["postMachineReadings"];
         delete?: never;
@@ -716,7 +716,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest up to 500 sensor readings
-         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band.
+         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition trigger on a series of the batch is told once to evaluate its new readings.
          */
         post: operations["postMachineReadingsBatch"];
         delete?: never;
@@ -911,7 +911,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete a task (open or in_progress → done); emits task.completed. An inspection is completed with its `condition`, recorded on its assets. */
+        /** Complete a task (open or in_progress → done); emits task.completed. An inspection is completed with its `condition`, recorded on its assets. A condition work order re-arms its plan for its asset. */
         post: operations["postMaintenanceTasksTask_idComplete"];
         delete?: never;
         options?: never;
@@ -9932,6 +9932,30 @@ export interface operations {
                             status?: "open" | "in_progress" | "done" | "cancelled";
                             kind?: string;
                             trigger?: string | null;
+                            /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                            evidence?: ({
+                                asset_id?: string;
+                                parameter?: string;
+                                limit?: {
+                                    above?: number;
+                                    below?: number;
+                                };
+                                for_minutes?: number;
+                                /** @description The first reading of the excursion */
+                                first_reading?: {
+                                    /** Format: date-time */
+                                    at?: string;
+                                    value?: number;
+                                };
+                                /** @description The last reading seen when the plan became due */
+                                last_reading?: {
+                                    /** Format: date-time */
+                                    at?: string;
+                                    value?: number;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
                             /** Format: date-time */
                             due_at?: string;
                             /** @description Open past due + 10 % of the plan interval */
@@ -10063,6 +10087,30 @@ export interface operations {
                         status?: "open" | "in_progress" | "done" | "cancelled";
                         kind?: string;
                         trigger?: string | null;
+                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                        evidence?: ({
+                            asset_id?: string;
+                            parameter?: string;
+                            limit?: {
+                                above?: number;
+                                below?: number;
+                            };
+                            for_minutes?: number;
+                            /** @description The first reading of the excursion */
+                            first_reading?: {
+                                /** Format: date-time */
+                                at?: string;
+                                value?: number;
+                            };
+                            /** @description The last reading seen when the plan became due */
+                            last_reading?: {
+                                /** Format: date-time */
+                                at?: string;
+                                value?: number;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
                         /** Format: date-time */
                         due_at?: string;
                         /** @description Open past due + 10 % of the plan interval */
@@ -10208,6 +10256,30 @@ export interface operations {
                         status?: "open" | "in_progress" | "done" | "cancelled";
                         kind?: string;
                         trigger?: string | null;
+                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                        evidence?: ({
+                            asset_id?: string;
+                            parameter?: string;
+                            limit?: {
+                                above?: number;
+                                below?: number;
+                            };
+                            for_minutes?: number;
+                            /** @description The first reading of the excursion */
+                            first_reading?: {
+                                /** Format: date-time */
+                                at?: string;
+                                value?: number;
+                            };
+                            /** @description The last reading seen when the plan became due */
+                            last_reading?: {
+                                /** Format: date-time */
+                                at?: string;
+                                value?: number;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
                         /** Format: date-time */
                         due_at?: string;
                         /** @description Open past due + 10 % of the plan interval */
@@ -10406,6 +10478,30 @@ export interface operations {
                         status?: "open" | "in_progress" | "done" | "cancelled";
                         kind?: string;
                         trigger?: string | null;
+                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                        evidence?: ({
+                            asset_id?: string;
+                            parameter?: string;
+                            limit?: {
+                                above?: number;
+                                below?: number;
+                            };
+                            for_minutes?: number;
+                            /** @description The first reading of the excursion */
+                            first_reading?: {
+                                /** Format: date-time */
+                                at?: string;
+                                value?: number;
+                            };
+                            /** @description The last reading seen when the plan became due */
+                            last_reading?: {
+                                /** Format: date-time */
+                                at?: string;
+                                value?: number;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
                         /** Format: date-time */
                         due_at?: string;
                         /** @description Open past due + 10 % of the plan interval */
@@ -10599,6 +10695,30 @@ export interface operations {
                         status?: "open" | "in_progress" | "done" | "cancelled";
                         kind?: string;
                         trigger?: string | null;
+                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                        evidence?: ({
+                            asset_id?: string;
+                            parameter?: string;
+                            limit?: {
+                                above?: number;
+                                below?: number;
+                            };
+                            for_minutes?: number;
+                            /** @description The first reading of the excursion */
+                            first_reading?: {
+                                /** Format: date-time */
+                                at?: string;
+                                value?: number;
+                            };
+                            /** @description The last reading seen when the plan became due */
+                            last_reading?: {
+                                /** Format: date-time */
+                                at?: string;
+                                value?: number;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
                         /** Format: date-time */
                         due_at?: string;
                         /** @description Open past due + 10 % of the plan interval */
@@ -10959,6 +11079,33 @@ export interface operations {
                              * @default 0
                              */
                             start_value?: number;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "condition";
+                        /** @description The reading parameter, e.g. vibration; the assets need a baseline or failure limit for it */
+                        parameter: string;
+                        /** @description Due when the parameter stays above this value (exactly one of above and below) */
+                        above?: number;
+                        /** @description Due when the parameter stays below this value */
+                        below?: number;
+                        /** @description Hysteresis: a reading is back inside only this far past the limit (default 5 % of the limit), so a sensor flapping around it stays in one excursion */
+                        deadband?: number;
+                        /** @description How long the readings must stay beyond the limit; as long back inside re-arms it */
+                        for_minutes: number;
+                        /** @description Optional calendar fallback: due by whichever comes first */
+                        calendar?: {
+                            every: number;
+                            /** @enum {string} */
+                            unit: "hours" | "days" | "weeks" | "months";
+                            /** @description The first due time */
+                            start_at: string;
+                            /**
+                             * @description fixed: due dates stay on the grid; floating: next due counts from the last execution
+                             * @default fixed
+                             * @enum {string}
+                             */
+                            mode?: "fixed" | "floating";
                         };
                     };
                     checklist?: string[];
@@ -11364,6 +11511,33 @@ export interface operations {
                              * @default 0
                              */
                             start_value?: number;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "condition";
+                        /** @description The reading parameter, e.g. vibration; the assets need a baseline or failure limit for it */
+                        parameter: string;
+                        /** @description Due when the parameter stays above this value (exactly one of above and below) */
+                        above?: number;
+                        /** @description Due when the parameter stays below this value */
+                        below?: number;
+                        /** @description Hysteresis: a reading is back inside only this far past the limit (default 5 % of the limit), so a sensor flapping around it stays in one excursion */
+                        deadband?: number;
+                        /** @description How long the readings must stay beyond the limit; as long back inside re-arms it */
+                        for_minutes: number;
+                        /** @description Optional calendar fallback: due by whichever comes first */
+                        calendar?: {
+                            every: number;
+                            /** @enum {string} */
+                            unit: "hours" | "days" | "weeks" | "months";
+                            /** @description The first due time */
+                            start_at: string;
+                            /**
+                             * @description fixed: due dates stay on the grid; floating: next due counts from the last execution
+                             * @default fixed
+                             * @enum {string}
+                             */
+                            mode?: "fixed" | "floating";
                         };
                     };
                     checklist?: string[];
@@ -12599,8 +12773,37 @@ export interface operations {
                             execution_id?: string;
                             task_id?: string | null;
                             task_code?: string | null;
-                            /** @enum {string} */
+                            /**
+                             * @description Calendar or counter executions; left out when `cause` is another trigger (API 1.x keeps these two values)
+                             * @enum {string}
+                             */
                             trigger?: "calendar" | "counter";
+                            /** @description What made the plan due: `calendar`, `counter` or `condition` (then with its `evidence`) */
+                            cause?: string;
+                            /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                            evidence?: ({
+                                asset_id?: string;
+                                parameter?: string;
+                                limit?: {
+                                    above?: number;
+                                    below?: number;
+                                };
+                                for_minutes?: number;
+                                /** @description The first reading of the excursion */
+                                first_reading?: {
+                                    /** Format: date-time */
+                                    at?: string;
+                                    value?: number;
+                                };
+                                /** @description The last reading seen when the plan became due */
+                                last_reading?: {
+                                    /** Format: date-time */
+                                    at?: string;
+                                    value?: number;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
                             /** Format: date-time */
                             executed_at?: string;
                             /** @description `system` or the id of the user */

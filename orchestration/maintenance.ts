@@ -21,7 +21,9 @@ import {
   pauseSignal,
   planChangedSignal,
   previewQuery,
+  readingsSignal,
   recordCounterUpdate,
+  workOrderCompletedSignal,
   resumeSignal,
   stateQuery,
   type CounterRequest,
@@ -72,7 +74,13 @@ export function startPlanWorkflow(client: Client, state: PlanWorkflowState, opts
   });
 }
 
-export type PlanSignal = { kind: 'pause' } | { kind: 'resume' } | { kind: 'archive' } | { kind: 'planChanged'; change: PlanChange };
+export type PlanSignal =
+  | { kind: 'pause' }
+  | { kind: 'resume' }
+  | { kind: 'archive' }
+  | { kind: 'readings' }
+  | { kind: 'workOrderCompleted'; assetId: string | null }
+  | { kind: 'planChanged'; change: PlanChange };
 
 export async function signalPlan(client: Client, tenantId: string, planId: string, signal: PlanSignal): Promise<void> {
   const handle = planHandle(client, tenantId, planId);
@@ -83,6 +91,10 @@ export async function signalPlan(client: Client, tenantId: string, planId: strin
       return handle.signal(resumeSignal);
     case 'archive':
       return handle.signal(archiveSignal);
+    case 'readings':
+      return handle.signal(readingsSignal);
+    case 'workOrderCompleted':
+      return handle.signal(workOrderCompletedSignal, { assetId: signal.assetId });
     case 'planChanged':
       return handle.signal(planChangedSignal, signal.change);
   }

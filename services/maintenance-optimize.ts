@@ -10,7 +10,7 @@ import { lockPlan, policyOf, saveScheduleSnapshot, updatePlanRow } from '../db/q
 import { decideDraft, draftById, DraftRow, insertDraft, lockDraft, optimizeInput } from '../db/queries/maintenance-optimize';
 import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import { runUnit, type Unit, type UserUnitContext } from '../db/unit-of-work';
-import { analyzePlan, calendarPartOf, counterPartOf, sameTrigger, type Suggestion, type Trigger } from '../domain/maintenance';
+import { analyzePlan, calendarPartOf, counterPartOf, sameTrigger, withCalendar, withCounter, type Suggestion, type Trigger } from '../domain/maintenance';
 import { applyOptimization } from '../orchestration/maintenance';
 import { AppError, dependencyUnavailable, invalidState, notFound } from '../domain/errors';
 import { findOr404 } from '../db/find-or-404';
@@ -32,10 +32,8 @@ export function mergePatches(plan: Pick<PlanRow, 'trigger' | 'assignee_id'>, sug
     if (!s.patch.trigger) continue;
     const cal = calendarPartOf(s.patch.trigger);
     const cnt = counterPartOf(s.patch.trigger);
-    if (s.kind === 'frequency' && cal)
-      trigger = trigger.type === 'calendar_or_counter' ? { ...trigger, calendar: cal } : trigger.type === 'calendar' ? { type: 'calendar', ...cal } : trigger;
-    if (s.kind === 'counter_threshold' && cnt)
-      trigger = trigger.type === 'calendar_or_counter' ? { ...trigger, counter: cnt } : trigger.type === 'counter' ? { type: 'counter', ...cnt } : trigger;
+    if (s.kind === 'frequency' && cal) trigger = withCalendar(trigger, cal);
+    if (s.kind === 'counter_threshold' && cnt) trigger = withCounter(trigger, cnt);
   }
   return { trigger, assignee_id: assignee };
 }

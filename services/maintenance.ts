@@ -35,7 +35,7 @@ import {
 } from '../db/queries/maintenance';
 import { isUuid, tenantScope, type TenantScope } from '../db/tenant-scope';
 import { runUnit, type UnitContext, type UserUnitContext } from '../db/unit-of-work';
-import { counterPartOf } from '../domain/maintenance';
+import { counterPartOf, type Trigger } from '../domain/maintenance';
 import { isoTime } from '../domain/time';
 import type { TemporalGateway } from '../infra/temporal';
 import {
@@ -61,6 +61,7 @@ import { callTemporal } from '../orchestration/temporal-call';
 import { findOr404 } from '../db/find-or-404';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { assertWithinPlanLimit } from '../db/plan-limits';
+import { checkConditionTrigger } from './maintenance-condition';
 
 /** What a plan's calls need: the database, Temporal (with the API's call deadline), and where a repair is logged. */
 export interface PlanDeps {
@@ -257,6 +258,7 @@ export async function createPlan(deps: PlanDeps, context: UserUnitContext, field
   try {
     return await runUnit(deps.db, context, async (unit) => {
       await checkReferences(unit.scope, fields);
+      await checkConditionTrigger(unit.scope, fields.trigger as Trigger, fields.asset_ids ?? []);
       await assertWithinPlanLimit(unit.tx, tenantId, 'maintenance_plans', countLivePlans(tenantId));
       const id = randomUUID();
       const [inserted] = (await unit.scope.insert('maintenance_plans', { ...planColumns(fields), id, created_by: context.userId })) as PlanRow[];
@@ -289,6 +291,7 @@ export async function updatePlan(deps: PlanDeps, context: UnitContext, planId: s
   const { row, change } = await runUnit(deps.db, context, async (unit) => {
     const plan = await lockLivePlan(unit.tx, tenantId, planId);
     await checkReferences(unit.scope, fields);
+    if (fields.trigger !== undefined || fields.asset_ids !== undefined) await checkConditionTrigger(unit.scope, fields.trigger ?? plan.trigger, fields.asset_ids ?? plan.asset_ids);
     const updated = await updatePlanRow(unit.scope, plan.id, { ...planColumns(fields), version: plan.version + 1, updated_at: new Date() });
     unit.audit({ action: 'maintenance_plan.updated', resourceType: 'maintenance_plan', resourceId: plan.id, details: { fields: Object.keys(fields), version: updated.version } });
     // Any policy field sent is signalled, changed or not: a repeat of an update whose signal was

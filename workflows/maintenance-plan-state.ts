@@ -48,6 +48,8 @@ export interface PlanWorkflowState {
   executions_total: number;
   /** Events (executions, updates, signals) after which a run continues as new; tests lower it. */
   run_event_limit: number;
+  /** A condition plan was told of new readings it has not evaluated yet (absent in older runs' state). */
+  readings_pending?: boolean;
 }
 
 export const RECENT_RESULTS_KEPT = 64;
@@ -127,6 +129,11 @@ export function nextWake(state: PlanWorkflowState): Wake | null {
     generate: `create the task${due}`,
   };
   return { at, reasons, summary: `${reasons.map((r) => words[r]).join(' + ')} at ${at}` };
+}
+
+/** A condition plan evaluates its new readings when told of some, and only while active. */
+export function readingsToEvaluate(state: PlanWorkflowState): boolean {
+  return state.readings_pending === true && state.status === 'active' && state.schedule.type === 'condition';
 }
 
 /** What is due at `now`: the reasons whose time has come (a late wake serves all of them). */

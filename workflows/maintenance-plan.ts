@@ -41,7 +41,11 @@ import {
 import type { ExecutePlanInput, MaintenanceActivities, RequestOrigin } from '../activities/maintenance';
 import type { ExecutionRequest, ScheduleSnapshot } from '../db/queries/maintenance';
 import {
+  conditionCursor,
+  conditionPriors,
+  onConditionRuns,
   onCounterReading,
+  rearmCondition,
   onExecuted,
   onResume,
   onTriggerChanged,
@@ -61,6 +65,7 @@ import {
   nextWake,
   overdueDeadline,
   previewOf,
+  readingsToEvaluate,
   snapshotOf,
   viewOf,
   withOverdueCheck,
@@ -139,6 +144,14 @@ export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
 export const planChangedSignal = defineSignal<[PlanChange]>('planChanged');
 export const archiveSignal = defineSignal('archive');
+/**
+ * New readings of a condition plan's assets were stored (no payload: the workflow reads them).
+ * Sent once per plan per readings batch; signals that arrive while an evaluation runs coalesce
+ * into one more evaluation.
+ */
+export const readingsSignal = defineSignal('readings');
+/** A condition plan's work order was completed: re-arms the asset its evidence names (null: all). */
+export const workOrderCompletedSignal = defineSignal<[{ assetId: string | null }]>('workOrderCompleted');
 export const executeUpdate = defineUpdate<ExecuteResult, [ExecuteRequest]>('execute');
 export const recordCounterUpdate = defineUpdate<CounterResult, [CounterRequest]>('recordCounter');
 export const applyOptimizationUpdate = defineUpdate<OptimizationResult, [OptimizationRequest]>('applyOptimization');
@@ -243,6 +256,18 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
   setHandler(planChangedSignal, (change) => {
     // Versions only grow: a late or repeated signal (e.g. from the reconciler) changes nothing.
     if (change.version > state.version) applyChange(change);
+  });
+
+  setHandler(readingsSignal, () => {
+    if (state.schedule.type !== 'condition' || state.readings_pending) return;
+    state.readings_pending = true;
+    touched();
+  });
+
+  setHandler(workOrderCompletedSignal, ({ assetId }) => {
+    if (state.schedule.type !== 'condition') return;
+    state.schedule = { ...state.schedule, condition: rearmCondition(state.schedule.condition, assetId) };
+    touched();
   });
 
   setHandler(archiveSignal, () => {
@@ -483,6 +508,55 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     eventsInRun += 1;
   }
 
+  /**
+   * Reads the condition parameter's new readings (as runs) until none is left, moves the condition
+   * state and executes once per excursion that fired, with its evidence. A plan paused or edited
+   * to another trigger meanwhile drops what was read (resumed, it reads them again).
+   */
+  async function evaluateReadings(): Promise<void> {
+    state.readings_pending = false;
+    for (;;) {
+      const trigger = state.policy.trigger;
+      if (state.schedule.type !== 'condition' || trigger.type !== 'condition') return;
+      const condition = state.schedule.condition;
+      const read = await callActivity(() =>
+        activities.conditionReadings.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: `evaluate ${trigger.parameter} readings` }, [
+          { tenantId: state.tenantId, planId: state.planId, trigger, after: conditionCursor(condition), prior: conditionPriors(condition) },
+        ]),
+      );
+      if (read.plan === 'gone') {
+        ended = 'archived';
+        return;
+      }
+      if (state.status !== 'active' || state.policy.trigger !== trigger || state.schedule.type !== 'condition') {
+        state.readings_pending = true;
+        return;
+      }
+      const judged = onConditionRuns(trigger, state.schedule.condition, read.runs);
+      state.schedule = { ...state.schedule, condition: judged.state };
+      for (const evidence of judged.fired) {
+        if (ended) return;
+        const at = now();
+        await runExecution(
+          {
+            key: `condition:${evidence.asset_id}:${evidence.first_reading.at}`,
+            trigger: 'condition',
+            executedBy: 'system',
+            executedAt: iso(at),
+            dueAt: iso(at),
+            onOpenTask: state.policy.on_open_task,
+            intervalHours: null,
+            evidence: { ...evidence },
+          },
+          () => onExecuted(state.schedule, state.policy.trigger, { at, by: 'system', trigger: 'condition' }),
+          at,
+        );
+      }
+      eventsInRun += 1;
+      if (!read.more) return;
+    }
+  }
+
   const continueAsNewDue = () => workflowInfo().continueAsNewSuggested || eventsInRun >= state.run_event_limit;
 
   // ---- main loop ---------------------------------------------------------------------------------
@@ -493,6 +567,10 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     while (!ended) {
       if (state.seq !== persistedSeq) {
         await lock.run(persistSnapshot);
+        continue;
+      }
+      if (readingsToEvaluate(state)) {
+        await lock.run(evaluateReadings);
         continue;
       }
       if (continueAsNewDue()) break;

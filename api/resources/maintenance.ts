@@ -10,6 +10,7 @@ import {
   CALENDAR_UNITS,
   isValidDuration,
   ISO_INSTANT,
+  MAX_CONDITION_MINUTES,
   MIN_COUNTER_EVERY,
   isValidInstant,
   isValidTaskPrefix,
@@ -53,6 +54,19 @@ const counterPart = {
   every: Joi.number().min(MIN_COUNTER_EVERY).max(1e12).required(),
   start_value: Joi.number().min(-1e12).max(1e12).default(0).description('Meter reading when counting starts; first threshold = start_value + every'),
 };
+const conditionShape = Joi.object({
+  type: Joi.string().valid('condition').required(),
+  parameter: Joi.string().trim().min(1).max(100).required().description('The reading parameter, e.g. vibration; the assets need a baseline or failure limit for it'),
+  above: Joi.number().description('Due when the parameter stays above this value (exactly one of above and below)'),
+  below: Joi.number().description('Due when the parameter stays below this value'),
+  deadband: Joi.number()
+    .min(0)
+    .description('Hysteresis: a reading is back inside only this far past the limit (default 5 % of the limit), so a sensor flapping around it stays in one excursion'),
+  for_minutes: Joi.number().integer().min(0).max(MAX_CONDITION_MINUTES).required().description('How long the readings must stay beyond the limit; as long back inside re-arms it'),
+  calendar: Joi.object(calendarPart).description('Optional calendar fallback: due by whichever comes first'),
+})
+  .xor('above', 'below')
+  .example({ type: 'condition', parameter: 'vibration', above: 3.5, for_minutes: 60 });
 const triggerType = (type: string) => Joi.object({ type: Joi.valid(type) }).unknown();
 const triggerShapes = {
   calendar: Joi.object({ type: Joi.string().valid('calendar').required(), ...calendarPart }),
@@ -62,14 +76,16 @@ const triggerShapes = {
     calendar: Joi.object(calendarPart).required(),
     counter: Joi.object(counterPart).required(),
   }),
+  condition: conditionShape,
 };
 export const triggerSchema = Joi.alternatives()
   // Chosen by `type`, so a mistake is reported against that shape's fields.
   .conditional(triggerType('calendar'), { then: triggerShapes.calendar })
   .conditional(triggerType('counter'), { then: triggerShapes.counter })
-  .conditional(triggerType('calendar_or_counter'), {
-    then: triggerShapes.calendar_or_counter,
-    otherwise: Joi.object({ type: Joi.string().valid('calendar', 'counter', 'calendar_or_counter').required() }).unknown(),
+  .conditional(triggerType('calendar_or_counter'), { then: triggerShapes.calendar_or_counter })
+  .conditional(triggerType('condition'), {
+    then: triggerShapes.condition,
+    otherwise: Joi.object({ type: Joi.string().valid('calendar', 'counter', 'calendar_or_counter', 'condition').required() }).unknown(),
   })
   .meta({ documentAs: Joi.alternatives().try(...Object.values(triggerShapes)) })
   // The domain's own check, and its canonical form (start_at as toISOString).
@@ -174,6 +190,20 @@ export function toPlan(row: PlanRow) {
   };
 }
 
+const reading = Joi.object({ at: ts, value: Joi.number() });
+/** What a condition decision saw; null for calendar, counter and user executions. */
+export const evidenceSchema = Joi.object({
+  asset_id: Joi.string(),
+  parameter: Joi.string(),
+  limit: Joi.object({ above: Joi.number(), below: Joi.number() }),
+  for_minutes: Joi.number(),
+  first_reading: reading.description('The first reading of the excursion'),
+  last_reading: reading.description('The last reading seen when the plan became due'),
+})
+  .unknown(true)
+  .allow(null)
+  .description('What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window)');
+
 export const taskSchema = Joi.object({
   id: Joi.string(),
   task_code: Joi.string(),
@@ -187,6 +217,7 @@ export const taskSchema = Joi.object({
   status: Joi.string().valid(...TASK_STATUSES),
   kind: Joi.string(),
   trigger: Joi.string().allow(null),
+  evidence: evidenceSchema,
   due_at: ts,
   overdue: Joi.boolean().description('Open past due + 10 % of the plan interval'),
   started_at: ts.allow(null),
@@ -212,6 +243,7 @@ export function toTask(row: TaskRow) {
     status: row.status,
     kind: row.kind,
     trigger: row.trigger,
+    evidence: row.evidence,
     due_at: isoTime(row.due_at)!,
     overdue: row.overdue_at !== null && (row.status === 'open' || row.status === 'in_progress'),
     started_at: isoTime(row.started_at),

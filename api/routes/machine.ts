@@ -2,7 +2,8 @@ import { ownValue } from '../../domain/own';
 import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
 import { isReservedEventType, MACHINE_EVENT_TYPE_PATTERN } from '../../domain/assets/machine-events';
-import { tenantScopeOf, userOf } from '../context';
+import { AppContext, tenantScopeOf, userOf } from '../context';
+import { tellConditionPlans } from '../../services/maintenance-condition';
 import { actorOf, MutationUnit, runMutation } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
 import { mapPage, PageRequest } from '../../db/pagination';
@@ -77,6 +78,8 @@ export function machineRoutes(): ApiRouter {
     item: Schema;
     result: Schema;
     ingest: (unit: MutationUnit, items: Item[]) => Promise<object>;
+    /** After the unit committed (no transaction open): what Temporal must hear of the items. */
+    afterCommit?: (ctx: AppContext, items: Item[]) => Promise<unknown>;
   }) => {
     const key = spec.path.slice(1);
     const route = (path: string, summary: string, body: Schema, itemsOf: (body: any) => Item[]) =>
@@ -93,6 +96,7 @@ export function machineRoutes(): ApiRouter {
         handler: async (ctx, input) => {
           const items = itemsOf(input.body);
           ctx.body = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => spec.ingest(unit, items));
+          await spec.afterCommit?.(ctx, items);
         },
       });
     route(spec.path, `Ingest one ${spec.noun}`, spec.item, (body: Item) => [body]);
@@ -113,10 +117,13 @@ export function machineRoutes(): ApiRouter {
       'deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of ' +
       'the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: ' +
       'within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, ' +
-      'resolved by the first later stored reading back inside the band.',
+      'resolved by the first later stored reading back inside the band. ' +
+      'After the commit, each maintenance plan with a condition trigger on a series of the batch is told once to evaluate its new readings.',
     item: readingItem,
     result: readingsSummary,
     ingest: ingestMachineReadings,
+    // Condition maintenance plans on these series evaluate the new readings: one signal per plan per batch.
+    afterCommit: (ctx, items) => tellConditionPlans({ temporal: ctx.deps.temporal, log: ctx.state.log }, tenantScopeOf(ctx), items),
   });
 
   ingestRoutes<EventItem>({

@@ -13,6 +13,7 @@ import { pageQuery, pageOf } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { taskParams, taskSchema, toTask } from '../resources/maintenance';
+import { tellPlanOfCompletion } from '../../services/maintenance-condition';
 import { idRef } from '../validation';
 
 const TAGS = ['maintenance'];
@@ -21,7 +22,9 @@ const SUMMARIES: Array<{ action: TaskAction; summary: string }> = [
   { action: 'start', summary: 'Start a task (open → in_progress)' },
   {
     action: 'complete',
-    summary: 'Complete a task (open or in_progress → done); emits task.completed. An inspection is completed with its `condition`, recorded on its assets.',
+    summary:
+      'Complete a task (open or in_progress → done); emits task.completed. An inspection is completed with its `condition`, recorded on its assets. ' +
+      'A condition work order re-arms its plan for its asset.',
   },
   { action: 'cancel', summary: 'Cancel a task (open or in_progress → cancelled); not counted by compliance' },
 ];
@@ -80,6 +83,7 @@ export function registerTaskRoutes(api: ApiRouter): void {
       handler: async (ctx, { params, body }) => {
         const { tenantId, userId } = userOf(ctx);
         const row = await runMutation(ctx, tenantId, actorOf(ctx), (unit) => transitionTask(unit, userId, params.task_id, t.action, body));
+        if (t.action === 'complete') await tellPlanOfCompletion({ temporal: ctx.deps.temporal, log: ctx.state.log }, row);
         ctx.body = toTask(row);
       },
     });

@@ -41,7 +41,7 @@ import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery, pageOf } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
-import { createPlanBody, idempotencyKeyOf, PlanBody, planDeps, planParams, planSchema, toPlan, updatePlanBody, updateRequestId } from '../resources/maintenance';
+import { createPlanBody, evidenceSchema, idempotencyKeyOf, PlanBody, planDeps, planParams, planSchema, toPlan, updatePlanBody, updateRequestId } from '../resources/maintenance';
 import { registerOptimizeRoutes } from './maintenance-optimize';
 import { registerComplianceRoute, registerTaskRoutes } from './maintenance-tasks';
 import { idRef } from '../validation';
@@ -244,7 +244,10 @@ function registerPlanActions(plans: PlanRoutes): void {
     execution_id: Joi.string(),
     task_id: Joi.string().allow(null),
     task_code: Joi.string().allow(null),
-    trigger: Joi.string().valid('calendar', 'counter'),
+    trigger: Joi.string().valid('calendar', 'counter').description('Calendar or counter executions; left out when `cause` is another trigger (API 1.x keeps these two values)'),
+    // No enum: a trigger added later (condition, then predictive) must not break a client generated from 1.0.0.
+    cause: Joi.string().description('What made the plan due: `calendar`, `counter` or `condition` (then with its `evidence`)'),
+    evidence: evidenceSchema,
     executed_at: Joi.string().isoDate(),
     executed_by: Joi.string().description('`system` or the id of the user'),
     outcome: Joi.string().valid('created', 'skipped').description('skipped: the previous task was still open (on_open_task: skip)'),
@@ -264,7 +267,9 @@ function registerPlanActions(plans: PlanRoutes): void {
         execution_id: r.execution_id,
         task_id: r.task_id,
         task_code: r.task_code,
-        trigger: r.trigger,
+        ...(r.trigger === 'calendar' || r.trigger === 'counter' ? { trigger: r.trigger } : {}),
+        cause: r.trigger,
+        evidence: r.evidence,
         executed_at: isoTime(r.executed_at),
         executed_by: r.executed_by,
         outcome: r.outcome,

@@ -93,6 +93,7 @@ export async function optimizeInput(db: Queryable, plan: PlanRow, now: Date): Pr
   const readings = await db('maintenance_counter_readings').where({ tenant_id: tenantId, plan_id: plan.id }).orderBy('read_at', 'desc').limit(20).select('read_at', 'total');
   const allAssets = [...new Set([...plan.asset_ids, ...otherPlans.flatMap((p: { asset_ids: string[] }) => p.asset_ids)])];
   const locations = await locationsOf(db, tenantId, allAssets);
+  const condition = plan.trigger.type === 'condition' ? await conditionHistory(db, plan, since) : undefined;
   const locationIds = (ids: string[]) => [...new Set(ids.map((id) => locations.get(id)).filter((l): l is string => l !== undefined))];
   const points = readings.reverse().map((r: { read_at: Date; total: number }) => ({ at: isoTime(r.read_at), total: Number(r.total) }));
   return {
@@ -111,5 +112,23 @@ export async function optimizeInput(db: Queryable, plan: PlanRow, now: Date): Pr
       location_ids: locationIds(p.asset_ids),
     })),
     counter_rate_per_hour: counterPartOf(plan.trigger) ? estimateRatePerHour(points, now) : null,
+    ...(condition ? { condition } : {}),
+  };
+}
+
+/** A condition plan's work orders in the window (the asset of each one's evidence) and the alerts raised on its assets since. */
+async function conditionHistory(db: Queryable, plan: PlanRow, since: Date): Promise<NonNullable<OptimizeInput['condition']>> {
+  const workOrders = await db('maintenance_tasks')
+    .where({ tenant_id: plan.tenant_id, plan_id: plan.id, trigger: 'condition' })
+    .where('created_at', '>=', since)
+    .select('created_at', db.raw(`evidence ->> 'asset_id' as asset_id`));
+  const alerts = plan.asset_ids.length
+    ? await db('asset_alerts').where({ tenant_id: plan.tenant_id }).whereIn('asset_id', plan.asset_ids).where('raised_at', '>=', since).select('asset_id', 'raised_at')
+    : [];
+  return {
+    work_orders: workOrders
+      .filter((w: { asset_id: string | null }) => w.asset_id !== null)
+      .map((w: { asset_id: string; created_at: Date }) => ({ asset_id: w.asset_id, created_at: w.created_at })),
+    alerts: alerts.map((a: { asset_id: string; raised_at: Date }) => ({ asset_id: a.asset_id, occurred_at: a.raised_at })),
   };
 }

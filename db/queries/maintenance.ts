@@ -79,6 +79,8 @@ export interface TaskRow {
   status: TaskStatus;
   kind: TaskKind;
   trigger: ExecutionTrigger | null;
+  /** What a condition or predictive decision saw (null for calendar, counter and user executions). */
+  evidence: Record<string, unknown> | null;
   due_at: Date;
   interval_hours: string | number | null;
   started_at: Date | null;
@@ -175,6 +177,8 @@ export interface ExecutionRequest {
   intervalHours: number | null;
   /** The new task's id when the caller chose it beforehand (a user's execute sends it to the workflow meanwhile). */
   taskId?: string;
+  /** What a condition decision saw: stored on the history row and the task, sent in `task.created`. */
+  evidence?: Record<string, unknown>;
 }
 
 /** `repeated`: the execution of this key existed already (a retried call); nothing was written. */
@@ -188,7 +192,7 @@ export type ExecutionOutcome =
  * event. Idempotent by (plan, key): a repeat answers what the first one did.
  */
 /** The `task.created` event of a plan execution, but for the task's id and code. */
-function taskCreatedData(plan: Pick<PlanRow, 'id' | 'asset_ids'>, req: Pick<ExecutionRequest, 'dueAt' | 'trigger' | 'executedBy'>) {
+function taskCreatedData(plan: Pick<PlanRow, 'id' | 'asset_ids'>, req: Pick<ExecutionRequest, 'dueAt' | 'trigger' | 'executedBy' | 'evidence'>) {
   return {
     plan_id: plan.id,
     asset_id: plan.asset_ids[0] ?? null,
@@ -196,6 +200,7 @@ function taskCreatedData(plan: Pick<PlanRow, 'id' | 'asset_ids'>, req: Pick<Exec
     due_at: req.dueAt,
     trigger: req.trigger,
     executed_by: req.executedBy === 'system' ? 'system' : 'user',
+    ...(req.evidence ? { evidence: req.evidence } : {}),
   };
 }
 
@@ -210,6 +215,7 @@ function executionColumns(plan: Pick<PlanRow, 'id' | 'tenant_id'>, req: Executio
     due_at: req.dueAt,
     thresholds_crossed: req.thresholdsCrossed ?? null,
     idempotency_key: req.key,
+    evidence: req.evidence ? JSON.stringify(req.evidence) : null,
   };
 }
 
@@ -243,6 +249,7 @@ export async function executePlanInTx(tx: Knex.Transaction, plan: PlanRow, req: 
       estimated_minutes: plan.estimated_minutes,
       kind: plan.task_kind,
       trigger: req.trigger,
+      evidence: req.evidence ? JSON.stringify(req.evidence) : null,
       due_at: req.dueAt,
       interval_hours: req.intervalHours,
     })
@@ -418,8 +425,8 @@ export async function insertManualExecution(
     // The history row first, and only if its key is new: ON CONFLICT sees a concurrent retry's
     // committed row (the lock's join read an older snapshot), so a race answers as a repeat.
     `with execution as (
-       insert into maintenance_executions (tenant_id, plan_id, trigger, executed_at, executed_by, due_at, idempotency_key, outcome, task_id)
-       values (:tenant::uuid, :plan::uuid, :trigger::text, :executedAt::timestamptz, :executedBy::text, :dueAt::timestamptz, :key::text, 'created', :taskId::uuid)
+       insert into maintenance_executions (tenant_id, plan_id, trigger, executed_at, executed_by, due_at, idempotency_key, outcome, task_id, evidence)
+       values (:tenant::uuid, :plan::uuid, :trigger::text, :executedAt::timestamptz, :executedBy::text, :dueAt::timestamptz, :key::text, 'created', :taskId::uuid, :evidence::jsonb)
        on conflict (tenant_id, plan_id, idempotency_key) do nothing
        returning execution_id
      ), code as (
@@ -428,9 +435,9 @@ export async function insertManualExecution(
        on conflict (tenant_id, prefix) do update set next = s.next + 1
        returning :prefix::text || '-' || lpad((s.next - 1)::text, greatest(:digits::int, length((s.next - 1)::text)), '0') as task_code
      ), task as (
-       insert into maintenance_tasks (id, tenant_id, plan_id, asset_ids, task_code, title, checklist, assignee_id, priority, estimated_minutes, kind, trigger, due_at, interval_hours)
+       insert into maintenance_tasks (id, tenant_id, plan_id, asset_ids, task_code, title, checklist, assignee_id, priority, estimated_minutes, kind, trigger, due_at, interval_hours, evidence)
        select :taskId::uuid, :tenant::uuid, :plan::uuid, :assetIds::uuid[], code.task_code, :title::text, :checklist::jsonb, :assignee::uuid, :priority::text,
-              :minutes::int, :kind::text, :trigger::text, :dueAt::timestamptz, :intervalHours::numeric
+              :minutes::int, :kind::text, :trigger::text, :dueAt::timestamptz, :intervalHours::numeric, :evidence::jsonb
          from code
        returning id, task_code
      ), event as (
@@ -465,6 +472,7 @@ export async function insertManualExecution(
       executedAt: req.executedAt,
       executedBy: req.executedBy,
       key: req.key,
+      evidence: req.evidence ? JSON.stringify(req.evidence) : null,
       event: JSON.stringify(event),
       seq: snapshot.seq,
       nextDueAt: snapshot.next_due_at,
@@ -529,13 +537,14 @@ export interface ExecutionListRow {
   execution_id: string;
   task_id: string | null;
   task_code: string | null;
-  trigger: 'calendar' | 'counter';
+  trigger: ExecutionTrigger;
   executed_at: Date;
   executed_by: string;
   outcome: 'created' | 'skipped';
   due_at: Date | null;
   kept_task_id: string | null;
   thresholds_crossed: number | null;
+  evidence: Record<string, unknown> | null;
 }
 
 /** A plan's executions with their task codes, newest first (a list query: the caller pages it). */

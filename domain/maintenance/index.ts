@@ -5,6 +5,8 @@ export * from './calendar';
 export * from './duration';
 export * from './trigger';
 export * from './counter';
+export * from './condition';
+export * from './condition-outcomes';
 export * from './schedule';
 export * from './task-code';
 export * from './compliance';

@@ -7,6 +7,7 @@ import { classifyTask } from './compliance';
 import { triggerIntervalHours } from './trigger';
 import { MS_PER_HOUR, toMs } from './instant';
 import { median } from '../numbers';
+import { conditionOutcomes, type ConditionOutcomes, type ConditionWorkOrder } from './condition-outcomes';
 
 export const ANALYSIS_WINDOW_DAYS = 365;
 export const MIN_FAILURES = 2; // failures/corrective jobs needed to suggest a shorter interval
@@ -29,6 +30,8 @@ export interface OptimizeInput {
   technicians: { id: string; open_tasks: number }[]; // candidates for the plan, with their open task counts
   other_plans: { id: string; trigger: Trigger; asset_ids: string[]; location_ids: string[] }[]; // active plans of the tenant
   counter_rate_per_hour: number | null; // the meter's recent rate (counter.estimateRatePerHour)
+  /** A condition plan's work orders (the asset of each one's evidence) and the alerts raised on its assets. */
+  condition?: { work_orders: ConditionWorkOrder[]; alerts: { asset_id: string; occurred_at: Instant }[] };
 }
 
 export interface PlanPatch {
@@ -71,6 +74,8 @@ export interface OptimizeBasis {
   completed_tasks: number;
   late_tasks: number; // completed after due + 10 % of the interval, or still open past it
   counter_rate_per_hour: number | null;
+  /** Condition plans only: how their work orders turned out (condition-outcomes.ts). */
+  condition_work_orders?: ConditionOutcomes;
 }
 
 export interface OptimizeResult {
@@ -91,6 +96,7 @@ export function analyzePlan(input: OptimizeInput): OptimizeResult {
       completed_tasks: history.completed,
       late_tasks: history.late,
       counter_rate_per_hour: input.counter_rate_per_hour,
+      ...(input.condition ? { condition_work_orders: conditionOutcomes(input.condition.work_orders, [...input.asset_events, ...input.condition.alerts], input.now) } : {}),
     },
   };
 }
@@ -303,13 +309,16 @@ function cleanHistoryConfidence(h: History): number {
   return round2(0.5 + (h.completed >= 12 ? 0.1 : 0) + (h.mostlyLate ? 0.1 : 0));
 }
 
-function withCalendar(trigger: Trigger, calendar: CalendarPart): Trigger {
+/** The trigger with its calendar part replaced (a condition's calendar fallback too); unchanged without one. */
+export function withCalendar(trigger: Trigger, calendar: CalendarPart): Trigger {
   if (trigger.type === 'calendar') return { type: 'calendar', ...calendar };
   if (trigger.type === 'calendar_or_counter') return { ...trigger, calendar };
+  if (trigger.type === 'condition' && trigger.calendar) return { ...trigger, calendar };
   return trigger;
 }
 
-function withCounter(trigger: Trigger, counter: CounterPart): Trigger {
+/** The trigger with its counter part replaced; unchanged without one. */
+export function withCounter(trigger: Trigger, counter: CounterPart): Trigger {
   if (trigger.type === 'counter') return { type: 'counter', ...counter };
   if (trigger.type === 'calendar_or_counter') return { ...trigger, counter };
   return trigger;

@@ -1,6 +1,6 @@
 // The schedule state machine of one plan, driven by its workflow. Pure: every function takes the
 // current time explicitly and returns a new JSON-serialisable state.
-import type { CalendarPart, CounterPart, ExecutedBy, ExecutionTrigger, Instant, IsoDuration, IsoTimestamp, OnOpenTask, SchedulePolicy, Trigger } from './types';
+import type { CalendarPart, ConditionTrigger, CounterPart, ExecutedBy, ExecutionTrigger, Instant, IsoDuration, IsoTimestamp, OnOpenTask, SchedulePolicy, Trigger } from './types';
 import { calendarPartOf, counterPartOf } from './types';
 import { addInterval, nextFixedDueAfter } from './calendar';
 import { InvalidDurationError, parseDuration, subtractDuration } from './duration';
@@ -18,6 +18,7 @@ import {
   type ReadingResult,
 } from './counter';
 import { sameTrigger } from './trigger';
+import { conditionAfterTriggerChange, initialConditionState, type ConditionState } from './condition';
 
 export interface CalendarState {
   /** Origin of the grid the due dates lie on: start_at for fixed plans; the last re-arm point otherwise. */
@@ -35,7 +36,9 @@ interface Common {
 export type ScheduleState =
   | (Common & { type: 'calendar'; calendar: CalendarState })
   | (Common & { type: 'counter'; counter: CounterState })
-  | (Common & { type: 'calendar_or_counter'; calendar: CalendarState; counter: CounterState });
+  | (Common & { type: 'calendar_or_counter'; calendar: CalendarState; counter: CounterState })
+  | (Common & { type: 'condition'; condition: ConditionState })
+  | (Common & { type: 'condition'; condition: ConditionState; calendar: CalendarState });
 
 export interface Execution {
   at: Instant; // when the task was generated
@@ -55,6 +58,7 @@ export function initialSchedule(trigger: Trigger, now: Instant): ScheduleState {
     null,
     (part) => armCalendarFromStart(part, now),
     (part) => initialCounterState(part),
+    (t) => initialConditionState(t),
   );
 }
 
@@ -72,7 +76,8 @@ export function initialSchedule(trigger: Trigger, now: Instant): ScheduleState {
 export function onExecuted(state: ScheduleState, trigger: Trigger, execution: Execution): ScheduleState {
   assertMatches(state, trigger);
   const at = toIso(execution.at);
-  const combined = trigger.type === 'calendar_or_counter';
+  // A condition's calendar fallback counts from any execution, as a combined trigger's calendar does.
+  const combined = trigger.type === 'calendar_or_counter' || trigger.type === 'condition';
   const servesCalendarDue = execution.by === 'system' && execution.trigger === 'calendar';
   const next = mapParts(
     state,
@@ -123,6 +128,7 @@ export function onTriggerChanged(state: ScheduleState, previous: Trigger, next: 
   const prevCounter = counterPartOf(previous);
   const oldCal = 'calendar' in state ? state.calendar : null;
   const oldCounter = 'counter' in state ? state.counter : null;
+  const oldCondition = 'condition' in state ? state.condition : null;
   return build(
     next,
     state.last_executed_at,
@@ -132,6 +138,7 @@ export function onTriggerChanged(state: ScheduleState, previous: Trigger, next: 
       return rearmCalendar(part, { ...oldCal, anchor_at: sameGrid ? oldCal.anchor_at : toIso(part.start_at) }, now);
     },
     (part) => counterAfterTriggerChange(oldCounter, prevCounter, part),
+    (t) => conditionAfterTriggerChange(oldCondition, t),
   );
 }
 
@@ -246,6 +253,7 @@ function build(
   lastExecutedAt: IsoTimestamp | null,
   calendar: (part: CalendarPart) => CalendarState,
   counter: (part: CounterPart) => CounterState,
+  condition: (trigger: ConditionTrigger) => ConditionState,
 ): ScheduleState {
   const common = { last_executed_at: lastExecutedAt };
   switch (trigger.type) {
@@ -255,6 +263,10 @@ function build(
       return { ...common, type: 'counter', counter: counter(trigger) };
     case 'calendar_or_counter':
       return { ...common, type: 'calendar_or_counter', calendar: calendar(trigger.calendar), counter: counter(trigger.counter) };
+    case 'condition':
+      return trigger.calendar
+        ? { ...common, type: 'condition', condition: condition(trigger), calendar: calendar(trigger.calendar) }
+        : { ...common, type: 'condition', condition: condition(trigger) };
   }
 }
 
@@ -266,6 +278,8 @@ function mapParts(state: ScheduleState, calendar: (cal: CalendarState) => Calend
       return { ...state, counter: counter(state.counter) };
     case 'calendar_or_counter':
       return { ...state, calendar: calendar(state.calendar), counter: counter(state.counter) };
+    case 'condition':
+      return 'calendar' in state ? { ...state, calendar: calendar(state.calendar) } : state;
   }
 }
 

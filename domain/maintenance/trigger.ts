@@ -1,6 +1,6 @@
 // Validation of trigger and policy values, shared by the API (422 with fields) and the workflow's
 // update validators (which must be synchronous and pure).
-import { CALENDAR_MODES, CALENDAR_UNITS, ON_OPEN_TASK_POLICIES, type CalendarPart, type CounterPart, type Trigger } from './types';
+import { CALENDAR_MODES, CALENDAR_UNITS, ON_OPEN_TASK_POLICIES, type CalendarPart, type ConditionTrigger, type CounterPart, type Trigger } from './types';
 import { isValidInstant, toIso, toMs } from './instant';
 import { isValidDuration } from './duration';
 import { intervalHours } from './calendar';
@@ -36,8 +36,11 @@ export function validateTrigger(input: unknown, field = 'trigger'): Validation<T
       if (isObject(input.counter)) checkCounter(input.counter, `${field}.counter`, errors);
       else errors.push({ field: `${field}.counter`, message: 'must be an object' });
       break;
+    case 'condition':
+      checkCondition(input, field, errors);
+      break;
     default:
-      errors.push({ field: `${field}.type`, message: 'must be one of calendar, counter, calendar_or_counter' });
+      errors.push({ field: `${field}.type`, message: 'must be one of calendar, counter, calendar_or_counter, condition' });
   }
   return errors.length ? { ok: false, errors } : { ok: true, value: normalizeTrigger(input as unknown as Trigger) };
 }
@@ -58,6 +61,7 @@ function normalizeTrigger(t: Trigger): Trigger {
   });
   if (t.type === 'calendar') return { type: 'calendar', ...calendar(t) };
   if (t.type === 'counter') return { type: 'counter', ...counter(t) };
+  if (t.type === 'condition') return normalizeCondition(t, calendar);
   return { type: 'calendar_or_counter', calendar: calendar(t.calendar), counter: counter(t.counter) };
 }
 
@@ -82,7 +86,44 @@ export function sameTrigger(a: Trigger, b: Trigger): boolean {
 export function triggerIntervalHours(trigger: Trigger, counterRatePerHour: number | null): number | null {
   if (trigger.type === 'calendar') return intervalHours(trigger.every, trigger.unit);
   if (trigger.type === 'calendar_or_counter') return intervalHours(trigger.calendar.every, trigger.calendar.unit);
+  if (trigger.type === 'condition') return trigger.calendar ? intervalHours(trigger.calendar.every, trigger.calendar.unit) : null;
   return counterRatePerHour !== null && counterRatePerHour > 0 ? trigger.every / counterRatePerHour : null;
+}
+
+/** A condition trigger's known fields only; the calendar fallback only when given. */
+function normalizeCondition(t: ConditionTrigger, calendar: (c: CalendarPart) => CalendarPart): ConditionTrigger {
+  return {
+    type: 'condition',
+    parameter: t.parameter,
+    ...(t.above !== undefined ? { above: t.above } : { below: t.below }),
+    ...(t.deadband !== undefined ? { deadband: t.deadband } : {}),
+    for_minutes: t.for_minutes,
+    ...(t.calendar ? { calendar: calendar(t.calendar) } : {}),
+  };
+}
+
+/** The longest persistence window: a week (a longer one is a calendar plan). */
+export const MAX_CONDITION_MINUTES = 10_080;
+
+function checkCondition(c: Record<string, unknown>, field: string, errors: FieldError[]): void {
+  if (typeof c.parameter !== 'string' || c.parameter.trim() === '' || c.parameter.length > MAX_COUNTER_NAME) {
+    errors.push({ field: `${field}.parameter`, message: `must be a non-empty string of at most ${MAX_COUNTER_NAME} characters` });
+  }
+  const limits = (['above', 'below'] as const).filter((k) => c[k] !== undefined);
+  if (limits.length !== 1) errors.push({ field: `${field}.above`, message: 'exactly one of above or below is required' });
+  for (const k of limits) {
+    if (typeof c[k] !== 'number' || !Number.isFinite(c[k])) errors.push({ field: `${field}.${k}`, message: 'must be a finite number' });
+  }
+  if (c.deadband !== undefined && (typeof c.deadband !== 'number' || !Number.isFinite(c.deadband) || c.deadband < 0)) {
+    errors.push({ field: `${field}.deadband`, message: 'must be a finite number of at least 0' });
+  }
+  if (!Number.isInteger(c.for_minutes) || (c.for_minutes as number) < 0 || (c.for_minutes as number) > MAX_CONDITION_MINUTES) {
+    errors.push({ field: `${field}.for_minutes`, message: `must be an integer from 0 to ${MAX_CONDITION_MINUTES}` });
+  }
+  if (c.calendar !== undefined) {
+    if (isObject(c.calendar)) checkCalendar(c.calendar, `${field}.calendar`, errors);
+    else errors.push({ field: `${field}.calendar`, message: 'must be an object' });
+  }
 }
 
 function checkCalendar(c: Record<string, unknown>, field: string, errors: FieldError[]): void {

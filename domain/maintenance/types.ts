@@ -44,7 +44,23 @@ export interface CalendarOrCounterTrigger {
   counter: CounterPart;
 }
 
-export type Trigger = CalendarTrigger | CounterTrigger | CalendarOrCounterTrigger;
+/**
+ * Due when the parameter of any of the plan's assets stays beyond a limit (`above` or `below`,
+ * exactly one) for `for_minutes`; one work order per excursion (domain/maintenance/condition.ts).
+ * With `calendar`, also due by that calendar, whichever comes first.
+ */
+export interface ConditionTrigger {
+  type: 'condition';
+  parameter: string;
+  above?: number;
+  below?: number;
+  /** Back inside only this far past the limit (the parameter's unit); default 5 % of the limit. */
+  deadband?: number;
+  for_minutes: number;
+  calendar?: CalendarPart;
+}
+
+export type Trigger = CalendarTrigger | CounterTrigger | CalendarOrCounterTrigger | ConditionTrigger;
 export type TriggerType = Trigger['type'];
 
 /** What a due time does while the plan's previous task is still open. */
@@ -69,7 +85,7 @@ export const DEFAULT_GENERATE_AHEAD: IsoDuration = 'P0D';
 export const DEFAULT_TASK_PREFIX = 'PM';
 
 /** Which trigger caused an execution (execution history entry `trigger`). */
-export type ExecutionTrigger = 'calendar' | 'counter';
+export type ExecutionTrigger = 'calendar' | 'counter' | 'condition';
 /** `system` or the id of the user who executed the plan (execution history entry `executed_by`). */
 export type ExecutedBy = string;
 
@@ -80,6 +96,7 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export function calendarPartOf(trigger: Trigger): CalendarPart | null {
   if (trigger.type === 'calendar') return trigger;
   if (trigger.type === 'calendar_or_counter') return trigger.calendar;
+  if (trigger.type === 'condition') return trigger.calendar ?? null;
   return null;
 }
 

@@ -23,6 +23,7 @@ import {
   maintenancePlanWorkflow,
   pauseSignal,
   previewQuery,
+  readingsSignal,
   recordCounterUpdate,
   resumeSignal,
   stateQuery,
@@ -89,6 +90,7 @@ interface PlanOptions {
   generate_ahead?: string;
   notify?: { recipients: string[]; lead_time: string } | null;
   run_event_limit?: number;
+  asset_ids?: string[];
 }
 
 /** A plan row and its running workflow, as the API creates them (without search attributes: the test server has none). */
@@ -102,6 +104,7 @@ async function createPlan(t: Tenant, o: PlanOptions) {
       on_open_task: o.on_open_task ?? 'skip',
       generate_ahead: o.generate_ahead ?? 'P0D',
       notify: o.notify ? JSON.stringify(o.notify) : null,
+      ...(o.asset_ids ? { asset_ids: o.asset_ids } : {}),
     })
     .returning('*');
   const now = await serverNow();
@@ -519,5 +522,103 @@ describe('continue-as-new', () => {
     expect(await tasksOf(plan.row.id)).toHaveLength(25);
     await latest.signal(archiveSignal);
     expect(await latest.result()).toEqual({ status: 'archived', executions_total: 25 });
+  });
+});
+
+describe('condition plans', () => {
+  const MINUTE = 60_000;
+  const vibration = { type: 'condition' as const, parameter: 'vibration', above: 3.5, for_minutes: 60 };
+
+  async function conditionPlan(o: Omit<PlanOptions, 'trigger' | 'asset_ids'> = {}) {
+    const t = await newTenant();
+    const [asset] = await pg.db('assets').insert({ tenant_id: t.tenantId, name: 'Pump 1', type: 'pump' }).returning('id');
+    const plan = await createPlan(t, { trigger: vibration, on_open_task: 'stack', asset_ids: [asset.id], ...o });
+    const base = (await serverNow()).getTime() - 24 * HOUR;
+    /** The current run, whichever it is after continue-as-new. */
+    const latest = () => env.client.workflow.getHandle(plan.handle.workflowId);
+    let n = 0;
+    /** Stores readings every 5 minutes from `minute` (device time) and tells the plan once. */
+    const readings = async (minute: number, values: number[]) => {
+      const rows = values.map((value, i) => ({
+        tenant_id: t.tenantId,
+        asset_id: asset.id,
+        parameter: 'vibration',
+        ts: new Date(base + (minute + 5 * i) * MINUTE),
+        value,
+        sender_event_id: `r-${(n += 1)}`,
+      }));
+      await pg.db('sensor_readings').insert(rows);
+      await latest().signal(readingsSignal);
+      return rows.at(-1)!.ts.toISOString();
+    };
+    /** Until the plan's workflow has evaluated the readings up to `last`. */
+    const evaluated = (last: string) =>
+      untilPasses(async () => {
+        const view = await latest().query(stateQuery);
+        expect(view.schedule.type === 'condition' && view.schedule.condition.assets[asset.id]?.last_at).toBe(last);
+      });
+    const at = (minute: number) => new Date(base + minute * MINUTE).toISOString();
+    return { t, asset: asset.id as string, plan, latest, readings, evaluated, at };
+  }
+
+  it('a flapping sensor makes one work order with its evidence; back inside for the window re-arms it', async () => {
+    const { t, asset, plan, readings, evaluated, at } = await conditionPlan();
+    await readings(0, Array(6).fill(4)); // minutes 0..25: beyond, not yet for 60 minutes
+    let last = await readings(30, Array(7).fill(4)); // ..60: persisted
+    for (let k = 0; k < 6; k += 1) last = await readings(65 + 25 * k, [3.4, 3.6, 3.4, 3.6, 3.6]); // flapping around the limit
+    await evaluated(last);
+
+    const executions = await executionsOf(plan.row.id);
+    expect(executions.map((e) => [e.trigger, e.outcome, e.idempotency_key])).toEqual([['condition', 'created', `condition:${asset}:${at(0)}`]]);
+    const evidence = {
+      asset_id: asset,
+      parameter: 'vibration',
+      limit: { above: 3.5 },
+      deadband: 0.175,
+      for_minutes: 60,
+      first_reading: { at: at(0), value: 4 },
+      last_reading: { at: at(60), value: 4 },
+    };
+    expect(executions[0].evidence).toEqual(evidence);
+    const [task] = await tasksOf(plan.row.id);
+    expect(task).toMatchObject({ trigger: 'condition', evidence });
+    const [event] = await pg.db('outbox_events').where({ tenant_id: t.tenantId, type: 'task.created' });
+    expect(event.data).toMatchObject({ task_id: task.id, trigger: 'condition', evidence });
+
+    await readings(220, Array(13).fill(2)); // minutes 220..280: inside for the window
+    last = await readings(300, Array(13).fill(5));
+    await evaluated(last);
+    expect((await executionsOf(plan.row.id)).map((e) => e.evidence.first_reading)).toEqual([
+      { at: at(0), value: 4 },
+      { at: at(300), value: 5 },
+    ]);
+    // The history grew with the signals (one per batch), not with the readings.
+    const events = (await plan.handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes).length).toBe(10);
+    await plan.handle.signal(archiveSignal);
+    expect(await plan.handle.result()).toEqual({ status: 'archived', executions_total: 2 });
+    await recordHistory('maintenance-plan-condition-flapping', plan.handle);
+  });
+
+  it('paused, readings do nothing; resumed, it continues from the current state; continue-as-new keeps the state', async () => {
+    const { plan, latest, readings, evaluated, at, asset } = await conditionPlan({ run_event_limit: 4 });
+    const firstRunId = plan.handle.firstExecutionRunId;
+    await evaluated(await readings(0, Array(7).fill(4))); // 0..30: an excursion under way
+    await latest().signal(pauseSignal);
+    await readings(35, Array(7).fill(4)); // 35..65: persisted, but paused
+    const paused = await latest().query(stateQuery);
+    expect(paused.status).toBe('paused');
+    expect(paused.schedule.type === 'condition' && paused.schedule.condition.assets[asset]?.last_at).toBe(at(30));
+    expect(await executionsOf(plan.row.id)).toHaveLength(0);
+
+    await latest().signal(resumeSignal);
+    await evaluated(at(65));
+    await untilPasses(async () => expect((await latest().describe()).runId).not.toBe(firstRunId));
+    // The excursion that began before the pause (and before the new run) made its one work order.
+    expect((await executionsOf(plan.row.id)).map((e) => e.evidence.first_reading.at)).toEqual([at(0)]);
+    await evaluated(await readings(70, [4, 3.4, 3.6])); // still the same excursion after continue-as-new
+    expect(await executionsOf(plan.row.id)).toHaveLength(1);
+    await latest().signal(archiveSignal);
+    expect(await latest().result()).toEqual({ status: 'archived', executions_total: 1 });
   });
 });

@@ -55,6 +55,11 @@ export const DEMO_ASSETS: DemoAsset[] = [
 ];
 
 /** The counter plan that the gateway's run hours bring due. */
+/** A condition plan on the degrading pump: a work order, with its evidence, once it stays out of its band. */
+export const CONDITION_PLAN = 'Inspect P-101 when its vibration stays high';
+/** The degrading pump's band edge (baseline 2.5 mm/s + 20 %), held for CONDITION_MINUTES. */
+export const CONDITION_LIMIT = 3;
+export const CONDITION_MINUTES = 2;
 export const RUN_HOURS_PLAN = 'Compressor C-201 service every 250 run hours';
 export const RUN_HOURS_EVERY = 250;
 /**

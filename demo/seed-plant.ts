@@ -1,7 +1,7 @@
 /**
  * Seeds the demo plant through the public API as the demo tenant's admin (issue 24): the assets of
- * demo/plant.ts in their tree with baselines, three maintenance plans (run hours, one calendar
- * plan coming due minutes after the seed, a weekly one), a webhook to the local receiver, a machine
+ * demo/plant.ts in their tree with baselines, four maintenance plans (run hours, one calendar
+ * plan coming due minutes after the seed, a condition plan on the degrading pump, a weekly one), a webhook to the local receiver, a machine
  * agent on alerts, a branding, a scheduled report and one report right away. Idempotent: whatever
  * exists by name is kept, so a second start creates nothing.
  *
@@ -15,7 +15,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ApiClient } from '../client';
 import { all, demoApiClient, ok } from './api-client';
-import { DEGRADING_PUMP, DEMO_AGENT, DEMO_ASSETS, DEMO_BRANDING, DEMO_SCHEDULED_REPORT, DEMO_WEBHOOK_EVENTS, RUN_HOURS_EVERY, RUN_HOURS_PLAN } from './plant';
+import {
+  CONDITION_LIMIT,
+  CONDITION_MINUTES,
+  CONDITION_PLAN,
+  DEGRADING_PUMP,
+  DEMO_AGENT,
+  DEMO_ASSETS,
+  DEMO_BRANDING,
+  DEMO_SCHEDULED_REPORT,
+  DEMO_WEBHOOK_EVENTS,
+  RUN_HOURS_EVERY,
+  RUN_HOURS_PLAN,
+} from './plant';
 import { DemoState, readDemoState } from './state';
 
 const COMPRESSOR = 'Air compressor C-201';
@@ -64,7 +76,8 @@ export async function seedPlant(api: ApiClient, webhookUrl: string, previous: De
     }
   }
 
-  // Maintenance plans: by run hours (the gateway counts them), one due minutes from now, a weekly one.
+  // Maintenance plans: by run hours (the gateway counts them), one due minutes from now, one on the
+  // degrading pump's vibration, a weekly one.
   const plans = byName(await all((query) => api.GET('/api/v1/maintenance/plans', { params: { query } })));
   const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
   const runHoursPlan = await ensure(`plan ${RUN_HOURS_PLAN}`, plans.get(RUN_HOURS_PLAN), () =>
@@ -88,6 +101,19 @@ export async function seedPlant(api: ApiClient, webhookUrl: string, previous: De
           asset_ids: [assetIds.get(DEGRADING_PUMP)!],
           trigger: { type: 'calendar', every: 4, unit: 'weeks', start_at: inMinutes(2), mode: 'fixed' },
           checklist: ['Grease both bearings', 'Listen for noise'],
+        },
+      }),
+    ),
+  );
+  await ensure(`plan ${CONDITION_PLAN}`, plans.get(CONDITION_PLAN), () =>
+    ok(
+      api.POST('/api/v1/maintenance/plans', {
+        body: {
+          name: CONDITION_PLAN,
+          asset_ids: [assetIds.get(DEGRADING_PUMP)!],
+          trigger: { type: 'condition', parameter: 'vibration', above: CONDITION_LIMIT, for_minutes: CONDITION_MINUTES },
+          checklist: ['Measure the bearing vibration by hand', 'Check the coupling alignment'],
+          priority: 'high',
         },
       }),
     ),

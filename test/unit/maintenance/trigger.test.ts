@@ -36,7 +36,10 @@ describe('validateTrigger', () => {
       'trigger.counter.every',
       'trigger.counter.start_value',
     ]);
-    expect(validateTrigger({ type: 'meter' })).toEqual({ ok: false, errors: [{ field: 'trigger.type', message: 'must be one of calendar, counter, calendar_or_counter, condition' }] });
+    expect(validateTrigger({ type: 'meter' })).toEqual({
+      ok: false,
+      errors: [{ field: 'trigger.type', message: 'must be one of calendar, counter, calendar_or_counter, condition' }],
+    });
     expect(validateTrigger('calendar')).toEqual({ ok: false, errors: [{ field: 'trigger', message: 'must be an object' }] });
   });
 

@@ -12,6 +12,7 @@ import { validationError } from '../domain/errors';
 import type { Trigger } from '../domain/maintenance';
 import { errorSummary } from '../infra/error-chain';
 import type { TemporalGateway } from '../infra/temporal';
+import { mapSettled } from '../orchestration/concurrency';
 import { signalPlan } from '../orchestration/maintenance';
 import { callTemporal } from '../orchestration/temporal-call';
 
@@ -42,6 +43,8 @@ export async function checkConditionTrigger(scope: TenantScope, trigger: Trigger
   throw validationError(`trigger.parameter: ${message}`, [{ field: 'body.trigger.parameter', message, type: 'any.no_limit' }]);
 }
 
+const SIGNALS_IN_FLIGHT = 8;
+
 /** The live condition plans watching any of these (asset, parameter) series. */
 export async function conditionPlansOf(scope: TenantScope, series: readonly { asset_id: string; parameter: string }[]): Promise<string[]> {
   if (series.length === 0) return [];
@@ -66,10 +69,9 @@ export async function tellConditionPlans(
 ): Promise<number> {
   const plans = await conditionPlansOf(scope, series);
   if (plans.length === 0) return 0;
-  const results = await Promise.allSettled(
-    plans.map((planId) =>
-      callTemporal(deps.temporal, "could not tell the plan's workflow of new readings", (client) => signalPlan(client, scope.tenantId, planId, { kind: 'readings' })),
-    ),
+  // A tenant's many plans on one asset get their signals a few at a time, not all at once.
+  const results = await mapSettled(plans, SIGNALS_IN_FLIGHT, (planId) =>
+    callTemporal(deps.temporal, "could not tell the plan's workflow of new readings", (client) => signalPlan(client, scope.tenantId, planId, { kind: 'readings' })),
   );
   results.forEach((r, i) => {
     if (r.status === 'rejected') deps.log.warn({ plan_id: plans[i], err: errorSummary(r.reason) }, 'condition plan not told of new readings; it reads them with the next batch');

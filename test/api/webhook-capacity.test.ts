@@ -143,10 +143,11 @@ describe('webhook circuit breaker', () => {
 });
 
 describe('delivery capacity shared between tenants', () => {
-  // Once in three full-suite runs (never alone) one healthy delivery took 12 s: 2 s plus what looks
-  // like one workflow task timing out on the worker's sticky queue (10 s) under the suite's
-  // accumulated load. The slowest history is printed when it happens; one retry keeps that from
-  // failing CI while a real loss of isolation still fails both runs.
+  // In two of four full-suite runs (never alone) one healthy delivery took 12-13 s: its history shows
+  // its first workflow task waiting about 12 s in the task queue behind the burst's workflow tasks
+  // (the workflow task queue is the one shared thing without a tenant share yet). The slowest
+  // history is printed when it happens; one retry keeps that from failing CI while a real loss of
+  // isolation in delivery slots still fails both runs.
   jest.retryTimes(1, { logErrorsBeforeRetry: true });
   it(`delivers every event of a healthy tenant within ${BOUND_MS / 1000} s while another tenant bursts into ${HUNG_WEBHOOKS} webhooks that never answer`, async () => {
     const hung = await startHungReceiver();
@@ -154,7 +155,8 @@ describe('delivery capacity shared between tenants', () => {
     const hooks: string[] = [];
     try {
       for (let i = 0; i < HUNG_WEBHOOKS; i++) hooks.push(await createWebhook(attacker, hung.url(`/hang/${i}`)));
-      const healthyPath = '/healthy';
+      // Its own path per run: a retried run must not count the first run's deliveries.
+      const healthyPath = `/healthy/${victim.tenantId}`;
       await createWebhook(victim, receiver.url(healthyPath));
 
       await appendEvents(attacker.tenantId, BURST_EVENTS, 'burst');

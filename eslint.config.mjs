@@ -1,9 +1,41 @@
 // ESLint: typescript-eslint's type-checked recommended rules on the TypeScript tree, ESLint's
 // recommended rules on the plain JavaScript launchers; formatting is Prettier's job (eslint-config-prettier).
+import path from 'node:path';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import layers from './scripts/lib/layers.cjs';
+
+/** Reports every relative import (static, dynamic, `import x = require`, `import('…')` types) that its file's layer may not make. */
+const layerImportsRule = {
+  meta: { type: 'problem', schema: [], docs: { description: 'imports follow the layers of scripts/lib/layers.cjs' } },
+  create(context) {
+    const file = path
+      .relative(import.meta.dirname, context.filename)
+      .split(path.sep)
+      .join('/');
+    const check = (node, typeOnly) => {
+      const source = node.value;
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const problem = layers.importProblem(file, path.posix.join(path.posix.dirname(file), source), typeOnly);
+      if (problem) context.report({ node, message: problem });
+    };
+    const allTypes = (specifiers) => specifiers.length > 0 && specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type');
+    return {
+      Program(node) {
+        const problem = layers.folderProblem(file);
+        if (problem) context.report({ node, message: problem });
+      },
+      ImportDeclaration: (node) => check(node.source, node.importKind === 'type' || allTypes(node.specifiers)),
+      ExportNamedDeclaration: (node) => node.source && check(node.source, node.exportKind === 'type' || allTypes(node.specifiers)),
+      ExportAllDeclaration: (node) => check(node.source, node.exportKind === 'type'),
+      ImportExpression: (node) => node.source.type === 'Literal' && check(node.source, false),
+      TSImportEqualsDeclaration: (node) => node.moduleReference.type === 'TSExternalModuleReference' && check(node.moduleReference.expression, node.importKind === 'type'),
+      TSImportType: (node) => node.argument.type === 'TSLiteralType' && check(node.argument.literal, true),
+    };
+  },
+};
 
 export default tseslint.config(
   // client/schema.d.ts is openapi-typescript's output (npm run openapi:generate), checked by tsc, not written by hand.
@@ -40,25 +72,11 @@ export default tseslint.config(
     },
   },
   {
-    // The layers (docs/FEATURES.md): api on top of services, services on db/domain; workers, workflows
-    // and activities never reach into the HTTP layer, and the API starts workflows through the client,
-    // never by importing the worker's side.
-    files: ['db/**/*.ts', 'domain/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'workers/**/*.ts', 'infra/**/*.ts', 'orchestration/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+api(/|$)', message: 'Below the API layer: move what is shared out of api/.' }] }] },
-  },
-  {
-    files: ['api/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(activities|workers)(/|$)', message: 'The API reaches workers only through Temporal.' }] }] },
-  },
-  {
-    // One rule per file (a later block's rule replaces an earlier one's), so the services get both.
-    files: ['services/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '^(\\.\\./)+(api|activities|workers)(/|$)', message: 'Services sit below the API and reach workers only through Temporal.' }] },
-      ],
-    },
+    // The layers (docs/FEATURES.md), for every TypeScript file of the tree: scripts/lib/layers.cjs
+    // says what each top-level folder may import, and a file in a folder it does not name fails.
+    files: ['**/*.ts'],
+    plugins: { layers: { rules: { imports: layerImportsRule } } },
+    rules: { 'layers/imports': 'error' },
   },
   {
     files: ['**/*.mjs', '**/*.cjs', '**/*.js'],

@@ -14,7 +14,7 @@ import { CREDENTIAL_BINDINGS, unboundFields } from '../domain/credentials/destin
 import { AgentTool, composeReply, planReply, ReplyPlan, ToolOutcome } from '../domain/agents/reply-engine';
 import type { LlmProvider } from '../domain/llm/provider';
 import { TenantCapacityError, tenantLimiter } from '../infra/tenant-limiter';
-import { decryptSecret } from '../infra/crypto';
+import { decryptSecret } from '../domain/credentials/encryption';
 import { ChannelSendResult, sendEmail, sendWhatsappText } from './channel-delivery';
 import { runToolCall } from './conversation-tools';
 import { grantAutoReply } from '../db/queries/auto-replies';

@@ -12,10 +12,8 @@ import { createRetentionActivities } from './privacy/retention';
 import { createWebhookDeliveryActivities, LEASE_WAIT_MS } from './webhooks/deliver';
 import { createWebhookHealthActivities } from './webhooks/health';
 import type { Transporter } from 'nodemailer';
-import { TemporalGateway } from '../infra/temporal';
 import type { LlmProvider } from '../domain/llm/provider';
 import type { OutboundConfig } from '../infra/config';
-import { startNotificationDelivery } from '../orchestration/notifications';
 import type { PdfLimitsConfig } from '../infra/config';
 import { createPdfReader } from './extraction/pdf-text';
 
@@ -28,8 +26,12 @@ export interface ActivityDeps {
   dataEncryptionKey: Buffer;
   /** Development setting WEBHOOK_ALLOW_PRIVATE_DESTINATIONS. */
   allowPrivateWebhookDestinations: boolean;
-  /** Client side of Temporal, for activities that start workflows (idempotently, by id). */
-  temporal: TemporalGateway;
+  /**
+   * Starts the delivery workflow of a queued notification (idempotently, by id). Given by the
+   * worker (orchestration/notifications.ts): starting workflows is the client side's job, above
+   * the activities.
+   */
+  startNotification: (tenantId: string, notificationId: string) => Promise<void>;
   /** WHATSAPP_API_BASE_URL: conversation replies on WhatsApp. */
   whatsappApiBaseUrl: string;
   /** The configured language model (infra/llm.ts); null: built-in engine. */
@@ -43,7 +45,7 @@ export interface ActivityDeps {
 
 /** Every activity the worker registers, built from real dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  const startNotification = (tenantId: string, notificationId: string) => startNotificationDelivery(deps.temporal, tenantId, notificationId);
+  const { startNotification } = deps;
   return {
     ...createNotificationActivities({ db: deps.db, mailer: deps.mailer, from: deps.mailFrom }),
     ...createWebhookDeliveryActivities({

@@ -1,4 +1,3 @@
-import { loadStackEnvFile } from '../infra/env-file';
 import { createDb } from './knex';
 import { migrateToLatest } from './migrate';
 import { databaseUser } from './roles';
@@ -6,9 +5,10 @@ import { databaseUser } from './roles';
 /**
  * Migrates as the owner role of DATABASE_MIGRATION_URL and admits the app's role of DATABASE_URL
  * to its privileges. With DATABASE_URL alone, the app migrates as itself and owns the tables.
+ * Reads the environment only: `npm run migrate` (scripts/run-dist.mjs) adds the addresses of a
+ * running `npm run up` stack, so the database layer needs nothing of infra/.
  */
 async function main(): Promise<void> {
-  loadStackEnvFile();
   const appUrl = process.env.DATABASE_URL;
   if (!appUrl) throw new Error('DATABASE_URL is required');
   const ownerUrl = process.env.DATABASE_MIGRATION_URL || null;

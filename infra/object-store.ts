@@ -48,6 +48,11 @@ export function createObjectStore(s3: Config['s3']): ObjectStore {
   };
 }
 
+/** The bytes of a stored file (its row's `object_key`), streamed from the object store. */
+export async function openFileStream(objectStore: ObjectStore, file: { object_key: string }): Promise<NodeJS.ReadableStream> {
+  return objectStore.client.getObject(objectStore.bucket, file.object_key);
+}
+
 export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {

@@ -3,7 +3,7 @@
  * by a real SMTP handshake when created and whenever its connection settings change or it is
  * re-activated; the handshake runs before the unit of work, so no row lock is held during network
  * I/O, which is why the create and the update run their own units. The password is kept encrypted
- * (infra/crypto.ts), never answered, and bound to the server it was given for: moving the account
+ * (domain/credentials/encryption.ts), never answered, and bound to the server it was given for: moving the account
  * to another server needs the password again (domain/credentials/destination-binding.ts).
  * api/routes/email-accounts.ts is the HTTP face.
  */
@@ -17,7 +17,7 @@ import type { ChannelStatus } from '../domain/agents/agents';
 import { secretContexts } from '../domain/agents/channel-secrets';
 import { boundColumns, CREDENTIAL_BINDINGS, requireCredentialToMove, requireStillBound } from '../domain/credentials/destination-binding';
 import { AppError } from '../domain/errors';
-import { decryptSecret, encryptSecret } from '../infra/crypto';
+import { decryptSecret, encryptSecret } from '../domain/credentials/encryption';
 import { SmtpSettings, verifySmtp } from '../infra/smtp-verify';
 import { checkSmtpDestination } from '../infra/outbound/smtp-destination';
 import { channelAuditType, deleteChannelRecord, listChannelRecords, moveAgentsAfterChannelUpdate, requireChannelRecord } from './agent-channels';

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { secretContexts } from '../domain/agents/channel-secrets';
-import { decryptSecret, encryptSecret } from '../infra/crypto';
+import { decryptSecret, encryptSecret } from '../domain/credentials/encryption';
 
 const PREFIX = 'whin_';
 

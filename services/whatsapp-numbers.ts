@@ -1,7 +1,7 @@
 /**
  * WhatsApp numbers (the Cloud API numbers WhatsApp agents answer on), without HTTP: reads take the
  * tenant's scope, changes a unit of work (db/unit-of-work.ts); both answer rows. The access token
- * and app secret are kept encrypted (infra/crypto.ts), the verify token hashed; none is answered.
+ * and app secret are kept encrypted (domain/credentials/encryption.ts), the verify token hashed; none is answered.
  * api/routes/whatsapp-numbers.ts is the HTTP face.
  */
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,7 @@ import type { ChannelStatus } from '../domain/agents/agents';
 import { secretContexts, verifyTokenHash } from '../domain/agents/channel-secrets';
 import { boundColumns, CREDENTIAL_BINDINGS, requireCredentialToMove } from '../domain/credentials/destination-binding';
 import { conflict } from '../domain/errors';
-import { encryptSecret } from '../infra/crypto';
+import { encryptSecret } from '../domain/credentials/encryption';
 import { channelAuditType, deleteChannelRecord, listChannelRecords, moveAgentsAfterChannelUpdate, requireChannelRecord } from './agent-channels';
 
 export interface WhatsappNumberRow {

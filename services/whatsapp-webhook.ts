@@ -10,7 +10,7 @@ import { receivingNumbers } from '../domain/agents/whatsapp-inbound';
 import { secretContexts, verifyTokenHash } from '../domain/agents/channel-secrets';
 import { sha256SignatureMatches } from '../domain/agents/provider-signature';
 import { forbidden, unauthenticated } from '../domain/errors';
-import { decryptSecret } from '../infra/crypto';
+import { decryptSecret } from '../domain/credentials/encryption';
 
 export type { ReceivingNumber };
 

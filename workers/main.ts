@@ -13,6 +13,7 @@ import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcil
 import { mainQueueActivitySlots, mainQueueLocalActivitySlots, WEBHOOK_WORKER_TUNING, withTracing, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
+import { startNotificationDelivery } from '../orchestration/notifications';
 import { startWebhookDispatcher } from './webhook-dispatcher';
 import { cachedDependencyCheck } from '../infra/dependency-health';
 import { createMetricsRegistry } from '../infra/metrics';
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
     mailFrom: config.smtp.from,
     dataEncryptionKey: config.secrets.dataEncryptionKey,
     allowPrivateWebhookDestinations: config.webhooks.allowPrivateDestinations,
-    temporal,
+    startNotification: (tenantId, notificationId) => startNotificationDelivery(temporal, tenantId, notificationId),
     whatsappApiBaseUrl: config.whatsapp.apiBaseUrl,
     llm: llmProviderFrom(config.llm),
     pdf: config.pdf,

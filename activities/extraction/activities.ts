@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { appendAudit } from '../../db/audit';
-import { fileById, openFileStream } from '../../db/queries/files';
+import { fileById } from '../../db/queries/files';
 import { findExtraction, matchSubjectContact } from '../../db/queries/extractions';
 import { Db } from '../../db/knex';
 import { appendEvent } from '../../db/outbox';
@@ -20,7 +20,7 @@ import { subjectKeys } from '../../domain/extraction/subject';
 import type { ChunkResult, TemplateField } from '../../domain/extraction/types';
 import type { LlmProvider } from '../../domain/llm/provider';
 import { TenantCapacityError } from '../../infra/tenant-limiter';
-import { ObjectStore } from '../../infra/object-store';
+import { ObjectStore, openFileStream } from '../../infra/object-store';
 import { createPdfReader, PdfReader, PdfTextError } from './pdf-text';
 import { DEFAULT_PDF_LIMITS } from '../../infra/config';
 import { storableText } from '../../domain/text';

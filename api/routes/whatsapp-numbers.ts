@@ -1,6 +1,6 @@
 /**
  * `/api/v1/whatsapp/numbers`: the WhatsApp Cloud API numbers WhatsApp agents answer on. The
- * API keeps the provider's phone number id and the access token encrypted (infra/crypto.ts);
+ * API keeps the provider's phone number id and the access token encrypted (domain/credentials/encryption.ts);
  * the token is never returned. Status changes move the number's agents (DECISIONS.md, Agents).
  */
 import Joi from '../../domain/joi';

@@ -2,7 +2,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { PlanName } from '../../domain/tenancy/plans';
-import type { ObjectStore } from '../../infra/object-store';
 import type { Queryable } from '../knex';
 import { TenantScope } from '../tenant-scope';
 import { listQuery, whereUuidFilters } from './list-query';
@@ -34,11 +33,6 @@ export async function fileById(scope: TenantScope, id: string): Promise<FileRow 
 }
 
 export const toFileRow = (row: FileRow): FileRow => withNumbers(row)!;
-
-/** The bytes of a stored file, streamed from the object store. */
-export async function openFileStream(objectStore: ObjectStore, row: Pick<FileRow, 'object_key'>): Promise<NodeJS.ReadableStream> {
-  return objectStore.client.getObject(objectStore.bucket, row.object_key);
-}
 
 /** Where a new file of the tenant goes: a random 128-bit token, never the file's name. */
 export function newFileObjectKey(tenantId: string): string {

@@ -3,7 +3,7 @@
  * encryption context and the rotation window are decided in one place.
  */
 import type { Knex } from 'knex';
-import { decryptSecret, encryptSecret } from '../../infra/crypto';
+import { decryptSecret, encryptSecret } from '../../domain/credentials/encryption';
 import type { CanonicalPayload } from '../../domain/webhooks/payload';
 import type { WebhookFilters } from '../../domain/webhooks/matching';
 import type { DeliveryPolicy, HttpAttemptResult } from '../../domain/webhooks/outcome';

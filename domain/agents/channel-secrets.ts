@@ -1,5 +1,5 @@
 /**
- * The encryption contexts (infra/crypto.ts additional data) of channel secrets: a ciphertext
+ * The encryption contexts (domain/credentials/encryption.ts additional data) of channel secrets: a ciphertext
  * decrypts only for the row and purpose it was written for. Shared by the routes that store the
  * secrets and the activities that use them. Pure.
  */

@@ -7,7 +7,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { type AddressClass, classifyAddress, isCloudMetadataAddress } from '../../activities/webhooks/address-class';
+import { type AddressClass, classifyAddress, isCloudMetadataAddress } from './address-class';
 
 export interface ResolvedAddress {
   address: string;

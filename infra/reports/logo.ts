@@ -4,9 +4,9 @@
  * no logo rather than no report.
  */
 import type { Db } from '../../db/knex';
-import { fileById, openFileStream } from '../../db/queries/files';
+import { fileById } from '../../db/queries/files';
 import { tenantScope } from '../../db/tenant-scope';
-import { ObjectStore } from '../object-store';
+import { ObjectStore, openFileStream } from '../object-store';
 import { RenderBranding } from './branding';
 
 export const LOGO_CONTENT_TYPES = ['image/png', 'image/jpeg'] as const;

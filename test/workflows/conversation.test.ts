@@ -13,7 +13,7 @@ import { createConversationActivities } from '../../activities/conversations';
 import { provisionTenant } from '../../db/tenants';
 import { secretContexts } from '../../domain/agents/channel-secrets';
 import { boundColumns, CREDENTIAL_BINDINGS } from '../../domain/credentials/destination-binding';
-import { encryptSecret } from '../../infra/crypto';
+import { encryptSecret } from '../../domain/credentials/encryption';
 import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
 import { signalInboundMessage } from '../../orchestration/conversations';

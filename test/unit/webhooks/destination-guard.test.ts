@@ -1,4 +1,4 @@
-import { classifyAddress, isCloudMetadataAddress } from '../../../activities/webhooks/address-class';
+import { classifyAddress, isCloudMetadataAddress } from '../../../infra/outbound/address-class';
 import { checkDestination, checkWebhookUrl, type ResolvedAddress, type Resolver } from '../../../infra/outbound/destination-guard';
 
 /** A fake resolver boundary: fixed answers, records what it was asked. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { decryptSecret, encryptSecret } from '../../../infra/crypto';
+import { decryptSecret, encryptSecret } from '../../../../domain/credentials/encryption';
 
 const key = randomBytes(32);
 

@@ -6,7 +6,7 @@ import type { Config } from '../infra/config';
 /**
  * The API's server: HTTPS with TLS 1.3 as the minimum when given a certificate and key (SPEC.md:
  * transport is TLS 1.3), plain HTTP otherwise, for a TLS-terminating proxy or load balancer in front
- * (README, "TLS"). Timeouts as load balancers expect: keep-alive longer than their idle timeout, so
+ * (docs/CONFIGURATION.md, "TLS"). Timeouts as load balancers expect: keep-alive longer than their idle timeout, so
  * they close first.
  */
 export function createApiServer(handler: http.RequestListener, tls: Config['api']['tls']): http.Server {

@@ -2,7 +2,7 @@
 // Keeps an application process (API, worker) of `npm run up` running: when it exits on its own,
 // a loud line is logged and it is started again after a growing delay (1 s, 2 s, 4 s ... 30 s;
 // back to 1 s once a run has lasted a minute). What a container orchestrator does in production
-// (README, "Running in production"); here one crashing request must not stop the whole stack.
+// (docs/PRODUCTION.md); here one crashing request must not stop the whole stack.
 // Node built-ins only.
 
 const FIRST_DELAY_MS = 1_000;

@@ -185,6 +185,9 @@ export interface TemporalTlsConfig {
   serverName: string | null;
 }
 
+/** The API's stop by default: 5 s for the balancer to see /readyz fail, then up to 20 s for the requests in flight. */
+export const DEFAULT_API_SHUTDOWN = { delayMs: 5_000, graceMs: 20_000 } as const;
+
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const appEnv = parseAppEnv(env.APP_ENV, problems);
@@ -245,7 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
       port: port('API_PORT', 3000),
       tls: apiTls(env, problems),
       trustedProxyHops: count('API_TRUSTED_PROXY_HOPS', 0, 0),
-      shutdown: { delayMs: count('API_SHUTDOWN_DELAY_MS', 5_000, 0), graceMs: count('API_SHUTDOWN_GRACE_MS', 20_000, 0) },
+      shutdown: { delayMs: count('API_SHUTDOWN_DELAY_MS', DEFAULT_API_SHUTDOWN.delayMs, 0), graceMs: count('API_SHUTDOWN_GRACE_MS', DEFAULT_API_SHUTDOWN.graceMs, 0) },
     },
     auth: {
       maxFailuresPerEmail: count('LOGIN_MAX_FAILURES_PER_EMAIL', 10),

@@ -16,7 +16,14 @@ async function main(): Promise<void> {
   const { app } = createApp(deps);
   const requests = trackInFlight(requestListener(app.callback()));
   const server = createApiServer(requests.listener, config.api.tls);
-  await new Promise<void>((resolve) => server.listen(config.api.port, config.api.host, resolve));
+  // A port in use is a start-up failure like any other (one JSON line), not an uncaught 'error' event.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.api.port, config.api.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
   const lifecycle = createLogger('info', { component: 'api' });
   // The bound port: API_PORT=0 takes any free one (tests that run several API processes).

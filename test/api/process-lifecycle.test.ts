@@ -1,9 +1,11 @@
 /**
- * Stops as an orchestrator sends them: SIGTERM to a real API process under load (real HTTP on
- * loopback) and to a real worker process while one of its activities runs. The API says 503 on
- * /readyz from the first moment, answers every request it had, and exits 0; the worker lets the
- * activity finish and report its result before it exits 0.
+ * The processes' start and stop as an orchestrator sees them. Stops: SIGTERM to a real API process
+ * under load (real HTTP on loopback) and to a real worker process while one of its activities runs.
+ * The API says 503 on /readyz from the first moment, answers every request it had, and exits 0; the
+ * worker lets the activity finish and report its result before it exits 0. Starts that fail: one
+ * JSON line saying why, and exit code 1.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +22,7 @@ import { until } from '../support/until';
 jest.setTimeout(240_000);
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const logFile = (name: string) => path.join(ROOT, '.run', `graceful-shutdown-${name}.log`);
+const logFile = (name: string) => path.join(ROOT, '.run', `process-lifecycle-${name}.log`);
 
 let admin: TestApi;
 let tenant: TestTenant;
@@ -197,5 +199,37 @@ describe('the worker on SIGTERM', () => {
       await own.close();
       await Promise.all([provider.close(), temporal.stop()]);
     }
+  });
+});
+
+describe('a start that fails', () => {
+  /** The process's output: exit code and its lines, each of which must be JSON. */
+  function run(script: string, env: Record<string, string>) {
+    const result = spawnSync(process.execPath, [path.join(ROOT, 'dist', script)], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    const lines = `${result.stdout}${result.stderr}`.split('\n').filter(Boolean);
+    return { status: result.status, lines: lines.map((line) => JSON.parse(line) as Record<string, any>) };
+  }
+
+  it('of the API on a port in use is one JSON line naming the cause', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { status, lines } = run('api/server.js', { API_HOST: '127.0.0.1', API_PORT: String((taken.address() as AddressInfo).port) });
+      expect(status).toBe(1);
+      expect(lines.filter((l) => l.level === 60)).toEqual([
+        expect.objectContaining({ component: 'api', msg: 'api failed to start', err: expect.objectContaining({ code: 'EADDRINUSE' }) }),
+      ]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  it('of the migrations is one JSON line naming the cause', () => {
+    const { status, lines } = run('db/migrate-cli.js', {
+      DATABASE_URL: 'postgres://nobody:wrong@127.0.0.1:1/none',
+      DATABASE_MIGRATION_URL: 'postgres://nobody:wrong@127.0.0.1:1/none',
+    });
+    expect(status).toBe(1);
+    expect(lines.at(-1)).toMatchObject({ level: 60, component: 'migrate', msg: 'migrations failed', err: { code: 'ECONNREFUSED' } });
   });
 });

@@ -2329,7 +2329,7 @@ export interface paths {
         };
         /**
          * Readiness: this process takes requests (503 from the first moment of a stop, while it drains)
-         * @description For load balancers and orchestrators: no token. Dependencies are not checked here: PostgreSQL, Temporal or the object store down would take every replica out together, and the requests that need them answer 503 on their own. Their state: /internal/health.
+         * @description For load balancers and orchestrators: no token. Dependencies are not checked here: PostgreSQL, Temporal or the object store down would take every replica out together, and the requests that need them fail on their own (503 DEPENDENCY_UNAVAILABLE for PostgreSQL and Temporal). Their state: /internal/health.
          */
         get: operations["getReadyz"];
         put?: never;

@@ -6,6 +6,7 @@
  * endpoints, a hardened security context, a PodDisruptionBudget per Deployment, a drain that fits
  * the termination grace, Temporal's shared variable names, placeholders only in the Secrets.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
@@ -75,6 +76,15 @@ describe('the Kubernetes manifests', () => {
     const api = structuredClone(ofKind('Deployment')[0]!);
     api.spec.template.spec.containers[0].readinesProbe = api.spec.template.spec.containers[0].readinessProbe;
     expect(problems(api)).not.toEqual([]);
+  });
+
+  it('render with Kustomize where kubectl is installed, into manifests as valid', () => {
+    const render = spawnSync('kubectl', ['kustomize', DIR], { encoding: 'utf8', timeout: 60_000 });
+    if (render.error) return; // no kubectl here: the base has no patches, and each file is checked above
+    expect(render.stderr).toBe('');
+    const rendered = parseAllDocuments(render.stdout).map((doc) => doc.toJS() as Manifest);
+    expect(rendered.length).toBe(base.length);
+    for (const manifest of rendered) expect([`${manifest.kind}/${manifest.metadata.name}`, problems(manifest)]).toEqual([`${manifest.kind}/${manifest.metadata.name}`, []]);
   });
 
   it('list every manifest of the folder in the Kustomization, the Secret examples apart', () => {

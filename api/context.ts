@@ -7,6 +7,7 @@ import type { TemporalGateway } from '../infra/temporal';
 import type { ObjectStore } from '../infra/object-store';
 import type { Permission, Role } from '../domain/auth/permissions';
 import type { ServiceScope } from '../domain/auth/tokens';
+import type { Lifecycle } from './graceful-shutdown';
 import type { InboundLimits } from './inbound-limits';
 import type { LoginLimits } from './login-limits';
 import type { ApiMetrics } from './metrics';
@@ -25,6 +26,8 @@ export interface AppDeps {
   inboundLimits: InboundLimits;
   sessions: SessionCheck;
   metrics: ApiMetrics;
+  /** Draining once a stop began: /readyz answers 503 (api/graceful-shutdown.ts). */
+  lifecycle: Lifecycle;
 }
 
 export interface UserPrincipal {

@@ -5,6 +5,7 @@ import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { createTemporalGateway } from '../infra/temporal';
 import { AppDeps } from './context';
+import { createLifecycle } from './graceful-shutdown';
 import { createInboundLimits } from './inbound-limits';
 import { createLoginLimits } from './login-limits';
 import { createApiMetrics } from './metrics';
@@ -29,6 +30,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     inboundLimits: createInboundLimits(db, config.inbound),
     sessions: createSessionCheck(db, config.auth.sessionCheckCacheMs),
     metrics: createApiMetrics(db),
+    lifecycle: createLifecycle(),
     async close() {
       await temporal.close();
       await db.destroy();

@@ -6,6 +6,7 @@ import { createDeps } from './deps';
 import { createLogger, exitOnStartFailure } from '../infra/logger';
 import { warnIfPrivilegedRole } from '../db/roles';
 import { apiUrl, createApiServer, requestListener } from './listen';
+import { drainServer, trackInFlight } from './graceful-shutdown';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -13,8 +14,16 @@ async function main(): Promise<void> {
   const tracing = installTracing('industrial-ops-api');
   const deps = createDeps(config);
   const { app } = createApp(deps);
-  const server = createApiServer(requestListener(app.callback()), config.api.tls);
-  await new Promise<void>((resolve) => server.listen(config.api.port, config.api.host, resolve));
+  const requests = trackInFlight(requestListener(app.callback()));
+  const server = createApiServer(requests.listener, config.api.tls);
+  // A port in use is a start-up failure like any other (one JSON line), not an uncaught 'error' event.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.api.port, config.api.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
   const lifecycle = createLogger('info', { component: 'api' });
   // The bound port: API_PORT=0 takes any free one (tests that run several API processes).
@@ -22,18 +31,22 @@ async function main(): Promise<void> {
   lifecycle.info({ url: apiUrl({ api: { ...config.api, port } }) }, 'api listening');
   void warnIfPrivilegedRole(deps.db, lifecycle);
 
+  const { shutdown } = config.api;
   const stop = () => {
-    lifecycle.info('api stopping');
-    server.close(
-      () =>
-        void deps
-          .close()
-          .then(() => tracing?.shutdown())
-          .then(() => process.exit(0)),
-    );
-    // Idle keep-alive sockets would hold close() open.
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 10_000).unref();
+    lifecycle.info({ delay_ms: shutdown.delayMs, grace_ms: shutdown.graceMs }, 'api draining');
+    // A stop that hangs (a pool that never closes) still ends, with a failure the supervisor sees.
+    setTimeout(() => process.exit(1), shutdown.delayMs + shutdown.graceMs + 10_000).unref();
+    void drainServer(server, requests, deps.lifecycle, shutdown)
+      .then(async (cutOff) => {
+        await deps.close();
+        await tracing?.shutdown();
+        lifecycle.info({ cut_off: cutOff }, 'api stopped');
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        lifecycle.error({ err }, 'api stop failed');
+        process.exit(1);
+      });
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -2328,8 +2328,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: PostgreSQL, Temporal and the object store answer (checked at most once a second per process)
-         * @description For load balancers and orchestrators: no token, and nothing but the names of the parts that are down. Details: /internal/health.
+         * Readiness: this process takes requests (503 from the first moment of a stop, while it drains)
+         * @description For load balancers and orchestrators: no token. Dependencies are not checked here: PostgreSQL, Temporal or the object store down would take every replica out together, and the requests that need them fail on their own (503 DEPENDENCY_UNAVAILABLE for PostgreSQL and Temporal). Their state: /internal/health.
          */
         get: operations["getReadyz"];
         put?: never;
@@ -28087,7 +28087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready: `down` names the parts that do not answer */
+            /** @description Draining: the process is stopping and finishes the requests in flight */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -14,9 +14,26 @@ export function createDb(databaseUrl: string, pool: { min: number; max: number }
     connection: databaseUrl,
     pool,
     migrations: migrationConfig(),
+    log: JSON_LINES,
   });
   applyScopeOnAcquire(db);
   return db;
+}
+
+/**
+ * knex's own warnings (a connection attempt that failed, a deprecation) as one JSON line each, like
+ * the rest of a process's log (pino's numeric levels), with the first line of the message only:
+ * not the stack, nor knex's debug output (queries with their values).
+ */
+const JSON_LINES: Knex.Logger = {
+  warn: (message) => writeLine(40, message),
+  error: (message) => writeLine(50, message),
+  deprecate: (method, alternative) => writeLine(40, `${method} is deprecated: ${alternative}`),
+  debug: () => undefined,
+};
+
+function writeLine(level: number, message: unknown): void {
+  process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), component: 'knex', msg: String(message).split('\n')[0] })}\n`);
 }
 
 /** Works from TypeScript sources (tests) and from compiled dist/ alike. */

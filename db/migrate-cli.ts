@@ -29,7 +29,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
+// One JSON line like the pino lines of the API and the worker (60: fatal): the error's class,
+// message and PostgreSQL code, never a row's values (a migration's data step may quote them).
+main().catch((err: unknown) => {
+  const { name, message, code } = err instanceof Error ? (err as Error & { code?: string }) : { name: 'Error', message: String(err), code: undefined };
+  console.error(
+    JSON.stringify({ level: 60, time: new Date().toISOString(), component: 'migrate', msg: 'migrations failed', err: { type: name, message: message.split('\n')[0], code } }),
+  );
   process.exit(1);
 });

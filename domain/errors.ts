@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   DEPENDENCY_UNAVAILABLE: 503,
+  /** The process is stopping (readiness while it drains): another replica takes the request. */
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

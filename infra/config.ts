@@ -19,6 +19,12 @@ export interface Config {
      * never a left-hand entry the client could forge; with 0 the header is ignored.
      */
     trustedProxyHops: number;
+    /**
+     * The stop on SIGTERM (api/graceful-shutdown.ts): /readyz answers 503 and requests are still
+     * served for delayMs (API_SHUTDOWN_DELAY_MS, 5000), then the requests in flight get up to graceMs
+     * (API_SHUTDOWN_GRACE_MS, 20000) to finish. An orchestrator's kill deadline must exceed the sum.
+     */
+    shutdown: { delayMs: number; graceMs: number };
   };
   /** Limits of the anonymous auth routes (api/login-limits.ts). */
   auth: AuthLimitsConfig;
@@ -179,6 +185,9 @@ export interface TemporalTlsConfig {
   serverName: string | null;
 }
 
+/** The API's stop by default: 5 s for the balancer to see /readyz fail, then up to 20 s for the requests in flight. */
+export const DEFAULT_API_SHUTDOWN = { delayMs: 5_000, graceMs: 20_000 } as const;
+
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const appEnv = parseAppEnv(env.APP_ENV, problems);
@@ -234,7 +243,13 @@ export function loadConfig(env: Env = process.env): Config {
 
   const config: Config = {
     appEnv,
-    api: { host: env.API_HOST || '127.0.0.1', port: port('API_PORT', 3000), tls: apiTls(env, problems), trustedProxyHops: count('API_TRUSTED_PROXY_HOPS', 0, 0) },
+    api: {
+      host: env.API_HOST || '127.0.0.1',
+      port: port('API_PORT', 3000),
+      tls: apiTls(env, problems),
+      trustedProxyHops: count('API_TRUSTED_PROXY_HOPS', 0, 0),
+      shutdown: { delayMs: count('API_SHUTDOWN_DELAY_MS', DEFAULT_API_SHUTDOWN.delayMs, 0), graceMs: count('API_SHUTDOWN_GRACE_MS', DEFAULT_API_SHUTDOWN.graceMs, 0) },
+    },
     auth: {
       maxFailuresPerEmail: count('LOGIN_MAX_FAILURES_PER_EMAIL', 10),
       maxFailuresPerAddress: count('LOGIN_MAX_FAILURES_PER_ADDRESS', 100),

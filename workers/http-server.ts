@@ -1,8 +1,8 @@
 /**
  * The worker's HTTP port, for orchestrators and Prometheus (config.workerHttp):
  * - GET /livez: the process answers;
- * - GET /readyz: both workers are polling their task queues and PostgreSQL, Temporal and the
- *   object store answer (checked at most once a second); 503 names what is not;
+ * - GET /readyz: both workers are polling their task queues (not once a stop began); 503 otherwise.
+ *   Dependencies are not checked: one down for every replica would fail them all together;
  * - GET /metrics: this process's metrics (prom-client: dispatcher, Node.js runtime) followed by
  *   the Temporal SDK's (workers/telemetry.ts), behind METRICS_TOKEN when it is set.
  * Nothing else, and nothing secret: the answers name parts, never errors or data.

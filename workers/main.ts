@@ -15,7 +15,6 @@ import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startNotificationDelivery } from '../orchestration/notifications';
 import { startWebhookDispatcher } from './webhook-dispatcher';
-import { cachedDependencyCheck } from '../infra/dependency-health';
 import { createMetricsRegistry } from '../infra/metrics';
 import { startWorkerHttpServer } from './http-server';
 import { installWorkerRuntime } from './telemetry';
@@ -97,7 +96,10 @@ async function main(): Promise<void> {
     ...WEBHOOK_WORKER_TUNING,
   });
 
+  // worker.shutdown(): no new tasks are polled, and the activities running get WORKER_TUNING's
+  // shutdownGraceTime to finish before they are cancelled; run() resolves once they are done.
   stop = () => {
+    lifecycle.info('worker stopping');
     for (const w of [worker, webhookWorker]) if (w.getState() === 'RUNNING') w.shutdown();
   };
 
@@ -108,15 +110,16 @@ async function main(): Promise<void> {
   // On the webhook worker's own connection, so its starts are eager (workers/options.ts).
   const eagerClient = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } });
   const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, eagerClient, log });
-  const dependencies = cachedDependencyCheck({ db, temporal, objectStore });
   const httpServer = await startWorkerHttpServer({
     ...config.workerHttp,
     registry: createMetricsRegistry(),
     sdkMetricsUrl,
     metricsToken: config.metricsToken,
-    async notReady() {
+    // Polling, that is all: a dependency down for every replica at once is no reason to take
+    // them all out (a Deployment's rollout and its PodDisruptionBudget count ready pods).
+    notReady() {
       const polling = [worker, webhookWorker].every((w) => w.getState() === 'RUNNING');
-      return [...(polling ? [] : ['workers']), ...(await dependencies()).down];
+      return Promise.resolve(polling ? [] : ['workers']);
     },
   });
   lifecycle.info({ taskQueue: TASK_QUEUES.main, namespace: config.temporal.namespace, probes: httpServer.url }, 'worker ready');

@@ -4,8 +4,6 @@ import Joi from '../../domain/joi';
 import { buildOpenApi } from '../openapi';
 import { ApiRouter, RegisteredRoute } from '../route';
 import { AppError } from '../../domain/errors';
-import type { AppDeps } from '../context';
-import { cachedDependencyCheck, type DependencyHealth } from '../../infra/dependency-health';
 import { bearerMatches } from '../../infra/metrics';
 
 /** Swagger UI assets come from the installed npm package: no CDN. */
@@ -26,14 +24,6 @@ const DOCS_HTML = `<!doctype html>
 <script src="/api/v1/docs/assets/init.js"></script>
 </body></html>`;
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });`;
-
-/** The readiness of an app's dependencies, checked at most once a second whatever the number of probes. */
-const readinessChecks = new WeakMap<AppDeps, () => Promise<DependencyHealth>>();
-function readinessOf(deps: AppDeps): () => Promise<DependencyHealth> {
-  let check = readinessChecks.get(deps);
-  if (!check) readinessChecks.set(deps, (check = cachedDependencyCheck(deps)));
-  return check;
-}
 
 /**
  * Unauthenticated service routes: liveness, the OpenAPI document and its docs page. `routes` is
@@ -58,17 +48,17 @@ export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string):
   root.route({
     method: 'get',
     path: '/readyz',
-    summary: 'Readiness: PostgreSQL, Temporal and the object store answer (checked at most once a second per process)',
-    description: 'For load balancers and orchestrators: no token, and nothing but the names of the parts that are down. Details: /internal/health.',
+    summary: 'Readiness: this process takes requests (503 from the first moment of a stop, while it drains)',
+    description:
+      'For load balancers and orchestrators: no token. Dependencies are not checked here: PostgreSQL, Temporal or the object store down would take every replica out together, and the requests that need them fail on their own (503 DEPENDENCY_UNAVAILABLE for PostgreSQL and Temporal). Their state: /internal/health.',
     tags: ['meta'],
     auth: 'none',
     responses: {
       200: { description: 'Ready', schema: Joi.object({ status: Joi.string().valid('ready') }) },
-      503: { description: 'Not ready: `down` names the parts that do not answer' },
+      503: { description: 'Draining: the process is stopping and finishes the requests in flight' },
     },
     handler: async (ctx) => {
-      const { down } = await readinessOf(ctx.deps)();
-      if (down.length > 0) throw new AppError('DEPENDENCY_UNAVAILABLE', `not ready: ${down.join(', ')} unavailable`, { down });
+      if (ctx.deps.lifecycle.draining) throw new AppError('SERVICE_UNAVAILABLE', 'not ready: this process is stopping');
       ctx.body = { status: 'ready' };
     },
   });

@@ -16,6 +16,10 @@ export interface ServiceProcess {
   kill(): Promise<void>;
   /** SIGTERM and wait (the graceful path). */
   stop(): Promise<void>;
+  /** SIGTERM to the process alone, as an orchestrator sends it; resolves with how it exited. */
+  terminate(): Promise<{ code: number | null; signal: string | null }>;
+  /** The first log line (printed before or after the call) whose `msg` is `msg`, parsed. */
+  logLine(msg: string, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
 const KINDS = {
@@ -42,6 +46,12 @@ export async function startServiceProcess(kind: keyof typeof KINDS, env: Record<
         await child.exited;
       },
       stop: () => runner.stopAll(),
+      async terminate() {
+        process.kill(child.pid, 'SIGTERM');
+        const { code, signal } = await child.exited;
+        return { code, signal };
+      },
+      logLine: async (msg, timeoutMs = 60_000) => runnerLib.parsePinoLine(await runnerLib.waitForLine(child, runnerLib.pinoMsg(msg), timeoutMs, `"${msg}"`))!,
     };
   } catch (error) {
     await runner.stopAll();

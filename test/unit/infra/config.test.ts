@@ -23,6 +23,15 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 }
 
 describe('loadConfig', () => {
+  it("reads the API's stop timings, 0 included, and refuses a negative or fractional one", () => {
+    expect(loadConfig({ ...base(), APP_ENV: 'test' }).api.shutdown).toEqual({ delayMs: 5_000, graceMs: 20_000 });
+    expect(loadConfig({ ...base(), APP_ENV: 'test', API_SHUTDOWN_DELAY_MS: '0', API_SHUTDOWN_GRACE_MS: '45000' }).api.shutdown).toEqual({ delayMs: 0, graceMs: 45_000 });
+    expect(problemsOf({ ...base(), APP_ENV: 'test', API_SHUTDOWN_DELAY_MS: '-1', API_SHUTDOWN_GRACE_MS: '2.5' })).toEqual([
+      'API_SHUTDOWN_DELAY_MS must be an integer from 0 to 1000000',
+      'API_SHUTDOWN_GRACE_MS must be an integer from 0 to 1000000',
+    ]);
+  });
+
   it('refuses to start in production without real secrets', () => {
     const problems = problemsOf({ ...base(), APP_ENV: 'production', JWT_SECRET: undefined, INTERNAL_JWT_SECRET: 'changeme-changeme-changeme-changeme-1' });
     expect(problems).toEqual(expect.arrayContaining(['JWT_SECRET is required', 'INTERNAL_JWT_SECRET looks like a placeholder; production needs a real secret']));

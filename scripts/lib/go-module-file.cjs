@@ -1,0 +1,42 @@
+// A file of a Go module at a pinned version, from the Go module proxy through `go mod download`
+// (Go's own module cache keeps it: fetched once, then a fast local answer). For the schemas the
+// deployment checks validate against (test/unit/deploy): the Compose specification's schema
+// (compose-go) and the Kubernetes OpenAPI document (k8s.io/kubernetes, api/openapi-spec).
+// Node built-ins only.
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const SCHEMA_MODULES = {
+  compose: { module: 'github.com/compose-spec/compose-go/v2', version: 'v2.16.2', file: 'schema/compose-spec.json' },
+  kubernetes: { module: 'k8s.io/kubernetes', version: 'v1.37.2', file: 'api/openapi-spec/swagger.json' },
+};
+
+/**
+ * @param {{ module: string, version: string, file: string }} pin
+ * @returns {string} the absolute path of the file in the module cache
+ */
+function goModuleFile({ module, version, file }) {
+  const go = process.env.GO || 'go';
+  // Outside any module, so no go.mod around the caller is read or changed.
+  const result = spawnSync(go, ['mod', 'download', '-json', `${module}@${version}`], {
+    cwd: os.tmpdir(),
+    encoding: 'utf8',
+    env: { ...process.env, GOFLAGS: '-mod=mod' },
+    timeout: 300_000,
+  });
+  if (result.error) throw new Error(`go was not found (${result.error.message}): ${module}@${version} is fetched with \`go mod download\`. Install Go (https://go.dev/dl).`);
+  let info = null;
+  try {
+    info = JSON.parse(result.stdout);
+  } catch {
+    // reported below with go's own words
+  }
+  if (result.status !== 0 || !info?.Dir) throw new Error(`go mod download ${module}@${version} failed: ${info?.Error ?? result.stderr.trim()}`);
+  const target = path.join(info.Dir, file);
+  if (!fs.existsSync(target)) throw new Error(`${module}@${version} has no ${file}`);
+  return target;
+}
+
+module.exports = { goModuleFile, SCHEMA_MODULES };

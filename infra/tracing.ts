@@ -14,17 +14,8 @@
  * anything else. One trace follows a request from the API through the Temporal client call into
  * the workflow and its activities (@temporalio/interceptors-opentelemetry, Temporal headers).
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { trace, type ProxyTracerProvider } from '@opentelemetry/api';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { Resource } from '@opentelemetry/resources';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { BasicTracerProvider, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import { findRepoRoot } from './env-file';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 export interface Tracing {
   /** The detected resource and the SDK's span processor: the worker hands both to the workflow span exporter. */
@@ -40,47 +31,27 @@ let installed = false;
 export const tracingInstalled = (): boolean => installed;
 
 /** Whether the environment asks for traces (the OTel SDK's own variables). */
-export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
 
-/** Probes and scrapes, every few seconds from the orchestrator: no trace of their own. */
-const UNTRACED_PATHS = new Set(['/livez', '/readyz', '/metrics']);
-
 /**
- * Starts the SDK for this process (null, and nothing registered, when traces are not asked for):
- * every tracer stays a no-op then and no module is patched.
+ * Starts the SDK for this process (null, and nothing loaded or registered, when traces are not
+ * asked for): every tracer stays a no-op then and no module is patched.
  */
-export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv = process.env): Tracing | null {
-  if (!tracingRequested(env)) return null;
-  const sdk = new NodeSDK({
-    // The detected resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) is merged over this one.
-    resource: new Resource({ [ATTR_SERVICE_NAME]: defaultServiceName, [ATTR_SERVICE_VERSION]: serviceVersion() }),
-    instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]) }),
-      new UndiciInstrumentation(),
-      // Only queries inside a traced operation (a request, an activity): the dispatcher's and the
-      // outbox's polls would otherwise each make a trace. Statements without their values.
-      new PgInstrumentation({ requireParentSpan: true }),
-    ],
-  });
-  sdk.start();
+export function startTracing(defaultServiceName: string): Tracing | null {
+  if (!tracingRequested()) return null;
+  // Synchronous, before the caller's other imports; the SDK is loaded only here (infra/tracing-sdk.ts).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startTracingSdk } = require('./tracing-sdk') as typeof import('./tracing-sdk');
+  const tracing = startTracingSdk(defaultServiceName);
   installed = true;
-  // NodeSDK keeps its provider to itself; the registered one is it (the SDK's 1.x line exposes both getters).
-  const provider = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() as BasicTracerProvider;
   return {
-    resource: provider.resource as Resource,
-    spanProcessor: provider.getActiveSpanProcessor(),
+    ...tracing,
     async shutdown() {
       installed = false;
-      await sdk.shutdown();
+      await tracing.shutdown();
     },
   };
-}
-
-/** The version in package.json, from source or compiled code alike. */
-function serviceVersion(): string {
-  const file = path.join(findRepoRoot(__dirname), 'package.json');
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
 }

@@ -202,5 +202,6 @@ it('opens a new trace for a request without tracing headers, and none for probes
   );
   // A new root span: no parent; the probe made none.
   expect(fresh.find((s) => s.name.startsWith('GET /api/v1/openapi.json'))!.parentSpanId).toBeUndefined();
-  expect(fresh.filter((s) => s.name.includes('livez'))).toEqual([]);
+  expect(fresh.find((s) => s.name.startsWith('GET /api/v1/openapi.json'))!.attributes['http.target']).toBe('/api/v1/openapi.json');
+  expect(fresh.filter((s) => s.attributes['http.target'] === '/livez')).toEqual([]);
 });

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { clientConfigToToml } from '@temporalio/envconfig';
 import { temporalProfile } from '../../../infra/temporal-profile';
 import { temporalConnectionOptions } from '../../../infra/temporal';
 
@@ -14,21 +15,18 @@ const HOME = { HOME: '/nonexistent-home' }; // no user profile of the machine's 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-profile-'));
   for (const name of ['ca.pem', 'client.pem', 'client.key']) fs.writeFileSync(path.join(dir, name), `${name}\n`);
-  fs.writeFileSync(
-    path.join(dir, 'temporal.toml'),
-    [
-      '[profile.default]',
-      'address = "default.example:7233"',
-      '[profile.cloud]',
-      'address = "ns.acct.tmprl.cloud:7233"',
-      'namespace = "ns.acct"',
-      'api_key = "profile-key"',
-      '[profile.cloud.tls]',
-      `server_ca_cert_path = "${path.join(dir, 'ca.pem')}"`,
-      `client_cert_path = "${path.join(dir, 'client.pem')}"`,
-      `client_key_path = "${path.join(dir, 'client.key')}"`,
-    ].join('\n'),
-  );
+  // Written as the CLI writes profiles (the API test, temporal-tls, reads a hand-written one).
+  const file = (name: string) => ({ path: path.join(dir, name) });
+  const profiles = {
+    default: { address: 'default.example:7233' },
+    cloud: {
+      address: 'ns.acct.tmprl.cloud:7233',
+      namespace: 'ns.acct',
+      apiKey: 'profile-key',
+      tls: { serverCACert: file('ca.pem'), clientCert: file('client.pem'), clientKey: file('client.key') },
+    },
+  };
+  fs.writeFileSync(path.join(dir, 'temporal.toml'), clientConfigToToml({ profiles }));
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

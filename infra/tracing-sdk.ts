@@ -22,11 +22,12 @@ export function startTracingSdk(defaultServiceName: string): Tracing {
   const sdk = new NodeSDK({
     // The detected resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) is merged over this one.
     resource: new Resource({ [ATTR_SERVICE_NAME]: defaultServiceName, [ATTR_SERVICE_VERSION]: serviceVersion() }),
+    // Outgoing calls and queries only inside a traced operation (a request, an activity): the
+    // dispatcher's and outbox's polls, the SDK metrics scrape, start-up checks would otherwise each
+    // make a trace of their own. Statements without their values.
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]) }),
-      new UndiciInstrumentation(),
-      // Only queries inside a traced operation (a request, an activity): the dispatcher's and the
-      // outbox's polls would otherwise each make a trace. Statements without their values.
+      new HttpInstrumentation({ requireParentforOutgoingSpans: true, ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]) }),
+      new UndiciInstrumentation({ requireParentforSpans: true }),
       new PgInstrumentation({ requireParentSpan: true }),
     ],
   });

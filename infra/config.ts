@@ -169,8 +169,8 @@ export interface TemporalConfig {
   uiUrl: string;
   /** How long the API waits for a workflow's answer (signal, query, Update) before a 503. */
   callDeadlineMs: number;
-  /** The loaded profile (address and namespace resolved); its certificate files are read at connect. */
-  profile: ClientConfigProfile;
+  /** The rest of the loaded profile: TLS (certificate files read at connect), API key, gRPC metadata. */
+  profile: Omit<ClientConfigProfile, 'address' | 'namespace'>;
   /** Whether the worker registers the search attributes at start (a Cloud namespace may refuse it: register them there once). */
   registerSearchAttributes: boolean;
 }

@@ -23,7 +23,8 @@ const DEV_SERVER = { address: '127.0.0.1:7233', namespace: 'default' };
 export interface TemporalProfile {
   address: string;
   namespace: string;
-  profile: ClientConfigProfile;
+  /** The rest of the profile: TLS, API key, gRPC metadata. */
+  profile: Omit<ClientConfigProfile, 'address' | 'namespace'>;
 }
 
 /** Loads the profile; what is wrong with it goes to `problems` (the dev server's profile then). */
@@ -46,9 +47,8 @@ export function temporalProfile(env: Env, problems: string[]): TemporalProfile {
   if (tls && !tls.disabled && Boolean(tls.clientCert) !== Boolean(tls.clientKey)) {
     problems.push("TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or the profile's client_cert and client_key) go together: both or neither");
   }
-  const address = loaded.address ?? DEV_SERVER.address;
-  const namespace = loaded.namespace ?? DEV_SERVER.namespace;
-  return { address, namespace, profile: { ...loaded, address, namespace } };
+  const { address = DEV_SERVER.address, namespace = DEV_SERVER.namespace, ...connection } = loaded;
+  return { address, namespace, profile: connection };
 }
 
 /**

@@ -12,15 +12,15 @@ import { SEARCH_ATTRIBUTES } from './search-attributes';
  * certificate pair for mTLS, a server name), an API key the SDK sends as `authorization: Bearer
  * <key>` (TLS on with it unless TLS is disabled), gRPC metadata. Certificate files are read here, at connect.
  */
-export function temporalConnectionOptions(config: Pick<TemporalConfig, 'profile'>): {
+export function temporalConnectionOptions(config: Pick<TemporalConfig, 'address' | 'profile'>): {
   address: string;
   tls?: TLSConfig | boolean;
   apiKey?: string;
   metadata?: Record<string, string>;
 } {
-  const { address, tls, apiKey } = toClientOptions(config.profile).connectionOptions;
+  const { tls, apiKey } = toClientOptions(config.profile).connectionOptions;
   const metadata = config.profile.grpcMeta;
-  return { address: address!, ...(tls != null ? { tls } : {}), ...(apiKey ? { apiKey } : {}), ...(metadata ? { metadata } : {}) };
+  return { address: config.address, ...(tls != null ? { tls } : {}), ...(apiKey ? { apiKey } : {}), ...(metadata ? { metadata } : {}) };
 }
 
 /**
@@ -40,7 +40,7 @@ export interface TemporalGateway {
 /** Connecting gives up after this long (or the call deadline when shorter). */
 const CONNECT_TIMEOUT_MS = 3_000;
 
-export function createTemporalGateway(config: Pick<TemporalConfig, 'namespace' | 'profile'> & Partial<Pick<TemporalConfig, 'callDeadlineMs'>>): TemporalGateway {
+export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | 'namespace' | 'profile'> & Partial<Pick<TemporalConfig, 'callDeadlineMs'>>): TemporalGateway {
   const { namespace } = config;
   const callDeadlineMs = config.callDeadlineMs ?? 5_000;
   let pending: Promise<{ connection: Connection; client: Client }> | null = null;

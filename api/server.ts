@@ -1,6 +1,7 @@
+// First: tracing patches the modules the rest of the imports load.
+import { tracing } from './instrumentation';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../infra/config';
-import { installTracing } from '../infra/tracing';
 import { createApp } from './app';
 import { createDeps } from './deps';
 import { createLogger, exitOnStartFailure } from '../infra/logger';
@@ -10,8 +11,6 @@ import { drainServer, trackInFlight } from './graceful-shutdown';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  // Before the app: its middleware and the Temporal client find the registered tracer provider.
-  const tracing = installTracing('industrial-ops-api');
   const deps = createDeps(config);
   const { app } = createApp(deps);
   const requests = trackInFlight(requestListener(app.callback()));

@@ -2,7 +2,9 @@
  * The one place that reads the process environment. Everything else receives a typed Config.
  * Production refuses to start with missing or weak secrets: no secret is compiled in.
  */
+import type { ClientConfigProfile } from '@temporalio/envconfig';
 import { OWASP_SCRYPT, type ScryptParams } from '../domain/auth/passwords';
+import { temporalProfile } from './temporal-profile';
 
 export type AppEnv = 'development' | 'test' | 'production';
 
@@ -162,27 +164,21 @@ type Env = Record<string, string | undefined>;
 const MIN_SECRET_LENGTH = 32;
 const MAX_WEBHOOK_RESPONSE_TIMEOUT_MS = 20_000;
 
-/** How to reach Temporal: a self-hosted cluster with TLS or mTLS, Temporal Cloud with an API key, or the dev server. */
+/**
+ * How to reach Temporal: a self-hosted cluster with TLS or mTLS, Temporal Cloud with an API key, or
+ * the dev server. Loaded by @temporalio/envconfig (infra/temporal-profile.ts): Temporal's shared
+ * environment configuration, the same variables and temporal.toml profiles as its CLI and SDKs.
+ */
 export interface TemporalConfig {
   address: string;
   namespace: string;
   uiUrl: string;
   /** How long the API waits for a workflow's answer (signal, query, Update) before a 503. */
   callDeadlineMs: number;
-  /** null: plain gRPC (the dev server on loopback). */
-  tls: TemporalTlsConfig | null;
-  /** Sent as `authorization: Bearer <key>` on every call (Temporal Cloud API keys). */
-  apiKey: string | null;
+  /** The rest of the loaded profile: TLS (certificate files read at connect), API key, gRPC metadata. */
+  profile: Omit<ClientConfigProfile, 'address' | 'namespace'>;
   /** Whether the worker registers the search attributes at start (a Cloud namespace may refuse it: register them there once). */
   registerSearchAttributes: boolean;
-}
-
-/** PEM files; without a CA the system's roots verify the server. */
-export interface TemporalTlsConfig {
-  caFile: string | null;
-  certFile: string | null;
-  keyFile: string | null;
-  serverName: string | null;
 }
 
 /** The API's stop by default: 5 s for the balancer to see /readyz fail, then up to 20 s for the requests in flight. */
@@ -269,12 +265,9 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: required('DATABASE_URL'),
     databasePoolMax: count('DATABASE_POOL_MAX', 20, 4),
     temporal: {
-      address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
-      namespace: env.TEMPORAL_NAMESPACE || 'default',
       uiUrl: env.TEMPORAL_UI_URL || 'http://127.0.0.1:8233',
       callDeadlineMs: count('TEMPORAL_CALL_DEADLINE_MS', 5_000),
-      tls: temporalTls(env, problems),
-      apiKey: env.TEMPORAL_API_KEY?.trim() || null,
+      ...temporalProfile(env, problems),
       registerSearchAttributes: env.TEMPORAL_REGISTER_SEARCH_ATTRIBUTES !== 'false',
     },
     s3: {
@@ -366,22 +359,6 @@ function apiTls(env: NodeJS.ProcessEnv, problems: string[]): Config['api']['tls'
     return null;
   }
   return { certFile, keyFile };
-}
-
-/**
- * The Temporal CLI's variables: TEMPORAL_TLS_CA, TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (paths),
- * TEMPORAL_TLS_SERVER_NAME. Any of them, TEMPORAL_TLS=true, or an API key (Temporal Cloud) turns
- * TLS on; TEMPORAL_TLS=false keeps it off (an API key to a plain-text proxy on loopback).
- */
-function temporalTls(env: NodeJS.ProcessEnv, problems: string[]): TemporalTlsConfig | null {
-  const file = (name: string) => env[name]?.trim() || null;
-  const tls = { caFile: file('TEMPORAL_TLS_CA'), certFile: file('TEMPORAL_TLS_CERT'), keyFile: file('TEMPORAL_TLS_KEY'), serverName: file('TEMPORAL_TLS_SERVER_NAME') };
-  if (Boolean(tls.certFile) !== Boolean(tls.keyFile)) problems.push('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (both or neither)');
-  const flag = env.TEMPORAL_TLS?.trim();
-  if (flag !== undefined && flag !== '' && flag !== 'true' && flag !== 'false') problems.push('TEMPORAL_TLS must be true or false');
-  if (flag === 'false') return null;
-  const wanted = flag === 'true' || Boolean(env.TEMPORAL_API_KEY?.trim()) || Object.values(tls).some(Boolean);
-  return wanted ? tls : null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import pino, { DestinationStream, Logger } from 'pino';
 import { ConfigError } from './config';
 import { causeChain, isPostgresError, postgresErrorFields } from './error-chain';
@@ -16,6 +17,14 @@ export function serializeError(err: unknown): unknown {
   return { ...pino.stdSerializers.err(err), message: err.message, stack: err.stack, cause: postgresErrorFields(postgres) };
 }
 
+/** The active span's ids on every line written inside it (a request, an activity): logs and traces join on them. */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
 /**
  * JSON logs. Credentials and personal data never reach a log line: the redact list covers the
  * places they could appear, errors go through `serializeError`, and callers log ids, not bodies.
@@ -26,6 +35,7 @@ export function createLogger(level: string, base: Record<string, unknown> = {}, 
     base: { service: 'industrial-ops', ...base },
     timestamp: pino.stdTimeFunctions.isoTime,
     serializers: { err: serializeError },
+    mixin: traceFields,
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', '*.password', '*.refresh_token', '*.access_token', '*.secret', '*.token'],
       censor: '[redacted]',

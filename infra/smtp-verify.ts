@@ -3,6 +3,7 @@
  * required, AUTH), without sending mail: nodemailer's `transporter.verify()`.
  */
 import nodemailer from 'nodemailer';
+import { withSendSpans } from './smtp-tracing';
 
 export interface SmtpSettings {
   host: string;
@@ -26,18 +27,20 @@ const TIMEOUT_MS = 10_000;
 
 /** A transport to a tenant's own SMTP server, every phase bounded by `timeoutMs`; nodemailer's logger off (it would log credentials). */
 export function smtpTransport(settings: SmtpSettings, timeoutMs: number) {
-  return nodemailer.createTransport({
-    host: settings.host,
-    port: settings.port,
-    secure: settings.secure,
-    requireTLS: settings.requireTls === true && !settings.secure,
-    auth: settings.username ? { user: settings.username, pass: settings.password ?? '' } : undefined,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-    logger: false,
-    ...(settings.servername ? { tls: { servername: settings.servername } } : {}),
-  });
+  return withSendSpans(
+    nodemailer.createTransport({
+      host: settings.host,
+      port: settings.port,
+      secure: settings.secure,
+      requireTLS: settings.requireTls === true && !settings.secure,
+      auth: settings.username ? { user: settings.username, pass: settings.password ?? '' } : undefined,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      logger: false,
+      ...(settings.servername ? { tls: { servername: settings.servername } } : {}),
+    }),
+  );
 }
 
 export async function verifySmtp(settings: SmtpSettings): Promise<SmtpVerification> {

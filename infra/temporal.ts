@@ -1,5 +1,5 @@
-import fs from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
+import { toClientOptions } from '@temporalio/envconfig';
 import { temporal } from '@temporalio/proto';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { TemporalConfig } from './config';
@@ -8,21 +8,19 @@ import { SEARCH_ATTRIBUTES } from './search-attributes';
 
 /**
  * What both connections (the client's Connection and the worker's NativeConnection) take to reach
- * the configured cluster: TLS with an optional CA and client certificate pair (mTLS), and an API
- * key, which the SDK sends as `authorization: Bearer <key>`. Files are read here, at connect.
+ * the configured cluster, as envconfig turns a profile into options: TLS (a CA, a client
+ * certificate pair for mTLS, a server name), an API key the SDK sends as `authorization: Bearer
+ * <key>` (TLS on with it unless TLS is disabled), gRPC metadata. Certificate files are read here, at connect.
  */
-export function temporalConnectionOptions(config: Pick<TemporalConfig, 'address' | 'tls' | 'apiKey'>): { address: string; tls?: TLSConfig; apiKey?: string } {
-  const options: { address: string; tls?: TLSConfig; apiKey?: string } = { address: config.address };
-  if (config.tls) {
-    const { caFile, certFile, keyFile, serverName } = config.tls;
-    options.tls = {
-      ...(caFile ? { serverRootCACertificate: fs.readFileSync(caFile) } : {}),
-      ...(certFile && keyFile ? { clientCertPair: { crt: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) } } : {}),
-      ...(serverName ? { serverNameOverride: serverName } : {}),
-    };
-  }
-  if (config.apiKey) options.apiKey = config.apiKey;
-  return options;
+export function temporalConnectionOptions(config: Pick<TemporalConfig, 'address' | 'profile'>): {
+  address: string;
+  tls?: TLSConfig | boolean;
+  apiKey?: string;
+  metadata?: Record<string, string>;
+} {
+  const { tls, apiKey } = toClientOptions(config.profile).connectionOptions;
+  const metadata = config.profile.grpcMeta;
+  return { address: config.address, ...(tls != null ? { tls } : {}), ...(apiKey ? { apiKey } : {}), ...(metadata ? { metadata } : {}) };
 }
 
 /**
@@ -42,7 +40,7 @@ export interface TemporalGateway {
 /** Connecting gives up after this long (or the call deadline when shorter). */
 const CONNECT_TIMEOUT_MS = 3_000;
 
-export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | 'namespace' | 'tls' | 'apiKey'> & Partial<Pick<TemporalConfig, 'callDeadlineMs'>>): TemporalGateway {
+export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | 'namespace' | 'profile'> & Partial<Pick<TemporalConfig, 'callDeadlineMs'>>): TemporalGateway {
   const { namespace } = config;
   const callDeadlineMs = config.callDeadlineMs ?? 5_000;
   let pending: Promise<{ connection: Connection; client: Client }> | null = null;

@@ -1,20 +1,24 @@
 /**
- * OpenTelemetry traces, off unless the standard OTEL variables ask for them: with
- * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, spans go over OTLP/HTTP
- * to that collector, named by OTEL_SERVICE_NAME (default industrial-ops-api / -worker). One trace
- * follows a request from the API (W3C `traceparent` in and out) through the Temporal client call
- * into the workflow and its activities (@temporalio/interceptors-opentelemetry carries the context
- * in Temporal headers). Tests pass their own in-memory exporter.
+ * OpenTelemetry traces through the SDK's NodeSDK, off unless the SDK's own variables ask for them
+ * (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). Everything else is the
+ * SDK's: the exporter from OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL (http/protobuf by default,
+ * http/json, grpc), the batch processor's OTEL_BSP_* settings, the resource from its detectors
+ * (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, host and process), the propagators from
+ * OTEL_PROPAGATORS. This module adds a default service.name per process and service.version from
+ * package.json, both of which the environment overrides.
+ *
+ * Instrumentations: incoming and outgoing HTTP (the server span of each request, webhooks, S3),
+ * undici (fetch: channel deliveries, language models), pg (every query of a traced operation).
+ * They patch modules as these are first required, so each process starts tracing from its
+ * instrumentation entry (api/instrumentation.ts, workers/instrumentation.ts), imported before
+ * anything else. One trace follows a request from the API through the Temporal client call into
+ * the workflow and its activities (@temporalio/interceptors-opentelemetry, Temporal headers).
  */
-import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 export interface Tracing {
+  /** The detected resource and the SDK's span processor: the worker hands both to the workflow span exporter. */
   readonly resource: Resource;
   readonly spanProcessor: SpanProcessor;
   /** Sends what is buffered and stops (on shutdown). */
@@ -23,37 +27,31 @@ export interface Tracing {
 
 let installed = false;
 
-/** Whether this process exports traces (installTracing registered a provider). */
+/** Whether this process exports traces (startTracing started the SDK). */
 export const tracingInstalled = (): boolean => installed;
 
 /** Whether the environment asks for traces (the OTel SDK's own variables). */
-export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
 
 /**
- * Registers the process-wide tracer provider, context manager and W3C propagator. Answers null
- * (and registers nothing: every tracer stays a no-op) when traces are not asked for.
+ * Starts the SDK for this process (null, and nothing loaded or registered, when traces are not
+ * asked for): every tracer stays a no-op then and no module is patched.
  */
-export function installTracing(defaultServiceName: string, options: { exporter?: SpanExporter; env?: NodeJS.ProcessEnv } = {}): Tracing | null {
-  const env = options.env ?? process.env;
-  if (!options.exporter && !tracingRequested(env)) return null;
-  const resource = new Resource({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME?.trim() || defaultServiceName });
-  // A test's exporter gets each span at once; a collector gets them in batches.
-  const spanProcessor = options.exporter ? new SimpleSpanProcessor(options.exporter) : new BatchSpanProcessor(new OTLPTraceExporter());
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
-  provider.register({ contextManager: new AsyncLocalStorageContextManager().enable(), propagator: new W3CTraceContextPropagator() });
+export function startTracing(defaultServiceName: string): Tracing | null {
+  if (!tracingRequested()) return null;
+  // Synchronous, before the caller's other imports; the SDK is loaded only here (infra/tracing-sdk.ts).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startTracingSdk } = require('./tracing-sdk') as typeof import('./tracing-sdk');
+  const tracing = startTracingSdk(defaultServiceName);
   installed = true;
   return {
-    resource,
-    spanProcessor,
+    ...tracing,
     async shutdown() {
       installed = false;
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
+      await tracing.shutdown();
     },
   };
 }

@@ -1,3 +1,5 @@
+// First: tracing patches the modules the rest of the imports load.
+import { tracing } from './instrumentation';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
@@ -5,6 +7,7 @@ import { createDb } from '../db/knex';
 import { warnIfPrivilegedRole } from '../db/roles';
 import { loadConfig } from '../infra/config';
 import { llmProviderFrom } from '../infra/llm';
+import { withSendSpans } from '../infra/smtp-tracing';
 import { createLogger, exitOnStartFailure } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
@@ -19,7 +22,6 @@ import { createMetricsRegistry } from '../infra/metrics';
 import { startWorkerHttpServer } from './http-server';
 import { installWorkerRuntime } from './telemetry';
 import { loadWorkflowBundle } from './workflow-bundle';
-import { installTracing } from '../infra/tracing';
 import { Client } from '@temporalio/client';
 import { makeWorkflowExporter, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 
@@ -37,7 +39,6 @@ async function main(): Promise<void> {
   const lifecycle = createLogger('info', { component: 'worker' });
   // Before any native connection: the SDK's logs and metrics go where this process's go.
   const { sdkMetricsUrl } = await installWorkerRuntime(log);
-  const tracing = installTracing('industrial-ops-worker');
   const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
   void warnIfPrivilegedRole(db, lifecycle);
   const objectStore = createObjectStore(config.s3);
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   }
 
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
-  const mailer = config.smtp.url ? nodemailer.createTransport(config.smtp.url) : null;
+  const mailer = config.smtp.url ? withSendSpans(nodemailer.createTransport(config.smtp.url)) : null;
   // One bundle for both workers, prebuilt by `npm run build` (workers/workflow-bundle.ts).
   const workflowBundle = await loadWorkflowBundle(tracing ? 'traced' : 'plain', log);
   const interceptors = tracing ? withTracing(WORKER_INTERCEPTORS) : WORKER_INTERCEPTORS;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { trace } from '@opentelemetry/api';
 import { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppState } from '../context';
@@ -12,9 +11,8 @@ export function requestId(logger: Logger): Middleware<AppState> {
     const incoming = ctx.get('X-Request-Id');
     const id = ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = id;
-    // With tracing on, log lines also carry the trace id, which follows the request into workflows.
-    const span = trace.getActiveSpan();
-    ctx.state.log = logger.child(span?.isRecording() ? { request_id: id, trace_id: span.spanContext().traceId } : { request_id: id });
+    // With tracing on, the logger's mixin adds trace_id and span_id (infra/logger.ts).
+    ctx.state.log = logger.child({ request_id: id });
     ctx.set('X-Request-Id', id);
     const started = process.hrtime.bigint();
     try {

@@ -2,10 +2,11 @@
  * Temporal over TLS (issue 18), as against a self-hosted cluster with mTLS or Temporal Cloud with
  * an API key: a TLS-terminating gRPC proxy on loopback (HTTP/2 with ALPN h2, a client certificate
  * required, certificates made by the test with openssl) stands in front of the suite's dev server.
- * The API's client connection and the worker's native connection, configured only through the
- * environment variables the README documents, reach Temporal through it and run a workflow; the
- * proxy sees the API key as `authorization: Bearer <key>` on every call of both; a client without
- * the certificate is refused in the handshake.
+ * The API's client connection and the worker's native connection, configured only the way Temporal's
+ * CLI and SDKs share (@temporalio/envconfig): once by the standard environment variables, once by a
+ * temporal.toml profile. Both reach Temporal through the proxy; the proxy sees the API key as
+ * `authorization: Bearer <key>` on every call; a client without the certificate is refused in the
+ * handshake.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -87,14 +88,14 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** The configuration a deployment would give: only environment variables. */
+/** The configuration a deployment would give: only environment variables, Temporal's standard names. */
 function tlsConfig(extra: Record<string, string> = {}) {
   return loadConfig({
     ...process.env,
     TEMPORAL_ADDRESS: `127.0.0.1:${proxyPort}`,
-    TEMPORAL_TLS_CA: path.join(dir, 'ca.pem'),
-    TEMPORAL_TLS_CERT: path.join(dir, 'client.pem'),
-    TEMPORAL_TLS_KEY: path.join(dir, 'client.key'),
+    TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'ca.pem'),
+    TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'client.pem'),
+    TEMPORAL_TLS_CLIENT_KEY_PATH: path.join(dir, 'client.key'),
     TEMPORAL_API_KEY: 'tls-test-key',
     ...extra,
   }).temporal;
@@ -102,7 +103,6 @@ function tlsConfig(extra: Record<string, string> = {}) {
 
 it('the API client and the worker run a workflow through the TLS proxy with a client certificate, sending the API key on every call', async () => {
   const config = tlsConfig();
-  expect(config.tls).toEqual({ caFile: path.join(dir, 'ca.pem'), certFile: path.join(dir, 'client.pem'), keyFile: path.join(dir, 'client.key'), serverName: null });
   const gateway = createTemporalGateway(config);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   try {
@@ -139,8 +139,8 @@ it('the API client and the worker run a workflow through the TLS proxy with a cl
 });
 
 it('a client without the certificate is refused in the handshake; TEMPORAL_TLS=false turns TLS off', async () => {
-  const config = tlsConfig({ TEMPORAL_TLS_CERT: '', TEMPORAL_TLS_KEY: '' });
-  expect(config.tls).toMatchObject({ certFile: null, keyFile: null });
+  const config = tlsConfig({ TEMPORAL_TLS_CLIENT_CERT_PATH: '', TEMPORAL_TLS_CLIENT_KEY_PATH: '' });
+  expect(temporalConnectionOptions(config).tls).toMatchObject({ clientCertPair: undefined });
   const refused = await Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: 3_000 })
     .then(async (c) => {
       try {
@@ -152,6 +152,41 @@ it('a client without the certificate is refused in the handshake; TEMPORAL_TLS=f
     })
     .catch(() => 'refused');
   expect(refused).toBe('refused');
-  expect(tlsConfig({ TEMPORAL_TLS: 'false' }).tls).toBeNull();
-  expect(() => loadConfig({ ...process.env, TEMPORAL_TLS_CERT: 'x.pem' })).toThrow(/TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together/);
+  expect(temporalConnectionOptions(tlsConfig({ TEMPORAL_TLS: 'false' })).tls).toBe(false);
+  expect(() => loadConfig({ ...process.env, TEMPORAL_TLS_CLIENT_CERT_PATH: 'x.pem' })).toThrow(/TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH .* go together/);
+});
+
+it("an operator's temporal.toml profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE) reaches the cluster unchanged, both kinds of connection", async () => {
+  const file = path.join(dir, 'temporal.toml');
+  fs.writeFileSync(
+    file,
+    [
+      '[profile.proxied]',
+      `address = "127.0.0.1:${proxyPort}"`,
+      'namespace = "default"',
+      'api_key = "profile-key"',
+      '[profile.proxied.tls]',
+      `server_ca_cert_path = "${path.join(dir, 'ca.pem')}"`,
+      `client_cert_path = "${path.join(dir, 'client.pem')}"`,
+      `client_key_path = "${path.join(dir, 'client.key')}"`,
+    ].join('\n'),
+  );
+  // The stack's own TEMPORAL_ADDRESS would override the profile's address.
+  const { TEMPORAL_ADDRESS: _stack, ...env } = process.env;
+  const config = loadConfig({ ...env, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'proxied' }).temporal;
+  expect(config.address).toBe(`127.0.0.1:${proxyPort}`);
+  const before = seen.length;
+  const gateway = createTemporalGateway(config);
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
+  try {
+    await gateway.ping(5_000);
+    await connection.workflowService.getSystemInfo({});
+  } finally {
+    await gateway.close();
+    await connection.close();
+  }
+  const calls = seen.slice(before).filter((c) => c.path.endsWith('/GetSystemInfo'));
+  expect(calls.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(calls.map((c) => c.authorization))).toEqual(new Set(['Bearer profile-key']));
+  expect(new Set(calls.map((c) => c.userAgent)).size).toBe(2); // the Node client and the worker's Rust core
 });

@@ -1,50 +1,77 @@
 /**
- * One trace from an API request into the workflow and its activity (issue 18). The API runs in
- * this process with an in-memory exporter; the worker is a real process of a stack of its own
- * (a Temporal dev server and database of its own), configured only by the standard OTEL variables, exporting
- * over OTLP/HTTP to a collector stand-in on loopback. The request carries a W3C traceparent; the
- * API's span, the Temporal client's, the workflow's Update handler and the activity it runs all
- * carry its trace id.
+ * One trace from an API request into the workflow, its activity and their database queries. The
+ * API and the worker are real processes from dist/ of a stack of their own (a Temporal dev server
+ * and database of its own), configured only by the OpenTelemetry SDK's standard variables: each
+ * exports over OTLP to a collector stand-in on loopback, the API as http/protobuf, the worker as
+ * http/json (OTEL_EXPORTER_OTLP_PROTOCOL). The request carries a W3C traceparent; the API's server
+ * span, its pg queries, the Temporal client's Update, the workflow's handler, the activity and the
+ * activity's pg queries all carry its trace id; the API's log line of the request carries the
+ * trace and span ids. Tenants are set up by an untraced API in this process.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { loadConfig } from '../../infra/config';
-import { installTracing, Tracing } from '../../infra/tracing';
-import { createTenant, startTestApi, TestApi } from '../support/api';
+import { createTenant, send, startTestApi, TestApi } from '../support/api';
 import { startServiceProcess, ServiceProcess } from '../support/service-process';
 import { DevServerForTest, startDevServerForTest } from '../support/temporal-env';
 import { startTogether } from '../support/start-together';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { until } from '../support/until';
+// The OTLP protobuf messages, as the SDK's own exporters encode them.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const otlp = require('@opentelemetry/otlp-transformer/build/src/generated/root').opentelemetry.proto;
 
 jest.setTimeout(240_000);
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const API_LOG = path.join(ROOT, '.run', 'tracing-api.log');
+const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 
 interface ExportedSpan {
   traceId: string;
   spanId: string;
   parentSpanId?: string;
   name: string;
+  kind: number;
   service: string;
+  resource: Record<string, unknown>;
+  attributes: Record<string, unknown>;
+  /** The body's content type: what OTEL_EXPORTER_OTLP_PROTOCOL chose. */
+  contentType: string;
 }
 
 let temporal: DevServerForTest;
 let postgres: TestPostgres;
 let worker: ServiceProcess;
+let tracedApi: ServiceProcess;
 let collector: http.Server;
 const exported: ExportedSpan[] = [];
-const apiSpans = new InMemorySpanExporter();
-let tracing: Tracing | null;
-let api: TestApi;
+let admin: TestApi;
 
-/** OTLP/HTTP JSON (ExportTraceServiceRequest), as @opentelemetry/exporter-trace-otlp-http sends it. */
-function collect(body: any): void {
+const hex = (id: unknown): string | undefined => (id == null ? undefined : typeof id === 'string' ? id : Buffer.from(id as Uint8Array).toString('hex') || undefined);
+const attributeMap = (attributes: any[] = []): Record<string, unknown> => Object.fromEntries(attributes.map((a) => [a.key, Object.values(a.value ?? {})[0]]));
+
+/** An ExportTraceServiceRequest, from JSON or protobuf alike. */
+function collect(body: any, contentType: string): void {
   for (const resourceSpans of body.resourceSpans ?? []) {
-    const service = (resourceSpans.resource?.attributes ?? []).find((a: any) => a.key === 'service.name')?.value?.stringValue;
+    const resource = attributeMap(resourceSpans.resource?.attributes);
     for (const scope of resourceSpans.scopeSpans ?? []) {
-      for (const span of scope.spans ?? []) exported.push({ traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId, name: span.name, service });
+      for (const span of scope.spans ?? []) {
+        exported.push({
+          traceId: hex(span.traceId)!,
+          spanId: hex(span.spanId)!,
+          parentSpanId: hex(span.parentSpanId),
+          name: span.name,
+          kind: span.kind,
+          service: String(resource['service.name']),
+          resource,
+          attributes: attributeMap(span.attributes),
+          contentType,
+        });
+      }
     }
   }
 }
@@ -54,36 +81,47 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      if (req.url === '/v1/traces') collect(JSON.parse(Buffer.concat(chunks).toString()));
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{}');
+      const contentType = String(req.headers['content-type']);
+      const body = Buffer.concat(chunks);
+      if (req.url === '/v1/traces') {
+        collect(contentType === 'application/x-protobuf' ? otlp.collector.trace.v1.ExportTraceServiceRequest.decode(body) : JSON.parse(body.toString()), contentType);
+      }
+      res.writeHead(200, { 'Content-Type': contentType });
+      res.end(contentType === 'application/x-protobuf' ? undefined : '{}');
     });
   });
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
   [temporal, postgres] = await startTogether(startDevServerForTest(), startTestPostgres());
   const env = { TEMPORAL_ADDRESS: temporal.address, DATABASE_URL: postgres.databaseUrl };
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_LOGS_EXPORTER: 'none' };
   worker = await startServiceProcess(
     'worker',
-    { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: 'worker-under-test', OTEL_BSP_SCHEDULE_DELAY: '200' },
-    path.resolve(__dirname, '../../.run/tracing-worker.log'),
+    { ...env, ...otel, OTEL_SERVICE_NAME: 'worker-under-test', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+    path.join(ROOT, '.run', 'tracing-worker.log'),
   );
-  tracing = installTracing('api-under-test', { exporter: apiSpans });
+  fs.rmSync(API_LOG, { force: true });
+  tracedApi = await startServiceProcess(
+    'api',
+    // No OTEL_SERVICE_NAME: the default name, with the environment's resource attributes.
+    { ...env, ...otel, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=trace-test', LOG_LEVEL: 'info' },
+    API_LOG,
+  );
   const base = loadConfig({ ...process.env, ...env });
-  api = await startTestApi({ databaseUrl: base.databaseUrl, temporal: base.temporal });
+  admin = await startTestApi({ databaseUrl: base.databaseUrl, temporal: base.temporal });
 });
 
 afterAll(async () => {
-  await api?.close();
-  await tracing?.shutdown();
+  await admin?.close();
+  await tracedApi?.stop();
   await worker?.stop();
   await Promise.all([temporal?.stop(), postgres?.stop()]);
   await new Promise((resolve) => collector?.close(resolve));
 });
 
-it('follows a counter reading from the API request into the Update handler and the activity it runs', async () => {
-  const tenant = await createTenant(api);
-  const created = await api.request('/api/v1/maintenance/plans', {
+it('follows a counter reading from the API request into the Update handler, the activity it runs and the queries of both', async () => {
+  const tenant = await createTenant(admin);
+  const created = await admin.request('/api/v1/maintenance/plans', {
     method: 'POST',
     token: tenant.token,
     json: { name: 'Grease pump bearings', trigger: { type: 'counter', counter: 'operating_hours', unit: 'h', every: 100, start_value: 0 } },
@@ -91,48 +129,79 @@ it('follows a counter reading from the API request into the Update handler and t
   expect(created.status).toBe(201);
 
   const traceId = randomBytes(16).toString('hex');
-  const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
-  const counted = await api.request(`/api/v1/maintenance/plans/${created.body.id}/counter`, {
+  const callerSpanId = randomBytes(8).toString('hex');
+  const counted = await send(tracedApi.url, `/api/v1/maintenance/plans/${created.body.id}/counter`, {
     method: 'POST',
     token: tenant.token,
     json: { value: 150, source: 'gateway-7' },
-    headers: { traceparent, 'Idempotency-Key': randomUUID() },
+    headers: { traceparent: `00-${traceId}-${callerSpanId}-01`, 'Idempotency-Key': randomUUID() },
   });
   expect(counted.status).toBe(200);
 
-  // The API's own spans: the server span continues the caller's trace; the Update call is its child.
-  const local = apiSpans.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
-  const server = local.find((s) => s.name === 'POST /api/v1/maintenance/plans/:plan_id/counter');
-  expect(server?.attributes['http.response.status_code']).toBe(200);
-  const update = local.find((s) => s.name.startsWith('StartWorkflowUpdate:'));
-  expect(update?.parentSpanId).toBe(server?.spanContext().spanId);
-
-  // The worker's spans, exported over OTLP by the worker process, in the same trace.
-  const remote = await until(
+  const spans = await until(
     async () => exported.filter((s) => s.traceId === traceId),
-    (spans) => spans.some((s) => s.name.startsWith('RunActivity:')) && spans.some((s) => s.name.startsWith('HandleUpdate:')),
-    'the worker to export the Update handler and activity spans',
+    (found) =>
+      ['POST /api/v1/maintenance/plans/', 'StartWorkflowUpdate:', 'HandleUpdate:', 'RunActivity:recordCounterReading'].every((name) => found.some((s) => s.name.startsWith(name))),
+    'both processes to export their spans of the trace',
     30_000,
     200,
   );
-  expect(new Set(remote.map((s) => s.service))).toEqual(new Set(['worker-under-test']));
-  const handler = remote.find((s) => s.name.startsWith('HandleUpdate:'))!;
-  expect(handler.parentSpanId).toBe(update!.spanContext().spanId);
-  // The activity's span descends from the handler (through the workflow's StartActivity span).
-  const byId = new Map(remote.map((s) => [s.spanId, s]));
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
   const ancestors = (span: ExportedSpan | undefined): string[] => (span?.parentSpanId ? [span.parentSpanId, ...ancestors(byId.get(span.parentSpanId))] : []);
-  const activity = remote.find((s) => s.name === 'RunActivity:recordCounterReading');
+
+  // The API: the HTTP instrumentation's server span continues the caller's trace, named by the route.
+  const api = spans.filter((s) => s.service === 'industrial-ops-api');
+  const server = api.find((s) => s.name === 'POST /api/v1/maintenance/plans/:plan_id/counter')!;
+  expect(server.parentSpanId).toBe(callerSpanId);
+  expect(server.attributes['http.route']).toBe('/api/v1/maintenance/plans/:plan_id/counter');
+  // The SDK's resource: the default name, service.version from package.json, OTEL_RESOURCE_ATTRIBUTES.
+  expect(server.resource).toMatchObject({ 'service.version': VERSION, 'deployment.environment': 'trace-test' });
+  expect(server.contentType).toBe('application/x-protobuf');
+  // The API's own queries (session check, the unit of work) under its server span.
+  const apiQueries = api.filter((s) => s.name.startsWith('pg.query:'));
+  expect(apiQueries.length).toBeGreaterThan(0);
+  for (const query of apiQueries) expect(ancestors(query)).toContain(server.spanId);
+  const update = api.find((s) => s.name.startsWith('StartWorkflowUpdate:'))!;
+  expect(ancestors(update)).toContain(server.spanId);
+
+  // The worker, in the same trace: the Update handler under the API's Update call, the activity
+  // under the handler, the activity's queries under the activity.
+  const remote = spans.filter((s) => s.service === 'worker-under-test');
+  expect(new Set(remote.map((s) => s.contentType))).toEqual(new Set(['application/json']));
+  expect(remote[0]!.resource['service.version']).toBe(VERSION);
+  const handler = remote.find((s) => s.name.startsWith('HandleUpdate:'))!;
+  expect(handler.parentSpanId).toBe(update.spanId);
+  const activity = remote.find((s) => s.name === 'RunActivity:recordCounterReading')!;
   expect(ancestors(activity)).toContain(handler.spanId);
+  const activityQueries = remote.filter((s) => s.name.startsWith('pg.query:') && ancestors(s).includes(activity.spanId));
+  expect(activityQueries.length).toBeGreaterThan(0);
+  expect(activityQueries[0]!.attributes['db.system']).toBe('postgresql');
+
+  // The API's log line of the request names the trace and the server span.
+  const line = await until(
+    async () => (fs.existsSync(API_LOG) ? fs.readFileSync(API_LOG, 'utf8').split('\n') : []).filter((l) => l.includes('"msg":"request"') && l.includes(traceId)),
+    (lines) => lines.length > 0,
+    'the request log line',
+    5_000,
+    100,
+  );
+  expect(JSON.parse(line[0]!)).toMatchObject({ trace_id: traceId, span_id: server.spanId, status: 200 });
 });
 
-it('sends no spans of requests without tracing headers to another trace', async () => {
-  const before = apiSpans.getFinishedSpans().length;
-  const res = await api.request('/livez');
+it('opens a new trace for a request without tracing headers, and none for probes', async () => {
+  const before = exported.length;
+  expect((await send(tracedApi.url, '/livez', {})).status).toBe(200);
+  const res = await send(tracedApi.url, '/api/v1/openapi.json', {});
   expect(res.status).toBe(200);
-  const span = apiSpans
-    .getFinishedSpans()
-    .slice(before)
-    .find((s) => s.name === 'GET /livez');
-  // A new root span: no parent.
-  expect(span?.parentSpanId).toBeUndefined();
+  const fresh = await until(
+    async () => exported.slice(before).filter((s) => s.service === 'industrial-ops-api' && s.kind === 2),
+    (found) => found.some((s) => s.name.startsWith('GET /api/v1/openapi.json')),
+    'the server span of the document request',
+    10_000,
+    100,
+  );
+  // A new root span: no parent; the probe made none.
+  expect(fresh.find((s) => s.name.startsWith('GET /api/v1/openapi.json'))!.parentSpanId).toBeUndefined();
+  expect(fresh.find((s) => s.name.startsWith('GET /api/v1/openapi.json'))!.attributes['http.target']).toBe('/api/v1/openapi.json');
+  expect(fresh.filter((s) => s.attributes['http.target'] === '/livez')).toEqual([]);
 });

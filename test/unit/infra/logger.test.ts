@@ -1,4 +1,6 @@
 import { Writable } from 'node:stream';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { DatabaseError } from 'pg';
 import { createLogger } from '../../../infra/logger';
 import { temporalLoggerFor } from '../../../workers/telemetry';
@@ -60,4 +62,19 @@ describe("PostgreSQL's detail never reaches a log line", () => {
     expect(lines[0]).not.toMatch(/maria|Failing row/);
     expect(JSON.parse(lines[0]!)).toMatchObject({ msg: 'Activity failed', err: { code: '23514', constraint: 'contacts_phone_check' } });
   });
+});
+
+it('a line written inside a recording span carries its trace_id and span_id; outside, neither', () => {
+  const { log, lines } = capture();
+  const span = new BasicTracerProvider().getTracer('test').startSpan('op');
+  // The active span without a context manager: the mixin reads trace.getActiveSpan().
+  const active = jest.spyOn(trace, 'getActiveSpan').mockReturnValue(span);
+  log.info('inside');
+  active.mockRestore();
+  log.info('outside');
+  span.end();
+  const [inside, outside] = lines.map((l) => JSON.parse(l));
+  expect(inside).toMatchObject({ trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
+  expect(outside.trace_id).toBeUndefined();
+  expect(outside.span_id).toBeUndefined();
 });

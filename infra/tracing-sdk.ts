@@ -1,0 +1,44 @@
+/**
+ * The SDK part of infra/tracing.ts, required only when traces are asked for: the NodeSDK, its
+ * exporters and the instrumentations cost about half a second and 25 MB at start.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { trace, type ProxyTracerProvider } from '@opentelemetry/api';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { Resource } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { findRepoRoot } from './env-file';
+import type { Tracing } from './tracing';
+
+/** Probes and scrapes, every few seconds from the orchestrator: no trace of their own. */
+const UNTRACED_PATHS = new Set(['/livez', '/readyz', '/metrics']);
+
+export function startTracingSdk(defaultServiceName: string): Tracing {
+  const sdk = new NodeSDK({
+    // The detected resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) is merged over this one.
+    resource: new Resource({ [ATTR_SERVICE_NAME]: defaultServiceName, [ATTR_SERVICE_VERSION]: serviceVersion() }),
+    // Outgoing calls and queries only inside a traced operation (a request, an activity): the
+    // dispatcher's and outbox's polls, the SDK metrics scrape, start-up checks would otherwise each
+    // make a trace of their own. Statements without their values.
+    instrumentations: [
+      new HttpInstrumentation({ requireParentforOutgoingSpans: true, ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]) }),
+      new UndiciInstrumentation({ requireParentforSpans: true }),
+      new PgInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+  sdk.start();
+  // NodeSDK keeps its provider to itself; the registered one is it (the SDK's 1.x line exposes both getters).
+  const provider = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() as BasicTracerProvider;
+  return { resource: provider.resource as Resource, spanProcessor: provider.getActiveSpanProcessor(), shutdown: () => sdk.shutdown() };
+}
+
+/** The version in package.json, from source or compiled code alike. */
+function serviceVersion(): string {
+  const file = path.join(findRepoRoot(__dirname), 'package.json');
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+}

@@ -10,10 +10,17 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { Resource } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import type { BasicTracerProvider, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { findRepoRoot } from './env-file';
-import type { Tracing } from './tracing';
+
+export interface Tracing {
+  /** The detected resource and the SDK's span processor: the worker hands both to the workflow span exporter. */
+  readonly resource: Resource;
+  readonly spanProcessor: SpanProcessor;
+  /** Sends what is buffered and stops (on shutdown). */
+  shutdown(): Promise<void>;
+}
 
 /** Probes and scrapes, every few seconds from the orchestrator: no trace of their own. */
 const UNTRACED_PATHS = new Set(['/livez', '/readyz', '/metrics']);

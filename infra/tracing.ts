@@ -14,16 +14,9 @@
  * anything else. One trace follows a request from the API through the Temporal client call into
  * the workflow and its activities (@temporalio/interceptors-opentelemetry, Temporal headers).
  */
-import type { Resource } from '@opentelemetry/resources';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Tracing } from './tracing-sdk';
 
-export interface Tracing {
-  /** The detected resource and the SDK's span processor: the worker hands both to the workflow span exporter. */
-  readonly resource: Resource;
-  readonly spanProcessor: SpanProcessor;
-  /** Sends what is buffered and stops (on shutdown). */
-  shutdown(): Promise<void>;
-}
+export type { Tracing } from './tracing-sdk';
 
 let installed = false;
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test [-- jest args]`: every test from a fresh clone.
+// `npm test [-- jest args]`: every test from a fresh clone, on Node 24 (fetched once into .tools/node
+// where the machine's Node is older: scripts/lib/node-runtime.cjs).
 //   deps (npm ci if needed) → tools (.tools/) → build (dist/ holds the worker the API tests
 //   start), typecheck (tests included) and lint (ESLint + Prettier), side by side → jest --ci with
 //   the extra arguments.
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const { assertNodeVersion, ensureDependencies, runCommand, localBin, seconds } = require('./lib/bootstrap.cjs');
 const { ensureFuzzer, ensureOasdiff, ensureTools } = require('./lib/tools.cjs');
+const { runOnNode24 } = require('./lib/node-runtime.cjs');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (text) => process.stdout.write(text + '\n');
@@ -28,6 +30,7 @@ async function timed(name, fn) {
 }
 
 async function main() {
+  await runOnNode24({ root: ROOT, script: fileURLToPath(import.meta.url), log });
   assertNodeVersion();
   await timed('deps', () => ensureDependencies({ root: ROOT, log }));
   await timed('tools', async () => {

@@ -3,6 +3,8 @@
 // MinIO, migrations, an SMTP sink catching the worker's mail, and ONE worker from dist/.
 // The environment (fresh random secrets, APP_ENV=test) goes into process.env, which Jest's test
 // workers inherit, and into .run/test-stack.json. Logs: .run/{postgres,temporal,minio,migrate,worker}.log.
+// TEST_STACK_RUN_DIR moves the stack's logs and description: npm test runs a second jest beside the
+// first, with a stack of its own (scripts/test.mjs).
 import fs from 'node:fs';
 import path from 'node:path';
 import stackLib = require('../../scripts/lib/ephemeral-stack.cjs');
@@ -11,7 +13,7 @@ import { startWhatsappSink } from './whatsapp-sink';
 import { rememberTestStack } from './test-stack';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const RUN_DIR = path.join(ROOT, '.run');
+const RUN_DIR = path.resolve(ROOT, process.env.TEST_STACK_RUN_DIR ?? '.run');
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
@@ -50,5 +52,5 @@ export default async function globalSetup(): Promise<void> {
     logs: RUN_DIR,
   };
   fs.writeFileSync(path.join(RUN_DIR, 'test-stack.json'), JSON.stringify(description, null, 2) + '\n', { mode: 0o600 });
-  log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (logs in .run/)`);
+  log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(ROOT, RUN_DIR)}/)`);
 }

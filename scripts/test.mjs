@@ -84,14 +84,16 @@ async function main() {
  * files take a third of the suite's time and mostly wait: the fuzzer's fixed time budget
  * (test/api/fuzz.test.ts, 300 s) and scale-out's kills and restarts of processes of its own
  * (test/api/scale-out.test.ts, about 140 s). They run in a second jest beside the rest, with a
- * stack of their own (logs in .run/side/), so no file shares its stack with a concurrent one.
+ * stack of their own (logs in .run/side/), so no file shares its stack with a concurrent one; the
+ * workflow tests (about 110 s, each file on its own time-skipping server) follow them there, which
+ * evens the two runs out.
  */
-const SIDE_FILES = ['test/api/fuzz.test.ts', 'test/api/scale-out.test.ts'];
+const SIDE = ['test/api/fuzz.test.ts', 'test/api/scale-out.test.ts', 'test/workflows/'];
 function splitSuite() {
-  const patterns = SIDE_FILES.map((file) => `<rootDir>/${file}$`);
+  const patterns = SIDE.map((file) => `<rootDir>/${file.endsWith('/') ? file : `${file}$`}`);
   return [
     { name: 'jest', args: ['--testPathIgnorePatterns', ...patterns] },
-    { name: 'jest-side', args: ['--runTestsByPath', ...SIDE_FILES], runDir: 'side' },
+    { name: 'jest-side', args: patterns.map((pattern) => pattern.replace('<rootDir>/', '')), runDir: 'side' },
   ];
 }
 
@@ -115,10 +117,10 @@ async function runJest(run, runDir) {
   try {
     await runCommand(localBin(ROOT, 'jest'), args, { cwd: ROOT, env, stdio: ['ignore', out, out] });
   } catch {
-    throw new Error(`${run.name} (${SIDE_FILES.join(', ')}) reported failures (see its output above, or ${path.relative(ROOT, logFile)})`);
+    throw new Error(`${run.name} (${SIDE.join(', ')}) reported failures (see its output above, or ${path.relative(ROOT, logFile)})`);
   } finally {
     fs.closeSync(out);
-    log(`\n▸ ${run.name}: ${SIDE_FILES.join(', ')} (stack logs in ${path.relative(ROOT, env.TEST_STACK_RUN_DIR)}/)`);
+    log(`\n▸ ${run.name}: ${SIDE.join(', ')} (stack logs in ${path.relative(ROOT, env.TEST_STACK_RUN_DIR)}/)`);
     process.stdout.write(fs.readFileSync(logFile, 'utf8'));
   }
 }

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import stackLib = require('../../scripts/lib/ephemeral-stack.cjs');
+import { TEST_SCRYPT_LOG2_N } from './password-cost';
 import { startSmtpSink } from './smtp-sink';
 import { startWhatsappSink } from './whatsapp-sink';
 import { rememberTestStack } from './test-stack';
@@ -37,8 +38,8 @@ export default async function globalSetup(): Promise<void> {
         MAIL_SINK_DIR: smtp.dir,
         WHATSAPP_API_BASE_URL: whatsapp.url,
         WHATSAPP_SINK_DIR: whatsapp.dir!,
-        // scrypt N=2^13 instead of OWASP's 2^17 (16 times faster): the suite creates and signs in hundreds of users.
-        TEST_SCRYPT_LOG2_N: '13',
+        // Cheaper password hashes than OWASP's (password-cost.ts): the suite creates hundreds of users.
+        TEST_SCRYPT_LOG2_N: String(TEST_SCRYPT_LOG2_N),
       };
     },
   });

@@ -83,6 +83,6 @@ export default tseslint.config(
     extends: [js.configs.recommended],
     languageOptions: { globals: { ...globals.node } },
   },
-  { files: ['**/*.cjs', 'jest.config.js'], languageOptions: { sourceType: 'commonjs' } },
+  { files: ['**/*.cjs', 'jest.config.js', 'knexfile.js'], languageOptions: { sourceType: 'commonjs' } },
   prettier,
 );

@@ -3,8 +3,9 @@
 // that test/support/global-setup.ts starts on free ports.
 const transform = { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
-// Projects whose code talks to PostgreSQL: overlapping queries on one client fail the file.
-const database = { setupFilesAfterEnv: ['<rootDir>/test/support/no-overlapping-queries.ts'] };
+// Projects whose code talks to PostgreSQL: overlapping queries on one client fail the file, and
+// the passwords they store are hashed at the tests' lower cost.
+const database = { setupFilesAfterEnv: ['<rootDir>/test/support/no-overlapping-queries.ts', '<rootDir>/test/support/password-cost-setup.ts'] };
 module.exports = {
   testTimeout: 60_000,
   projects: [

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
+const { runOnNode24 } = require('./lib/node-runtime.cjs');
 const { assertNodeVersion, ensureDependencies, runCommand, localBin } = require('./lib/bootstrap.cjs');
 const { startEphemeralStack } = require('./lib/ephemeral-stack.cjs');
 
@@ -13,6 +14,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (text) => process.stderr.write(`[bench] ${text}\n`);
 
 async function main() {
+  // On Node 24, as npm test (scripts/lib/node-runtime.cjs).
+  await runOnNode24({ root: ROOT, script: fileURLToPath(import.meta.url), log });
   assertNodeVersion();
   await ensureDependencies({ root: ROOT, log });
   await runCommand(localBin(ROOT, 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });

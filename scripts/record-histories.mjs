@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
+const { runOnNode24 } = require('./lib/node-runtime.cjs');
 const { assertNodeVersion, ensureDependencies, runCommand, localBin, seconds } = require('./lib/bootstrap.cjs');
 const { ensureTools } = require('./lib/tools.cjs');
 
@@ -31,6 +32,8 @@ function recordingTestFiles() {
 }
 
 async function main() {
+  // On Node 24, as npm test (scripts/lib/node-runtime.cjs).
+  await runOnNode24({ root: ROOT, script: fileURLToPath(import.meta.url), log });
   assertNodeVersion();
   await ensureDependencies({ root: ROOT, log });
   await ensureTools({ root: ROOT, log, only: ['temporalTestServer'] });

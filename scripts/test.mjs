@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test [-- jest args]`: every test from a fresh clone.
+// `npm test [-- jest args]`: every test from a fresh clone, on Node 24 (fetched once into .tools/node
+// where the machine's Node is older: scripts/lib/node-runtime.cjs).
 //   deps (npm ci if needed) → tools (.tools/) → build (dist/ holds the worker the API tests
 //   start), typecheck (tests included) and lint (ESLint + Prettier), side by side → jest --ci with
 //   the extra arguments.
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const { assertNodeVersion, ensureDependencies, runCommand, localBin, seconds } = require('./lib/bootstrap.cjs');
 const { ensureFuzzer, ensureOasdiff, ensureTools } = require('./lib/tools.cjs');
+const { runOnNode24 } = require('./lib/node-runtime.cjs');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (text) => process.stdout.write(text + '\n');
@@ -28,6 +30,7 @@ async function timed(name, fn) {
 }
 
 async function main() {
+  await runOnNode24({ root: ROOT, script: fileURLToPath(import.meta.url), log });
   assertNodeVersion();
   await timed('deps', () => ensureDependencies({ root: ROOT, log }));
   await timed('tools', async () => {
@@ -59,27 +62,76 @@ async function main() {
   const failed = results.filter((result) => result.status === 'rejected');
   if (failed.length) throw new Error(failed.map((result) => result.reason.message).join('\n  '));
   log('▸ jest');
-  const resultsFile = path.join(ROOT, '.run', 'jest-results.json');
-  fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
-  fs.rmSync(resultsFile, { force: true });
-  const jestArgs = ['--ci', '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)];
+  const runDir = path.join(ROOT, '.run');
+  fs.mkdirSync(runDir, { recursive: true });
+  const extraArgs = process.argv.slice(2);
+  // The whole suite: two jest runs side by side (below). With arguments (one file, a pattern,
+  // --selectProjects ...): one jest run, as given.
+  const runs = extraArgs.length ? [{ name: 'jest', args: extraArgs }] : splitSuite();
   try {
-    await timed('jest', () =>
-      runCommand(localBin(ROOT, 'jest'), jestArgs, { cwd: ROOT }).catch(() => {
-        throw new Error('jest reported failures (see above)');
-      }),
-    );
+    await timed('jest', async () => {
+      const results = await Promise.allSettled(runs.map((run) => runJest(run, runDir)));
+      const failed = results.filter((result) => result.status === 'rejected');
+      if (failed.length) throw new Error(failed.map((result) => result.reason.message).join('\n  '));
+    });
   } finally {
-    printTally(resultsFile);
+    printTally(runs.map((run) => resultsFile(run, runDir)));
   }
 }
 
-/** The plain closing line CI reads in any language: `tests: N passed, N failed`. */
-function printTally(resultsFile) {
-  if (!fs.existsSync(resultsFile)) return;
-  const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
-  tally = `tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed` + (results.numPendingTests ? `, ${results.numPendingTests} skipped` : '');
-  if (results.numTotalTests === 0) throw new Error('jest ran no test');
+/**
+ * Jest runs its files one at a time on two cores (maxWorkers is the core count minus one). Two
+ * files take a third of the suite's time and mostly wait: the fuzzer's fixed time budget
+ * (test/api/fuzz.test.ts, 300 s) and scale-out's kills and restarts of processes of its own
+ * (test/api/scale-out.test.ts, about 140 s). They run in a second jest beside the rest, with a
+ * stack of their own (logs in .run/side/), so no file shares its stack with a concurrent one; the
+ * workflow tests (about 110 s, each file on its own time-skipping server) follow them there, which
+ * evens the two runs out.
+ */
+const SIDE = ['test/api/fuzz.test.ts', 'test/api/scale-out.test.ts', 'test/workflows/'];
+function splitSuite() {
+  const patterns = SIDE.map((file) => `<rootDir>/${file.endsWith('/') ? file : `${file}$`}`);
+  return [
+    { name: 'jest', args: ['--testPathIgnorePatterns', ...patterns] },
+    { name: 'jest-side', args: patterns.map((pattern) => pattern.replace('<rootDir>/', '')), runDir: 'side' },
+  ];
+}
+
+function resultsFile(run, runDir) {
+  return path.join(runDir, `${run.name}-results.json`);
+}
+
+/** One jest run; the side run's output goes to its log file and is printed whole when it ends. */
+async function runJest(run, runDir) {
+  const outputFile = resultsFile(run, runDir);
+  fs.rmSync(outputFile, { force: true });
+  const args = ['--ci', '--json', `--outputFile=${outputFile}`, ...run.args];
+  if (!run.runDir) {
+    return runCommand(localBin(ROOT, 'jest'), args, { cwd: ROOT }).catch(() => {
+      throw new Error('jest reported failures (see above)');
+    });
+  }
+  const logFile = path.join(runDir, `${run.name}.log`);
+  const out = fs.openSync(logFile, 'w');
+  const env = { ...process.env, TEST_STACK_RUN_DIR: path.join(runDir, run.runDir) };
+  try {
+    await runCommand(localBin(ROOT, 'jest'), args, { cwd: ROOT, env, stdio: ['ignore', out, out] });
+  } catch {
+    throw new Error(`${run.name} (${SIDE.join(', ')}) reported failures (see its output above, or ${path.relative(ROOT, logFile)})`);
+  } finally {
+    fs.closeSync(out);
+    log(`\n▸ ${run.name}: ${SIDE.join(', ')} (stack logs in ${path.relative(ROOT, env.TEST_STACK_RUN_DIR)}/)`);
+    process.stdout.write(fs.readFileSync(logFile, 'utf8'));
+  }
+}
+
+/** The plain closing line CI reads in any language: `tests: N passed, N failed`, over every jest run. */
+function printTally(resultsFiles) {
+  const all = resultsFiles.filter((file) => fs.existsSync(file)).map((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
+  if (!all.length) return;
+  const sum = (key) => all.reduce((total, results) => total + results[key], 0);
+  tally = `tests: ${sum('numPassedTests')} passed, ${sum('numFailedTests')} failed` + (sum('numPendingTests') ? `, ${sum('numPendingTests')} skipped` : '');
+  if (sum('numTotalTests') === 0) throw new Error('jest ran no test');
 }
 let tally = null;
 

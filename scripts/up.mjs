@@ -3,6 +3,7 @@
 //   deps (npm ci if needed) → tools (.tools/) → build → secrets (.data/secrets.env)
 //   → PostgreSQL, Temporal dev server, MinIO (each skipped when the environment provides one)
 //   → migrate → seed the demo tenant → worker → API → print the URLs, the demo login and a curl.
+// On Node 24: fetched once into .tools/node where the machine's Node is older (scripts/lib/node-runtime.cjs).
 // Data lives in .data/ and is reused by the next run. Ctrl-C stops every child, newest first.
 // `npm run up -- --skip-build` starts dist/ as it is (e.g. while a teammate's file does not compile).
 // Only Node built-ins (and our own scripts/lib) are loaded before `npm ci` has run.
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const { assertNodeVersion, ensureDependencies, runNpm, seconds } = require('./lib/bootstrap.cjs');
 const { ensureTools } = require('./lib/tools.cjs');
+const { runOnNode24 } = require('./lib/node-runtime.cjs');
 const { loadDevSecrets } = require('./lib/dev-secrets.cjs');
 const { ProcessRunner, waitForLine, pinoMsg, parsePinoLine } = require('./lib/process-runner.cjs');
 const services = require('./lib/services.cjs');
@@ -112,6 +114,7 @@ async function verifiedCurl(apiBase, login) {
 }
 
 async function main() {
+  await runOnNode24({ root: ROOT, script: fileURLToPath(import.meta.url), log });
   assertNodeVersion();
   const p = plan();
   await services.assertPortsFree(portsToCheck(p)); // before the slow steps: fail fast

@@ -5,8 +5,9 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-// 20.19: ESLint 10 (npm test); 20.12 would do for process.loadEnvFile and util.parseEnv.
-const MIN_NODE = [20, 19];
+// 22.12: the oldest supported LTS line whose require() loads ES modules without a flag (package.json
+// engines). The launchers move themselves to Node 24 first (node-runtime.cjs).
+const MIN_NODE = [22, 12];
 
 function assertNodeVersion() {
   const [major, minor] = process.versions.node.split('.').map(Number);

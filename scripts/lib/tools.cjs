@@ -4,6 +4,7 @@
 //   .tools/bin/minio                                             (go install at a pinned commit)
 //   .tools/fuzz/bin/st    (PyPI schemathesis, for npm test's fuzzing run only: ensureFuzzer)
 //   .tools/bin/oasdiff    (go install at a pinned version, for npm test's OpenAPI guard only: ensureOasdiff)
+//   .tools/node/bin/node  (npm registry node-<platform>-<arch>, where the machine's Node is older than 24: ensureNode)
 // Fast when present (a stat and a small JSON read); a lock directory keeps two concurrent runs
 // (npm run up + npm test) from installing at the same time. Node built-ins only.
 const { spawn, spawnSync } = require('node:child_process');
@@ -16,6 +17,7 @@ const VERSIONS = {
   minio: 'v0.0.0-20260212201848-7aac2a2c5b7c', // github.com/minio/minio (built from source)
   schemathesis: '4.32.5', // PyPI schemathesis: the OpenAPI fuzzer of test/api/fuzz.test.ts
   oasdiff: 'v1.37.0', // github.com/oasdiff/oasdiff: the breaking-change check of the OpenAPI document
+  node: '24.21.0', // npm node-<platform>-<arch>: the official Node binary, for the test command on an older Node
 };
 const OASDIFF_MODULE = 'github.com/oasdiff/oasdiff';
 const MINIO_MODULE = 'github.com/minio/minio';
@@ -110,6 +112,37 @@ async function ensureOasdiff({ root, log = (text) => process.stdout.write(text +
       what: 'go install of oasdiff',
     });
     log(`tools: oasdiff built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  });
+}
+
+/**
+ * Node at VERSIONS.node, from the npm registry: the package `node-<platform>-<arch>` is the official
+ * release tarball's binary (what `npm install node@24` fetches); `npm pack` checks it against the
+ * registry's integrity hash. No Python, Go or compiler needed.
+ * @returns {Promise<string>} the absolute path of its `node`
+ */
+async function ensureNode({ root, log = (text) => process.stdout.write(text + '\n') }) {
+  const dirs = toolDirs(root);
+  const home = path.join(dirs.tools, 'node');
+  return installOnce(dirs, 'node', path.join(home, 'bin', 'node'), log, async () => {
+    const spec = `node-${process.platform}-${process.arch}@${VERSIONS.node}`;
+    const started = Date.now();
+    log(`tools: fetching Node ${VERSIONS.node} (npm ${spec}, once)`);
+    const staging = fs.mkdtempSync(path.join(dirs.tools, 'node-'));
+    try {
+      const logFile = path.join(dirs.tools, 'node.log');
+      const npm = process.env.npm_execpath && /\.(c|m)?js$/.test(process.env.npm_execpath) ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
+      await runLogged(npm[0], [...npm[1], 'pack', spec, '--pack-destination', staging, '--silent'], { logFile, what: `npm pack ${spec}` });
+      const tarball = fs.readdirSync(staging).find((name) => name.endsWith('.tgz'));
+      if (!tarball) throw new Error(`npm pack ${spec} left no tarball (log in ${logFile})`);
+      await runLogged('tar', ['-xzf', path.join(staging, tarball), '-C', staging], { logFile, what: `unpacking ${tarball}` });
+      fs.rmSync(home, { recursive: true, force: true });
+      fs.renameSync(path.join(staging, 'package'), home);
+      fs.chmodSync(path.join(home, 'bin', 'node'), 0o755);
+    } finally {
+      fs.rmSync(staging, { recursive: true, force: true });
+    }
+    log(`tools: Node ${VERSIONS.node} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
 }
 
@@ -354,4 +387,4 @@ async function buildMinio(dirs, log) {
   log(`tools: MinIO built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-module.exports = { ensureTools, ensureFuzzer, ensureOasdiff, VERSIONS };
+module.exports = { ensureTools, ensureFuzzer, ensureOasdiff, ensureNode, VERSIONS };

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseCmapss, parseRulFile } from '../../domain/prognostics/cmapss';
 import { FD001_MODEL, prognose } from '../../domain/prognostics';
-import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
 let a: TestTenant;
@@ -193,7 +193,6 @@ describe('machine gateway', () => {
   });
 
   it('needs manage_assets', async () => {
-    const { createUser } = await import('../support/api');
     const viewer = await createUser(api, a.tenantId, 'viewer');
     expectError(await api.request('/api/v1/machine/readings', { method: 'POST', token: viewer.token, json: reading(pump, 'flow', 1, 1000) }), 403, 'FORBIDDEN');
   });

@@ -1,5 +1,5 @@
 import { appendAudit, verifyTenantChain } from '../../db/audit';
-import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { openOwnerDb } from '../support/owner-db';
 
 let api: TestApi;
@@ -112,7 +112,6 @@ describe('audit trail', () => {
   });
 
   it('needs view_audit', async () => {
-    const { createUser } = await import('../support/api');
     const tech = await createUser(api, tenant.tenantId, 'technician');
     expectError(await api.request('/api/v1/audit/verify', { token: tech.token }), 403, 'FORBIDDEN');
   });

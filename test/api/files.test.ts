@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
 import { fileKeyPrefix } from '../../db/queries/files';
-import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
 let t: TestTenant;
@@ -345,7 +345,6 @@ describe('tenant isolation', () => {
   });
 
   it('requires manage_files to upload and view_files to list', async () => {
-    const { createUser } = await import('../support/api');
     const viewer = await createUser(api, t.tenantId, 'viewer');
     expectError(await api.request('/api/v1/files', { token: viewer.token }), 403, 'FORBIDDEN');
     const res = await upload(viewer.token, { content: PDF });

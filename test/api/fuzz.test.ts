@@ -69,6 +69,11 @@ it('finds no server error, no schema violation and no wrongly judged input in an
       'all',
       '--exclude-checks',
       'positive_data_acceptance',
+      // Logout revokes the session of the token the fuzzer sends: its first example (within the
+      // first seconds) left every other operation answering 401 for the rest of the budget.
+      // Logout, refresh and their refusals have their own tests (test/api/token-lifecycle.test.ts).
+      '--exclude-path',
+      '/api/v1/auth/logout',
       '--phases',
       PHASES,
       '--max-examples',

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createApp } from '../../api/app';
 import { CLIENT_FILES } from '../../scripts/openapi/client-files';
 import { documentDrift } from '../../scripts/openapi/drift';
 import { createTenant, expectError, send, startTestApi, TestApi, TestTenant } from '../support/api';
@@ -122,7 +123,6 @@ describe('OpenAPI and docs', () => {
     const res = await api.request('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    const { createApp } = await import('../../api/app');
     const { routes } = createApp(api.deps);
     expect(routes.length).toBeGreaterThan(10);
     for (const route of routes) {

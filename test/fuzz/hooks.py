@@ -29,6 +29,8 @@ SEMANTIC_REFUSALS = {
     "string.uri",
     "string.uriCustomScheme",
     "string.older_than",
+    "string.subject_id",  # a data subject named by a contact id, an e-mail address or a phone number
+    # (services/privacy-subjects.ts): three shapes told apart by content, phone numbers normalised
 }
 
 # Raw message bodies (inbound e-mail) are sent as the bytes generated for them.

@@ -12,6 +12,7 @@ import { createApp } from '../../api/app';
 import { AppDeps } from '../../api/context';
 import { createDeps } from '../../api/deps';
 import { provisionTenant } from '../../db/tenants';
+import { hashPassword } from '../../domain/auth/passwords';
 import { PlanName } from '../../domain/tenancy/plans';
 import { Config, loadConfig } from '../../infra/config';
 import { createContractCheck } from './response-contract';
@@ -94,7 +95,6 @@ export async function createTenant(api: TestApi, plan: PlanName = 'enterprise'):
 
 /** Another user of an existing tenant with the given role, signed in. */
 export async function createUser(api: TestApi, tenantId: string, role: 'admin' | 'manager' | 'technician' | 'viewer'): Promise<{ userId: string; token: string }> {
-  const { hashPassword } = await import('../../domain/auth/passwords');
   const suffix = randomUUID().slice(0, 8);
   const email = `${role}-${suffix}@example.com`;
   const password = `pw-${randomUUID()}`;

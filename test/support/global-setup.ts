@@ -3,15 +3,18 @@
 // MinIO, migrations, an SMTP sink catching the worker's mail, and ONE worker from dist/.
 // The environment (fresh random secrets, APP_ENV=test) goes into process.env, which Jest's test
 // workers inherit, and into .run/test-stack.json. Logs: .run/{postgres,temporal,minio,migrate,worker}.log.
+// TEST_STACK_RUN_DIR moves the stack's logs and description: npm test runs a second jest beside the
+// first, with a stack of its own (scripts/test.mjs).
 import fs from 'node:fs';
 import path from 'node:path';
 import stackLib = require('../../scripts/lib/ephemeral-stack.cjs');
+import { TEST_SCRYPT_LOG2_N } from './password-cost';
 import { startSmtpSink } from './smtp-sink';
 import { startWhatsappSink } from './whatsapp-sink';
 import { rememberTestStack } from './test-stack';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const RUN_DIR = path.join(ROOT, '.run');
+const RUN_DIR = path.resolve(ROOT, process.env.TEST_STACK_RUN_DIR ?? '.run');
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
@@ -35,8 +38,8 @@ export default async function globalSetup(): Promise<void> {
         MAIL_SINK_DIR: smtp.dir,
         WHATSAPP_API_BASE_URL: whatsapp.url,
         WHATSAPP_SINK_DIR: whatsapp.dir!,
-        // scrypt N=2^15 instead of OWASP's 2^17 (about 4 times faster): the suite creates hundreds of users.
-        TEST_SCRYPT_LOG2_N: '15',
+        // Cheaper password hashes than OWASP's (password-cost.ts): the suite creates hundreds of users.
+        TEST_SCRYPT_LOG2_N: String(TEST_SCRYPT_LOG2_N),
       };
     },
   });
@@ -50,5 +53,5 @@ export default async function globalSetup(): Promise<void> {
     logs: RUN_DIR,
   };
   fs.writeFileSync(path.join(RUN_DIR, 'test-stack.json'), JSON.stringify(description, null, 2) + '\n', { mode: 0o600 });
-  log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (logs in .run/)`);
+  log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(ROOT, RUN_DIR)}/)`);
 }

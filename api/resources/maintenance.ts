@@ -22,8 +22,12 @@ import {
 } from '../../domain/maintenance';
 import type { PlanDeps, PlanFields } from '../../services/maintenance';
 import { AppContext } from '../context';
+import type { resourceRoutes } from '../resource-routes';
 import { idParam, idRef } from '../validation';
 import { isoTime } from '../../domain/time';
+
+/** The plan routes' builder, shared by the routers that add to /maintenance/plans. */
+export type PlanRoutes = ReturnType<typeof resourceRoutes<PlanRow>>;
 
 // ---- request schemas -------------------------------------------------------------------------
 

@@ -41,7 +41,19 @@ import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery, pageOf } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
-import { createPlanBody, evidenceSchema, idempotencyKeyOf, PlanBody, planDeps, planParams, planSchema, toPlan, updatePlanBody, updateRequestId } from '../resources/maintenance';
+import {
+  createPlanBody,
+  evidenceSchema,
+  idempotencyKeyOf,
+  PlanBody,
+  planDeps,
+  planParams,
+  PlanRoutes,
+  planSchema,
+  toPlan,
+  updatePlanBody,
+  updateRequestId,
+} from '../resources/maintenance';
 import { registerOptimizeRoutes } from './maintenance-optimize';
 import { registerComplianceRoute, registerTaskRoutes } from './maintenance-tasks';
 import { idRef } from '../validation';
@@ -52,7 +64,6 @@ const ONE_LINE_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const TAGS = ['maintenance'];
 
 /** The plan's routes: its standard ones and the actions on one plan. */
-export type PlanRoutes = ReturnType<typeof resourceRoutes<PlanRow>>;
 
 function registerPlanCrud(plans: PlanRoutes): void {
   plans.list<{ status?: string; asset_id?: string }>({

@@ -26,8 +26,20 @@ import {
   saveScheduleSnapshot,
   ScheduleSnapshot,
 } from '../db/queries/maintenance';
-import { toRuns, type ConditionPrior, type ConditionRun, type ConditionTrigger, type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
+import {
+  toRuns,
+  type AssetForecast,
+  type ConditionPrior,
+  type ConditionRun,
+  type ConditionTrigger,
+  type IsoTimestamp,
+  type PredictiveTrigger,
+  type RecordedReading,
+} from '../domain/maintenance';
+import { forecastAsset } from '../domain/maintenance/predictive-forecast';
 import { counterSourceText } from '../db/queries/counter-sources';
+import { effectiveConfigs } from '../db/queries/predictive-configs';
+import { parameterHistories } from '../services/asset-monitoring/prognosis';
 
 export interface PlanRef {
   tenantId: string;
@@ -70,6 +82,16 @@ export interface ConditionReadingsInput extends PlanRef {
 }
 
 export type ConditionReadingsResult = { plan: 'gone' } | { plan: 'present'; runs: Record<string, ConditionRun[]>; more: boolean };
+
+export interface PredictiveForecastsInput extends PlanRef {
+  trigger: PredictiveTrigger;
+  /** The workflow's time: the forecast is made as of it (deterministic, and right under time skipping). */
+  now: IsoTimestamp;
+  /** Per re-armed asset, the instant from which its readings count. */
+  since: Record<string, IsoTimestamp>;
+}
+
+export type PredictiveForecastsResult = { plan: 'gone' } | { plan: 'present'; forecasts: AssetForecast[] };
 
 /**
  * Readings read per evaluation: the workflow asks again while `more` is true. Compressed to runs
@@ -166,6 +188,37 @@ export function createMaintenanceActivities(deps: { db: Db }) {
       }
       const runs = Object.fromEntries([...byAsset].map(([assetId, points]) => [assetId, toRuns(input.trigger, points, input.prior?.[assetId] ?? null)]));
       return { plan: 'present', runs, more: rows.length === CONDITION_READINGS_PAGE };
+    },
+
+    /**
+     * Each of the plan's assets' forecast for the trigger's parameter as of `now`: its prognosis
+     * (the general degradation model over the newest readings, to the limit the prognosis uses)
+     * and when it falls due. Writes nothing.
+     */
+    async predictiveForecasts(input: PredictiveForecastsInput): Promise<PredictiveForecastsResult> {
+      const plan = await db('maintenance_plans').where({ tenant_id: input.tenantId, id: input.planId }).whereNull('deleted_at').first('asset_ids');
+      if (!plan) return { plan: 'gone' };
+      const assets: Array<{ id: string; type: string }> = await db('assets')
+        .where({ tenant_id: input.tenantId })
+        .whereIn('id', plan.asset_ids as string[])
+        .orderBy('id')
+        .select('id', 'type');
+      const configs = await effectiveConfigs(
+        db,
+        input.tenantId,
+        assets.map((a) => a.type),
+      );
+      const nowMs = Date.parse(input.now);
+      const forecasts: AssetForecast[] = [];
+      for (const asset of assets) {
+        const since = input.since[asset.id];
+        const [history] = await parameterHistories(db, input.tenantId, asset.id, configs.get(asset.type)!, {
+          only: [input.trigger.parameter],
+          since: since ? new Date(since) : null,
+        });
+        forecasts.push(history ? forecastAsset(input.trigger, asset.id, history, nowMs) : { asset_id: asset.id, due_at: null, evidence: null });
+      }
+      return { plan: 'present', forecasts };
     },
 
     /** The plan row's read model after a pause, resume, edit or re-arm. */

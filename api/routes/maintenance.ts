@@ -149,6 +149,8 @@ function registerPlanActions(plans: PlanRoutes): void {
         notify_at: preview.notify_at,
         next_threshold: preview.next_threshold,
         counter_value: preview.counter_value,
+        // A predictive plan: the forecasts its projected due time comes from (absent in runs of older workers).
+        forecasts: preview.forecasts ?? [],
       };
     },
   });
@@ -257,7 +259,7 @@ function registerPlanActions(plans: PlanRoutes): void {
     task_code: Joi.string().allow(null),
     trigger: Joi.string().valid('calendar', 'counter').description('Calendar or counter executions; left out when `cause` is another trigger (API 1.x keeps these two values)'),
     // No enum: a trigger added later (condition, then predictive) must not break a client generated from 1.0.0.
-    cause: Joi.string().description('What made the plan due: `calendar`, `counter` or `condition` (then with its `evidence`)'),
+    cause: Joi.string().description('What made the plan due: `calendar`, `counter`, `condition` or `predictive` (the last two with their `evidence`)'),
     evidence: evidenceSchema,
     executed_at: Joi.string().isoDate(),
     executed_by: Joi.string().description('`system` or the id of the user'),

@@ -76,28 +76,44 @@ export async function degradationPrognosis(
   config: PredictiveConfig,
   now = new Date(),
 ): Promise<DegradationPrognosis | DegradationInsufficient> {
-  const bands = new Map((await activeBaselines(db, tenantId, [assetId])).map((b) => [b.parameter, bandOf(b, config)]));
-  const configured = new Map(Object.entries(config.failure_limits));
-  const parameters = [...new Set([...configured.keys(), ...bands.keys()])];
-  const [readings, failureHistory] = await Promise.all([
-    recentReadings(
-      db,
-      tenantId,
-      parameters.map((parameter) => ({ asset_id: assetId, parameter })),
-      DEGRADATION_READINGS_PER_PARAMETER,
-    ),
+  const [histories, failureHistory] = await Promise.all([
+    parameterHistories(db, tenantId, assetId, config),
     typeFailureHistory(db, tenantId, config.asset_type, FAILURE_HISTORY_WINDOW_DAYS, now),
   ]);
-  const histories: ParameterHistory[] = parameters.map((parameter) => {
+  return prognoseDegradation(histories, { nowMs: now.getTime(), horizonDays: FAILURE_WINDOW_DAYS, thresholds: config.action_thresholds, failureHistory });
+}
+
+/**
+ * The asset's parameters with a limit (`only`: those of them) and their newest readings (after
+ * `since` when given): the limit is the predictive config's failure limit, else the edges of the
+ * active baseline's band. What the general model and the predictive maintenance trigger project.
+ */
+export async function parameterHistories(
+  db: Queryable,
+  tenantId: string,
+  assetId: string,
+  config: PredictiveConfig,
+  options: { only?: readonly string[]; since?: Date | null } = {},
+): Promise<ParameterHistory[]> {
+  const bands = new Map((await activeBaselines(db, tenantId, [assetId])).map((b) => [b.parameter, bandOf(b, config)]));
+  const configured = new Map(Object.entries(config.failure_limits));
+  const parameters = [...new Set([...configured.keys(), ...bands.keys()])].filter((p) => !options.only || options.only.includes(p));
+  const sinceMs = options.since ? options.since.getTime() : -Infinity;
+  const readings = await recentReadings(
+    db,
+    tenantId,
+    parameters.map((parameter) => ({ asset_id: assetId, parameter })),
+    DEGRADATION_READINGS_PER_PARAMETER,
+  );
+  return parameters.map((parameter) => {
     const limits = configured.get(parameter);
     const band = bands.get(parameter);
     return {
       parameter,
-      readings: readings.filter((r) => r.parameter === parameter).map((r) => ({ t: new Date(r.ts).getTime(), y: r.value })),
+      readings: readings.filter((r) => r.parameter === parameter && new Date(r.ts).getTime() > sinceMs).map((r) => ({ t: new Date(r.ts).getTime(), y: r.value })),
       upper: limits ? (limits.upper ?? null) : (band?.upper ?? null),
       lower: limits ? (limits.lower ?? null) : (band?.lower ?? null),
       limit_source: limits ? ('predictive_config' as const) : ('baseline_band' as const),
     };
   });
-  return prognoseDegradation(histories, { nowMs: now.getTime(), horizonDays: FAILURE_WINDOW_DAYS, thresholds: config.action_thresholds, failureHistory });
 }

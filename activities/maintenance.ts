@@ -120,6 +120,19 @@ export function createMaintenanceActivities(deps: { db: Db }) {
     });
   }
 
+  /**
+   * The live plan's assets, noting that it reads its readings now (before reading them): the
+   * worker's catch-up sweep tells a plan of readings received after this (a lost signal).
+   */
+  async function markReadingsSeen(ref: PlanRef): Promise<{ asset_ids: string[] } | undefined> {
+    const [plan] = await db('maintenance_plans')
+      .where({ tenant_id: ref.tenantId, id: ref.planId })
+      .whereNull('deleted_at')
+      .update({ readings_seen_at: db.fn.now() })
+      .returning('asset_ids');
+    return plan;
+  }
+
   return {
     /** Creates the task of one execution (or records a skip), its history row and event, and the plan's read model. */
     async executePlan(input: ExecutePlanInput): Promise<ExecutionResult> {
@@ -169,9 +182,9 @@ export function createMaintenanceActivities(deps: { db: Db }) {
      * oldest first, compressed to runs on either side of the limit.
      */
     async conditionReadings(input: ConditionReadingsInput): Promise<ConditionReadingsResult> {
-      const plan = await db('maintenance_plans').where({ tenant_id: input.tenantId, id: input.planId }).whereNull('deleted_at').first('asset_ids');
+      const plan = await markReadingsSeen(input);
       if (!plan) return { plan: 'gone' };
-      const assetIds = plan.asset_ids as string[];
+      const assetIds = plan.asset_ids;
       if (assetIds.length === 0) return { plan: 'present', runs: {}, more: false };
       const rows: Array<{ asset_id: string; ts: Date; value: number }> = await db('sensor_readings')
         .where({ tenant_id: input.tenantId, parameter: input.trigger.parameter })
@@ -196,13 +209,9 @@ export function createMaintenanceActivities(deps: { db: Db }) {
      * and when it falls due. Writes nothing.
      */
     async predictiveForecasts(input: PredictiveForecastsInput): Promise<PredictiveForecastsResult> {
-      const plan = await db('maintenance_plans').where({ tenant_id: input.tenantId, id: input.planId }).whereNull('deleted_at').first('asset_ids');
+      const plan = await markReadingsSeen(input);
       if (!plan) return { plan: 'gone' };
-      const assets: Array<{ id: string; type: string }> = await db('assets')
-        .where({ tenant_id: input.tenantId })
-        .whereIn('id', plan.asset_ids as string[])
-        .orderBy('id')
-        .select('id', 'type');
+      const assets: Array<{ id: string; type: string }> = await db('assets').where({ tenant_id: input.tenantId }).whereIn('id', plan.asset_ids).orderBy('id').select('id', 'type');
       const configs = await effectiveConfigs(
         db,
         input.tenantId,

@@ -25,6 +25,9 @@ import {
   DEMO_BRANDING,
   DEMO_SCHEDULED_REPORT,
   DEMO_WEBHOOK_EVENTS,
+  PREDICTIVE_LEAD_DAYS,
+  PREDICTIVE_MIN_PROBABILITY,
+  PREDICTIVE_PLAN,
   RUN_HOURS_EVERY,
   RUN_HOURS_PLAN,
 } from './plant';
@@ -76,8 +79,8 @@ export async function seedPlant(api: ApiClient, webhookUrl: string, previous: De
     }
   }
 
-  // Maintenance plans: by run hours (the gateway counts them), one due minutes from now, one on the
-  // degrading pump's vibration, a weekly one.
+  // Maintenance plans: by run hours (the gateway counts them), one due minutes from now, two on the
+  // degrading pump's vibration (its condition and its prognosis), a weekly one.
   const plans = byName(await all((query) => api.GET('/api/v1/maintenance/plans', { params: { query } })));
   const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
   const runHoursPlan = await ensure(`plan ${RUN_HOURS_PLAN}`, plans.get(RUN_HOURS_PLAN), () =>
@@ -113,6 +116,19 @@ export async function seedPlant(api: ApiClient, webhookUrl: string, previous: De
           asset_ids: [assetIds.get(DEGRADING_PUMP)!],
           trigger: { type: 'condition', parameter: 'vibration', above: CONDITION_LIMIT, for_minutes: CONDITION_MINUTES },
           checklist: ['Measure the bearing vibration by hand', 'Check the coupling alignment'],
+          priority: 'high',
+        },
+      }),
+    ),
+  );
+  await ensure(`plan ${PREDICTIVE_PLAN}`, plans.get(PREDICTIVE_PLAN), () =>
+    ok(
+      api.POST('/api/v1/maintenance/plans', {
+        body: {
+          name: PREDICTIVE_PLAN,
+          asset_ids: [assetIds.get(DEGRADING_PUMP)!],
+          trigger: { type: 'predictive', parameter: 'vibration', lead_days: PREDICTIVE_LEAD_DAYS, min_probability: PREDICTIVE_MIN_PROBABILITY },
+          checklist: ['Plan the bearing replacement', 'Order the spare bearing set'],
           priority: 'high',
         },
       }),

@@ -3,7 +3,7 @@
  * be judged by on every one of its assets; after a readings batch committed, the plans of the
  * batch's assets and parameters told once each (the `readings` signal carries nothing: the plan
  * reads the readings after its own cursor, so a signal lost to a Temporal outage only delays the
- * evaluation until the next batch's signal).
+ * evaluation until the next batch's signal or the worker's catch-up sweep, workers/reconcile.ts).
  */
 import type { Logger } from 'pino';
 import type { TaskRow } from '../db/queries/maintenance';
@@ -75,7 +75,8 @@ export async function tellConditionPlans(
     callTemporal(deps.temporal, "could not tell the plan's workflow of new readings", (client) => signalPlan(client, scope.tenantId, planId, { kind: 'readings' })),
   );
   results.forEach((r, i) => {
-    if (r.status === 'rejected') deps.log.warn({ plan_id: plans[i], err: errorSummary(r.reason) }, 'condition plan not told of new readings; it reads them with the next batch');
+    if (r.status === 'rejected')
+      deps.log.warn({ plan_id: plans[i], err: errorSummary(r.reason) }, 'plan not told of new readings; it reads them with the next batch or the catch-up sweep');
   });
   return results.filter((r) => r.status === 'fulfilled').length;
 }
@@ -91,5 +92,5 @@ export async function tellPlanOfCompletion(deps: { temporal: TemporalGateway; lo
   const planId = task.plan_id;
   await callTemporal(deps.temporal, "could not tell the plan's workflow of the completed work order", (client) =>
     signalPlan(client, task.tenant_id, planId, { kind: 'workOrderCompleted', assetId }),
-  ).catch((err: unknown) => deps.log.warn({ plan_id: planId, task_id: task.id, err: errorSummary(err) }, 'condition plan not told of a completed work order'));
+  ).catch((err: unknown) => deps.log.warn({ plan_id: planId, task_id: task.id, err: errorSummary(err) }, 'plan not told of a completed work order'));
 }

@@ -647,15 +647,15 @@ describe('predictive plans', () => {
     const plan = await createPlan(t, { trigger, on_open_task: 'stack', asset_ids: [asset.id], ...o });
     const latest = () => env.client.workflow.getHandle(plan.handle.workflowId);
     let n = 0;
-    /** Hourly readings over `days` days ending now (server time), from `from` rising by `perDay` with some noise; not signalled. */
-    const store = async (days: number, from: number, perDay: number) => {
+    /** Readings every `stepMs` over `spanMs` ending now (server time), from `from` rising by `perDay` with some noise; not signalled. */
+    const store = async (spanMs: number, stepMs: number, from: number, perDay: number) => {
       const end = (await serverNow()).getTime();
-      const rows = Array.from({ length: days * 24 + 1 }, (_, i) => ({
+      const rows = Array.from({ length: spanMs / stepMs + 1 }, (_, i) => ({
         tenant_id: t.tenantId,
         asset_id: asset.id,
         parameter: 'vibration',
-        ts: new Date(end - days * DAY + i * HOUR),
-        value: from + (perDay * i) / 24 + 0.4 * Math.sin(i * 1.7),
+        ts: new Date(end - spanMs + i * stepMs),
+        value: from + (perDay * i * stepMs) / DAY + 0.4 * Math.sin(i * 1.7),
         sender_event_id: `p-${(n += 1)}`,
       }));
       await pg.db('sensor_readings').insert(rows);
@@ -669,7 +669,7 @@ describe('predictive plans', () => {
 
   it("a projected crossing sets a durable timer; its work order comes lead_days before the crossing, with the forecast's evidence", async () => {
     const { t, asset, plan, latest, store, forecastOf } = await predictivePlan();
-    await store(10, 2, 0.25); // 4.5 now: 7.1 in about 10 days
+    await store(10 * DAY, HOUR, 2, 0.25); // 4.5 now: 7.1 in about 10 days
     await latest().signal(readingsSignal);
     await untilPasses(async () => expect((await forecastOf())?.due_at).toEqual(expect.any(String)));
     const forecast = (await forecastOf())!;
@@ -716,7 +716,7 @@ describe('predictive plans', () => {
   it('paused, it does nothing; a completed work order re-arms it from the readings after it; resumed, it continues; continue-as-new keeps the state', async () => {
     const { asset, plan, latest, store, forecastOf } = await predictivePlan({ trigger: { ...trigger, lead_days: 14 }, run_event_limit: 4 });
     const firstRunId = plan.handle.firstExecutionRunId;
-    await store(10, 2, 0.25); // crossing within 14 days: due now
+    await store(10 * DAY, HOUR, 2, 0.25); // crossing within 14 days: due now
     await latest().signal(readingsSignal);
     await untilPasses(async () => expect(await executionsOf(plan.row.id)).toHaveLength(1));
 
@@ -729,8 +729,8 @@ describe('predictive plans', () => {
     await latest().signal(workOrderCompletedSignal, { assetId: asset });
     await untilPasses(async () => expect((await forecastOf())?.fired).toBe(false));
     const since = (await forecastOf())!.since!;
-    await sleepFor(3 * DAY);
-    await store(2, 5, 1); // after the repair: rising fast again
+    await sleepFor(2 * HOUR);
+    await store(2 * HOUR, 5 * 60_000, 5, 24); // after the repair: two hours rising fast
     await latest().signal(readingsSignal);
     expect((await latest().query(stateQuery)).status).toBe('paused');
     expect(await executionsOf(plan.row.id)).toHaveLength(1);
@@ -738,9 +738,9 @@ describe('predictive plans', () => {
     await latest().signal(resumeSignal);
     await untilPasses(async () => expect(await executionsOf(plan.row.id)).toHaveLength(2));
     const second = (await executionsOf(plan.row.id))[1].evidence;
-    // Only the readings after the completion (two days' hourly readings) made the new forecast.
+    // Only the readings after the completion made the new forecast.
     expect(Date.parse(second.readings.from)).toBeGreaterThan(Date.parse(since));
-    expect(second.readings.count).toBeLessThanOrEqual(49);
+    expect(second.readings.count).toBeLessThanOrEqual(25);
     await untilPasses(async () => expect((await latest().describe()).runId).not.toBe(firstRunId));
     // The new run carries the state: fired, and the re-arm's cutoff.
     expect(await forecastOf()).toMatchObject({ fired: true, since });
@@ -753,7 +753,7 @@ describe('predictive plans', () => {
 
   it('a lost readings signal: the catch-up sweep tells the plan, which then evaluates them; a plan up to date is left alone', async () => {
     const { t, plan, latest, store } = await predictivePlan({ trigger: { ...trigger, lead_days: 14 } });
-    await store(10, 2, 0.25); // stored, but the signal never came
+    await store(10 * DAY, HOUR, 2, 0.25); // stored, but the signal never came
     const behind = await plansBehindOnReadings(pg.db, { perTenant: 20, total: 10_000 });
     expect(behind).toContainEqual({ tenant_id: t.tenantId, id: plan.row.id });
     const gateway = { client: async () => env.client } as unknown as TemporalGateway;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppDeps } from '../api/context';
 import { workflowIds } from '../infra/workflow-ids';
+import { call } from './assets';
 import { withBenchTenant, type BenchTenant } from './bench-tenant';
 
 /**
@@ -17,17 +18,6 @@ const FLOOD = 10_000;
 const PUMPS = 4;
 const BUDGET_MS = 30_000;
 const CATCH_UP_MS = 30_000;
-
-async function call(api: BenchTenant, path: string, init: { method?: string; json?: unknown } = {}): Promise<any> {
-  const res = await fetch(`${api.baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers: { Authorization: `Bearer ${api.token}`, ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 async function pumps(api: BenchTenant, label: string): Promise<string[]> {
   const ids: string[] = [];
@@ -65,7 +55,7 @@ async function flood(api: BenchTenant, assetIds: readonly string[], runId: strin
 }
 
 export async function runReadingsPlansBenchOn(deps: AppDeps): Promise<Record<string, number | string>> {
-  return withBenchTenant(deps, 'Readings plans', async (api) => {
+  return withBenchTenant(deps, 'Readings-plans', async (api) => {
     const runId = `rp-${randomUUID().slice(0, 8)}`;
     const plain = await pumps(api, 'Unwatched');
     const watched = await pumps(api, 'Watched');

@@ -464,6 +464,15 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     return outcome;
   }
 
+  /** The work order a condition or a prediction made, with what it saw; the schedule moves as for any system execution. */
+  function executeOnEvidence(trigger: 'condition' | 'predictive', key: string, dueAt: IsoTimestamp, evidence: Record<string, unknown>, at: Date) {
+    return runExecution(
+      { key, trigger, executedBy: 'system', executedAt: iso(at), dueAt, onOpenTask: state.policy.on_open_task, intervalHours: null, evidence },
+      () => onExecuted(state.schedule, state.policy.trigger, { at, by: 'system', trigger }),
+      at,
+    );
+  }
+
   async function persistSnapshot(): Promise<void> {
     const snapshot = snapshotOf(state, now());
     const result = await callActivity(() =>
@@ -548,20 +557,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       for (const evidence of judged.fired) {
         if (ended) return;
         const at = now();
-        await runExecution(
-          {
-            key: `condition:${evidence.asset_id}:${evidence.first_reading.at}`,
-            trigger: 'condition',
-            executedBy: 'system',
-            executedAt: iso(at),
-            dueAt: iso(at),
-            onOpenTask: state.policy.on_open_task,
-            intervalHours: null,
-            evidence: { ...evidence },
-          },
-          () => onExecuted(state.schedule, state.policy.trigger, { at, by: 'system', trigger: 'condition' }),
-          at,
-        );
+        await executeOnEvidence('condition', `condition:${evidence.asset_id}:${evidence.first_reading.at}`, iso(at), { ...evidence }, at);
       }
       eventsInRun += 1;
       if (!read.more) return;
@@ -598,20 +594,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     if (predictedDueAt(judged.state) !== before) state.seq += 1; // the read model's next_due_at moved
     for (const evidence of judged.fired) {
       if (ended) return;
-      await runExecution(
-        {
-          key: `predictive:${evidence.asset_id}:${evidence.predicted_at}`,
-          trigger: 'predictive',
-          executedBy: 'system',
-          executedAt: iso(at),
-          dueAt: workOrderDueAt(evidence, at),
-          onOpenTask: state.policy.on_open_task,
-          intervalHours: null,
-          evidence: { ...evidence },
-        },
-        () => onExecuted(state.schedule, state.policy.trigger, { at, by: 'system', trigger: 'predictive' }),
-        at,
-      );
+      await executeOnEvidence('predictive', `predictive:${evidence.asset_id}:${evidence.predicted_at}`, workOrderDueAt(evidence, at), { ...evidence }, at);
     }
     eventsInRun += 1;
   }

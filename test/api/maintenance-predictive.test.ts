@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { pumpWithBaseline } from '../support/pumps';
 import { untilPasses } from '../support/until';
 
 jest.setTimeout(120_000);
@@ -26,24 +27,12 @@ afterAll(() => api.close());
 
 const predictive = { type: 'predictive', parameter: 'vibration', lead_days: 14, min_probability: 0.5 };
 
-/** A pump with a vibration baseline of 2 ± 50 %: the prognosis projects to the band edge 3. */
-async function pumpWithBaseline(t: TestTenant): Promise<string> {
-  const asset = await api.request('/api/v1/assets', { method: 'POST', token: t.token, json: { name: `Pump ${randomUUID().slice(0, 4)}`, type: 'pump' } });
-  const baseline = await api.request(`/api/v1/assets/${asset.body.id}/baselines`, {
-    method: 'POST',
-    token: t.token,
-    json: { parameter: 'vibration', baseline_value: 2, tolerance_percent: 50 },
-  });
-  expect([asset.status, baseline.status]).toEqual([201, 201]);
-  return asset.body.id;
-}
-
 const createPlan = (t: TestTenant, body: Record<string, unknown>) =>
   api.request(`${M}/plans`, { method: 'POST', token: t.token, json: { name: 'Overhaul pump', on_open_task: 'stack', ...body } });
 
 describe('predictive plans from gateway readings', () => {
   it('validates the trigger: a parameter without baseline or failure limit is a 422 naming it; bad figures name their field', async () => {
-    const pump = await pumpWithBaseline(tenant);
+    const pump = await pumpWithBaseline(api, tenant);
     const res = await createPlan(tenant, { asset_ids: [pump], trigger: { ...predictive, parameter: 'bearing_temp' } });
     expectError(res, 422, 'VALIDATION_ERROR');
     expect(res.body.detail).toContain('bearing_temp');
@@ -63,7 +52,7 @@ describe('predictive plans from gateway readings', () => {
   });
 
   it('a rising pump gets one predictive and one condition work order with their evidence, a flat pump none, another tenant sees nothing', async () => {
-    const [rising, flat] = [await pumpWithBaseline(tenant), await pumpWithBaseline(tenant)];
+    const [rising, flat] = [await pumpWithBaseline(api, tenant), await pumpWithBaseline(api, tenant)];
     const condition = { type: 'condition', parameter: 'vibration', above: 2.6, for_minutes: 60 };
     const plansOf = async (asset: string) => ({
       predictive: (await createPlan(tenant, { asset_ids: [asset], trigger: predictive })).body,

@@ -696,7 +696,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest one sensor reading
-         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition trigger on a series of the batch is told once to evaluate its new readings.
+         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition or predictive trigger on a series of the batch is told once to evaluate its new readings.
          */
         post: operations["postMachineReadings"];
         delete?: never;
@@ -716,7 +716,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest up to 500 sensor readings
-         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition trigger on a series of the batch is told once to evaluate its new readings.
+         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition or predictive trigger on a series of the batch is told once to evaluate its new readings.
          */
         post: operations["postMachineReadingsBatch"];
         delete?: never;

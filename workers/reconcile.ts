@@ -63,7 +63,8 @@ type PlanKey = { tenant_id: string; id: string };
 /**
  * Active condition and predictive plans whose assets received readings of their parameter after the
  * plan last read its readings (`readings_seen_at`): the API's `readings` signal after that batch was
- * lost (Temporal unreachable for a moment). Oldest-seen first, a few per tenant, so one tenant's
+ * lost (Temporal unreachable for a moment). Judged on each series' latest-reading row (its
+ * `updated_at`, one primary-key lookup per asset), not by scanning the readings. Oldest-seen first, a few per tenant, so one tenant's
  * many plans never crowd out the others'.
  */
 export async function plansBehindOnReadings(db: Db, limits = { perTenant: CATCH_UP_PER_TENANT, total: CATCH_UP_TOTAL }): Promise<PlanKey[]> {
@@ -73,9 +74,9 @@ export async function plansBehindOnReadings(db: Db, limits = { perTenant: CATCH_
          from maintenance_plans p
         where p.deleted_at is null and p.status = 'active' and p.trigger ->> 'type' in ('condition', 'predictive')
           and exists (
-            select 1 from sensor_readings s
-             where s.tenant_id = p.tenant_id and s.asset_id = any(p.asset_ids) and s.parameter = p.trigger ->> 'parameter'
-               and s.received_at > coalesce(p.readings_seen_at, '-infinity'))
+            select 1 from asset_parameter_latest l
+             where l.tenant_id = p.tenant_id and l.asset_id = any(p.asset_ids) and l.parameter = p.trigger ->> 'parameter'
+               and l.updated_at > coalesce(p.readings_seen_at, '-infinity'))
      ) behind
      where n <= ? order by tenant_id, id limit ?`,
     [limits.perTenant, limits.total],

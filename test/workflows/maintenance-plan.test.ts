@@ -11,6 +11,7 @@ import { Worker } from '@temporalio/worker';
 import { createMaintenanceActivities } from '../../activities/maintenance';
 import { createNotificationActivities } from '../../activities/notifications';
 import { PlanRow, saveScheduleSnapshot } from '../../db/queries/maintenance';
+import { upsertLatestReadings } from '../../db/queries/readings';
 import { provisionTenant } from '../../db/tenants';
 import type { Trigger } from '../../domain/maintenance';
 import { ResourceIdKey, TenantIdKey } from '../../infra/search-attributes';
@@ -647,7 +648,10 @@ describe('predictive plans', () => {
     const plan = await createPlan(t, { trigger, on_open_task: 'stack', asset_ids: [asset.id], ...o });
     const latest = () => env.client.workflow.getHandle(plan.handle.workflowId);
     let n = 0;
-    /** Readings every `stepMs` over `spanMs` ending now (server time), from `from` rising by `perDay` with some noise; not signalled. */
+    /**
+     * Readings every `stepMs` over `spanMs` ending now (server time), from `from` rising by `perDay`
+     * with some noise, and the series' latest-reading row, as the gateway stores them; not signalled.
+     */
     const store = async (spanMs: number, stepMs: number, from: number, perDay: number) => {
       const end = (await serverNow()).getTime();
       const rows = Array.from({ length: spanMs / stepMs + 1 }, (_, i) => ({
@@ -659,6 +663,8 @@ describe('predictive plans', () => {
         sender_event_id: `p-${(n += 1)}`,
       }));
       await pg.db('sensor_readings').insert(rows);
+      const last = rows.at(-1)!;
+      await upsertLatestReadings(pg.db, t.tenantId, [{ asset_id: asset.id, parameter: 'vibration', ts: last.ts, value: last.value, unit: null, source: null, recent: [] }]);
     };
     const forecastOf = async () => {
       const view = await latest().query(stateQuery);

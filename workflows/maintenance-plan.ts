@@ -3,10 +3,11 @@
  * `maintenance-plan/<tenant>/<plan>` (DESIGN.md, Temporal conventions).
  *
  * - Timers: the next of (lead-time notification, task generation = due - generate_ahead, overdue
- *   check of the plan's tasks), recomputed from domain/maintenance whenever the plan changes; each
+ *   check of the plan's tasks, a predictive plan's predicted due instant), recomputed from domain/maintenance whenever the plan changes; each
  *   timer carries a one-line summary for the Temporal UI.
  * - Signals: pause, resume, planChanged (a PUT), archive (a DELETE). Applied at once, so a query
  *   right after the signal sees them; the plan row's read model is then written by an activity.
+ *   readings and workOrderCompleted drive condition and predictive plans (evaluated in activities).
  * - Updates (synchronous validators, idempotent by the API's request id): execute, recordCounter,
  *   applyOptimization. Queries: state, preview.
  * - Execute on a PAUSED plan is allowed (SPEC: "Plan exists → the task is generated

@@ -26,8 +26,20 @@ import {
   saveScheduleSnapshot,
   ScheduleSnapshot,
 } from '../db/queries/maintenance';
-import { toRuns, type ConditionPrior, type ConditionRun, type ConditionTrigger, type IsoTimestamp, type RecordedReading } from '../domain/maintenance';
+import {
+  toRuns,
+  type AssetForecast,
+  type ConditionPrior,
+  type ConditionRun,
+  type ConditionTrigger,
+  type IsoTimestamp,
+  type PredictiveTrigger,
+  type RecordedReading,
+} from '../domain/maintenance';
+import { forecastAsset } from '../domain/maintenance/predictive-forecast';
 import { counterSourceText } from '../db/queries/counter-sources';
+import { effectiveConfigs } from '../db/queries/predictive-configs';
+import { parameterHistories } from '../db/queries/parameter-histories';
 
 export interface PlanRef {
   tenantId: string;
@@ -71,6 +83,16 @@ export interface ConditionReadingsInput extends PlanRef {
 
 export type ConditionReadingsResult = { plan: 'gone' } | { plan: 'present'; runs: Record<string, ConditionRun[]>; more: boolean };
 
+export interface PredictiveForecastsInput extends PlanRef {
+  trigger: PredictiveTrigger;
+  /** The workflow's time: the forecast is made as of it (deterministic, and right under time skipping). */
+  now: IsoTimestamp;
+  /** Per re-armed asset, the instant from which its readings count. */
+  since: Record<string, IsoTimestamp>;
+}
+
+export type PredictiveForecastsResult = { plan: 'gone' } | { plan: 'present'; forecasts: AssetForecast[] };
+
 /**
  * Readings read per evaluation: the workflow asks again while `more` is true. Compressed to runs
  * (one per stretch on either side of the limit), so the history grows with the crossings, not the
@@ -96,6 +118,19 @@ export function createMaintenanceActivities(deps: { db: Db }) {
       if (plan.deleted_at !== null) return 'gone';
       return work(tx, plan);
     });
+  }
+
+  /**
+   * The live plan's assets, noting that it reads its readings now (before reading them): the
+   * worker's catch-up sweep tells a plan of readings received after this (a lost signal).
+   */
+  async function markReadingsSeen(ref: PlanRef): Promise<{ asset_ids: string[] } | undefined> {
+    const [plan] = await db('maintenance_plans')
+      .where({ tenant_id: ref.tenantId, id: ref.planId })
+      .whereNull('deleted_at')
+      .update({ readings_seen_at: db.fn.now() })
+      .returning('asset_ids');
+    return plan;
   }
 
   return {
@@ -147,9 +182,9 @@ export function createMaintenanceActivities(deps: { db: Db }) {
      * oldest first, compressed to runs on either side of the limit.
      */
     async conditionReadings(input: ConditionReadingsInput): Promise<ConditionReadingsResult> {
-      const plan = await db('maintenance_plans').where({ tenant_id: input.tenantId, id: input.planId }).whereNull('deleted_at').first('asset_ids');
+      const plan = await markReadingsSeen(input);
       if (!plan) return { plan: 'gone' };
-      const assetIds = plan.asset_ids as string[];
+      const assetIds = plan.asset_ids;
       if (assetIds.length === 0) return { plan: 'present', runs: {}, more: false };
       const rows: Array<{ asset_id: string; ts: Date; value: number }> = await db('sensor_readings')
         .where({ tenant_id: input.tenantId, parameter: input.trigger.parameter })
@@ -166,6 +201,33 @@ export function createMaintenanceActivities(deps: { db: Db }) {
       }
       const runs = Object.fromEntries([...byAsset].map(([assetId, points]) => [assetId, toRuns(input.trigger, points, input.prior?.[assetId] ?? null)]));
       return { plan: 'present', runs, more: rows.length === CONDITION_READINGS_PAGE };
+    },
+
+    /**
+     * Each of the plan's assets' forecast for the trigger's parameter as of `now`: its prognosis
+     * (the general degradation model over the newest readings, to the limit the prognosis uses)
+     * and when it falls due. Writes nothing.
+     */
+    async predictiveForecasts(input: PredictiveForecastsInput): Promise<PredictiveForecastsResult> {
+      const plan = await markReadingsSeen(input);
+      if (!plan) return { plan: 'gone' };
+      const assets: Array<{ id: string; type: string }> = await db('assets').where({ tenant_id: input.tenantId }).whereIn('id', plan.asset_ids).orderBy('id').select('id', 'type');
+      const configs = await effectiveConfigs(
+        db,
+        input.tenantId,
+        assets.map((a) => a.type),
+      );
+      const nowMs = Date.parse(input.now);
+      const forecasts: AssetForecast[] = [];
+      for (const asset of assets) {
+        const since = input.since[asset.id];
+        const [history] = await parameterHistories(db, input.tenantId, asset.id, configs.get(asset.type)!, {
+          only: [input.trigger.parameter],
+          since: since ? new Date(since) : null,
+        });
+        forecasts.push(history ? forecastAsset(input.trigger, asset.id, history, nowMs) : { asset_id: asset.id, due_at: null, evidence: null });
+      }
+      return { plan: 'present', forecasts };
     },
 
     /** The plan row's read model after a pause, resume, edit or re-arm. */

@@ -45,7 +45,8 @@ function tenantOf(token: string): string {
   return claims.tenant_id;
 }
 
-async function call(ctx: AssetsBenchContext, path: string, init: { method?: string; json?: unknown } = {}): Promise<any> {
+/** One authenticated JSON call of a bench's API; throws on a status of 300 or above. */
+export async function call(ctx: Pick<AssetsBenchContext, 'baseUrl' | 'token'>, path: string, init: { method?: string; json?: unknown } = {}): Promise<any> {
   const res = await fetch(`${ctx.baseUrl}${path}`, {
     method: init.method ?? 'GET',
     headers: { Authorization: `Bearer ${ctx.token}`, ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}) },

@@ -13,6 +13,7 @@ import { runPlansDueBenchOn } from './plans-due';
 import { runPoolSizingBench } from './pool-sizing';
 import { runPrivacyExportBench } from './privacy-export';
 import { runPrognosticsBench } from './prognostics';
+import { runReadingsPlansBenchOn } from './readings-plans';
 import { runWebhookBench } from './webhooks';
 
 type Bench = { name: string; target: string; run: () => Promise<unknown> };
@@ -36,6 +37,11 @@ async function main(): Promise<void> {
     },
     { name: 'pool', target: 'activity slots from the pool (pool - 4): the burst no slower, other users of the pool keep their latency', run: () => runPoolSizingBench() },
     { name: 'prognostics', target: 'general model on synthetic series: median relative RUL error <= 0.2, 90 % interval coverage >= 0.85', run: async () => runPrognosticsBench() },
+    {
+      name: 'readings-plans',
+      target: 'gateway readings/s into pumps watched by condition and predictive plans against unwatched ones; signals and history events of one plan in a 10 000-reading flood',
+      run: () => runReadingsPlansBenchOn(deps),
+    },
     { name: 'export', target: 'subject export of 100 000 rows under 30 s, memory flat (streamed)', run: () => runPrivacyExportBench(deps) },
     { name: 'pii', target: 'recall >= 0.95 for email and phone, precision >= 0.95 overall', run: () => runPiiBench() },
     { name: 'due', target: '10 000 plans due in the same minute all generate their work order within 60 s (dev server clock)', run: () => runPlansDueBenchOn(deps) },

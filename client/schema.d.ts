@@ -696,7 +696,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest one sensor reading
-         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition trigger on a series of the batch is told once to evaluate its new readings.
+         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition or predictive trigger on a series of the batch is told once to evaluate its new readings.
          */
         post: operations["postMachineReadings"];
         delete?: never;
@@ -716,7 +716,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest up to 500 sensor readings
-         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition trigger on a series of the batch is told once to evaluate its new readings.
+         * @description Stores the readings (idempotent by event_id), judges each series' new readings against its active baseline (alerts raised, deduplicated and resolved; outbox events asset.alert.raised / asset.alert.resolved), and recomputes the health and condition of the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, resolved by the first later stored reading back inside the band. After the commit, each maintenance plan with a condition or predictive trigger on a series of the batch is told once to evaluate its new readings.
          */
         post: operations["postMachineReadingsBatch"];
         delete?: never;
@@ -9932,7 +9932,7 @@ export interface operations {
                             status?: "open" | "in_progress" | "done" | "cancelled";
                             kind?: string;
                             trigger?: string | null;
-                            /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                            /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window; predictive trigger: the model version, remaining useful life and its interval, the probability and the readings used) */
                             evidence?: ({
                                 asset_id?: string;
                                 parameter?: string;
@@ -9952,6 +9952,27 @@ export interface operations {
                                     /** Format: date-time */
                                     at?: string;
                                     value?: number;
+                                };
+                                /** @description Predictive: the prognosis model */
+                                model_version?: string;
+                                /** @description Predictive: days until the trend reaches the limit */
+                                remaining_useful_life?: number | null;
+                                /** @description Predictive: its 90 % interval in days (upper end null: unbounded) */
+                                remaining_useful_life_interval?: (number | null)[] | null;
+                                /**
+                                 * Format: date-time
+                                 * @description Predictive: when the trend reaches the limit
+                                 */
+                                projected_crossing_at?: string | null;
+                                /** @description Predictive: probability of reaching the limit within lead_days */
+                                probability?: number;
+                                /** @description Predictive: the readings the prognosis used */
+                                readings?: {
+                                    count?: number;
+                                    /** Format: date-time */
+                                    from?: string | null;
+                                    /** Format: date-time */
+                                    to?: string | null;
                                 };
                             } & {
                                 [key: string]: unknown;
@@ -10087,7 +10108,7 @@ export interface operations {
                         status?: "open" | "in_progress" | "done" | "cancelled";
                         kind?: string;
                         trigger?: string | null;
-                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window; predictive trigger: the model version, remaining useful life and its interval, the probability and the readings used) */
                         evidence?: ({
                             asset_id?: string;
                             parameter?: string;
@@ -10107,6 +10128,27 @@ export interface operations {
                                 /** Format: date-time */
                                 at?: string;
                                 value?: number;
+                            };
+                            /** @description Predictive: the prognosis model */
+                            model_version?: string;
+                            /** @description Predictive: days until the trend reaches the limit */
+                            remaining_useful_life?: number | null;
+                            /** @description Predictive: its 90 % interval in days (upper end null: unbounded) */
+                            remaining_useful_life_interval?: (number | null)[] | null;
+                            /**
+                             * Format: date-time
+                             * @description Predictive: when the trend reaches the limit
+                             */
+                            projected_crossing_at?: string | null;
+                            /** @description Predictive: probability of reaching the limit within lead_days */
+                            probability?: number;
+                            /** @description Predictive: the readings the prognosis used */
+                            readings?: {
+                                count?: number;
+                                /** Format: date-time */
+                                from?: string | null;
+                                /** Format: date-time */
+                                to?: string | null;
                             };
                         } & {
                             [key: string]: unknown;
@@ -10256,7 +10298,7 @@ export interface operations {
                         status?: "open" | "in_progress" | "done" | "cancelled";
                         kind?: string;
                         trigger?: string | null;
-                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window; predictive trigger: the model version, remaining useful life and its interval, the probability and the readings used) */
                         evidence?: ({
                             asset_id?: string;
                             parameter?: string;
@@ -10276,6 +10318,27 @@ export interface operations {
                                 /** Format: date-time */
                                 at?: string;
                                 value?: number;
+                            };
+                            /** @description Predictive: the prognosis model */
+                            model_version?: string;
+                            /** @description Predictive: days until the trend reaches the limit */
+                            remaining_useful_life?: number | null;
+                            /** @description Predictive: its 90 % interval in days (upper end null: unbounded) */
+                            remaining_useful_life_interval?: (number | null)[] | null;
+                            /**
+                             * Format: date-time
+                             * @description Predictive: when the trend reaches the limit
+                             */
+                            projected_crossing_at?: string | null;
+                            /** @description Predictive: probability of reaching the limit within lead_days */
+                            probability?: number;
+                            /** @description Predictive: the readings the prognosis used */
+                            readings?: {
+                                count?: number;
+                                /** Format: date-time */
+                                from?: string | null;
+                                /** Format: date-time */
+                                to?: string | null;
                             };
                         } & {
                             [key: string]: unknown;
@@ -10478,7 +10541,7 @@ export interface operations {
                         status?: "open" | "in_progress" | "done" | "cancelled";
                         kind?: string;
                         trigger?: string | null;
-                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window; predictive trigger: the model version, remaining useful life and its interval, the probability and the readings used) */
                         evidence?: ({
                             asset_id?: string;
                             parameter?: string;
@@ -10498,6 +10561,27 @@ export interface operations {
                                 /** Format: date-time */
                                 at?: string;
                                 value?: number;
+                            };
+                            /** @description Predictive: the prognosis model */
+                            model_version?: string;
+                            /** @description Predictive: days until the trend reaches the limit */
+                            remaining_useful_life?: number | null;
+                            /** @description Predictive: its 90 % interval in days (upper end null: unbounded) */
+                            remaining_useful_life_interval?: (number | null)[] | null;
+                            /**
+                             * Format: date-time
+                             * @description Predictive: when the trend reaches the limit
+                             */
+                            projected_crossing_at?: string | null;
+                            /** @description Predictive: probability of reaching the limit within lead_days */
+                            probability?: number;
+                            /** @description Predictive: the readings the prognosis used */
+                            readings?: {
+                                count?: number;
+                                /** Format: date-time */
+                                from?: string | null;
+                                /** Format: date-time */
+                                to?: string | null;
                             };
                         } & {
                             [key: string]: unknown;
@@ -10695,7 +10779,7 @@ export interface operations {
                         status?: "open" | "in_progress" | "done" | "cancelled";
                         kind?: string;
                         trigger?: string | null;
-                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                        /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window; predictive trigger: the model version, remaining useful life and its interval, the probability and the readings used) */
                         evidence?: ({
                             asset_id?: string;
                             parameter?: string;
@@ -10715,6 +10799,27 @@ export interface operations {
                                 /** Format: date-time */
                                 at?: string;
                                 value?: number;
+                            };
+                            /** @description Predictive: the prognosis model */
+                            model_version?: string;
+                            /** @description Predictive: days until the trend reaches the limit */
+                            remaining_useful_life?: number | null;
+                            /** @description Predictive: its 90 % interval in days (upper end null: unbounded) */
+                            remaining_useful_life_interval?: (number | null)[] | null;
+                            /**
+                             * Format: date-time
+                             * @description Predictive: when the trend reaches the limit
+                             */
+                            projected_crossing_at?: string | null;
+                            /** @description Predictive: probability of reaching the limit within lead_days */
+                            probability?: number;
+                            /** @description Predictive: the readings the prognosis used */
+                            readings?: {
+                                count?: number;
+                                /** Format: date-time */
+                                from?: string | null;
+                                /** Format: date-time */
+                                to?: string | null;
                             };
                         } & {
                             [key: string]: unknown;
@@ -10919,11 +11024,16 @@ export interface operations {
                             status?: "active" | "paused" | "archived";
                             /**
                              * Format: date-time
-                             * @description ISO 8601 UTC: calendar due time, counter projection, or the earlier of both
+                             * @description ISO 8601 UTC: calendar due time, counter projection, a predictive plan's projected due time, or the earliest of them
                              */
                             next_due_at?: string | null;
-                            /** @enum {string|null} */
+                            /**
+                             * @description Calendar or counter; null when `next_due_cause` is another trigger (API 1.x keeps these two values)
+                             * @enum {string|null}
+                             */
                             next_due_trigger?: "calendar" | "counter" | null;
+                            /** @description What next_due_at comes from: `calendar`, `counter` or `predictive` (the prognosis) */
+                            next_due_cause?: string | null;
                             /** @description Nominal interval (compliance grace base) */
                             interval_hours?: number | null;
                             /** @description Incremented by every change of the plan */
@@ -11107,6 +11217,29 @@ export interface operations {
                              */
                             mode?: "fixed" | "floating";
                         };
+                    } | {
+                        /** @constant */
+                        type: "predictive";
+                        /** @description The reading parameter whose prognosis is watched; the assets need a failure limit (their type's predictive config) or a baseline for it */
+                        parameter: string;
+                        /** @description The work order is due this many days before the projected crossing of the limit; also the horizon of the probability */
+                        lead_days: number;
+                        /** @description Due once the prognosis gives at least this probability of reaching the limit within lead_days */
+                        min_probability: number;
+                        /** @description Optional calendar fallback: due by whichever comes first */
+                        calendar?: {
+                            every: number;
+                            /** @enum {string} */
+                            unit: "hours" | "days" | "weeks" | "months";
+                            /** @description The first due time */
+                            start_at: string;
+                            /**
+                             * @description fixed: due dates stay on the grid; floating: next due counts from the last execution
+                             * @default fixed
+                             * @enum {string}
+                             */
+                            mode?: "fixed" | "floating";
+                        };
                     };
                     checklist?: string[];
                     /**
@@ -11174,11 +11307,16 @@ export interface operations {
                         status?: "active" | "paused" | "archived";
                         /**
                          * Format: date-time
-                         * @description ISO 8601 UTC: calendar due time, counter projection, or the earlier of both
+                         * @description ISO 8601 UTC: calendar due time, counter projection, a predictive plan's projected due time, or the earliest of them
                          */
                         next_due_at?: string | null;
-                        /** @enum {string|null} */
+                        /**
+                         * @description Calendar or counter; null when `next_due_cause` is another trigger (API 1.x keeps these two values)
+                         * @enum {string|null}
+                         */
                         next_due_trigger?: "calendar" | "counter" | null;
+                        /** @description What next_due_at comes from: `calendar`, `counter` or `predictive` (the prognosis) */
+                        next_due_cause?: string | null;
                         /** @description Nominal interval (compliance grace base) */
                         interval_hours?: number | null;
                         /** @description Incremented by every change of the plan */
@@ -11341,11 +11479,16 @@ export interface operations {
                         status?: "active" | "paused" | "archived";
                         /**
                          * Format: date-time
-                         * @description ISO 8601 UTC: calendar due time, counter projection, or the earlier of both
+                         * @description ISO 8601 UTC: calendar due time, counter projection, a predictive plan's projected due time, or the earliest of them
                          */
                         next_due_at?: string | null;
-                        /** @enum {string|null} */
+                        /**
+                         * @description Calendar or counter; null when `next_due_cause` is another trigger (API 1.x keeps these two values)
+                         * @enum {string|null}
+                         */
                         next_due_trigger?: "calendar" | "counter" | null;
+                        /** @description What next_due_at comes from: `calendar`, `counter` or `predictive` (the prognosis) */
+                        next_due_cause?: string | null;
                         /** @description Nominal interval (compliance grace base) */
                         interval_hours?: number | null;
                         /** @description Incremented by every change of the plan */
@@ -11539,6 +11682,29 @@ export interface operations {
                              */
                             mode?: "fixed" | "floating";
                         };
+                    } | {
+                        /** @constant */
+                        type: "predictive";
+                        /** @description The reading parameter whose prognosis is watched; the assets need a failure limit (their type's predictive config) or a baseline for it */
+                        parameter: string;
+                        /** @description The work order is due this many days before the projected crossing of the limit; also the horizon of the probability */
+                        lead_days: number;
+                        /** @description Due once the prognosis gives at least this probability of reaching the limit within lead_days */
+                        min_probability: number;
+                        /** @description Optional calendar fallback: due by whichever comes first */
+                        calendar?: {
+                            every: number;
+                            /** @enum {string} */
+                            unit: "hours" | "days" | "weeks" | "months";
+                            /** @description The first due time */
+                            start_at: string;
+                            /**
+                             * @description fixed: due dates stay on the grid; floating: next due counts from the last execution
+                             * @default fixed
+                             * @enum {string}
+                             */
+                            mode?: "fixed" | "floating";
+                        };
                     };
                     checklist?: string[];
                     /**
@@ -11601,11 +11767,16 @@ export interface operations {
                         status?: "active" | "paused" | "archived";
                         /**
                          * Format: date-time
-                         * @description ISO 8601 UTC: calendar due time, counter projection, or the earlier of both
+                         * @description ISO 8601 UTC: calendar due time, counter projection, a predictive plan's projected due time, or the earliest of them
                          */
                         next_due_at?: string | null;
-                        /** @enum {string|null} */
+                        /**
+                         * @description Calendar or counter; null when `next_due_cause` is another trigger (API 1.x keeps these two values)
+                         * @enum {string|null}
+                         */
                         next_due_trigger?: "calendar" | "counter" | null;
+                        /** @description What next_due_at comes from: `calendar`, `counter` or `predictive` (the prognosis) */
+                        next_due_cause?: string | null;
                         /** @description Nominal interval (compliance grace base) */
                         interval_hours?: number | null;
                         /** @description Incremented by every change of the plan */
@@ -12215,11 +12386,16 @@ export interface operations {
                         status?: "active" | "paused" | "archived";
                         /**
                          * Format: date-time
-                         * @description ISO 8601 UTC: calendar due time, counter projection, or the earlier of both
+                         * @description ISO 8601 UTC: calendar due time, counter projection, a predictive plan's projected due time, or the earliest of them
                          */
                         next_due_at?: string | null;
-                        /** @enum {string|null} */
+                        /**
+                         * @description Calendar or counter; null when `next_due_cause` is another trigger (API 1.x keeps these two values)
+                         * @enum {string|null}
+                         */
                         next_due_trigger?: "calendar" | "counter" | null;
+                        /** @description What next_due_at comes from: `calendar`, `counter` or `predictive` (the prognosis) */
+                        next_due_cause?: string | null;
                         /** @description Nominal interval (compliance grace base) */
                         interval_hours?: number | null;
                         /** @description Incremented by every change of the plan */
@@ -12358,11 +12534,16 @@ export interface operations {
                         status?: "active" | "paused" | "archived";
                         /**
                          * Format: date-time
-                         * @description ISO 8601 UTC: calendar due time, counter projection, or the earlier of both
+                         * @description ISO 8601 UTC: calendar due time, counter projection, a predictive plan's projected due time, or the earliest of them
                          */
                         next_due_at?: string | null;
-                        /** @enum {string|null} */
+                        /**
+                         * @description Calendar or counter; null when `next_due_cause` is another trigger (API 1.x keeps these two values)
+                         * @enum {string|null}
+                         */
                         next_due_trigger?: "calendar" | "counter" | null;
+                        /** @description What next_due_at comes from: `calendar`, `counter` or `predictive` (the prognosis) */
+                        next_due_cause?: string | null;
                         /** @description Nominal interval (compliance grace base) */
                         interval_hours?: number | null;
                         /** @description Incremented by every change of the plan */
@@ -12778,9 +12959,9 @@ export interface operations {
                              * @enum {string}
                              */
                             trigger?: "calendar" | "counter";
-                            /** @description What made the plan due: `calendar`, `counter` or `condition` (then with its `evidence`) */
+                            /** @description What made the plan due: `calendar`, `counter`, `condition` or `predictive` (the last two with their `evidence`) */
                             cause?: string;
-                            /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window) */
+                            /** @description What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window; predictive trigger: the model version, remaining useful life and its interval, the probability and the readings used) */
                             evidence?: ({
                                 asset_id?: string;
                                 parameter?: string;
@@ -12800,6 +12981,27 @@ export interface operations {
                                     /** Format: date-time */
                                     at?: string;
                                     value?: number;
+                                };
+                                /** @description Predictive: the prognosis model */
+                                model_version?: string;
+                                /** @description Predictive: days until the trend reaches the limit */
+                                remaining_useful_life?: number | null;
+                                /** @description Predictive: its 90 % interval in days (upper end null: unbounded) */
+                                remaining_useful_life_interval?: (number | null)[] | null;
+                                /**
+                                 * Format: date-time
+                                 * @description Predictive: when the trend reaches the limit
+                                 */
+                                projected_crossing_at?: string | null;
+                                /** @description Predictive: probability of reaching the limit within lead_days */
+                                probability?: number;
+                                /** @description Predictive: the readings the prognosis used */
+                                readings?: {
+                                    count?: number;
+                                    /** Format: date-time */
+                                    from?: string | null;
+                                    /** Format: date-time */
+                                    to?: string | null;
                                 };
                             } & {
                                 [key: string]: unknown;
@@ -13217,11 +13419,16 @@ export interface operations {
                             status?: "active" | "paused" | "archived";
                             /**
                              * Format: date-time
-                             * @description ISO 8601 UTC: calendar due time, counter projection, or the earlier of both
+                             * @description ISO 8601 UTC: calendar due time, counter projection, a predictive plan's projected due time, or the earliest of them
                              */
                             next_due_at?: string | null;
-                            /** @enum {string|null} */
+                            /**
+                             * @description Calendar or counter; null when `next_due_cause` is another trigger (API 1.x keeps these two values)
+                             * @enum {string|null}
+                             */
                             next_due_trigger?: "calendar" | "counter" | null;
+                            /** @description What next_due_at comes from: `calendar`, `counter` or `predictive` (the prognosis) */
+                            next_due_cause?: string | null;
                             /** @description Nominal interval (compliance grace base) */
                             interval_hours?: number | null;
                             /** @description Incremented by every change of the plan */

@@ -60,6 +60,14 @@ export const CONDITION_PLAN = 'Inspect P-101 when its vibration stays high';
 /** The degrading pump's band edge (baseline 2.5 mm/s + 20 %), held for CONDITION_MINUTES. */
 export const CONDITION_LIMIT = 3;
 export const CONDITION_MINUTES = 2;
+/**
+ * A predictive plan on the same pump: its prognosis projects the rising vibration to the band edge
+ * and the work order comes before the condition plan's, due a day before the projected crossing
+ * (the demo's minutes of degradation make that "now").
+ */
+export const PREDICTIVE_PLAN = 'Overhaul P-101 before its vibration leaves its band';
+export const PREDICTIVE_LEAD_DAYS = 1;
+export const PREDICTIVE_MIN_PROBABILITY = 0.5;
 export const RUN_HOURS_PLAN = 'Compressor C-201 service every 250 run hours';
 export const RUN_HOURS_EVERY = 250;
 /**

@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ApiClient } from '../client';
+import type { ApiClient, paths } from '../client';
 import { all, demoApiClient, ok } from './api-client';
 import {
   CONDITION_LIMIT,
@@ -25,12 +25,16 @@ import {
   DEMO_BRANDING,
   DEMO_SCHEDULED_REPORT,
   DEMO_WEBHOOK_EVENTS,
+  PREDICTIVE_LEAD_DAYS,
+  PREDICTIVE_MIN_PROBABILITY,
+  PREDICTIVE_PLAN,
   RUN_HOURS_EVERY,
   RUN_HOURS_PLAN,
 } from './plant';
 import { DemoState, readDemoState } from './state';
 
 const COMPRESSOR = 'Air compressor C-201';
+type PlanBody = paths['/api/v1/maintenance/plans']['post']['requestBody']['content']['application/json'];
 const SOON_PLAN = 'Lubricate P-101 bearings (due minutes after the seed)';
 const WEEKLY_PLAN = 'Weekly safety walk of Line 2';
 
@@ -76,59 +80,44 @@ export async function seedPlant(api: ApiClient, webhookUrl: string, previous: De
     }
   }
 
-  // Maintenance plans: by run hours (the gateway counts them), one due minutes from now, one on the
-  // degrading pump's vibration, a weekly one.
+  // Maintenance plans: by run hours (the gateway counts them), one due minutes from now, two on the
+  // degrading pump's vibration (its condition and its prognosis), a weekly one.
   const plans = byName(await all((query) => api.GET('/api/v1/maintenance/plans', { params: { query } })));
   const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
-  const runHoursPlan = await ensure(`plan ${RUN_HOURS_PLAN}`, plans.get(RUN_HOURS_PLAN), () =>
-    ok(
-      api.POST('/api/v1/maintenance/plans', {
-        body: {
-          name: RUN_HOURS_PLAN,
-          asset_ids: [assetIds.get(COMPRESSOR)!],
-          trigger: { type: 'counter', counter: 'operating_hours', unit: 'h', every: RUN_HOURS_EVERY, start_value: 0 },
-          checklist: ['Replace the air filter', 'Check the belt tension', 'Drain the condensate'],
-          priority: 'high',
-        },
-      }),
-    ),
-  );
-  await ensure(`plan ${SOON_PLAN}`, plans.get(SOON_PLAN), () =>
-    ok(
-      api.POST('/api/v1/maintenance/plans', {
-        body: {
-          name: SOON_PLAN,
-          asset_ids: [assetIds.get(DEGRADING_PUMP)!],
-          trigger: { type: 'calendar', every: 4, unit: 'weeks', start_at: inMinutes(2), mode: 'fixed' },
-          checklist: ['Grease both bearings', 'Listen for noise'],
-        },
-      }),
-    ),
-  );
-  await ensure(`plan ${CONDITION_PLAN}`, plans.get(CONDITION_PLAN), () =>
-    ok(
-      api.POST('/api/v1/maintenance/plans', {
-        body: {
-          name: CONDITION_PLAN,
-          asset_ids: [assetIds.get(DEGRADING_PUMP)!],
-          trigger: { type: 'condition', parameter: 'vibration', above: CONDITION_LIMIT, for_minutes: CONDITION_MINUTES },
-          checklist: ['Measure the bearing vibration by hand', 'Check the coupling alignment'],
-          priority: 'high',
-        },
-      }),
-    ),
-  );
-  await ensure(`plan ${WEEKLY_PLAN}`, plans.get(WEEKLY_PLAN), () =>
-    ok(
-      api.POST('/api/v1/maintenance/plans', {
-        body: {
-          name: WEEKLY_PLAN,
-          asset_ids: [assetIds.get('Line 2 - Packaging')!],
-          trigger: { type: 'calendar', every: 1, unit: 'weeks', start_at: inMinutes(24 * 60), mode: 'fixed' },
-        },
-      }),
-    ),
-  );
+  /** The plan of that name, created with `body` unless it exists. */
+  const ensurePlan = (body: PlanBody) => ensure(`plan ${body.name}`, plans.get(body.name), () => ok(api.POST('/api/v1/maintenance/plans', { body })));
+  const runHoursPlan = await ensurePlan({
+    name: RUN_HOURS_PLAN,
+    asset_ids: [assetIds.get(COMPRESSOR)!],
+    trigger: { type: 'counter', counter: 'operating_hours', unit: 'h', every: RUN_HOURS_EVERY, start_value: 0 },
+    checklist: ['Replace the air filter', 'Check the belt tension', 'Drain the condensate'],
+    priority: 'high',
+  });
+  await ensurePlan({
+    name: SOON_PLAN,
+    asset_ids: [assetIds.get(DEGRADING_PUMP)!],
+    trigger: { type: 'calendar', every: 4, unit: 'weeks', start_at: inMinutes(2), mode: 'fixed' },
+    checklist: ['Grease both bearings', 'Listen for noise'],
+  });
+  await ensurePlan({
+    name: CONDITION_PLAN,
+    asset_ids: [assetIds.get(DEGRADING_PUMP)!],
+    trigger: { type: 'condition', parameter: 'vibration', above: CONDITION_LIMIT, for_minutes: CONDITION_MINUTES },
+    checklist: ['Measure the bearing vibration by hand', 'Check the coupling alignment'],
+    priority: 'high',
+  });
+  await ensurePlan({
+    name: PREDICTIVE_PLAN,
+    asset_ids: [assetIds.get(DEGRADING_PUMP)!],
+    trigger: { type: 'predictive', parameter: 'vibration', lead_days: PREDICTIVE_LEAD_DAYS, min_probability: PREDICTIVE_MIN_PROBABILITY },
+    checklist: ['Plan the bearing replacement', 'Order the spare bearing set'],
+    priority: 'high',
+  });
+  await ensurePlan({
+    name: WEEKLY_PLAN,
+    asset_ids: [assetIds.get('Line 2 - Packaging')!],
+    trigger: { type: 'calendar', every: 1, unit: 'weeks', start_at: inMinutes(24 * 60), mode: 'fixed' },
+  });
 
   // The webhook to the local receiver. Its secret is shown once: kept in the state file; when that
   // is lost, rotated to learn a new one.

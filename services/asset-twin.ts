@@ -19,7 +19,7 @@ import { applyToCycles, projectParameters, resolveChanges, ScenarioChanges } fro
 import { describeInsufficient } from '../domain/prognostics';
 import type { DegradationInsufficient, DegradationPrognosis } from '../domain/prognostics/degradation';
 import { AssetPrognosis, assetCycleSeries, degradationPrognosis, FAILURE_WINDOW_DAYS, prognoseSeries, PROGNOSTICS_MODEL } from './asset-monitoring/prognosis';
-import { bandOf } from './asset-monitoring/recompute';
+import { bandOf } from '../db/queries/baselines';
 
 export { FAILURE_WINDOW_DAYS, SIMULATION_COLUMNS };
 export type { SimulationRow };

@@ -1,9 +1,9 @@
 /**
- * What a condition plan needs besides its workflow: on create and update, a limit the readings can
+ * What a condition or predictive plan needs besides its workflow: on create and update, a limit the readings can
  * be judged by on every one of its assets; after a readings batch committed, the plans of the
  * batch's assets and parameters told once each (the `readings` signal carries nothing: the plan
  * reads the readings after its own cursor, so a signal lost to a Temporal outage only delays the
- * evaluation until the next batch's signal).
+ * evaluation until the next batch's signal or the worker's catch-up sweep, workers/reconcile.ts).
  */
 import type { Logger } from 'pino';
 import type { TaskRow } from '../db/queries/maintenance';
@@ -17,14 +17,15 @@ import { signalPlan } from '../orchestration/maintenance';
 import { callTemporal } from '../orchestration/temporal-call';
 
 /**
- * A condition trigger watches a parameter that each of the plan's assets has an active baseline
- * or a failure limit (its type's predictive config) for; otherwise 422 naming the parameter and
- * the assets. A condition plan without assets could never be due: 422 too.
+ * A condition or predictive trigger watches a parameter that each of the plan's assets has an
+ * active baseline or a failure limit (its type's predictive config) for (the limit the prognosis
+ * projects to); otherwise 422 naming the parameter and the assets. Such a plan without assets
+ * could never be due: 422 too.
  */
 export async function checkConditionTrigger(scope: TenantScope, trigger: Trigger, assetIds: readonly string[]): Promise<void> {
-  if (trigger.type !== 'condition') return;
+  if (trigger.type !== 'condition' && trigger.type !== 'predictive') return;
   if (assetIds.length === 0) {
-    const message = 'a condition plan needs at least one asset';
+    const message = `a ${trigger.type} plan needs at least one asset`;
     throw validationError(`asset_ids: ${message}`, [{ field: 'body.asset_ids', message, type: 'any.required' }]);
   }
   const missing = (await scope
@@ -45,7 +46,7 @@ export async function checkConditionTrigger(scope: TenantScope, trigger: Trigger
 
 const SIGNALS_IN_FLIGHT = 8;
 
-/** The live condition plans watching any of these (asset, parameter) series. */
+/** The live condition and predictive plans watching any of these (asset, parameter) series. */
 export async function conditionPlansOf(scope: TenantScope, series: readonly { asset_id: string; parameter: string }[]): Promise<string[]> {
   if (series.length === 0) return [];
   const assets = [...new Set(series.map((s) => s.asset_id))];
@@ -53,13 +54,13 @@ export async function conditionPlansOf(scope: TenantScope, series: readonly { as
   return (await scope
     .table('maintenance_plans')
     .whereNull('deleted_at')
-    .whereRaw(`trigger ->> 'type' = 'condition' and trigger ->> 'parameter' = any(?::text[]) and asset_ids && ?::uuid[]`, [parameters, assets])
+    .whereRaw(`trigger ->> 'type' in ('condition', 'predictive') and trigger ->> 'parameter' = any(?::text[]) and asset_ids && ?::uuid[]`, [parameters, assets])
     .orderBy('id')
     .pluck('id')) as string[];
 }
 
 /**
- * After the batch committed: one `readings` signal to each condition plan it concerns. Never fails
+ * After the batch committed: one `readings` signal to each condition or predictive plan it concerns. Never fails
  * the request (the readings are stored); a plan not reached is logged and catches up later.
  */
 export async function tellConditionPlans(
@@ -74,21 +75,22 @@ export async function tellConditionPlans(
     callTemporal(deps.temporal, "could not tell the plan's workflow of new readings", (client) => signalPlan(client, scope.tenantId, planId, { kind: 'readings' })),
   );
   results.forEach((r, i) => {
-    if (r.status === 'rejected') deps.log.warn({ plan_id: plans[i], err: errorSummary(r.reason) }, 'condition plan not told of new readings; it reads them with the next batch');
+    if (r.status === 'rejected')
+      deps.log.warn({ plan_id: plans[i], err: errorSummary(r.reason) }, 'plan not told of new readings; it reads them with the next batch or the catch-up sweep');
   });
   return results.filter((r) => r.status === 'fulfilled').length;
 }
 
 /**
- * After a condition work order was completed (committed): its plan re-arms the asset of its
- * evidence. Never fails the request; a plan not reached stays quiet until the readings come back
+ * After a condition or predictive work order was completed (committed): its plan re-arms the
+ * asset of its evidence. Never fails the request; a plan not reached stays quiet until the readings come back
  * inside for the window (the recovery re-arms it too).
  */
 export async function tellPlanOfCompletion(deps: { temporal: TemporalGateway; log: Pick<Logger, 'warn'> }, task: TaskRow): Promise<void> {
-  if (task.trigger !== 'condition' || task.plan_id === null || task.status !== 'done') return;
+  if ((task.trigger !== 'condition' && task.trigger !== 'predictive') || task.plan_id === null || task.status !== 'done') return;
   const assetId = typeof task.evidence?.asset_id === 'string' ? task.evidence.asset_id : null;
   const planId = task.plan_id;
   await callTemporal(deps.temporal, "could not tell the plan's workflow of the completed work order", (client) =>
     signalPlan(client, task.tenant_id, planId, { kind: 'workOrderCompleted', assetId }),
-  ).catch((err: unknown) => deps.log.warn({ plan_id: planId, task_id: task.id, err: errorSummary(err) }, 'condition plan not told of a completed work order'));
+  ).catch((err: unknown) => deps.log.warn({ plan_id: planId, task_id: task.id, err: errorSummary(err) }, 'plan not told of a completed work order'));
 }

@@ -12,7 +12,7 @@ import { createLogger, exitOnStartFailure } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes, temporalConnectionOptions } from '../infra/temporal';
-import { reconcilePlanWorkflows, reconcileQueuedNotifications } from './reconcile';
+import { reconcilePlanWorkflows, reconcileQueuedNotifications, startReadingsCatchUp } from './reconcile';
 import { mainQueueActivitySlots, mainQueueLocalActivitySlots, WEBHOOK_WORKER_TUNING, withTracing, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
@@ -24,6 +24,9 @@ import { installWorkerRuntime } from './telemetry';
 import { loadWorkflowBundle } from './workflow-bundle';
 import { Client } from '@temporalio/client';
 import { makeWorkflowExporter, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+
+/** How often the worker looks for condition and predictive plans behind on their readings. */
+const READINGS_CATCH_UP_MS = 60_000;
 
 async function main(): Promise<void> {
   // A stop requested while the worker is still starting (bundling takes seconds) must not be lost.
@@ -126,9 +129,12 @@ async function main(): Promise<void> {
   lifecycle.info({ taskQueue: TASK_QUEUES.main, namespace: config.temporal.namespace, probes: httpServer.url }, 'worker ready');
   await reconcileQueuedNotifications(db, temporal, log);
   await reconcilePlanWorkflows(db, temporal, log).catch((err) => log.error({ err }, 'maintenance plan reconciliation failed'));
+  // Condition and predictive plans whose readings signal was lost catch up within a minute.
+  const catchUp = startReadingsCatchUp(db, temporal, log, READINGS_CATCH_UP_MS);
   try {
     await running;
   } finally {
+    catchUp.stop();
     await dispatcher.stop();
     await httpServer.close();
     await tracing?.shutdown();

@@ -1,7 +1,8 @@
 import { Db } from '../db/knex';
 import { TemporalGateway } from '../infra/temporal';
 import { startNotificationDelivery } from '../orchestration/notifications';
-import { planWorkflowId, startPlanWorkflow, workflowStateOf } from '../orchestration/maintenance';
+import { mapSettled } from '../orchestration/concurrency';
+import { planWorkflowId, signalPlan, startPlanWorkflow, workflowStateOf } from '../orchestration/maintenance';
 import type { PlanRow } from '../db/queries/maintenance';
 import type { Logger } from 'pino';
 
@@ -50,4 +51,65 @@ export async function reconcilePlanWorkflows(db: Db, temporal: TemporalGateway, 
   }
   if (started > 0 || failed > 0) log.warn({ started, failed }, 'reconciled maintenance plan workflows');
   return started;
+}
+
+/** Per sweep: at most this many plans of one tenant, and of all tenants, are told (the rest next time). */
+export const CATCH_UP_PER_TENANT = 20;
+export const CATCH_UP_TOTAL = 200;
+const CATCH_UP_SIGNALS_IN_FLIGHT = 8;
+
+type PlanKey = { tenant_id: string; id: string };
+
+/**
+ * Active condition and predictive plans whose assets received readings of their parameter after the
+ * plan last read its readings (`readings_seen_at`): the API's `readings` signal after that batch was
+ * lost (Temporal unreachable for a moment). Judged on each series' latest-reading row (its
+ * `updated_at`, one primary-key lookup per asset), not by scanning the readings. Oldest-seen first, a few per tenant, so one tenant's
+ * many plans never crowd out the others'.
+ */
+export async function plansBehindOnReadings(db: Db, limits = { perTenant: CATCH_UP_PER_TENANT, total: CATCH_UP_TOTAL }): Promise<PlanKey[]> {
+  const { rows } = await db.raw<{ rows: PlanKey[] }>(
+    `select tenant_id, id from (
+       select p.tenant_id, p.id, row_number() over (partition by p.tenant_id order by p.readings_seen_at nulls first, p.id) as n
+         from maintenance_plans p
+        where p.deleted_at is null and p.status = 'active' and p.trigger ->> 'type' in ('condition', 'predictive')
+          and exists (
+            select 1 from asset_parameter_latest l
+             where l.tenant_id = p.tenant_id and l.asset_id = any(p.asset_ids) and l.parameter = p.trigger ->> 'parameter'
+               and l.updated_at > coalesce(p.readings_seen_at, '-infinity'))
+     ) behind
+     where n <= ? order by tenant_id, id limit ?`,
+    [limits.perTenant, limits.total],
+  );
+  return rows;
+}
+
+/**
+ * The lost-signal recovery: each plan behind on its readings gets the `readings` signal again
+ * (coalesced in the workflow with any other), a few at a time. Returns how many were told.
+ */
+export async function nudgePlansBehindOnReadings(db: Db, temporal: TemporalGateway, log: Pick<Logger, 'warn'>): Promise<number> {
+  const plans = await plansBehindOnReadings(db);
+  if (plans.length === 0) return 0;
+  const client = await temporal.client();
+  const results = await mapSettled(plans, CATCH_UP_SIGNALS_IN_FLIGHT, (p) => signalPlan(client, p.tenant_id, p.id, { kind: 'readings' }));
+  const failed = results.filter((r) => r.status === 'rejected').length;
+  if (failed > 0) log.warn({ failed, plans: plans.length }, 'some plans behind on their readings were not reached; the next sweep tries again');
+  return plans.length - failed;
+}
+
+/** Runs the readings catch-up every `everyMs` until stopped (one sweep at a time; a failed one is logged). */
+export function startReadingsCatchUp(db: Db, temporal: TemporalGateway, log: Logger, everyMs: number): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    nudgePlansBehindOnReadings(db, temporal, log)
+      .catch((err: unknown) => log.error({ err }, 'readings catch-up sweep failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

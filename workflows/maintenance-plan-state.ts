@@ -11,11 +11,13 @@ import {
   graceDeadline,
   initialSchedule,
   nextDue,
+  predictedDueAt,
   toMs,
   triggerIntervalHours,
   type ExecutionTrigger,
   type IsoTimestamp,
   type NextDue,
+  type PredictiveEvidence,
   type ScheduleState,
   type SchedulePolicy,
   type Trigger,
@@ -96,7 +98,7 @@ export function intervalHoursOf(state: PlanWorkflowState, now: Date): number | n
   return hours === null ? null : Number(hours.toPrecision(12));
 }
 
-export type WakeReason = 'overdue_check' | 'notify' | 'generate';
+export type WakeReason = 'overdue_check' | 'notify' | 'generate' | 'predict';
 
 export interface Wake {
   at: IsoTimestamp;
@@ -118,6 +120,8 @@ export function nextWake(state: PlanWorkflowState): Wake | null {
     if (m.notify_at !== null && state.notified_due_at !== m.due_at) candidates.push({ at: m.notify_at, reason: 'notify' });
     candidates.push({ at: m.generate_at, reason: 'generate' });
   }
+  const predicted = predictedWake(state);
+  if (predicted !== null) candidates.push({ at: predicted, reason: 'predict' });
   if (candidates.length === 0) return null;
   const first = Math.min(...candidates.map((c) => toMs(c.at)));
   const reasons = candidates.filter((c) => toMs(c.at) === first).map((c) => c.reason);
@@ -127,13 +131,19 @@ export function nextWake(state: PlanWorkflowState): Wake | null {
     overdue_check: 'check overdue tasks',
     notify: `lead-time notification${due}`,
     generate: `create the task${due}`,
+    predict: 'forecast again: an asset falls due by its prognosis',
   };
   return { at, reasons, summary: `${reasons.map((r) => words[r]).join(' + ')} at ${at}` };
 }
 
-/** A condition plan evaluates its new readings when told of some, and only while active. */
+/** A condition or predictive plan evaluates its new readings when told of some, and only while active. */
 export function readingsToEvaluate(state: PlanWorkflowState): boolean {
-  return state.readings_pending === true && state.status === 'active' && state.schedule.type === 'condition';
+  return state.readings_pending === true && state.status === 'active' && (state.schedule.type === 'condition' || state.schedule.type === 'predictive');
+}
+
+/** An active predictive plan's durable timer: the instant its earliest asset falls due by its last forecast. */
+function predictedWake(state: PlanWorkflowState): IsoTimestamp | null {
+  return state.status === 'active' && state.schedule.type === 'predictive' ? predictedDueAt(state.schedule.predictive) : null;
 }
 
 /** What is due at `now`: the reasons whose time has come (a late wake serves all of them). */
@@ -146,6 +156,8 @@ export function dueNow(state: PlanWorkflowState, now: Date): Set<WakeReason> {
     if (m.notify_at !== null && state.notified_due_at !== m.due_at && toMs(m.notify_at) <= nowMs) due.add('notify');
     if (toMs(m.generate_at) <= nowMs) due.add('generate');
   }
+  const predicted = predictedWake(state);
+  if (predicted !== null && toMs(predicted) <= nowMs) due.add('predict');
   return due;
 }
 
@@ -220,6 +232,8 @@ export interface PlanPreview {
   notify_at: IsoTimestamp | null;
   next_threshold: number | null;
   counter_value: number | null;
+  /** A predictive plan: each asset's latest forecast (what its projected due time comes from). */
+  forecasts: PredictiveEvidence[];
   status: PlanRunStatus;
 }
 
@@ -236,6 +250,12 @@ export function previewOf(state: PlanWorkflowState, now: Date): PlanPreview {
     notify_at: calendarNext && m ? m.notify_at : null,
     next_threshold: counter?.next_threshold ?? null,
     counter_value: counter ? counter.last_value : null,
+    forecasts:
+      state.schedule.type === 'predictive'
+        ? Object.values(state.schedule.predictive.assets)
+            .map((a) => a.evidence)
+            .filter((e): e is PredictiveEvidence => e !== null)
+        : [],
     status: state.status,
   };
 }

@@ -3,10 +3,11 @@
  * `maintenance-plan/<tenant>/<plan>` (DESIGN.md, Temporal conventions).
  *
  * - Timers: the next of (lead-time notification, task generation = due - generate_ahead, overdue
- *   check of the plan's tasks), recomputed from domain/maintenance whenever the plan changes; each
+ *   check of the plan's tasks, a predictive plan's predicted due instant), recomputed from domain/maintenance whenever the plan changes; each
  *   timer carries a one-line summary for the Temporal UI.
  * - Signals: pause, resume, planChanged (a PUT), archive (a DELETE). Applied at once, so a query
  *   right after the signal sees them; the plan row's read model is then written by an activity.
+ *   readings and workOrderCompleted drive condition and predictive plans (evaluated in activities).
  * - Updates (synchronous validators, idempotent by the API's request id): execute, recordCounter,
  *   applyOptimization. Queries: state, preview.
  * - Execute on a PAUSED plan is allowed (SPEC: "Plan exists → the task is generated
@@ -45,7 +46,12 @@ import {
   conditionPriors,
   onConditionRuns,
   onCounterReading,
+  onForecasts,
+  predictedDueAt,
+  predictiveSince,
   rearmCondition,
+  rearmPredictive,
+  workOrderDueAt,
   onExecuted,
   onResume,
   onTriggerChanged,
@@ -145,12 +151,12 @@ export const resumeSignal = defineSignal('resume');
 export const planChangedSignal = defineSignal<[PlanChange]>('planChanged');
 export const archiveSignal = defineSignal('archive');
 /**
- * New readings of a condition plan's assets were stored (no payload: the workflow reads them).
+ * New readings of a condition or predictive plan's assets were stored (no payload: the workflow reads them).
  * Sent once per plan per readings batch; signals that arrive while an evaluation runs coalesce
  * into one more evaluation.
  */
 export const readingsSignal = defineSignal('readings');
-/** A condition plan's work order was completed: re-arms the asset its evidence names (null: all). */
+/** A condition or predictive plan's work order was completed: re-arms the asset its evidence names (null: all). */
 export const workOrderCompletedSignal = defineSignal<[{ assetId: string | null }]>('workOrderCompleted');
 export const executeUpdate = defineUpdate<ExecuteResult, [ExecuteRequest]>('execute');
 export const recordCounterUpdate = defineUpdate<CounterResult, [CounterRequest]>('recordCounter');
@@ -259,14 +265,18 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
   });
 
   setHandler(readingsSignal, () => {
-    if (state.schedule.type !== 'condition' || state.readings_pending) return;
+    if ((state.schedule.type !== 'condition' && state.schedule.type !== 'predictive') || state.readings_pending) return;
     state.readings_pending = true;
     touched();
   });
 
   setHandler(workOrderCompletedSignal, ({ assetId }) => {
-    if (state.schedule.type !== 'condition') return;
-    state.schedule = { ...state.schedule, condition: rearmCondition(state.schedule.condition, assetId) };
+    if (state.schedule.type === 'condition') state.schedule = { ...state.schedule, condition: rearmCondition(state.schedule.condition, assetId) };
+    else if (state.schedule.type === 'predictive') {
+      // The repair changed the asset: its readings from before no longer count.
+      state.schedule = { ...state.schedule, predictive: rearmPredictive(state.schedule.predictive, assetId, iso(now())) };
+      state.readings_pending = true;
+    } else return;
     touched();
   });
 
@@ -455,6 +465,15 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
     return outcome;
   }
 
+  /** The work order a condition or a prediction made, with what it saw; the schedule moves as for any system execution. */
+  function executeOnEvidence(trigger: 'condition' | 'predictive', key: string, dueAt: IsoTimestamp, evidence: Record<string, unknown>, at: Date) {
+    return runExecution(
+      { key, trigger, executedBy: 'system', executedAt: iso(at), dueAt, onOpenTask: state.policy.on_open_task, intervalHours: null, evidence },
+      () => onExecuted(state.schedule, state.policy.trigger, { at, by: 'system', trigger }),
+      at,
+    );
+  }
+
   async function persistSnapshot(): Promise<void> {
     const snapshot = snapshotOf(state, now());
     const result = await callActivity(() =>
@@ -478,6 +497,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       );
       state.overdue_checks = withoutPassedChecks(state.overdue_checks, at);
     }
+    if (due().has('predict')) await evaluatePredictions(at);
     const dueAt = timerDueAt(state.schedule);
     if (due().has('notify') && dueAt !== null) {
       const queued = await callActivity(() =>
@@ -514,6 +534,7 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
    * to another trigger meanwhile drops what was read (resumed, it reads them again).
    */
   async function evaluateReadings(): Promise<void> {
+    if (state.schedule.type === 'predictive') return evaluatePredictions(now());
     state.readings_pending = false;
     for (;;) {
       const trigger = state.policy.trigger;
@@ -537,24 +558,46 @@ export async function maintenancePlanWorkflow(input: PlanWorkflowState): Promise
       for (const evidence of judged.fired) {
         if (ended) return;
         const at = now();
-        await runExecution(
-          {
-            key: `condition:${evidence.asset_id}:${evidence.first_reading.at}`,
-            trigger: 'condition',
-            executedBy: 'system',
-            executedAt: iso(at),
-            dueAt: iso(at),
-            onOpenTask: state.policy.on_open_task,
-            intervalHours: null,
-            evidence: { ...evidence },
-          },
-          () => onExecuted(state.schedule, state.policy.trigger, { at, by: 'system', trigger: 'condition' }),
-          at,
-        );
+        await executeOnEvidence('condition', `condition:${evidence.asset_id}:${evidence.first_reading.at}`, iso(at), { ...evidence }, at);
       }
       eventsInRun += 1;
       if (!read.more) return;
     }
+  }
+
+  /**
+   * A new forecast of every asset as of `at` (after new readings, at the predicted due instant, or
+   * after a re-arm): the predicted due time moves the plan's timer and read model; an asset due by
+   * now gets its work order, due lead_days before its projected crossing, with the forecast as
+   * evidence. A plan paused or edited meanwhile drops the forecast (resumed, it forecasts again).
+   */
+  async function evaluatePredictions(at: Date): Promise<void> {
+    state.readings_pending = false;
+    const trigger = state.policy.trigger;
+    if (state.schedule.type !== 'predictive' || trigger.type !== 'predictive') return;
+    const since = predictiveSince(state.schedule.predictive);
+    const read = await callActivity(() =>
+      activities.predictiveForecasts.executeWithOptions({ startToCloseTimeout: '60 seconds', summary: `forecast ${trigger.parameter} as of ${iso(at)}` }, [
+        { tenantId: state.tenantId, planId: state.planId, trigger, now: iso(at), since },
+      ]),
+    );
+    if (read.plan === 'gone') {
+      ended = 'archived';
+      return;
+    }
+    if (state.status !== 'active' || state.policy.trigger !== trigger || state.schedule.type !== 'predictive') {
+      state.readings_pending = true;
+      return;
+    }
+    const before = predictedDueAt(state.schedule.predictive);
+    const judged = onForecasts(state.schedule.predictive, read.forecasts, at);
+    state.schedule = { ...state.schedule, predictive: judged.state };
+    if (predictedDueAt(judged.state) !== before) state.seq += 1; // the read model's next_due_at moved
+    for (const evidence of judged.fired) {
+      if (ended) return;
+      await executeOnEvidence('predictive', `predictive:${evidence.asset_id}:${evidence.predicted_at}`, workOrderDueAt(evidence, at), { ...evidence }, at);
+    }
+    eventsInRun += 1;
   }
 
   const continueAsNewDue = () => workflowInfo().continueAsNewSuggested || eventsInRun >= state.run_event_limit;

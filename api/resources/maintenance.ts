@@ -11,6 +11,7 @@ import {
   isValidDuration,
   ISO_INSTANT,
   MAX_CONDITION_MINUTES,
+  MAX_LEAD_DAYS,
   MIN_COUNTER_EVERY,
   isValidInstant,
   isValidTaskPrefix,
@@ -22,8 +23,12 @@ import {
 } from '../../domain/maintenance';
 import type { PlanDeps, PlanFields } from '../../services/maintenance';
 import { AppContext } from '../context';
+import type { resourceRoutes } from '../resource-routes';
 import { idParam, idRef } from '../validation';
 import { isoTime } from '../../domain/time';
+
+/** The plan routes' builder, shared by the routers that add to /maintenance/plans. */
+export type PlanRoutes = ReturnType<typeof resourceRoutes<PlanRow>>;
 
 // ---- request schemas -------------------------------------------------------------------------
 
@@ -67,6 +72,22 @@ const conditionShape = Joi.object({
 })
   .xor('above', 'below')
   .example({ type: 'condition', parameter: 'vibration', above: 3.5, for_minutes: 60 });
+const predictiveShape = Joi.object({
+  type: Joi.string().valid('predictive').required(),
+  parameter: Joi.string()
+    .trim()
+    .min(1)
+    .max(100)
+    .required()
+    .description("The reading parameter whose prognosis is watched; the assets need a failure limit (their type's predictive config) or a baseline for it"),
+  lead_days: Joi.number()
+    .greater(0)
+    .max(MAX_LEAD_DAYS)
+    .required()
+    .description('The work order is due this many days before the projected crossing of the limit; also the horizon of the probability'),
+  min_probability: Joi.number().greater(0).max(1).required().description('Due once the prognosis gives at least this probability of reaching the limit within lead_days'),
+  calendar: Joi.object(calendarPart).description('Optional calendar fallback: due by whichever comes first'),
+}).example({ type: 'predictive', parameter: 'vibration', lead_days: 14, min_probability: 0.5 });
 const triggerType = (type: string) => Joi.object({ type: Joi.valid(type) }).unknown();
 const triggerShapes = {
   calendar: Joi.object({ type: Joi.string().valid('calendar').required(), ...calendarPart }),
@@ -77,15 +98,17 @@ const triggerShapes = {
     counter: Joi.object(counterPart).required(),
   }),
   condition: conditionShape,
+  predictive: predictiveShape,
 };
 export const triggerSchema = Joi.alternatives()
   // Chosen by `type`, so a mistake is reported against that shape's fields.
   .conditional(triggerType('calendar'), { then: triggerShapes.calendar })
   .conditional(triggerType('counter'), { then: triggerShapes.counter })
   .conditional(triggerType('calendar_or_counter'), { then: triggerShapes.calendar_or_counter })
-  .conditional(triggerType('condition'), {
-    then: triggerShapes.condition,
-    otherwise: Joi.object({ type: Joi.string().valid('calendar', 'counter', 'calendar_or_counter', 'condition').required() }).unknown(),
+  .conditional(triggerType('condition'), { then: triggerShapes.condition })
+  .conditional(triggerType('predictive'), {
+    then: triggerShapes.predictive,
+    otherwise: Joi.object({ type: Joi.string().valid('calendar', 'counter', 'calendar_or_counter', 'condition', 'predictive').required() }).unknown(),
   })
   .meta({ documentAs: Joi.alternatives().try(...Object.values(triggerShapes)) })
   // The domain's own check, and its canonical form (start_at as toISOString).
@@ -153,8 +176,13 @@ export const planSchema = Joi.object({
   on_open_task: Joi.string(),
   generate_ahead: Joi.string(),
   status: Joi.string().valid('active', 'paused', 'archived'),
-  next_due_at: ts.allow(null).description('ISO 8601 UTC: calendar due time, counter projection, or the earlier of both'),
-  next_due_trigger: Joi.string().valid('calendar', 'counter').allow(null),
+  next_due_at: ts.allow(null).description("ISO 8601 UTC: calendar due time, counter projection, a predictive plan's projected due time, or the earliest of them"),
+  next_due_trigger: Joi.string()
+    .valid('calendar', 'counter')
+    .allow(null)
+    .description('Calendar or counter; null when `next_due_cause` is another trigger (API 1.x keeps these two values)'),
+  // No enum: a trigger added later must not break a client generated from 1.0.0.
+  next_due_cause: Joi.string().allow(null).description('What next_due_at comes from: `calendar`, `counter` or `predictive` (the prognosis)'),
   interval_hours: Joi.number().allow(null).description('Nominal interval (compliance grace base)'),
   version: Joi.number().integer().description('Incremented by every change of the plan'),
   workflow_id: Joi.string(),
@@ -181,7 +209,8 @@ export function toPlan(row: PlanRow) {
     generate_ahead: row.generate_ahead,
     status: row.status,
     next_due_at: isoTime(row.next_due_at),
-    next_due_trigger: row.next_due_trigger,
+    next_due_trigger: row.next_due_trigger === 'calendar' || row.next_due_trigger === 'counter' ? row.next_due_trigger : null,
+    next_due_cause: row.next_due_trigger,
     interval_hours: num(row.interval_hours),
     version: row.version,
     workflow_id: `maintenance-plan/${row.tenant_id}/${row.id}`,
@@ -191,7 +220,7 @@ export function toPlan(row: PlanRow) {
 }
 
 const reading = Joi.object({ at: ts, value: Joi.number() });
-/** What a condition decision saw; null for calendar, counter and user executions. */
+/** What a condition or predictive decision saw; null for calendar, counter and user executions. */
 export const evidenceSchema = Joi.object({
   asset_id: Joi.string(),
   parameter: Joi.string(),
@@ -199,10 +228,18 @@ export const evidenceSchema = Joi.object({
   for_minutes: Joi.number(),
   first_reading: reading.description('The first reading of the excursion'),
   last_reading: reading.description('The last reading seen when the plan became due'),
+  model_version: Joi.string().description('Predictive: the prognosis model'),
+  remaining_useful_life: Joi.number().allow(null).description('Predictive: days until the trend reaches the limit'),
+  remaining_useful_life_interval: Joi.array().items(Joi.number().allow(null)).allow(null).description('Predictive: its 90 % interval in days (upper end null: unbounded)'),
+  projected_crossing_at: ts.allow(null).description('Predictive: when the trend reaches the limit'),
+  probability: Joi.number().description('Predictive: probability of reaching the limit within lead_days'),
+  readings: Joi.object({ count: Joi.number(), from: ts.allow(null), to: ts.allow(null) }).description('Predictive: the readings the prognosis used'),
 })
   .unknown(true)
   .allow(null)
-  .description('What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window)');
+  .description(
+    'What the decision saw (condition trigger: the parameter, its limit, the first and last reading in the window; predictive trigger: the model version, remaining useful life and its interval, the probability and the readings used)',
+  );
 
 export const taskSchema = Joi.object({
   id: Joi.string(),

@@ -9,8 +9,7 @@ import { approveDraft, draftOptimization, getDraft, mergePatches, PATCHABLE, Pat
 import { tenantScopeOf, userOf } from '../context';
 import { userUnitContextOf } from '../mutation';
 import { inUserUnit } from '../resource-routes';
-import { planDeps, planSchema, toPlan } from '../resources/maintenance';
-import type { PlanRoutes } from './maintenance';
+import { planDeps, PlanRoutes, planSchema, toPlan } from '../resources/maintenance';
 import { idRef } from '../validation';
 import { isoTime } from '../../domain/time';
 

@@ -41,7 +41,19 @@ import { mapPage, PageRequest } from '../../db/pagination';
 import { pageQuery, pageOf } from '../pagination';
 import { resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
-import { createPlanBody, evidenceSchema, idempotencyKeyOf, PlanBody, planDeps, planParams, planSchema, toPlan, updatePlanBody, updateRequestId } from '../resources/maintenance';
+import {
+  createPlanBody,
+  evidenceSchema,
+  idempotencyKeyOf,
+  PlanBody,
+  planDeps,
+  planParams,
+  PlanRoutes,
+  planSchema,
+  toPlan,
+  updatePlanBody,
+  updateRequestId,
+} from '../resources/maintenance';
 import { registerOptimizeRoutes } from './maintenance-optimize';
 import { registerComplianceRoute, registerTaskRoutes } from './maintenance-tasks';
 import { idRef } from '../validation';
@@ -52,7 +64,6 @@ const ONE_LINE_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const TAGS = ['maintenance'];
 
 /** The plan's routes: its standard ones and the actions on one plan. */
-export type PlanRoutes = ReturnType<typeof resourceRoutes<PlanRow>>;
 
 function registerPlanCrud(plans: PlanRoutes): void {
   plans.list<{ status?: string; asset_id?: string }>({
@@ -138,6 +149,8 @@ function registerPlanActions(plans: PlanRoutes): void {
         notify_at: preview.notify_at,
         next_threshold: preview.next_threshold,
         counter_value: preview.counter_value,
+        // A predictive plan: the forecasts its projected due time comes from (absent in runs of older workers).
+        forecasts: preview.forecasts ?? [],
       };
     },
   });
@@ -246,7 +259,7 @@ function registerPlanActions(plans: PlanRoutes): void {
     task_code: Joi.string().allow(null),
     trigger: Joi.string().valid('calendar', 'counter').description('Calendar or counter executions; left out when `cause` is another trigger (API 1.x keeps these two values)'),
     // No enum: a trigger added later (condition, then predictive) must not break a client generated from 1.0.0.
-    cause: Joi.string().description('What made the plan due: `calendar`, `counter` or `condition` (then with its `evidence`)'),
+    cause: Joi.string().description('What made the plan due: `calendar`, `counter`, `condition` or `predictive` (the last two with their `evidence`)'),
     evidence: evidenceSchema,
     executed_at: Joi.string().isoDate(),
     executed_by: Joi.string().description('`system` or the id of the user'),

@@ -1,3 +1,5 @@
+import { toleranceBand, ToleranceBand } from '../../domain/assets/band';
+import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { Queryable } from '../knex';
 import { TenantScope, tenantScope } from '../tenant-scope';
 import { pgArray } from './pg-array';
@@ -28,6 +30,11 @@ export const BASELINE_COLUMNS = [
   'created_at',
   'superseded_at',
 ] as const;
+
+/** The tolerance band of a baseline under the asset type's alert sensitivity. */
+export function bandOf(baseline: BaselineRow, config: PredictiveConfig): ToleranceBand {
+  return toleranceBand(baseline.baseline_value, baseline.tolerance_percent, config.alert_sensitivity);
+}
 
 /** Active baselines of the given assets (optionally only the given series). */
 export async function activeBaselines(db: Queryable, tenantId: string, assetIds: readonly string[], series?: readonly SeriesKey[]): Promise<BaselineRow[]> {

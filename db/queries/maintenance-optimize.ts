@@ -93,7 +93,7 @@ export async function optimizeInput(db: Queryable, plan: PlanRow, now: Date): Pr
   const readings = await db('maintenance_counter_readings').where({ tenant_id: tenantId, plan_id: plan.id }).orderBy('read_at', 'desc').limit(20).select('read_at', 'total');
   const allAssets = [...new Set([...plan.asset_ids, ...otherPlans.flatMap((p: { asset_ids: string[] }) => p.asset_ids)])];
   const locations = await locationsOf(db, tenantId, allAssets);
-  const condition = plan.trigger.type === 'condition' ? await conditionHistory(db, plan, since) : undefined;
+  const condition = plan.trigger.type === 'condition' || plan.trigger.type === 'predictive' ? await conditionHistory(db, plan, since) : undefined;
   const locationIds = (ids: string[]) => [...new Set(ids.map((id) => locations.get(id)).filter((l): l is string => l !== undefined))];
   const points = readings.reverse().map((r: { read_at: Date; total: number }) => ({ at: isoTime(r.read_at), total: Number(r.total) }));
   return {
@@ -116,10 +116,10 @@ export async function optimizeInput(db: Queryable, plan: PlanRow, now: Date): Pr
   };
 }
 
-/** A condition plan's work orders in the window (the asset of each one's evidence) and the alerts raised on its assets since. */
+/** A condition or predictive plan's work orders in the window (the asset of each one's evidence) and the alerts raised on its assets since. */
 async function conditionHistory(db: Queryable, plan: PlanRow, since: Date): Promise<NonNullable<OptimizeInput['condition']>> {
   const workOrders = await db('maintenance_tasks')
-    .where({ tenant_id: plan.tenant_id, plan_id: plan.id, trigger: 'condition' })
+    .where({ tenant_id: plan.tenant_id, plan_id: plan.id, trigger: plan.trigger.type })
     .where('created_at', '>=', since)
     .select('created_at', db.raw(`evidence ->> 'asset_id' as asset_id`));
   const alerts = plan.asset_ids.length

@@ -7,6 +7,7 @@ export * from './trigger';
 export * from './counter';
 export * from './condition';
 export * from './condition-outcomes';
+export * from './predictive';
 export * from './schedule';
 export * from './task-code';
 export * from './compliance';

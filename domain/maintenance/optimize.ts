@@ -30,7 +30,7 @@ export interface OptimizeInput {
   technicians: { id: string; open_tasks: number }[]; // candidates for the plan, with their open task counts
   other_plans: { id: string; trigger: Trigger; asset_ids: string[]; location_ids: string[] }[]; // active plans of the tenant
   counter_rate_per_hour: number | null; // the meter's recent rate (counter.estimateRatePerHour)
-  /** A condition plan's work orders (the asset of each one's evidence) and the alerts raised on its assets. */
+  /** A condition or predictive plan's work orders (the asset of each one's evidence) and the alerts raised on its assets. */
   condition?: { work_orders: ConditionWorkOrder[]; alerts: { asset_id: string; occurred_at: Instant }[] };
 }
 
@@ -74,7 +74,7 @@ export interface OptimizeBasis {
   completed_tasks: number;
   late_tasks: number; // completed after due + 10 % of the interval, or still open past it
   counter_rate_per_hour: number | null;
-  /** Condition plans only: how their work orders turned out (condition-outcomes.ts). */
+  /** Condition and predictive plans only: how their work orders turned out (condition-outcomes.ts). */
   condition_work_orders?: ConditionOutcomes;
 }
 
@@ -309,11 +309,11 @@ function cleanHistoryConfidence(h: History): number {
   return round2(0.5 + (h.completed >= 12 ? 0.1 : 0) + (h.mostlyLate ? 0.1 : 0));
 }
 
-/** The trigger with its calendar part replaced (a condition's calendar fallback too); unchanged without one. */
+/** The trigger with its calendar part replaced (a condition's or prediction's calendar fallback too); unchanged without one. */
 export function withCalendar(trigger: Trigger, calendar: CalendarPart): Trigger {
   if (trigger.type === 'calendar') return { type: 'calendar', ...calendar };
   if (trigger.type === 'calendar_or_counter') return { ...trigger, calendar };
-  if (trigger.type === 'condition' && trigger.calendar) return { ...trigger, calendar };
+  if ((trigger.type === 'condition' || trigger.type === 'predictive') && trigger.calendar) return { ...trigger, calendar };
   return trigger;
 }
 

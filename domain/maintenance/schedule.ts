@@ -1,6 +1,19 @@
 // The schedule state machine of one plan, driven by its workflow. Pure: every function takes the
 // current time explicitly and returns a new JSON-serialisable state.
-import type { CalendarPart, ConditionTrigger, CounterPart, ExecutedBy, ExecutionTrigger, Instant, IsoDuration, IsoTimestamp, OnOpenTask, SchedulePolicy, Trigger } from './types';
+import type {
+  CalendarPart,
+  ConditionTrigger,
+  CounterPart,
+  PredictiveTrigger,
+  ExecutedBy,
+  ExecutionTrigger,
+  Instant,
+  IsoDuration,
+  IsoTimestamp,
+  OnOpenTask,
+  SchedulePolicy,
+  Trigger,
+} from './types';
 import { calendarPartOf, counterPartOf } from './types';
 import { addInterval, nextFixedDueAfter } from './calendar';
 import { InvalidDurationError, parseDuration, subtractDuration } from './duration';
@@ -19,6 +32,7 @@ import {
 } from './counter';
 import { sameTrigger } from './trigger';
 import { conditionAfterTriggerChange, initialConditionState, type ConditionState } from './condition';
+import { initialPredictiveState, predictedDueAt, predictiveAfterTriggerChange, type PredictiveState } from './predictive';
 
 export interface CalendarState {
   /** Origin of the grid the due dates lie on: start_at for fixed plans; the last re-arm point otherwise. */
@@ -38,7 +52,9 @@ export type ScheduleState =
   | (Common & { type: 'counter'; counter: CounterState })
   | (Common & { type: 'calendar_or_counter'; calendar: CalendarState; counter: CounterState })
   | (Common & { type: 'condition'; condition: ConditionState })
-  | (Common & { type: 'condition'; condition: ConditionState; calendar: CalendarState });
+  | (Common & { type: 'condition'; condition: ConditionState; calendar: CalendarState })
+  | (Common & { type: 'predictive'; predictive: PredictiveState })
+  | (Common & { type: 'predictive'; predictive: PredictiveState; calendar: CalendarState });
 
 export interface Execution {
   at: Instant; // when the task was generated
@@ -49,7 +65,7 @@ export interface Execution {
 export interface NextDue {
   at: IsoTimestamp;
   trigger: ExecutionTrigger;
-  projected: boolean; // true when the time comes from the counter's rate projection
+  projected: boolean; // true when the time comes from the counter's rate projection or the asset's prognosis
 }
 
 export function initialSchedule(trigger: Trigger, now: Instant): ScheduleState {
@@ -59,6 +75,7 @@ export function initialSchedule(trigger: Trigger, now: Instant): ScheduleState {
     (part) => armCalendarFromStart(part, now),
     (part) => initialCounterState(part),
     (t) => initialConditionState(t),
+    (t) => initialPredictiveState(t),
   );
 }
 
@@ -77,7 +94,7 @@ export function onExecuted(state: ScheduleState, trigger: Trigger, execution: Ex
   assertMatches(state, trigger);
   const at = toIso(execution.at);
   // A condition's calendar fallback counts from any execution, as a combined trigger's calendar does.
-  const combined = trigger.type === 'calendar_or_counter' || trigger.type === 'condition';
+  const combined = trigger.type === 'calendar_or_counter' || trigger.type === 'condition' || trigger.type === 'predictive';
   const servesCalendarDue = execution.by === 'system' && execution.trigger === 'calendar';
   const next = mapParts(
     state,
@@ -129,6 +146,7 @@ export function onTriggerChanged(state: ScheduleState, previous: Trigger, next: 
   const oldCal = 'calendar' in state ? state.calendar : null;
   const oldCounter = 'counter' in state ? state.counter : null;
   const oldCondition = 'condition' in state ? state.condition : null;
+  const oldPredictive = 'predictive' in state ? state.predictive : null;
   return build(
     next,
     state.last_executed_at,
@@ -139,6 +157,7 @@ export function onTriggerChanged(state: ScheduleState, previous: Trigger, next: 
     },
     (part) => counterAfterTriggerChange(oldCounter, prevCounter, part),
     (t) => conditionAfterTriggerChange(oldCondition, t),
+    (t) => predictiveAfterTriggerChange(oldPredictive, t),
   );
 }
 
@@ -169,7 +188,12 @@ export function timerDueAt(state: ScheduleState): IsoTimestamp | null {
 export function nextDue(state: ScheduleState, now: Instant, rateOptions?: RateOptions): NextDue | null {
   const calendar: NextDue | null = 'calendar' in state ? { at: state.calendar.due_at, trigger: 'calendar', projected: false } : null;
   const projection = 'counter' in state ? projectNextDue(state.counter, now, rateOptions) : null;
-  const counter: NextDue | null = projection ? { at: projection.at, trigger: 'counter', projected: true } : null;
+  const predicted = 'predictive' in state ? predictedDueAt(state.predictive) : null;
+  const counter: NextDue | null = projection
+    ? { at: projection.at, trigger: 'counter', projected: true }
+    : predicted !== null
+      ? { at: predicted, trigger: 'predictive', projected: true }
+      : null;
   if (calendar && counter) return toMs(counter.at) < toMs(calendar.at) ? counter : calendar;
   return calendar ?? counter;
 }
@@ -254,6 +278,7 @@ function build(
   calendar: (part: CalendarPart) => CalendarState,
   counter: (part: CounterPart) => CounterState,
   condition: (trigger: ConditionTrigger) => ConditionState,
+  predictive: (trigger: PredictiveTrigger) => PredictiveState,
 ): ScheduleState {
   const common = { last_executed_at: lastExecutedAt };
   switch (trigger.type) {
@@ -267,6 +292,10 @@ function build(
       return trigger.calendar
         ? { ...common, type: 'condition', condition: condition(trigger), calendar: calendar(trigger.calendar) }
         : { ...common, type: 'condition', condition: condition(trigger) };
+    case 'predictive':
+      return trigger.calendar
+        ? { ...common, type: 'predictive', predictive: predictive(trigger), calendar: calendar(trigger.calendar) }
+        : { ...common, type: 'predictive', predictive: predictive(trigger) };
   }
 }
 
@@ -279,6 +308,7 @@ function mapParts(state: ScheduleState, calendar: (cal: CalendarState) => Calend
     case 'calendar_or_counter':
       return { ...state, calendar: calendar(state.calendar), counter: counter(state.counter) };
     case 'condition':
+    case 'predictive':
       return 'calendar' in state ? { ...state, calendar: calendar(state.calendar) } : state;
   }
 }

@@ -1,6 +1,6 @@
 // Validation of trigger and policy values, shared by the API (422 with fields) and the workflow's
 // update validators (which must be synchronous and pure).
-import { CALENDAR_MODES, CALENDAR_UNITS, ON_OPEN_TASK_POLICIES, type CalendarPart, type ConditionTrigger, type CounterPart, type Trigger } from './types';
+import { CALENDAR_MODES, CALENDAR_UNITS, ON_OPEN_TASK_POLICIES, type CalendarPart, type ConditionTrigger, type CounterPart, type PredictiveTrigger, type Trigger } from './types';
 import { isValidInstant, toIso, toMs } from './instant';
 import { isValidDuration } from './duration';
 import { intervalHours } from './calendar';
@@ -39,8 +39,11 @@ export function validateTrigger(input: unknown, field = 'trigger'): Validation<T
     case 'condition':
       checkCondition(input, field, errors);
       break;
+    case 'predictive':
+      checkPredictive(input, field, errors);
+      break;
     default:
-      errors.push({ field: `${field}.type`, message: 'must be one of calendar, counter, calendar_or_counter, condition' });
+      errors.push({ field: `${field}.type`, message: 'must be one of calendar, counter, calendar_or_counter, condition, predictive' });
   }
   return errors.length ? { ok: false, errors } : { ok: true, value: normalizeTrigger(input as unknown as Trigger) };
 }
@@ -62,6 +65,7 @@ function normalizeTrigger(t: Trigger): Trigger {
   if (t.type === 'calendar') return { type: 'calendar', ...calendar(t) };
   if (t.type === 'counter') return { type: 'counter', ...counter(t) };
   if (t.type === 'condition') return normalizeCondition(t, calendar);
+  if (t.type === 'predictive') return normalizePredictive(t, calendar);
   return { type: 'calendar_or_counter', calendar: calendar(t.calendar), counter: counter(t.counter) };
 }
 
@@ -86,7 +90,7 @@ export function sameTrigger(a: Trigger, b: Trigger): boolean {
 export function triggerIntervalHours(trigger: Trigger, counterRatePerHour: number | null): number | null {
   if (trigger.type === 'calendar') return intervalHours(trigger.every, trigger.unit);
   if (trigger.type === 'calendar_or_counter') return intervalHours(trigger.calendar.every, trigger.calendar.unit);
-  if (trigger.type === 'condition') return trigger.calendar ? intervalHours(trigger.calendar.every, trigger.calendar.unit) : null;
+  if (trigger.type === 'condition' || trigger.type === 'predictive') return trigger.calendar ? intervalHours(trigger.calendar.every, trigger.calendar.unit) : null;
   return counterRatePerHour !== null && counterRatePerHour > 0 ? trigger.every / counterRatePerHour : null;
 }
 
@@ -105,10 +109,46 @@ function normalizeCondition(t: ConditionTrigger, calendar: (c: CalendarPart) => 
 /** The longest persistence window: a week (a longer one is a calendar plan). */
 export const MAX_CONDITION_MINUTES = 10_080;
 
-function checkCondition(c: Record<string, unknown>, field: string, errors: FieldError[]): void {
+/** A predictive trigger's known fields only; the calendar fallback only when given. */
+function normalizePredictive(t: PredictiveTrigger, calendar: (c: CalendarPart) => CalendarPart): PredictiveTrigger {
+  return {
+    type: 'predictive',
+    parameter: t.parameter,
+    lead_days: t.lead_days,
+    min_probability: t.min_probability,
+    ...(t.calendar ? { calendar: calendar(t.calendar) } : {}),
+  };
+}
+
+/** The longest lead: a year (the prognosis projects no further with any confidence). */
+export const MAX_LEAD_DAYS = 365;
+
+function checkPredictive(c: Record<string, unknown>, field: string, errors: FieldError[]): void {
+  checkParameter(c, field, errors);
+  if (typeof c.lead_days !== 'number' || !Number.isFinite(c.lead_days) || c.lead_days <= 0 || c.lead_days > MAX_LEAD_DAYS) {
+    errors.push({ field: `${field}.lead_days`, message: `must be a number above 0 and at most ${MAX_LEAD_DAYS}` });
+  }
+  if (typeof c.min_probability !== 'number' || !(c.min_probability > 0 && c.min_probability <= 1)) {
+    errors.push({ field: `${field}.min_probability`, message: 'must be a number above 0 and at most 1' });
+  }
+  checkFallback(c, field, errors);
+}
+
+function checkParameter(c: Record<string, unknown>, field: string, errors: FieldError[]): void {
   if (typeof c.parameter !== 'string' || c.parameter.trim() === '' || c.parameter.length > MAX_COUNTER_NAME) {
     errors.push({ field: `${field}.parameter`, message: `must be a non-empty string of at most ${MAX_COUNTER_NAME} characters` });
   }
+}
+
+function checkFallback(c: Record<string, unknown>, field: string, errors: FieldError[]): void {
+  if (c.calendar !== undefined) {
+    if (isObject(c.calendar)) checkCalendar(c.calendar, `${field}.calendar`, errors);
+    else errors.push({ field: `${field}.calendar`, message: 'must be an object' });
+  }
+}
+
+function checkCondition(c: Record<string, unknown>, field: string, errors: FieldError[]): void {
+  checkParameter(c, field, errors);
   const limits = (['above', 'below'] as const).filter((k) => c[k] !== undefined);
   if (limits.length !== 1) errors.push({ field: `${field}.above`, message: 'exactly one of above or below is required' });
   for (const k of limits) {
@@ -120,10 +160,7 @@ function checkCondition(c: Record<string, unknown>, field: string, errors: Field
   if (!Number.isInteger(c.for_minutes) || (c.for_minutes as number) < 0 || (c.for_minutes as number) > MAX_CONDITION_MINUTES) {
     errors.push({ field: `${field}.for_minutes`, message: `must be an integer from 0 to ${MAX_CONDITION_MINUTES}` });
   }
-  if (c.calendar !== undefined) {
-    if (isObject(c.calendar)) checkCalendar(c.calendar, `${field}.calendar`, errors);
-    else errors.push({ field: `${field}.calendar`, message: 'must be an object' });
-  }
+  checkFallback(c, field, errors);
 }
 
 function checkCalendar(c: Record<string, unknown>, field: string, errors: FieldError[]): void {

@@ -60,7 +60,23 @@ export interface ConditionTrigger {
   calendar?: CalendarPart;
 }
 
-export type Trigger = CalendarTrigger | CounterTrigger | CalendarOrCounterTrigger | ConditionTrigger;
+/**
+ * Due when the prognosis of the parameter of any of the plan's assets gives at least
+ * `min_probability` of reaching its limit (the predictive config's failure limit, else the
+ * baseline band) within `lead_days`; the work order is due `lead_days` before the projected
+ * crossing (domain/maintenance/predictive.ts). With `calendar`, also due by that calendar.
+ */
+export interface PredictiveTrigger {
+  type: 'predictive';
+  parameter: string;
+  lead_days: number;
+  min_probability: number;
+  calendar?: CalendarPart;
+}
+
+export type Trigger = CalendarTrigger | CounterTrigger | CalendarOrCounterTrigger | ConditionTrigger | PredictiveTrigger;
+/** The triggers that watch an asset's readings (condition and predictive). */
+export type ReadingsTrigger = ConditionTrigger | PredictiveTrigger;
 export type TriggerType = Trigger['type'];
 
 /** What a due time does while the plan's previous task is still open. */
@@ -85,7 +101,7 @@ export const DEFAULT_GENERATE_AHEAD: IsoDuration = 'P0D';
 export const DEFAULT_TASK_PREFIX = 'PM';
 
 /** Which trigger caused an execution (execution history entry `trigger`). */
-export type ExecutionTrigger = 'calendar' | 'counter' | 'condition';
+export type ExecutionTrigger = 'calendar' | 'counter' | 'condition' | 'predictive';
 /** `system` or the id of the user who executed the plan (execution history entry `executed_by`). */
 export type ExecutedBy = string;
 
@@ -96,7 +112,7 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export function calendarPartOf(trigger: Trigger): CalendarPart | null {
   if (trigger.type === 'calendar') return trigger;
   if (trigger.type === 'calendar_or_counter') return trigger.calendar;
-  if (trigger.type === 'condition') return trigger.calendar ?? null;
+  if (trigger.type === 'condition' || trigger.type === 'predictive') return trigger.calendar ?? null;
   return null;
 }
 

@@ -1,6 +1,6 @@
-import { parseCnnModel, predictCnn, type CnnModel } from './cnn';
+import { parseCnnModel, predictCnn } from './cnn';
 import { recentWindow } from './features';
-import { parseRulModel, type RulModel } from './model';
+import { parseRulModel, type CnnBlend, type RulModel } from './model';
 import type { CycleRecord } from './types';
 
 /**
@@ -8,14 +8,6 @@ import type { CycleRecord } from './types';
  * clamped to [0, rul_cap] first, as train_cnn.py chose `w` on the out-of-fold predictions (README,
  * Candidate v4). The blend's JSON carries its own version and held-out error spread (`residuals`).
  */
-
-export interface CnnBlend {
-  readonly network: CnnModel;
-  /** w, in (0, 1]. */
-  readonly weight: number;
-  /** Positions of the network's side features in the tree model's feature vector. */
-  readonly side_indices: readonly number[];
-}
 
 /** The tree model (its JSON) with the blend's version, residuals and network; validated, throws naming the problem. */
 export function parseBlendedModel(treesJson: unknown, blendJson: unknown): RulModel & { readonly cnn: CnnBlend } {

@@ -1,4 +1,4 @@
-import type { CnnBlend } from './blend';
+import type { CnnModel } from './cnn';
 import { featureNames, isWindowStat, type FeatureSpec } from './features';
 
 /**
@@ -41,6 +41,15 @@ export interface RulModel {
   readonly checks: readonly { readonly features: readonly number[]; readonly prediction: number }[];
   /** Model v4: a CNN blended with the trees (blend.ts); absent: the trees alone. */
   readonly cnn?: CnnBlend;
+}
+
+/** Model v4's network and its weight in the blend with the trees (blend.ts evaluates it). */
+export interface CnnBlend {
+  readonly network: CnnModel;
+  /** w, in (0, 1]. */
+  readonly weight: number;
+  /** Positions of the network's side features in the tree model's feature vector. */
+  readonly side_indices: readonly number[];
 }
 
 /** Sum of the trees' leaf values for one feature vector (the learner's raw prediction). */

@@ -2,7 +2,8 @@ import { unresolvedAlerts } from '../../db/queries/alerts';
 import { BaselineRow, NewBaseline, replaceActiveBaseline } from '../../db/queries/baselines';
 import { effectiveConfig } from '../../db/queries/predictive-configs';
 import { applyJudgements, JudgementCounts } from './judge';
-import { bandOf, recomputeAssetState } from './recompute';
+import { bandOf } from '../../db/queries/baselines';
+import { recomputeAssetState } from './recompute';
 import { lockAssets, MonitoringUnit } from './unit';
 
 /**

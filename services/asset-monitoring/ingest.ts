@@ -8,7 +8,8 @@ import { Queryable } from '../../db/knex';
 import { MonitoringState, monitoringStateColumns, monitoringStateOf } from './monitoring-state';
 import { applyJudgements, SeriesJudgement } from './judge';
 import { BaselinedSeries, judgeLate } from './late';
-import { bandOf, computeAssetStates } from './recompute';
+import { bandOf } from '../../db/queries/baselines';
+import { computeAssetStates } from './recompute';
 import { LockedAssets, MonitoringUnit } from './unit';
 import { isoTime } from '../../domain/time';
 

@@ -2,13 +2,12 @@ import { cycleSeries, missingSensors } from '../../domain/assets/cycles';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { cyclesUsed, describeInsufficient, FD001_MODEL, prognose, type CycleRecord, type RulModel } from '../../domain/prognostics';
 import type { InsufficientPrognosis, Prognosis } from '../../domain/prognostics';
-import { prognoseDegradation, type DegradationInsufficient, type DegradationPrognosis, type ParameterHistory } from '../../domain/prognostics/degradation';
+import { prognoseDegradation, type DegradationInsufficient, type DegradationPrognosis } from '../../domain/prognostics/degradation';
 import { FAILURE_HISTORY_WINDOW_DAYS } from '../../domain/prognostics/failure-prior';
 import { Queryable } from '../../db/knex';
-import { activeBaselines } from '../../db/queries/baselines';
 import { typeFailureHistory } from '../../db/queries/failure-history';
-import { cycleAverages, recentReadings } from '../../db/queries/readings';
-import { bandOf } from './recompute';
+import { cycleAverages } from '../../db/queries/readings';
+import { parameterHistories } from '../../db/queries/parameter-histories';
 
 /** The model the endpoint and the digital twin use. */
 export const PROGNOSTICS_MODEL: RulModel = FD001_MODEL;
@@ -61,9 +60,6 @@ export function prognoseSeries(input: AssetSeries, config: PredictiveConfig): As
   });
 }
 
-/** Readings per parameter the general model fits (the newest ones). */
-export const DEGRADATION_READINGS_PER_PARAMETER = 5_000;
-
 /**
  * The general model for an asset without a turbofan mapping (domain/prognostics/degradation.ts):
  * every parameter with a failure limit in the predictive config or an active baseline (its band's
@@ -76,28 +72,9 @@ export async function degradationPrognosis(
   config: PredictiveConfig,
   now = new Date(),
 ): Promise<DegradationPrognosis | DegradationInsufficient> {
-  const bands = new Map((await activeBaselines(db, tenantId, [assetId])).map((b) => [b.parameter, bandOf(b, config)]));
-  const configured = new Map(Object.entries(config.failure_limits));
-  const parameters = [...new Set([...configured.keys(), ...bands.keys()])];
-  const [readings, failureHistory] = await Promise.all([
-    recentReadings(
-      db,
-      tenantId,
-      parameters.map((parameter) => ({ asset_id: assetId, parameter })),
-      DEGRADATION_READINGS_PER_PARAMETER,
-    ),
+  const [histories, failureHistory] = await Promise.all([
+    parameterHistories(db, tenantId, assetId, config),
     typeFailureHistory(db, tenantId, config.asset_type, FAILURE_HISTORY_WINDOW_DAYS, now),
   ]);
-  const histories: ParameterHistory[] = parameters.map((parameter) => {
-    const limits = configured.get(parameter);
-    const band = bands.get(parameter);
-    return {
-      parameter,
-      readings: readings.filter((r) => r.parameter === parameter).map((r) => ({ t: new Date(r.ts).getTime(), y: r.value })),
-      upper: limits ? (limits.upper ?? null) : (band?.upper ?? null),
-      lower: limits ? (limits.lower ?? null) : (band?.lower ?? null),
-      limit_source: limits ? ('predictive_config' as const) : ('baseline_band' as const),
-    };
-  });
   return prognoseDegradation(histories, { nowMs: now.getTime(), horizonDays: FAILURE_WINDOW_DAYS, thresholds: config.action_thresholds, failureHistory });
 }

@@ -1,17 +1,12 @@
-import { toleranceBand, ToleranceBand } from '../../domain/assets/band';
 import { computeCondition, MonitoredParameter } from '../../domain/assets/condition';
 import { computeHealth, ParameterEvidence } from '../../domain/assets/health';
 import { PredictiveConfig } from '../../domain/assets/predictive-config';
 import { Queryable } from '../../db/knex';
 import { AssetState, InspectionRow, recentInspections, saveAssetStates } from '../../db/queries/asset-state';
-import { activeBaselines, BaselineRow } from '../../db/queries/baselines';
+import { activeBaselines, bandOf, BaselineRow } from '../../db/queries/baselines';
 import { effectiveConfigs } from '../../db/queries/predictive-configs';
 import { LatestReading, latestReadings } from '../../db/queries/readings';
 import { tenantScope } from '../../db/tenant-scope';
-
-export function bandOf(baseline: BaselineRow, config: PredictiveConfig): ToleranceBand {
-  return toleranceBand(baseline.baseline_value, baseline.tolerance_percent, config.alert_sensitivity);
-}
 
 /** What a caller already read in the same transaction (the reading pipeline does), so it is not read again. */
 export interface KnownAssetData {

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import runnerLib = require('../../scripts/lib/process-runner.cjs');
-import { DEGRADING_PUMP, DEMO_AGENT, DEMO_ASSETS, RUN_HOURS_PLAN } from '../../demo/plant';
+import { DEGRADING_PUMP, DEMO_AGENT, DEMO_ASSETS, PREDICTIVE_PLAN, RUN_HOURS_PLAN } from '../../demo/plant';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 import { until } from '../support/until';
 
@@ -147,6 +147,21 @@ it('seeds a plant whose data moves: alert, agent run, work order, deliveries wit
   );
   expect(prognostics).toMatchObject({ status: 'ok', model_version: 'degradation-trend-v2' });
   expect(prognostics.drivers[0]).toMatchObject({ parameter: 'vibration', limit_kind: 'upper' });
+
+  // Its predictive plan: a work order from that prognosis, with what the prognosis saw.
+  const predictivePlan = (await get('/api/v1/maintenance/plans?limit=100')).items.find((p: { name: string }) => p.name === PREDICTIVE_PLAN);
+  const predicted = await until(
+    () => get(`/api/v1/maintenance/plans/${predictivePlan.id}/history`),
+    (page) => page.total >= 1,
+    'a predictive work order',
+    60_000,
+    1_000,
+  );
+  expect(predicted.items[0]).toMatchObject({
+    cause: 'predictive',
+    outcome: 'created',
+    evidence: { asset_id: pump.id, parameter: 'vibration', model_version: 'degradation-trend-v2' },
+  });
 
   // A second start seeds nothing twice.
   const second = await seed();

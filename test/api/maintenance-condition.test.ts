@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { pumpWithBaseline } from '../support/pumps';
 import { untilPasses } from '../support/until';
 
 jest.setTimeout(120_000);
@@ -25,22 +26,11 @@ afterAll(() => api.close());
 
 const vibration = { type: 'condition', parameter: 'vibration', above: 3.5, for_minutes: 30 };
 
-async function pumpWithBaseline(t: TestTenant): Promise<string> {
-  const asset = await api.request('/api/v1/assets', { method: 'POST', token: t.token, json: { name: `Pump ${randomUUID().slice(0, 4)}`, type: 'pump' } });
-  const baseline = await api.request(`/api/v1/assets/${asset.body.id}/baselines`, {
-    method: 'POST',
-    token: t.token,
-    json: { parameter: 'vibration', baseline_value: 2, tolerance_percent: 50 },
-  });
-  expect([asset.status, baseline.status]).toEqual([201, 201]);
-  return asset.body.id;
-}
-
 const createPlan = (t: TestTenant, body: Record<string, unknown>) => api.request(`${M}/plans`, { method: 'POST', token: t.token, json: { name: 'Check pump bearings', ...body } });
 
 describe('condition plans from gateway readings', () => {
   it('refuses a parameter the asset has no baseline or failure limit for, naming it (create and update)', async () => {
-    const pump = await pumpWithBaseline(tenant);
+    const pump = await pumpWithBaseline(api, tenant);
     const res = await createPlan(tenant, { asset_ids: [pump], trigger: { ...vibration, parameter: 'bearing_temp' } });
     expectError(res, 422, 'VALIDATION_ERROR');
     expect(res.body.detail).toContain('bearing_temp');
@@ -54,7 +44,7 @@ describe('condition plans from gateway readings', () => {
   });
 
   it('a rising pump gets one condition work order with its evidence, a flat pump none, another tenant sees nothing', async () => {
-    const [rising, flat] = [await pumpWithBaseline(tenant), await pumpWithBaseline(tenant)];
+    const [rising, flat] = [await pumpWithBaseline(api, tenant), await pumpWithBaseline(api, tenant)];
     const risingPlan = (await createPlan(tenant, { asset_ids: [rising], trigger: vibration, on_open_task: 'stack' })).body;
     const flatPlan = (await createPlan(tenant, { asset_ids: [flat], trigger: vibration, on_open_task: 'stack' })).body;
 

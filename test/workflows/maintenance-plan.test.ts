@@ -11,6 +11,7 @@ import { Worker } from '@temporalio/worker';
 import { createMaintenanceActivities } from '../../activities/maintenance';
 import { createNotificationActivities } from '../../activities/notifications';
 import { PlanRow, saveScheduleSnapshot } from '../../db/queries/maintenance';
+import { upsertLatestReadings } from '../../db/queries/readings';
 import { provisionTenant } from '../../db/tenants';
 import type { Trigger } from '../../domain/maintenance';
 import { ResourceIdKey, TenantIdKey } from '../../infra/search-attributes';
@@ -27,9 +28,13 @@ import {
   recordCounterUpdate,
   resumeSignal,
   stateQuery,
+  workOrderCompletedSignal,
   type CounterRequest,
 } from '../../workflows/maintenance-plan';
 import { snapshotOf } from '../../workflows/maintenance-plan-state';
+import { nudgePlansBehindOnReadings, plansBehindOnReadings } from '../../workers/reconcile';
+import type { TemporalGateway } from '../../infra/temporal';
+import { DEFAULT_ACTION_THRESHOLDS } from '../../domain/prognostics';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { expectNoPersonalData, historyTextOf } from '../support/history-text';
 import { recordHistory } from '../support/record-history';
@@ -620,5 +625,150 @@ describe('condition plans', () => {
     expect(await executionsOf(plan.row.id)).toHaveLength(1);
     await latest().signal(archiveSignal);
     expect(await latest().result()).toEqual({ status: 'archived', executions_total: 1 });
+  });
+});
+
+describe('predictive plans', () => {
+  const trigger = { type: 'predictive' as const, parameter: 'vibration', lead_days: 3, min_probability: 0.5 };
+
+  /** A pump whose type has a vibration failure limit of 7.1, and its plan. */
+  async function predictivePlan(o: Partial<PlanOptions> = {}) {
+    const t = await newTenant();
+    const [asset] = await pg.db('assets').insert({ tenant_id: t.tenantId, name: 'Pump 7', type: 'pump' }).returning('id');
+    await pg.db('predictive_configs').insert({
+      tenant_id: t.tenantId,
+      asset_type: 'pump',
+      model_inputs: {},
+      cycle_length_days: 1,
+      action_thresholds: JSON.stringify(DEFAULT_ACTION_THRESHOLDS),
+      alert_sensitivity: 1,
+      operational_parameters: {},
+      failure_limits: JSON.stringify({ vibration: { upper: 7.1 } }),
+    });
+    const plan = await createPlan(t, { trigger, on_open_task: 'stack', asset_ids: [asset.id], ...o });
+    const latest = () => env.client.workflow.getHandle(plan.handle.workflowId);
+    let n = 0;
+    /**
+     * Readings every `stepMs` over `spanMs` ending now (server time), from `from` rising by `perDay`
+     * with some noise, and the series' latest-reading row, as the gateway stores them; not signalled.
+     */
+    const store = async (spanMs: number, stepMs: number, from: number, perDay: number) => {
+      const end = (await serverNow()).getTime();
+      const rows = Array.from({ length: spanMs / stepMs + 1 }, (_, i) => ({
+        tenant_id: t.tenantId,
+        asset_id: asset.id,
+        parameter: 'vibration',
+        ts: new Date(end - spanMs + i * stepMs),
+        value: from + (perDay * i * stepMs) / DAY + 0.4 * Math.sin(i * 1.7),
+        sender_event_id: `p-${(n += 1)}`,
+      }));
+      await pg.db('sensor_readings').insert(rows);
+      const last = rows.at(-1)!;
+      await upsertLatestReadings(pg.db, t.tenantId, [{ asset_id: asset.id, parameter: 'vibration', ts: last.ts, value: last.value, unit: null, source: null, recent: [] }]);
+    };
+    const forecastOf = async () => {
+      const view = await latest().query(stateQuery);
+      return view.schedule.type === 'predictive' ? view.schedule.predictive.assets[asset.id] : undefined;
+    };
+    return { t, asset: asset.id as string, plan, latest, store, forecastOf };
+  }
+
+  it("a projected crossing sets a durable timer; its work order comes lead_days before the crossing, with the forecast's evidence", async () => {
+    const { t, asset, plan, latest, store, forecastOf } = await predictivePlan();
+    await store(10 * DAY, HOUR, 2, 0.25); // 4.5 now: 7.1 in about 10 days
+    await latest().signal(readingsSignal);
+    await untilPasses(async () => expect((await forecastOf())?.due_at).toEqual(expect.any(String)));
+    const forecast = (await forecastOf())!;
+    const crossing = Date.parse(forecast.evidence!.projected_crossing_at!);
+    const dueAt = Date.parse(forecast.due_at!);
+    expect(Math.abs(dueAt - (crossing - 3 * DAY))).toBeLessThan(HOUR);
+    expect(dueAt - (await serverNow()).getTime()).toBeGreaterThan(5 * DAY);
+    expect(await executionsOf(plan.row.id)).toHaveLength(0);
+    // The read model and the preview show the projected due time.
+    await untilPasses(async () => expect(await planRow(plan.row.id)).toMatchObject({ next_due_trigger: 'predictive', next_due_at: new Date(forecast.due_at!) }));
+    const preview = await latest().query(previewQuery);
+    expect(preview).toMatchObject({ due_at: forecast.due_at, trigger: 'predictive', projected: true, forecasts: [forecast.evidence] });
+
+    await sleepUntil(new Date(dueAt + 60_000));
+    await untilPasses(async () => expect(await executionsOf(plan.row.id)).toHaveLength(1));
+    const [execution] = await executionsOf(plan.row.id);
+    expect(execution).toMatchObject({ trigger: 'predictive', outcome: 'created' });
+    const evidence = execution.evidence;
+    expect(evidence).toMatchObject({
+      asset_id: asset,
+      parameter: 'vibration',
+      model_version: 'degradation-trend-v2',
+      limit: { above: 7.1 },
+      lead_days: 3,
+      readings: { count: 241 },
+    });
+    expect(evidence.probability).toBeGreaterThanOrEqual(0.5);
+    // Due lead_days before the crossing the prognosis projected when it decided (not at the first prediction).
+    const [task] = await tasksOf(plan.row.id);
+    expect(task).toMatchObject({ trigger: 'predictive', evidence });
+    expect(task.due_at.getTime()).toBe(Math.max(Date.parse(evidence.predicted_at), Date.parse(evidence.projected_crossing_at) - 3 * DAY));
+    expect(Math.abs(task.due_at.getTime() - dueAt)).toBeLessThan(HOUR);
+    const [event] = await pg.db('outbox_events').where({ tenant_id: t.tenantId, type: 'task.created' });
+    expect(event.data).toMatchObject({ task_id: task.id, trigger: 'predictive', evidence });
+    // Fired: the same readings told again make no second work order.
+    await latest().signal(readingsSignal);
+    await untilPasses(async () => expect((await latest().query(stateQuery)).schedule).toMatchObject({ predictive: { assets: { [asset]: { fired: true } } } }));
+    expect(await executionsOf(plan.row.id)).toHaveLength(1);
+    await latest().signal(archiveSignal);
+    expect(await latest().result()).toEqual({ status: 'archived', executions_total: 1 });
+    await recordHistory('maintenance-plan-predictive-lead', plan.handle);
+  });
+
+  it('paused, it does nothing; a completed work order re-arms it from the readings after it; resumed, it continues; continue-as-new keeps the state', async () => {
+    const { asset, plan, latest, store, forecastOf } = await predictivePlan({ trigger: { ...trigger, lead_days: 14 }, run_event_limit: 4 });
+    const firstRunId = plan.handle.firstExecutionRunId;
+    await store(10 * DAY, HOUR, 2, 0.25); // crossing within 14 days: due now
+    await latest().signal(readingsSignal);
+    await untilPasses(async () => expect(await executionsOf(plan.row.id)).toHaveLength(1));
+
+    await latest().signal(pauseSignal);
+    const [task] = await tasksOf(plan.row.id);
+    await pg
+      .db('maintenance_tasks')
+      .where({ id: task.id })
+      .update({ status: 'done', completed_at: await serverNow() });
+    await latest().signal(workOrderCompletedSignal, { assetId: asset });
+    await untilPasses(async () => expect((await forecastOf())?.fired).toBe(false));
+    const since = (await forecastOf())!.since!;
+    await sleepFor(2 * HOUR);
+    await store(2 * HOUR, 5 * 60_000, 5, 24); // after the repair: two hours rising fast
+    await latest().signal(readingsSignal);
+    expect((await latest().query(stateQuery)).status).toBe('paused');
+    expect(await executionsOf(plan.row.id)).toHaveLength(1);
+
+    await latest().signal(resumeSignal);
+    await untilPasses(async () => expect(await executionsOf(plan.row.id)).toHaveLength(2));
+    const second = (await executionsOf(plan.row.id))[1].evidence;
+    // Only the readings after the completion made the new forecast.
+    expect(Date.parse(second.readings.from)).toBeGreaterThan(Date.parse(since));
+    expect(second.readings.count).toBeLessThanOrEqual(25);
+    await untilPasses(async () => expect((await latest().describe()).runId).not.toBe(firstRunId));
+    // The new run carries the state: fired, and the re-arm's cutoff.
+    expect(await forecastOf()).toMatchObject({ fired: true, since });
+    await latest().signal(readingsSignal);
+    await untilPasses(async () => expect((await forecastOf())?.evidence?.predicted_at).not.toBe(second.predicted_at));
+    expect(await executionsOf(plan.row.id)).toHaveLength(2);
+    await latest().signal(archiveSignal);
+    expect(await latest().result()).toEqual({ status: 'archived', executions_total: 2 });
+  });
+
+  it('a lost readings signal: the catch-up sweep tells the plan, which then evaluates them; a plan up to date is left alone', async () => {
+    const { t, plan, latest, store } = await predictivePlan({ trigger: { ...trigger, lead_days: 14 } });
+    await store(10 * DAY, HOUR, 2, 0.25); // stored, but the signal never came
+    const behind = await plansBehindOnReadings(pg.db, { perTenant: 20, total: 10_000 });
+    expect(behind).toContainEqual({ tenant_id: t.tenantId, id: plan.row.id });
+    const gateway = { client: async () => env.client } as unknown as TemporalGateway;
+    expect(await nudgePlansBehindOnReadings(pg.db, gateway, { warn: () => undefined })).toBeGreaterThanOrEqual(1);
+    await untilPasses(async () => expect(await executionsOf(plan.row.id)).toHaveLength(1));
+    expect((await plansBehindOnReadings(pg.db, { perTenant: 20, total: 10_000 })).map((p) => p.id)).not.toContain(plan.row.id);
+    // One tenant's many plans are told a few at a time.
+    expect(await plansBehindOnReadings(pg.db, { perTenant: 0, total: 10 })).toEqual([]);
+    await latest().signal(archiveSignal);
+    await latest().result();
   });
 });

@@ -38,7 +38,7 @@ describe('validateTrigger', () => {
     ]);
     expect(validateTrigger({ type: 'meter' })).toEqual({
       ok: false,
-      errors: [{ field: 'trigger.type', message: 'must be one of calendar, counter, calendar_or_counter, condition' }],
+      errors: [{ field: 'trigger.type', message: 'must be one of calendar, counter, calendar_or_counter, condition, predictive' }],
     });
     expect(validateTrigger('calendar')).toEqual({ ok: false, errors: [{ field: 'trigger', message: 'must be an object' }] });
   });

@@ -5,6 +5,7 @@ import type { Db } from '../db/knex';
 import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import type { TemporalGateway } from '../infra/temporal';
 import type { ObjectStore } from '../infra/object-store';
+import type { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
 import type { Permission, Role } from '../domain/auth/permissions';
 import type { ServiceScope } from '../domain/auth/tokens';
 import type { Lifecycle } from './graceful-shutdown';
@@ -28,6 +29,8 @@ export interface AppDeps {
   metrics: ApiMetrics;
   /** Draining once a stop began: /readyz answers 503 (api/graceful-shutdown.ts). */
   lifecycle: Lifecycle;
+  /** The coalesced readings signals of condition and predictive plans (orchestration/plan-readings-signals.ts). */
+  planReadings: PlanReadingsSignals;
 }
 
 export interface UserPrincipal {

@@ -4,6 +4,9 @@ import { Config } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { createTemporalGateway } from '../infra/temporal';
+import { signalPlan } from '../orchestration/maintenance';
+import { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
+import { callTemporal } from '../orchestration/temporal-call';
 import { AppDeps } from './context';
 import { createLifecycle } from './graceful-shutdown';
 import { createInboundLimits } from './inbound-limits';
@@ -19,19 +22,26 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
   void dummyHash();
   const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
   const temporal = createTemporalGateway(config.temporal);
+  const logger = createLogger(config.logLevel, { component: 'api' });
+  const planReadings = new PlanReadingsSignals(
+    (tenantId, planId) => callTemporal(temporal, "could not tell the plan's workflow of new readings", (client) => signalPlan(client, tenantId, planId, { kind: 'readings' })),
+    logger,
+  );
   return {
     config,
     db,
     temporal,
     objectStore: createObjectStore(config.s3),
-    logger: createLogger(config.logLevel, { component: 'api' }),
+    logger,
     rateLimiter: createRateLimiter(db),
     loginLimits: createLoginLimits(db, config.auth),
     inboundLimits: createInboundLimits(db, config.inbound),
     sessions: createSessionCheck(db, config.auth.sessionCheckCacheMs),
     metrics: createApiMetrics(db),
     lifecycle: createLifecycle(),
+    planReadings,
     async close() {
+      await planReadings.close();
       await temporal.close();
       await db.destroy();
     },

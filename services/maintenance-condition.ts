@@ -12,8 +12,8 @@ import { validationError } from '../domain/errors';
 import type { Trigger } from '../domain/maintenance';
 import { errorSummary } from '../infra/error-chain';
 import type { TemporalGateway } from '../infra/temporal';
-import { mapSettled } from '../orchestration/concurrency';
 import { signalPlan } from '../orchestration/maintenance';
+import type { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
 import { callTemporal } from '../orchestration/temporal-call';
 
 /**
@@ -44,8 +44,6 @@ export async function checkConditionTrigger(scope: TenantScope, trigger: Trigger
   throw validationError(`trigger.parameter: ${message}`, [{ field: 'body.trigger.parameter', message, type: 'any.no_limit' }]);
 }
 
-const SIGNALS_IN_FLIGHT = 8;
-
 /** The live condition and predictive plans watching any of these (asset, parameter) series. */
 export async function conditionPlansOf(scope: TenantScope, series: readonly { asset_id: string; parameter: string }[]): Promise<string[]> {
   if (series.length === 0) return [];
@@ -60,25 +58,16 @@ export async function conditionPlansOf(scope: TenantScope, series: readonly { as
 }
 
 /**
- * After the batch committed: one `readings` signal to each condition or predictive plan it concerns. Never fails
- * the request (the readings are stored); a plan not reached is logged and catches up later.
+ * After the batch committed: each condition or predictive plan it concerns is marked for the next
+ * coalesced `readings` signal (orchestration/plan-readings-signals.ts); the request does not wait on
+ * Temporal. Answers how many plans were newly marked.
  */
 export async function tellConditionPlans(
-  deps: { temporal: TemporalGateway; log: Pick<Logger, 'warn'> },
+  deps: { planReadings: Pick<PlanReadingsSignals, 'mark'> },
   scope: TenantScope,
   series: readonly { asset_id: string; parameter: string }[],
 ): Promise<number> {
-  const plans = await conditionPlansOf(scope, series);
-  if (plans.length === 0) return 0;
-  // A tenant's many plans on one asset get their signals a few at a time, not all at once.
-  const results = await mapSettled(plans, SIGNALS_IN_FLIGHT, (planId) =>
-    callTemporal(deps.temporal, "could not tell the plan's workflow of new readings", (client) => signalPlan(client, scope.tenantId, planId, { kind: 'readings' })),
-  );
-  results.forEach((r, i) => {
-    if (r.status === 'rejected')
-      deps.log.warn({ plan_id: plans[i], err: errorSummary(r.reason) }, 'plan not told of new readings; it reads them with the next batch or the catch-up sweep');
-  });
-  return results.filter((r) => r.status === 'fulfilled').length;
+  return deps.planReadings.mark(scope.tenantId, await conditionPlansOf(scope, series));
 }
 
 /**

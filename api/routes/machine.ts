@@ -118,12 +118,13 @@ export function machineRoutes(): ApiRouter {
       'the assets, all in one transaction. A reading older than the newest one of its series (a gateway flushing its buffer) is judged at its own time: ' +
       'within a recorded alert it may raise its peak (a resolved alert is never reopened); otherwise it raises an alert whose raised_at is its time, ' +
       'resolved by the first later stored reading back inside the band. ' +
-      'After the commit, each maintenance plan with a condition or predictive trigger on a series of the batch is told once to evaluate its new readings.',
+      'After the commit, each maintenance plan with a condition or predictive trigger on a series of the batch is told to evaluate its new readings ' +
+      '(within a fraction of a second, one signal per plan for any number of batches meanwhile).',
     item: readingItem,
     result: readingsSummary,
     ingest: ingestMachineReadings,
-    // Condition and predictive maintenance plans on these series evaluate the new readings: one signal per plan per batch.
-    afterCommit: (ctx, items) => tellConditionPlans({ temporal: ctx.deps.temporal, log: ctx.state.log }, tenantScopeOf(ctx), items),
+    // Condition and predictive maintenance plans on these series evaluate the new readings: one coalesced signal per plan.
+    afterCommit: (ctx, items) => tellConditionPlans(ctx.deps, tenantScopeOf(ctx), items),
   });
 
   ingestRoutes<EventItem>({

@@ -143,6 +143,18 @@ describe('webhook circuit breaker', () => {
 });
 
 describe('delivery capacity shared between tenants', () => {
+  it("starts each delivery with its tenant as the task queue's fairness key (WorkflowExecutionStarted)", async () => {
+    const tenant = await createTenant(api);
+    const path = `/fairness/${tenant.tenantId}`;
+    const webhookId = await createWebhook(tenant, receiver.url(path));
+    const [eventId] = await appendEvents(tenant.tenantId, 1, 'fairness');
+    await receiver.waitFor(() => receiver.on(path).length >= 1, 30_000, 'the delivery');
+    const handle = (await api.deps.temporal.client()).workflow.getHandle(workflowIds.webhookDelivery(tenant.tenantId, deliveryIdFor(eventId, webhookId)));
+    const [started] = (await handle.fetchHistory()).events ?? [];
+    expect(started.workflowExecutionStartedEventAttributes?.priority?.fairnessKey).toBe(tenant.tenantId);
+  });
+
+
   // In two of four full-suite runs (never alone) one healthy delivery took 12-13 s: its history shows
   // its first workflow task waiting about 12 s in the task queue behind the burst's workflow tasks
   // (the workflow task queue is the one shared thing without a tenant share yet). The slowest

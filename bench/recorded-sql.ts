@@ -1,0 +1,92 @@
+/**
+ * Same-work floors: the SQL statements the product sends for one operation, recorded from its
+ * knex instance, and replayed from a bare `pg` client (no knex, no product code). The floor of an
+ * operation is then the same database work with nothing of ours around it, so a ratio against it
+ * says what our code costs, not what the machine or PostgreSQL does (docs/PERFORMANCE.md).
+ *
+ * A replay gives every UUID in the statements' parameters that is not in `keep` (the tenant, the
+ * plan, the user...) a fresh one, the same throughout one replay, so rows keyed by request or
+ * record ids are new rows each time, as the product's would be.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { Pool, type PoolClient } from 'pg';
+
+export interface RecordedStatement {
+  sql: string;
+  bindings: unknown[];
+  txId?: string;
+}
+
+interface KnexQueryEvent {
+  sql: string;
+  bindings?: unknown[];
+  __knexTxId?: string;
+}
+
+/** Every statement `db` sends while `operation` runs (other users of `db` should be idle meanwhile). */
+export async function recordStatements<T>(db: Knex, operation: () => Promise<T>): Promise<{ result: T; statements: RecordedStatement[] }> {
+  const statements: RecordedStatement[] = [];
+  const listener = (event: KnexQueryEvent) => statements.push({ sql: event.sql, bindings: [...(event.bindings ?? [])], txId: event.__knexTxId });
+  db.client.on('query', listener);
+  try {
+    const result = await operation();
+    return { result, statements };
+  } finally {
+    db.client.removeListener('query', listener);
+  }
+}
+
+/** The statements of the transactions (or, outside one, the statements themselves) that mention `table`. */
+export function statementsTouching(statements: readonly RecordedStatement[], table: string): RecordedStatement[] {
+  const mentions = (s: RecordedStatement) => new RegExp(`\\b"?${table}"?\\b`).test(s.sql);
+  const txIds = new Set(statements.filter((s) => mentions(s) && s.txId).map((s) => s.txId));
+  return statements.filter((s) => (s.txId && txIds.has(s.txId)) || (!s.txId && mentions(s)));
+}
+
+/** Every UUID in the statements' parameters (a read replays as recorded: keep them all). */
+export function uuidsIn(statements: readonly RecordedStatement[]): string[] {
+  return statements.flatMap((s) => s.bindings.flatMap((b) => (typeof b === 'string' ? (b.match(UUID) ?? []) : [])));
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** The bindings with every UUID outside `keep` replaced, consistently within `fresh`. */
+export function freshBindings(bindings: readonly unknown[], keep: ReadonlySet<string>, fresh: Map<string, string>): unknown[] {
+  const swap = (id: string) => {
+    if (keep.has(id.toLowerCase())) return id;
+    let next = fresh.get(id.toLowerCase());
+    if (!next) fresh.set(id.toLowerCase(), (next = randomUUID()));
+    return next;
+  };
+  return bindings.map((b) => (typeof b === 'string' ? b.replace(UUID, swap) : b));
+}
+
+export interface BareReplay {
+  /** Runs the statements once on one pooled connection; answers the rows of those that returned any. */
+  run(): Promise<unknown[][]>;
+  close(): Promise<void>;
+}
+
+/** A bare pg pool (its own connections) replaying `statements`; `keep`: the ids that stay as recorded. */
+export function bareReplay(connectionString: string, statements: readonly RecordedStatement[], keep: Iterable<string>): BareReplay {
+  const pool = new Pool({ connectionString, max: 4 });
+  const kept = new Set([...keep].map((id) => id.toLowerCase()));
+  return {
+    async run() {
+      const client: PoolClient = await pool.connect();
+      try {
+        const fresh = new Map<string, string>();
+        const results: unknown[][] = [];
+        for (const s of statements) {
+          const { rows } = await client.query(s.sql, freshBindings(s.bindings, kept, fresh));
+          if (rows.length) results.push(rows);
+        }
+        return results;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -14,7 +14,7 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { loadConfig } from '../../infra/config';
 import { installTracing, Tracing } from '../../infra/tracing';
 import { createTenant, startTestApi, TestApi } from '../support/api';
-import { startServiceProcess, ServiceProcess } from '../support/service-process';
+import { startServiceProcess, ServiceProcess } from '../../scripts/service-process';
 import { DevServerForTest, startDevServerForTest } from '../support/temporal-env';
 import { startTogether } from '../support/start-together';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';

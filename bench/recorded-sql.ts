@@ -51,15 +51,24 @@ export function uuidsIn(statements: readonly RecordedStatement[]): string[] {
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
-/** The bindings with every UUID outside `keep` replaced, consistently within `fresh`. */
-export function freshBindings(bindings: readonly unknown[], keep: ReadonlySet<string>, fresh: Map<string, string>): unknown[] {
+/**
+ * The bindings (arrays included) with every UUID outside `keep` replaced, consistently within
+ * `fresh`, and every occurrence of a `tags` string (a sender's event id prefix, say) suffixed with
+ * `replay`, so keys the product dedupes on are new in each replay.
+ */
+export function freshBindings(bindings: readonly unknown[], keep: ReadonlySet<string>, fresh: Map<string, string>, tags: readonly string[] = [], replay = 0): unknown[] {
   const swap = (id: string) => {
     if (keep.has(id.toLowerCase())) return id;
     let next = fresh.get(id.toLowerCase());
     if (!next) fresh.set(id.toLowerCase(), (next = randomUUID()));
     return next;
   };
-  return bindings.map((b) => (typeof b === 'string' ? b.replace(UUID, swap) : b));
+  const rewrite = (b: unknown): unknown => {
+    if (Array.isArray(b)) return b.map(rewrite);
+    if (typeof b !== 'string') return b;
+    return tags.reduce((text, tag) => text.split(tag).join(`${tag}.${replay}`), b.replace(UUID, swap));
+  };
+  return bindings.map(rewrite);
 }
 
 export interface BareReplay {
@@ -69,17 +78,19 @@ export interface BareReplay {
 }
 
 /** A bare pg pool (its own connections) replaying `statements`; `keep`: the ids that stay as recorded. */
-export function bareReplay(connectionString: string, statements: readonly RecordedStatement[], keep: Iterable<string>): BareReplay {
+export function bareReplay(connectionString: string, statements: readonly RecordedStatement[], keep: Iterable<string>, tags: readonly string[] = []): BareReplay {
   const pool = new Pool({ connectionString, max: 4 });
   const kept = new Set([...keep].map((id) => id.toLowerCase()));
+  let replays = 0;
   return {
     async run() {
       const client: PoolClient = await pool.connect();
       try {
         const fresh = new Map<string, string>();
+        const replay = (replays += 1);
         const results: unknown[][] = [];
         for (const s of statements) {
-          const { rows } = await client.query(s.sql, freshBindings(s.bindings, kept, fresh));
+          const { rows } = await client.query(s.sql, freshBindings(s.bindings, kept, fresh, tags, replay));
           if (rows.length) results.push(rows);
         }
         return results;

@@ -13,6 +13,7 @@ const EVENTS = Number(process.env.BENCH_KILL_EVENTS ?? 300);
 const KILL_AFTER = Math.floor(EVENTS / 3);
 const DEADLINE_MS = 300_000;
 const TARGET = 1.5;
+const RECORDS_WAIT_MS = 60_000;
 
 async function burst(deps: WebhookBenchDeps, receiver: Receiver, kill: boolean) {
   receiver.reset();
@@ -27,13 +28,19 @@ async function burst(deps: WebhookBenchDeps, receiver: Receiver, kill: boolean) 
     }
     await receiver.waitForCount(EVENTS, DEADLINE_MS).catch(() => undefined);
     const seconds = (performance.now() - t0) / 1000;
-    const [{ deliveries, records }] = (await deps
-      .db('webhook_deliveries')
-      .where({ webhook_id: webhookId })
-      .select(deps.db.raw('count(distinct delivery_id)::int as deliveries'), deps.db.raw("count(*) filter (where status = 'succeeded')::int as records"))) as Array<{
-      deliveries: number;
-      records: number;
-    }>;
+    // The last attempts' records commit just after their requests arrived: wait for them (bounded).
+    type Counts = { deliveries: number; records: number };
+    const counts = async (): Promise<Counts> => {
+      const rows = (await deps
+        .db('webhook_deliveries')
+        .where({ webhook_id: webhookId })
+        .select(deps.db.raw('count(distinct delivery_id)::int as deliveries'), deps.db.raw("count(*) filter (where status = 'succeeded')::int as records"))) as Counts[];
+      return rows[0];
+    };
+    let { deliveries, records } = await counts();
+    for (const until = Date.now() + RECORDS_WAIT_MS; deliveries < receiver.firstArrivals.size && Date.now() < until; { deliveries, records } = await counts()) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     await deps.db('webhooks').where({ id: webhookId }).update({ status: 'disabled', disabled_reason: 'bench finished' });
     return { seconds, delivered: receiver.firstArrivals.size, deliveries, succeededRecords: records };
   } finally {

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { requestListener } from '../api/listen';
-import { bareReplay, recordStatements, statementsTouching } from './recorded-sql';
+import { bareReplay, describeStatements, recordStatements, statementsTouching } from './recorded-sql';
 import { verdict } from './report';
 
 /**
@@ -256,7 +256,7 @@ async function floorPhase(ctx: AssetsBenchContext, tenantId: string, assetIds: s
     .where({ tenant_id: tenantId })
     .select('id')
     .catch(() => []);
-  const replay = bareReplay(ctx.databaseUrl, batchStatements, [tenantId, ...assetIds, ...baselines.map((b) => b.id)], [recordedTag]);
+  const replay = bareReplay(ctx.databaseUrl, tenantId, batchStatements, [tenantId, ...assetIds, ...baselines.map((b) => b.id)], [recordedTag]);
   const app = new Koa();
   app.use(async (koa) => {
     const chunks: Buffer[] = [];
@@ -269,7 +269,7 @@ async function floorPhase(ctx: AssetsBenchContext, tenantId: string, assetIds: s
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const phase = await gatewayPhase({ ...ctx, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }, [stream]);
-    return { phase, statements: batchStatements.length };
+    return { phase, statements: `${batchStatements.length} (${describeStatements(batchStatements)})` };
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

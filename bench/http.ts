@@ -137,7 +137,10 @@ async function againstSameWorkFloor(deps: AppDeps, listUrl: string, token: strin
   };
   const { statements } = await recordStatements(deps.db, list);
   const listStatements = statementsTouching(statements, 'assets');
-  const replay = bareReplay(deps.config.databaseUrl, listStatements, uuidsIn(listStatements));
+  const tenantId = String((JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { tenant_id?: string }).tenant_id);
+  const replay = bareReplay(deps.config.databaseUrl, tenantId, listStatements, uuidsIn(listStatements));
+  // The same work: the floor must see the tenant's rows, as the list does (row security).
+  if ((await replay.run()).length === 0) throw new Error('the floor read no rows: not the same work as the list');
   const floorApp = new Koa();
   floorApp.use(async (ctx) => {
     ctx.body = await replay.run();

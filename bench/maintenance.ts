@@ -113,7 +113,7 @@ async function executeCalls(ctx: MaintenanceBenchContext, client: Client) {
   // client with fresh request and task ids (the tenant, plan and user kept).
   await planUpdate();
   const { statements } = await recordStatements(ctx.db, record);
-  const bareRecord = bareReplay(ctx.databaseUrl, statements, [tenantId, plan.id, userId]);
+  const bareRecord = bareReplay(ctx.databaseUrl, tenantId, statements, [tenantId, plan.id, userId]);
   return { execute, read, planUpdate, record, bareRecord };
 }
 

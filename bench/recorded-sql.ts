@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { Pool, type PoolClient } from 'pg';
+import { SCOPE_SETTING, TENANT_SETTING } from '../db/row-security';
 
 export interface RecordedStatement {
   sql: string;
@@ -77,9 +78,16 @@ export interface BareReplay {
   close(): Promise<void>;
 }
 
-/** A bare pg pool (its own connections) replaying `statements`; `keep`: the ids that stay as recorded. */
-export function bareReplay(connectionString: string, statements: readonly RecordedStatement[], keep: Iterable<string>, tags: readonly string[] = []): BareReplay {
+/**
+ * A bare pg pool (its own connections) replaying `statements`; `keep`: the ids that stay as
+ * recorded. Each connection is set to `tenantId`'s row-security scope once, as the product's pool
+ * does when a connection changes scope (db/db-scope.ts: not a knex query, so not recorded).
+ */
+export function bareReplay(connectionString: string, tenantId: string, statements: readonly RecordedStatement[], keep: Iterable<string>, tags: readonly string[] = []): BareReplay {
   const pool = new Pool({ connectionString, max: 4 });
+  pool.on('connect', (client) => {
+    void client.query(`select set_config('${SCOPE_SETTING}', '', false), set_config('${TENANT_SETTING}', $1, false)`, [tenantId]);
+  });
   const kept = new Set([...keep].map((id) => id.toLowerCase()));
   let replays = 0;
   return {
@@ -100,4 +108,18 @@ export function bareReplay(connectionString: string, statements: readonly Record
     },
     close: () => pool.end(),
   };
+}
+
+/** The statements by their first words, most frequent first: what a floor replays, at a glance. */
+export function describeStatements(statements: readonly RecordedStatement[], top = 4): string {
+  const counts = new Map<string, number>();
+  for (const s of statements) {
+    const head = s.sql.replace(/\s+/g, ' ').trim().slice(0, 40);
+    counts.set(head, (counts.get(head) ?? 0) + 1);
+  }
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([head, n]) => `${n}x ${head}`)
+    .join(' | ');
 }

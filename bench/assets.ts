@@ -102,6 +102,19 @@ interface PhaseResult {
   alertsRaised: number;
 }
 
+/** One batch through the gateway: what it stored and how many alerts it raised. */
+async function postBatch(ctx: AssetsBenchContext, batch: readonly ReadingInput[]): Promise<{ stored: number; alerts_raised: number }> {
+  const readings = batch.map((r) => ({
+    event_id: r.sender_event_id,
+    asset_id: r.asset_id,
+    parameter: r.parameter,
+    value: r.value,
+    timestamp: r.ts.toISOString(),
+    source: r.source,
+  }));
+  return call(ctx, '/api/v1/machine/readings/batch', { method: 'POST', json: { readings } });
+}
+
 /** Each sender posts its own stream's batches one after the other; senders run at the same time. */
 async function gatewayPhase(ctx: AssetsBenchContext, streams: ((b: number) => ReadingInput[])[]): Promise<PhaseResult> {
   const result: PhaseResult = { readings: 0, seconds: 0, batchMs: [], alertsRaised: 0 };
@@ -110,16 +123,8 @@ async function gatewayPhase(ctx: AssetsBenchContext, streams: ((b: number) => Re
   await Promise.all(
     streams.map(async (stream) => {
       for (let b = 0; b < perSender && Date.now() - started < GATEWAY_BUDGET_MS; b++) {
-        const readings = stream(b).map((r) => ({
-          event_id: r.sender_event_id,
-          asset_id: r.asset_id,
-          parameter: r.parameter,
-          value: r.value,
-          timestamp: r.ts.toISOString(),
-          source: r.source,
-        }));
         const t0 = performance.now();
-        const summary = await call(ctx, '/api/v1/machine/readings/batch', { method: 'POST', json: { readings } });
+        const summary = await postBatch(ctx, stream(b));
         result.batchMs.push(performance.now() - t0);
         result.readings += summary.stored;
         result.alertsRaised += summary.alerts_raised;
@@ -175,7 +180,7 @@ export async function runAssetsBench(ctx: AssetsBenchContext): Promise<Record<st
 
   const gatewaySingle = await gatewayPhase(ctx, single);
   const plainSingle = await plainPhase(ctx, tenantId, single, gatewaySingle.batchMs.length);
-  const floor = await floorPhase(ctx, tenantId, assetIds, (b) => batchReadings(assetIds, origin + 3 * day, b, `${runId}-f`));
+  const floor = await floorPhase(ctx, tenantId, assetIds, origin + 3 * day, (b) => batchReadings(assetIds, origin + 3 * day, b, `${runId}-f`));
   const gatewayConcurrent = await gatewayPhase(ctx, concurrent);
   const plainConcurrent = await plainPhase(ctx, tenantId, concurrent, gatewayConcurrent.batchMs.length);
   const rps = (p: PhaseResult) => p.readings / p.seconds;
@@ -242,21 +247,22 @@ export function runAssetsBenchOn(deps: AppDeps): Promise<Record<string, number |
  * nothing validated or judged), with the same sender loop as the gateway. The recorded batch's
  * sender event ids get a fresh suffix per replay, so each replay stores its rows.
  */
-async function floorPhase(ctx: AssetsBenchContext, tenantId: string, assetIds: string[], stream: (b: number) => ReadingInput[]) {
+async function floorPhase(ctx: AssetsBenchContext, tenantId: string, assetIds: string[], origin: number, stream: (b: number) => ReadingInput[]) {
   const recordedTag = `${randomUUID().slice(0, 8)}-recorded`;
-  const recordedBatch = batchReadings(assetIds, Date.now() - 5 * 86_400_000, 0, recordedTag);
-  const { statements } = await recordStatements(ctx.db, () =>
-    gatewayPhase(ctx, [() => recordedBatch]).then((r) => {
-      if (r.readings !== BATCH) throw new Error(`the recorded batch stored ${r.readings} of ${BATCH}`);
-    }),
-  );
+  // The first batch of the floor's own day (after every reading stored so far); each replay is the next batch in time.
+  const recordedBatch = batchReadings(assetIds, origin, 0, recordedTag);
+  const { result: recorded, statements } = await recordStatements(ctx.db, () => postBatch(ctx, recordedBatch));
+  if (recorded.stored !== BATCH) throw new Error(`the recorded batch stored ${recorded.stored} of ${BATCH}`);
   const batchStatements = statementsTouching(statements, 'sensor_readings');
   const baselines: Array<{ id: string }> = await ctx
     .db('asset_baselines')
     .where({ tenant_id: tenantId })
     .select('id')
     .catch(() => []);
-  const replay = bareReplay(ctx.databaseUrl, tenantId, batchStatements, [tenantId, ...assetIds, ...baselines.map((b) => b.id)], [recordedTag]);
+  const replay = bareReplay(ctx.databaseUrl, tenantId, batchStatements, [tenantId, ...assetIds, ...baselines.map((b) => b.id)], {
+    tags: [recordedTag],
+    shiftDatesMs: BATCH * 1000,
+  });
   const app = new Koa();
   app.use(async (koa) => {
     const chunks: Buffer[] = [];
@@ -269,7 +275,7 @@ async function floorPhase(ctx: AssetsBenchContext, tenantId: string, assetIds: s
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const phase = await gatewayPhase({ ...ctx, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }, [stream]);
-    return { phase, statements: `${batchStatements.length} (${describeStatements(batchStatements)})` };
+    return { phase, statements: `${batchStatements.length} (${describeStatements(batchStatements)}); time: ${replay.timeByStatement()}` };
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

@@ -57,7 +57,14 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
  * `fresh`, and every occurrence of a `tags` string (a sender's event id prefix, say) suffixed with
  * `replay`, so keys the product dedupes on are new in each replay.
  */
-export function freshBindings(bindings: readonly unknown[], keep: ReadonlySet<string>, fresh: Map<string, string>, tags: readonly string[] = [], replay = 0): unknown[] {
+export function freshBindings(
+  bindings: readonly unknown[],
+  keep: ReadonlySet<string>,
+  fresh: Map<string, string>,
+  tags: readonly string[] = [],
+  replay = 0,
+  shiftDatesMs = 0,
+): unknown[] {
   const swap = (id: string) => {
     if (keep.has(id.toLowerCase())) return id;
     let next = fresh.get(id.toLowerCase());
@@ -66,6 +73,7 @@ export function freshBindings(bindings: readonly unknown[], keep: ReadonlySet<st
   };
   const rewrite = (b: unknown): unknown => {
     if (Array.isArray(b)) return b.map(rewrite);
+    if (b instanceof Date) return new Date(b.getTime() + replay * shiftDatesMs);
     if (typeof b !== 'string') return b;
     return tags.reduce((text, tag) => text.split(tag).join(`${tag}.${replay}`), b.replace(UUID, swap));
   };
@@ -75,6 +83,8 @@ export function freshBindings(bindings: readonly unknown[], keep: ReadonlySet<st
 export interface BareReplay {
   /** Runs the statements once on one pooled connection; answers the rows of those that returned any. */
   run(): Promise<unknown[][]>;
+  /** Milliseconds spent in each statement over all replays, slowest first (where a floor's time goes). */
+  timeByStatement(): string;
   close(): Promise<void>;
 }
 
@@ -82,14 +92,24 @@ export interface BareReplay {
  * A bare pg pool (its own connections) replaying `statements`; `keep`: the ids that stay as
  * recorded. Each connection is set to `tenantId`'s row-security scope once, as the product's pool
  * does when a connection changes scope (db/db-scope.ts: not a knex query, so not recorded).
+ * `tags`: strings suffixed per replay (keys the product dedupes on); `shiftDatesMs`: how far each
+ * replay moves the recorded dates, so a replayed batch of readings is the next one in time, as a
+ * sender's is, not the same instants again and again.
  */
-export function bareReplay(connectionString: string, tenantId: string, statements: readonly RecordedStatement[], keep: Iterable<string>, tags: readonly string[] = []): BareReplay {
+export function bareReplay(
+  connectionString: string,
+  tenantId: string,
+  statements: readonly RecordedStatement[],
+  keep: Iterable<string>,
+  { tags = [], shiftDatesMs = 0 }: { tags?: readonly string[]; shiftDatesMs?: number } = {},
+): BareReplay {
   const pool = new Pool({ connectionString, max: 4 });
   pool.on('connect', (client) => {
     void client.query(`select set_config('${SCOPE_SETTING}', '', false), set_config('${TENANT_SETTING}', $1, false)`, [tenantId]);
   });
   const kept = new Set([...keep].map((id) => id.toLowerCase()));
   let replays = 0;
+  const spent = statements.map(() => 0);
   return {
     async run() {
       const client: PoolClient = await pool.connect();
@@ -97,8 +117,10 @@ export function bareReplay(connectionString: string, tenantId: string, statement
         const fresh = new Map<string, string>();
         const replay = (replays += 1);
         const results: unknown[][] = [];
-        for (const s of statements) {
-          const { rows } = await client.query(s.sql, freshBindings(s.bindings, kept, fresh, tags, replay));
+        for (const [i, s] of statements.entries()) {
+          const t0 = performance.now();
+          const { rows } = await client.query(s.sql, freshBindings(s.bindings, kept, fresh, tags, replay, shiftDatesMs));
+          spent[i] += performance.now() - t0;
           if (rows.length) results.push(rows);
         }
         return results;
@@ -106,6 +128,13 @@ export function bareReplay(connectionString: string, tenantId: string, statement
         client.release();
       }
     },
+    timeByStatement: () =>
+      statements
+        .map((s, i) => ({ head: s.sql.replace(/\s+/g, ' ').trim().slice(0, 40), ms: spent[i] }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 3)
+        .map(({ head, ms }) => `${Math.round(ms)} ms ${head}`)
+        .join(' | '),
     close: () => pool.end(),
   };
 }

@@ -40,8 +40,3 @@ export async function timedTurns(n: number, calls: Array<(i: number) => Promise<
     return { p50: round2(percentile(m, 50)), p99: round2(percentile(m, 99)) };
   });
 }
-
-/** A ratio against a floor or ceiling, with its target's verdict as one printable line. */
-export function targetLine(what: string, met: boolean): string {
-  return `${what}: ${verdict(met)}`;
-}

@@ -9,6 +9,8 @@ import { requestListener } from '../api/listen';
 import { AppDeps } from '../api/context';
 import { provisionTenant } from '../db/tenants';
 import type { LoadSpec } from './load-generator';
+import { bareReplay, recordStatements, statementsTouching, uuidsIn } from './recorded-sql';
+import { timedTurns, verdict } from './report';
 
 /**
  * Foundation benchmark: an authenticated list request through the whole chain (JWT, per-tenant
@@ -25,7 +27,19 @@ export interface HttpBenchResult {
   api_max_rps: number;
   bare_max_rps: number;
   api_non_2xx: number;
+  /** One request at a time on a kept-alive connection: the list against a bare Koa + pg handler running its statements. */
+  sequential_calls: number;
+  list_p50_ms: number;
+  list_p99_ms: number;
+  floor_p50_ms: number;
+  floor_p99_ms: number;
+  floor_p99_ratio: number;
+  floor_statements: number;
+  target_list_vs_floor: string;
 }
+
+/** Sequential list calls, timed in turns with the same-work floor. */
+const SEQUENTIAL_CALLS = 400;
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
@@ -79,8 +93,10 @@ export async function runHttpBench(deps: AppDeps, opts = { rate: 300, seconds: 8
     const apiFixed = await run({ url: api.url, path: listPath, ...fixed, tokens: [single] });
     const bareMax = await run({ url: bare.url, duration: opts.seconds, connections: opts.connections });
     const apiMax = await run({ url: api.url, path: listPath, duration: opts.seconds, connections: opts.connections, tokens: many });
+    const { non2xx: sequentialNon2xx, ...sequential } = await againstSameWorkFloor(deps, api.url + listPath, many[1]);
     const round = (x: number) => Math.round(x * 100) / 100;
     return {
+      ...sequential,
       offered_rate_rps: opts.rate,
       api_p50_ms: apiFixed.latency.p50,
       api_p99_ms: apiFixed.latency.p99,
@@ -89,7 +105,7 @@ export async function runHttpBench(deps: AppDeps, opts = { rate: 300, seconds: 8
       p99_ratio: round(apiFixed.latency.p99 / Math.max(bareFixed.latency.p99, 0.01)),
       api_max_rps: Math.round(apiMax.requests.average),
       bare_max_rps: Math.round(bareMax.requests.average),
-      api_non_2xx: apiFixed.non2xx + apiMax.non2xx,
+      api_non_2xx: apiFixed.non2xx + apiMax.non2xx + sequentialNon2xx,
     };
   } finally {
     // Wait for in-flight requests to finish before the caller closes the database pool.
@@ -102,5 +118,58 @@ export async function runHttpBench(deps: AppDeps, opts = { rate: 300, seconds: 8
           }),
       ),
     );
+  }
+}
+
+/**
+ * The list's same-work floor: the page and count statements one list request sent (recorded from
+ * the API's knex, with the transaction around them if any), served by a bare Koa handler over a
+ * bare pg pool, without the token check, rate limit, permission or validation. Both are called one
+ * request at a time on a kept-alive connection (fetch keeps it alive), taking turns.
+ */
+async function againstSameWorkFloor(deps: AppDeps, listUrl: string, token: string) {
+  const headers = { authorization: `Bearer ${token}` };
+  let non2xx = 0;
+  const list = async () => {
+    const res = await fetch(listUrl, { headers });
+    if (res.status !== 200) non2xx += 1;
+    await res.arrayBuffer();
+  };
+  const { statements } = await recordStatements(deps.db, list);
+  const listStatements = statementsTouching(statements, 'assets');
+  const tenantId = String((JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { tenant_id?: string }).tenant_id);
+  const replay = bareReplay(deps.config.databaseUrl, tenantId, listStatements, uuidsIn(listStatements));
+  // The same work: the floor must see the tenant's rows, as the list does (row security).
+  if ((await replay.run()).length === 0) throw new Error('the floor read no rows: not the same work as the list');
+  const floorApp = new Koa();
+  floorApp.use(async (ctx) => {
+    ctx.body = await replay.run();
+  });
+  const floor = await listen(requestListener(floorApp.callback()));
+  try {
+    const [l, f] = await timedTurns(SEQUENTIAL_CALLS, [
+      list,
+      async () => {
+        await (await fetch(floor.url)).arrayBuffer();
+      },
+    ]);
+    const ratio = Math.round((l.p99 / f.p99) * 100) / 100;
+    return {
+      sequential_calls: SEQUENTIAL_CALLS,
+      list_p50_ms: l.p50,
+      list_p99_ms: l.p99,
+      floor_p50_ms: f.p50,
+      floor_p99_ms: f.p99,
+      floor_p99_ratio: ratio,
+      floor_statements: listStatements.length,
+      target_list_vs_floor: `p99 <= 1.25x the bare Koa + pg floor: ${verdict(ratio <= 1.25)}`,
+      non2xx,
+    };
+  } finally {
+    await new Promise((resolve) => {
+      floor.server.close(resolve);
+      floor.server.closeAllConnections();
+    });
+    await replay.close();
   }
 }

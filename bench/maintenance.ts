@@ -24,7 +24,8 @@ import { executePlan, lockPlanForManualExecution, recordManualExecution, startPl
 import type { ExecuteResult } from '../workflows/maintenance-plan';
 import { initialPlanState } from '../workflows/maintenance-plan-state';
 import { benchNoopWorkflow, noopUpdate, stopSignal } from './noop-workflow';
-import { verdict } from './report';
+import { bareReplay, recordStatements } from './recorded-sql';
+import { timedTurns, verdict } from './report';
 
 export interface MaintenanceBenchContext {
   baseUrl: string;
@@ -32,6 +33,8 @@ export interface MaintenanceBenchContext {
   token: string;
   temporal: { address: string; namespace: string };
   db: Knex;
+  /** For the same-work floor's bare pg client (the API's own database user). */
+  databaseUrl: string;
   /** The service worker's process id (scripts/bench.mjs exports BENCH_WORKER_PID); memory is skipped without it. */
   workerPid?: number;
   /** Defaults: 400 timed calls each, 10 000 idle plans, 150 s to start them (BENCH_IDLE_PLANS, BENCH_IDLE_SECONDS). */
@@ -40,29 +43,7 @@ export interface MaintenanceBenchContext {
   idleBudgetMs?: number;
 }
 
-const WARMUP = 20;
 const NOOP_QUEUE = 'bench-noop';
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** Times calls in turn, so all see the same machine (2 shared cores): p50/p99 of each. */
-async function timedTurns(n: number, calls: Array<(i: number) => Promise<void>>) {
-  for (let i = 0; i < WARMUP; i += 1) for (const call of calls) await call(-1 - i);
-  const ms: number[][] = calls.map(() => []);
-  for (let i = 0; i < n; i += 1) {
-    for (const [k, call] of calls.entries()) {
-      const t0 = process.hrtime.bigint();
-      await call(i);
-      ms[k].push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  }
-  return ms.map((m) => {
-    m.sort((x, y) => x - y);
-    return { p50: round(percentile(m, 50)), p99: round(percentile(m, 99)) };
-  });
-}
 
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
@@ -128,12 +109,17 @@ async function executeCalls(ctx: MaintenanceBenchContext, client: Client) {
       });
     });
   };
-  return { execute, read, planUpdate, record };
+  // The same-work floor's second half: the statements `record` sent once, replayed from a bare pg
+  // client with fresh request and task ids (the tenant, plan and user kept).
+  await planUpdate();
+  const { statements } = await recordStatements(ctx.db, record);
+  const bareRecord = bareReplay(ctx.databaseUrl, tenantId, statements, [tenantId, plan.id, userId]);
+  return { execute, read, planUpdate, record, bareRecord };
 }
 
 /** Execute over HTTP and a raw Update on a no-op workflow (its worker in this process), in turn, with the execute's parts. */
 async function roundTrips(ctx: MaintenanceBenchContext, client: Client, calls: number) {
-  const { execute, read, planUpdate, record } = await executeCalls(ctx, client);
+  const { execute, read, planUpdate, record, bareRecord } = await executeCalls(ctx, client);
   const connection = await NativeConnection.connect({ address: ctx.temporal.address });
   const worker = await Worker.create({
     connection,
@@ -144,7 +130,7 @@ async function roundTrips(ctx: MaintenanceBenchContext, client: Client, calls: n
   try {
     return await worker.runUntil(async () => {
       const handle = await client.workflow.start(benchNoopWorkflow, { taskQueue: NOOP_QUEUE, workflowId: `bench-noop/${randomUUID()}` });
-      const [e, raw, r, u, t] = await timedTurns(calls, [
+      const [e, raw, r, u, t, f] = await timedTurns(calls, [
         execute,
         async (i) => {
           await handle.executeUpdate(noopUpdate, { args: [`r${i}`] });
@@ -152,12 +138,18 @@ async function roundTrips(ctx: MaintenanceBenchContext, client: Client, calls: n
         read,
         planUpdate,
         record,
+        // The floor: a raw Update, then the execute's transaction from a bare pg client.
+        async (i) => {
+          await handle.executeUpdate(noopUpdate, { args: [`f${i}`] });
+          await bareRecord.run();
+        },
       ]);
       await handle.signal(stopSignal);
       await handle.result();
-      return { execute: e, raw, read: r, planUpdate: u, record: t };
+      return { execute: e, raw, read: r, planUpdate: u, record: t, floor: f };
     });
   } finally {
+    await bareRecord.close();
     await connection.close();
   }
 }
@@ -227,8 +219,9 @@ export async function runMaintenanceBench(ctx: MaintenanceBenchContext): Promise
   const connection = await Connection.connect({ address: ctx.temporal.address });
   const client = new Client({ connection, namespace: ctx.temporal.namespace });
   try {
-    const { execute, raw, read, planUpdate, record } = await roundTrips(ctx, client, calls);
+    const { execute, raw, read, planUpdate, record, floor } = await roundTrips(ctx, client, calls);
     const p99Ratio = execute.p99 / raw.p99;
+    const [floorP50Ratio, floorP99Ratio] = [execute.p50 / floor.p50, execute.p99 / floor.p99];
     const out: Record<string, number | string> = {
       execute_calls: calls,
       execute_p50_ms: execute.p50,
@@ -244,7 +237,12 @@ export async function runMaintenanceBench(ctx: MaintenanceBenchContext): Promise
       part_plan_update_p99_ms: planUpdate.p99,
       part_transaction_p50_ms: record.p50,
       part_transaction_p99_ms: record.p99,
-      target_execute_p99_ratio: verdict(p99Ratio <= 1.25),
+      // The same-work floor: the raw Update followed by the execute's own transaction from bare pg.
+      floor_p50_ms: floor.p50,
+      floor_p99_ms: floor.p99,
+      floor_p50_ratio: round(floorP50Ratio),
+      floor_p99_ratio: round(floorP99Ratio),
+      target_execute_vs_floor: `p50 and p99 <= 1.25x the floor: ${verdict(floorP50Ratio <= 1.25 && floorP99Ratio <= 1.25)}`,
     };
     if (!ctx.workerPid) return { ...out, idle_plans: 'skipped: no worker pid (BENCH_WORKER_PID)' };
     if (idlePlans === 0) return out;
@@ -282,6 +280,7 @@ export function runMaintenanceBenchOn(deps: AppDeps): Promise<Record<string, num
       token,
       temporal: { address: deps.config.temporal.address, namespace: deps.config.temporal.namespace },
       db: deps.db,
+      databaseUrl: deps.config.databaseUrl,
       workerPid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
       idlePlans: process.env.BENCH_IDLE_PLANS ? Number(process.env.BENCH_IDLE_PLANS) : undefined,
       // The issue's 100 000 idle plans take about 20 minutes to start here: `BENCH_IDLE_PLANS=100000 BENCH_IDLE_SECONDS=2400`.

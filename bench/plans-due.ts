@@ -11,6 +11,8 @@ import { AppDeps } from '../api/context';
 import { workflowIds } from '../infra/workflow-ids';
 import { withBenchTenant, BenchTenant } from './bench-tenant';
 import { terminateTenantWorkflows } from './maintenance';
+import fs from 'node:fs';
+import { runDueCeiling } from './due-ceiling';
 import { historyEvents, startedWorkflowTasks, verdict } from './report';
 
 const LANES = 16;
@@ -19,15 +21,39 @@ const ASSUMED_CREATE_RATE = 25;
 const GENERATION_DEADLINE_MS = 240_000;
 /** Plans whose histories are read after the run, to show what a due plan cost the server. */
 const HISTORY_SAMPLE = 100;
+/** Issue 38: the product's due plans per second against the same-shape ceiling's, in the same run. */
+const CEILING_RATIO_TARGET = 0.7;
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux). */
+const CLOCK_TICKS = 100;
+
+/** CPU milliseconds a process has used (user + system), from /proc; NaN without one. */
+function processCpuMs(pid: number | undefined): number {
+  if (!pid) return NaN;
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
 
 export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.env.BENCH_DUE_PLANS ?? 10_000)): Promise<Record<string, number | string>> {
   return withBenchTenant(deps, 'Plans-due', async (api) => {
     const dueAt = Math.ceil((Date.now() + 30_000 + (wanted / ASSUMED_CREATE_RATE) * 1000) / 60_000) * 60_000;
     const created = await createPlans(api, wanted, dueAt);
+    const workerPid = Number(process.env.BENCH_WORKER_PID) || undefined;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now())));
     try {
+      const cpu0 = processCpuMs(workerPid);
       const generation = await waitForTasks(deps, api.tenantId, created.count, dueAt);
+      const workerCpuMs = processCpuMs(workerPid) - cpu0;
       const cost = await dueCost(deps, api.tenantId);
+      const ceiling = await runDueCeiling({
+        temporal: { address: deps.config.temporal.address, namespace: deps.config.temporal.namespace },
+        databaseUrl: process.env.DATABASE_MIGRATION_URL ?? deps.config.databaseUrl,
+        count: created.count,
+        deadlineMs: GENERATION_DEADLINE_MS,
+      });
+      const planRate = generation.lastSeconds > 0 ? generation.count / generation.lastSeconds : NaN;
+      const ceilingRate = ceiling.seconds > 0 ? ceiling.inserted / ceiling.seconds : NaN;
+      const ratio = planRate / ceilingRate;
       return {
         plans_wanted: wanted,
         plans_due: created.count,
@@ -43,6 +69,20 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         due_events_per_plan: cost.events,
         due_workflow_tasks_per_plan: cost.workflowTasks,
         due_plans_with_timed_out_task: cost.withTimeout,
+        due_timed_out_workflow_tasks: cost.timedOutTasks,
+        tasks_doubled: generation.doubled,
+        worker_cpu_ms_per_due_plan: round(workerCpuMs / Math.max(generation.count, 1)),
+        // The same-shape ceiling in the same run (bench/due-ceiling.ts).
+        ceiling_workflows: ceiling.started,
+        ceiling_inserted: ceiling.inserted,
+        ceiling_seconds_due_to_last: round(ceiling.seconds),
+        ceiling_per_s: round(ceilingRate),
+        ceiling_cpu_ms_per_workflow: round(ceiling.cpuMs / Math.max(ceiling.inserted, 1)),
+        ceiling_plans_with_timed_out_task: `${ceiling.withTimedOutTask} of ${ceiling.sampled} sampled`,
+        plans_to_ceiling_ratio: Math.round(ratio * 100) / 100,
+        target_vs_ceiling: `every plan's work order once, >= ${CEILING_RATIO_TARGET} of the ceiling's rate, 0 timed-out workflow tasks: ${verdict(
+          generation.count === created.count && generation.doubled === 0 && ratio >= CEILING_RATIO_TARGET && cost.timedOutTasks === 0,
+        )}`,
         target_all_within_60s: created.count < wanted ? `not shown (${created.count} of ${wanted} due)` : verdict(generation.within60s === wanted),
       };
     } finally {
@@ -92,14 +132,15 @@ async function waitForTasks(deps: AppDeps, tenantId: string, plans: number, dueA
         deps.db.raw('count(*)::int as count'),
         deps.db.raw('max(created_at) as last'),
         deps.db.raw("count(*) filter (where created_at <= ?::timestamptz + interval '60 seconds')::int as within", [due]),
+        deps.db.raw('count(distinct plan_id)::int as plans'),
       );
-    return row as { count: number; last: Date | null; within: number };
+    return row as { count: number; last: Date | null; within: number; plans: number };
   };
   let row = await read();
   for (const deadline = dueAt + GENERATION_DEADLINE_MS; row.count < plans && Date.now() < deadline; row = await read()) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  return { count: row.count, within60s: row.within, lastSeconds: row.last ? round((row.last.getTime() - dueAt) / 1000) : NaN };
+  return { count: row.count, doubled: row.count - row.plans, within60s: row.within, lastSeconds: row.last ? round((row.last.getTime() - dueAt) / 1000) : NaN };
 }
 
 /** The history from the due timer on, averaged over a sample of the tenant's plans. */
@@ -109,16 +150,19 @@ async function dueCost(deps: AppDeps, tenantId: string) {
   let events = 0;
   let workflowTasks = 0;
   let withTimeout = 0;
+  let timedOutTasks = 0;
   for (const plan of plans) {
     const history = await historyEvents(client, workflowIds.maintenancePlan(tenantId, plan.id));
     const fired = history.findIndex((e) => e.timerFiredEventAttributes);
     const due = fired < 0 ? [] : history.slice(fired);
     events += due.length;
     workflowTasks += startedWorkflowTasks(due);
-    if (due.some((e) => e.workflowTaskTimedOutEventAttributes)) withTimeout += 1;
+    const timedOut = due.filter((e) => e.workflowTaskTimedOutEventAttributes).length;
+    timedOutTasks += timedOut;
+    if (timedOut > 0) withTimeout += 1;
   }
   const per = (n: number) => (plans.length ? round(n / plans.length) : NaN);
-  return { sampled: plans.length, events: per(events), workflowTasks: per(workflowTasks), withTimeout };
+  return { sampled: plans.length, events: per(events), workflowTasks: per(workflowTasks), withTimeout, timedOutTasks };
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;

@@ -15,3 +15,28 @@ export async function historyEvents(client: Client, workflowId: string): Promise
 
 /** Workflow tasks a worker started among these events. */
 export const startedWorkflowTasks = (events: readonly HistoryEvent[]): number => events.filter((e) => e.workflowTaskStartedEventAttributes).length;
+
+const WARMUP = 20;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const round2 = (n: number) => Number(n.toFixed(2));
+
+/** Times calls in turn, one at a time, so all see the same machine (2 shared cores): p50/p99 of each in ms. */
+export async function timedTurns(n: number, calls: Array<(i: number) => Promise<void>>): Promise<Array<{ p50: number; p99: number }>> {
+  for (let i = 0; i < WARMUP; i += 1) for (const call of calls) await call(-1 - i);
+  const ms: number[][] = calls.map(() => []);
+  for (let i = 0; i < n; i += 1) {
+    for (const [k, call] of calls.entries()) {
+      const t0 = process.hrtime.bigint();
+      await call(i);
+      ms[k].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  return ms.map((m) => {
+    m.sort((x, y) => x - y);
+    return { p50: round2(percentile(m, 50)), p99: round2(percentile(m, 99)) };
+  });
+}

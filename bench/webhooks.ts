@@ -171,7 +171,7 @@ async function emptyWorkflowRate(deps: WebhookBenchDeps, client: Client): Promis
   }
 }
 
-async function benchWebhook(deps: WebhookBenchDeps, url: string): Promise<{ tenantId: string; webhookId: string }> {
+export async function benchWebhook(deps: WebhookBenchDeps, url: string): Promise<{ tenantId: string; webhookId: string }> {
   const suffix = randomUUID().slice(0, 8);
   const tenant = await provisionTenant(deps.db, {
     name: `Webhook bench ${suffix}`,
@@ -191,7 +191,7 @@ async function benchWebhook(deps: WebhookBenchDeps, url: string): Promise<{ tena
 }
 
 /** Commits `count` events, `perTransaction` per transaction; answers each event's commit time. */
-async function sendEvents(db: Db, tenantId: string, count: number, perTransaction: number, committed = new Map<string, number>()): Promise<Map<string, number>> {
+export async function sendEvents(db: Db, tenantId: string, count: number, perTransaction: number, committed = new Map<string, number>()): Promise<Map<string, number>> {
   for (let sent = 0; sent < count; sent += perTransaction) {
     const ids = await db.transaction(async (tx) => {
       const batch: string[] = [];
@@ -257,7 +257,7 @@ function percentiles(sorted: number[], total = sorted.length): { p50: number; p9
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-interface Receiver {
+export interface Receiver {
   url: string;
   /** Event id → first arrival (performance.now()). */
   firstArrivals: Map<string, number>;
@@ -267,7 +267,7 @@ interface Receiver {
 }
 
 /** Records the first arrival of each event id; answers 200 at once. */
-async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(): Promise<Receiver> {
   const firstArrivals = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -5,6 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { resourceSearchAttributes } from '../infra/search-attributes';
+import { tenantPriority } from '../infra/task-fairness';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
 import { closeConversationSignal, inboundMessageSignal, type conversationWorkflow } from '../workflows/conversation';
@@ -19,6 +20,7 @@ const startOptions = (ref: ConversationRef) => ({
   workflowId: workflowIds.conversation(ref.tenantId, ref.conversationId),
   args: [{ tenantId: ref.tenantId, conversationId: ref.conversationId }] as [{ tenantId: string; conversationId: string }],
   typedSearchAttributes: resourceSearchAttributes(ref.tenantId, ref.conversationId),
+  priority: tenantPriority(ref.tenantId),
 });
 
 export async function signalInboundMessage(client: Client, ref: ConversationRef & { messageId: string }): Promise<void> {

@@ -12,6 +12,7 @@ import type { Client } from '@temporalio/client';
 import { Queryable } from '../db/knex';
 import { MachineAgentSignal, MachineAgentTrigger, NO_ASSET, planMachineAgentSignals, TriggeringEvent } from '../domain/agents/machine-agent';
 import { resourceSearchAttributes } from '../infra/search-attributes';
+import { tenantPriority } from '../infra/task-fairness';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
 import { machineEventSignal, type machineAgentWorkflow } from '../workflows/machine-agent';
@@ -27,6 +28,7 @@ export async function signalMachineAgent(client: Client, signal: MachineAgentSig
     signal: machineEventSignal,
     signalArgs: [{ eventId: signal.eventId }],
     typedSearchAttributes: resourceSearchAttributes(signal.tenantId, signal.agentId),
+    priority: tenantPriority(signal.tenantId),
   });
 }
 

@@ -7,6 +7,7 @@ import { Client, ScheduleAlreadyRunning, ScheduleDescription, ScheduleNotFoundEr
 import type { ScheduledReportRow } from '../db/queries/report-jobs';
 import { temporalSpecOf } from '../domain/reports/schedule';
 import { resourceSearchAttributes } from '../infra/search-attributes';
+import { tenantPriority } from '../infra/task-fairness';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { startOnce } from './start-once';
 import { workflowIds } from '../infra/workflow-ids';
@@ -39,6 +40,7 @@ function actionOf(row: ScheduleSource) {
     taskQueue: TASK_QUEUES.main,
     args: [{ tenantId: row.tenant_id, scheduledReportId: row.id }] as Parameters<typeof scheduledReportWorkflow>,
     typedSearchAttributes: resourceSearchAttributes(row.tenant_id, row.id),
+    priority: tenantPriority(row.tenant_id),
   };
 }
 

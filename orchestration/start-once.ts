@@ -3,11 +3,13 @@
  * from the record (infra/workflow-ids.ts), so a second start of the same id is refused by Temporal
  * and reported as `already_started`. A retried HTTP call, a reconciler or a dispatcher that starts
  * again after a crash therefore never runs the same job twice. Every start carries the TenantId and
- * ResourceId search attributes operators filter on in the Temporal UI.
+ * ResourceId search attributes operators filter on in the Temporal UI, and the tenant as the task
+ * queues' fairness key (infra/task-fairness.ts).
  */
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type WorkflowStartOptions } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { PlanIdKey, resourceSearchAttributes } from '../infra/search-attributes';
+import { tenantPriority } from '../infra/task-fairness';
 
 export interface StartOnce<W extends Workflow> {
   readonly workflowType: string;
@@ -33,6 +35,7 @@ export async function startOnce<W extends Workflow>(client: Client, start: Start
       workflowId: start.workflowId,
       args: start.args,
       typedSearchAttributes: resourceSearchAttributes(start.tenantId, start.resourceId, start.searchAttributes),
+      priority: tenantPriority(start.tenantId),
       workflowIdReusePolicy: start.allowRerun ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
       ...(start.staticSummary ? { staticSummary: start.staticSummary } : {}),
       ...(start.eager ? { requestEagerStart: true } : {}),

@@ -10,6 +10,7 @@
  * Temporal retries those later, so none of them counts as an attempt of the schedule.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Runtime } from '@temporalio/worker';
 import { appendAudit } from '../../db/audit';
 import { Db, Queryable } from '../../db/knex';
 import { insertNotification } from '../../db/notifications';
@@ -34,13 +35,14 @@ import { type BreakerSettings, type BreakerState, verdictOf } from '../../domain
 import { admitThroughBreaker, breakerOf, recordBreakerVerdict } from '../../db/queries/webhook-breakers';
 import type { Resolver } from '../../infra/outbound/destination-guard';
 import { tenantLimiter, type TenantLimits } from '../../infra/tenant-limiter';
+import { LeaseRenewal, LEASE_TTL_MS } from './lease-renewal';
 import { LeaseWaiters } from './lease-waiters';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, postSigned } from '../../infra/outbound/safe-http';
 
 /** Attempts of one webhook in flight at once, so one slow receiver cannot hold every worker slot. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 16;
-/** Longer than an attempt can last (10 s deadline + database), so only a dead worker's lease expires. */
-const LEASE_TTL = '30 seconds';
+/** Short: the process renews the leases it holds (lease-renewal.ts), so only a dead worker's lease expires, within this. */
+const LEASE_TTL = `${LEASE_TTL_MS / 1000} seconds`;
 /** How long an attempt waits in this process for a lease of a busy webhook before Temporal retries it. */
 export const LEASE_WAIT_MS = 2_000;
 /** Re-check the database this often while waiting (leases released by other worker processes). */
@@ -128,6 +130,14 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
     // Until the receiver's speed is known here: the fixed room this replaced.
     initialWaiters: 4 * maxInFlight,
   });
+  const renewal = new LeaseRenewal(
+    async (deliveryIds) => {
+      await db.raw('update webhook_delivery_leases set expires_at = now() + ?::interval where delivery_id = any(?::uuid[])', [LEASE_TTL, deliveryIds]);
+    },
+    undefined,
+    // Outside any activity's context: the runtime's logger (workers/telemetry.ts sends it where the process logs).
+    (error) => Runtime.instance().logger.warn('webhook leases not renewed', { error: error.message }),
+  );
 
   /**
    * Loads the attempt, waiting a bounded time in this process while the webhook is at its limit.
@@ -161,14 +171,16 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
     if (!event) return { kind: 'skipped', reason: 'event_missing' };
     if (!leased) throw busy(webhook.id);
 
-    const leasedAt = Date.now();
+    const hold = waiters.hold(webhook.id);
+    renewal.granted(input.deliveryId);
     let released = false;
     try {
       const payload = buildPayload({ eventId: event.id, type: event.type, tenantId: event.tenant_id, occurredAt: event.occurred_at, data: event.data });
-      const result = await send(deps, webhook, payload, input.deliveryId);
+      const result = await hold.receiver(() => send(deps, webhook, payload, input.deliveryId));
       const policy = deliveryPolicyOf(webhook);
       await recordAttemptAndRelease(db, input, payload, result, policy);
       released = true;
+      hold.release();
       if (!(await webhookKept(db, input))) return { kind: 'skipped', reason: 'webhook_deleted' };
       // The attempt is recorded: a lost verdict (database trouble now) costs the circuit one count, never a resend.
       await recordBreakerVerdict(db, input, input.deliveryId, verdictOf(result), loaded.breaker, breakerSettings).catch((err) =>
@@ -176,8 +188,9 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
       );
       return { kind: 'attempted', result: withoutTexts(result), webhookStatus: webhook.status, policy };
     } finally {
+      renewal.released(input.deliveryId);
       if (!released) await db('webhook_delivery_leases').where({ delivery_id: input.deliveryId }).delete();
-      waiters.released(webhook.id, Date.now() - leasedAt);
+      hold.release();
     }
   }
 

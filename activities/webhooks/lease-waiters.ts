@@ -11,8 +11,11 @@
  * churn (measured: a fixed room of 64 turned a burst of 1 000 events to one webhook into about
  * 1 140 refused attempts, each a database round trip, a failed local activity and a retry; see
  * docs/PERFORMANCE.md), and a slow one holds fewer slots than a fixed room would. The hold time
- * includes the attempt's wait for a pooled connection, so a burst that saturates the worker's
- * pool shrinks the room, and some runs still refuse many attempts (measured, same document).
+ * the room learns is the receiver's time alone (`LeaseHold.receiver`), not the attempt's waits for
+ * a pooled database connection around it: with those in it, a burst that saturated the worker's
+ * pool shrank the room, the refused attempts came back with more queries, the pool waits grew,
+ * and runs of the same burst were bimodal (same document). The next waiter is woken as soon as
+ * the lease row is gone, not after the attempt's later bookkeeping.
  *
  * Only the first `maxInFlight` waiters re-check the database every `recheckMs` (for leases
  * released by other worker processes); the others wait to be woken, so a full room does not
@@ -82,7 +85,37 @@ export class LeaseWaiters {
     this.queues.get(key)?.[0]?.();
   }
 
+  /** The lease an attempt of `key` was just granted: its receiver's time sizes the room, its release wakes the next waiter. */
+  hold(key: string): LeaseHold {
+    return new LeaseHold((receiverMs) => this.released(key, receiverMs));
+  }
+
   waiting(key: string): number {
     return this.queues.get(key)?.length ?? 0;
+  }
+}
+
+/** One granted lease, from the grant to the release of its row. */
+export class LeaseHold {
+  private receiverMs = 0;
+  private done = false;
+
+  constructor(private readonly onRelease: (receiverMs: number) => void) {}
+
+  /** Runs the receiver's part of the attempt (connect, send, answer); only this time is learned. */
+  async receiver<T>(call: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    try {
+      return await call();
+    } finally {
+      this.receiverMs += Date.now() - started;
+    }
+  }
+
+  /** The lease row is gone: wakes the next waiter (once; later calls do nothing). */
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    this.onRelease(this.receiverMs);
   }
 }

@@ -310,6 +310,9 @@ function envWithoutTemporal(extra = {}) {
   return { ...env, ...extra };
 }
 
+/** Dynamic config of every dev server we start (`npm run up`, tests, benches). */
+const DEV_SERVER_DYNAMIC_CONFIG = ['matching.enableFairness=true'];
+
 /**
  * Starts `temporal server start-dev`. Ready = the frontend answers `operator namespace describe`
  * for the namespace (so the namespace and the search attributes exist).
@@ -327,6 +330,9 @@ async function startTemporal({ runner, bin, port, uiPort = null, dbFile = null, 
     fs.mkdirSync(path.dirname(dbFile), { recursive: true });
     args.push('--db-filename', dbFile);
   }
+  // Task queue fairness: workflows carry their tenant as fairness key (infra/task-fairness.ts); with
+  // this the dev server dispatches a backlog in proportion per tenant instead of in arrival order.
+  args.push(...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]));
   if (headless) args.push('--headless');
   else if (uiPort !== null) args.push('--ui-port', String(uiPort), '--ui-ip', HOST);
   const env = envWithoutTemporal();

@@ -15,7 +15,7 @@ import { loadConfig } from '../../infra/config';
 import { workflowIds } from '../../infra/workflow-ids';
 import { INVOICE_FIELDS } from '../fixtures/extraction/templates';
 import { createTenant, send, startTestApi, TestApi, TestTenant } from '../support/api';
-import { startServiceProcess } from '../support/service-process';
+import { startServiceProcess } from '../../scripts/service-process';
 import { startDevServerForTest } from '../support/temporal-env';
 import { until } from '../support/until';
 

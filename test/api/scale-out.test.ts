@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../infra/config';
 import { createTenant, send, startTestApi, TestApi, TestResponse, TestTenant } from '../support/api';
-import { startServiceProcess, ServiceProcess } from '../support/service-process';
+import { startServiceProcess, ServiceProcess } from '../../scripts/service-process';
 import { DevServerForTest, startDevServerForTest } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { startTogether } from '../support/start-together';

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { loadConfig } from '../../infra/config';
 import { createTenant, send, startTestApi, TestApi } from '../support/api';
-import { startServiceProcess, ServiceProcess } from '../support/service-process';
+import { startServiceProcess, ServiceProcess } from '../../scripts/service-process';
 import { DevServerForTest, startDevServerForTest } from '../support/temporal-env';
 import { startTogether } from '../support/start-together';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';

@@ -143,11 +143,23 @@ describe('webhook circuit breaker', () => {
 });
 
 describe('delivery capacity shared between tenants', () => {
-  // In two of four full-suite runs (never alone) one healthy delivery took 12-13 s: its history shows
-  // its first workflow task waiting about 12 s in the task queue behind the burst's workflow tasks
-  // (the workflow task queue is the one shared thing without a tenant share yet). The slowest
-  // history is printed when it happens; one retry keeps that from failing CI while a real loss of
-  // isolation in delivery slots still fails both runs.
+  it("starts each delivery with its tenant as the task queue's fairness key (WorkflowExecutionStarted)", async () => {
+    const tenant = await createTenant(api);
+    const path = `/fairness/${tenant.tenantId}`;
+    const webhookId = await createWebhook(tenant, receiver.url(path));
+    const [eventId] = await appendEvents(tenant.tenantId, 1, 'fairness');
+    await receiver.waitFor(() => receiver.on(path).length >= 1, 30_000, 'the delivery');
+    const handle = (await api.deps.temporal.client()).workflow.getHandle(workflowIds.webhookDelivery(tenant.tenantId, deliveryIdFor(eventId, webhookId)));
+    const [started] = (await handle.fetchHistory()).events ?? [];
+    expect(started.workflowExecutionStartedEventAttributes?.priority?.fairnessKey).toBe(tenant.tenantId);
+  });
+
+  // In two of four full-suite runs one healthy delivery took 12-13 s, its first workflow task
+  // waiting in the task queue behind the burst's. Every start now carries its tenant as the task
+  // queue's fairness key (infra/task-fairness.ts), so that backlog is dispatched per tenant; the
+  // slowest healthy delivery's history is printed if the bound is missed again. The one retry stays
+  // until full-suite runs show it unused: alone, under a load average of 12 on 2 cores, one of
+  // three runs never saw the burst hold its share (its circuits opened first), a setup miss.
   jest.retryTimes(1, { logErrorsBeforeRetry: true });
   it(`delivers every event of a healthy tenant within ${BOUND_MS / 1000} s while another tenant bursts into ${HUNG_WEBHOOKS} webhooks that never answer`, async () => {
     const hung = await startHungReceiver();

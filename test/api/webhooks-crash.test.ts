@@ -10,7 +10,7 @@ import { appendEvent } from '../../db/outbox';
 import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
 import { workflowIds } from '../../infra/workflow-ids';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
-import { startServiceProcess, ServiceProcess } from '../support/service-process';
+import { startServiceProcess, ServiceProcess } from '../../scripts/service-process';
 import { until } from '../support/until';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 

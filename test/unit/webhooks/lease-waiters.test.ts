@@ -73,3 +73,31 @@ describe('LeaseWaiters', () => {
     expect(MAX_WAITERS_PER_WEBHOOK).toBeLessThanOrEqual(Math.min(maxConcurrentLocalActivityExecutions!, maxConcurrentWorkflowTaskExecutions!) / 2);
   });
 });
+
+describe('LeaseHold', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it("sizes the room by the receiver's time alone: waits for a pooled connection around it do not shrink it", async () => {
+    const waiters = new LeaseWaiters(LIMITS);
+    const hold = waiters.hold('w');
+    jest.advanceTimersByTime(600); // waiting for a pooled connection before the send
+    const answered = hold.receiver(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    jest.advanceTimersByTime(200);
+    await answered;
+    jest.advanceTimersByTime(900); // the closing write waiting for a connection
+    hold.release();
+    expect(waiters.capacity('w')).toBe(20); // 2 leases x 2 000 ms / 200 ms, not / 1 700 ms
+  });
+
+  it('wakes the next waiter once, at the first release', async () => {
+    const waiters = new LeaseWaiters(LIMITS);
+    const woken: number[] = [];
+    for (let i = 0; i < 2; i++) void waiters.wait('w', 1_000)!.then(() => woken.push(i));
+    const hold = waiters.hold('w');
+    hold.release();
+    hold.release(); // the finally block's release after the record's: nothing more
+    await Promise.resolve();
+    expect(woken).toEqual([0]);
+  });
+});

@@ -1,12 +1,20 @@
 /**
  * A worker or API as a real process from dist/, with the environment of the test stack
- * (global-setup.ts) plus overrides: for tests that need a process of their own (another Temporal
+ * (global-setup.ts) or the bench's stack plus overrides: for tests that need a process of their own (another Temporal
  * server or database, tracing, two replicas, a SIGKILL). Ready when it prints its ready line.
  */
+import fs from 'node:fs';
 import path from 'node:path';
-import runnerLib = require('../../scripts/lib/process-runner.cjs');
+import type * as RunnerLib from './lib/process-runner.cjs';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+/** The checkout's root, from the source (tests) or from dist/ (benches): the first folder up with a package.json. */
+function rootFrom(dir: string): string {
+  return fs.existsSync(path.join(dir, 'package.json')) ? dir : rootFrom(path.dirname(dir));
+}
+const ROOT = rootFrom(__dirname);
+// From the checkout, not relative to this file: tsc does not copy the .cjs next to dist/scripts/.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const runnerLib = require(path.join(ROOT, 'scripts', 'lib', 'process-runner.cjs')) as typeof RunnerLib;
 
 export interface ServiceProcess {
   readonly pid: number;
@@ -23,8 +31,8 @@ export interface ServiceProcess {
 }
 
 const KINDS = {
-  worker: { script: 'dist/workers/main.js', ready: 'worker ready', url: (line: any) => line.probes as string },
-  api: { script: 'dist/api/server.js', ready: 'api listening', url: (line: any) => (line.url as string).replace(/\/api\/v1$/, '') },
+  worker: { script: 'dist/workers/main.js', ready: 'worker ready', url: (line: Record<string, unknown>) => String(line.probes) },
+  api: { script: 'dist/api/server.js', ready: 'api listening', url: (line: Record<string, unknown>) => String(line.url).replace(/\/api\/v1$/, '') },
 } as const;
 
 export async function startServiceProcess(kind: keyof typeof KINDS, env: Record<string, string>, logFile: string): Promise<ServiceProcess> {
@@ -40,7 +48,7 @@ export async function startServiceProcess(kind: keyof typeof KINDS, env: Record<
     const line = await runnerLib.waitForLine(child, runnerLib.pinoMsg(ready), 120_000, `"${ready}"`);
     return {
       pid: child.pid,
-      url: url(runnerLib.parsePinoLine(line)),
+      url: url(runnerLib.parsePinoLine(line) ?? {}),
       async kill() {
         process.kill(-child.pid, 'SIGKILL');
         await child.exited;

@@ -1,0 +1,86 @@
+/**
+ * The plans-due benchmark's same-shape ceiling, in the same run: as many no-op workflows as plans
+ * were due, each with a timer firing at one instant and then one local activity doing one INSERT
+ * (its own table, through a bare pg pool). Its worker runs in this process, so the CPU it spent
+ * is this process's (the API beside it is idle meanwhile).
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { Pool } from 'pg';
+import { mapSettled } from '../orchestration/concurrency';
+import { benchDueCeilingWorkflow } from './due-ceiling-workflow';
+import { historyEvents } from './report';
+
+const QUEUE = 'bench-due-ceiling';
+const TABLE = 'bench_due_ceiling';
+const START_CONCURRENCY = 32;
+const HISTORY_SAMPLE = 100;
+
+export interface DueCeilingResult {
+  started: number;
+  inserted: number;
+  seconds: number;
+  cpuMs: number;
+  withTimedOutTask: number;
+  sampled: number;
+}
+
+/** `databaseUrl`: a user that may create the scratch table (the owner's when the stack gives it). */
+export async function runDueCeiling(opts: { temporal: { address: string; namespace: string }; databaseUrl: string; count: number; deadlineMs: number }): Promise<DueCeilingResult> {
+  const pool = new Pool({ connectionString: opts.databaseUrl, max: 10 });
+  await pool.query(`create table if not exists ${TABLE} (id uuid primary key, run text not null, at timestamptz not null default clock_timestamp())`);
+  const run = randomUUID();
+  const connection = await NativeConnection.connect({ address: opts.temporal.address });
+  const clientConnection = await Connection.connect({ address: opts.temporal.address });
+  const client = new Client({ connection: clientConnection, namespace: opts.temporal.namespace });
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.temporal.namespace,
+    taskQueue: QUEUE,
+    workflowsPath: require.resolve('./due-ceiling-workflow'),
+    activities: {
+      insertDueRow: async (id: string) => {
+        await pool.query(`insert into ${TABLE} (id, run) values ($1, $2) on conflict do nothing`, [id, run]);
+      },
+    },
+  });
+  try {
+    return await worker.runUntil(async () => {
+      // Starts take time: the due instant is placed after them, as the plans' is after their creation.
+      const ids = Array.from({ length: opts.count }, () => randomUUID());
+      const dueAt = Date.now() + 20_000 + opts.count * 10;
+      const starts = await mapSettled(ids, START_CONCURRENCY, (id) =>
+        client.workflow.start(benchDueCeilingWorkflow, { taskQueue: QUEUE, workflowId: `bench-due-ceiling/${run}/${id}`, args: [id, dueAt] }),
+      );
+      const started = starts.filter((s) => s.status === 'fulfilled').length;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now())));
+      const cpu0 = process.cpuUsage();
+      const read = async () => (await pool.query(`select count(*)::int as n, max(at) as last from ${TABLE} where run = $1`, [run])).rows[0] as { n: number; last: Date | null };
+      let row = await read();
+      for (const deadline = dueAt + opts.deadlineMs; row.n < started && Date.now() < deadline; row = await read()) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const cpu = process.cpuUsage(cpu0);
+      let withTimedOutTask = 0;
+      const sample = ids.slice(0, HISTORY_SAMPLE);
+      for (const id of sample) {
+        const events = await historyEvents(client, `bench-due-ceiling/${run}/${id}`);
+        if (events.some((e) => e.workflowTaskTimedOutEventAttributes)) withTimedOutTask += 1;
+      }
+      return {
+        started,
+        inserted: row.n,
+        seconds: row.last ? (row.last.getTime() - dueAt) / 1000 : NaN,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        withTimedOutTask,
+        sampled: sample.length,
+      };
+    });
+  } finally {
+    await clientConnection.close();
+    await connection.close();
+    await pool.query(`delete from ${TABLE} where run = $1`, [run]).catch(() => undefined);
+    await pool.end();
+  }
+}

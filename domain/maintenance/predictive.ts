@@ -6,8 +6,10 @@
 // - A forecast with a due instant at or before now fires: one work order, due `lead_days` before
 //   the projected crossing (never before the decision), with the forecast as its evidence.
 // - Fired: nothing fires again until re-armed: by a completed work order (the readings before the
-//   completion no longer count: the repair changed the asset) or by a forecast that no longer sees
-//   the parameter heading for its limit.
+//   completion no longer count: the repair changed the asset) or by forecasts that have not seen the
+//   parameter heading for its limit for `lead_days` on end. The persistence is the predictive
+//   hysteresis: a noisy trend that flattens for one forecast and turns up again the next is one
+//   excursion, not a work order (or a skipped due) per flip.
 import type { IsoTimestamp, PredictiveTrigger } from './types';
 import { MS_PER_HOUR } from './instant';
 
@@ -50,6 +52,8 @@ export interface AssetPredictiveState {
   evidence: PredictiveEvidence | null;
   /** Readings before this instant are not used (a completed work order re-armed the asset). */
   since: IsoTimestamp | null;
+  /** Fired, and every forecast since this instant saw no trend toward the limit (absent: none such). */
+  away_since?: IsoTimestamp | null;
 }
 
 export interface PredictiveState {
@@ -86,11 +90,16 @@ export function onForecasts(state: PredictiveState, forecasts: readonly AssetFor
       continue;
     }
     if (f.due_at === null) {
-      assets[f.asset_id] = { ...s, due_at: null, fired: false, evidence: f.evidence }; // heading away: re-armed
+      // Heading away: re-armed once it has stayed so for lead_days (at once when it had not fired).
+      const awaySince = s.fired ? (s.away_since ?? now.toISOString()) : null;
+      const rearmed = awaySince === null || now.getTime() - Date.parse(awaySince) >= f.evidence.lead_days * MS_PER_DAY;
+      assets[f.asset_id] = rearmed
+        ? { ...s, due_at: null, fired: false, evidence: f.evidence, away_since: null }
+        : { ...s, due_at: null, evidence: f.evidence, away_since: awaySince };
       continue;
     }
     if (s.fired) {
-      assets[f.asset_id] = { ...s, evidence: f.evidence };
+      assets[f.asset_id] = { ...s, evidence: f.evidence, away_since: null };
       continue;
     }
     const due = Date.parse(f.due_at) <= now.getTime();

@@ -88,12 +88,21 @@ describe('predictive state', () => {
     expect(predictedDueAt(r.state)).toBeNull();
     // Fired: the same forecast again makes nothing.
     expect(onForecasts(r.state, [{ asset_id: 'pump', due_at: due, evidence }], new Date(due)).fired).toEqual([]);
-    // Too few readings says nothing either way; a trend heading away re-arms.
+    // Too few readings says nothing either way.
     expect(onForecasts(r.state, [{ asset_id: 'pump', due_at: null, evidence: null }], new Date(due)).state.assets.pump!.fired).toBe(true);
-    expect(onForecasts(r.state, [{ asset_id: 'pump', due_at: null, evidence }], new Date(due)).state.assets.pump!.fired).toBe(false);
+    // A trend heading away re-arms only once it has stayed away for lead_days (3 here): a flip back
+    // up before that is the same excursion, and fires nothing.
+    const away = (state: PredictiveState, at: number) => onForecasts(state, [{ asset_id: 'pump', due_at: null, evidence }], new Date(at)).state;
+    const briefly = away(r.state, Date.parse(due));
+    expect(briefly.assets.pump).toMatchObject({ fired: true, away_since: due });
+    const back = onForecasts(briefly, [{ asset_id: 'pump', due_at: due, evidence }], new Date(Date.parse(due) + DAY));
+    expect(back.fired).toEqual([]);
+    expect(back.state.assets.pump).toMatchObject({ fired: true, away_since: null });
+    expect(away(away(back.state, Date.parse(due) + 2 * DAY), Date.parse(due) + 4 * DAY).assets.pump!.fired).toBe(true);
+    expect(away(away(back.state, Date.parse(due) + 2 * DAY), Date.parse(due) + 5 * DAY).assets.pump!.fired).toBe(false);
     // A completed work order re-arms, and the readings before it no longer count.
     const rearmed = rearmPredictive(r.state, 'pump', due);
-    expect(rearmed.assets.pump).toEqual({ due_at: null, fired: false, evidence: null, since: due });
+    expect(rearmed.assets.pump).toMatchObject({ due_at: null, fired: false, evidence: null, since: due });
     expect(onForecasts(rearmed, [{ asset_id: 'pump', due_at: due, evidence }], new Date(due)).fired).toHaveLength(1);
   });
 

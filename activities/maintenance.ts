@@ -206,7 +206,7 @@ export function createMaintenanceActivities(deps: { db: Db }) {
     /**
      * Each of the plan's assets' forecast for the trigger's parameter as of `now`: its prognosis
      * (the general degradation model over the newest readings, to the limit the prognosis uses)
-     * and when it falls due. Writes nothing.
+     * and when it falls due. Writes only the plan's `readings_seen_at` (what the catch-up sweep compares).
      */
     async predictiveForecasts(input: PredictiveForecastsInput): Promise<PredictiveForecastsResult> {
       const plan = await markReadingsSeen(input);

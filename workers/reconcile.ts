@@ -3,6 +3,7 @@ import { TemporalGateway } from '../infra/temporal';
 import { startNotificationDelivery } from '../orchestration/notifications';
 import { mapSettled } from '../orchestration/concurrency';
 import { planWorkflowId, signalPlan, startPlanWorkflow, workflowStateOf } from '../orchestration/maintenance';
+import { callTemporal } from '../orchestration/temporal-call';
 import type { PlanRow } from '../db/queries/maintenance';
 import type { Logger } from 'pino';
 
@@ -91,8 +92,10 @@ export async function plansBehindOnReadings(db: Db, limits = { perTenant: CATCH_
 export async function nudgePlansBehindOnReadings(db: Db, temporal: TemporalGateway, log: Pick<Logger, 'warn'>): Promise<number> {
   const plans = await plansBehindOnReadings(db);
   if (plans.length === 0) return 0;
-  const client = await temporal.client();
-  const results = await mapSettled(plans, CATCH_UP_SIGNALS_IN_FLIGHT, (p) => signalPlan(client, p.tenant_id, p.id, { kind: 'readings' }));
+  // Each signal with the deadline of every Temporal call, so a stalled frontend cannot hold the sweep.
+  const results = await mapSettled(plans, CATCH_UP_SIGNALS_IN_FLIGHT, (p) =>
+    callTemporal(temporal, 'could not tell a plan behind on its readings', (client) => signalPlan(client, p.tenant_id, p.id, { kind: 'readings' })),
+  );
   const failed = results.filter((r) => r.status === 'rejected').length;
   if (failed > 0) log.warn({ failed, plans: plans.length }, 'some plans behind on their readings were not reached; the next sweep tries again');
   return plans.length - failed;

@@ -762,7 +762,7 @@ describe('predictive plans', () => {
     await store(10 * DAY, HOUR, 2, 0.25); // stored, but the signal never came
     const behind = await plansBehindOnReadings(pg.db, { perTenant: 20, total: 10_000 });
     expect(behind).toContainEqual({ tenant_id: t.tenantId, id: plan.row.id });
-    const gateway = { client: async () => env.client } as unknown as TemporalGateway;
+    const gateway = { client: async () => env.client, callDeadlineMs: 5_000 } as unknown as TemporalGateway;
     expect(await nudgePlansBehindOnReadings(pg.db, gateway, { warn: () => undefined })).toBeGreaterThanOrEqual(1);
     await untilPasses(async () => expect(await executionsOf(plan.row.id)).toHaveLength(1));
     expect((await plansBehindOnReadings(pg.db, { perTenant: 20, total: 10_000 })).map((p) => p.id)).not.toContain(plan.row.id);

@@ -131,9 +131,31 @@ function printTally(resultsFiles) {
   if (!all.length) return;
   const sum = (key) => all.reduce((total, results) => total + results[key], 0);
   tally = `tests: ${sum('numPassedTests')} passed, ${sum('numFailedTests')} failed` + (sum('numPendingTests') ? `, ${sum('numPendingTests')} skipped` : '');
+  failures = all.flatMap(failuresOf);
   if (sum('numTotalTests') === 0) throw new Error('jest ran no test');
 }
 let tally = null;
+let failures = [];
+
+/**
+ * Each failed test (or file that failed to run) with the head of its message: printed after the
+ * tally, so the last lines of a long CI log name what failed.
+ */
+function failuresOf(results) {
+  const head = (message) =>
+    message
+      .split('\n')
+      .filter((line) => line.trim())
+      .slice(0, 6)
+      .map((line) => `      ${line}`)
+      .join('\n');
+  return results.testResults.flatMap((file) => {
+    const where = path.relative(ROOT, file.name);
+    const tests = file.assertionResults.filter((test) => test.status === 'failed');
+    if (!tests.length && file.status === 'failed') return [`  ${where}\n${head(file.message || 'the file failed to run')}`];
+    return tests.map((test) => `  ${where} › ${test.fullName}\n${head(test.failureMessages.join('\n'))}`);
+  });
+}
 
 const started = Date.now();
 main().then(
@@ -145,6 +167,7 @@ main().then(
     log(`\n✗ ${error.message}`);
     log(`npm test FAILED after ${seconds(Date.now() - started)} (${timings.join(', ')})`);
     if (tally) log(tally);
+    if (failures.length) log(`failed:\n${failures.join('\n')}`);
     process.exit(1);
   },
 );

@@ -18,6 +18,36 @@ describe('string lengths count characters, as the OpenAPI document (JSON Schema)
     expect(token.validate('a'.repeat(16)).error).toBeUndefined();
   });
 
+  it('judges a maximum on the string as sent, before trim, and a minimum after it (as the document describes the sent value)', () => {
+    const description = Joi.string().trim().min(1).max(5);
+    expect(description.validate(' abcde').error?.details[0]?.type).toBe('string.max');
+    expect(description.validate('\u000babcd😀').error?.details[0]?.type).toBe('string.max');
+    expect(description.validate(' abc ').value).toBe('abc');
+    expect(description.validate('   ').error?.details[0]?.type).toBe('string.empty');
+    expect(Joi.object({ items: Joi.array().items(Joi.string().trim().max(2)) }).validate({ items: ['ab', ' ab'] }).error?.details[0]?.path).toEqual(['items', 1]);
+  });
+
+  it('judges a pattern on the string as sent as well, when trim changed it', () => {
+    const oneLine = Joi.string()
+      .trim()
+      .max(20)
+      .pattern(/^[^\n\t]*$/);
+    expect(oneLine.validate('pump A\n').error?.details[0]?.type).toBe('string.pattern.base');
+    expect(oneLine.validate(' pump A ').value).toBe('pump A');
+    expect(
+      Joi.string()
+        .trim()
+        .pattern(/^[a-z]+$/, 'code')
+        .validate(' abc').error?.details[0]?.type,
+    ).toBe('string.pattern.name');
+    expect(
+      Joi.string()
+        .trim()
+        .pattern(/^[a-z]+$/)
+        .validate('abc').value,
+    ).toBe('abc');
+  });
+
   it('lets a later limit replace an earlier one, and length set both', () => {
     expect(Joi.string().min(3).min(5).validate('abcd').error?.details[0]?.type).toBe('string.min');
     expect(Joi.string().length(2).validate('😀😀').error).toBeUndefined();

@@ -1,4 +1,6 @@
+import { runTenantScope } from '../db/db-scope';
 import { createDb } from '../db/knex';
+import { tenantScope } from '../db/tenant-scope';
 import { dummyHash, setPasswordHashParams } from '../domain/auth/passwords';
 import { Config } from '../infra/config';
 import { createLogger } from '../infra/logger';
@@ -7,6 +9,7 @@ import { createTemporalGateway } from '../infra/temporal';
 import { signalPlan } from '../orchestration/maintenance';
 import { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
 import { callTemporal } from '../orchestration/temporal-call';
+import { conditionPlansOf } from '../services/maintenance-condition';
 import { AppDeps } from './context';
 import { createLifecycle } from './graceful-shutdown';
 import { createInboundLimits } from './inbound-limits';
@@ -24,6 +27,8 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
   const temporal = createTemporalGateway(config.temporal);
   const logger = createLogger(config.logLevel, { component: 'api' });
   const planReadings = new PlanReadingsSignals(
+    // A flush runs in the async context of the request that scheduled it: each tenant's lookup declares its own scope.
+    (tenantId, series) => runTenantScope(tenantId, () => conditionPlansOf(tenantScope(db, tenantId), series)),
     (tenantId, planId) => callTemporal(temporal, "could not tell the plan's workflow of new readings", (client) => signalPlan(client, tenantId, planId, { kind: 'readings' })),
     logger,
   );

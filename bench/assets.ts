@@ -101,6 +101,8 @@ interface PhaseResult {
   seconds: number;
   batchMs: number[];
   alertsRaised: number;
+  /** CPU of the bench process (the API or the floor's handler, and the sender) per batch. */
+  cpuMsPerBatch: number;
 }
 
 /** One batch through the gateway: what it stored and how many alerts it raised. */
@@ -118,9 +120,10 @@ async function postBatch(ctx: AssetsBenchContext, batch: readonly ReadingInput[]
 
 /** Each sender posts its own stream's batches one after the other; senders run at the same time. */
 async function gatewayPhase(ctx: AssetsBenchContext, streams: ((b: number) => ReadingInput[])[]): Promise<PhaseResult> {
-  const result: PhaseResult = { readings: 0, seconds: 0, batchMs: [], alertsRaised: 0 };
+  const result: PhaseResult = { readings: 0, seconds: 0, batchMs: [], alertsRaised: 0, cpuMsPerBatch: 0 };
   const perSender = Math.floor(MAX_GATEWAY_BATCHES / streams.length);
   const started = Date.now();
+  const cpuBefore = process.cpuUsage();
   await Promise.all(
     streams.map(async (stream) => {
       for (let b = 0; b < perSender && Date.now() - started < GATEWAY_BUDGET_MS; b++) {
@@ -133,6 +136,8 @@ async function gatewayPhase(ctx: AssetsBenchContext, streams: ((b: number) => Re
     }),
   );
   result.seconds = (Date.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  result.cpuMsPerBatch = (cpu.user + cpu.system) / 1000 / Math.max(1, result.batchMs.length);
   return result;
 }
 
@@ -155,7 +160,7 @@ async function plainPhase(ctx: AssetsBenchContext, tenantId: string, streams: ((
       return stored;
     }),
   );
-  return { readings: counts.reduce((x, y) => x + y, 0), seconds: (Date.now() - started) / 1000, batchMs: [], alertsRaised: 0 };
+  return { readings: counts.reduce((x, y) => x + y, 0), seconds: (Date.now() - started) / 1000, batchMs: [], alertsRaised: 0, cpuMsPerBatch: 0 };
 }
 
 export async function runAssetsBench(ctx: AssetsBenchContext): Promise<Record<string, number | string>> {
@@ -217,6 +222,9 @@ export async function runAssetsBench(ctx: AssetsBenchContext): Promise<Record<st
     floor_readings_per_s: round(rps(floor.phase), 0),
     floor_statements_per_batch: floor.statements,
     gateway_to_floor_ratio: round(floorRatio, 3),
+    // Where the difference is: CPU of the bench process per batch (API or bare handler, and the sender).
+    gateway_cpu_ms_per_batch: round(gatewaySingle.cpuMsPerBatch, 1),
+    floor_cpu_ms_per_batch: round(floor.phase.cpuMsPerBatch, 1),
     // One sender (one gateway posting its batches one after the other).
     target_gateway_vs_floor: `>= ${GATEWAY_TO_FLOOR_TARGET} of the same-work floor: ${verdict(floorRatio >= GATEWAY_TO_FLOOR_TARGET)}`,
     batch_size: BATCH,

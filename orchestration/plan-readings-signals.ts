@@ -1,14 +1,15 @@
 /**
  * The `readings` signals of condition and predictive plans, coalesced per API process. A readings
- * batch marks the plans watching its series and returns; a flush, at most every `flushMs`, signals
- * each marked plan once. So a gateway's flood costs a plan one signal per flush, not one per batch,
- * and no ingest request waits on Temporal. The signal carries nothing (the plan reads the readings
- * after its own cursor), so coalescing loses nothing; a mark lost with the process is caught up by
- * the worker's sweep (workers/reconcile.ts).
+ * batch marks its series and returns; a flush, at most every `flushMs`, finds the plans watching
+ * each tenant's marked series (one query per tenant, not one per batch) and signals each once. So a
+ * gateway's flood costs a plan one signal per flush, not one per batch, and no ingest request waits
+ * on the plans' lookup or on Temporal. The signal carries nothing (the plan reads the readings after
+ * its own cursor), so coalescing loses nothing; a mark lost with the process, a lookup or a signal
+ * that failed, is caught up by the worker's sweep (workers/reconcile.ts).
  *
  * Tenants are adversaries: a flush interleaves the tenants' plans (one of each tenant in turn), so a
- * tenant with many plans does not delay another's signal, and a tenant's marks waiting for the next
- * flush are capped (beyond, the sweep catches up).
+ * tenant with many plans does not delay another's signal, and a tenant's series waiting for the
+ * next flush are capped (beyond, the sweep catches up).
  */
 import type { Logger } from 'pino';
 import { errorSummary } from '../infra/error-chain';
@@ -17,13 +18,23 @@ import { mapSettled } from './concurrency';
 export interface PlanReadingsSignalOptions {
   /** The longest a mark waits for its signal (a flush's period under a steady flood). */
   readonly flushMs: number;
-  /** Signals in flight at once per flush. */
+  /** Lookups and signals in flight at once per flush. */
   readonly inFlight: number;
-  /** One tenant's plans waiting for the next flush; marks beyond are left to the sweep. */
+  /** One tenant's series waiting for the next flush; marks beyond are left to the sweep. */
   readonly waitingPerTenant: number;
 }
 
-export const PLAN_READINGS_SIGNALS: PlanReadingsSignalOptions = { flushMs: 200, inFlight: 8, waitingPerTenant: 500 };
+/** Up to four gateway batches of 500 distinct series per tenant wait for one flush. */
+export const PLAN_READINGS_SIGNALS: PlanReadingsSignalOptions = { flushMs: 200, inFlight: 8, waitingPerTenant: 2_000 };
+
+/** One series of readings: an asset's parameter. */
+export interface SeriesRef {
+  readonly asset_id: string;
+  readonly parameter: string;
+}
+
+/** The live plans of the tenant watching any of these series (services/maintenance-condition.ts). */
+export type PlansWatching = (tenantId: string, series: readonly SeriesRef[]) => Promise<string[]>;
 
 export type SendReadingsSignal = (tenantId: string, planId: string) => Promise<void>;
 
@@ -38,46 +49,48 @@ export function interleaveTenants(pending: ReadonlyMap<string, ReadonlySet<strin
 }
 
 export class PlanReadingsSignals {
-  private pending = new Map<string, Set<string>>();
+  private pending = new Map<string, Map<string, SeriesRef>>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private closed = false;
 
   constructor(
+    private readonly plansWatching: PlansWatching,
     private readonly send: SendReadingsSignal,
     private readonly log: Pick<Logger, 'warn'>,
     private readonly options: PlanReadingsSignalOptions = PLAN_READINGS_SIGNALS,
   ) {}
 
-  /** Marks the plans for the next flush; answers how many were newly marked (already waiting ones count once). */
-  mark(tenantId: string, planIds: readonly string[]): number {
-    if (planIds.length === 0) return 0;
+  /** Marks the series for the next flush; answers how many were newly marked (already waiting ones count once). */
+  mark(tenantId: string, series: readonly SeriesRef[]): number {
+    if (series.length === 0) return 0;
     let waiting = this.pending.get(tenantId);
-    if (!waiting) this.pending.set(tenantId, (waiting = new Set()));
+    if (!waiting) this.pending.set(tenantId, (waiting = new Map<string, SeriesRef>()));
     let marked = 0;
     let dropped = 0;
-    for (const planId of planIds) {
-      if (waiting.has(planId)) continue;
+    for (const { asset_id, parameter } of series) {
+      const key = `${asset_id}\u0000${parameter}`;
+      if (waiting.has(key)) continue;
       if (waiting.size >= this.options.waitingPerTenant) dropped++;
       else {
-        waiting.add(planId);
+        waiting.set(key, { asset_id, parameter });
         marked++;
       }
     }
-    if (dropped > 0) this.log.warn({ tenant_id: tenantId, dropped }, 'too many plans waiting for a readings signal; the catch-up sweep tells the others');
+    if (dropped > 0) this.log.warn({ tenant_id: tenantId, dropped }, 'too many series waiting for their plans to be told; the catch-up sweep tells them');
     this.schedule();
     return marked;
   }
 
-  /** Signals what is marked now and waits for it (on shutdown; tests). */
+  /** Signals the plans of what is marked now and waits for it (on shutdown; tests). */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     while (this.flushing) await this.flushing;
     if (this.pending.size === 0) return;
-    const batch = interleaveTenants(this.pending);
+    const marked = this.pending;
     this.pending = new Map();
-    this.flushing = this.signal(batch).finally(() => {
+    this.flushing = this.lookUpAndSignal(marked).finally(() => {
       this.flushing = null;
       this.schedule();
     });
@@ -101,7 +114,17 @@ export class PlanReadingsSignals {
     this.timer.unref();
   }
 
-  private async signal(batch: ReadonlyArray<{ tenantId: string; planId: string }>): Promise<void> {
+  private async lookUpAndSignal(marked: ReadonlyMap<string, ReadonlyMap<string, SeriesRef>>): Promise<void> {
+    const tenants = [...marked];
+    const lookups = await mapSettled(tenants, this.options.inFlight, ([tenantId, series]) => this.plansWatching(tenantId, [...series.values()]));
+    const plans = new Map<string, Set<string>>();
+    lookups.forEach((lookup, i) => {
+      const tenantId = tenants[i]![0];
+      if (lookup.status === 'fulfilled') {
+        if (lookup.value.length > 0) plans.set(tenantId, new Set(lookup.value));
+      } else this.log.warn({ tenant_id: tenantId, err: errorSummary(lookup.reason) }, 'plans watching new readings not found; the catch-up sweep tells them');
+    });
+    const batch = interleaveTenants(plans);
     const results = await mapSettled(batch, this.options.inFlight, ({ tenantId, planId }) => this.send(tenantId, planId));
     results.forEach((result, i) => {
       if (result.status === 'rejected')

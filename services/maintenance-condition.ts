@@ -13,7 +13,6 @@ import type { Trigger } from '../domain/maintenance';
 import { errorSummary } from '../infra/error-chain';
 import type { TemporalGateway } from '../infra/temporal';
 import { signalPlan } from '../orchestration/maintenance';
-import type { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
 import { callTemporal } from '../orchestration/temporal-call';
 
 /**
@@ -44,7 +43,11 @@ export async function checkConditionTrigger(scope: TenantScope, trigger: Trigger
   throw validationError(`trigger.parameter: ${message}`, [{ field: 'body.trigger.parameter', message, type: 'any.no_limit' }]);
 }
 
-/** The live condition and predictive plans watching any of these (asset, parameter) series. */
+/**
+ * The live condition and predictive plans watching any of these (asset, parameter) series: what
+ * a readings batch's series are resolved to when their coalesced signals are sent
+ * (orchestration/plan-readings-signals.ts, one lookup per tenant and flush).
+ */
 export async function conditionPlansOf(scope: TenantScope, series: readonly { asset_id: string; parameter: string }[]): Promise<string[]> {
   if (series.length === 0) return [];
   const assets = [...new Set(series.map((s) => s.asset_id))];
@@ -55,19 +58,6 @@ export async function conditionPlansOf(scope: TenantScope, series: readonly { as
     .whereRaw(`trigger ->> 'type' in ('condition', 'predictive') and trigger ->> 'parameter' = any(?::text[]) and asset_ids && ?::uuid[]`, [parameters, assets])
     .orderBy('id')
     .pluck('id')) as string[];
-}
-
-/**
- * After the batch committed: each condition or predictive plan it concerns is marked for the next
- * coalesced `readings` signal (orchestration/plan-readings-signals.ts); the request does not wait on
- * Temporal. Answers how many plans were newly marked.
- */
-export async function tellConditionPlans(
-  deps: { planReadings: Pick<PlanReadingsSignals, 'mark'> },
-  scope: TenantScope,
-  series: readonly { asset_id: string; parameter: string }[],
-): Promise<number> {
-  return deps.planReadings.mark(scope.tenantId, await conditionPlansOf(scope, series));
 }
 
 /**

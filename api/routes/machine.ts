@@ -3,7 +3,6 @@ import Joi from '../../domain/joi';
 import type { Schema } from 'joi';
 import { isReservedEventType, MACHINE_EVENT_TYPE_PATTERN } from '../../domain/assets/machine-events';
 import { AppContext, tenantScopeOf, userOf } from '../context';
-import { tellConditionPlans } from '../../services/maintenance-condition';
 import { actorOf, MutationUnit, runMutation } from '../mutation';
 import { pageQuery, pageOf } from '../pagination';
 import { mapPage, PageRequest } from '../../db/pagination';
@@ -78,8 +77,8 @@ export function machineRoutes(): ApiRouter {
     item: Schema;
     result: Schema;
     ingest: (unit: MutationUnit, items: Item[]) => Promise<object>;
-    /** After the unit committed (no transaction open): what Temporal must hear of the items. */
-    afterCommit?: (ctx: AppContext, items: Item[]) => Promise<unknown>;
+    /** After the unit committed (no transaction open): what Temporal must hear of the items (marked, not awaited). */
+    afterCommit?: (ctx: AppContext, items: Item[]) => void;
   }) => {
     const key = spec.path.slice(1);
     const route = (path: string, summary: string, body: Schema, itemsOf: (body: any) => Item[]) =>
@@ -96,7 +95,7 @@ export function machineRoutes(): ApiRouter {
         handler: async (ctx, input) => {
           const items = itemsOf(input.body);
           ctx.body = await runMutation(ctx, userOf(ctx).tenantId, actorOf(ctx), (unit) => spec.ingest(unit, items));
-          await spec.afterCommit?.(ctx, items);
+          spec.afterCommit?.(ctx, items);
         },
       });
     route(spec.path, `Ingest one ${spec.noun}`, spec.item, (body: Item) => [body]);
@@ -123,8 +122,9 @@ export function machineRoutes(): ApiRouter {
     item: readingItem,
     result: readingsSummary,
     ingest: ingestMachineReadings,
-    // Condition and predictive maintenance plans on these series evaluate the new readings: one coalesced signal per plan.
-    afterCommit: (ctx, items) => tellConditionPlans(ctx.deps, tenantScopeOf(ctx), items),
+    // Condition and predictive maintenance plans on these series evaluate the new readings: the series are marked, and
+    // the plans watching them looked up and signalled once per flush.
+    afterCommit: (ctx, items) => void ctx.deps.planReadings.mark(userOf(ctx).tenantId, items),
   });
 
   ingestRoutes<EventItem>({

@@ -25,3 +25,24 @@ describe('validate', () => {
     expect((err.extra as { fields: unknown }).fields).toEqual([{ field: 'body', message: 'period is required for compliance reports', type: 'custom' }]);
   });
 });
+
+describe('what no schema lets through', () => {
+  const anything = Joi.any();
+  const fieldOf = (value: unknown) => (failure(anything, value).extra as { fields: Array<{ field: string; type: string }> }).fields[0];
+
+  it('names the full path of a NUL character, in a value or in a key', () => {
+    expect(fieldOf({ readings: [{ source: 'ok' }, { source: 'a\u0000b' }] })).toEqual(expect.objectContaining({ field: 'body.readings.1.source', type: 'string.nul' }));
+    expect(fieldOf({ data: { ['k\u0000']: 1 } })).toEqual(expect.objectContaining({ field: 'body.data.k\\u0000', type: 'string.nul' }));
+  });
+
+  it('refuses an own __proto__ key and a body nested deeper than any schema', () => {
+    expect(fieldOf(JSON.parse('{"items":[{"__proto__":{"admin":true}}]}'))).toEqual(expect.objectContaining({ field: 'body.items.0.__proto__', type: 'object.reserved' }));
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 70; i++) deep = [deep];
+    expect(fieldOf({ deep })?.type).toBe('object.depth');
+  });
+
+  it('passes a clean body unchanged', () => {
+    expect(validate(anything, { readings: [{ value: 1, source: 'plc' }] }, 'body')).toEqual({ readings: [{ value: 1, source: 'plc' }] });
+  });
+});

@@ -3,7 +3,7 @@
  * workflow read back from the server (what one run cost it in events and workflow tasks).
  */
 import type { Client } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 
 export const verdict = (met: boolean): 'met' | 'not met' => (met ? 'met' : 'not met');
 
@@ -15,6 +15,34 @@ export async function historyEvents(client: Client, workflowId: string): Promise
 
 /** Workflow tasks a worker started among these events. */
 export const startedWorkflowTasks = (events: readonly HistoryEvent[]): number => events.filter((e) => e.workflowTaskStartedEventAttributes).length;
+
+/**
+ * A history as one line: each event's type (timeouts with their kind, failures with the head of
+ * their message) and its seconds since the first event, e.g. `WorkflowTaskTimedOut(StartToClose)
+ * +10.2`. For a benchmark's slowest run: what it waited on.
+ */
+export function timelineOf(events: readonly HistoryEvent[]): string {
+  const t0 = timeOf(events[0]);
+  return events
+    .map((event) => {
+      const type = (temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '').toLowerCase();
+      const timeout = event.workflowTaskTimedOutEventAttributes?.timeoutType;
+      const failure = event.workflowTaskFailedEventAttributes?.failure?.message ?? event.activityTaskFailedEventAttributes?.failure?.message;
+      const detail =
+        timeout !== undefined && timeout !== null
+          ? `(${(temporal.api.enums.v1.TimeoutType[timeout] ?? '?').replace(/^TIMEOUT_TYPE_/, '').toLowerCase()})`
+          : failure
+            ? `(${failure.slice(0, 60)})`
+            : '';
+      return `${type}${detail} +${((timeOf(event) - t0) / 1000).toFixed(1)}`;
+    })
+    .join(', ');
+}
+
+function timeOf(event: HistoryEvent | undefined): number {
+  const time = event?.eventTime;
+  return time ? Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : 0;
+}
 
 const WARMUP = 20;
 

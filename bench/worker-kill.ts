@@ -7,7 +7,9 @@
 import path from 'node:path';
 import { startServiceProcess } from '../scripts/service-process';
 import { benchWebhook, sendEvents, startReceiver, type Receiver, type WebhookBenchDeps } from './webhooks';
-import { verdict } from './report';
+import { historyEvents, timelineOf, verdict } from './report';
+import { deliveryIdFor } from '../domain/webhooks/delivery-id';
+import { workflowIds } from '../infra/workflow-ids';
 
 const EVENTS = Number(process.env.BENCH_KILL_EVENTS ?? 300);
 const KILL_AFTER = Math.floor(EVENTS / 3);
@@ -42,7 +44,12 @@ async function burst(deps: WebhookBenchDeps, receiver: Receiver, kill: boolean) 
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     await deps.db('webhooks').where({ id: webhookId }).update({ status: 'disabled', disabled_reason: 'bench finished' });
-    return { seconds, delivered: receiver.firstArrivals.size, deliveries, succeededRecords: records };
+    // What the last delivery to arrive waited on (a timed-out workflow task, a retry, a timer).
+    const [lastEvent] = [...receiver.firstArrivals].sort((a, b) => b[1] - a[1])[0] ?? [];
+    const lastHistory = lastEvent
+      ? timelineOf(await historyEvents(await deps.temporal.client(), workflowIds.webhookDelivery(tenantId, deliveryIdFor(lastEvent, webhookId))).catch(() => []))
+      : '';
+    return { seconds, delivered: receiver.firstArrivals.size, deliveries, succeededRecords: records, lastHistory };
   } finally {
     await extra.stop();
   }
@@ -62,6 +69,8 @@ export async function runWorkerKillBench(deps: WebhookBenchDeps): Promise<Record
       kill_to_no_kill_ratio: Math.round(ratio * 100) / 100,
       delivered_without_kill: `${kept.delivered} (${kept.succeededRecords} succeeded records)`,
       delivered_with_kill: `${killed.delivered} (${killed.succeededRecords} succeeded records)`,
+      last_delivery_without_kill: kept.lastHistory,
+      last_delivery_with_kill: killed.lastHistory,
       target_kill_recovery: `nothing lost or doubled, with the kill <= ${TARGET}x without: ${verdict(whole(kept) && whole(killed) && ratio <= TARGET)}`,
     };
   } finally {

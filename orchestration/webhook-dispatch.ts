@@ -1,7 +1,7 @@
 /**
  * The outbox dispatcher's unit of work: claim a batch of undispatched events (FOR UPDATE SKIP
  * LOCKED, so several dispatchers share the outbox without waiting on each other, and the claim
- * committed as a lease on the rows), start one delivery workflow per matching (event, webhook)
+ * committed as a short lease on the rows, renewed while the batch runs), start one delivery workflow per matching (event, webhook)
  * and signal the machine agents the events trigger with no transaction open, then record each
  * event's outcome in a second short transaction. (Until issue 19 one transaction stayed open
  * across up to 200 Temporal calls, holding a pooled connection and the rows' locks for seconds
@@ -43,12 +43,18 @@ export const DEFAULT_CALL_DEADLINE_MS = 10_000;
 export const MAX_DISPATCH_ATTEMPTS = 8;
 const MAX_RETRY_DELAY_S = 300;
 /**
- * How long a claimed batch stays with its dispatcher: longer than its Temporal calls can take
- * (200 starts, 32 at a time, each with a 10 s deadline: 70 s at worst). Only a dispatcher that
- * died mid-batch lets it run out; its events are then claimed again and restarted under the same
- * workflow ids (refused if they had started), so a crash delays them by this much at most.
+ * A claimed batch stays with its dispatcher while the dispatcher lives: the claim is short and
+ * renewed while the batch's Temporal calls run (as the webhook leases are,
+ * activities/webhooks/lease-renewal.ts). A dispatcher killed mid-batch (SIGKILL, OOM) stops
+ * renewing, and its events are claimed again within CLAIM_TTL_MS and restarted under the same
+ * workflow ids (refused if they had started). Before, the claim had to outlast the batch's worst
+ * case (200 starts with 10 s deadlines: 120 s), and a killed worker held its batch that long
+ * (`npm run bench -- kill`: a 4 s burst took 123 s). A renewal that comes late (a stalled process)
+ * only lets another dispatcher start the same ids again, which Temporal refuses.
  */
-const CLAIM_TTL_S = 120;
+const CLAIM_TTL_MS = 6_000;
+const CLAIM_RENEW_EVERY_MS = 2_000;
+
 /**
  * gRPC UNAVAILABLE and DEADLINE_EXCEEDED: the server cannot be reached or did not answer in time
  * (the client retries UNAVAILABLE until the deadline); no item is to blame.
@@ -139,12 +145,20 @@ export function withinDeliveryBudget<E extends OutboxEventRow>(
 export async function dispatchOutboxBatch(
   db: Db,
   client: Client,
-  options: { batchSize?: number; deliveriesPerBatch?: number; startConcurrency?: number; callDeadlineMs?: number; eagerStart?: boolean } = {},
+  options: {
+    batchSize?: number;
+    deliveriesPerBatch?: number;
+    startConcurrency?: number;
+    callDeadlineMs?: number;
+    eagerStart?: boolean;
+    /** How often the claim is renewed while the batch's calls run (tests shorten it). */
+    claimRenewEveryMs?: number;
+  } = {},
 ): Promise<DispatchResult> {
   const deadlineMs = options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
   const withDeadline = <T>(call: () => Promise<T>) => client.withDeadline(Date.now() + deadlineMs, call);
 
-  // 1. Claim (a short transaction): the batch is ours until CLAIM_TTL, then any dispatcher's again.
+  // 1. Claim (a short transaction): the batch is ours while we renew it, then any dispatcher's again.
   const claim = await db.transaction(async (tx) => {
     const candidates = await claimFairBatch(tx, options.batchSize ?? DEFAULT_DISPATCH_BATCH);
     if (candidates.length === 0) return null;
@@ -159,19 +173,25 @@ export async function dispatchOutboxBatch(
         'id',
         events.map((event) => event.id),
       )
-      .update({ next_attempt_at: tx.raw('now() + make_interval(secs => ?)', [CLAIM_TTL_S]) });
+      .update({ next_attempt_at: tx.raw('now() + make_interval(secs => ?)', [CLAIM_TTL_MS / 1000]) });
     return { events, deliveries, leftOver: candidates.length - events.length, agents: await planAgentSignals(tx, events) };
   });
   if (!claim) return { events: 0, deliveries: 0, alreadyStarted: 0, suppressed: 0, retrying: 0, parked: 0, leftOver: 0 };
   const { events, deliveries, agents, leftOver } = claim;
 
-  // 2. The Temporal calls, with no transaction open (deterministic ids: a repeat is refused).
+  // 2. The Temporal calls, with no transaction open (deterministic ids: a repeat is refused), the claim renewed meanwhile.
   const failures = new Map<string, unknown>();
-  const started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) =>
-    withDeadline(() => startWebhookDelivery(client, input, { eager: options.eagerStart })),
-  );
-  started.forEach((result, index) => result.status === 'rejected' && failures.set(deliveries[index].eventId, result.reason));
-  for (const [eventId, err] of await sendAgentSignals(client, agents.signals, withDeadline)) if (!failures.has(eventId)) failures.set(eventId, err);
+  const renewal = renewClaim(db, events, options.claimRenewEveryMs ?? CLAIM_RENEW_EVERY_MS);
+  let started: PromiseSettledResult<'started' | 'already_started'>[];
+  try {
+    started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) =>
+      withDeadline(() => startWebhookDelivery(client, input, { eager: options.eagerStart })),
+    );
+    started.forEach((result, index) => result.status === 'rejected' && failures.set(deliveries[index].eventId, result.reason));
+    for (const [eventId, err] of await sendAgentSignals(client, agents.signals, withDeadline)) if (!failures.has(eventId)) failures.set(eventId, err);
+  } finally {
+    await renewal.stop();
+  }
 
   // Every event that needed Temporal failed to reach it: the batch waits as a whole, its rows as they were.
   const needingTemporal = new Set([...deliveries.map((d) => d.eventId), ...agents.signals.map((s) => s.eventId)]);
@@ -202,6 +222,27 @@ export async function dispatchOutboxBatch(
     retrying: failures.size - parked,
     parked,
     leftOver,
+  };
+}
+
+/**
+ * Renews the claim on `events` every `everyMs` until stopped: one statement per interval for the
+ * batch; a failed renewal is left to the next (the claim lasts three intervals).
+ */
+function renewClaim(db: Db, events: readonly ClaimedEvent[], everyMs: number): { stop(): Promise<void> } {
+  const ids = events.map((event) => event.id);
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = db
+      .raw(`update outbox_events set next_attempt_at = now() + make_interval(secs => ?) where id = any(?::uuid[]) and dispatched_at is null`, [CLAIM_TTL_MS / 1000, ids])
+      .catch(() => undefined);
+  }, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
   };
 }
 

@@ -2,9 +2,8 @@
  * The per-tenant request budget (Koa-free: the middleware in middleware/rate-limit.ts applies it,
  * and the app's dependencies carry it, so the context type does not import the middleware).
  */
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { Db } from '../db/knex';
-import { PLAN_NAMES, PlanName, RATE_LIMITS } from '../domain/tenancy/plans';
+import { PlanName, RATE_LIMITS } from '../domain/tenancy/plans';
 import { unauthenticated } from '../domain/errors';
 
 /** What the X-RateLimit-* headers of a response describe: one window of one budget. */
@@ -26,26 +25,48 @@ export interface RateLimiter {
 
 const PLAN_CACHE_MS = 30_000;
 
+/** One window's counter after a request: points counted in it and when it ends (epoch ms). */
+interface WindowCount {
+  points: number;
+  expireMs: number;
+}
+
 /**
- * Per-tenant limits of the tenant's plan, counted in PostgreSQL so every API process shares them
- * (rate-limiter-flexible). Two windows: the per-minute budget, and the burst (requests in any one
- * second). The burst is checked first so a request it refuses does not spend the minute budget.
+ * Both windows of a request in one statement, on rate-limiter-flexible's table layout (`key`,
+ * `points`, `expire` in epoch ms; the login and inbound limiters share the table, and its expired
+ * rows are cleared by them). The burst counter is counted first; the minute counter only when the
+ * burst admitted the request, so a request the burst refuses does not spend the minute budget.
+ * A window whose `expire` has passed starts again at 1, as the library's upsert does. The minute
+ * row is also read as it was, for a refused request's headers.
+ */
+const COUNT_BOTH_WINDOWS = `
+  with burst as (
+    insert into rate_limits as r (key, points, expire) values (cast(:burstKey as varchar), 1, cast(:burstEnd as bigint))
+    on conflict (key) do update set
+      points = case when r.expire <= cast(:now as bigint) then 1 else r.points + 1 end,
+      expire = case when r.expire <= cast(:now as bigint) then excluded.expire else r.expire end
+    returning points, expire
+  ), minute as (
+    insert into rate_limits as r (key, points, expire)
+    select cast(:minuteKey as varchar), 1, cast(:minuteEnd as bigint) from burst where burst.points <= cast(:burstLimit as integer)
+    on conflict (key) do update set
+      points = case when r.expire <= cast(:now as bigint) then 1 else r.points + 1 end,
+      expire = case when r.expire <= cast(:now as bigint) then excluded.expire else r.expire end
+    returning points, expire
+  )
+  select burst.points as burst_points, burst.expire as burst_expire,
+         minute.points as minute_points, minute.expire as minute_expire,
+         (select row_to_json(m) from (select points, expire from rate_limits where key = cast(:minuteKey as varchar) and expire > cast(:now as bigint)) m) as minute_before
+    from burst left join minute on true`;
+
+/**
+ * Per-tenant limits of the tenant's plan, counted in PostgreSQL so every API process shares them.
+ * Two windows: the per-minute budget, and the burst (requests in any one second), counted in one
+ * round trip (COUNT_BOTH_WINDOWS; with rate-limiter-flexible's two limiters it was two, one after
+ * the other, on every request). The burst is judged first, and a request it refuses does not
+ * spend the minute budget.
  */
 export function createRateLimiter(db: Db): RateLimiter {
-  const limiters = Object.fromEntries(
-    PLAN_NAMES.map((plan) => {
-      const common = { storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true };
-      const { requestsPerMinute, burstPerSecond } = RATE_LIMITS[plan];
-      return [
-        plan,
-        {
-          minute: new RateLimiterPostgres({ ...common, keyPrefix: `min:${plan}`, points: requestsPerMinute, duration: 60 }),
-          burst: new RateLimiterPostgres({ ...common, keyPrefix: `sec:${plan}`, points: burstPerSecond, duration: 1 }),
-        },
-      ];
-    }),
-  ) as Record<PlanName, { minute: RateLimiterPostgres; burst: RateLimiterPostgres }>;
-
   const planCache = new Map<string, { plan: PlanName; until: number }>();
   async function planOf(tenantId: string): Promise<PlanName | null> {
     const cached = planCache.get(tenantId);
@@ -60,38 +81,43 @@ export function createRateLimiter(db: Db): RateLimiter {
     async consume(tenantId) {
       const plan = await planOf(tenantId);
       if (!plan) throw unauthenticated('tenant no longer exists');
-      const { minute, burst } = limiters[plan];
-      const limit = RATE_LIMITS[plan].requestsPerMinute;
-      try {
-        await burst.consume(tenantId);
-      } catch (rejection) {
-        const burstRes = asLimiterRes(rejection);
-        const minuteRes = await minute.get(tenantId);
-        return decision(false, limit, minuteRes, 'burst', burstRes.msBeforeNext);
+      const { requestsPerMinute, burstPerSecond } = RATE_LIMITS[plan];
+      const now = Date.now();
+      const { rows } = await db.raw(COUNT_BOTH_WINDOWS, {
+        burstKey: `sec:${plan}:${tenantId}`,
+        minuteKey: `min:${plan}:${tenantId}`,
+        now,
+        burstEnd: now + 1_000,
+        minuteEnd: now + 60_000,
+        burstLimit: burstPerSecond,
+      });
+      const row = rows[0] as {
+        burst_points: number;
+        burst_expire: string;
+        minute_points: number | null;
+        minute_expire: string | null;
+        minute_before: { points: number; expire: number } | null;
+      };
+      const burst: WindowCount = { points: row.burst_points, expireMs: Number(row.burst_expire) };
+      if (burst.points > burstPerSecond) {
+        const before = row.minute_before ? { points: row.minute_before.points, expireMs: Number(row.minute_before.expire) } : null;
+        return decision(false, requestsPerMinute, before, 'burst', burst.expireMs - now);
       }
-      try {
-        return decision(true, limit, await minute.consume(tenantId), null);
-      } catch (rejection) {
-        const res = asLimiterRes(rejection);
-        return decision(false, limit, res, 'minute', res.msBeforeNext);
-      }
+      const minute: WindowCount = { points: row.minute_points as number, expireMs: Number(row.minute_expire) };
+      if (minute.points > requestsPerMinute) return decision(false, requestsPerMinute, minute, 'minute', minute.expireMs - now);
+      return decision(true, requestsPerMinute, minute, null);
     },
   };
 }
 
-function asLimiterRes(rejection: unknown): RateLimiterRes {
-  // rate-limiter-flexible rejects with a RateLimiterRes when over the limit, with an Error on store failure.
-  if (rejection instanceof RateLimiterRes) return rejection;
-  throw rejection;
-}
-
-function decision(allowed: boolean, limit: number, minuteRes: RateLimiterRes | null, exceeded: RateDecision['exceeded'], retryMs = 0): RateDecision {
-  const msBeforeReset = minuteRes && minuteRes.msBeforeNext > 0 ? minuteRes.msBeforeNext : 60_000;
+function decision(allowed: boolean, limit: number, minute: WindowCount | null, exceeded: RateDecision['exceeded'], retryMs = 0): RateDecision {
+  const now = Date.now();
+  const msBeforeReset = minute && minute.expireMs > now ? minute.expireMs - now : 60_000;
   return {
     allowed,
     limit,
-    remaining: minuteRes ? Math.max(0, limit - minuteRes.consumedPoints) : limit,
-    resetEpochSeconds: Math.ceil((Date.now() + msBeforeReset) / 1000),
+    remaining: minute ? Math.max(0, limit - minute.points) : limit,
+    resetEpochSeconds: Math.ceil((now + msBeforeReset) / 1000),
     retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)),
     exceeded,
   };

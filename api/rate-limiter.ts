@@ -2,7 +2,7 @@
  * The per-tenant request budget (Koa-free: the middleware in middleware/rate-limit.ts applies it,
  * and the app's dependencies carry it, so the context type does not import the middleware).
  */
-import { Db } from '../db/knex';
+import { Db, runPrepared } from '../db/knex';
 import { PlanName, RATE_LIMITS } from '../domain/tenancy/plans';
 import { unauthenticated } from '../domain/errors';
 
@@ -31,32 +31,41 @@ interface WindowCount {
   expireMs: number;
 }
 
+interface WindowRow {
+  burst_points: number;
+  burst_expire: string;
+  minute_points: number | null;
+  minute_expire: string | null;
+  minute_before: { points: number; expire: number } | null;
+}
+
 /**
  * Both windows of a request in one statement, on rate-limiter-flexible's table layout (`key`,
  * `points`, `expire` in epoch ms; the login and inbound limiters share the table, and its expired
  * rows are cleared by them). The burst counter is counted first; the minute counter only when the
  * burst admitted the request, so a request the burst refuses does not spend the minute budget.
  * A window whose `expire` has passed starts again at 1, as the library's upsert does. The minute
- * row is also read as it was, for a refused request's headers.
+ * row is also read as it was, for a refused request's headers. A named prepared statement: it
+ * runs on every request. Parameters: burst key, minute key, now, burst end, minute end, burst limit.
  */
 const COUNT_BOTH_WINDOWS = `
   with burst as (
-    insert into rate_limits as r (key, points, expire) values (cast(:burstKey as varchar), 1, cast(:burstEnd as bigint))
+    insert into rate_limits as r (key, points, expire) values ($1::varchar, 1, $4::bigint)
     on conflict (key) do update set
-      points = case when r.expire <= cast(:now as bigint) then 1 else r.points + 1 end,
-      expire = case when r.expire <= cast(:now as bigint) then excluded.expire else r.expire end
+      points = case when r.expire <= $3::bigint then 1 else r.points + 1 end,
+      expire = case when r.expire <= $3::bigint then excluded.expire else r.expire end
     returning points, expire
   ), minute as (
     insert into rate_limits as r (key, points, expire)
-    select cast(:minuteKey as varchar), 1, cast(:minuteEnd as bigint) from burst where burst.points <= cast(:burstLimit as integer)
+    select $2::varchar, 1, $5::bigint from burst where burst.points <= $6::integer
     on conflict (key) do update set
-      points = case when r.expire <= cast(:now as bigint) then 1 else r.points + 1 end,
-      expire = case when r.expire <= cast(:now as bigint) then excluded.expire else r.expire end
+      points = case when r.expire <= $3::bigint then 1 else r.points + 1 end,
+      expire = case when r.expire <= $3::bigint then excluded.expire else r.expire end
     returning points, expire
   )
   select burst.points as burst_points, burst.expire as burst_expire,
          minute.points as minute_points, minute.expire as minute_expire,
-         (select row_to_json(m) from (select points, expire from rate_limits where key = cast(:minuteKey as varchar) and expire > cast(:now as bigint)) m) as minute_before
+         (select row_to_json(m) from (select points, expire from rate_limits where key = $2::varchar and expire > $3::bigint) m) as minute_before
     from burst left join minute on true`;
 
 /**
@@ -83,21 +92,15 @@ export function createRateLimiter(db: Db): RateLimiter {
       if (!plan) throw unauthenticated('tenant no longer exists');
       const { requestsPerMinute, burstPerSecond } = RATE_LIMITS[plan];
       const now = Date.now();
-      const { rows } = await db.raw(COUNT_BOTH_WINDOWS, {
-        burstKey: `sec:${plan}:${tenantId}`,
-        minuteKey: `min:${plan}:${tenantId}`,
+      const [row] = await runPrepared<WindowRow>(db, 'tenant-budget', COUNT_BOTH_WINDOWS, [
+        `sec:${plan}:${tenantId}`,
+        `min:${plan}:${tenantId}`,
         now,
-        burstEnd: now + 1_000,
-        minuteEnd: now + 60_000,
-        burstLimit: burstPerSecond,
-      });
-      const row = rows[0] as {
-        burst_points: number;
-        burst_expire: string;
-        minute_points: number | null;
-        minute_expire: string | null;
-        minute_before: { points: number; expire: number } | null;
-      };
+        now + 1_000,
+        now + 60_000,
+        burstPerSecond,
+      ]);
+      if (!row) throw new Error('the tenant budget statement answered no row');
       const burst: WindowCount = { points: row.burst_points, expireMs: Number(row.burst_expire) };
       if (burst.points > burstPerSecond) {
         const before = row.minute_before ? { points: row.minute_before.points, expireMs: Number(row.minute_before.expire) } : null;

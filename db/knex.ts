@@ -44,3 +44,20 @@ export function migrationConfig(): Knex.MigratorConfig {
     tableName: 'knex_migrations',
   };
 }
+
+/**
+ * One statement run as a named prepared statement on a pooled connection (parsed and planned
+ * once per connection, not per call): for a hot statement that runs on every request. The
+ * connection comes from knex's pool, so the row scope of the caller applies (db/db-scope.ts).
+ */
+export async function runPrepared<Row>(db: Db, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
+  const client = db.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<unknown> };
+  const connection = await client.acquireConnection();
+  try {
+    return (await connection.query({ name, text, values })).rows as Row[];
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+type PgConnection = { query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }> };

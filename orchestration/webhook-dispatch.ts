@@ -5,10 +5,10 @@
  * workflow per matching (event, webhook) and signal the machine agents the events trigger with no
  * transaction open, then record each event's outcome in a second short transaction. (Until
  * issue 19 one transaction stayed open across up to 200 Temporal calls, holding a pooled
- * connection and the rows' locks for seconds under load.) The delivery id is derived from the event and the webhook, so if the dispatcher
- * dies between a start and the record, the claim runs out, the rows are claimed again and the
- * same workflow ids are started again, which Temporal refuses: a crash delays a delivery, never
- * loses or doubles it.
+ * connection and the rows' locks for seconds under load.) The delivery id is derived from the
+ * event and the webhook, so if the dispatcher dies between a start and the record, the claim runs
+ * out, the rows are claimed again and the same workflow ids are started again, which Temporal
+ * refuses: a crash delays a delivery, never loses or doubles it.
  *
  * No tenant or item stalls another (issue 23): the batch is shared out between the tenants that
  * have events waiting (round robin, oldest first within each), every Temporal call has a

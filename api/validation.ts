@@ -71,11 +71,11 @@ function firstUnsafe(value: unknown, depth: number): Unsafe | null {
     }
     return null;
   }
-  // Own keys: an own `__proto__` key (JSON.parse makes one) is reported, never read through the prototype.
-  for (const key of Object.keys(value)) {
+  // Own entries: an own `__proto__` key (JSON.parse makes one) is reported, never read through the prototype.
+  for (const [key, inner] of Object.entries(value)) {
     if (key.includes('\u0000')) return { path: [key.replaceAll('\u0000', '\\u0000')], ...NUL };
     if (key === '__proto__') return { path: [key], message: 'is a reserved key', type: 'object.reserved' };
-    const found = firstUnsafe((value as Record<string, unknown>)[key], depth + 1);
+    const found = firstUnsafe(inner, depth + 1);
     if (found) return (found.path.push(key), found);
   }
   return null;

@@ -19,6 +19,7 @@
 import type { Client } from '@temporalio/client';
 import { Knex } from 'knex';
 import { Db } from '../db/knex';
+import { LEASE_RENEW_EVERY_MS, LEASE_TTL_MS, LeaseRenewal } from '../infra/lease-renewal';
 import { causeChain, grpcStatusOf } from '../infra/error-chain';
 import { RECEIVING_STATUSES } from '../db/queries/webhooks';
 import { deliveryIdFor } from '../domain/webhooks/delivery-id';
@@ -43,17 +44,16 @@ export const DEFAULT_CALL_DEADLINE_MS = 10_000;
 export const MAX_DISPATCH_ATTEMPTS = 8;
 const MAX_RETRY_DELAY_S = 300;
 /**
- * A claimed batch stays with its dispatcher while the dispatcher lives: the claim is short and
- * renewed while the batch's Temporal calls run (as the webhook leases are,
- * activities/webhooks/lease-renewal.ts). A dispatcher killed mid-batch (SIGKILL, OOM) stops
- * renewing, and its events are claimed again within CLAIM_TTL_MS and restarted under the same
- * workflow ids (refused if they had started). Before, the claim had to outlast the batch's worst
- * case (200 starts with 10 s deadlines: 120 s), and a killed worker held its batch that long
- * (`npm run bench -- kill`: a 4 s burst took 123 s). A renewal that comes late (a stalled process)
- * only lets another dispatcher start the same ids again, which Temporal refuses.
+ * A claimed batch stays with its dispatcher while the dispatcher lives: the claim is a lease of
+ * LEASE_TTL_MS, renewed while the batch's Temporal calls run (infra/lease-renewal.ts, as the
+ * webhook leases are). A dispatcher killed mid-batch (SIGKILL, OOM) stops renewing, and its events
+ * are claimed again within the TTL and restarted under the same workflow ids (refused if they had
+ * started). Before, the claim had to outlast the batch's worst case (200 starts with 10 s
+ * deadlines: 120 s), and a killed worker held its batch that long (`npm run bench -- kill`: a 4 s
+ * burst took 123 s). A renewal that comes late (a stalled process) only lets another dispatcher
+ * start the same ids again, which Temporal refuses.
  */
-const CLAIM_TTL_MS = 6_000;
-const CLAIM_RENEW_EVERY_MS = 2_000;
+const CLAIM_TTL_S = LEASE_TTL_MS / 1000;
 
 /**
  * gRPC UNAVAILABLE and DEADLINE_EXCEEDED: the server cannot be reached or did not answer in time
@@ -173,7 +173,7 @@ export async function dispatchOutboxBatch(
         'id',
         events.map((event) => event.id),
       )
-      .update({ next_attempt_at: tx.raw('now() + make_interval(secs => ?)', [CLAIM_TTL_MS / 1000]) });
+      .update({ next_attempt_at: tx.raw('now() + make_interval(secs => ?)', [CLAIM_TTL_S]) });
     return { events, deliveries, leftOver: candidates.length - events.length, agents: await planAgentSignals(tx, events) };
   });
   if (!claim) return { events: 0, deliveries: 0, alreadyStarted: 0, suppressed: 0, retrying: 0, parked: 0, leftOver: 0 };
@@ -181,7 +181,8 @@ export async function dispatchOutboxBatch(
 
   // 2. The Temporal calls, with no transaction open (deterministic ids: a repeat is refused), the claim renewed meanwhile.
   const failures = new Map<string, unknown>();
-  const renewal = renewClaim(db, events, options.claimRenewEveryMs ?? CLAIM_RENEW_EVERY_MS);
+  const claimRenewal = new LeaseRenewal((ids) => renewClaim(db, ids), options.claimRenewEveryMs ?? LEASE_RENEW_EVERY_MS);
+  for (const event of events) claimRenewal.granted(event.id);
   let started: PromiseSettledResult<'started' | 'already_started'>[];
   try {
     started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) =>
@@ -190,7 +191,9 @@ export async function dispatchOutboxBatch(
     started.forEach((result, index) => result.status === 'rejected' && failures.set(deliveries[index].eventId, result.reason));
     for (const [eventId, err] of await sendAgentSignals(client, agents.signals, withDeadline)) if (!failures.has(eventId)) failures.set(eventId, err);
   } finally {
-    await renewal.stop();
+    // No renewal may land after the outcomes below are recorded (it would move a retry's time).
+    for (const event of events) claimRenewal.released(event.id);
+    await claimRenewal.idle();
   }
 
   // Every event that needed Temporal failed to reach it: the batch waits as a whole, its rows as they were.
@@ -225,25 +228,9 @@ export async function dispatchOutboxBatch(
   };
 }
 
-/**
- * Renews the claim on `events` every `everyMs` until stopped: one statement per interval for the
- * batch; a failed renewal is left to the next (the claim lasts three intervals).
- */
-function renewClaim(db: Db, events: readonly ClaimedEvent[], everyMs: number): { stop(): Promise<void> } {
-  const ids = events.map((event) => event.id);
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = db
-      .raw(`update outbox_events set next_attempt_at = now() + make_interval(secs => ?) where id = any(?::uuid[]) and dispatched_at is null`, [CLAIM_TTL_MS / 1000, ids])
-      .catch(() => undefined);
-  }, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+/** Extends the claim on these events by a TTL from now; events already recorded are left alone. */
+async function renewClaim(db: Db, ids: string[]): Promise<void> {
+  await db.raw(`update outbox_events set next_attempt_at = now() + make_interval(secs => ?) where id = any(?::uuid[]) and dispatched_at is null`, [CLAIM_TTL_S, ids]);
 }
 
 /** Gives the claimed rows back as they were (their own next attempt), for the next pass. */

@@ -35,13 +35,13 @@ import { type BreakerSettings, type BreakerState, verdictOf } from '../../domain
 import { admitThroughBreaker, breakerOf, recordBreakerVerdict } from '../../db/queries/webhook-breakers';
 import type { Resolver } from '../../infra/outbound/destination-guard';
 import { tenantLimiter, type TenantLimits } from '../../infra/tenant-limiter';
-import { LeaseRenewal, LEASE_TTL_MS } from './lease-renewal';
+import { LeaseRenewal, LEASE_TTL_MS } from '../../infra/lease-renewal';
 import { LeaseWaiters } from './lease-waiters';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, postSigned } from '../../infra/outbound/safe-http';
 
 /** Attempts of one webhook in flight at once, so one slow receiver cannot hold every worker slot. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 16;
-/** Short: the process renews the leases it holds (lease-renewal.ts), so only a dead worker's lease expires, within this. */
+/** Short: the process renews the leases it holds (infra/lease-renewal.ts), so only a dead worker's lease expires, within this. */
 const LEASE_TTL = `${LEASE_TTL_MS / 1000} seconds`;
 /** How long an attempt waits in this process for a lease of a busy webhook before Temporal retries it. */
 export const LEASE_WAIT_MS = 2_000;

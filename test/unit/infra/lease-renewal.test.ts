@@ -1,4 +1,4 @@
-import { LEASE_RENEW_EVERY_MS, LEASE_TTL_MS, LeaseRenewal } from '../../../activities/webhooks/lease-renewal';
+import { LEASE_RENEW_EVERY_MS, LEASE_TTL_MS, LeaseRenewal } from '../../../infra/lease-renewal';
 import { DEFAULT_TIMEOUT_MS } from '../../../infra/outbound/safe-http';
 
 describe('LeaseRenewal', () => {

@@ -20,6 +20,7 @@ import { Knex } from 'knex';
 import { withBenchTenant } from './bench-tenant';
 import { AppDeps } from '../api/context';
 import { appendAudit } from '../db/audit';
+import { runTenantScope } from '../db/db-scope';
 import { executePlan, lockPlanForManualExecution, recordManualExecution, startPlanWorkflow } from '../orchestration/maintenance';
 import type { ExecuteResult } from '../workflows/maintenance-plan';
 import { initialPlanState } from '../workflows/maintenance-plan-state';
@@ -90,11 +91,13 @@ async function executeCalls(ctx: MaintenanceBenchContext, client: Client) {
     const answered = await executePlan(client, tenantId, plan.id, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() });
     last = { request, answered };
   };
-  // The API's transaction after that Update (as the route makes it, audit included).
+  // The API's transaction after that Update (as the route makes it, audit included), in the
+  // tenant's row scope as the route's: in the system scope it would hand the pooled connections
+  // back flipped, and the next execute would pay a round trip to narrow them again.
   const record = async () => {
     if (!last) throw new Error('no Update answered yet');
     const { request, answered } = last;
-    await ctx.db.transaction(async (tx) => {
+    await runTenantScope(tenantId, () => ctx.db.transaction(async (tx) => {
       const locked = await lockPlanForManualExecution(tx, tenantId, plan.id, request.requestId);
       if (!locked) throw new Error('plan gone');
       const done = await recordManualExecution(tx, locked.plan, request, answered, locked.earlier);
@@ -107,7 +110,7 @@ async function executeCalls(ctx: MaintenanceBenchContext, client: Client) {
         resourceId: plan.id,
         details: { task_id: done.task_id, execution_id: done.execution_id },
       });
-    });
+    }));
   };
   // The same-work floor's second half: the statements `record` sent once, replayed from a bare pg
   // client with fresh request and task ids (the tenant, plan and user kept).

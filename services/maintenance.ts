@@ -150,6 +150,11 @@ const REJECTION_STATUS: Record<string, number> = {
  * do), and the call is made once more, all within the one deadline.
  */
 export function callPlanWorkflow<T>(deps: PlanDeps, plan: PlanRow, call: (client: Client) => Promise<T>): Promise<T> {
+  return callPlanWorkflowLoading(deps, plan.id, () => Promise.resolve(plan), call);
+}
+
+/** `callPlanWorkflow` for a plan whose row is still being read: `loadPlan` is awaited only to start a missing workflow. */
+function callPlanWorkflowLoading<T>(deps: PlanDeps, planId: string, loadPlan: () => Promise<PlanRow>, call: (client: Client) => Promise<T>): Promise<T> {
   return callTemporal(deps.temporal, "the plan's workflow did not answer; retry with the same Idempotency-Key (applied once)", async (client) => {
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -162,7 +167,8 @@ export function callPlanWorkflow<T>(deps: PlanDeps, plan: PlanRow, call: (client
           throw new AppError(failure.code as Uppercase<string>, failure.message, extra, REJECTION_STATUS[failure.code] ?? 409);
         }
         if (failure.kind === 'workflow_missing' && attempt === 1) {
-          deps.log.warn({ planId: plan.id }, 'maintenance plan workflow missing: starting it from the plan row');
+          const plan = await loadPlan();
+          deps.log.warn({ planId }, 'maintenance plan workflow missing: starting it from the plan row');
           await startPlanWorkflow(client, workflowStateOf(plan, new Date()), { restart: true });
           continue;
         }
@@ -358,11 +364,20 @@ export interface ExecutionAnswer {
  */
 export async function executePlanNow(deps: PlanDeps, context: UserUnitContext, planId: string, idempotencyKey: string | null): Promise<ExecutionAnswer> {
   const { tenantId, userId } = context;
-  const plan = await requirePlan(tenantScope(deps.db, tenantId), planId);
   const request = { requestId: idempotencyKey ?? unkeyedExecuteRequestId(), userId, taskId: randomUUID(), at: new Date() };
-  const answered = await callPlanWorkflow(deps, plan, (c) =>
-    executePlan(c, tenantId, plan.id, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() }),
+  // The plan's read overlaps the Update rather than preceding it (a round trip off every execute):
+  // the workflow id is the tenant's own, so another tenant's plan id reaches no workflow, and a
+  // plan the read does not find is a 404 whatever the Update answered.
+  const planRead = requirePlan(tenantScope(deps.db, tenantId), planId);
+  planRead.catch(() => undefined); // awaited below on every path; this only marks it handled meanwhile
+  const update = callPlanWorkflowLoading(deps, planId, () => planRead, (c) =>
+    executePlan(c, tenantId, planId, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() }),
   );
+  const answered = await update.catch(async (err: unknown) => {
+    await planRead;
+    throw err;
+  });
+  const plan = await planRead;
   const result = await runUnit(deps.db, context, async (unit) => {
     // The lock reads the request's earlier execution too, and the writes are one statement:
     // this transaction was 12 sequential round trips, now 7 (3 of them the audit's).

@@ -612,6 +612,10 @@ describe('tenant isolation', () => {
     expectError(await get(tenant, '/plans/not-a-uuid'), 404, 'NOT_FOUND');
     expectError(await get(tenant, '/tasks/not-a-uuid'), 404, 'NOT_FOUND');
     expect((await get(other, `/tasks?plan_id=${plan.id}`)).body.total).toBe(0);
+    // The execute's Update overlaps its plan read: the other tenant's id reached no workflow of
+    // its own, and none was started for it from a row it cannot read.
+    await expect((await workflowOf(other, plan.id)).describe()).rejects.toThrow(/not found/i);
+    expect(await api.deps.db('maintenance_executions').where({ plan_id: plan.id })).toHaveLength(1);
     // Nothing happened to the owner's plan.
     expect((await get(tenant, p)).body).toMatchObject({ status: 'active', version: 1 });
     expect((await get(tenant, `/tasks/${task_id}`)).body.status).toBe('open');

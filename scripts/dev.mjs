@@ -10,8 +10,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
+import { createRequire } from 'node:module';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { WORKER_NODE_FLAGS } = createRequire(import.meta.url)('./lib/worker-node-flags.cjs');
 const STACK_ENV = path.join(ROOT, '.data', 'stack.env');
 const children = [];
 
@@ -47,5 +49,5 @@ build.on('exit', (code) => {
   start('tsc', process.execPath, [tsc, '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput']);
   const env = appEnv();
   start('api', process.execPath, ['--watch-path=dist', 'dist/api/server.js'], env);
-  start('worker', process.execPath, ['--watch-path=dist', 'dist/workers/main.js'], env);
+  start('worker', process.execPath, [...WORKER_NODE_FLAGS, '--watch-path=dist', 'dist/workers/main.js'], env);
 });

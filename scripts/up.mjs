@@ -21,6 +21,7 @@ const { loadDevSecrets } = require('./lib/dev-secrets.cjs');
 const { ProcessRunner, waitForLine, pinoMsg, parsePinoLine } = require('./lib/process-runner.cjs');
 const services = require('./lib/services.cjs');
 const { superviseProcess } = require('./lib/supervisor.cjs');
+const { WORKER_NODE_FLAGS } = require('./lib/worker-node-flags.cjs');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = path.join(ROOT, '.data');
@@ -206,7 +207,7 @@ async function main() {
       ...stackEnv,
       DEMO_ADMIN_PASSWORD: env.DEMO_ADMIN_PASSWORD || secrets.DEMO_ADMIN_PASSWORD,
     });
-    const nodeScript = (script) => [process.execPath, [path.join(ROOT, script)]];
+    const nodeScript = (script, nodeFlags = []) => [process.execPath, [...nodeFlags, path.join(ROOT, script)]];
     const options = { env: childEnv, cwd: ROOT };
 
     step('migrate + seed');
@@ -220,7 +221,7 @@ async function main() {
     step('worker + API');
     // Started through these functions again when they die (superviseProcess below).
     const restartable = {
-      worker: () => runner.start('worker', ...nodeScript('dist/workers/main.js'), options),
+      worker: () => runner.start('worker', ...nodeScript('dist/workers/main.js', WORKER_NODE_FLAGS), options),
       // The access log of successful requests goes to .data/logs/api.log only: the gateway's
       // requests every 3 s would bury the lines worth reading (errors, webhooks, the gateway's news).
       api: () => runner.start('api', ...nodeScript('dist/api/server.js'), { ...options, echo: notRoutineRequest, logFile: path.join(DATA, 'logs', 'api.log') }),

@@ -9,6 +9,7 @@ const runnerLib = require('./process-runner.cjs');
 const services = require('./services.cjs');
 const toolsLib = require('./tools.cjs');
 const secretsLib = require('./dev-secrets.cjs');
+const { WORKER_NODE_FLAGS } = require('./worker-node-flags.cjs');
 
 /**
  * @param {{ root: string, runDir: string, log: (t: string) => void, worker?: boolean, temporalDbFile?: string|null, extraEnv?: Record<string,string>, beforeWorker?: (ctx: { tmpDir: string, env: Record<string,string> }) => Promise<Record<string,string>|void> }} options
@@ -99,7 +100,7 @@ async function startEphemeralStack({ root, runDir, log, worker = true, temporalD
     await runner.run('migrate', process.execPath, [path.join(root, 'dist/db/migrate-cli.js')], { ...childOptions, env: { ...process.env, ...env }, logFile: logFile('migrate') });
     if (beforeWorker) Object.assign(env, (await beforeWorker({ tmpDir, env, runner })) || {});
     if (worker) {
-      const child = runner.start('worker', process.execPath, [path.join(root, 'dist/workers/main.js')], {
+      const child = runner.start('worker', process.execPath, [...WORKER_NODE_FLAGS, path.join(root, 'dist/workers/main.js')], {
         ...childOptions,
         // The owner's URL goes to the migrations only, never to the app's processes.
         env: services.withoutOwnerUrl({ ...process.env, ...env }),

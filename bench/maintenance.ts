@@ -97,20 +97,22 @@ async function executeCalls(ctx: MaintenanceBenchContext, client: Client) {
   const record = async () => {
     if (!last) throw new Error('no Update answered yet');
     const { request, answered } = last;
-    await runTenantScope(tenantId, () => ctx.db.transaction(async (tx) => {
-      const locked = await lockPlanForManualExecution(tx, tenantId, plan.id, request.requestId);
-      if (!locked) throw new Error('plan gone');
-      const done = await recordManualExecution(tx, locked.plan, request, answered, locked.earlier);
-      await appendAudit(tx, {
-        tenantId,
-        actor: { type: 'user', id: userId },
-        requestId: request.requestId,
-        action: 'maintenance_plan.executed',
-        resourceType: 'maintenance_plan',
-        resourceId: plan.id,
-        details: { task_id: done.task_id, execution_id: done.execution_id },
-      });
-    }));
+    await runTenantScope(tenantId, () =>
+      ctx.db.transaction(async (tx) => {
+        const locked = await lockPlanForManualExecution(tx, tenantId, plan.id, request.requestId);
+        if (!locked) throw new Error('plan gone');
+        const done = await recordManualExecution(tx, locked.plan, request, answered, locked.earlier);
+        await appendAudit(tx, {
+          tenantId,
+          actor: { type: 'user', id: userId },
+          requestId: request.requestId,
+          action: 'maintenance_plan.executed',
+          resourceType: 'maintenance_plan',
+          resourceId: plan.id,
+          details: { task_id: done.task_id, execution_id: done.execution_id },
+        });
+      }),
+    );
   };
   // The same-work floor's second half: the statements `record` sent once, replayed from a bare pg
   // client with fresh request and task ids (the tenant, plan and user kept).

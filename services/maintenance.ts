@@ -370,8 +370,11 @@ export async function executePlanNow(deps: PlanDeps, context: UserUnitContext, p
   // plan the read does not find is a 404 whatever the Update answered.
   const planRead = requirePlan(tenantScope(deps.db, tenantId), planId);
   planRead.catch(() => undefined); // awaited below on every path; this only marks it handled meanwhile
-  const update = callPlanWorkflowLoading(deps, planId, () => planRead, (c) =>
-    executePlan(c, tenantId, planId, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() }),
+  const update = callPlanWorkflowLoading(
+    deps,
+    planId,
+    () => planRead,
+    (c) => executePlan(c, tenantId, planId, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() }),
   );
   const answered = await update.catch(async (err: unknown) => {
     await planRead;

@@ -1,0 +1,231 @@
+import type { Schema } from 'joi';
+
+/**
+ * A Joi schema compiled, once, into plain functions that judge the values it can judge alone and
+ * answer what Joi would: the same converted value (strings trimmed, ISO dates parsed, -0 as 0).
+ * Anything else (an error, a conversion Joi would make such as "12" into 12, a rule or flag not
+ * known here) answers "not sure", and Joi judges the value as before, so its messages, the
+ * OpenAPI document generated from the same schemas and the fuzzer's view of them do not change.
+ * Why: Joi's walk of a gateway batch (500 readings, 7 fields each) took 2.9 ms of CPU, about a
+ * quarter of what the ingest costs beyond its same-work floor; this judges it in a fraction of
+ * that (docs/PERFORMANCE.md, "Gateway ingest: validation compiled from the schema").
+ *
+ * Known: object (declared keys only), array (one item schema, min/max), string (trim, the
+ * project's minChars/maxChars of domain/joi.ts, pattern), number (no rules), date (format iso),
+ * presence, allow(null), valid(...) on strings, and `custom` rules, which are called with helpers
+ * whose error answers "not sure". The equivalence with Joi is tested on mutated bodies
+ * (test/unit/domain/joi-fast-path.test.ts).
+ */
+export type FastPath = (value: unknown) => { value: unknown } | undefined;
+
+/** Compiles `schema`, or null when it uses something not known here (Joi alone judges it). */
+export function compileFastPath(schema: Schema): FastPath | null {
+  const judge = compile(schema as unknown as JoiInternals);
+  if (!judge) return null;
+  return (value) => {
+    const judged = judge(value);
+    return judged === UNSURE ? undefined : { value: judged };
+  };
+}
+
+const UNSURE = Symbol('unsure');
+type Judge = (value: unknown) => unknown;
+
+/** The parts of a Joi 18 schema object read here (its own representation, pinned with Joi). */
+interface JoiInternals {
+  type: string;
+  _flags: Record<string, unknown>;
+  _rules: Array<{ name: string; args: Record<string, unknown> | null }>;
+  _valids: { _values: Set<unknown>; _refs: Set<unknown> } | null;
+  _invalids: unknown;
+  _preferences: unknown;
+  _refs: { refs: unknown[] };
+  $_terms: Record<string, unknown>;
+}
+
+/** Flags that change nothing an accepted value becomes (documentation and error wording). */
+const NEUTRAL_FLAGS = new Set(['presence', 'description', 'label', 'error']);
+/** Terms that only document a schema. */
+const NEUTRAL_TERMS = new Set(['examples', 'metas', 'notes', 'tags']);
+
+function compile(schema: JoiInternals): Judge | null {
+  if (schema._preferences || schema._invalids || schema._refs.refs.length > 0) return null;
+  const { presence } = schema._flags;
+  if (presence !== undefined && presence !== 'required' && presence !== 'optional') return null;
+  const typed = compileType(schema);
+  if (!typed) return null;
+  const allowsNull = schema._valids?._values.has(null) ?? false;
+  if (!allowsNull) return typed;
+  return (value) => (value === null ? null : typed(value));
+}
+
+function compileType(schema: JoiInternals): Judge | null {
+  switch (schema.type) {
+    case 'object':
+      return compileObject(schema);
+    case 'array':
+      return compileArray(schema);
+    case 'string':
+      return compileString(schema);
+    case 'number':
+      return compileNumber(schema);
+    case 'date':
+      return compileDate(schema);
+    default:
+      return null;
+  }
+}
+
+/** True when the schema has no flag, term or allowed value beyond the neutral ones and `extra`. */
+function onlyKnown(schema: JoiInternals, extra: { flags?: string[]; terms?: string[] }): boolean {
+  const flagsOk = Object.keys(schema._flags).every((flag) => NEUTRAL_FLAGS.has(flag) || extra.flags?.includes(flag));
+  const termsOk = Object.entries(schema.$_terms).every(([term, value]) => {
+    if (NEUTRAL_TERMS.has(term) || extra.terms?.includes(term)) return true;
+    return value === null || (Array.isArray(value) && value.length === 0);
+  });
+  const valids = schema._valids;
+  const validsOk = !valids || (valids._refs.size === 0 && (schema._flags.only === true || [...valids._values].every((v) => v === null)));
+  return flagsOk && termsOk && validsOk;
+}
+
+function compileObject(schema: JoiInternals): Judge | null {
+  const keys = schema.$_terms.keys as Array<{ key: string; schema: JoiInternals }> | null;
+  if (!keys || schema._rules.length > 0 || !onlyKnown(schema, { terms: ['keys'] })) return null;
+  const children = new Map<string, { judge: Judge; required: boolean }>();
+  for (const child of keys) {
+    const judge = compile(child.schema);
+    if (!judge) return null;
+    children.set(child.key, { judge, required: child.schema._flags.presence === 'required' });
+  }
+  const required = [...children].filter(([, c]) => c.required).map(([key]) => key);
+  return (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return UNSURE;
+    const source = value as Record<string, unknown>;
+    for (const key of required) if (source[key] === undefined) return UNSURE;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(source)) {
+      const child = children.get(key);
+      if (!child) return UNSURE; // an unknown key: Joi's error
+      const judged = child.judge(source[key]);
+      if (judged === UNSURE) return UNSURE;
+      out[key] = judged;
+    }
+    return out;
+  };
+}
+
+function compileArray(schema: JoiInternals): Judge | null {
+  const items = schema.$_terms.items as JoiInternals[] | null;
+  if (!items || items.length !== 1 || !onlyKnown(schema, { terms: ['items', '_inclusions'] })) return null;
+  const inclusions = schema.$_terms._inclusions as unknown[];
+  if (inclusions.length !== 1 || items[0]!._flags.presence !== undefined) return null;
+  let min = 0;
+  let max = Infinity;
+  for (const rule of schema._rules) {
+    if (rule.name === 'items') continue;
+    if (rule.name === 'min') min = rule.args!.limit as number;
+    else if (rule.name === 'max') max = rule.args!.limit as number;
+    else return null;
+  }
+  const item = compile(items[0]!);
+  if (!item) return null;
+  return (value) => {
+    if (!Array.isArray(value) || value.length < min || value.length > max) return UNSURE;
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i += 1) {
+      const judged = value[i] === undefined ? UNSURE : item(value[i]);
+      if (judged === UNSURE) return UNSURE;
+      out[i] = judged;
+    }
+    return out;
+  };
+}
+
+/** Code points, as domain/joi.ts counts them; a UTF-16 length within the limit is within it. */
+function characters(value: string): number {
+  let count = 0;
+  for (const _ of value) count += 1;
+  return count;
+}
+
+function compileString(schema: JoiInternals): Judge | null {
+  if (!onlyKnown(schema, { flags: ['only'] })) return null;
+  let trim = false;
+  let min = 0;
+  let max = Infinity;
+  const patterns: Array<{ regex: RegExp; invert: boolean }> = [];
+  for (const rule of schema._rules) {
+    const args = rule.args ?? {};
+    if (rule.name === 'trim') trim = args.enabled === true;
+    else if (rule.name === 'minChars') min = args.limit as number;
+    else if (rule.name === 'maxChars') max = args.limit as number;
+    else if (rule.name === 'pattern') patterns.push({ regex: args.regex as RegExp, invert: (args.options as { invert?: boolean }).invert === true });
+    else return null;
+  }
+  const matches = (text: string) => patterns.every(({ regex, invert }) => regex.test(text) !== invert);
+  if (schema._flags.only === true) {
+    // valid(...): Joi compares the converted string with the listed values, and nothing else applies.
+    const listed = schema._valids!._values;
+    if (![...listed].every((v) => v === null || typeof v === 'string')) return null;
+    return (value) => {
+      if (typeof value !== 'string') return UNSURE;
+      const converted = trim ? value.trim() : value;
+      return listed.has(converted) ? converted : UNSURE;
+    };
+  }
+  return (value) => {
+    if (typeof value !== 'string') return UNSURE;
+    const converted = trim ? value.trim() : value;
+    if (converted === '') return UNSURE;
+    // A maximum and the patterns judge the string as sent too (domain/joi.ts); a minimum the converted one.
+    if (value.length > max && characters(value) > max) return UNSURE;
+    if (min > 0 && (converted.length < min || characters(converted) < min)) return UNSURE;
+    if (!matches(converted) || (converted !== value && !matches(value))) return UNSURE;
+    return converted;
+  };
+}
+
+function compileNumber(schema: JoiInternals): Judge | null {
+  if (schema._rules.length > 0 || !onlyKnown(schema, {})) return null;
+  return (value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return UNSURE; // a numeric string: Joi converts it
+    if (value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER) return UNSURE;
+    return value === 0 ? 0 : value;
+  };
+}
+
+/**
+ * RFC 3339 date-times: a subset of what Joi's `iso` format accepts (it also takes week dates,
+ * ordinal dates, basic format and a space for the T), parsed by `new Date` as Joi parses them.
+ */
+const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+
+function compileDate(schema: JoiInternals): Judge | null {
+  if (schema._flags.format !== 'iso' || !onlyKnown(schema, { flags: ['format'] })) return null;
+  const customs: Array<(value: unknown, helpers: object) => unknown> = [];
+  for (const rule of schema._rules) {
+    if (rule.name !== 'custom') return null;
+    customs.push(rule.args!.method as (value: unknown, helpers: object) => unknown);
+  }
+  return (value) => {
+    if (typeof value !== 'string' || !RFC3339.test(value)) return UNSURE;
+    let date: unknown = new Date(value);
+    if (Number.isNaN((date as Date).getTime())) return UNSURE;
+    for (const custom of customs) {
+      date = runCustom(custom, date, value, schema);
+      if (date === UNSURE) return UNSURE;
+    }
+    return date;
+  };
+}
+
+/** A `custom` rule as Joi runs it, with helpers whose every error means "not sure". */
+function runCustom(custom: (value: unknown, helpers: object) => unknown, value: unknown, original: unknown, schema: JoiInternals): unknown {
+  const unsure = () => UNSURE;
+  try {
+    const out = custom(value, { schema, original, error: unsure, message: unsure, warn: unsure, errorsArray: unsure });
+    return out === undefined ? UNSURE : out;
+  } catch {
+    return UNSURE;
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * The compiled fast path must answer exactly what Joi answers, or not at all: for every route
+ * schema of the API that compiles, bodies, queries and paths generated from the schema itself
+ * (valid ones, and each field bent into a near miss) are judged by both; whenever the fast path
+ * answers, Joi accepts the same value and converts it to the same result.
+ */
+import type { Schema } from 'joi';
+import Joi from '../../../domain/joi';
+import { compileFastPath } from '../../../domain/joi-fast-path';
+import { apiRouters } from '../../../api/routers';
+
+const JOI_OPTIONS = { abortEarly: false, convert: true, allowUnknown: false } as const;
+
+/** A small seeded generator: the same cases on every run. */
+function random(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  return { chance: (p: number) => next() < p, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]! };
+}
+type Random = ReturnType<typeof random>;
+
+interface Internals {
+  type: string;
+  _flags: Record<string, unknown>;
+  _rules: Array<{ name: string; args: Record<string, unknown> | null }>;
+  _valids: { _values: Set<unknown> } | null;
+  $_terms: Record<string, unknown>;
+}
+
+const now = Date.now();
+const iso = (ms: number) => new Date(ms).toISOString();
+const STRANGE: unknown[] = [null, 12, true, {}, [], '', ' ', '\t\n'];
+const DATES = [
+  iso(now - 60_000),
+  iso(now - 86_400_000).replace('Z', '+00:00'),
+  '2026-11-27T10:00:00.123+01:00',
+  '2026-11-27T10:00:00Z',
+  iso(now + 86_400_000),
+  '2026-11-27',
+  '2026-11-27 10:00:00Z',
+  '2026-02-30T00:00:00Z',
+  '2026-11-27T24:00:00Z',
+  ' 2026-11-27T10:00:00Z',
+  '2026-11-27t10:00:00z',
+  '20261127T100000Z',
+  1_700_000_000_000,
+];
+const NUMBERS = [0, -0, 1.5, -3, 1e21, 2 ** 53, 2 ** 53 + 2, -(2 ** 53) - 2, '12', ' 12 ', '1e3', 'x'];
+
+function stringsFor(schema: Internals): unknown[] {
+  const limit = (name: string) => schema._rules.find((r) => r.name === name)?.args?.limit as number | undefined;
+  const max = limit('maxChars') ?? 20;
+  const min = limit('minChars') ?? 1;
+  const listed = [...(schema._valids?._values ?? [])].filter((v) => typeof v === 'string') as string[];
+  const sized = (n: number) => 'x'.repeat(Math.max(0, Math.min(n, 5_000)));
+  return [
+    ...listed,
+    ...listed.map((v) => ` ${v} `),
+    'temperature',
+    'A-1_b.c:d/e',
+    'vibration.threshold_exceeded',
+    '3f1c2a7e-1111-4222-8333-444455556666',
+    ' padded ',
+    'line\nbreak',
+    'ünïcödé',
+    sized(max),
+    sized(max + 1),
+    ` ${sized(max)}`,
+    `${sized(max - 1)} `,
+    '😀'.repeat(Math.min(max, 2_000)),
+    '😀'.repeat(Math.min(max + 1, 2_001)),
+    sized(min - 1),
+    sized(min),
+    'a',
+  ];
+}
+
+/** A value for `schema`: mostly one it describes, sometimes a near miss. */
+function sample(schema: Internals, rnd: Random, depth = 0): unknown {
+  if (depth > 6) return null;
+  if (rnd.chance(0.04)) return rnd.pick(STRANGE);
+  switch (schema.type) {
+    case 'object': {
+      const keys = (schema.$_terms.keys as Array<{ key: string; schema: Internals }> | null) ?? [];
+      const out: Record<string, unknown> = {};
+      for (const { key, schema: child } of keys) {
+        const required = child._flags.presence === 'required';
+        if (required ? rnd.chance(0.98) : rnd.chance(0.6)) out[key] = sample(child, rnd, depth + 1);
+      }
+      if (rnd.chance(0.03)) out.unexpected = 'x';
+      return out;
+    }
+    case 'array': {
+      const item = (schema.$_terms.items as Internals[])[0]!;
+      const max = schema._rules.find((r) => r.name === 'max')?.args?.limit as number | undefined;
+      const length = rnd.chance(0.05) && max !== undefined && max <= 600 ? rnd.pick([max, max + 1]) : rnd.pick([0, 1, 2, 3]);
+      return Array.from({ length }, () => sample(item, rnd, depth + 1));
+    }
+    case 'string':
+      return rnd.pick(stringsFor(schema));
+    case 'number':
+      return rnd.chance(0.7) ? rnd.pick([0, 1.5, -3, 42]) : rnd.pick(NUMBERS);
+    case 'date':
+      return rnd.chance(0.5) ? DATES[0] : rnd.pick(DATES);
+    default:
+      return rnd.pick(['x', 1, true, null]);
+  }
+}
+
+function routeSchemas(): Array<{ name: string; schema: Schema }> {
+  const out: Array<{ name: string; schema: Schema }> = [];
+  for (const router of apiRouters()) {
+    for (const route of router.routes) {
+      for (const part of ['params', 'query', 'body'] as const) {
+        const schema = route[part] as Schema | undefined;
+        if (schema) out.push({ name: `${route.method.toUpperCase()} ${route.fullPath} ${part}`, schema });
+      }
+    }
+  }
+  return out;
+}
+
+describe('the compiled fast path of a Joi schema', () => {
+  const schemas = routeSchemas();
+  const compiled = schemas.map((s) => ({ ...s, fastPath: compileFastPath(s.schema) })).filter((s) => s.fastPath !== null);
+
+  it('compiles the gateway batches and answers a whole valid batch of readings alone', () => {
+    const batch = compiled.find((s) => s.name === 'POST /api/v1/machine/readings/batch body');
+    expect(batch).toBeDefined();
+    const readings = Array.from({ length: 500 }, (_, i) => ({
+      event_id: ` ev-${i} `,
+      asset_id: '3f1c2a7e-1111-4222-8333-444455556666',
+      parameter: 'temperature',
+      value: i === 0 ? -0 : 40 + i / 10,
+      unit: i % 2 ? 'C' : null,
+      timestamp: iso(now - i * 1_000),
+      source: 'gw-1',
+    }));
+    const answered = batch!.fastPath!({ readings });
+    expect(answered).toBeDefined();
+    expect(answered!.value).toEqual(batch!.schema.validate({ readings }, JOI_OPTIONS).value);
+    const first = (answered!.value as { readings: Array<Record<string, unknown>> }).readings[0]!;
+    expect(first).toEqual({ ...readings[0], event_id: 'ev-0', value: 0, timestamp: new Date(readings[0]!.timestamp) });
+    expect(Object.is(first.value, 0)).toBe(true);
+    expect(compiled.map((s) => s.name)).toContain('POST /api/v1/machine/readings body');
+  });
+
+  it('answers only what Joi accepts, with the value Joi converts it to, on every route schema that compiles', () => {
+    let answered = 0;
+    let refused = 0;
+    for (const { name, schema, fastPath } of compiled) {
+      const rnd = random(name.length * 7919 + 17);
+      for (let i = 0; i < 300; i += 1) {
+        const value = sample(schema as unknown as Internals, rnd);
+        const fast = fastPath!(structuredClone(value));
+        const joi = schema.validate(structuredClone(value), JOI_OPTIONS);
+        if (joi.error) refused += 1;
+        if (!fast) continue;
+        answered += 1;
+        expect({ name, value, error: joi.error?.message }).toEqual({ name, value, error: undefined });
+        expect({ name, value, converted: fast.value }).toEqual({ name, value, converted: joi.value });
+      }
+    }
+    // The generator reached both sides: values the fast path judged, and values Joi refused.
+    expect(answered).toBeGreaterThan(1_000);
+    expect(refused).toBeGreaterThan(1_000);
+  });
+
+  it('leaves to Joi what it does not know: defaults, conversions of other types, references, alternatives', () => {
+    expect(compileFastPath(Joi.object({ a: Joi.string().default('x') }))).toBeNull();
+    expect(compileFastPath(Joi.object({ a: Joi.number().min(1) }))).toBeNull();
+    expect(compileFastPath(Joi.object({ a: Joi.boolean() }))).toBeNull();
+    expect(compileFastPath(Joi.object({ a: Joi.string(), b: Joi.string().valid(Joi.ref('a')) }))).toBeNull();
+    expect(compileFastPath(Joi.object({ a: Joi.alternatives().try(Joi.string(), Joi.number()) }))).toBeNull();
+    expect(compileFastPath(Joi.object({ a: Joi.string().lowercase() }))).toBeNull();
+    expect(compileFastPath(Joi.object().unknown(true))).toBeNull();
+    const numbers = compileFastPath(Joi.object({ n: Joi.number() }))!;
+    expect(numbers({ n: '12' })).toBeUndefined(); // Joi converts it; the fast path does not
+    expect(numbers({ n: 12 })).toEqual({ value: { n: 12 } });
+  });
+});

@@ -2,7 +2,10 @@
  * The plans-due benchmark's same-shape ceiling, in the same run: as many no-op workflows as plans
  * were due, each with a timer firing at one instant and then one local activity doing one INSERT
  * (its own table, through a bare pg pool). Its worker runs in this process, so the CPU it spent
- * is this process's (the API beside it is idle meanwhile).
+ * is this process's (the API beside it is idle meanwhile). The worker is shaped as the service's
+ * main worker: the same cache of workflows, workflow-task slots and local-activity slots for a
+ * pool of the service's default size, so that a due workflow replays (or not) and waits for a
+ * slot (or not) as a due plan does, and the ratio measures the plan's code, not a bigger cache.
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -11,11 +14,14 @@ import { Pool } from 'pg';
 import { mapSettled } from '../orchestration/concurrency';
 import { benchDueCeilingWorkflow } from './due-ceiling-workflow';
 import { historyEvents } from './report';
+import { mainQueueLocalActivitySlots, WORKER_TUNING } from '../workers/options';
 
 const QUEUE = 'bench-due-ceiling';
 const TABLE = 'bench_due_ceiling';
 const START_CONCURRENCY = 32;
 const HISTORY_SAMPLE = 100;
+/** The service's default DATABASE_POOL_MAX (infra/config.ts). */
+const POOL_MAX = 20;
 
 export interface DueCeilingResult {
   started: number;
@@ -28,7 +34,7 @@ export interface DueCeilingResult {
 
 /** `databaseUrl`: a user that may create the scratch table (the owner's when the stack gives it). */
 export async function runDueCeiling(opts: { temporal: { address: string; namespace: string }; databaseUrl: string; count: number; deadlineMs: number }): Promise<DueCeilingResult> {
-  const pool = new Pool({ connectionString: opts.databaseUrl, max: 10 });
+  const pool = new Pool({ connectionString: opts.databaseUrl, max: POOL_MAX });
   await pool.query(`create table if not exists ${TABLE} (id uuid primary key, run text not null, at timestamptz not null default clock_timestamp())`);
   const run = randomUUID();
   const connection = await NativeConnection.connect({ address: opts.temporal.address });
@@ -39,6 +45,8 @@ export async function runDueCeiling(opts: { temporal: { address: string; namespa
     namespace: opts.temporal.namespace,
     taskQueue: QUEUE,
     workflowsPath: require.resolve('./due-ceiling-workflow'),
+    ...WORKER_TUNING,
+    maxConcurrentLocalActivityExecutions: mainQueueLocalActivitySlots(POOL_MAX),
     activities: {
       insertDueRow: async (id: string) => {
         await pool.query(`insert into ${TABLE} (id, run) values ($1, $2) on conflict do nothing`, [id, run]);

@@ -1,7 +1,7 @@
 /**
  * A worker killed with SIGKILL in the middle of a burst of deliveries, then restarted: every
  * (event, webhook) pair still reaches the receiver, under exactly one delivery id (the one derived
- * from the pair), and every event leaves the outbox. A request the killed worker had already sent
+ * from the pair), is recorded as succeeded exactly once, and every event leaves the outbox. A request the killed worker had already sent
  * may be sent again by the activity's retry (at-least-once HTTP); it carries the same delivery id,
  * which is what receivers deduplicate on.
  */
@@ -90,11 +90,24 @@ it('loses and doubles no delivery when a worker is killed mid-burst and restarte
     expect([...byEvent.keys()].sort()).toEqual([...eventIds].sort());
     for (const [eventId, ids] of byEvent) expect([...ids]).toEqual([deliveryIdFor(eventId, webhookId)]);
   }
-  // One attempt record per delivery, all succeeded; the outbox is drained.
-  const records = await api.deps.db('webhook_deliveries').whereIn('webhook_id', hooks).select('delivery_id', 'attempt', 'status');
-  expect(records).toHaveLength(expected);
-  expect(new Set(records.map((r) => r.delivery_id)).size).toBe(expected);
-  expect(records.every((r) => r.attempt === 1 && r.status === 'succeeded')).toBe(true);
+  // Every delivery succeeded exactly once, under its own id; the outbox is drained. An attempt
+  // before the success may have failed on its own deadline (a 3 s connect deadline, when the
+  // machine stalls the worker's event loop longer than that: a CI run saw 5 of 400): that is the
+  // schedule's retry of one delivery, recorded as attempt 1 failed and attempt 2 succeeded, not a
+  // second delivery.
+  const records = await api.deps.db('webhook_deliveries').whereIn('webhook_id', hooks).select('delivery_id', 'attempt', 'status', 'failure_cause');
+  const succeeded = records.filter((r) => r.status === 'succeeded');
+  expect(succeeded).toHaveLength(expected);
+  expect(new Set(succeeded.map((r) => r.delivery_id)).size).toBe(expected);
+  const failed = records.filter((r) => r.status !== 'succeeded');
+  for (const r of failed) {
+    const success = succeeded.find((s) => s.delivery_id === r.delivery_id);
+    expect({ failed: r, before: success && success.attempt > r.attempt, cause: ['timeout', 'connection_error'].includes(r.failure_cause) }).toEqual({
+      failed: r,
+      before: true,
+      cause: true,
+    });
+  }
   expect(await api.deps.db('outbox_events').whereIn('id', eventIds).whereNull('dispatched_at')).toHaveLength(0);
   // Resent requests are attempts whose result no workflow task had recorded when it ended: the
   // killed worker's (in flight, or answered while their task was still open), and under a heavy
@@ -102,5 +115,7 @@ it('loses and doubles no delivery when a worker is killed mid-burst and restarte
   // (runs have seen 40 to 300 of 400), so the test reports them; what it asserts is the guarantee
   // receivers rely on, above: a resend carries the same delivery id and is recorded once.
   const resent = requests.length - expected;
-  process.stderr.write(`[webhooks-crash] ${expected} deliveries, ${receivedAtKill} received before the kill, ${resent} resent with the same delivery id\n`);
+  process.stderr.write(
+    `[webhooks-crash] ${expected} deliveries, ${receivedAtKill} received before the kill, ${resent} resent with the same delivery id, ${failed.length} attempts failed before their delivery's success (${failed.map((r) => r.failure_cause).join(', ')})\n`,
+  );
 });

@@ -1,4 +1,5 @@
 import type { Schema } from 'joi';
+import { characters } from './joi';
 
 /**
  * A Joi schema compiled, once, into plain functions that judge the values it can judge alone and
@@ -101,7 +102,9 @@ function compileObject(schema: JoiInternals): Judge | null {
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return UNSURE;
     const source = value as Record<string, unknown>;
-    for (const key of required) if (source[key] === undefined) return UNSURE;
+    // Own keys only: a declared name is never read through the prototype, and the client's keys are
+    // looked up in the schema's Map (an own `__proto__` is refused before, api/validation.ts).
+    for (const key of required) if (!Object.hasOwn(source, key) || source[key] === undefined) return UNSURE;
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(source)) {
       const child = children.get(key);
@@ -141,13 +144,6 @@ function compileArray(schema: JoiInternals): Judge | null {
   };
 }
 
-/** Code points, as domain/joi.ts counts them; a UTF-16 length within the limit is within it. */
-function characters(value: string): number {
-  let count = 0;
-  for (const _ of value) count += 1;
-  return count;
-}
-
 function compileString(schema: JoiInternals): Judge | null {
   if (!onlyKnown(schema, { flags: ['only'] })) return null;
   let trim = false;
@@ -177,7 +173,8 @@ function compileString(schema: JoiInternals): Judge | null {
     if (typeof value !== 'string') return UNSURE;
     const converted = trim ? value.trim() : value;
     if (converted === '') return UNSURE;
-    // A maximum and the patterns judge the string as sent too (domain/joi.ts); a minimum the converted one.
+    // A maximum and the patterns judge the string as sent too (domain/joi.ts); a minimum the converted
+    // one. Limits count code points; a UTF-16 length within a maximum is within it, so most strings skip the count.
     if (value.length > max && characters(value) > max) return UNSURE;
     if (min > 0 && (converted.length < min || characters(converted) < min)) return UNSURE;
     if (!matches(converted) || (converted !== value && !matches(value))) return UNSURE;

@@ -13,7 +13,9 @@ import BaseJoi from 'joi';
  * Joi refuses to redefine its own rules, so `min`/`max`/`length` are overridden as methods that add
  * the rules `minChars`/`maxChars`; api/openapi-schema.ts documents them as minLength/maxLength.
  */
-const characters = (value: string): number => {
+
+/** A string's length in code points, as the limits here and JSON Schema count it (the fast path too). */
+export const characters = (value: string): number => {
   let count = 0;
   for (const _ of value) count += 1;
   return count;

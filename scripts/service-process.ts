@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as RunnerLib from './lib/process-runner.cjs';
+import type * as WorkerNodeFlags from './lib/worker-node-flags.cjs';
 
 /** The checkout's root, from the source (tests) or from dist/ (benches): the first folder up with a package.json. */
 function rootFrom(dir: string): string {
@@ -15,6 +16,8 @@ const ROOT = rootFrom(__dirname);
 // From the checkout, not relative to this file: tsc does not copy the .cjs next to dist/scripts/.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const runnerLib = require(path.join(ROOT, 'scripts', 'lib', 'process-runner.cjs')) as typeof RunnerLib;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { WORKER_NODE_FLAGS } = require(path.join(ROOT, 'scripts', 'lib', 'worker-node-flags.cjs')) as typeof WorkerNodeFlags;
 
 export interface ServiceProcess {
   readonly pid: number;
@@ -31,14 +34,14 @@ export interface ServiceProcess {
 }
 
 const KINDS = {
-  worker: { script: 'dist/workers/main.js', ready: 'worker ready', url: (line: Record<string, unknown>) => String(line.probes) },
-  api: { script: 'dist/api/server.js', ready: 'api listening', url: (line: Record<string, unknown>) => String(line.url).replace(/\/api\/v1$/, '') },
+  worker: { script: 'dist/workers/main.js', nodeFlags: WORKER_NODE_FLAGS, ready: 'worker ready', url: (line: Record<string, unknown>) => String(line.probes) },
+  api: { script: 'dist/api/server.js', nodeFlags: [], ready: 'api listening', url: (line: Record<string, unknown>) => String(line.url).replace(/\/api\/v1$/, '') },
 } as const;
 
 export async function startServiceProcess(kind: keyof typeof KINDS, env: Record<string, string>, logFile: string): Promise<ServiceProcess> {
-  const { script, ready, url } = KINDS[kind];
+  const { script, nodeFlags, ready, url } = KINDS[kind];
   const runner = new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 10_000 });
-  const child = runner.start(kind, process.execPath, [path.join(ROOT, script)], {
+  const child = runner.start(kind, process.execPath, [...nodeFlags, path.join(ROOT, script)], {
     env: { ...process.env, WORKER_HTTP_PORT: '0', API_PORT: '0', ...env },
     cwd: ROOT,
     echo: false,

@@ -369,18 +369,18 @@ export async function executePlanNow(deps: PlanDeps, context: UserUnitContext, p
   // the workflow id is the tenant's own, so another tenant's plan id reaches no workflow, and a
   // plan the read does not find is a 404 whatever the Update answered.
   const planRead = requirePlan(tenantScope(deps.db, tenantId), planId);
-  planRead.catch(() => undefined); // awaited below on every path; this only marks it handled meanwhile
-  const update = callPlanWorkflowLoading(
-    deps,
-    planId,
-    () => planRead,
-    (c) => executePlan(c, tenantId, planId, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() }),
-  );
-  const answered = await update.catch(async (err: unknown) => {
-    await planRead;
-    throw err;
-  });
-  const plan = await planRead;
+  const [read, update] = await Promise.allSettled([
+    planRead,
+    callPlanWorkflowLoading(
+      deps,
+      planId,
+      () => planRead,
+      (c) => executePlan(c, tenantId, planId, { requestId: request.requestId, executedBy: userId, taskId: request.taskId, dueAt: request.at.toISOString() }),
+    ),
+  ]);
+  if (read.status === 'rejected') throw read.reason;
+  if (update.status === 'rejected') throw update.reason;
+  const [plan, answered] = [read.value, update.value];
   const result = await runUnit(deps.db, context, async (unit) => {
     // The lock reads the request's earlier execution too, and the writes are one statement:
     // this transaction was 12 sequential round trips, now 7 (3 of them the audit's).

@@ -79,8 +79,12 @@ describe('condition plans from gateway readings', () => {
       first_reading: { at: at(11), value: risingValue(11) },
       last_reading: { at: at(17), value: risingValue(17) }, // the reading that completed the 30 minutes
     };
-    const history = await api.request(`${M}/plans/${risingPlan.id}/history`, { token: tenant.token });
-    expect(history.body.items).toEqual([expect.objectContaining({ cause: 'condition', outcome: 'created', evidence })]);
+    // The state shows readings judged before the work order they fired is written: the history is awaited.
+    const history = await untilPasses(async () => {
+      const res = await api.request(`${M}/plans/${risingPlan.id}/history`, { token: tenant.token });
+      expect(res.body.items).toEqual([expect.objectContaining({ cause: 'condition', outcome: 'created', evidence })]);
+      return res;
+    });
     expect(history.body.items[0]).not.toHaveProperty('trigger'); // API 1.x: `trigger` keeps its two values; `cause` names the others
     const task = await api.request(`${M}/tasks/${history.body.items[0].task_id}`, { token: tenant.token });
     expect(task.body).toMatchObject({ plan_id: risingPlan.id, trigger: 'condition', evidence, status: 'open' });
@@ -97,13 +101,15 @@ describe('condition plans from gateway readings', () => {
     const more = Array.from({ length: 7 }, (_, k) => ({ event_id: randomUUID(), asset_id: rising, parameter: 'vibration', value: risingValue(24 + k), timestamp: at(24 + k) }));
     expect((await api.request('/api/v1/machine/readings/batch', { method: 'POST', token: tenant.token, json: { readings: more } })).status).toBe(200);
     await evaluatedUpTo(risingPlan.id, rising, 30);
-    const after = await api.request(`${M}/plans/${risingPlan.id}/history`, { token: tenant.token });
-    expect(
-      after.body.items.map((e: { evidence: { first_reading: { at: string }; last_reading: { at: string } } }) => [e.evidence.first_reading.at, e.evidence.last_reading.at]),
-    ).toEqual([
-      [at(24), at(30)],
-      [at(11), at(17)],
-    ]);
+    await untilPasses(async () => {
+      const after = await api.request(`${M}/plans/${risingPlan.id}/history`, { token: tenant.token });
+      expect(
+        after.body.items.map((e: { evidence: { first_reading: { at: string }; last_reading: { at: string } } }) => [e.evidence.first_reading.at, e.evidence.last_reading.at]),
+      ).toEqual([
+        [at(24), at(30)],
+        [at(11), at(17)],
+      ]);
+    });
 
     // The optimizer's basis says how the plan's work orders turned out (both too recent to judge yet:
     // the pump's alert was raised before them).

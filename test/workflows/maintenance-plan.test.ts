@@ -593,10 +593,14 @@ describe('condition plans', () => {
     await readings(220, Array(13).fill(2)); // minutes 220..280: inside for the window
     last = await readings(300, Array(13).fill(5));
     await evaluated(last);
-    expect((await executionsOf(plan.row.id)).map((e) => e.evidence.first_reading)).toEqual([
-      { at: at(0), value: 4 },
-      { at: at(300), value: 5 },
-    ]);
+    // The query shows the readings judged as soon as they are; the work order they fired is written
+    // by the activity that follows, so it is awaited (a third one would fail the result below).
+    await untilPasses(async () =>
+      expect((await executionsOf(plan.row.id)).map((e) => e.evidence.first_reading)).toEqual([
+        { at: at(0), value: 4 },
+        { at: at(300), value: 5 },
+      ]),
+    );
     // The history grew with the signals (one per batch), not with the readings.
     const events = (await plan.handle.fetchHistory()).events ?? [];
     expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes).length).toBe(10);

@@ -7,7 +7,7 @@
  * queues' fairness key (infra/task-fairness.ts).
  */
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type WorkflowStartOptions } from '@temporalio/client';
-import type { Workflow } from '@temporalio/common';
+import type { Duration, Workflow } from '@temporalio/common';
 import { PlanIdKey, resourceSearchAttributes } from '../infra/search-attributes';
 import { tenantPriority } from '../infra/task-fairness';
 
@@ -26,6 +26,8 @@ export interface StartOnce<W extends Workflow> {
   readonly staticSummary?: string;
   /** Eager start: the client shares its connection with a worker of the queue, which gets the first workflow task in the start's answer. */
   readonly eager?: boolean;
+  /** How long a worker may hold one workflow task before the server hands it to another (the server's default: 10 s). */
+  readonly workflowTaskTimeout?: Duration;
 }
 
 export async function startOnce<W extends Workflow>(client: Client, start: StartOnce<W>): Promise<'started' | 'already_started'> {
@@ -39,6 +41,7 @@ export async function startOnce<W extends Workflow>(client: Client, start: Start
       workflowIdReusePolicy: start.allowRerun ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
       ...(start.staticSummary ? { staticSummary: start.staticSummary } : {}),
       ...(start.eager ? { requestEagerStart: true } : {}),
+      ...(start.workflowTaskTimeout ? { workflowTaskTimeout: start.workflowTaskTimeout } : {}),
       // `args` is checked as Parameters<W> above; the SDK's conditional type cannot be resolved for a generic W.
     } as unknown as WorkflowStartOptions<W>);
     return 'started';

@@ -12,6 +12,17 @@ import { workflowIds } from '../infra/workflow-ids';
 import type { WebhookDeliveryInput, webhookDeliveryWorkflowV2 } from '../workflows/webhook-delivery';
 
 /**
+ * A delivery's workflow task is one attempt (a local activity) and a few commands. When the worker
+ * holding it dies (SIGKILL, OOM), the server hands the task to another worker only once this
+ * timeout has passed: 4 s instead of the default 10 s halves what a crash adds to a burst. A live
+ * attempt longer than that is not cut: the SDK heartbeats the task at 80 % of it (three more
+ * history events per 3.2 s of a slow receiver). A live task the worker cannot finish in 4 s is
+ * timed out and run again; its attempt is recorded once per attempt number, and the receiver gets
+ * the same delivery id (docs/DECISIONS.md, "Recovery after a worker dies").
+ */
+export const DELIVERY_WORKFLOW_TASK_TIMEOUT = '4 seconds';
+
+/**
  * `eager`: the client shares its NativeConnection with a worker of the webhook queue (the
  * dispatcher in the worker process), so the server hands the first workflow task back in the
  * start's answer instead of through a poll (eager workflow start; a server without it, or a
@@ -27,6 +38,7 @@ export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput
     resourceId: input.deliveryId,
     searchAttributes: [[WebhookIdKey, input.webhookId]],
     eager: opts.eager,
+    workflowTaskTimeout: DELIVERY_WORKFLOW_TASK_TIMEOUT,
   });
 }
 

@@ -17,10 +17,10 @@
 
 /**
  * A fresh lease's life, and the life each renewal gives it: three renewals' worth. What a killed
- * process holds is free again within it (3 s: a burst to one webhook with a worker killed a third of
- * the way took 1.13-1.21x the burst without the kill; with 6 s, 1.54-2x). A renewal more than two
- * intervals late (an event loop stalled for 2 s) lets a live lease lapse: the bounds above say what
- * that costs, never a lost or doubled delivery.
+ * process holds is free again within it; with 6 s, a burst to one webhook with a worker killed a
+ * third of the way waited on the dead dispatcher's claim (docs/PERFORMANCE.md, "Late-night runs").
+ * A renewal more than two intervals late (an event loop stalled for 2 s) lets a live lease lapse:
+ * the bounds above say what that costs, never a lost or doubled delivery.
  */
 export const LEASE_TTL_MS = 3_000;
 /** How often the held leases are renewed: one statement a second per process while any is held. */

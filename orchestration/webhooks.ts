@@ -14,13 +14,13 @@ import type { WebhookDeliveryInput, webhookDeliveryWorkflowV2 } from '../workflo
 /**
  * A delivery's workflow task is one attempt (a local activity) and a few commands. When the worker
  * holding it dies (SIGKILL, OOM), the server hands the task to another worker only once this
- * timeout has passed: 4 s instead of the default 10 s halves what a crash adds to a burst. A live
- * attempt longer than that is not cut: the SDK heartbeats the task at 80 % of it (three more
- * history events per 3.2 s of a slow receiver). A live task the worker cannot finish in 4 s is
- * timed out and run again; its attempt is recorded once per attempt number, and the receiver gets
- * the same delivery id (docs/DECISIONS.md, "Recovery after a worker dies").
+ * timeout has passed. The SDK heartbeats a task whose local activity is still running at 80 % of
+ * it: at 5.2 s, so an attempt that runs its whole 10 s deadline heartbeats once, as with the
+ * default of 10 s (at 8 s). A shorter timeout heartbeats a hung receiver's attempts more often:
+ * with 4 s a tenant bursting into hung webhooks more than doubled another tenant's delivery
+ * latency (docs/DECISIONS.md, "A delivery workflow's task is handed to another worker after 6.5 s").
  */
-export const DELIVERY_WORKFLOW_TASK_TIMEOUT = '4 seconds';
+export const DELIVERY_WORKFLOW_TASK_TIMEOUT = '6.5 seconds';
 
 /**
  * `eager`: the client shares its NativeConnection with a worker of the webhook queue (the

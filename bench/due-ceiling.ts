@@ -20,8 +20,6 @@ const QUEUE = 'bench-due-ceiling';
 const TABLE = 'bench_due_ceiling';
 const START_CONCURRENCY = 32;
 const HISTORY_SAMPLE = 100;
-/** The service's default DATABASE_POOL_MAX (infra/config.ts). */
-const POOL_MAX = 20;
 
 export interface DueCeilingResult {
   started: number;
@@ -32,9 +30,18 @@ export interface DueCeilingResult {
   sampled: number;
 }
 
-/** `databaseUrl`: a user that may create the scratch table (the owner's when the stack gives it). */
-export async function runDueCeiling(opts: { temporal: { address: string; namespace: string }; databaseUrl: string; count: number; deadlineMs: number }): Promise<DueCeilingResult> {
-  const pool = new Pool({ connectionString: opts.databaseUrl, max: POOL_MAX });
+/**
+ * `databaseUrl`: a user that may create the scratch table (the owner's when the stack gives it);
+ * `poolMax`: the service's DATABASE_POOL_MAX, which sizes its pool and local-activity slots.
+ */
+export async function runDueCeiling(opts: {
+  temporal: { address: string; namespace: string };
+  databaseUrl: string;
+  poolMax: number;
+  count: number;
+  deadlineMs: number;
+}): Promise<DueCeilingResult> {
+  const pool = new Pool({ connectionString: opts.databaseUrl, max: opts.poolMax });
   await pool.query(`create table if not exists ${TABLE} (id uuid primary key, run text not null, at timestamptz not null default clock_timestamp())`);
   const run = randomUUID();
   const connection = await NativeConnection.connect({ address: opts.temporal.address });
@@ -46,7 +53,7 @@ export async function runDueCeiling(opts: { temporal: { address: string; namespa
     taskQueue: QUEUE,
     workflowsPath: require.resolve('./due-ceiling-workflow'),
     ...WORKER_TUNING,
-    maxConcurrentLocalActivityExecutions: mainQueueLocalActivitySlots(POOL_MAX),
+    maxConcurrentLocalActivityExecutions: mainQueueLocalActivitySlots(opts.poolMax),
     activities: {
       insertDueRow: async (id: string) => {
         await pool.query(`insert into ${TABLE} (id, run) values ($1, $2) on conflict do nothing`, [id, run]);

@@ -48,6 +48,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
       const ceiling = await runDueCeiling({
         temporal: { address: deps.config.temporal.address, namespace: deps.config.temporal.namespace },
         databaseUrl: process.env.DATABASE_MIGRATION_URL ?? deps.config.databaseUrl,
+        poolMax: deps.config.databasePoolMax,
         count: created.count,
         deadlineMs: GENERATION_DEADLINE_MS,
       });

@@ -49,6 +49,18 @@ type Connection = { query(config: { text: string; values: unknown[] }): Promise<
 const APPLIED = Symbol('dbScope');
 
 /**
+ * Whether the new top-level transaction `tx` runs on a connection whose session already sees
+ * `tenantId`'s rows only: `applyScopeOnAcquire` set it when the pool handed the connection out, and
+ * a new transaction has no setting of its own yet, so declaring the tenant again would change
+ * nothing. Not for a nested transaction (a savepoint): its outer one may have declared another
+ * scope for itself, which the session does not show.
+ */
+export async function sessionSeesOnly(tx: Knex.Transaction, tenantId: string): Promise<boolean> {
+  const connection = await (tx.client as unknown as { acquireConnection(): Promise<Connection> }).acquireConnection();
+  return connection[APPLIED] === `tenant:${tenantId}`;
+}
+
+/**
  * Sets the current scope on every connection `db` takes from its pool (one round trip, only when
  * the connection last served another scope). Session settings: a transaction's own declaration
  * (set_config local) overrides them until it ends.

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { appendAudit, Actor } from './audit';
 import { Db } from './knex';
 import { appendEvent, OutboxEvent } from './outbox';
+import { sessionSeesOnly } from './db-scope';
 import { declareTenant } from './row-security';
 import { tenantScope, TenantScope } from './tenant-scope';
 
@@ -37,13 +38,17 @@ export interface Unit {
  * One unit of work for a change: the change, its outbox events and its audit row commit together
  * or not at all. A unit that forgets to declare its audit record fails, so no caller can skip the
  * trail by accident. Knows nothing of HTTP: routes (api/mutation.ts), workers and CLIs share it.
- * The transaction declares its tenant to the row-level security (db/row-security.ts): even a query
- * without the tenant filter reads and writes that tenant's rows only.
+ * The transaction runs in its tenant's row-level security scope (db/row-security.ts): even a query
+ * without the tenant filter reads and writes that tenant's rows only. It declares the tenant
+ * unless its connection's session is already in that scope (db/db-scope.ts).
  */
 export async function runUnit<T>(db: Db, context: UnitContext, work: (unit: Unit) => Promise<T>): Promise<T> {
   const { tenantId, actor, requestId } = context;
+  const nested = Boolean((db as Knex).isTransaction);
   return db.transaction(async (tx) => {
-    await declareTenant(tx, tenantId);
+    // Skipped where the connection's session already has this scope (an API request or activity
+    // of this tenant): a round trip off every unit of work, nothing changed in what it sees.
+    if (nested || !(await sessionSeesOnly(tx, tenantId))) await declareTenant(tx, tenantId);
     const events: OutboxEvent[] = [];
     let auditEntry: UnitAudit | null = null;
     const unit: Unit = {

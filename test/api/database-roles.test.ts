@@ -153,6 +153,58 @@ describe('row-level security', () => {
     ).rejects.toBe(rollback);
     expect(seen).toEqual([{ tenant_id: a.tenantId }]);
   });
+
+  describe("a unit of work's declaration of its tenant", () => {
+    const rollback = new Error('rolled back on purpose');
+    const system = { type: 'system', id: null } as const;
+
+    /** The tenants of the assets `db`'s unit for `tenantId` reads, and the statements it sent (rolled back). */
+    async function unitReading(db: Knex, tenantId: string): Promise<{ seen: unknown; declared: boolean }> {
+      const sent: string[] = [];
+      const listener = (event: { sql: string }) => sent.push(event.sql);
+      api.deps.db.client.on('query', listener);
+      let seen: unknown;
+      try {
+        await expect(
+          runUnit(db, { tenantId, actor: system, requestId: null }, async (unit) => {
+            seen = (await unit.tx.raw('select distinct tenant_id from assets')).rows;
+            throw rollback;
+          }),
+        ).rejects.toBe(rollback);
+      } finally {
+        api.deps.db.client.removeListener('query', listener);
+      }
+      return { seen, declared: sent.some((sql) => sql.includes('set_config')) };
+    }
+
+    it("is skipped in its own tenant's request, whose connection already sees that tenant's rows only", async () => {
+      const result = await runRequestScope('tenant', async () => {
+        declareRequestTenant(a.tenantId);
+        return unitReading(api.deps.db, a.tenantId);
+      });
+      expect(result).toEqual({ seen: [{ tenant_id: a.tenantId }], declared: false });
+    });
+
+    it("is made for another tenant than the request's, and outside requests", async () => {
+      const inRequestOfA = await runRequestScope('tenant', async () => {
+        declareRequestTenant(a.tenantId);
+        return unitReading(api.deps.db, b.tenantId);
+      });
+      expect(inRequestOfA).toEqual({ seen: [{ tenant_id: b.tenantId }], declared: true });
+      expect(await unitReading(api.deps.db, b.tenantId)).toEqual({ seen: [{ tenant_id: b.tenantId }], declared: true });
+    });
+
+    it("is made in a nested unit, whose outer transaction may have declared another tenant than the connection's", async () => {
+      const nested = await runRequestScope('tenant', async () => {
+        declareRequestTenant(b.tenantId);
+        return api.deps.db.transaction(async (tx) => {
+          await declareTenant(tx, a.tenantId);
+          return unitReading(tx as unknown as Knex, b.tenantId);
+        });
+      });
+      expect(nested).toEqual({ seen: [{ tenant_id: b.tenantId }], declared: true });
+    });
+  });
 });
 
 describe('the docker-compose layout: an owner without superuser runs the migrations', () => {

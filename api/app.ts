@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { Middleware } from 'koa';
 import { AppDeps, AppState } from './context';
 import { deprecationHeaders } from './middleware/deprecation';
 import { errorHandler } from './middleware/errors';
@@ -9,7 +9,7 @@ import { requestId } from './middleware/request-id';
 import { requestMetrics } from './middleware/request-metrics';
 import { requestTracing } from './middleware/tracing';
 import { securityHeaders } from './middleware/security-headers';
-import { RegisteredRoute } from './route';
+import { ApiRouter, RegisteredRoute } from './route';
 import { apiRouters } from './routers';
 
 export interface BuiltApp {
@@ -39,6 +39,22 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(errorHandler);
   // JSON bodies are parsed per route, after authentication (api/route.ts).
   app.use(methodNotAllowed(() => routers.map((r) => r.router)));
-  for (const r of routers) app.use(r.router.routes());
+  for (const r of routers) app.use(routesUnderPrefix(r));
   return { app, routes: routers.flatMap((r) => r.routes) };
+}
+
+/**
+ * A router's routes, consulted only for paths under its prefix: a koa-router tests each of its
+ * routes' patterns against every request it sees, so with every router on every request the
+ * routing took about 0.2 ms of each (a CPU profile of the execute, docs/PERFORMANCE.md). The check
+ * ignores case, as the routers' own matching does.
+ */
+function routesUnderPrefix(r: ApiRouter): Middleware<AppState, { deps: AppDeps }> {
+  const routes = r.router.routes() as Middleware<AppState, { deps: AppDeps }>;
+  const prefix = r.prefix.toLowerCase();
+  if (prefix === '') return routes;
+  return (ctx, next) => {
+    const path = ctx.path.toLowerCase();
+    return path === prefix || path.startsWith(`${prefix}/`) ? routes(ctx, next) : next();
+  };
 }

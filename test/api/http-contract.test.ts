@@ -75,6 +75,28 @@ describe('error bodies', () => {
   });
 });
 
+describe('routing', () => {
+  // Each router is consulted only for paths under its prefix (api/app.ts): the same answers as when
+  // every router saw every request.
+  it('routes a path under its prefix whatever the case of its letters and with a trailing slash', async () => {
+    const created = await api.request('/api/v1/assets', { method: 'POST', token: tenant.token, json: { name: 'Routed pump', type: 'pump' } });
+    expect(created.status).toBe(201);
+    for (const path of ['/api/v1/assets', '/API/V1/Assets', '/api/v1/assets/']) {
+      const res = await api.request(path, { token: tenant.token });
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      expect(res.body.items.map((a: { name: string }) => a.name)).toContain('Routed pump');
+    }
+    const one = await api.request(`/api/v1/ASSETS/${created.body.id}`, { token: tenant.token });
+    expect(one.status).toBe(200);
+    expect(one.body.id).toBe(created.body.id);
+  });
+
+  it('answers 404 for a path that only starts like a prefix, and 405 under a prefix for another method', async () => {
+    expectError(await api.request('/api/v1/assetsx', { token: tenant.token }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/assets', { method: 'DELETE', token: tenant.token }), 405, 'METHOD_NOT_ALLOWED');
+  });
+});
+
 describe('request ids', () => {
   it('echoes a sane X-Request-Id and uses it in error bodies', async () => {
     const res = await api.request('/api/v1/assets/00000000-0000-4000-8000-000000000000', {

@@ -2,6 +2,7 @@ import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { toClientOptions } from '@temporalio/envconfig';
 import { temporal } from '@temporalio/proto';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { tracingInstalled } from './tracing';
 import type { TemporalConfig } from './config';
 import { grpcStatusOf } from './error-chain';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
@@ -49,8 +50,12 @@ export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | '
     if (!pending) {
       pending = Promise.resolve()
         .then(() => Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: Math.min(CONNECT_TIMEOUT_MS, callDeadlineMs) }))
-        // Starts, signals, Updates and queries carry the caller's trace context (a no-op without tracing).
-        .then((connection) => ({ connection, client: new Client({ connection, namespace, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } }) }))
+        // Starts, signals, Updates and queries carry the caller's trace context. Only when this process
+        // traces: without an SDK the interceptor still opened a no-op span around every call.
+        .then((connection) => ({
+          connection,
+          client: new Client({ connection, namespace, interceptors: tracingInstalled() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : {} }),
+        }))
         .catch((err) => {
           pending = null;
           throw err;

@@ -46,6 +46,13 @@ export interface MaintenanceBenchContext {
 
 const NOOP_QUEUE = 'bench-noop';
 
+/**
+ * Untimed turns before the execute's: with the default 20 its p50 was 1.26-1.29x the floor, and
+ * 1.20-1.22x in runs that had sent 350 executes before the turns (docs/PERFORMANCE.md): the API's
+ * path (Koa, knex, the token check) was still being compiled while the floor's shorter one was not.
+ */
+const EXECUTE_WARMUP_TURNS = 200;
+
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
 function rssMiB(pid: number): number {
@@ -135,20 +142,24 @@ async function roundTrips(ctx: MaintenanceBenchContext, client: Client, calls: n
   try {
     return await worker.runUntil(async () => {
       const handle = await client.workflow.start(benchNoopWorkflow, { taskQueue: NOOP_QUEUE, workflowId: `bench-noop/${randomUUID()}` });
-      const [e, raw, r, u, t, f] = await timedTurns(calls, [
-        execute,
-        async (i) => {
-          await handle.executeUpdate(noopUpdate, { args: [`r${i}`] });
-        },
-        read,
-        planUpdate,
-        record,
-        // The floor: a raw Update, then the execute's transaction from a bare pg client.
-        async (i) => {
-          await handle.executeUpdate(noopUpdate, { args: [`f${i}`] });
-          await bareRecord.run();
-        },
-      ]);
+      const [e, raw, r, u, t, f] = await timedTurns(
+        calls,
+        [
+          execute,
+          async (i) => {
+            await handle.executeUpdate(noopUpdate, { args: [`r${i}`] });
+          },
+          read,
+          planUpdate,
+          record,
+          // The floor: a raw Update, then the execute's transaction from a bare pg client.
+          async (i) => {
+            await handle.executeUpdate(noopUpdate, { args: [`f${i}`] });
+            await bareRecord.run();
+          },
+        ],
+        EXECUTE_WARMUP_TURNS,
+      );
       await handle.signal(stopSignal);
       await handle.result();
       return { execute: e, raw, read: r, planUpdate: u, record: t, floor: f };

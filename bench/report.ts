@@ -52,9 +52,13 @@ function percentile(sorted: number[], p: number): number {
 
 const round2 = (n: number) => Number(n.toFixed(2));
 
-/** Times calls in turn, one at a time, so all see the same machine (2 shared cores): p50/p99 of each in ms. */
-export async function timedTurns(n: number, calls: Array<(i: number) => Promise<void>>): Promise<Array<{ p50: number; p99: number }>> {
-  for (let i = 0; i < WARMUP; i += 1) for (const call of calls) await call(-1 - i);
+/**
+ * Times calls in turn, one at a time, so all see the same machine (2 shared cores): p50/p99 of each
+ * in ms. `warmup` untimed turns first: enough for the JIT to have compiled every call's path (a
+ * path through more code takes more calls to warm, so too few turns count its warm-up against it).
+ */
+export async function timedTurns(n: number, calls: Array<(i: number) => Promise<void>>, warmup = WARMUP): Promise<Array<{ p50: number; p99: number }>> {
+  for (let i = 0; i < warmup; i += 1) for (const call of calls) await call(-1 - i);
   const ms: number[][] = calls.map(() => []);
   for (let i = 0; i < n; i += 1) {
     for (const [k, call] of calls.entries()) {

@@ -39,22 +39,22 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(errorHandler);
   // JSON bodies are parsed per route, after authentication (api/route.ts).
   app.use(methodNotAllowed(() => routers.map((r) => r.router)));
-  for (const r of routers) app.use(routesUnderPrefix(r));
+  app.use(routersByPrefix(routers));
   return { app, routes: routers.flatMap((r) => r.routes) };
 }
 
 /**
- * A router's routes, consulted only for paths under its prefix: a koa-router tests each of its
- * routes' patterns against every request it sees, so with every router on every request the
- * routing took about 0.2 ms of each (a CPU profile of the execute, docs/PERFORMANCE.md). The check
- * ignores case, as the routers' own matching does.
+ * The routers, each consulted only for paths under its prefix, in their order: a koa-router tests
+ * each of its routes' patterns against every request it sees, so with every router on every request
+ * the routing took about 0.2 ms of each (a CPU profile of the execute, docs/PERFORMANCE.md). The
+ * check ignores case, as the routers' own matching does; the path is lowered once per request.
  */
-function routesUnderPrefix(r: ApiRouter): Middleware<AppState, { deps: AppDeps }> {
-  const routes = r.router.routes() as Middleware<AppState, { deps: AppDeps }>;
-  const prefix = r.prefix.toLowerCase();
-  if (prefix === '') return routes;
+function routersByPrefix(routers: readonly ApiRouter[]): Middleware<AppState, { deps: AppDeps }> {
+  const mounted = routers.map((r) => ({ prefix: r.prefix.toLowerCase(), routes: r.router.routes() as Middleware<AppState, { deps: AppDeps }> }));
   return (ctx, next) => {
     const path = ctx.path.toLowerCase();
-    return path === prefix || path.startsWith(`${prefix}/`) ? routes(ctx, next) : next();
+    const under = mounted.filter(({ prefix }) => prefix === '' || path === prefix || path.startsWith(`${prefix}/`));
+    const dispatch = (i: number): Promise<unknown> => (i < under.length ? under[i].routes(ctx, () => dispatch(i + 1)) : next());
+    return dispatch(0);
   };
 }

@@ -6,14 +6,13 @@
  * times both is a third process's work, the same for both.
  *
  * Run by `startReplayServer` below, never by hand: the spec comes in the environment
- * (REPLAY_SPEC, JSON) and the process prints its URL as one JSON line when it listens.
+ * (REPLAY_SPEC, JSON) and the process says where it listens in a JSON line, as the API does.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import readline from 'node:readline';
 import Koa from 'koa';
 import { createApiServer, requestListener } from '../api/listen';
+import { startProcessFromDist, type ServiceProcess } from '../scripts/service-process';
 import { bareReplay, type RecordedStatement } from './recorded-sql';
 
 export interface ReplaySpec {
@@ -24,35 +23,15 @@ export interface ReplaySpec {
   keep: string[];
 }
 
-export interface ReplayServer {
-  readonly url: string;
-  stop(): Promise<void>;
-}
+const READY = 'replay server listening';
 
 /** Starts the floor in a child process; resolves when it listens. Bindings travel as JSON: a Date arrives as its ISO string. */
-export async function startReplayServer(spec: ReplaySpec): Promise<ReplayServer> {
-  const child = spawn(process.execPath, [__filename], { env: { ...process.env, REPLAY_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = once(child, 'exit');
-  const lines = readline.createInterface({ input: child.stdout });
-  const url = await Promise.race([
-    (async () => {
-      for await (const line of lines) {
-        const parsed = JSON.parse(line) as { url?: string };
-        if (parsed.url) return parsed.url;
-      }
-      throw new Error('the replay server ended before it listened');
-    })(),
-    exited.then(([code]) => {
-      throw new Error(`the replay server exited with ${String(code)} before it listened`);
-    }),
-  ]);
-  return {
-    url,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+export function startReplayServer(spec: ReplaySpec): Promise<ServiceProcess> {
+  return startProcessFromDist(
+    { name: 'replay', script: 'dist/bench/replay-server.js', nodeFlags: [], ready: READY, url: (line) => String(line.url) },
+    { REPLAY_SPEC: JSON.stringify(spec) },
+    path.join(process.cwd(), '.run', 'bench', 'replay-server.log'),
+  );
 }
 
 async function serve(spec: ReplaySpec): Promise<void> {
@@ -69,7 +48,7 @@ async function serve(spec: ReplaySpec): Promise<void> {
     server.closeAllConnections();
     void replay.close().then(() => process.exit(0));
   });
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
+  process.stdout.write(`${JSON.stringify({ msg: READY, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
 }
 
 if (require.main === module) {

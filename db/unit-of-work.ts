@@ -44,7 +44,7 @@ export interface Unit {
  */
 export async function runUnit<T>(db: Db, context: UnitContext, work: (unit: Unit) => Promise<T>): Promise<T> {
   const { tenantId, actor, requestId } = context;
-  const nested = Boolean((db as Knex).isTransaction);
+  const nested = Boolean(db.isTransaction);
   return db.transaction(async (tx) => {
     // Skipped where the connection's session already has this scope (an API request or activity
     // of this tenant): a round trip off every unit of work, nothing changed in what it sees.

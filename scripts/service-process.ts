@@ -1,5 +1,5 @@
 /**
- * A worker or API as a real process from dist/, with the environment of the test stack
+ * A worker or API (or a bench's own server) as a real process from dist/, with the environment of the test stack
  * (global-setup.ts) or the bench's stack plus overrides: for tests that need a process of their own (another Temporal
  * server or database, tracing, two replicas, a SIGKILL). Ready when it prints its ready line.
  */
@@ -33,15 +33,29 @@ export interface ServiceProcess {
   logLine(msg: string, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
-const KINDS = {
-  worker: { script: 'dist/workers/main.js', nodeFlags: WORKER_NODE_FLAGS, ready: 'worker ready', url: (line: Record<string, unknown>) => String(line.probes) },
-  api: { script: 'dist/api/server.js', nodeFlags: [], ready: 'api listening', url: (line: Record<string, unknown>) => String(line.url).replace(/\/api\/v1$/, '') },
-} as const;
+/** A Node process from dist/: its script, Node flags, the `msg` of its ready line and its URL read from that line. */
+export interface ProcessKind {
+  name: string;
+  script: string;
+  nodeFlags: readonly string[];
+  ready: string;
+  url: (line: Record<string, unknown>) => string;
+}
 
-export async function startServiceProcess(kind: keyof typeof KINDS, env: Record<string, string>, logFile: string): Promise<ServiceProcess> {
-  const { script, nodeFlags, ready, url } = KINDS[kind];
+const KINDS = {
+  worker: { name: 'worker', script: 'dist/workers/main.js', nodeFlags: WORKER_NODE_FLAGS, ready: 'worker ready', url: (line) => String(line.probes) },
+  api: { name: 'api', script: 'dist/api/server.js', nodeFlags: [], ready: 'api listening', url: (line) => String(line.url).replace(/\/api\/v1$/, '') },
+} satisfies Record<string, ProcessKind>;
+
+export function startServiceProcess(kind: keyof typeof KINDS, env: Record<string, string>, logFile: string): Promise<ServiceProcess> {
+  return startProcessFromDist(KINDS[kind], env, logFile);
+}
+
+/** Any process of `kind` (a bench's own server, say), started and awaited as the worker and the API are. */
+export async function startProcessFromDist(kind: ProcessKind, env: Record<string, string>, logFile: string): Promise<ServiceProcess> {
+  const { name, script, nodeFlags, ready, url } = kind;
   const runner = new runnerLib.ProcessRunner({ log: () => undefined, graceMs: 10_000 });
-  const child = runner.start(kind, process.execPath, [...nodeFlags, path.join(ROOT, script)], {
+  const child = runner.start(name, process.execPath, [...nodeFlags, path.join(ROOT, script)], {
     env: { ...process.env, WORKER_HTTP_PORT: '0', API_PORT: '0', ...env },
     cwd: ROOT,
     echo: false,

@@ -2,8 +2,9 @@
  * The per-tenant request budget (Koa-free: the middleware in middleware/rate-limit.ts applies it,
  * and the app's dependencies carry it, so the context type does not import the middleware).
  */
+import { LRUCache } from 'lru-cache';
 import { Db, runPrepared } from '../db/knex';
-import { PlanName, RATE_LIMITS } from '../domain/tenancy/plans';
+import { PlanName, RATE_LIMITS, RateLimit } from '../domain/tenancy/plans';
 import { unauthenticated } from '../domain/errors';
 
 /** What the X-RateLimit-* headers of a response describe: one window of one budget. */
@@ -21,7 +22,22 @@ export interface RateDecision extends RateFigures {
 
 export interface RateLimiter {
   consume(tenantId: string): Promise<RateDecision>;
+  /**
+   * The count of a read that may run while it is counted: started when this process's last count
+   * for the tenant left room in both windows for it and the tenant's other reads counted so in
+   * this process (a margin of a tenth of each window kept); null when the read must wait for its count.
+   */
+  countAlongside(tenantId: string): Promise<RateDecision> | null;
 }
+
+/**
+ * Reads of one tenant counted alongside their work at once in one process. Each costs its read
+ * when the count refuses it (another process spent the budget since this one last counted), so
+ * this bounds what a tenant's refused requests can cost the platform after each of its counts.
+ */
+export const MAX_COUNTED_ALONGSIDE = 8;
+/** Tenants whose last count a process remembers; the least recently counted are forgotten (their next read waits for its count). */
+const KNOWN_BUDGETS = 10_000;
 
 const PLAN_CACHE_MS = 30_000;
 
@@ -76,6 +92,8 @@ const COUNT_BOTH_WINDOWS = `
  * spend the minute budget.
  */
 export function createRateLimiter(db: Db): RateLimiter {
+  const known = new LRUCache<string, KnownBudget>({ max: KNOWN_BUDGETS });
+  const countingAlongside = new Map<string, number>();
   const planCache = new Map<string, { plan: PlanName; until: number }>();
   async function planOf(tenantId: string): Promise<PlanName | null> {
     const cached = planCache.get(tenantId);
@@ -86,31 +104,63 @@ export function createRateLimiter(db: Db): RateLimiter {
     return row.plan;
   }
 
+  async function consume(tenantId: string): Promise<RateDecision> {
+    const plan = await planOf(tenantId);
+    if (!plan) throw unauthenticated('tenant no longer exists');
+    const { requestsPerMinute, burstPerSecond } = RATE_LIMITS[plan];
+    const now = Date.now();
+    const [row] = await runPrepared<WindowRow>(db, 'tenant-budget', COUNT_BOTH_WINDOWS, [
+      `sec:${plan}:${tenantId}`,
+      `min:${plan}:${tenantId}`,
+      now,
+      now + 1_000,
+      now + 60_000,
+      burstPerSecond,
+    ]);
+    if (!row) throw new Error('the tenant budget statement answered no row');
+    const burst: WindowCount = { points: row.burst_points, expireMs: Number(row.burst_expire) };
+    if (burst.points > burstPerSecond) {
+      const before = row.minute_before ? { points: row.minute_before.points, expireMs: Number(row.minute_before.expire) } : null;
+      known.set(tenantId, { limits: RATE_LIMITS[plan], burst, minute: before });
+      return decision(false, requestsPerMinute, before, 'burst', burst.expireMs - now);
+    }
+    const minute: WindowCount = { points: row.minute_points as number, expireMs: Number(row.minute_expire) };
+    known.set(tenantId, { limits: RATE_LIMITS[plan], burst, minute });
+    if (minute.points > requestsPerMinute) return decision(false, requestsPerMinute, minute, 'minute', minute.expireMs - now);
+    return decision(true, requestsPerMinute, minute, null);
+  }
+
   return {
-    async consume(tenantId) {
-      const plan = await planOf(tenantId);
-      if (!plan) throw unauthenticated('tenant no longer exists');
-      const { requestsPerMinute, burstPerSecond } = RATE_LIMITS[plan];
-      const now = Date.now();
-      const [row] = await runPrepared<WindowRow>(db, 'tenant-budget', COUNT_BOTH_WINDOWS, [
-        `sec:${plan}:${tenantId}`,
-        `min:${plan}:${tenantId}`,
-        now,
-        now + 1_000,
-        now + 60_000,
-        burstPerSecond,
-      ]);
-      if (!row) throw new Error('the tenant budget statement answered no row');
-      const burst: WindowCount = { points: row.burst_points, expireMs: Number(row.burst_expire) };
-      if (burst.points > burstPerSecond) {
-        const before = row.minute_before ? { points: row.minute_before.points, expireMs: Number(row.minute_before.expire) } : null;
-        return decision(false, requestsPerMinute, before, 'burst', burst.expireMs - now);
-      }
-      const minute: WindowCount = { points: row.minute_points as number, expireMs: Number(row.minute_expire) };
-      if (minute.points > requestsPerMinute) return decision(false, requestsPerMinute, minute, 'minute', minute.expireMs - now);
-      return decision(true, requestsPerMinute, minute, null);
+    consume,
+    countAlongside(tenantId) {
+      const last = known.get(tenantId);
+      const counting = countingAlongside.get(tenantId) ?? 0;
+      if (!last || counting >= MAX_COUNTED_ALONGSIDE || roomLeft(last, Date.now()) <= counting) return null;
+      countingAlongside.set(tenantId, counting + 1);
+      return consume(tenantId).finally(() => {
+        const left = (countingAlongside.get(tenantId) ?? 1) - 1;
+        if (left > 0) countingAlongside.set(tenantId, left);
+        else countingAlongside.delete(tenantId);
+      });
     },
   };
+}
+
+/** A tenant's two windows as its last count in this process left them. */
+interface KnownBudget {
+  limits: RateLimit;
+  burst: WindowCount;
+  minute: WindowCount | null;
+}
+
+/**
+ * Requests the last count leaves to spend before either window keeps only its margin (a tenth of
+ * its limit, at least one request: what other processes may have spent since); a window that has
+ * ended since counts as empty.
+ */
+function roomLeft({ limits, burst, minute }: KnownBudget, now: number): number {
+  const left = (limit: number, count: WindowCount | null) => limit - (count && count.expireMs > now ? count.points : 0) - Math.max(1, Math.ceil(limit / 10));
+  return Math.min(left(limits.burstPerSecond, burst), left(limits.requestsPerMinute, minute));
 }
 
 function decision(allowed: boolean, limit: number, minute: WindowCount | null, exceeded: RateDecision['exceeded'], retryMs = 0): RateDecision {

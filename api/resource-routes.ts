@@ -147,6 +147,8 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
       if (!view && !present) throw new Error(`${resource.path}: GET needs the resource's present or a view`);
       api.route<Record<string, string>>({
         method: 'get',
+        // A view may do more than read the row; the row's own presentation only reads.
+        ...(view ? {} : { readOnly: true as const }),
         ...common,
         ...(d.sub ? { path: `${resource.path}/${d.sub}` } : {}),
         ...doc(d),
@@ -166,6 +168,7 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
     ) {
       api.route<Record<string, string>, PageRequest>({
         method: 'get',
+        readOnly: true,
         ...common,
         path: `${resource.path}/${d.sub}`,
         ...doc(d),
@@ -206,6 +209,8 @@ export function resourceRoutes<Row extends { id: string }>(api: ApiRouter, resou
       const standard = load ? null : writable();
       api.route<unknown, PageRequest & Query>({
         method: 'get',
+        // A service's `load` reads its page too (its order and filters).
+        readOnly: true,
         path: collectionPath,
         ...doc(d),
         tags: resource.tags,

@@ -11,7 +11,7 @@ import { runRequestScope } from '../db/db-scope';
 import { pathIdNames } from './path-ids';
 import { parseJsonBody } from './middleware/json-body';
 import { authenticateInternal, authenticateUser } from './middleware/authenticate';
-import { rateLimit } from './middleware/rate-limit';
+import { rateLimit, rateLimitAlongside } from './middleware/rate-limit';
 import { assertStorable, validate } from './validation';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -61,6 +61,12 @@ export interface RouteSpec<TParams = any, TQuery = any, TBody = any> {
    * callbacks' address budget and in-flight caps (middleware/inbound-guard.ts).
    */
   guard?: Middleware<AppState>;
+  /**
+   * A GET whose handler only reads (no rows, workflows, objects or mail, nothing streamed): its
+   * request may be counted against the tenant's budget while the handler runs
+   * (middleware/rate-limit.ts, `rateLimitAlongside`), since a refused one only wasted its read.
+   */
+  readOnly?: true;
   /** A raw body of another media type that the handler reads itself (documented only). */
   rawBody?: { contentType: string; description: string };
   handler: (ctx: AppContext, input: { params: TParams; query: TQuery; body: TBody }) => Promise<void>;
@@ -86,7 +92,8 @@ export class ApiRouter {
     // authenticateUser declares the token's tenant; the routes without a user are the named
     // cross-tenant paths (login by e-mail, callbacks that find their tenant, the internal API).
     const chain: Middleware<AppState, any>[] = [(_ctx, next) => runRequestScope(spec.auth === 'user' ? 'tenant' : 'system', next)];
-    if (spec.auth === 'user') chain.push(authenticateUser, rateLimit);
+    if (spec.readOnly && (spec.method !== 'get' || spec.auth !== 'user')) throw new Error(`${spec.method.toUpperCase()} ${spec.path}: only a user's GET is marked read-only`);
+    if (spec.auth === 'user') chain.push(authenticateUser, spec.readOnly ? rateLimitAlongside : rateLimit);
     if (spec.auth === 'internal') chain.push(authenticateInternal);
     if (spec.permission) chain.push(requirePermission(spec.permission));
     if (spec.auth === 'internal') {

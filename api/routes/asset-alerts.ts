@@ -115,7 +115,7 @@ const alertFilters = {
 
 /** GET /assets/alerts (every asset of the tenant): registered before /:asset_id. */
 /** What the tenant's and an asset's alert lists share: who may read them, and their page. */
-const alertList = { method: 'get' as const, tags: ['assets'], auth: 'user' as const, permission: 'view_assets' as const };
+const alertList = { method: 'get' as const, readOnly: true as const, tags: ['assets'], auth: 'user' as const, permission: 'view_assets' as const };
 const alertPage = { 200: { description: 'A page of alerts', schema: page(alertSchema) } };
 
 export function registerAlertListRoute(api: ApiRouter): void {

@@ -47,6 +47,7 @@ export function assetRoutes(): ApiRouter {
 
   api.route<unknown, PageRequest & AssetFilter>({
     method: 'get',
+    readOnly: true,
     path: '/',
     summary: 'List assets',
     tags: ['assets'],

@@ -33,6 +33,7 @@ const TRANSITIONS = SUMMARIES.map((t) => ({ ...t, ...TASK_TRANSITIONS[t.action] 
 export function registerTaskRoutes(api: ApiRouter): void {
   api.route<unknown, PageRequest & { status?: TaskStatus; plan_id?: string; asset_id?: string; overdue?: boolean }>({
     method: 'get',
+    readOnly: true,
     path: '/tasks',
     summary: 'List maintenance tasks (work orders), by due time',
     tags: TAGS,

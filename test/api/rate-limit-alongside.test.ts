@@ -8,6 +8,7 @@ import { AddressInfo } from 'node:net';
 import { createServer, Server } from 'node:http';
 import Koa from 'koa';
 import { Knex } from 'knex';
+import { requestListener } from '../../api/listen';
 import { errorHandler } from '../../api/middleware/errors';
 import { rateLimitAlongside, rateLimitHeaders } from '../../api/middleware/rate-limit';
 import { createRateLimiter, MAX_COUNTED_ALONGSIDE } from '../../api/rate-limiter';
@@ -45,7 +46,7 @@ async function readApp(tenant: TestTenant) {
     ctx.set('X-Handled', 'yes');
     ctx.body = { read: true };
   });
-  const server: Server = createServer(app.callback());
+  const server: Server = createServer(requestListener(app.callback()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -205,9 +205,15 @@ export function projectParameter(
   const levelNow = fromFitted(fittedNow);
   const spanDays = (endMs - startMs) / MS_PER_DAY;
 
-  // The limit the trend heads for (the upper one when rising, the lower one when falling).
-  // With no limit on that side (or no slope), the other limit is reported, unreached.
-  const heading = fit.slope > 0 ? history.upper : fit.slope < 0 ? history.lower : null;
+  // Past a limit already, by the fit or by the latest readings: a fact, whichever way the fit
+  // heads. A fit robust to outliers lags a sudden rise and may even tilt the other way, so the
+  // latest readings far above the band must not be judged against its lower edge.
+  const observed = median(points.slice(-3).map((p) => p.y));
+  const crossedUpper = history.upper !== null && (levelNow >= history.upper || observed >= history.upper);
+  const crossedLower = history.lower !== null && (levelNow <= history.lower || observed <= history.lower);
+  // Otherwise the limit the trend heads for (the upper one when rising, the lower one when
+  // falling). With no limit on that side (or no slope), the other limit is reported, unreached.
+  const heading = crossedUpper ? history.upper : crossedLower ? history.lower : fit.slope > 0 ? history.upper : fit.slope < 0 ? history.lower : null;
   const limit = (heading ?? history.upper ?? history.lower)!;
   const limitKind: 'upper' | 'lower' = limit === history.upper ? 'upper' : 'lower';
   // A change over the window within the noise is no trend.
@@ -222,11 +228,7 @@ export function projectParameter(
   const significant = fittedChange > SIGNIFICANT * readingNoise && Math.abs(fit.slope) > SIGNIFICANT * fit.slopeSe;
   const confidence = Math.min(1, points.length / 30) * Math.min(1, spanDays / 7) * (significant ? 1 / (1 + fit.sigma / (Math.abs(fit.slope) * spanDays)) : 0.5);
 
-  // Past the limit already, by the fit or by the latest readings (a fit robust to outliers lags a
-  // sudden rise): a fact, not a projection.
-  const observed = median(points.slice(-3).map((p) => p.y));
-  const past = (level: number) => (limitKind === 'upper' ? level >= limit : level <= limit);
-  const beyond = past(levelNow) || past(observed);
+  const beyond = crossedUpper || crossedLower;
   let rulDays: number | null = null;
   let interval: [number, number | null] | null = null;
   let probability: number;

@@ -62,6 +62,20 @@ describe('degradation prognostics for any monitored asset', () => {
     expect([p.remaining_useful_life, p.failure_probability]).toEqual([0, 1]);
   });
 
+  it('answers 0 days for readings that jumped far above the band, even when the robust fit still tilts down towards the lower edge', () => {
+    // 20 minutes easing from 2.6 to 2.45 mm/s, then a minute of readings rising past 3 to 14: the
+    // fit discounts the jump and keeps its slight fall (the demo pump's case, seen in a test run).
+    const readings = [
+      ...Array.from({ length: 60 }, (_, i) => ({ t: NOW - 21 * 60_000 + i * 20_000, y: 2.6 - i * 0.0025 + (((i * 7) % 5) - 2) * 0.004 })),
+      ...Array.from({ length: 120 }, (_, i) => ({ t: NOW - 60_000 + i * 500, y: 2.45 + i * 0.1 })),
+    ];
+    const p = prognoseDegradation([{ parameter: 'vibration', readings, upper: 3, lower: 2, limit_source: 'baseline_band' }], options);
+    if (p.status !== 'ok') throw new Error(p.message);
+    expect(p.drivers[0]!.level_now).toBeLessThan(3); // the fit's level: still inside the band
+    expect(p.drivers[0]).toMatchObject({ limit: 3, limit_kind: 'upper', rul_days: 0 });
+    expect([p.remaining_useful_life, p.failure_probability]).toEqual([0, 1]);
+  });
+
   it('finds a late degradation (flat, then rising) from the recent half', () => {
     const p = prognoseDegradation([vibration(series(60, 3, (d) => (d < 40 ? 2 : 2 + (d - 40) * 0.1), 0.02, 3))], options);
     if (p.status !== 'ok') throw new Error(p.message);

@@ -107,7 +107,8 @@ export function createRateLimiter(db: Db): RateLimiter {
   async function consume(tenantId: string): Promise<RateDecision> {
     const plan = await planOf(tenantId);
     if (!plan) throw unauthenticated('tenant no longer exists');
-    const { requestsPerMinute, burstPerSecond } = RATE_LIMITS[plan];
+    const limits = RATE_LIMITS[plan];
+    const { requestsPerMinute, burstPerSecond } = limits;
     const now = Date.now();
     const [row] = await runPrepared<WindowRow>(db, 'tenant-budget', COUNT_BOTH_WINDOWS, [
       `sec:${plan}:${tenantId}`,
@@ -121,11 +122,11 @@ export function createRateLimiter(db: Db): RateLimiter {
     const burst: WindowCount = { points: row.burst_points, expireMs: Number(row.burst_expire) };
     if (burst.points > burstPerSecond) {
       const before = row.minute_before ? { points: row.minute_before.points, expireMs: Number(row.minute_before.expire) } : null;
-      known.set(tenantId, { limits: RATE_LIMITS[plan], burst, minute: before });
+      known.set(tenantId, { limits, burst, minute: before });
       return decision(false, requestsPerMinute, before, 'burst', burst.expireMs - now);
     }
     const minute: WindowCount = { points: row.minute_points as number, expireMs: Number(row.minute_expire) };
-    known.set(tenantId, { limits: RATE_LIMITS[plan], burst, minute });
+    known.set(tenantId, { limits, burst, minute });
     if (minute.points > requestsPerMinute) return decision(false, requestsPerMinute, minute, 'minute', minute.expireMs - now);
     return decision(true, requestsPerMinute, minute, null);
   }

@@ -30,7 +30,7 @@ export const rateLimitAlongside: Middleware<AppState, any> = async (ctx: AppCont
     (decision) => ({ decision }),
     (error: unknown) => ({ error }),
   );
-  const headersBefore = new Set(Object.keys(ctx.response.headers));
+  const headersBefore = Object.keys(ctx.response.headers);
   let handlerFailure: { error: unknown } | null = null;
   try {
     await next();
@@ -57,9 +57,10 @@ function refusal(d: RateDecision): AppError {
 }
 
 /** Drops what a handler answered (its headers, and a streamed body's source) before the error path answers instead. */
-function discardAnswer(ctx: AppContext, headersBefore: ReadonlySet<string>): void {
+function discardAnswer(ctx: AppContext, headersBefore: readonly string[]): void {
   if (ctx.body instanceof Readable) ctx.body.destroy();
-  for (const name of Object.keys(ctx.response.headers)) if (!headersBefore.has(name)) ctx.remove(name);
+  const kept = new Set(headersBefore);
+  for (const name of Object.keys(ctx.response.headers)) if (!kept.has(name)) ctx.remove(name);
 }
 
 /** How long a response waits for its address's figures; a slower store (or none) leaves the headers out. */

@@ -118,10 +118,15 @@ describe('predictive plans from gateway readings', () => {
 
     // The later plan: due lead_days before the projected crossing, shown by the plan and its preview.
     await untilPasses(async () => expect((await api.request(`${M}/plans/${later.id}`, { token: tenant.token })).body.next_due_cause).toBe('predictive'));
-    const plan = (await api.request(`${M}/plans/${later.id}`, { token: tenant.token })).body;
-    expect(plan.next_due_trigger).toBeNull();
-    const preview = (await api.request(`${M}/plans/${later.id}/preview`, { token: tenant.token })).body;
-    expect(preview).toMatchObject({ due_projected: true, task: { trigger: 'predictive', due_at: plan.next_due_at } });
+    // Read again when the plan projected anew between the two reads (a periodic re-evaluation): the
+    // row's next_due_at and the preview must agree on one projection.
+    const { plan, preview } = await untilPasses(async () => {
+      const plan = (await api.request(`${M}/plans/${later.id}`, { token: tenant.token })).body;
+      expect(plan.next_due_trigger).toBeNull();
+      const preview = (await api.request(`${M}/plans/${later.id}/preview`, { token: tenant.token })).body;
+      expect(preview).toMatchObject({ due_projected: true, task: { trigger: 'predictive', due_at: plan.next_due_at } });
+      return { plan, preview };
+    });
     const [forecast] = preview.forecasts;
     expect(forecast).toMatchObject({ asset_id: rising, lead_days: 0.5 });
     expect(Math.abs(Date.parse(plan.next_due_at) - (Date.parse(forecast.projected_crossing_at) - DAY / 2))).toBeLessThan(HOUR);

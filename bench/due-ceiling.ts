@@ -6,14 +6,17 @@
  * main worker: the same cache of workflows, workflow-task slots and local-activity slots for a
  * pool of the service's default size, so that a due workflow replays (or not) and waits for a
  * slot (or not) as a due plan does, and the ratio measures the plan's code, not a bigger cache.
+ * For the same reason it is the service's worker class, which releases the sticky queue of a
+ * workflow its cache drops (workers/cache-releasing-worker.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { CacheReleasingWorker } from '../workers/cache-releasing-worker';
 import { Pool } from 'pg';
 import { mapSettled } from '../orchestration/concurrency';
 import { benchDueCeilingWorkflow } from './due-ceiling-workflow';
-import { historyEvents } from './report';
+import { historyEvents, randomSample } from './report';
 import { mainQueueLocalActivitySlots, WORKER_TUNING } from '../workers/options';
 
 const QUEUE = 'bench-due-ceiling';
@@ -47,7 +50,7 @@ export async function runDueCeiling(opts: {
   const connection = await NativeConnection.connect({ address: opts.temporal.address });
   const clientConnection = await Connection.connect({ address: opts.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: opts.temporal.namespace });
-  const worker = await Worker.create({
+  const worker = await CacheReleasingWorker.createReleasing({
     connection,
     namespace: opts.temporal.namespace,
     taskQueue: QUEUE,
@@ -78,7 +81,8 @@ export async function runDueCeiling(opts: {
       }
       const cpu = process.cpuUsage(cpu0);
       let withTimedOutTask = 0;
-      const sample = ids.slice(0, HISTORY_SAMPLE);
+      // At random, as the plans' sample (bench/plans-due.ts).
+      const sample = randomSample(ids, HISTORY_SAMPLE);
       for (const id of sample) {
         const events = await historyEvents(client, `bench-due-ceiling/${run}/${id}`);
         if (events.some((e) => e.workflowTaskTimedOutEventAttributes)) withTimedOutTask += 1;

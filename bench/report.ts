@@ -13,6 +13,17 @@ export async function historyEvents(client: Client, workflowId: string): Promise
   return (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 }
 
+/** `n` of the items drawn at random without repeats (a partial Fisher-Yates shuffle of a copy). */
+export function randomSample<T>(items: readonly T[], n: number): T[] {
+  const copy = [...items];
+  const take = Math.min(n, copy.length);
+  for (let i = 0; i < take; i += 1) {
+    const j = i + Math.floor(Math.random() * (copy.length - i));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy.slice(0, take);
+}
+
 /** Workflow tasks a worker started among these events. */
 export const startedWorkflowTasks = (events: readonly HistoryEvent[]): number => events.filter((e) => e.workflowTaskStartedEventAttributes).length;
 

@@ -1,6 +1,7 @@
 // First: tracing patches the modules the rest of the imports load.
 import { tracing } from './instrumentation';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { CacheReleasingWorker } from './cache-releasing-worker';
 import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
 import { createDb } from '../db/knex';
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
 
     outbound: config.outbound,
   });
-  const worker = await Worker.create({
+  const worker = await CacheReleasingWorker.createReleasing({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: TASK_QUEUES.main,
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
     maxConcurrentLocalActivityExecutions: mainQueueLocalActivitySlots(config.databasePoolMax),
   });
   // Webhook deliveries on their own queue and slots: a burst of them never delays other work.
-  const webhookWorker = await Worker.create({
+  const webhookWorker = await CacheReleasingWorker.createReleasing({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: TASK_QUEUES.webhooks,

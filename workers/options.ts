@@ -54,11 +54,13 @@ export const mainQueueLocalActivitySlots = mainQueueActivitySlots;
 
 /**
  * The sticky queue's schedule-to-start timeout stays at the SDK's 10 s, on purpose. When a minute's
- * plans fall due together, most of their tasks wait longer than that on this worker's sticky queue
- * and go round through the shared queue (96 of 100 sampled plans at 2 000 due, `npm run bench --
- * due`). 60 s avoided that and gained 11 %, but a worker killed without shutting down then held
- * its queued tasks, and so the users' requests behind them, for a minute (scale-out test: slowest
- * request 60 s, against 10-31 s). docs/PERFORMANCE.md, "Sticky-queue timeouts under the burst".
+ * plans fell due together, most of their tasks waited longer than that on this worker's sticky
+ * queue and went round through the shared queue (86-96 of 100 sampled plans at 2 000 due, `npm run
+ * bench -- due`). 60 s avoided that and gained 11 %, but a worker killed without shutting down then
+ * held its queued tasks, and so the users' requests behind them, for a minute (scale-out test:
+ * slowest request 60 s, against 10-31 s). docs/PERFORMANCE.md, "Sticky-queue timeouts under the
+ * burst". What removed most of them instead: a plan the cache dropped no longer uses the sticky
+ * queue at all (workers/cache-releasing-worker.ts; 2-3 of 100 since, the plans still cached).
  */
 export const WORKER_TUNING: Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'> = {
   maxCachedWorkflows: 500,

@@ -32,9 +32,10 @@ import { errorSummary, grpcStatusOf } from '../infra/error-chain';
 const RELEASES_IN_FLIGHT = 8;
 /**
  * Releases a second, at most: each costs the server a load of the workflow's state, and a burst
- * of due plans evicts one workflow per plan, so unpaced releases competed with the burst for the
- * server (10 000 due plans: 36.9 and 38.3 plans/s in two of three runs, 43-46 in the three runs
- * before releases; the ceiling, releasing too, fell alike).
+ * of due plans evicts one workflow per plan, so unpaced a burst's releases would compete with it
+ * for the server. (Not shown to be the cause: 10 000 due plans ran at 36.9-39.8 plans/s in three
+ * of four runs after releases came, paced or not, against 43-46 in the three runs before; the
+ * other floors of the same runs were slower too. docs/PERFORMANCE.md.)
  */
 const RELEASES_PER_SECOND = 10;
 /** Waiting releases kept, the newest: the server is likelier to still hold their state. */

@@ -40,6 +40,7 @@ const RELEASES_IN_FLIGHT = 8;
 const RELEASES_PER_SECOND = 10;
 /** Waiting releases kept, the newest: the server is likelier to still hold their state. */
 const RELEASES_WAITING = 1_000;
+const RELEASE_DEADLINE_MS = 5_000;
 /** gRPC's NOT_FOUND: the run ended (or was deleted) before its release was sent. */
 const GRPC_NOT_FOUND = 5;
 const CACHE_FULL = coresdk.workflow_activation.RemoveFromCache.EvictionReason.CACHE_FULL;
@@ -59,7 +60,7 @@ export class CacheReleasingWorker extends Worker {
     return (await CacheReleasingWorker.create(options)) as CacheReleasingWorker;
   }
 
-  /** Sticky queues released since start (for tests and metrics). */
+  /** Sticky queues released since start (what the tests observe). */
   get releasedCount(): number {
     return this.released;
   }
@@ -95,8 +96,11 @@ export class CacheReleasingWorker extends Worker {
     this.waiting.delete(runId);
     this.inFlight += 1;
     this.lastSentAt = Date.now();
-    connection.workflowService
-      .resetStickyTaskQueue({ namespace: this.options.namespace, execution: { workflowId, runId } })
+    connection
+      // A deadline, so a server that stops answering holds the in-flight slots for seconds, not for good.
+      .withDeadline(Date.now() + RELEASE_DEADLINE_MS, () =>
+        connection.workflowService.resetStickyTaskQueue({ namespace: this.options.namespace, execution: { workflowId, runId } }),
+      )
       .then(
         () => {
           this.released += 1;

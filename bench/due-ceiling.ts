@@ -6,13 +6,10 @@
  * main worker: the same cache of workflows, workflow-task slots and local-activity slots for a
  * pool of the service's default size, so that a due workflow replays (or not) and waits for a
  * slot (or not) as a due plan does, and the ratio measures the plan's code, not a bigger cache.
- * For the same reason it is the service's worker class, which releases the sticky queue of a
- * workflow its cache drops (workers/cache-releasing-worker.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { CacheReleasingWorker } from '../workers/cache-releasing-worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { Pool } from 'pg';
 import { mapSettled } from '../orchestration/concurrency';
 import { benchDueCeilingWorkflow } from './due-ceiling-workflow';
@@ -50,7 +47,7 @@ export async function runDueCeiling(opts: {
   const connection = await NativeConnection.connect({ address: opts.temporal.address });
   const clientConnection = await Connection.connect({ address: opts.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: opts.temporal.namespace });
-  const worker = await CacheReleasingWorker.createReleasing({
+  const worker = await Worker.create({
     connection,
     namespace: opts.temporal.namespace,
     taskQueue: QUEUE,

@@ -1,7 +1,6 @@
 // First: tracing patches the modules the rest of the imports load.
 import { tracing } from './instrumentation';
-import { NativeConnection } from '@temporalio/worker';
-import { CacheReleasingWorker } from './cache-releasing-worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
 import { createDb } from '../db/knex';
@@ -77,7 +76,7 @@ async function main(): Promise<void> {
 
     outbound: config.outbound,
   });
-  const worker = await CacheReleasingWorker.createReleasing({
+  const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: TASK_QUEUES.main,
@@ -90,7 +89,7 @@ async function main(): Promise<void> {
     maxConcurrentLocalActivityExecutions: mainQueueLocalActivitySlots(config.databasePoolMax),
   });
   // Webhook deliveries on their own queue and slots: a burst of them never delays other work.
-  const webhookWorker = await CacheReleasingWorker.createReleasing({
+  const webhookWorker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: TASK_QUEUES.webhooks,

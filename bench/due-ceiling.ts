@@ -13,21 +13,31 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { Pool } from 'pg';
 import { mapSettled } from '../orchestration/concurrency';
 import { benchDueCeilingWorkflow } from './due-ceiling-workflow';
-import { historyEvents, randomSample } from './report';
+import { threadCpuMs, threadCpuSplit } from './process-cpu';
+import { historyEvents, randomSample, timerArmedAhead } from './report';
 import { mainQueueLocalActivitySlots, WORKER_TUNING } from '../workers/options';
 
 const QUEUE = 'bench-due-ceiling';
 const TABLE = 'bench_due_ceiling';
 const START_CONCURRENCY = 32;
 const HISTORY_SAMPLE = 100;
+/** A timer armed this long before the instant was waiting for it, as a due plan's is. */
+export const ARMED_AHEAD_MS = 10_000;
 
 export interface DueCeilingResult {
   started: number;
   inserted: number;
   seconds: number;
   cpuMs: number;
+  /** Per workflow, by thread of this process (bench/process-cpu.ts). */
+  cpuByThread: string;
   withTimedOutTask: number;
+  /** Sampled workflows whose timer was armed 10 s or more before the instant (in the burst). */
+  armedAhead: number;
   sampled: number;
+  /** Seconds the starts took, and the lead the instant had on their beginning. */
+  startSeconds: number;
+  leadSeconds: number;
 }
 
 /**
@@ -64,33 +74,43 @@ export async function runDueCeiling(opts: {
     return await worker.runUntil(async () => {
       // Starts take time: the due instant is placed after them, as the plans' is after their creation.
       const ids = Array.from({ length: opts.count }, () => randomUUID());
-      const dueAt = Date.now() + 20_000 + opts.count * 10;
+      const t0 = Date.now();
+      const dueAt = t0 + 20_000 + opts.count * 10;
       const starts = await mapSettled(ids, START_CONCURRENCY, (id) =>
         client.workflow.start(benchDueCeilingWorkflow, { taskQueue: QUEUE, workflowId: `bench-due-ceiling/${run}/${id}`, args: [id, dueAt] }),
       );
       const started = starts.filter((s) => s.status === 'fulfilled').length;
+      const startSeconds = (Date.now() - t0) / 1000;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now())));
       const cpu0 = process.cpuUsage();
+      const threads0 = threadCpuMs(process.pid);
       const read = async () => (await pool.query(`select count(*)::int as n, max(at) as last from ${TABLE} where run = $1`, [run])).rows[0] as { n: number; last: Date | null };
       let row = await read();
       for (const deadline = dueAt + opts.deadlineMs; row.n < started && Date.now() < deadline; row = await read()) {
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       const cpu = process.cpuUsage(cpu0);
+      const threads = threadCpuMs(process.pid);
       let withTimedOutTask = 0;
+      let armedAhead = 0;
       // At random, as the plans' sample (bench/plans-due.ts).
       const sample = randomSample(ids, HISTORY_SAMPLE);
       for (const id of sample) {
         const events = await historyEvents(client, `bench-due-ceiling/${run}/${id}`);
         if (events.some((e) => e.workflowTaskTimedOutEventAttributes)) withTimedOutTask += 1;
+        if (timerArmedAhead(events, dueAt, ARMED_AHEAD_MS)) armedAhead += 1;
       }
       return {
         started,
         inserted: row.n,
         seconds: row.last ? (row.last.getTime() - dueAt) / 1000 : NaN,
         cpuMs: (cpu.user + cpu.system) / 1000,
+        cpuByThread: threadCpuSplit(threads0, threads, row.n),
         withTimedOutTask,
+        armedAhead,
         sampled: sample.length,
+        startSeconds,
+        leadSeconds: (dueAt - t0) / 1000,
       };
     });
   } finally {

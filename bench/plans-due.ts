@@ -11,9 +11,9 @@ import { AppDeps } from '../api/context';
 import { workflowIds } from '../infra/workflow-ids';
 import { withBenchTenant, BenchTenant } from './bench-tenant';
 import { terminateTenantWorkflows } from './maintenance';
-import fs from 'node:fs';
-import { runDueCeiling } from './due-ceiling';
-import { historyEvents, startedWorkflowTasks, verdict } from './report';
+import { ARMED_AHEAD_MS, runDueCeiling } from './due-ceiling';
+import { processCpuMs, threadCpuMs, threadCpuSplit } from './process-cpu';
+import { historyEvents, startedWorkflowTasks, timerArmedAhead, verdict } from './report';
 
 const LANES = 16;
 /** Plans a second the API is assumed to create here, to place the due instant (measured: 20-45/s). */
@@ -28,16 +28,6 @@ const GENERATION_DEADLINE_MS = 480_000;
 const HISTORY_SAMPLE = 100;
 /** Issue 38: the product's due plans per second against the same-shape ceiling's, in the same run. */
 const CEILING_RATIO_TARGET = 0.7;
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux). */
-const CLOCK_TICKS = 100;
-
-/** CPU milliseconds a process has used (user + system), from /proc; NaN without one. */
-function processCpuMs(pid: number | undefined): number {
-  if (!pid) return NaN;
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
 
 export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.env.BENCH_DUE_PLANS ?? 10_000)): Promise<Record<string, number | string>> {
   return withBenchTenant(deps, 'Plans-due', async (api) => {
@@ -47,9 +37,11 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now())));
     try {
       const cpu0 = processCpuMs(workerPid);
+      const threads0 = threadCpuMs(workerPid);
       const generation = await waitForTasks(deps, api.tenantId, created.count, dueAt);
       const workerCpuMs = processCpuMs(workerPid) - cpu0;
-      const cost = await dueCost(deps, api.tenantId);
+      const workerThreads = threadCpuSplit(threads0, threadCpuMs(workerPid), generation.count);
+      const cost = await dueCost(deps, api.tenantId, dueAt);
       const ceiling = await runDueCeiling({
         temporal: { address: deps.config.temporal.address, namespace: deps.config.temporal.namespace },
         databaseUrl: process.env.DATABASE_MIGRATION_URL ?? deps.config.databaseUrl,
@@ -76,15 +68,23 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         due_workflow_tasks_per_plan: cost.workflowTasks,
         due_plans_with_timed_out_task: cost.withTimeout,
         due_timed_out_workflow_tasks: cost.timedOutTasks,
+        // Both bursts are whole only if the timers were waiting for the instant.
+        due_timers_armed_10s_ahead: `${cost.armedAhead} of ${cost.sampled} sampled`,
         tasks_doubled: generation.doubled,
         worker_cpu_ms_per_due_plan: round(workerCpuMs / Math.max(generation.count, 1)),
+        // Which threads spent it: a slow run names the part of the worker that slowed.
+        worker_cpu_ms_per_due_plan_by_thread: workerThreads,
         // The same-shape ceiling in the same run (bench/due-ceiling.ts).
         ceiling_workflows: ceiling.started,
         ceiling_inserted: ceiling.inserted,
         ceiling_seconds_due_to_last: round(ceiling.seconds),
         ceiling_per_s: round(ceilingRate),
         ceiling_cpu_ms_per_workflow: round(ceiling.cpuMs / Math.max(ceiling.inserted, 1)),
+        ceiling_cpu_ms_per_workflow_by_thread: ceiling.cpuByThread,
         ceiling_plans_with_timed_out_task: `${ceiling.withTimedOutTask} of ${ceiling.sampled} sampled`,
+        ceiling_timers_armed_10s_ahead: `${ceiling.armedAhead} of ${ceiling.sampled} sampled`,
+        ceiling_start_seconds: round(ceiling.startSeconds),
+        ceiling_lead_seconds: round(ceiling.leadSeconds),
         plans_to_ceiling_ratio: Math.round(ratio * 100) / 100,
         target_vs_ceiling: `every plan's work order once, >= ${CEILING_RATIO_TARGET} of the ceiling's rate: ${verdict(
           generation.count === created.count && generation.doubled === 0 && ratio >= CEILING_RATIO_TARGET,
@@ -153,7 +153,7 @@ async function waitForTasks(deps: AppDeps, tenantId: string, plans: number, dueA
 }
 
 /** The history from the due timer on, averaged over a sample of the tenant's plans. */
-async function dueCost(deps: AppDeps, tenantId: string) {
+async function dueCost(deps: AppDeps, tenantId: string, dueAt: number) {
   const client = await deps.temporal.client();
   // Drawn at random: the plans created first were dropped from the worker's cache long before the
   // due instant and the last ones were not, and their tasks take different queues.
@@ -162,8 +162,10 @@ async function dueCost(deps: AppDeps, tenantId: string) {
   let workflowTasks = 0;
   let withTimeout = 0;
   let timedOutTasks = 0;
+  let armedAhead = 0;
   for (const plan of plans) {
     const history = await historyEvents(client, workflowIds.maintenancePlan(tenantId, plan.id));
+    if (timerArmedAhead(history, dueAt, ARMED_AHEAD_MS)) armedAhead += 1;
     const fired = history.findIndex((e) => e.timerFiredEventAttributes);
     const due = fired < 0 ? [] : history.slice(fired);
     events += due.length;
@@ -173,7 +175,7 @@ async function dueCost(deps: AppDeps, tenantId: string) {
     if (timedOut > 0) withTimeout += 1;
   }
   const per = (n: number) => (plans.length ? round(n / plans.length) : NaN);
-  return { sampled: plans.length, events: per(events), workflowTasks: per(workflowTasks), withTimeout, timedOutTasks };
+  return { sampled: plans.length, events: per(events), workflowTasks: per(workflowTasks), withTimeout, timedOutTasks, armedAhead };
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;

@@ -28,6 +28,17 @@ export function randomSample<T>(items: readonly T[], n: number): T[] {
 export const startedWorkflowTasks = (events: readonly HistoryEvent[]): number => events.filter((e) => e.workflowTaskStartedEventAttributes).length;
 
 /**
+ * Whether the timer that fired first in this history was started at least `aheadMs` before
+ * `dueAtMs`: a workflow whose timer was armed late (its start still queued when the instant
+ * came) is not part of a same-instant burst.
+ */
+export function timerArmedAhead(events: readonly HistoryEvent[], dueAtMs: number, aheadMs: number): boolean {
+  const timerId = events.find((e) => e.timerFiredEventAttributes)?.timerFiredEventAttributes?.timerId;
+  const started = events.find((e) => e.timerStartedEventAttributes && e.timerStartedEventAttributes.timerId === timerId);
+  return timerId !== undefined && started !== undefined && timeOf(started) <= dueAtMs - aheadMs;
+}
+
+/**
  * A history as one line: each event's type (timeouts with their kind, failures with the head of
  * their message) and its seconds since the first event, e.g. `WorkflowTaskTimedOut(StartToClose)
  * +10.2`. For a benchmark's slowest run: what it waited on.

@@ -573,8 +573,12 @@ describe('condition plans', () => {
     for (let k = 0; k < 6; k += 1) last = await readings(65 + 25 * k, [3.4, 3.6, 3.4, 3.6, 3.6]); // flapping around the limit
     await evaluated(last);
 
-    const executions = await executionsOf(plan.row.id);
-    expect(executions.map((e) => [e.trigger, e.outcome, e.idempotency_key])).toEqual([['condition', 'created', `condition:${asset}:${at(0)}`]]);
+    // The query shows the readings judged before the activity that follows writes the work order.
+    const executions = await untilPasses(async () => {
+      const rows = await executionsOf(plan.row.id);
+      expect(rows.map((e) => [e.trigger, e.outcome, e.idempotency_key])).toEqual([['condition', 'created', `condition:${asset}:${at(0)}`]]);
+      return rows;
+    });
     const evidence = {
       asset_id: asset,
       parameter: 'vibration',

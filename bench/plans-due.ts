@@ -47,6 +47,9 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         databaseUrl: process.env.DATABASE_MIGRATION_URL ?? deps.config.databaseUrl,
         poolMax: deps.config.databasePoolMax,
         count: created.count,
+        // Half as long again as the plans took to be created, and 30 s: the ceiling's starts are
+        // faster than the API's creations, but its worker arms the timers no faster than the plans'.
+        leadMs: created.seconds * 1500 + 30_000,
         deadlineMs: GENERATION_DEADLINE_MS,
       });
       const planRate = generation.lastSeconds > 0 ? generation.count / generation.lastSeconds : NaN;

@@ -14,13 +14,15 @@ import type { WebhookDeliveryInput, webhookDeliveryWorkflowV2 } from '../workflo
 /**
  * A delivery's workflow task is one attempt (a local activity) and a few commands. When the worker
  * holding it dies (SIGKILL, OOM), the server hands the task to another worker only once this
- * timeout has passed. The SDK heartbeats a task whose local activity is still running at 80 % of
- * it: at 5.2 s, so an attempt that runs its whole 10 s deadline heartbeats once, as with the
- * default of 10 s (at 8 s). A shorter timeout heartbeats a hung receiver's attempts more often:
- * with 4 s a tenant bursting into hung webhooks more than doubled another tenant's delivery
- * latency (docs/DECISIONS.md, "A delivery workflow's task is handed to another worker after 6.5 s").
+ * timeout has passed, so a crash delays that worker's deliveries by up to this much. 5 s keeps a
+ * crash within 1.5x of a 300-delivery burst that takes 4.6 s on its own (6.5 s did not: 1.55x).
+ * The SDK heartbeats a task whose local activity is still running at 80 % of it (4 s, 8 s), so an
+ * attempt that runs its whole 10 s deadline heartbeats twice; each heartbeat is a task, which is
+ * what a tenant bursting into hung webhooks costs the others (about 0.2 s more median latency
+ * than with 6.5 s, 4 s cost 0.9 s; docs/DECISIONS.md, "A delivery workflow's task is handed to
+ * another worker after 5 s").
  */
-export const DELIVERY_WORKFLOW_TASK_TIMEOUT = '6.5 seconds';
+export const DELIVERY_WORKFLOW_TASK_TIMEOUT = '5 seconds';
 
 /**
  * `eager`: the client shares its NativeConnection with a worker of the webhook queue (the

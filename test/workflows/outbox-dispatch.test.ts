@@ -110,9 +110,9 @@ describe('dispatchOutboxBatch', () => {
     for (const id of [good, alsoGood]) {
       const description = await env.client.workflow.getHandle(workflowIds.webhookDelivery(tenantId, deliveryIdFor(id, webhookId))).describe();
       expect(description.type).toBe('webhookDeliveryWorkflowV2');
-      // A task a dead worker held is handed over after 6.5 s, not the server's default 10 s.
+      // A task a dead worker held is handed over after 5 s, not the server's default 10 s.
       const taskTimeout = description.raw.executionConfig?.defaultWorkflowTaskTimeout;
-      expect(Number(taskTimeout?.seconds) + (taskTimeout?.nanos ?? 0) / 1e9).toBe(6.5);
+      expect(Number(taskTimeout?.seconds) + (taskTimeout?.nanos ?? 0) / 1e9).toBe(5);
     }
     const row = await pg.db('outbox_events').where({ id: poison }).first('attempts', 'last_error', 'parked_at', pg.db.raw('extract(epoch from next_attempt_at - now()) as wait_s'));
     expect(row).toMatchObject({ attempts: 1, parked_at: null, last_error: 'Error: refused by the server for this workflow' });

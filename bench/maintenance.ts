@@ -38,13 +38,21 @@ export interface MaintenanceBenchContext {
   databaseUrl: string;
   /** The service worker's process id (scripts/bench.mjs exports BENCH_WORKER_PID); memory is skipped without it. */
   workerPid?: number;
-  /** Defaults: 400 timed calls each, 10 000 idle plans, 150 s to start them (BENCH_IDLE_PLANS, BENCH_IDLE_SECONDS). */
+  /** Defaults: EXECUTE_CALLS timed calls each, 10 000 idle plans, 150 s to start them (BENCH_IDLE_PLANS, BENCH_IDLE_SECONDS). */
   calls?: number;
   idlePlans?: number;
   idleBudgetMs?: number;
 }
 
 const NOOP_QUEUE = 'bench-noop';
+
+/**
+ * Timed turns of the execute and its floor. The p99 of 400 was their 4th slowest call, and one
+ * stall on either side moved it: 1.19, 1.41 and 1.25x the floor in three full runs of the same code on
+ * 2026-11-28 (docs/PERFORMANCE.md, "Fifth session"). 1 000 make it the 10th, as the list's 2 000
+ * calls made its p99 the 20th; about a minute more.
+ */
+const EXECUTE_CALLS = 1_000;
 
 /**
  * Untimed turns before the execute's: with the default 20 its p50 was 1.26-1.29x the floor, and
@@ -230,7 +238,7 @@ export async function terminateTenantWorkflows(client: Client, namespace: string
 const IDLE_PLANS_TARGET = 100_000;
 
 export async function runMaintenanceBench(ctx: MaintenanceBenchContext): Promise<Record<string, number | string>> {
-  const calls = ctx.calls ?? 400;
+  const calls = ctx.calls ?? EXECUTE_CALLS;
   const idlePlans = ctx.idlePlans ?? 10_000;
   const connection = await Connection.connect({ address: ctx.temporal.address });
   const client = new Client({ connection, namespace: ctx.temporal.namespace });

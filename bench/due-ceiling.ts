@@ -14,15 +14,13 @@ import { Pool } from 'pg';
 import { mapSettled } from '../orchestration/concurrency';
 import { benchDueCeilingWorkflow } from './due-ceiling-workflow';
 import { threadCpuMs, threadCpuSplit } from './process-cpu';
-import { historyEvents, randomSample, timerArmedAhead } from './report';
+import { ARMED_AHEAD_MS, historyEvents, randomSample, timerArmedAhead } from './report';
 import { mainQueueLocalActivitySlots, WORKER_TUNING } from '../workers/options';
 
 const QUEUE = 'bench-due-ceiling';
 const TABLE = 'bench_due_ceiling';
 const START_CONCURRENCY = 32;
 const HISTORY_SAMPLE = 100;
-/** A timer armed this long before the instant was waiting for it, as a due plan's is. */
-export const ARMED_AHEAD_MS = 10_000;
 
 export interface DueCeilingResult {
   started: number;
@@ -35,9 +33,8 @@ export interface DueCeilingResult {
   /** Sampled workflows whose timer was armed 10 s or more before the instant (in the burst). */
   armedAhead: number;
   sampled: number;
-  /** Seconds the starts took, and the lead the instant had on their beginning. */
+  /** Seconds the starts took (the instant is `leadMs` after their beginning). */
   startSeconds: number;
-  leadSeconds: number;
 }
 
 /**
@@ -117,7 +114,6 @@ export async function runDueCeiling(opts: {
         armedAhead,
         sampled: sample.length,
         startSeconds,
-        leadSeconds: (dueAt - t0) / 1000,
       };
     });
   } finally {

@@ -11,9 +11,9 @@ import { AppDeps } from '../api/context';
 import { workflowIds } from '../infra/workflow-ids';
 import { withBenchTenant, BenchTenant } from './bench-tenant';
 import { terminateTenantWorkflows } from './maintenance';
-import { ARMED_AHEAD_MS, runDueCeiling } from './due-ceiling';
+import { runDueCeiling } from './due-ceiling';
 import { processCpuMs, threadCpuMs, threadCpuSplit } from './process-cpu';
-import { historyEvents, startedWorkflowTasks, timerArmedAhead, verdict } from './report';
+import { ARMED_AHEAD_MS, historyEvents, startedWorkflowTasks, timerArmedAhead, verdict } from './report';
 
 const LANES = 16;
 /** Plans a second the API is assumed to create here, to place the due instant (measured: 20-45/s). */
@@ -42,14 +42,15 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
       const workerCpuMs = processCpuMs(workerPid) - cpu0;
       const workerThreads = threadCpuSplit(threads0, threadCpuMs(workerPid), generation.count);
       const cost = await dueCost(deps, api.tenantId, dueAt);
+      // Half as long again as the plans took to be created, and 30 s: the ceiling's starts are
+      // faster than the API's creations, but its worker arms the timers no faster than the plans'.
+      const ceilingLeadMs = created.seconds * 1500 + 30_000;
       const ceiling = await runDueCeiling({
         temporal: { address: deps.config.temporal.address, namespace: deps.config.temporal.namespace },
         databaseUrl: process.env.DATABASE_MIGRATION_URL ?? deps.config.databaseUrl,
         poolMax: deps.config.databasePoolMax,
         count: created.count,
-        // Half as long again as the plans took to be created, and 30 s: the ceiling's starts are
-        // faster than the API's creations, but its worker arms the timers no faster than the plans'.
-        leadMs: created.seconds * 1500 + 30_000,
+        leadMs: ceilingLeadMs,
         deadlineMs: GENERATION_DEADLINE_MS,
       });
       const planRate = generation.lastSeconds > 0 ? generation.count / generation.lastSeconds : NaN;
@@ -87,7 +88,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         ceiling_plans_with_timed_out_task: `${ceiling.withTimedOutTask} of ${ceiling.sampled} sampled`,
         ceiling_timers_armed_10s_ahead: `${ceiling.armedAhead} of ${ceiling.sampled} sampled`,
         ceiling_start_seconds: round(ceiling.startSeconds),
-        ceiling_lead_seconds: round(ceiling.leadSeconds),
+        ceiling_lead_seconds: round(ceilingLeadMs / 1000),
         plans_to_ceiling_ratio: Math.round(ratio * 100) / 100,
         target_vs_ceiling: `every plan's work order once, >= ${CEILING_RATIO_TARGET} of the ceiling's rate: ${verdict(
           generation.count === created.count && generation.doubled === 0 && ratio >= CEILING_RATIO_TARGET,

@@ -27,6 +27,9 @@ export function randomSample<T>(items: readonly T[], n: number): T[] {
 /** Workflow tasks a worker started among these events. */
 export const startedWorkflowTasks = (events: readonly HistoryEvent[]): number => events.filter((e) => e.workflowTaskStartedEventAttributes).length;
 
+/** A timer armed this long before the instant was waiting for it, as a due plan's is (the due bench's `*_armed_10s_ahead`). */
+export const ARMED_AHEAD_MS = 10_000;
+
 /**
  * Whether the timer that fired first in this history was started at least `aheadMs` before
  * `dueAtMs`: a workflow whose timer was armed late (its start still queued when the instant

@@ -61,6 +61,9 @@ const EXECUTE_CALLS = 1_000;
  */
 const EXECUTE_WARMUP_TURNS = 200;
 
+/** The server's limit on distinct Updates in one workflow run (the first full run at 1 000 turns, with one no-op run for both sides, hit it). */
+const NOOP_UPDATES_PER_RUN = 2_000;
+
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
 function rssMiB(pid: number): number {
@@ -149,27 +152,33 @@ async function roundTrips(ctx: MaintenanceBenchContext, client: Client, calls: n
   });
   try {
     return await worker.runUntil(async () => {
-      const handle = await client.workflow.start(benchNoopWorkflow, { taskQueue: NOOP_QUEUE, workflowId: `bench-noop/${randomUUID()}` });
+      // One no-op workflow for the raw Updates and one for the floor's: the server takes at most
+      // NOOP_UPDATES_PER_RUN distinct Updates in one run (the plan continues as new long before).
+      if (calls + EXECUTE_WARMUP_TURNS > NOOP_UPDATES_PER_RUN) throw new Error(`at most ${NOOP_UPDATES_PER_RUN - EXECUTE_WARMUP_TURNS} execute calls (one no-op run per side)`);
+      const startNoop = () => client.workflow.start(benchNoopWorkflow, { taskQueue: NOOP_QUEUE, workflowId: `bench-noop/${randomUUID()}` });
+      const [rawTarget, floorTarget] = [await startNoop(), await startNoop()];
       const [e, raw, r, u, t, f] = await timedTurns(
         calls,
         [
           execute,
           async (i) => {
-            await handle.executeUpdate(noopUpdate, { args: [`r${i}`] });
+            await rawTarget.executeUpdate(noopUpdate, { args: [`r${i}`] });
           },
           read,
           planUpdate,
           record,
           // The floor: a raw Update, then the execute's transaction from a bare pg client.
           async (i) => {
-            await handle.executeUpdate(noopUpdate, { args: [`f${i}`] });
+            await floorTarget.executeUpdate(noopUpdate, { args: [`f${i}`] });
             await bareRecord.run();
           },
         ],
         EXECUTE_WARMUP_TURNS,
       );
-      await handle.signal(stopSignal);
-      await handle.result();
+      for (const target of [rawTarget, floorTarget]) {
+        await target.signal(stopSignal);
+        await target.result();
+      }
       return { execute: e, raw, read: r, planUpdate: u, record: t, floor: f };
     });
   } finally {

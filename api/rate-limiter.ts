@@ -26,6 +26,7 @@ export interface RateLimiter {
    * The count of a read that may run while it is counted: started when this process's last count
    * for the tenant left room in both windows for it and the tenant's other reads counted so in
    * this process (a margin of a tenth of each window kept); null when the read must wait for its count.
+   * The count starts after the current turn of the event loop, once the read's query is sent.
    */
   countAlongside(tenantId: string): Promise<RateDecision> | null;
 }
@@ -138,14 +139,23 @@ export function createRateLimiter(db: Db): RateLimiter {
       const counting = countingAlongside.get(tenantId) ?? 0;
       if (!last || counting >= MAX_COUNTED_ALONGSIDE || roomLeft(last, Date.now()) <= counting) return null;
       countingAlongside.set(tenantId, counting + 1);
-      return consume(tenantId).finally(() => {
-        const left = (countingAlongside.get(tenantId) ?? 1) - 1;
-        if (left > 0) countingAlongside.set(tenantId, left);
-        else countingAlongside.delete(tenantId);
-      });
+      return afterThisTurn()
+        .then(() => consume(tenantId))
+        .finally(() => {
+          const left = (countingAlongside.get(tenantId) ?? 1) - 1;
+          if (left > 0) countingAlongside.set(tenantId, left);
+          else countingAlongside.delete(tenantId);
+        });
     },
   };
 }
+
+/**
+ * Resolves once the event loop's current turn is done: a count alongside starts after the read's
+ * own query has gone out (its path to the socket is promises only), so the read is not queued
+ * behind the count's write to its socket and the count's statement reaching PostgreSQL first.
+ */
+const afterThisTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A tenant's two windows as its last count in this process left them. */
 interface KnownBudget {

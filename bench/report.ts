@@ -83,6 +83,11 @@ const round2 = (n: number) => Number(n.toFixed(2));
  * path through more code takes more calls to warm, so too few turns count its warm-up against it).
  */
 export async function timedTurns(n: number, calls: Array<(i: number) => Promise<void>>, warmup = WARMUP): Promise<Array<{ p50: number; p99: number }>> {
+  return (await turnTimes(n, calls, warmup)).map(quantiles);
+}
+
+/** As `timedTurns`, each call's times in ms, in the order taken (for pooling several blocks of turns). */
+export async function turnTimes(n: number, calls: Array<(i: number) => Promise<void>>, warmup = WARMUP): Promise<number[][]> {
   for (let i = 0; i < warmup; i += 1) for (const call of calls) await call(-1 - i);
   const ms: number[][] = calls.map(() => []);
   for (let i = 0; i < n; i += 1) {
@@ -92,8 +97,11 @@ export async function timedTurns(n: number, calls: Array<(i: number) => Promise<
       ms[k].push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
   }
-  return ms.map((m) => {
-    m.sort((x, y) => x - y);
-    return { p50: round2(percentile(m, 50)), p99: round2(percentile(m, 99)) };
-  });
+  return ms;
+}
+
+/** p50 and p99 of times in ms. */
+export function quantiles(times: readonly number[]): { p50: number; p99: number } {
+  const sorted = [...times].sort((x, y) => x - y);
+  return { p50: round2(percentile(sorted, 50)), p99: round2(percentile(sorted, 99)) };
 }

@@ -159,6 +159,33 @@ describe('a read counted while it runs', () => {
     }
   });
 
+  it("starts a read's count once the read's own query is on its way, so the read does not queue behind the count", async () => {
+    const tenant = await createTenant(api, 'free');
+    const { db } = api.deps;
+    const limiter = createRateLimiter(db);
+    expect((await limiter.consume(tenant.tenantId)).allowed).toBe(true); // the process now knows the tenant's room
+    const order: string[] = [];
+    const client = db.client as { acquireConnection(): Promise<unknown> };
+    const acquire = client.acquireConnection;
+    client.acquireConnection = function (this: unknown) {
+      order.push('connection taken');
+      return acquire.call(this);
+    };
+    const sent = () => order.push('read sent');
+    db.on('query', sent);
+    try {
+      const counting = limiter.countAlongside(tenant.tenantId);
+      expect(counting).not.toBeNull();
+      await db.raw('select 1');
+      const decision = await counting!;
+      expect(decision).toMatchObject({ allowed: true, remaining: FREE.requestsPerMinute - 2 });
+      expect(order).toEqual(['connection taken', 'read sent', 'connection taken']);
+    } finally {
+      db.off('query', sent);
+      client.acquireConnection = acquire;
+    }
+  });
+
   it('marks only a user GET read-only', () => {
     const router = new ApiRouter('/x');
     const spec = {

@@ -165,11 +165,11 @@ describe('a read counted while it runs', () => {
     const limiter = createRateLimiter(db);
     expect((await limiter.consume(tenant.tenantId)).allowed).toBe(true); // the process now knows the tenant's room
     const order: string[] = [];
-    const client = db.client as { acquireConnection(): Promise<unknown> };
+    const client = db.client as { acquireConnection: () => Promise<unknown> };
     const acquire = client.acquireConnection;
-    client.acquireConnection = function (this: unknown) {
+    client.acquireConnection = () => {
       order.push('connection taken');
-      return acquire.call(this);
+      return acquire.call(client);
     };
     const sent = () => order.push('read sent');
     db.on('query', sent);

@@ -28,7 +28,8 @@ async function main() {
   // written there, for finding where a figure's time goes (docs/PERFORMANCE.md).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
   try {
-    await runCommand(process.execPath, [...profile, path.join(ROOT, 'dist/bench/run.js'), ...process.argv.slice(2)], {
+    // --expose-gc: the export bench collects before it takes its memory baseline (bench/privacy-export.ts).
+    await runCommand(process.execPath, [...profile, '--expose-gc', path.join(ROOT, 'dist/bench/run.js'), ...process.argv.slice(2)], {
       cwd: ROOT,
       env: { ...process.env, ...stack.env, BENCH_WORKER_PID: String(stack.runner.runningChildren().find((c) => c.name === 'worker')?.pid ?? '') },
     });

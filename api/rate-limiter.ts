@@ -2,6 +2,7 @@
  * The per-tenant request budget (Koa-free: the middleware in middleware/rate-limit.ts applies it,
  * and the app's dependencies carry it, so the context type does not import the middleware).
  */
+import { setImmediate as afterThisTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { Db, runPrepared } from '../db/knex';
 import { PlanName, RATE_LIMITS, RateLimit } from '../domain/tenancy/plans';
@@ -139,6 +140,8 @@ export function createRateLimiter(db: Db): RateLimiter {
       const counting = countingAlongside.get(tenantId) ?? 0;
       if (!last || counting >= MAX_COUNTED_ALONGSIDE || roomLeft(last, Date.now()) <= counting) return null;
       countingAlongside.set(tenantId, counting + 1);
+      // After the event loop's current turn: the read's own query has gone out by then (its path to
+      // the socket is promises only), so the read does not queue behind the count's statement.
       return afterThisTurn()
         .then(() => consume(tenantId))
         .finally(() => {
@@ -149,13 +152,6 @@ export function createRateLimiter(db: Db): RateLimiter {
     },
   };
 }
-
-/**
- * Resolves once the event loop's current turn is done: a count alongside starts after the read's
- * own query has gone out (its path to the socket is promises only), so the read is not queued
- * behind the count's write to its socket and the count's statement reaching PostgreSQL first.
- */
-const afterThisTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A tenant's two windows as its last count in this process left them. */
 interface KnownBudget {

@@ -63,7 +63,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
       const cost = await dueCost(deps, api.tenantId, dueAt);
       const ceilingLeadMs = ceilingLeadFor(created.seconds * 1000);
       const after = await ceilingOf(created.count, ceilingLeadMs);
-      const ceiling = bothCeilings(before, after);
+      const ceiling = bothCeilings([before, after]);
       const planRate = generation.lastSeconds > 0 ? generation.count / generation.lastSeconds : NaN;
       const ceilingRate = ceiling.seconds > 0 ? ceiling.inserted / ceiling.seconds : NaN;
       const ratio = planRate / ceilingRate;
@@ -96,7 +96,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         ceiling_per_s: round(ceilingRate),
         ceiling_before_after_per_s: `${round(before.inserted / before.seconds)} / ${round(after.inserted / after.seconds)}`,
         ceiling_cpu_ms_per_workflow: round(ceiling.cpuMs / Math.max(ceiling.inserted, 1)),
-        ceiling_cpu_ms_per_workflow_by_thread: ceiling.cpuByThread,
+        ceiling_cpu_ms_per_workflow_by_thread: `before: ${before.cpuByThread}; after: ${after.cpuByThread}`,
         ceiling_plans_with_timed_out_task: `${ceiling.withTimedOutTask} of ${ceiling.sampled} sampled`,
         ceiling_timers_armed_10s_ahead: `${ceiling.armedAhead} of ${ceiling.sampled} sampled`,
         ceiling_start_seconds_before_after: `${round(before.startSeconds)} / ${round(after.startSeconds)}`,
@@ -125,18 +125,27 @@ function ceilingLeadFor(creationMs: number): number {
   return creationMs * 1.5 + 30_000;
 }
 
-/** The ceiling's two runs as one: workflows, seconds (instant to last row), CPU and samples summed (the starts' seconds are the second run's). */
-function bothCeilings(before: DueCeilingResult, after: DueCeilingResult): DueCeilingResult {
+/** What the ceiling's two runs give together: workflows, seconds (instant to last row), CPU and samples, summed. */
+interface BothCeilings {
+  started: number;
+  inserted: number;
+  seconds: number;
+  cpuMs: number;
+  withTimedOutTask: number;
+  armedAhead: number;
+  sampled: number;
+}
+
+function bothCeilings(runs: readonly DueCeilingResult[]): BothCeilings {
+  const sum = (figure: (run: DueCeilingResult) => number) => runs.reduce((total, run) => total + figure(run), 0);
   return {
-    started: before.started + after.started,
-    inserted: before.inserted + after.inserted,
-    seconds: before.seconds + after.seconds,
-    cpuMs: before.cpuMs + after.cpuMs,
-    cpuByThread: `before: ${before.cpuByThread}; after: ${after.cpuByThread}`,
-    withTimedOutTask: before.withTimedOutTask + after.withTimedOutTask,
-    armedAhead: before.armedAhead + after.armedAhead,
-    sampled: before.sampled + after.sampled,
-    startSeconds: after.startSeconds,
+    started: sum((r) => r.started),
+    inserted: sum((r) => r.inserted),
+    seconds: sum((r) => r.seconds),
+    cpuMs: sum((r) => r.cpuMs),
+    withTimedOutTask: sum((r) => r.withTimedOutTask),
+    armedAhead: sum((r) => r.armedAhead),
+    sampled: sum((r) => r.sampled),
   };
 }
 

@@ -11,11 +11,13 @@ import { characters } from './joi';
  * quarter of what the ingest costs beyond its same-work floor; this judges it in a fraction of
  * that (docs/PERFORMANCE.md, "Gateway ingest: validation compiled from the schema").
  *
- * Known: object (declared keys only), array (one item schema, min/max), string (trim, the
- * project's minChars/maxChars of domain/joi.ts, pattern), number (no rules), date (format iso),
- * presence, allow(null), valid(...) on strings, and `custom` rules, which are called with helpers
- * whose error answers "not sure". The equivalence with Joi is tested on mutated bodies
- * (test/unit/domain/joi-fast-path.test.ts).
+ * Known: object (declared keys only; a key whose schema is not known here answers "not sure" when
+ * sent, so an optional filter never sent costs nothing), array (one item schema, min/max), string
+ * (trim, the project's minChars/maxChars of domain/joi.ts, pattern), number (integer, min, max; a
+ * query's canonical integer string such as "20" converted as Joi converts it), date (format iso),
+ * presence, a literal default, allow(null), valid(...) on strings, and `custom` rules, which are
+ * called with helpers whose error answers "not sure". The equivalence with Joi is tested on mutated
+ * bodies and queries (test/unit/domain/joi-fast-path.test.ts).
  */
 export type FastPath = (value: unknown) => { value: unknown } | undefined;
 
@@ -44,8 +46,8 @@ interface JoiInternals {
   $_terms: Record<string, unknown>;
 }
 
-/** Flags that change nothing an accepted value becomes (documentation and error wording). */
-const NEUTRAL_FLAGS = new Set(['presence', 'description', 'label', 'error']);
+/** Flags that change nothing an accepted value becomes (documentation and error wording), and `default`, which `compile` applies. */
+const NEUTRAL_FLAGS = new Set(['presence', 'description', 'label', 'error', 'default']);
 /** Terms that only document a schema. */
 const NEUTRAL_TERMS = new Set(['examples', 'metas', 'notes', 'tags']);
 
@@ -53,11 +55,21 @@ function compile(schema: JoiInternals): Judge | null {
   if (schema._preferences || schema._invalids || schema._refs.refs.length > 0) return null;
   const { presence } = schema._flags;
   if (presence !== undefined && presence !== 'required' && presence !== 'optional') return null;
+  const fallback = defaultOf(schema);
+  if (fallback === UNSURE) return null;
   const typed = compileType(schema);
   if (!typed) return null;
   const allowsNull = schema._valids?._values.has(null) ?? false;
-  if (!allowsNull) return typed;
-  return (value) => (value === null ? null : typed(value));
+  const judge: Judge = allowsNull ? (value) => (value === null ? null : typed(value)) : typed;
+  return fallback === undefined ? judge : (value) => (value === undefined ? fallback : judge(value));
+}
+
+/** A schema's default: undefined for none, UNSURE for one not known here (a function, an object, with `required`). */
+function defaultOf(schema: JoiInternals): unknown {
+  if (!Object.hasOwn(schema._flags, 'default')) return undefined;
+  const fallback = schema._flags.default;
+  const literal = typeof fallback === 'string' || typeof fallback === 'number' || typeof fallback === 'boolean';
+  return literal && schema._flags.presence !== 'required' ? fallback : UNSURE;
 }
 
 function compileType(schema: JoiInternals): Judge | null {
@@ -93,10 +105,18 @@ function compileObject(schema: JoiInternals): Judge | null {
   const keys = schema.$_terms.keys as Array<{ key: string; schema: JoiInternals }> | null;
   if (!keys || schema._rules.length > 0 || !onlyKnown(schema, { terms: ['keys'] })) return null;
   const children = new Map<string, { judge: Judge; required: boolean }>();
+  const defaults: Array<[string, unknown]> = [];
   for (const child of keys) {
-    const judge = compile(child.schema);
+    const required = child.schema._flags.presence === 'required';
+    const fallback = defaultOf(child.schema);
+    // A key not known here is left to Joi whenever it is sent, and must then matter only when sent:
+    // not required, no default, no condition (`when`) that could require it.
+    const whens = child.schema.$_terms.whens as unknown[] | null | undefined;
+    const mattersUnsent = required || fallback !== undefined || (whens?.length ?? 0) > 0;
+    const judge = compile(child.schema) ?? (mattersUnsent ? null : () => UNSURE);
     if (!judge) return null;
-    children.set(child.key, { judge, required: child.schema._flags.presence === 'required' });
+    children.set(child.key, { judge, required });
+    if (fallback !== undefined) defaults.push([child.key, fallback]);
   }
   const required = [...children].filter(([, c]) => c.required).map(([key]) => key);
   return (value) => {
@@ -113,6 +133,8 @@ function compileObject(schema: JoiInternals): Judge | null {
       if (judged === UNSURE) return UNSURE;
       out[key] = judged;
     }
+    // Joi adds the defaults of keys not sent, after the keys sent.
+    for (const [key, fallback] of defaults) if (!Object.hasOwn(out, key)) out[key] = fallback;
     return out;
   };
 }
@@ -182,12 +204,31 @@ function compileString(schema: JoiInternals): Judge | null {
   };
 }
 
+/**
+ * A non-negative integer written as Joi would write it back (no sign, no leading zero, no exponent,
+ * no spaces) and well within the safe integers: Joi converts it to the same number without a
+ * warning. Any other numeric string ("007", " 12 ", "1e3", "-1") is left to Joi's own conversion.
+ */
+const CANONICAL_INTEGER = /^(?:0|[1-9]\d{0,14})$/;
+
 function compileNumber(schema: JoiInternals): Judge | null {
-  if (schema._rules.length > 0 || !onlyKnown(schema, {})) return null;
+  if (!onlyKnown(schema, {})) return null;
+  let integer = false;
+  let min = -Infinity;
+  let max = Infinity;
+  for (const rule of schema._rules) {
+    const limit = rule.args?.limit;
+    if (rule.name === 'integer') integer = true;
+    else if (rule.name === 'min' && typeof limit === 'number') min = limit;
+    else if (rule.name === 'max' && typeof limit === 'number') max = limit;
+    else return null;
+  }
   return (value) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return UNSURE; // a numeric string: Joi converts it
-    if (value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER) return UNSURE;
-    return value === 0 ? 0 : value;
+    const number = typeof value === 'string' && CANONICAL_INTEGER.test(value) ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isFinite(number)) return UNSURE; // any other string: Joi converts it
+    if (number > Number.MAX_SAFE_INTEGER || number < Number.MIN_SAFE_INTEGER) return UNSURE;
+    if ((integer && !Number.isInteger(number)) || number < min || number > max) return UNSURE;
+    return number === 0 ? 0 : number;
   };
 }
 

@@ -21,7 +21,8 @@ export const authenticateUser: Middleware<AppState, any> = async (ctx: AppContex
   if (!(await ctx.deps.sessions.isCurrent(check.claims))) throw unauthenticated('the session is no longer valid; sign in again');
   const { sub, tenant_id, role, permissions, sid } = check.claims;
   ctx.state.principal = { kind: 'user', userId: sub, tenantId: tenant_id, role, permissions, sessionId: sid };
-  ctx.state.log = ctx.state.log.child({ tenant_id, user_id: sub });
+  // The request's own logger (api/middleware/request-id.ts) names them from here on: no second child per request.
+  ctx.state.log.setBindings({ tenant_id, user_id: sub });
   await next();
 };
 

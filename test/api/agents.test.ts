@@ -410,6 +410,11 @@ describe('tenant isolation and secrets', () => {
     await new Promise((resolve) => setTimeout(resolve, 50)); // pino flushes asynchronously
     const lines = logs.lines();
     expect(lines.filter((l) => l.includes('"msg":"request"')).length).toBeGreaterThan(50);
+    // An authenticated request's line names its tenant and user, once each.
+    const isList = (l: string) => l.includes('"msg":"request"') && l.includes('"method":"GET"') && l.includes('"path":"/api/v1/whatsapp/numbers"');
+    const listLine = lines.find(isList)!;
+    expect(JSON.parse(listLine)).toMatchObject({ tenant_id: tenant.tenantId, user_id: tenant.adminUserId, request_id: expect.any(String), status: 200 });
+    expect(listLine.match(/"tenant_id"/g)).toHaveLength(1);
     expect(lines.filter((l) => l.includes(SMTP_PASSWORD) || l.includes(WA_TOKEN))).toEqual([]);
   });
 });

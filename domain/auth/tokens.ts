@@ -71,29 +71,28 @@ export function verifyAccessToken(token: string, secret: string): TokenCheck<Acc
     verifiedTokens.delete(token);
     return { ok: false, reason: 'expired' };
   }
-  const check = verifyAccessTokenInFull(token, secret);
-  if (check.ok) {
-    const { exp } = jwt.decode(token, { json: true }) ?? {};
-    // Ours always carry an expiry; one without is checked in full each time, not kept for ever.
-    if (typeof exp === 'number') verifiedTokens.set(token, { secret, claims: check.claims, exp }, { ttl: Math.max(1, exp * 1000 - Date.now()) });
-  }
+  const { check, exp } = verifyAccessTokenInFull(token, secret);
+  // Ours always carry an expiry; one without is checked in full each time, not kept for ever.
+  if (check.ok && exp !== undefined) verifiedTokens.set(token, { secret, claims: check.claims, exp }, { ttl: Math.max(1, exp * 1000 - Date.now()) });
   return check;
 }
 
-function verifyAccessTokenInFull(token: string, secret: string): TokenCheck<AccessClaims> {
+/** The full check, and the verified payload's `exp` for the cache (read from the payload jsonwebtoken already decoded). */
+function verifyAccessTokenInFull(token: string, secret: string): { check: TokenCheck<AccessClaims>; exp?: number } {
+  const refused = (reason: 'expired' | 'invalid') => ({ check: { ok: false, reason } as const });
   try {
     const payload = jwt.verify(token, keyOf(secret), { algorithms: [ALGORITHM], audience: USER_AUDIENCE, issuer: ISSUER });
-    if (typeof payload === 'string') return { ok: false, reason: 'invalid' };
-    const { sub, tenant_id, role, permissions, ver = 0, sid } = payload as Record<string, unknown>;
+    if (typeof payload === 'string') return refused('invalid');
+    const { sub, tenant_id, role, permissions, ver = 0, sid, exp } = payload as Record<string, unknown>;
     // A token without a session cannot be revoked: refused (tokens from before sessions existed refresh into one).
     if (typeof sub !== 'string' || typeof tenant_id !== 'string' || !isRole(role) || !Array.isArray(permissions) || !Number.isInteger(ver) || !isUuid(sid)) {
-      return { ok: false, reason: 'invalid' };
+      return refused('invalid');
     }
     // Frozen: the same claims answer every later request that carries this token.
     const claims = { sub, tenant_id, role, permissions: Object.freeze([...(permissions as Permission[])]) as Permission[], ver: ver as number, sid };
-    return { ok: true, claims: Object.freeze(claims) };
+    return { check: { ok: true, claims: Object.freeze(claims) }, exp: typeof exp === 'number' ? exp : undefined };
   } catch (err) {
-    return { ok: false, reason: (err as Error).name === 'TokenExpiredError' ? 'expired' : 'invalid' };
+    return refused((err as Error).name === 'TokenExpiredError' ? 'expired' : 'invalid');
   }
 }
 

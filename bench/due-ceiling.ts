@@ -14,7 +14,7 @@ import { Pool } from 'pg';
 import { mapSettled } from '../orchestration/concurrency';
 import { benchDueCeilingWorkflow } from './due-ceiling-workflow';
 import { threadCpuMs, threadCpuSplit } from './process-cpu';
-import { ARMED_AHEAD_MS, historyEvents, randomSample, timerArmedAhead } from './report';
+import { ARMED_AHEAD_MS, historyEvents, randomSample, tallyTimedOutTasks, timerArmedAhead } from './report';
 import { mainQueueLocalActivitySlots, WORKER_TUNING } from '../workers/options';
 
 const QUEUE = 'bench-due-ceiling';
@@ -30,6 +30,8 @@ export interface DueCeilingResult {
   /** Per workflow, by thread of this process (bench/process-cpu.ts). */
   cpuByThread: string;
   withTimedOutTask: number;
+  /** The sample's timed-out workflow tasks by kind (`tallyTimedOutTasks`). */
+  timedOutKinds: Map<string, number>;
   /** Sampled workflows whose timer was armed 10 s or more before the instant (in the burst). */
   armedAhead: number;
   sampled: number;
@@ -96,12 +98,13 @@ export async function runDueCeiling(opts: {
       const cpu = process.cpuUsage(cpu0);
       const threads = threadCpuMs(process.pid);
       let withTimedOutTask = 0;
+      const timedOutKinds = new Map<string, number>();
       let armedAhead = 0;
       // At random, as the plans' sample (bench/plans-due.ts).
       const sample = randomSample(ids, HISTORY_SAMPLE);
       for (const id of sample) {
         const events = await historyEvents(client, `bench-due-ceiling/${run}/${id}`);
-        if (events.some((e) => e.workflowTaskTimedOutEventAttributes)) withTimedOutTask += 1;
+        if (tallyTimedOutTasks(events, timedOutKinds) > 0) withTimedOutTask += 1;
         if (timerArmedAhead(events, dueAt, ARMED_AHEAD_MS)) armedAhead += 1;
       }
       return {
@@ -111,6 +114,7 @@ export async function runDueCeiling(opts: {
         cpuMs: (cpu.user + cpu.system) / 1000,
         cpuByThread: threadCpuSplit(threads0, threads, row.n),
         withTimedOutTask,
+        timedOutKinds,
         armedAhead,
         sampled: sample.length,
         startSeconds,

@@ -13,7 +13,7 @@ import { withBenchTenant, BenchTenant } from './bench-tenant';
 import { terminateTenantWorkflows } from './maintenance';
 import { DueCeilingResult, runDueCeiling } from './due-ceiling';
 import { processCpuMs, threadCpuMs, threadCpuSplit } from './process-cpu';
-import { ARMED_AHEAD_MS, historyEvents, startedWorkflowTasks, timerArmedAhead, verdict } from './report';
+import { ARMED_AHEAD_MS, historyEvents, startedWorkflowTasks, tallyTimedOutTasks, timedOutKindsLine, timerArmedAhead, verdict } from './report';
 
 const LANES = 16;
 /** Plans a second the API is assumed to create here, to place the due instant (measured: 20-45/s). */
@@ -83,6 +83,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         due_workflow_tasks_per_plan: cost.workflowTasks,
         due_plans_with_timed_out_task: cost.withTimeout,
         due_timed_out_workflow_tasks: cost.timedOutTasks,
+        due_timed_out_workflow_tasks_by_kind: cost.timedOutKinds,
         // Both bursts are whole only if the timers were waiting for the instant.
         due_timers_armed_10s_ahead: `${cost.armedAhead} of ${cost.sampled} sampled`,
         tasks_doubled: generation.doubled,
@@ -98,6 +99,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         ceiling_cpu_ms_per_workflow: round(ceiling.cpuMs / Math.max(ceiling.inserted, 1)),
         ceiling_cpu_ms_per_workflow_by_thread: `before: ${before.cpuByThread}; after: ${after.cpuByThread}`,
         ceiling_plans_with_timed_out_task: `${ceiling.withTimedOutTask} of ${ceiling.sampled} sampled`,
+        ceiling_timed_out_workflow_tasks_by_kind: ceiling.timedOutKinds,
         ceiling_timers_armed_10s_ahead: `${ceiling.armedAhead} of ${ceiling.sampled} sampled`,
         ceiling_start_seconds_before_after: `${round(before.startSeconds)} / ${round(after.startSeconds)}`,
         ceiling_lead_seconds_after: round(ceilingLeadMs / 1000),
@@ -132,6 +134,7 @@ interface BothCeilings {
   seconds: number;
   cpuMs: number;
   withTimedOutTask: number;
+  timedOutKinds: string;
   armedAhead: number;
   sampled: number;
 }
@@ -144,6 +147,12 @@ function bothCeilings(runs: readonly DueCeilingResult[]): BothCeilings {
     seconds: sum((r) => r.seconds),
     cpuMs: sum((r) => r.cpuMs),
     withTimedOutTask: sum((r) => r.withTimedOutTask),
+    timedOutKinds: timedOutKindsLine(
+      runs.reduce((all, run) => {
+        for (const [kind, n] of run.timedOutKinds) all.set(kind, (all.get(kind) ?? 0) + n);
+        return all;
+      }, new Map<string, number>()),
+    ),
     armedAhead: sum((r) => r.armedAhead),
     sampled: sum((r) => r.sampled),
   };
@@ -212,6 +221,7 @@ async function dueCost(deps: AppDeps, tenantId: string, dueAt: number) {
   let withTimeout = 0;
   let timedOutTasks = 0;
   let armedAhead = 0;
+  const timedOutKinds = new Map<string, number>();
   for (const plan of plans) {
     const history = await historyEvents(client, workflowIds.maintenancePlan(tenantId, plan.id));
     if (timerArmedAhead(history, dueAt, ARMED_AHEAD_MS)) armedAhead += 1;
@@ -219,12 +229,12 @@ async function dueCost(deps: AppDeps, tenantId: string, dueAt: number) {
     const due = fired < 0 ? [] : history.slice(fired);
     events += due.length;
     workflowTasks += startedWorkflowTasks(due);
-    const timedOut = due.filter((e) => e.workflowTaskTimedOutEventAttributes).length;
+    const timedOut = tallyTimedOutTasks(due, timedOutKinds);
     timedOutTasks += timedOut;
     if (timedOut > 0) withTimeout += 1;
   }
   const per = (n: number) => (plans.length ? round(n / plans.length) : NaN);
-  return { sampled: plans.length, events: per(events), workflowTasks: per(workflowTasks), withTimeout, timedOutTasks, armedAhead };
+  return { sampled: plans.length, events: per(events), workflowTasks: per(workflowTasks), withTimeout, timedOutTasks, timedOutKinds: timedOutKindsLine(timedOutKinds), armedAhead };
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;

@@ -27,6 +27,28 @@ export function randomSample<T>(items: readonly T[], n: number): T[] {
 /** Workflow tasks a worker started among these events. */
 export const startedWorkflowTasks = (events: readonly HistoryEvent[]): number => events.filter((e) => e.workflowTaskStartedEventAttributes).length;
 
+/**
+ * The workflow tasks that timed out among these events, by kind, added to `into`: a task left on a
+ * sticky queue past its schedule-to-start timeout ("schedule_to_start") is not one a worker took
+ * and did not finish ("start_to_close"), and the due bench's goal reads differently for each.
+ */
+export function tallyTimedOutTasks(events: readonly HistoryEvent[], into: Map<string, number>): number {
+  let count = 0;
+  for (const event of events) {
+    const timeout = event.workflowTaskTimedOutEventAttributes?.timeoutType;
+    if (timeout === undefined || timeout === null) continue;
+    const kind = timeoutKindName(timeout);
+    into.set(kind, (into.get(kind) ?? 0) + 1);
+    count += 1;
+  }
+  return count;
+}
+
+/** A tally of `tallyTimedOutTasks` as one line, e.g. `schedule_to_start 97, start_to_close 1` ("none" when empty). */
+export const timedOutKindsLine = (tally: ReadonlyMap<string, number>): string => (tally.size ? [...tally].map(([kind, n]) => `${kind} ${n}`).join(', ') : 'none');
+
+const timeoutKindName = (timeout: number): string => (temporal.api.enums.v1.TimeoutType[timeout] ?? '?').replace(/^TIMEOUT_TYPE_/, '').toLowerCase();
+
 /** A timer armed this long before the instant was waiting for it, as a due plan's is (the due bench's `*_armed_10s_ahead`). */
 export const ARMED_AHEAD_MS = 10_000;
 
@@ -53,12 +75,7 @@ export function timelineOf(events: readonly HistoryEvent[]): string {
       const type = (temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '').toLowerCase();
       const timeout = event.workflowTaskTimedOutEventAttributes?.timeoutType;
       const failure = event.workflowTaskFailedEventAttributes?.failure?.message ?? event.activityTaskFailedEventAttributes?.failure?.message;
-      const detail =
-        timeout !== undefined && timeout !== null
-          ? `(${(temporal.api.enums.v1.TimeoutType[timeout] ?? '?').replace(/^TIMEOUT_TYPE_/, '').toLowerCase()})`
-          : failure
-            ? `(${failure.slice(0, 60)})`
-            : '';
+      const detail = timeout !== undefined && timeout !== null ? `(${timeoutKindName(timeout)})` : failure ? `(${failure.slice(0, 60)})` : '';
       return `${type}${detail} +${((timeOf(event) - t0) / 1000).toFixed(1)}`;
     })
     .join(', ');

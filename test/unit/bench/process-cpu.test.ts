@@ -1,6 +1,7 @@
 import { processCpuMs, threadCpuMs, threadCpuSplit } from '../../../bench/process-cpu';
 import { msNumberToTs } from '@temporalio/common/lib/time';
-import { timerArmedAhead, type HistoryEvent } from '../../../bench/report';
+import { tallyTimedOutTasks, timedOutKindsLine, timerArmedAhead, type HistoryEvent } from '../../../bench/report';
+import { temporal } from '@temporalio/proto';
 
 /** Busy-waits on this thread until the process has spent `ms` more of CPU (however loaded the machine). */
 function spin(ms: number): void {
@@ -59,5 +60,23 @@ describe('a timer armed ahead of the instant', () => {
     expect(timerArmedAhead(history(80_000), 100_000, 10_000)).toBe(true);
     expect(timerArmedAhead(history(95_000), 100_000, 10_000)).toBe(false);
     expect(timerArmedAhead([{ timerStartedEventAttributes: { timerId: '1' }, eventTime: at(0) }], 100_000, 10_000)).toBe(false);
+  });
+});
+
+describe('timed-out workflow tasks by kind', () => {
+  const { TimeoutType } = temporal.api.enums.v1;
+  const timedOut = (timeoutType: number): HistoryEvent => ({ workflowTaskTimedOutEventAttributes: { timeoutType } });
+
+  it('counts each kind across histories and leaves other events out', () => {
+    const tally = new Map<string, number>();
+    expect(tallyTimedOutTasks([timedOut(TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START), { timerFiredEventAttributes: { timerId: '1' } }], tally)).toBe(1);
+    expect(tallyTimedOutTasks([timedOut(TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE), timedOut(TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START)], tally)).toBe(2);
+    expect(timedOutKindsLine(tally)).toBe('schedule_to_start 2, start_to_close 1');
+  });
+
+  it('says none when nothing timed out', () => {
+    const tally = new Map<string, number>();
+    expect(tallyTimedOutTasks([{ workflowTaskCompletedEventAttributes: {} }], tally)).toBe(0);
+    expect(timedOutKindsLine(tally)).toBe('none');
   });
 });

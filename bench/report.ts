@@ -35,9 +35,9 @@ export const startedWorkflowTasks = (events: readonly HistoryEvent[]): number =>
 export function tallyTimedOutTasks(events: readonly HistoryEvent[], into: Map<string, number>): number {
   let count = 0;
   for (const event of events) {
-    const timeout = event.workflowTaskTimedOutEventAttributes?.timeoutType;
-    if (timeout === undefined || timeout === null) continue;
-    const kind = timeoutKindName(timeout);
+    const timedOut = event.workflowTaskTimedOutEventAttributes;
+    if (!timedOut) continue;
+    const kind = timeoutKindName(timedOut.timeoutType ?? 0);
     into.set(kind, (into.get(kind) ?? 0) + 1);
     count += 1;
   }

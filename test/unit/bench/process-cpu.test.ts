@@ -72,6 +72,9 @@ describe('timed-out workflow tasks by kind', () => {
     expect(tallyTimedOutTasks([timedOut(TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START), { timerFiredEventAttributes: { timerId: '1' } }], tally)).toBe(1);
     expect(tallyTimedOutTasks([timedOut(TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE), timedOut(TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START)], tally)).toBe(2);
     expect(timedOutKindsLine(tally)).toBe('schedule_to_start 2, start_to_close 1');
+    // A timed-out task whose kind is not given still counts.
+    expect(tallyTimedOutTasks([{ workflowTaskTimedOutEventAttributes: {} }], tally)).toBe(1);
+    expect(timedOutKindsLine(tally)).toBe('schedule_to_start 2, start_to_close 1, unspecified 1');
   });
 
   it('says none when nothing timed out', () => {

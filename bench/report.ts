@@ -81,7 +81,8 @@ export function timelineOf(events: readonly HistoryEvent[]): string {
     .join(', ');
 }
 
-function timeOf(event: HistoryEvent | undefined): number {
+/** When a history event happened, in epoch milliseconds (0 when it has no time). */
+export function timeOf(event: HistoryEvent | undefined): number {
   const time = event?.eventTime;
   return time ? Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : 0;
 }

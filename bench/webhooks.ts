@@ -67,6 +67,7 @@ export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<
     const burst = await burstPhase(deps.db, tenantId, receiver);
     const sampleEvent = [...receiver.firstArrivals.keys()][0];
     const delivery = await historyCost(client, workflowIds.webhookDelivery(tenantId, deliveryIdFor(sampleEvent, webhookId)));
+    const sampled = await sampleBurstDeliveries(client, tenantId, webhookId, [...receiver.firstArrivals.keys()]);
     // First arrivals are not the end of the burst for the server: the deliveries' workflow tasks
     // still complete after their attempt. The paced phase starts once they have closed.
     const burstClosedAfterS = await untilDeliveriesClosed(client, deps.namespace, 120_000);
@@ -85,6 +86,8 @@ export async function runWebhookBench(given?: WebhookBenchDeps): Promise<Record<
       // What one of each costs the server: history events, and workflow/activity tasks.
       empty_workflow_history: describeCost(ceilingBefore.history),
       delivery_history: describeCost(delivery),
+      // A delivery with more than one workflow task heartbeated (an attempt past 80 % of its task timeout) or retried.
+      burst_sampled_deliveries: sampled,
       burst_events: BURST_EVENTS,
       burst_delivered: burst.delivered,
       deliveries_per_s: round(burst.perS),
@@ -128,6 +131,28 @@ async function historyCost(client: Client, workflowId: string): Promise<HistoryC
     activityTasks: events.filter((e) => e.activityTaskStartedEventAttributes).length,
     eager: events[0]?.workflowExecutionStartedEventAttributes?.eagerExecutionAccepted === true,
   };
+}
+
+const SAMPLED_DELIVERIES = 100;
+
+/** Workflow tasks and task timeouts over deliveries spread evenly through the burst's arrivals. */
+async function sampleBurstDeliveries(client: Client, tenantId: string, webhookId: string, eventIds: readonly string[]): Promise<string> {
+  const step = Math.max(1, Math.floor(eventIds.length / SAMPLED_DELIVERIES));
+  const sample = eventIds.filter((_, i) => i % step === 0).slice(0, SAMPLED_DELIVERIES);
+  const histories = await Promise.all(sample.map((eventId) => historyEvents(client, workflowIds.webhookDelivery(tenantId, deliveryIdFor(eventId, webhookId))).catch(() => [])));
+  const tasks = histories.map(startedWorkflowTasks);
+  const timeouts = new Map<string, number>();
+  for (const events of histories) {
+    const timeout = events[0]?.workflowExecutionStartedEventAttributes?.workflowTaskTimeout;
+    const key = timeout ? `${Number(timeout.seconds ?? 0)} s` : 'unknown';
+    timeouts.set(key, (timeouts.get(key) ?? 0) + 1);
+  }
+  const total = tasks.reduce((a, b) => a + b, 0);
+  const byTimeout = [...timeouts]
+    .sort()
+    .map(([timeout, n]) => `${n} with ${timeout}`)
+    .join(', ');
+  return `${sample.length}: ${(total / Math.max(1, sample.length)).toFixed(2)} workflow tasks each, ${tasks.filter((n) => n > 1).length} with more than one; task timeout: ${byTimeout}`;
 }
 
 const describeCost = (c: HistoryCost) => `${c.events} events, ${c.workflowTasks} workflow tasks, ${c.activityTasks} activity tasks${c.eager ? ', eager start' : ''}`;

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { startServiceProcess } from '../scripts/service-process';
 import { benchWebhook, sendEvents, startReceiver, type Receiver, type WebhookBenchDeps } from './webhooks';
-import { historyEvents, timelineOf, verdict } from './report';
+import { historyEvents, timelineOf, timeOf, verdict } from './report';
 import { deliveryIdFor } from '../domain/webhooks/delivery-id';
 import { workflowIds } from '../infra/workflow-ids';
 
@@ -23,6 +23,7 @@ async function burst(deps: WebhookBenchDeps, receiver: Receiver, kill: boolean) 
   const extra = await startServiceProcess('worker', {}, path.join(process.cwd(), '.run', 'bench', `worker-${kill ? 'killed' : 'kept'}.log`));
   try {
     const t0 = performance.now();
+    const t0Epoch = Date.now();
     await sendEvents(deps.db, tenantId, EVENTS, 100);
     if (kill) {
       await receiver.waitForCount(KILL_AFTER, DEADLINE_MS);
@@ -46,10 +47,10 @@ async function burst(deps: WebhookBenchDeps, receiver: Receiver, kill: boolean) 
     await deps.db('webhooks').where({ id: webhookId }).update({ status: 'disabled', disabled_reason: 'bench finished' });
     // What the last delivery to arrive waited on (a timed-out workflow task, a retry, a timer).
     const [lastEvent] = [...receiver.firstArrivals].sort((a, b) => b[1] - a[1])[0] ?? [];
-    const lastHistory = lastEvent
-      ? timelineOf(await historyEvents(await deps.temporal.client(), workflowIds.webhookDelivery(tenantId, deliveryIdFor(lastEvent, webhookId))).catch(() => []))
-      : '';
-    return { seconds, delivered: receiver.firstArrivals.size, deliveries, succeededRecords: records, lastHistory };
+    const history = lastEvent ? await historyEvents(await deps.temporal.client(), workflowIds.webhookDelivery(tenantId, deliveryIdFor(lastEvent, webhookId))).catch(() => []) : [];
+    // When its workflow started tells the two waits apart: a late start is a dead dispatcher's claim, a timed-out task the dead worker's.
+    const lastStartedS = history.length > 0 ? `+${((timeOf(history[0]) - t0Epoch) / 1000).toFixed(1)} s into the burst: ` : '';
+    return { seconds, delivered: receiver.firstArrivals.size, deliveries, succeededRecords: records, lastHistory: lastStartedS + timelineOf(history) };
   } finally {
     await extra.stop();
   }

@@ -4,6 +4,8 @@
  * refused, so starting is idempotent: a delivery started twice runs once.
  */
 import { Client } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
+import type { RecentAnswers } from '../db/queries/webhooks';
 import { mapSettled } from './concurrency';
 import { startOnce } from './start-once';
 import { WebhookIdKey } from '../infra/search-attributes';
@@ -20,17 +22,41 @@ import type { WebhookDeliveryInput, webhookDeliveryWorkflowV2 } from '../workflo
  * attempt that runs its whole 10 s deadline heartbeats twice; each heartbeat is a task, which is
  * what a tenant bursting into hung webhooks costs the others (about 0.2 s more median latency
  * than with 6.5 s, 4 s cost 0.9 s; docs/DECISIONS.md, "A delivery workflow's task is handed to
- * another worker after 5 s").
+ * another worker after 5 s"). This is the timeout of a delivery to a receiver not known to be fast.
  */
 export const DELIVERY_WORKFLOW_TASK_TIMEOUT = '5 seconds';
-
 /**
- * `eager`: the client shares its NativeConnection with a worker of the webhook queue (the
- * dispatcher in the worker process), so the server hands the first workflow task back in the
- * start's answer instead of through a poll (eager workflow start; a server without it, or a
- * worker with no free slot, starts normally). Measured in issue 19: see workers/options.ts.
+ * A receiver known to be fast: each of its latest attempts (at least FAST_RECEIVER_MIN_ANSWERS of
+ * them in the delivery log) was answered within FAST_RECEIVER_SLOWEST_MS. Its attempts end well
+ * inside 3 s (a lease wait of at most 2 s, LEASE_WAIT_MS, and the answer), so the shorter timeout
+ * costs them no heartbeat, and a crash delays its deliveries by 3 s instead of 5 s. What a fast
+ * receiver that starts to hang costs: the deliveries started before its first slow answer is
+ * logged (10 s later at most) heartbeat four times instead of twice, within its tenant's share of
+ * the worker's attempts.
  */
-export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput, opts: { eager?: boolean } = {}): Promise<'started' | 'already_started'> {
+export const FAST_RECEIVER_DELIVERY_TASK_TIMEOUT = '3 seconds';
+export const FAST_RECEIVER_MIN_ANSWERS = 5;
+export const FAST_RECEIVER_SLOWEST_MS = 500;
+
+/** The task timeout of a delivery whose receiver answered its latest attempts so (undefined: no attempt yet). */
+export function deliveryTaskTimeout(recent: RecentAnswers | undefined): Duration {
+  const fast = recent !== undefined && recent.answers >= FAST_RECEIVER_MIN_ANSWERS && recent.slowestMs < FAST_RECEIVER_SLOWEST_MS;
+  return fast ? FAST_RECEIVER_DELIVERY_TASK_TIMEOUT : DELIVERY_WORKFLOW_TASK_TIMEOUT;
+}
+
+export interface DeliveryStartOptions {
+  /**
+   * The client shares its NativeConnection with a worker of the webhook queue (the dispatcher in
+   * the worker process), so the server hands the first workflow task back in the start's answer
+   * instead of through a poll (eager workflow start; a server without it, or a worker with no free
+   * slot, starts normally). Measured in issue 19: see workers/options.ts.
+   */
+  eager?: boolean;
+  /** How the webhook's receiver answered its latest attempts (db/queries/webhooks.ts, `recentAnswers`). */
+  recentAnswers?: RecentAnswers;
+}
+
+export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput, opts: DeliveryStartOptions = {}): Promise<'started' | 'already_started'> {
   return startOnce<typeof webhookDeliveryWorkflowV2>(client, {
     workflowType: 'webhookDeliveryWorkflowV2',
     taskQueue: TASK_QUEUES.webhooks,
@@ -40,7 +66,7 @@ export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput
     resourceId: input.deliveryId,
     searchAttributes: [[WebhookIdKey, input.webhookId]],
     eager: opts.eager,
-    workflowTaskTimeout: DELIVERY_WORKFLOW_TASK_TIMEOUT,
+    workflowTaskTimeout: deliveryTaskTimeout(opts.recentAnswers),
   });
 }
 

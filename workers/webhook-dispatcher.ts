@@ -16,7 +16,7 @@ import { Client as PgClient } from 'pg';
 import type { Logger } from 'pino';
 import { Db } from '../db/knex';
 import { TemporalGateway } from '../infra/temporal';
-import { DEFAULT_DISPATCH_BATCH, describeError, dispatchOutboxBatch } from '../orchestration/webhook-dispatch';
+import { DEFAULT_DISPATCH_BATCH, describeError, dispatchOutboxBatch, msUntilNextDue } from '../orchestration/webhook-dispatch';
 
 export const OUTBOX_CHANNEL = 'outbox_events';
 
@@ -72,7 +72,9 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         await wake.wait(backoffMs, () => stopped, { ignoreSignals: true });
         continue;
       }
-      await wake.wait(fallbackPollMs, () => stopped);
+      // No NOTIFY comes when a dead dispatcher's claim or a retry falls due: wake then, not at the next poll.
+      const untilDue = await msUntilNextDue(db).catch(() => null);
+      await wake.wait(nextWakeMs(fallbackPollMs, untilDue), () => stopped);
     }
   })();
 
@@ -84,6 +86,14 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       await listener.stop();
     },
   };
+}
+
+/** Margin after an event's due time, so the claim query's `now()` has passed it. */
+const DUE_MARGIN_MS = 20;
+
+/** How long the loop sleeps when idle: until the next event falls due (`untilDueMs`), at most `fallbackPollMs`. */
+export function nextWakeMs(fallbackPollMs: number, untilDueMs: number | null): number {
+  return untilDueMs === null ? fallbackPollMs : Math.min(fallbackPollMs, Math.max(0, untilDueMs) + DUE_MARGIN_MS);
 }
 
 /** A wake-up flag: signals that arrive while nobody waits are kept for the next wait. */

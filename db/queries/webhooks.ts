@@ -273,3 +273,32 @@ export function deliveriesQuery(scope: TenantScope, webhookId: string, filter: D
   if (filter.delivery_id) whereUuidIs(q, 'delivery_id', filter.delivery_id);
   return q;
 }
+
+/** How a webhook's receiver answered its latest attempts (the delivery log's latency, attempts refused before sending left out). */
+export interface RecentAnswers {
+  /** Attempts counted, at most RECENT_ANSWERS_COUNTED. */
+  answers: number;
+  slowestMs: number;
+}
+
+export const RECENT_ANSWERS_COUNTED = 20;
+
+/**
+ * The latest attempts' answers of each webhook, in one statement (each webhook's newest records
+ * through the per-webhook index); a webhook with no attempt yet is absent from the map.
+ */
+export async function recentAnswers(db: Queryable, webhooks: ReadonlyArray<{ tenantId: string; webhookId: string }>): Promise<Map<string, RecentAnswers>> {
+  if (webhooks.length === 0) return new Map();
+  const { rows } = await db.raw<{ rows: Array<{ webhook_id: string; answers: number; slowest_ms: number }> }>(
+    `select w.webhook_id, count(*)::int as answers, max(d.latency_ms)::int as slowest_ms
+       from unnest(?::uuid[], ?::uuid[]) as w(tenant_id, webhook_id)
+       cross join lateral (
+         select latency_ms from webhook_deliveries d
+          where d.tenant_id = w.tenant_id and d.webhook_id = w.webhook_id and d.latency_ms is not null
+          order by d.created_at desc limit ?
+       ) d
+      group by w.webhook_id`,
+    [webhooks.map((w) => w.tenantId), webhooks.map((w) => w.webhookId), RECENT_ANSWERS_COUNTED],
+  );
+  return new Map(rows.map((r) => [r.webhook_id, { answers: r.answers, slowestMs: r.slowest_ms }]));
+}

@@ -9,12 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowClientInterceptor } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import pino from 'pino';
 import { createMachineAgentActivities } from '../../activities/machine-agents';
 import { provisionTenant } from '../../db/tenants';
 import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
 import { TASK_QUEUES } from '../../infra/task-queues';
 import { workflowIds } from '../../infra/workflow-ids';
-import { dispatchOutboxBatch, MAX_DISPATCH_ATTEMPTS, TemporalUnreachableError } from '../../orchestration/webhook-dispatch';
+import { dispatchOutboxBatch, MAX_DISPATCH_ATTEMPTS, msUntilNextDue, TemporalUnreachableError } from '../../orchestration/webhook-dispatch';
+import { startWebhookDispatcher } from '../../workers/webhook-dispatcher';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { until } from '../support/until';
@@ -139,6 +141,32 @@ describe('dispatchOutboxBatch', () => {
     expect(await dispatchOutboxBatch(pg.db, client)).toMatchObject({ events: 0 });
   });
 
+  it('gives a delivery to a receiver known to answer fast a 3 s task timeout; one to a receiver without attempts, or with a slow one among its latest, 5 s', async () => {
+    const tenantId = await tenant();
+    const [fast, hung, fresh] = [await webhook(tenantId, ['order.created']), await webhook(tenantId, ['order.created']), await webhook(tenantId, ['order.created'])];
+    // The delivery log: 20 answers in 40 ms each, and for `hung` a latest attempt that ran to its deadline.
+    const logged = (webhookId: string, latencies: number[]) =>
+      latencies.map((latency, i) => ({
+        tenant_id: tenantId,
+        webhook_id: webhookId,
+        delivery_id: randomUUID(),
+        event_id: randomUUID(),
+        event_type: 'order.created',
+        attempt: 1,
+        status: latency < 10_000 ? 'succeeded' : 'failed',
+        latency_ms: latency,
+        created_at: new Date(Date.now() - 60_000 + i * 1_000),
+      }));
+    await pg.db('webhook_deliveries').insert([...logged(fast, Array(20).fill(40)), ...logged(hung, [...Array(19).fill(40), 10_000])]);
+    const [eventId] = await storeEvents(tenantId, 'order.created', 1);
+    expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 1, deliveries: 3, retrying: 0 });
+    const taskTimeoutS = async (webhookId: string) => {
+      const config = (await env.client.workflow.getHandle(workflowIds.webhookDelivery(tenantId, deliveryIdFor(eventId!, webhookId))).describe()).raw.executionConfig;
+      return Number(config?.defaultWorkflowTaskTimeout?.seconds) + (config?.defaultWorkflowTaskTimeout?.nanos ?? 0) / 1e9;
+    };
+    expect([await taskTimeoutS(fast), await taskTimeoutS(hung), await taskTimeoutS(fresh)]).toEqual([3, 5, 5]);
+  });
+
   it('starts with the claim committed and no transaction open; a batch whose dispatcher died is dispatched again once its claim runs out, the repeated starts refused', async () => {
     const tenantId = await tenant();
     await webhook(tenantId, ['order.created']);
@@ -173,6 +201,29 @@ describe('dispatchOutboxBatch', () => {
       .update({ next_attempt_at: pg.db.raw(`now() - interval '1 second'`) });
     expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 2, deliveries: 2, alreadyStarted: 2, retrying: 0 });
     expect(await undispatched(ids)).toEqual([]);
+  });
+
+  it('finds when the next claim or retry falls due (null when none waits), from the database clock', async () => {
+    const tenantId = await tenant();
+    expect(await msUntilNextDue(pg.db)).toBeNull();
+    const [claimed, retrying, due] = await storeEvents(tenantId, 'order.created', 3);
+    await pg
+      .db('outbox_events')
+      .where({ id: claimed })
+      .update({ next_attempt_at: pg.db.raw(`now() + interval '3 seconds'`) });
+    await pg
+      .db('outbox_events')
+      .where({ id: retrying })
+      .update({ next_attempt_at: pg.db.raw(`now() + interval '40 seconds'`) });
+    await pg
+      .db('outbox_events')
+      .where({ id: due })
+      .update({ next_attempt_at: pg.db.raw(`now() - interval '1 second'`) });
+    const ms = await msUntilNextDue(pg.db);
+    expect(ms).toBeGreaterThan(2_000);
+    expect(ms).toBeLessThanOrEqual(3_000);
+    await pg.db('outbox_events').where({ id: claimed }).update({ dispatched_at: pg.db.fn.now() }); // recorded: no longer waited for
+    expect(await msUntilNextDue(pg.db)).toBeGreaterThan(30_000);
   });
 
   it('renews the claim while a slow batch runs, so a live dispatcher keeps its events past the claim', async () => {
@@ -257,5 +308,31 @@ describe('dispatchOutboxBatch', () => {
     const signals = history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes);
     expect(signals).toHaveLength(1);
     expect(history.events!.length).toBeLessThan(30);
+  });
+});
+
+describe('the dispatcher loop', () => {
+  it("picks up a dead dispatcher's batch when its claim runs out, without waiting for the next poll", async () => {
+    const tenantId = await tenant();
+    const ids = await storeEvents(tenantId, 'order.created', 2);
+    // As a dispatcher killed mid-batch leaves them: claimed for one more second, never recorded.
+    await pg
+      .db('outbox_events')
+      .whereIn('id', ids)
+      .update({ next_attempt_at: pg.db.raw(`now() + interval '1 second'`) });
+    const temporal = { client: async () => env.client, callDeadlineMs: 5_000, ping: async () => undefined, close: async () => undefined };
+    // A poll ten minutes apart: only the wake-up at the claim's end can dispatch them within the test.
+    const dispatcher = startWebhookDispatcher({ db: pg.db, databaseUrl: pg.databaseUrl, temporal, log: pino({ enabled: false }), fallbackPollMs: 600_000 });
+    try {
+      await until(
+        () => undispatched(ids),
+        (left) => left.length === 0,
+        'the dead claim picked up',
+        30_000,
+      );
+    } finally {
+      await dispatcher.stop();
+    }
+    expect(await pg.db('outbox_events').whereIn('id', ids).pluck('attempts')).toEqual([0, 0]);
   });
 });

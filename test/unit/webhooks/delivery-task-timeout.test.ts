@@ -1,0 +1,24 @@
+/**
+ * A delivery's workflow task timeout follows how its receiver answered its latest attempts
+ * (orchestration/webhooks.ts). The dispatcher's use of it, against PostgreSQL and Temporal:
+ * test/workflows/outbox-dispatch.test.ts.
+ */
+import {
+  DELIVERY_WORKFLOW_TASK_TIMEOUT,
+  deliveryTaskTimeout,
+  FAST_RECEIVER_DELIVERY_TASK_TIMEOUT,
+  FAST_RECEIVER_MIN_ANSWERS,
+  FAST_RECEIVER_SLOWEST_MS,
+} from '../../../orchestration/webhooks';
+
+describe('deliveryTaskTimeout', () => {
+  it("hands a dead worker's task over sooner only for a receiver known to answer fast", () => {
+    expect([DELIVERY_WORKFLOW_TASK_TIMEOUT, FAST_RECEIVER_DELIVERY_TASK_TIMEOUT]).toEqual(['5 seconds', '3 seconds']);
+    expect(deliveryTaskTimeout(undefined)).toBe(DELIVERY_WORKFLOW_TASK_TIMEOUT); // no attempt yet
+    expect(deliveryTaskTimeout({ answers: FAST_RECEIVER_MIN_ANSWERS - 1, slowestMs: 10 })).toBe(DELIVERY_WORKFLOW_TASK_TIMEOUT); // too few to know
+    expect(deliveryTaskTimeout({ answers: FAST_RECEIVER_MIN_ANSWERS, slowestMs: 10 })).toBe(FAST_RECEIVER_DELIVERY_TASK_TIMEOUT);
+    expect(deliveryTaskTimeout({ answers: 20, slowestMs: FAST_RECEIVER_SLOWEST_MS - 1 })).toBe(FAST_RECEIVER_DELIVERY_TASK_TIMEOUT);
+    expect(deliveryTaskTimeout({ answers: 20, slowestMs: FAST_RECEIVER_SLOWEST_MS })).toBe(DELIVERY_WORKFLOW_TASK_TIMEOUT);
+    expect(deliveryTaskTimeout({ answers: 20, slowestMs: 10_000 })).toBe(DELIVERY_WORKFLOW_TASK_TIMEOUT); // one attempt ran to its deadline
+  });
+});

@@ -81,6 +81,13 @@ async function webhook(tenantId: string, events: string[]): Promise<string> {
 
 const undispatched = async (ids: string[]) => pg.db('outbox_events').whereIn('id', ids).whereNull('dispatched_at').pluck('id');
 
+/** The delivery workflow of (event, webhook): its type and its workflow task timeout in seconds, as the server runs it. */
+async function startedDelivery(tenantId: string, eventId: string, webhookId: string): Promise<{ type: string; taskTimeoutS: number }> {
+  const description = await env.client.workflow.getHandle(workflowIds.webhookDelivery(tenantId, deliveryIdFor(eventId, webhookId))).describe();
+  const timeout = description.raw.executionConfig?.defaultWorkflowTaskTimeout;
+  return { type: description.type, taskTimeoutS: Number(timeout?.seconds) + (timeout?.nanos ?? 0) / 1e9 };
+}
+
 describe('dispatchOutboxBatch', () => {
   it("shares a batch between tenants: a burst of one tenant does not hold back another's events", async () => {
     const [noisy, quiet] = [await tenant(), await tenant()];
@@ -110,11 +117,10 @@ describe('dispatchOutboxBatch', () => {
     expect(first).toMatchObject({ events: 3, deliveries: 3, retrying: 1, parked: 0 });
     expect(await undispatched([good, poison, alsoGood])).toEqual([poison]);
     for (const id of [good, alsoGood]) {
-      const description = await env.client.workflow.getHandle(workflowIds.webhookDelivery(tenantId, deliveryIdFor(id, webhookId))).describe();
-      expect(description.type).toBe('webhookDeliveryWorkflowV2');
+      const delivery = await startedDelivery(tenantId, id, webhookId);
+      expect(delivery.type).toBe('webhookDeliveryWorkflowV2');
       // A task a dead worker held is handed over after 5 s, not the server's default 10 s.
-      const taskTimeout = description.raw.executionConfig?.defaultWorkflowTaskTimeout;
-      expect(Number(taskTimeout?.seconds) + (taskTimeout?.nanos ?? 0) / 1e9).toBe(5);
+      expect(delivery.taskTimeoutS).toBe(5);
     }
     const row = await pg.db('outbox_events').where({ id: poison }).first('attempts', 'last_error', 'parked_at', pg.db.raw('extract(epoch from next_attempt_at - now()) as wait_s'));
     expect(row).toMatchObject({ attempts: 1, parked_at: null, last_error: 'Error: refused by the server for this workflow' });
@@ -160,10 +166,7 @@ describe('dispatchOutboxBatch', () => {
     await pg.db('webhook_deliveries').insert([...logged(fast, Array(20).fill(40)), ...logged(hung, [...Array(19).fill(40), 10_000])]);
     const [eventId] = await storeEvents(tenantId, 'order.created', 1);
     expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 1, deliveries: 3, retrying: 0 });
-    const taskTimeoutS = async (webhookId: string) => {
-      const config = (await env.client.workflow.getHandle(workflowIds.webhookDelivery(tenantId, deliveryIdFor(eventId!, webhookId))).describe()).raw.executionConfig;
-      return Number(config?.defaultWorkflowTaskTimeout?.seconds) + (config?.defaultWorkflowTaskTimeout?.nanos ?? 0) / 1e9;
-    };
+    const taskTimeoutS = async (webhookId: string) => (await startedDelivery(tenantId, eventId!, webhookId)).taskTimeoutS;
     expect([await taskTimeoutS(fast), await taskTimeoutS(hung), await taskTimeoutS(fresh)]).toEqual([3, 5, 5]);
   });
 

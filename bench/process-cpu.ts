@@ -9,6 +9,13 @@ import fs from 'node:fs';
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux). */
 const CLOCK_TICKS = 100;
 
+/**
+ * The granularity of every figure read here. The kernel rounds a thread's time and its process's
+ * time to ticks separately, so a thread's difference between two readings can exceed its
+ * process's by up to a tick at each end.
+ */
+export const CLOCK_TICK_MS = 1000 / CLOCK_TICKS;
+
 /** CPU milliseconds by thread name; threads that share a name are summed. */
 export type ThreadCpu = Map<string, number>;
 

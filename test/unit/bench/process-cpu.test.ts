@@ -1,4 +1,4 @@
-import { processCpuMs, threadCpuMs, threadCpuSplit } from '../../../bench/process-cpu';
+import { CLOCK_TICK_MS, processCpuMs, threadCpuMs, threadCpuSplit } from '../../../bench/process-cpu';
 import { msNumberToTs } from '@temporalio/common/lib/time';
 import { tallyTimedOutTasks, timedOutKindsLine, timerArmedAhead, type HistoryEvent } from '../../../bench/report';
 import { temporal } from '@temporalio/proto';
@@ -23,7 +23,8 @@ describe('CPU by thread, from /proc', () => {
     // Jest's main thread of a worker process carries the process's name (node or MainThread).
     const [busiest, ms] = [...after].map(([name, total]) => [name, total - (before.get(name) ?? 0)] as const).sort((a, b) => b[1] - a[1])[0];
     expect(ms).toBeGreaterThanOrEqual(200);
-    expect(processMs).toBeGreaterThanOrEqual(ms);
+    // Within the rounding of two readings: a thread's ticks and its process's are rounded apart (a run had 310 against 300).
+    expect(processMs + 2 * CLOCK_TICK_MS).toBeGreaterThanOrEqual(ms);
     expect(threadCpuSplit(before, after, 10).split(', ')[0].startsWith(`${busiest} `)).toBe(true);
   });
 

@@ -27,6 +27,26 @@ export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   });
 }
 
+/** gRPC's DEADLINE_EXCEEDED, as the client's errors carry it (on the error or its cause). */
+const GRPC_DEADLINE_EXCEEDED = 4;
+
+/**
+ * Runs a query against the time-skipping server, asked again when it goes unanswered for
+ * `withinMs`. That server drops the answer of a query task that a run answers just as it
+ * continues as new ("workflow execution already completed"), and the call then waits until the
+ * connection drops: 90 s, or past the test's timeout.
+ */
+export async function queryOnTestServer<R>(env: TestWorkflowEnvironment, query: () => Promise<R>, withinMs = 10_000, attempts = 5): Promise<R> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await env.client.withDeadline(Date.now() + withinMs, query);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
+      if (attempt >= attempts || code !== GRPC_DEADLINE_EXCEEDED) throw err;
+    }
+  }
+}
+
 export interface DevServerForTest {
   /** host:port of the frontend, e.g. for Connection.connect / NativeConnection.connect. */
   address: string;

@@ -35,7 +35,7 @@ import { snapshotOf } from '../../workflows/maintenance-plan-state';
 import { nudgePlansBehindOnReadings, plansBehindOnReadings } from '../../workers/reconcile';
 import type { TemporalGateway } from '../../infra/temporal';
 import { DEFAULT_ACTION_THRESHOLDS } from '../../domain/prognostics';
-import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
+import { createTimeSkippingEnv, queryOnTestServer, registerSearchAttributes } from '../support/temporal-env';
 import { expectNoPersonalData, historyTextOf } from '../support/history-text';
 import { recordHistory } from '../support/record-history';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
@@ -235,7 +235,7 @@ describe('calendar plans over a year', () => {
     expect(codes).toEqual(Array.from({ length: 24 }, (_, i) => `PM-${String(i + 1).padStart(6, '0')}`));
     const history = await executionsOf(fixed.row.id);
     expect(history.map((h) => [h.trigger, h.executed_by, h.outcome])).toEqual(Array(12).fill(['calendar', 'system', 'created']));
-    expect((await fixed.handle.query(stateQuery)).executions_total).toBe(12);
+    expect((await queryOnTestServer(env, () => fixed.handle.query(stateQuery))).executions_total).toBe(12);
 
     for (const p of [fixed, floating]) await p.handle.signal(archiveSignal);
     expect(await fixed.handle.result()).toEqual({ status: 'archived', executions_total: 12 });
@@ -326,7 +326,7 @@ describe('pause and resume', () => {
     await plan.handle.signal(pauseSignal); // twice is harmless
     await sleepFor(5 * DAY);
     expect(await tasksOf(plan.row.id)).toHaveLength(0);
-    const paused = await plan.handle.query(stateQuery);
+    const paused = await queryOnTestServer(env, () => plan.handle.query(stateQuery));
     expect(paused.status).toBe('paused');
     expect(paused.next_due?.at).toBe(start.toISOString());
 
@@ -334,7 +334,7 @@ describe('pause and resume', () => {
     await plan.handle.signal(resumeSignal);
     const resumedAt = await env.currentTimeMs();
     const expected = new Date(start.getTime() + Math.floor((resumedAt - start.getTime()) / DAY + 1) * DAY).toISOString();
-    const resumed = await plan.handle.query(stateQuery);
+    const resumed = await queryOnTestServer(env, () => plan.handle.query(stateQuery));
     expect(resumed.status).toBe('active');
     expect(resumed.next_due?.at).toBe(expected);
     await untilPasses(async () => expect(new Date((await planRow(plan.row.id)).next_due_at).toISOString()).toBe(expected));
@@ -357,7 +357,7 @@ describe('pause and resume', () => {
 
     const executed = await execute(t, plan.row.id, 'exec-1');
     expect(executed.task_code).toBe('PM-000001');
-    const afterExecute = await plan.handle.query(stateQuery);
+    const afterExecute = await queryOnTestServer(env, () => plan.handle.query(stateQuery));
     expect(afterExecute.status).toBe('paused');
     // Floating: a user execution moves the due time to execution + interval.
     expect(Math.abs(new Date(afterExecute.next_due!.at).getTime() - (now.getTime() + 2 * DAY))).toBeLessThan(60_000);
@@ -366,7 +366,7 @@ describe('pause and resume', () => {
     await sleepFor(4 * DAY);
     await plan.handle.signal(resumeSignal);
     const resumedAt = await env.currentTimeMs();
-    const resumed = await plan.handle.query(stateQuery);
+    const resumed = await queryOnTestServer(env, () => plan.handle.query(stateQuery));
     expect(Math.abs(new Date(resumed.next_due!.at).getTime() - (resumedAt + 2 * DAY))).toBeLessThan(60_000);
     const [history] = await executionsOf(plan.row.id);
     expect(history).toMatchObject({ executed_by: t.adminUserId, trigger: 'calendar', outcome: 'created' });
@@ -401,7 +401,7 @@ describe('counter plans', () => {
     expect(reset).toMatchObject({ thresholds_crossed: 0, execution: null, next_threshold: 50 });
 
     // ~21 per hour over the last readings: the next threshold is projected ahead, not null.
-    const preview = await plan.handle.query(previewQuery);
+    const preview = await queryOnTestServer(env, () => plan.handle.query(previewQuery));
     expect(preview).toMatchObject({ trigger: 'counter', projected: true, next_threshold: 50, counter_value: 30 });
     expect(new Date(preview.due_at!).getTime()).toBeGreaterThanOrEqual(await env.currentTimeMs());
 
@@ -516,14 +516,14 @@ describe('continue-as-new', () => {
     await recordHistory('maintenance-plan-continued-as-new', env.client.workflow.getHandle(plan.handle.workflowId, firstRunId));
     expect(firstRun.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
 
-    const view = await latest.query(stateQuery);
+    const view = await queryOnTestServer(env, () => latest.query(stateQuery));
     expect(view).toMatchObject({ executions_total: 25, status: 'active', version: 1 });
     // A retried call after the run changed: same task, no new one.
     const again = await execute(t, plan.row.id, 'exec-24');
     expect(again).toEqual({ ...results[24], repeated: true });
     // An Update of a request from two runs ago is answered from the carried memory, not counted again.
     await latest.executeUpdate(executeUpdate, { args: [{ requestId: 'exec-3', executedBy: t.adminUserId, taskId: results[3].task_id, dueAt: new Date().toISOString() }] });
-    expect((await latest.query(stateQuery)).executions_total).toBe(25);
+    expect((await queryOnTestServer(env, () => latest.query(stateQuery))).executions_total).toBe(25);
     expect(await tasksOf(plan.row.id)).toHaveLength(25);
     await latest.signal(archiveSignal);
     expect(await latest.result()).toEqual({ status: 'archived', executions_total: 25 });
@@ -559,7 +559,7 @@ describe('condition plans', () => {
     /** Until the plan's workflow has evaluated the readings up to `last`. */
     const evaluated = (last: string) =>
       untilPasses(async () => {
-        const view = await latest().query(stateQuery);
+        const view = await queryOnTestServer(env, () => latest().query(stateQuery));
         expect(view.schedule.type === 'condition' && view.schedule.condition.assets[asset.id]?.last_at).toBe(last);
       });
     const at = (minute: number) => new Date(base + minute * MINUTE).toISOString();
@@ -619,7 +619,7 @@ describe('condition plans', () => {
     await evaluated(await readings(0, Array(7).fill(4))); // 0..30: an excursion under way
     await latest().signal(pauseSignal);
     await readings(35, Array(7).fill(4)); // 35..65: persisted, but paused
-    const paused = await latest().query(stateQuery);
+    const paused = await queryOnTestServer(env, () => latest().query(stateQuery));
     expect(paused.status).toBe('paused');
     expect(paused.schedule.type === 'condition' && paused.schedule.condition.assets[asset]?.last_at).toBe(at(30));
     expect(await executionsOf(plan.row.id)).toHaveLength(0);
@@ -675,7 +675,7 @@ describe('predictive plans', () => {
       await upsertLatestReadings(pg.db, t.tenantId, [{ asset_id: asset.id, parameter: 'vibration', ts: last.ts, value: last.value, unit: null, source: null, recent: [] }]);
     };
     const forecastOf = async () => {
-      const view = await latest().query(stateQuery);
+      const view = await queryOnTestServer(env, () => latest().query(stateQuery));
       return view.schedule.type === 'predictive' ? view.schedule.predictive.assets[asset.id] : undefined;
     };
     return { t, asset: asset.id as string, plan, latest, store, forecastOf };
@@ -694,7 +694,7 @@ describe('predictive plans', () => {
     expect(await executionsOf(plan.row.id)).toHaveLength(0);
     // The read model and the preview show the projected due time.
     await untilPasses(async () => expect(await planRow(plan.row.id)).toMatchObject({ next_due_trigger: 'predictive', next_due_at: new Date(forecast.due_at!) }));
-    const preview = await latest().query(previewQuery);
+    const preview = await queryOnTestServer(env, () => latest().query(previewQuery));
     expect(preview).toMatchObject({ due_at: forecast.due_at, trigger: 'predictive', projected: true, forecasts: [forecast.evidence] });
 
     await sleepUntil(new Date(dueAt + 60_000));
@@ -720,7 +720,9 @@ describe('predictive plans', () => {
     expect(event.data).toMatchObject({ task_id: task.id, trigger: 'predictive', evidence });
     // Fired: the same readings told again make no second work order.
     await latest().signal(readingsSignal);
-    await untilPasses(async () => expect((await latest().query(stateQuery)).schedule).toMatchObject({ predictive: { assets: { [asset]: { fired: true } } } }));
+    await untilPasses(async () =>
+      expect((await queryOnTestServer(env, () => latest().query(stateQuery))).schedule).toMatchObject({ predictive: { assets: { [asset]: { fired: true } } } }),
+    );
     expect(await executionsOf(plan.row.id)).toHaveLength(1);
     await latest().signal(archiveSignal);
     expect(await latest().result()).toEqual({ status: 'archived', executions_total: 1 });
@@ -746,7 +748,7 @@ describe('predictive plans', () => {
     await sleepFor(2 * HOUR);
     await store(2 * HOUR, 5 * 60_000, 5, 24); // after the repair: two hours rising fast
     await latest().signal(readingsSignal);
-    expect((await latest().query(stateQuery)).status).toBe('paused');
+    expect((await queryOnTestServer(env, () => latest().query(stateQuery))).status).toBe('paused');
     expect(await executionsOf(plan.row.id)).toHaveLength(1);
 
     await latest().signal(resumeSignal);

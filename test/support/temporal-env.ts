@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
+import { grpcStatusOf } from '../../infra/error-chain';
 import { SEARCH_ATTRIBUTES } from '../../infra/search-attributes';
 import runnerLib = require('../../scripts/lib/process-runner.cjs');
 import services = require('../../scripts/lib/services.cjs');
@@ -27,7 +28,7 @@ export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   });
 }
 
-/** gRPC's DEADLINE_EXCEEDED, as the client's errors carry it (on the error or its cause). */
+/** gRPC's DEADLINE_EXCEEDED status code. */
 const GRPC_DEADLINE_EXCEEDED = 4;
 
 /**
@@ -41,8 +42,7 @@ export async function queryOnTestServer<R>(env: TestWorkflowEnvironment, query: 
     try {
       return await env.client.withDeadline(Date.now() + withinMs, query);
     } catch (err) {
-      const code = (err as { code?: unknown }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
-      if (attempt >= attempts || code !== GRPC_DEADLINE_EXCEEDED) throw err;
+      if (attempt >= attempts || grpcStatusOf(err) !== GRPC_DEADLINE_EXCEEDED) throw err;
     }
   }
 }

@@ -15,6 +15,7 @@ import type { Transporter } from 'nodemailer';
 import type { LlmProvider } from '../domain/llm/provider';
 import type { OutboundConfig } from '../infra/config';
 import type { PdfLimitsConfig } from '../infra/config';
+import type { StartToAttemptTimes } from '../infra/start-to-attempt';
 import { createPdfReader } from './extraction/pdf-text';
 
 export interface ActivityDeps {
@@ -41,6 +42,8 @@ export interface ActivityDeps {
 
   /** Timeouts, tenants' shares of the outbound pools, the webhook circuit breaker. */
   outbound: OutboundConfig;
+  /** The process's start-to-attempt times, shared with its outbox dispatcher. */
+  startToAttempt?: StartToAttemptTimes;
 }
 
 /** Every activity the worker registers, built from real dependencies. */
@@ -53,6 +56,7 @@ export function createActivities(deps: ActivityDeps) {
       dataEncryptionKey: deps.dataEncryptionKey,
       allowPrivateDestinations: deps.allowPrivateWebhookDestinations,
       startNotification,
+      startToAttempt: deps.startToAttempt,
       timeoutMs: deps.outbound.webhookResponseTimeoutMs,
       connectTimeoutMs: deps.outbound.webhookConnectTimeoutMs,
       tenantLimits: { maxInFlight: deps.outbound.webhookAttemptsPerTenant, maxWaiting: deps.outbound.webhookWaitingPerTenant, maxWaitMs: LEASE_WAIT_MS },

@@ -22,6 +22,7 @@ import { Db } from '../db/knex';
 import { LEASE_RENEW_EVERY_MS, LEASE_TTL_MS, LeaseRenewal } from '../infra/lease-renewal';
 import { causeChain, grpcStatusOf } from '../infra/error-chain';
 import { RECEIVING_STATUSES, recentAnswers, type RecentAnswers } from '../db/queries/webhooks';
+import type { StartToAttemptTimes } from '../infra/start-to-attempt';
 import { deliveryIdFor } from '../domain/webhooks/delivery-id';
 import { matches, type WebhookFilters } from '../domain/webhooks/matching';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
@@ -151,6 +152,8 @@ export async function dispatchOutboxBatch(
     startConcurrency?: number;
     callDeadlineMs?: number;
     eagerStart?: boolean;
+    /** This process's start-to-attempt times: each eager start is noted, and the slowest recent one chooses the task timeout. */
+    startToAttempt?: StartToAttemptTimes;
     /** How often the claim is renewed while the batch's calls run (tests shorten it). */
     claimRenewEveryMs?: number;
   } = {},
@@ -189,7 +192,14 @@ export async function dispatchOutboxBatch(
   let started: PromiseSettledResult<'started' | 'already_started'>[];
   try {
     started = await mapSettled(deliveries, options.startConcurrency ?? DEFAULT_START_CONCURRENCY, (input) =>
-      withDeadline(() => startWebhookDelivery(client, input, { eager: options.eagerStart, recentAnswers: answers.get(input.webhookId) })),
+      withDeadline(() => {
+        if (options.eagerStart) options.startToAttempt?.started(input.deliveryId);
+        return startWebhookDelivery(client, input, {
+          eager: options.eagerStart,
+          recentAnswers: answers.get(input.webhookId),
+          startToAttemptMs: options.startToAttempt?.slowestRecentMs(),
+        });
+      }),
     );
     started.forEach((result, index) => result.status === 'rejected' && failures.set(deliveries[index].eventId, result.reason));
     for (const [eventId, err] of await sendAgentSignals(client, agents.signals, withDeadline)) if (!failures.has(eventId)) failures.set(eventId, err);

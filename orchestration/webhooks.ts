@@ -33,15 +33,26 @@ export const DELIVERY_WORKFLOW_TASK_TIMEOUT = '5 seconds';
  * receiver that starts to hang costs: the deliveries started before its first slow answer is
  * logged (10 s later at most) heartbeat four times instead of twice, within its tenant's share of
  * the worker's attempts.
+ *
+ * Only on a responsive worker: the SDK's own work around the attempt must fit in the timeout too.
+ * While the starting process's start-to-attempt time (infra/start-to-attempt.ts) is above
+ * RESPONSIVE_WORKER_START_TO_ATTEMPT_MS, its deliveries get the 5 s: on a worker starved of CPU a
+ * 3 s task timed out around attempts of 100 ms and sent them again.
  */
 export const FAST_RECEIVER_DELIVERY_TASK_TIMEOUT = '3 seconds';
 export const FAST_RECEIVER_MIN_ANSWERS = 5;
 export const FAST_RECEIVER_SLOWEST_MS = 500;
+export const RESPONSIVE_WORKER_START_TO_ATTEMPT_MS = 500;
 
-/** The task timeout of a delivery whose receiver answered its latest attempts so (undefined: no attempt yet). */
-export function deliveryTaskTimeout(recent: RecentAnswers | undefined): Duration {
-  const fast = recent !== undefined && recent.answers >= FAST_RECEIVER_MIN_ANSWERS && recent.slowestMs < FAST_RECEIVER_SLOWEST_MS;
-  return fast ? FAST_RECEIVER_DELIVERY_TASK_TIMEOUT : DELIVERY_WORKFLOW_TASK_TIMEOUT;
+/**
+ * The task timeout of a delivery whose receiver answered its latest attempts so (undefined: no
+ * attempt yet), started by a process whose slowest recent start-to-attempt time is
+ * `startToAttemptMs` (undefined: none measured yet).
+ */
+export function deliveryTaskTimeout(recent: RecentAnswers | undefined, startToAttemptMs?: number): Duration {
+  const fastReceiver = recent !== undefined && recent.answers >= FAST_RECEIVER_MIN_ANSWERS && recent.slowestMs < FAST_RECEIVER_SLOWEST_MS;
+  const responsiveWorker = startToAttemptMs === undefined || startToAttemptMs < RESPONSIVE_WORKER_START_TO_ATTEMPT_MS;
+  return fastReceiver && responsiveWorker ? FAST_RECEIVER_DELIVERY_TASK_TIMEOUT : DELIVERY_WORKFLOW_TASK_TIMEOUT;
 }
 
 export interface DeliveryStartOptions {
@@ -54,6 +65,8 @@ export interface DeliveryStartOptions {
   eager?: boolean;
   /** How the webhook's receiver answered its latest attempts (db/queries/webhooks.ts, `recentAnswers`). */
   recentAnswers?: RecentAnswers;
+  /** The starting process's slowest recent start-to-attempt time (infra/start-to-attempt.ts). */
+  startToAttemptMs?: number;
 }
 
 export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput, opts: DeliveryStartOptions = {}): Promise<'started' | 'already_started'> {
@@ -66,7 +79,7 @@ export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput
     resourceId: input.deliveryId,
     searchAttributes: [[WebhookIdKey, input.webhookId]],
     eager: opts.eager,
-    workflowTaskTimeout: deliveryTaskTimeout(opts.recentAnswers),
+    workflowTaskTimeout: deliveryTaskTimeout(opts.recentAnswers, opts.startToAttemptMs),
   });
 }
 

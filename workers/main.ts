@@ -18,6 +18,7 @@ import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startNotificationDelivery } from '../orchestration/notifications';
 import { startWebhookDispatcher } from './webhook-dispatcher';
+import { StartToAttemptTimes } from '../infra/start-to-attempt';
 import { createMetricsRegistry } from '../infra/metrics';
 import { startWorkerHttpServer } from './http-server';
 import { installWorkerRuntime } from './telemetry';
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
   const workflowBundle = await loadWorkflowBundle(tracing ? 'traced' : 'plain', log);
   const interceptors = tracing ? withTracing(WORKER_INTERCEPTORS) : WORKER_INTERCEPTORS;
   const sinks = tracing ? { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } : undefined;
+  // The dispatcher below starts deliveries eagerly onto this process's webhook worker; both see one measure of how responsive it is.
+  const startToAttempt = new StartToAttemptTimes();
   const activities = createActivities({
     db,
     objectStore,
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
     pdf: config.pdf,
 
     outbound: config.outbound,
+    startToAttempt,
   });
   const worker = await Worker.create({
     connection,
@@ -113,7 +117,7 @@ async function main(): Promise<void> {
   await ensureRetentionSchedule(await temporal.client());
   // On the webhook worker's own connection, so its starts are eager (workers/options.ts).
   const eagerClient = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } });
-  const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, eagerClient, log });
+  const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, eagerClient, startToAttempt, log });
   const httpServer = await startWorkerHttpServer({
     ...config.workerHttp,
     registry: createMetricsRegistry(),

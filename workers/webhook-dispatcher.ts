@@ -15,6 +15,7 @@ import type { Client } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import type { Logger } from 'pino';
 import { Db } from '../db/knex';
+import type { StartToAttemptTimes } from '../infra/start-to-attempt';
 import { TemporalGateway } from '../infra/temporal';
 import { DEFAULT_DISPATCH_BATCH, describeError, dispatchOutboxBatch, msUntilNextDue } from '../orchestration/webhook-dispatch';
 
@@ -30,6 +31,8 @@ export interface WebhookDispatcherOptions {
    * client starts them the ordinary way.
    */
   eagerClient?: Client;
+  /** This process's start-to-attempt times, shared with its webhook activities (infra/start-to-attempt.ts). */
+  startToAttempt?: StartToAttemptTimes;
   log: Logger;
   batchSize?: number;
   /** Poll interval when no notification arrives (a missed NOTIFY is found within this time). */
@@ -60,7 +63,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       try {
         wake.clear(); // a notification arriving during the batch re-arms the wake-up below
         const client = options.eagerClient ?? (await temporal.client());
-        const result = await dispatchOutboxBatch(db, client, { batchSize, eagerStart: options.eagerClient !== undefined });
+        const result = await dispatchOutboxBatch(db, client, { batchSize, eagerStart: options.eagerClient !== undefined, startToAttempt: options.startToAttempt });
         if (result.deliveries > 0) log.debug(result, 'dispatched outbox events');
         if (result.retrying > 0 || result.parked > 0)
           log.warn(result, 'some outbox events failed: each is retried on its own, or parked after repeated failures (GET /internal/outbox)');

@@ -37,6 +37,7 @@ import type { Resolver } from '../../infra/outbound/destination-guard';
 import { tenantLimiter, type TenantLimits } from '../../infra/tenant-limiter';
 import { LeaseRenewal, LEASE_TTL_MS } from '../../infra/lease-renewal';
 import { LeaseWaiters } from './lease-waiters';
+import type { StartToAttemptTimes } from '../../infra/start-to-attempt';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, postSigned } from '../../infra/outbound/safe-http';
 
 /** Attempts of one webhook in flight at once, so one slow receiver cannot hold every worker slot. */
@@ -75,6 +76,8 @@ export interface WebhookDeliveryDeps {
   /** Starts the delivery workflow of a queued notification row (idempotent by its id). */
   startNotification(tenantId: string, notificationId: string): Promise<void>;
   maxInFlightPerWebhook?: number;
+  /** This process's start-to-attempt times: a first attempt's beginning is noted (infra/start-to-attempt.ts). */
+  startToAttempt?: StartToAttemptTimes;
   /** Tests fake name resolution here. */
   resolver?: Resolver;
   /** The attempt's deadline (WEBHOOK_RESPONSE_TIMEOUT_MS) and its connect deadline (WEBHOOK_CONNECT_TIMEOUT_MS). */
@@ -197,6 +200,8 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
   return {
     /** Within its tenant's share of this process's attempts (a refusal is retried later, see above). */
     async deliverWebhookAttempt(input: AttemptInput): Promise<AttemptReport> {
+      // A first attempt beginning here measures how fast this process turned its start around.
+      if (input.attempt === 1) deps.startToAttempt?.attemptBegins(input.deliveryId);
       return tenants.run(input.tenantId, () => deliverAttempt(input));
     },
     /**

@@ -81,18 +81,19 @@ async function appendEvents(tenantId: string, count: number, tag: string): Promi
   });
 }
 
-/** Where the slowest healthy delivery's time went, event by event, when the bound is missed. */
-async function printSlowestHistory(victim: TestTenant, path: string, eventAt: Map<string, number>): Promise<void> {
-  const received = receiver.on(path).map((r) => ({ id: JSON.parse(r.body).id as string, latency: r.receivedAt - eventAt.get(JSON.parse(r.body).id)! }));
-  const slowest = received.sort((a, b) => b.latency - a.latency)[0];
+/** A healthy delivery's history, event by event from its event's append, for when a bound is missed. */
+async function printHistory(victim: TestTenant, eventId: string, eventAt: Map<string, number>, what: string): Promise<void> {
   const webhookId = (await api.deps.db('webhooks').where({ tenant_id: victim.tenantId }).first('id')).id as string;
-  const handle = (await api.deps.temporal.client()).workflow.getHandle(workflowIds.webhookDelivery(victim.tenantId, deliveryIdFor(slowest.id, webhookId)));
+  const handle = (await api.deps.temporal.client()).workflow.getHandle(workflowIds.webhookDelivery(victim.tenantId, deliveryIdFor(eventId, webhookId)));
   const history = await handle.fetchHistory();
-  const start = eventAt.get(slowest.id)!;
-  const lines = (history.events ?? []).map(
-    (e) => `${Number(e.eventTime?.seconds ?? 0) * 1000 + Math.round((e.eventTime?.nanos ?? 0) / 1e6) - start} ms ${temporal.api.enums.v1.EventType[e.eventType ?? 0]}`,
-  );
-  process.stderr.write(`[webhook-capacity] slowest healthy delivery (${slowest.latency} ms), its history from the event:\n  ${lines.join('\n  ')}\n`);
+  const start = eventAt.get(eventId)!;
+  const lines = (history.events ?? []).map((e) => {
+    const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.round((e.eventTime?.nanos ?? 0) / 1e6) - start;
+    const timedOut = e.workflowTaskTimedOutEventAttributes;
+    const detail = timedOut ? ` (${temporal.api.enums.v1.TimeoutType[timedOut.timeoutType ?? 0]})` : '';
+    return `${at} ms ${temporal.api.enums.v1.EventType[e.eventType ?? 0]}${detail}`;
+  });
+  process.stderr.write(`[webhook-capacity] ${what}, its history from the event:\n  ${lines.join('\n  ')}\n`);
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -187,12 +188,18 @@ describe('delivery capacity shared between tenants', () => {
         eventAt.set(id, at);
         await new Promise((resolve) => setTimeout(resolve, HEALTHY_EVERY_MS));
       }
-      await receiver.waitFor(() => receiver.on(healthyPath).length >= HEALTHY_EVENTS, 60_000, `the ${HEALTHY_EVENTS} healthy deliveries`);
+      // Every event delivered (a delivery sent twice must not stand in for one not yet sent).
+      const deliveredEvents = () => new Set(receiver.on(healthyPath).map((r) => JSON.parse(r.body).id as string)).size;
+      await receiver.waitFor(() => deliveredEvents() >= HEALTHY_EVENTS, 60_000, `the ${HEALTHY_EVENTS} healthy deliveries`);
 
-      const latencies = receiver
-        .on(healthyPath)
-        .map((r) => r.receivedAt - eventAt.get(JSON.parse(r.body).id)!)
-        .sort((a, b) => a - b);
+      // Each event's latency is its first arrival. Delivery is at-least-once (docs/webhooks.md): on a
+      // worker starved of CPU the SDK's work around an attempt can outlive the workflow task's
+      // timeout, and the attempt is then sent again under the same webhook-id, which receivers
+      // deduplicate on. A repeat is allowed, with that id, and its history printed below.
+      const arrivals = receiver.on(healthyPath).map((r) => ({ eventId: JSON.parse(r.body).id as string, webhookId: r.headers['webhook-id'], at: r.receivedAt }));
+      const firstArrival = new Map<string, number>();
+      for (const { eventId, at } of arrivals) if (!firstArrival.has(eventId)) firstArrival.set(eventId, at);
+      const latencies = [...firstArrival].map(([eventId, at]) => at - eventAt.get(eventId)!).sort((a, b) => a - b);
       const attempts = hung.stats();
       // Where the healthy tenant's time went: waiting for the dispatcher, or after its start.
       const dispatched = await api.deps
@@ -206,8 +213,17 @@ describe('delivery capacity shared between tenants', () => {
           `(of which waiting for the dispatcher p50 ${percentile(dispatchWaits, 50)} ms, max ${dispatchWaits[dispatchWaits.length - 1]} ms); ` +
           `hung attempts in flight at most ${attempts.maxOpen} at once (share ${share}), ${attempts.accepted} sent in all\n`,
       );
-      expect(latencies).toHaveLength(HEALTHY_EVENTS);
-      if (latencies[latencies.length - 1] > BOUND_MS) await printSlowestHistory(victim, healthyPath, eventAt);
+      expect([...firstArrival.keys()].sort()).toEqual([...eventAt.keys()].sort());
+      for (const eventId of firstArrival.keys()) {
+        const repeats = arrivals.filter((arrival) => arrival.eventId === eventId);
+        if (repeats.length === 1) continue;
+        await printHistory(victim, eventId, eventAt, `healthy delivery received ${repeats.length} times (at ${repeats.map((r) => r.at - eventAt.get(eventId)!).join(', ')} ms)`);
+        expect(new Set(repeats.map((r) => r.webhookId)).size).toBe(1);
+      }
+      if (latencies[latencies.length - 1] > BOUND_MS) {
+        const [[slowestEvent, slowestMs]] = [...firstArrival].map(([eventId, at]) => [eventId, at - eventAt.get(eventId)!] as const).sort(([, x], [, y]) => y - x);
+        await printHistory(victim, slowestEvent, eventAt, `slowest healthy delivery (${slowestMs} ms)`);
+      }
       expect(latencies[latencies.length - 1]).toBeLessThanOrEqual(BOUND_MS);
       // The attacker's attempts held at most its share of the (one) worker's slots (without it: 16 per
       // webhook, 400). A freed slot's next attempt may connect before the receiver has seen the

@@ -14,8 +14,10 @@ import { createMachineAgentActivities } from '../../activities/machine-agents';
 import { provisionTenant } from '../../db/tenants';
 import { deliveryIdFor } from '../../domain/webhooks/delivery-id';
 import { TASK_QUEUES } from '../../infra/task-queues';
+import { StartToAttemptTimes } from '../../infra/start-to-attempt';
 import { workflowIds } from '../../infra/workflow-ids';
 import { dispatchOutboxBatch, MAX_DISPATCH_ATTEMPTS, msUntilNextDue, TemporalUnreachableError } from '../../orchestration/webhook-dispatch';
+import { RESPONSIVE_WORKER_START_TO_ATTEMPT_MS } from '../../orchestration/webhooks';
 import { startWebhookDispatcher } from '../../workers/webhook-dispatcher';
 import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temporal-env';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
@@ -168,6 +170,43 @@ describe('dispatchOutboxBatch', () => {
     expect(await dispatchOutboxBatch(pg.db, env.client)).toMatchObject({ events: 1, deliveries: 3, retrying: 0 });
     const taskTimeoutS = async (webhookId: string) => (await startedDelivery(tenantId, eventId!, webhookId)).taskTimeoutS;
     expect([await taskTimeoutS(fast), await taskTimeoutS(hung), await taskTimeoutS(fresh)]).toEqual([3, 5, 5]);
+  });
+
+  it('gives a delivery to a fast receiver the 5 s task timeout while the starting process turns its starts around slowly (a starved worker)', async () => {
+    const tenantId = await tenant();
+    const fast = await webhook(tenantId, ['order.created']);
+    await pg.db('webhook_deliveries').insert(
+      Array.from({ length: 20 }, (_, i) => ({
+        tenant_id: tenantId,
+        webhook_id: fast,
+        delivery_id: randomUUID(),
+        event_id: randomUUID(),
+        event_type: 'order.created',
+        attempt: 1,
+        status: 'succeeded',
+        latency_ms: 40,
+        created_at: new Date(Date.now() - 60_000 + i * 1_000),
+      })),
+    );
+    // One of this process's recent deliveries began its first attempt 1.5 s after its start.
+    let now = 0;
+    const startToAttempt = new StartToAttemptTimes(() => now);
+    startToAttempt.started('earlier-delivery');
+    now = RESPONSIVE_WORKER_START_TO_ATTEMPT_MS + 1_000;
+    startToAttempt.attemptBegins('earlier-delivery');
+    const [slowEvent] = await storeEvents(tenantId, 'order.created', 1);
+    expect(await dispatchOutboxBatch(pg.db, env.client, { startToAttempt })).toMatchObject({ events: 1, deliveries: 1, retrying: 0 });
+    expect((await startedDelivery(tenantId, slowEvent!, fast)).taskTimeoutS).toBe(5);
+
+    // Responsive again (its latest figures fast): the same receiver's next delivery gets 3 s.
+    for (let i = 0; i < 32; i++) {
+      startToAttempt.started(`later-${i}`);
+      now += 20;
+      startToAttempt.attemptBegins(`later-${i}`);
+    }
+    const [nextEvent] = await storeEvents(tenantId, 'order.created', 1);
+    expect(await dispatchOutboxBatch(pg.db, env.client, { startToAttempt })).toMatchObject({ events: 1, deliveries: 1, retrying: 0 });
+    expect((await startedDelivery(tenantId, nextEvent!, fast)).taskTimeoutS).toBe(3);
   });
 
   it('starts with the claim committed and no transaction open; a batch whose dispatcher died is dispatched again once its claim runs out, the repeated starts refused', async () => {

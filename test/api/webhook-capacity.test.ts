@@ -188,15 +188,15 @@ describe('delivery capacity shared between tenants', () => {
         eventAt.set(id, at);
         await new Promise((resolve) => setTimeout(resolve, HEALTHY_EVERY_MS));
       }
+      const arrivalsNow = () => receiver.on(healthyPath).map((r) => ({ eventId: JSON.parse(r.body).id as string, webhookId: r.headers['webhook-id'], at: r.receivedAt }));
       // Every event delivered (a delivery sent twice must not stand in for one not yet sent).
-      const deliveredEvents = () => new Set(receiver.on(healthyPath).map((r) => JSON.parse(r.body).id as string)).size;
-      await receiver.waitFor(() => deliveredEvents() >= HEALTHY_EVENTS, 60_000, `the ${HEALTHY_EVENTS} healthy deliveries`);
+      await receiver.waitFor(() => new Set(arrivalsNow().map((a) => a.eventId)).size >= HEALTHY_EVENTS, 60_000, `the ${HEALTHY_EVENTS} healthy deliveries`);
 
       // Each event's latency is its first arrival. Delivery is at-least-once (docs/webhooks.md): on a
       // worker starved of CPU the SDK's work around an attempt can outlive the workflow task's
       // timeout, and the attempt is then sent again under the same webhook-id, which receivers
       // deduplicate on. A repeat is allowed, with that id, and its history printed below.
-      const arrivals = receiver.on(healthyPath).map((r) => ({ eventId: JSON.parse(r.body).id as string, webhookId: r.headers['webhook-id'], at: r.receivedAt }));
+      const arrivals = arrivalsNow();
       const firstArrival = new Map<string, number>();
       for (const { eventId, at } of arrivals) if (!firstArrival.has(eventId)) firstArrival.set(eventId, at);
       const latencies = [...firstArrival].map(([eventId, at]) => at - eventAt.get(eventId)!).sort((a, b) => a - b);

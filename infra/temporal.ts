@@ -1,3 +1,4 @@
+import { status } from '@grpc/grpc-js';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { toClientOptions } from '@temporalio/envconfig';
 import { temporal } from '@temporalio/proto';
@@ -82,7 +83,7 @@ export function createTemporalGateway(config: Pick<TemporalConfig, 'address' | '
 }
 
 /** gRPC PERMISSION_DENIED and UNIMPLEMENTED: a managed namespace that does not let workers register. */
-const REFUSED_CODES = new Set([7, 12]);
+const REFUSED_CODES: ReadonlySet<number> = new Set([status.PERMISSION_DENIED, status.UNIMPLEMENTED]);
 
 /**
  * Adds the search attributes that are missing; existing ones are left as they are. A namespace

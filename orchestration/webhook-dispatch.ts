@@ -16,6 +16,7 @@
  * after MAX_DISPATCH_ATTEMPTS, parked with its error (GET /internal/outbox) while the rest of
  * the batch goes on. Only when Temporal cannot be reached at all does the whole batch wait.
  */
+import { status } from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
 import { Knex } from 'knex';
 import { Db } from '../db/knex';
@@ -60,7 +61,7 @@ const CLAIM_TTL_S = LEASE_TTL_MS / 1000;
  * gRPC UNAVAILABLE and DEADLINE_EXCEEDED: the server cannot be reached or did not answer in time
  * (the client retries UNAVAILABLE until the deadline); no item is to blame.
  */
-const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([14, 4]);
+const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]);
 
 export interface OutboxEventRow {
   id: string;

@@ -1,6 +1,7 @@
 // Temporal for workflow tests, from the binaries in .tools/ (the SDK never downloads anything).
 import fs from 'node:fs';
 import path from 'node:path';
+import { status } from '@grpc/grpc-js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { grpcStatusOf } from '../../infra/error-chain';
@@ -28,9 +29,6 @@ export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   });
 }
 
-/** gRPC's DEADLINE_EXCEEDED status code. */
-const GRPC_DEADLINE_EXCEEDED = 4;
-
 /**
  * Runs a query against the time-skipping server, asked again when it goes unanswered for
  * `withinMs`. That server drops the answer of a query task that a run answers just as it
@@ -42,7 +40,7 @@ export async function queryOnTestServer<R>(env: TestWorkflowEnvironment, query: 
     try {
       return await env.client.withDeadline(Date.now() + withinMs, query);
     } catch (err) {
-      if (attempt >= attempts || grpcStatusOf(err) !== GRPC_DEADLINE_EXCEEDED) throw err;
+      if (attempt >= attempts || grpcStatusOf(err) !== status.DEADLINE_EXCEEDED) throw err;
     }
   }
 }

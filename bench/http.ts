@@ -23,7 +23,7 @@ import { meets, TARGETS } from './targets';
  * The list is served by the product's API process (dist/api/server.js, as `npm start` runs it)
  * and its same-work floor by a process of its own (bench/replay-server.ts): in one process with
  * each other and with the client that times them, either one's garbage collections (10-15 ms each
- * here) landed on the other's calls, and the client's on both (docs/PERFORMANCE.md).
+ * here) landed on the other's calls, and the client's on both (docs/decisions/same-work-floors.md).
  */
 export interface HttpBenchResult {
   offered_rate_rps: number;

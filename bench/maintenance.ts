@@ -50,7 +50,7 @@ const NOOP_QUEUE = 'bench-noop';
 /**
  * Timed turns of the execute and its floor. The p99 of 400 was their 4th slowest call, and one
  * stall on either side moved it: 1.19, 1.41 and 1.25x the floor in three full runs of the same code on
- * 2026-11-28 (docs/PERFORMANCE.md, "Fifth session"). 1 000 make it the 10th, as the list's 2 000
+ * 2026-11-28 (docs/PERFORMANCE.md). 1 000 make it the 10th, as the list's 2 000
  * calls made its p99 the 20th; about a minute more.
  */
 const EXECUTE_CALLS = 1_000;

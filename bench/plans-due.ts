@@ -106,8 +106,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
           generation.count === created.count && generation.doubled === 0 && meets(TARGETS.due, ratio),
         )}`,
         // A goal of its own: a same-instant burst drains for longer than the sticky queue's 10 s,
-        // in the ceiling's workflows too (docs/DECISIONS.md, "A worker leaves the sticky queues to
-        // the SDK"). tasks_within_60s is the anchor of the old target, printed for comparison.
+        // in the ceiling's workflows too (docs/decisions/sticky-queues-left-to-the-sdk.md). tasks_within_60s is the anchor of the old target, printed for comparison.
         target_no_timed_out_workflow_task: `0 in ${cost.sampled} sampled histories: ${verdict(cost.timedOutTasks === 0)}`,
       };
     } finally {

@@ -73,7 +73,7 @@ async function assetHealth(db: Queryable, tenantId: string, ref: string): Promis
 }
 
 async function callHttpTool(url: string, args: Record<string, unknown>): Promise<ToolOutcome> {
-  // The webhook destination rules with no development exception (DECISIONS.md, Tools), checked
+  // The webhook destination rules with no development exception (docs/decisions/agent-tools.md), checked
   // again now: the host may resolve elsewhere than when the tool was saved.
   const res = await postSigned({ url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(args), allowPrivate: false, timeoutMs: HTTP_TOOL_TIMEOUT_MS });
   if (res.kind !== 'response') return { ok: false, error: res.kind };

@@ -235,7 +235,7 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
     /**
      * Sends a pending outbound message through its conversation's channel and records the result.
      * A credentials rejection fails the message and moves an active agent to `error`
-     * (DECISIONS.md, Agents); transient failures throw and are retried.
+     * (docs/decisions/agent-status-follows-its-channel.md); transient failures throw and are retried.
      */
     async deliverMessage(input: { tenantId: string; messageId: string }): Promise<DeliveryOutcome> {
       const target = await deliveryTarget(input.tenantId, input.messageId);

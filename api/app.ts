@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): BuiltApp {
 /**
  * The routers, each consulted only for paths under its prefix, in their order: a koa-router tests
  * each of its routes' patterns against every request it sees, so with every router on every request
- * the routing took about 0.2 ms of each (a CPU profile of the execute, docs/PERFORMANCE.md). The
+ * the routing took about 0.2 ms of each (a CPU profile of the execute, docs/decisions/routers-consulted-by-prefix.md). The
  * check ignores case, as the routers' own matching does; the path is lowered once per request.
  */
 function routersByPrefix(routers: readonly ApiRouter[]): Middleware<AppState, { deps: AppDeps }> {

@@ -27,6 +27,7 @@ import { initialPlanState } from '../workflows/maintenance-plan-state';
 import { benchNoopWorkflow, noopUpdate, stopSignal } from './noop-workflow';
 import { bareReplay, recordStatements } from './recorded-sql';
 import { timedTurns, verdict } from './report';
+import { meets, TARGETS } from './targets';
 
 export interface MaintenanceBenchContext {
   baseUrl: string;
@@ -49,7 +50,7 @@ const NOOP_QUEUE = 'bench-noop';
 /**
  * Timed turns of the execute and its floor. The p99 of 400 was their 4th slowest call, and one
  * stall on either side moved it: 1.19, 1.41 and 1.25x the floor in three full runs of the same code on
- * 2026-11-28 (docs/PERFORMANCE.md, "Fifth session"). 1 000 make it the 10th, as the list's 2 000
+ * 2026-11-28 (docs/PERFORMANCE.md). 1 000 make it the 10th, as the list's 2 000
  * calls made its p99 the 20th; about a minute more.
  */
 const EXECUTE_CALLS = 1_000;
@@ -275,7 +276,7 @@ export async function runMaintenanceBench(ctx: MaintenanceBenchContext): Promise
       floor_p99_ms: floor.p99,
       floor_p50_ratio: round(floorP50Ratio),
       floor_p99_ratio: round(floorP99Ratio),
-      target_execute_vs_floor: `p50 and p99 <= 1.25x the floor: ${verdict(floorP50Ratio <= 1.25 && floorP99Ratio <= 1.25)}`,
+      target_execute_vs_floor: `p50 and p99 <= ${TARGETS.executeP99.line}x the floor: ${verdict(meets(TARGETS.executeP50, floorP50Ratio) && meets(TARGETS.executeP99, floorP99Ratio))}`,
     };
     if (!ctx.workerPid) return { ...out, idle_plans: 'skipped: no worker pid (BENCH_WORKER_PID)' };
     if (idlePlans === 0) return out;
@@ -297,7 +298,7 @@ export async function runMaintenanceBench(ctx: MaintenanceBenchContext): Promise
       worker_rss_after_mib: after,
       worker_rss_per_plan_kib: round(perWorkflowKiB, 1),
       [`worker_rss_at_${idlePlans}_mib`]: started >= idlePlans ? after : `${round(before + (perWorkflowKiB * idlePlans) / 1024, 0)} (extrapolated from ${started})`,
-      target_100000_idle_plans_under_1gib: started < IDLE_PLANS_TARGET ? `not shown (${started} started; BENCH_IDLE_PLANS=100000)` : verdict(after < 1024),
+      target_100000_idle_plans_under_1gib: started < IDLE_PLANS_TARGET ? `not shown (${started} started; BENCH_IDLE_PLANS=100000)` : verdict(meets(TARGETS.idleRss, after)),
     };
   } finally {
     await connection.close();

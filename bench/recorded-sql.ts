@@ -2,7 +2,7 @@
  * Same-work floors: the SQL statements the product sends for one operation, recorded from its
  * knex instance, and replayed from a bare `pg` client (no knex, no product code). The floor of an
  * operation is then the same database work with nothing of ours around it, so a ratio against it
- * says what our code costs, not what the machine or PostgreSQL does (docs/PERFORMANCE.md).
+ * says what our code costs, not what the machine or PostgreSQL does (docs/decisions/same-work-floors.md).
  *
  * A replay gives every UUID in the statements' parameters that is not in `keep` (the tenant, the
  * plan, the user...) a fresh one, the same throughout one replay, so rows keyed by request or

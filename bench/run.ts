@@ -3,9 +3,11 @@
  * starts one) and prints their figures. `npm run bench -- http pii` runs a subset.
  */
 import os from 'node:os';
+import path from 'node:path';
 import { createDeps } from '../api/deps';
 import { loadConfig } from '../infra/config';
 import { runAssetsBenchOn } from './assets';
+import { writeRatioChart } from './chart';
 import { runHttpBench } from './http';
 import { runMaintenanceBenchOn } from './maintenance';
 import { runPiiBench } from './pii';
@@ -73,19 +75,27 @@ async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const selected = wanted.length ? benches.filter((b) => wanted.includes(b.name)) : benches;
   const started = Date.now();
+  const figures = new Map<string, Record<string, unknown>>();
   try {
     for (const bench of selected) {
       const t0 = Date.now();
       process.stdout.write(`\n## ${bench.name}  (target: ${bench.target})\n`);
       const result = await bench.run();
       if (typeof result === 'string') process.stdout.write(`${result}\n`);
-      else for (const [k, v] of Object.entries(result as Record<string, number | string>)) process.stdout.write(`${k.padEnd(32)} ${v}\n`);
+      else {
+        figures.set(bench.name, result as Record<string, unknown>);
+        for (const [k, v] of Object.entries(result as Record<string, number | string>)) process.stdout.write(`${k.padEnd(32)} ${v}\n`);
+      }
       process.stdout.write(`(${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
     }
   } finally {
     await deps.close();
   }
   process.stdout.write(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s on ${os.cpus().length} cores\n`);
+  // The chart of a full run is the committed one (docs/PERFORMANCE.md); a subset's goes beside the stack's logs.
+  const chart = path.resolve(process.env.BENCH_CHART || (wanted.length ? '.run/bench/ratios.svg' : 'docs/performance-ratios.svg'));
+  const caption = `npm run bench${wanted.length ? ` -- ${wanted.join(' ')}` : ''}, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores`;
+  if (await writeRatioChart(chart, figures, caption)) process.stdout.write(`chart of the ratios: ${chart}\n`);
 }
 
 main().catch((err) => {

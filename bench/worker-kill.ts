@@ -8,13 +8,13 @@ import path from 'node:path';
 import { startServiceProcess } from '../scripts/service-process';
 import { benchWebhook, sendEvents, startReceiver, type Receiver, type WebhookBenchDeps } from './webhooks';
 import { historyEvents, timelineOf, timeOf, verdict } from './report';
+import { meets, TARGETS } from './targets';
 import { deliveryIdFor } from '../domain/webhooks/delivery-id';
 import { workflowIds } from '../infra/workflow-ids';
 
 const EVENTS = Number(process.env.BENCH_KILL_EVENTS ?? 300);
 const KILL_AFTER = Math.floor(EVENTS / 3);
 const DEADLINE_MS = 300_000;
-const TARGET = 1.5;
 const RECORDS_WAIT_MS = 60_000;
 
 async function burst(deps: WebhookBenchDeps, receiver: Receiver, kill: boolean) {
@@ -72,7 +72,7 @@ export async function runWorkerKillBench(deps: WebhookBenchDeps): Promise<Record
       delivered_with_kill: `${killed.delivered} (${killed.succeededRecords} succeeded records)`,
       last_delivery_without_kill: kept.lastHistory,
       last_delivery_with_kill: killed.lastHistory,
-      target_kill_recovery: `nothing lost or doubled, with the kill <= ${TARGET}x without: ${verdict(whole(kept) && whole(killed) && ratio <= TARGET)}`,
+      target_kill_recovery: `nothing lost or doubled, with the kill <= ${TARGETS.kill.line}x without: ${verdict(whole(kept) && whole(killed) && meets(TARGETS.kill, ratio))}`,
     };
   } finally {
     await receiver.close();

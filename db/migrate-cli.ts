@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     console.error(
       JSON.stringify({
         level: 'warn',
-        msg: 'DATABASE_MIGRATION_URL is not set: migrating as the app role of DATABASE_URL, which then owns the tables and could disable the audit trigger or the row-level security (docs/DECISIONS.md, database roles)',
+        msg: 'DATABASE_MIGRATION_URL is not set: migrating as the app role of DATABASE_URL, which then owns the tables and could disable the audit trigger or the row-level security (docs/decisions/database-roles.md)',
       }),
     );
   }

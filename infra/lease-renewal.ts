@@ -18,7 +18,7 @@
 /**
  * A fresh lease's life, and the life each renewal gives it: three renewals' worth. What a killed
  * process holds is free again within it; with 6 s, a burst to one webhook with a worker killed a
- * third of the way waited on the dead dispatcher's claim (docs/PERFORMANCE.md, "Late-night runs").
+ * third of the way waited on the dead dispatcher's claim (docs/decisions/leases-renewed-by-their-holder.md).
  * A renewal more than two intervals late (an event loop stalled for 2 s) lets a live lease lapse:
  * the bounds above say what that costs, never a lost or doubled delivery.
  */

@@ -1,7 +1,7 @@
 /**
  * The one way the API calls Temporal: with a deadline (the gateway's TEMPORAL_CALL_DEADLINE_MS,
  * connecting included), and never while a transaction holds row locks (callers commit before or
- * after; a plan's create starts its workflow before its insert commits: docs/DECISIONS.md). A Temporal that is down or does not answer in time is a 503
+ * after; a plan's create starts its workflow before its insert commits: docs/decisions/temporal-calls-deadline.md). A Temporal that is down or does not answer in time is a 503
  * DEPENDENCY_UNAVAILABLE, so a slow Temporal costs a request its deadline and nothing more: no
  * pooled connection or row lock waits on it.
  */

@@ -21,8 +21,7 @@ import type { WebhookDeliveryInput, webhookDeliveryWorkflowV2 } from '../workflo
  * The SDK heartbeats a task whose local activity is still running at 80 % of it (4 s, 8 s), so an
  * attempt that runs its whole 10 s deadline heartbeats twice; each heartbeat is a task, which is
  * what a tenant bursting into hung webhooks costs the others (about 0.2 s more median latency
- * than with 6.5 s, 4 s cost 0.9 s; docs/DECISIONS.md, "A delivery workflow's task is handed to
- * another worker after 5 s"). This is the timeout of a delivery to a receiver not known to be fast.
+ * than with 6.5 s, 4 s cost 0.9 s; docs/decisions/delivery-task-timeout-by-receiver.md). This is the timeout of a delivery to a receiver not known to be fast.
  */
 export const DELIVERY_WORKFLOW_TASK_TIMEOUT = '5 seconds';
 /**

@@ -1,6 +1,6 @@
 /**
  * What email accounts and WhatsApp numbers share as channel records of agents, without HTTP: the
- * lookup, the list, a status change that moves their agents (DECISIONS.md, Agents), and the
+ * lookup, the list, a status change that moves their agents (docs/decisions/agent-status-follows-its-channel.md), and the
  * delete of a record no agent uses. services/email-accounts.ts and services/whatsapp-numbers.ts
  * add what each record does on its own.
  */

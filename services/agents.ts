@@ -1,7 +1,7 @@
 /**
  * Agents, without HTTP: reads take the tenant's scope, changes a unit of work
  * (db/unit-of-work.ts); both answer rows. api/routes/agents.ts is the HTTP face (one router per
- * prefix: `type` narrows every call to that prefix's agents). Channel rules: DECISIONS.md, Agents.
+ * prefix: `type` narrows every call to that prefix's agents). Channel rules: docs/decisions/agent-fields-and-channels.md.
  */
 import { findOr404 } from '../db/find-or-404';
 import { AGENT_COLUMNS, agentListQuery, AgentRow, channelStatus, findAgent, unknownToolIds } from '../db/queries/agents';

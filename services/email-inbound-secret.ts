@@ -1,5 +1,5 @@
 /**
- * The per-account secret of inbound e-mail (DECISIONS.md, Conversations): the receiving MTA or
+ * The per-account secret of inbound e-mail (docs/decisions/inbound-email-signed.md): the receiving MTA or
  * provider signs each raw message with HMAC-SHA256 under it (`X-Inbound-Signature: sha256=<hex>`).
  * Generated on account creation and by the rotate route, shown once, kept encrypted.
  */

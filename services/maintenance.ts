@@ -254,7 +254,7 @@ export async function previewPlan(deps: PlanDeps, scope: TenantScope, planId: st
 /**
  * The row is inserted in a unit, the workflow started, and only then the unit commits: Temporal
  * down → rollback → 503 and no row. The start runs in the transaction (the only exception to
- * "no Temporal call in a transaction", docs/DECISIONS.md): the new row is invisible to every other
+ * "no Temporal call in a transaction", docs/decisions/plan-create-starts-its-workflow.md): the new row is invisible to every other
  * transaction and locks nothing they wait on, and the call deadline bounds the connection's hold.
  * A workflow whose row did not commit is terminated.
  */

@@ -3,7 +3,7 @@
  * `scheduled-report/<tenant>/<id>`. Every change applies the Schedule operation first, with the
  * call deadline and no transaction open, then writes the row in a short unit: a Temporal failure
  * changes nothing (503); a commit failure after a Temporal success, or a row changed by someone
- * else meanwhile, is repaired by syncing the Schedule to the committed row (docs/DECISIONS.md).
+ * else meanwhile, is repaired by syncing the Schedule to the committed row (docs/decisions/scheduled-reports-row-and-schedule.md).
  * api/routes/scheduled-reports.ts is the HTTP face.
  */
 import type { Client } from '@temporalio/client';

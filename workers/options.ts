@@ -58,11 +58,10 @@ export const mainQueueLocalActivitySlots = mainQueueActivitySlots;
  * queue and went round through the shared queue (86-96 of 100 sampled plans at 2 000 due, `npm run
  * bench -- due`). 60 s avoided that and gained 11 %, but a worker killed without shutting down then
  * held its queued tasks, and so the users' requests behind them, for a minute (scale-out test:
- * slowest request 60 s, against 10-31 s). docs/PERFORMANCE.md, "Sticky-queue timeouts under the
- * burst". Releasing the sticky queue of each workflow the cache drops (ResetStickyTaskQueue) was
+ * slowest request 60 s, against 10-31 s). docs/decisions/sticky-queues-left-to-the-sdk.md. Releasing the sticky queue of each workflow the cache drops (ResetStickyTaskQueue) was
  * tried and removed: the server keeps a release only while it caches the workflow's state (at most
  * its 1 h TTL), so it never reaches a plan's next due date, and at 10 000 due plans it cost the
- * burst a tenth of its rate (docs/DECISIONS.md, "A worker leaves the sticky queues to the SDK").
+ * burst a tenth of its rate (docs/decisions/sticky-queues-left-to-the-sdk.md).
  */
 export const WORKER_TUNING: Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'> = {
   maxCachedWorkflows: 500,

@@ -1,7 +1,7 @@
 /**
  * `/api/v1/agents` (SPEC.md, Agents) and the same agents filtered by type under
  * `/api/v1/whatsapp/agents` and `/api/v1/email`: one router factory, so the three prefixes share
- * every handler and rule. Per-type fields and channel rules: DECISIONS.md, Agents.
+ * every handler and rule. Per-type fields and channel rules: docs/decisions/agent-fields-and-channels.md.
  */
 import Joi from '../../domain/joi';
 import type { ObjectSchema, Schema } from 'joi';

@@ -2,7 +2,7 @@
  * `/api/v1/email/accounts`: the SMTP mailboxes email agents send from. An account is verified by
  * a real SMTP handshake when created and whenever its connection settings change or it is
  * re-activated. The password is kept encrypted (domain/credentials/encryption.ts) and never returned.
- * Status changes move the account's agents (DECISIONS.md, Agents).
+ * Status changes move the account's agents (docs/decisions/agent-status-follows-its-channel.md).
  */
 import Joi from '../../domain/joi';
 import {

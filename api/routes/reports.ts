@@ -17,7 +17,7 @@ import { isoTime } from '../../domain/time';
 /**
  * On-demand reports. Every report runs as `report/<tenant>/<id>` into the object store (202, then
  * GET for the status and a short-lived download URL); `/direct/<type>.<format>` renders one in the
- * request for callers that want the bytes at once (docs/DECISIONS.md, Reports).
+ * request for callers that want the bytes at once (docs/decisions/reports-as-workflows.md).
  */
 
 const TAGS = ['reports'];

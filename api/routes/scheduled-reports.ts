@@ -28,7 +28,7 @@ import { isoTime } from '../../domain/time';
 
 /**
  * Scheduled reports, each mirrored by the Temporal Schedule `scheduled-report/<tenant>/<id>`;
- * services/scheduled-reports.ts keeps the row and its Schedule in step (docs/DECISIONS.md).
+ * services/scheduled-reports.ts keeps the row and its Schedule in step (docs/decisions/scheduled-reports-row-and-schedule.md).
  */
 
 const TAGS = ['reports'];

@@ -1,7 +1,7 @@
 /**
  * `/api/v1/whatsapp/numbers`: the WhatsApp Cloud API numbers WhatsApp agents answer on. The
  * API keeps the provider's phone number id and the access token encrypted (domain/credentials/encryption.ts);
- * the token is never returned. Status changes move the number's agents (DECISIONS.md, Agents).
+ * the token is never returned. Status changes move the number's agents (docs/decisions/agent-status-follows-its-channel.md).
  */
 import Joi from '../../domain/joi';
 import {

@@ -80,8 +80,7 @@ export async function unknownToolIds(scope: TenantScope, ids: readonly string[])
 }
 
 /**
- * Moves the agents of one channel record after the record's status changed (DECISIONS.md,
- * Agents). Returns the ids of the agents moved.
+ * Moves the agents of one channel record after the record's status changed (docs/decisions/agent-status-follows-its-channel.md). Returns the ids of the agents moved.
  */
 export async function applyChannelStatusToAgents(scope: TenantScope, channel: ChannelType, channelId: string, channelStatusNow: ChannelStatus): Promise<string[]> {
   const { from, to } = agentStatusAfterChannelChange(channelStatusNow);

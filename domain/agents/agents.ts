@@ -1,5 +1,5 @@
 /**
- * Agent rules that are not tied to storage (issue 7; DECISIONS.md, Agents). Pure: imported by
+ * Agent rules that are not tied to storage (issue 7; docs/decisions/agent-fields-and-channels.md). Pure: imported by
  * the API and, later, by workflows.
  */
 export const AGENT_TYPES = ['whatsapp', 'email', 'machine'] as const;
@@ -32,7 +32,7 @@ export type ChannelType = keyof typeof CHANNEL_OF_TYPE;
 export type ChannelStatus = 'active' | 'inactive';
 
 /**
- * Status transitions an agent takes when its channel changes status (DECISIONS.md, Agents):
+ * Status transitions an agent takes when its channel changes status (docs/decisions/agent-status-follows-its-channel.md):
  * a channel going inactive moves its `active` agents to `error`; going active again moves its
  * `error` agents back to `active`. `inactive` agents (a person's choice) are left alone.
  */

@@ -49,7 +49,7 @@ export type TokenCheck<T> = { ok: true; claims: T } | { ok: false; reason: 'expi
 /**
  * Tokens this process verified, by their text: a client sends the same access token with every
  * request of its 15 minutes, and checking its signature again cost about 0.06 ms of each request
- * (a CPU profile of the list, docs/PERFORMANCE.md). Only a token that passed is kept, with the
+ * (a CPU profile of the list, docs/decisions/verified-access-tokens-cached.md). Only a token that passed is kept, with the
  * secret it passed under; its expiry is still read on every use. A different text (a forged or
  * altered token) is never found here, and a refused one is checked in full every time.
  */

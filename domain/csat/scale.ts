@@ -1,5 +1,5 @@
 /**
- * CSAT survey scales (SPEC.md leaves them to us; docs/DECISIONS.md): `csat_5` asks for 1..5,
+ * CSAT survey scales (SPEC.md leaves them to us; docs/decisions/csat-surveys-and-scores.md): `csat_5` asks for 1..5,
  * `nps_10` for 0..10. Pure: imported by the API, the queries and the reply parser.
  */
 export const CSAT_SCALES = ['csat_5', 'nps_10'] as const;

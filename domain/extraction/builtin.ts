@@ -2,7 +2,7 @@
  * The built-in extraction engine (issue 8; DESIGN.md, Language models): patterns per field type and
  * labels next to values, deterministic and explainable. Every result says `engine: 'built-in'`.
  *
- * Confidence says how a value was found (docs/DECISIONS.md, Extraction):
+ * Confidence says how a value was found (docs/decisions/extraction-engines.md):
  *  - LABELLED 0.95: right after one of the field's labels on the same line ("Invoice date: 05/03/2026");
  *  - NEXT_LINE 0.85: on the line below a label that stands alone;
  *  - IN_LINE 0.7: later on a label's line, not right after it ("Total VAT (21%): 214.26" for "total");

@@ -3,7 +3,7 @@
  * what they mean. Used by the built-in engine (finding) and by corrections and model answers
  * (coercing a given value to a field's type). Pure.
  *
- * Conventions (docs/DECISIONS.md, Extraction): numeric dates are day first (05/03/2026 is 5 March);
+ * Conventions (docs/decisions/extraction-engines.md): numeric dates are day first (05/03/2026 is 5 March);
  * a number with both `.` and `,` uses the last one as decimal separator; a single `,` followed by
  * exactly three digits groups thousands (1,234), otherwise it is decimal (3,5); a single `.` is
  * always decimal (1.234 is 1.234), several dots group thousands (1.234.567).

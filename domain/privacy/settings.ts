@@ -1,7 +1,6 @@
 /**
  * Retention and privacy settings (SPEC.md "Retention and privacy settings") and the rule that a
- * lowered retention value is not retroactive (SPEC.md Privacy rule 5; defined in docs/DECISIONS.md
- * "## Privacy"). Pure: `now` is always an argument.
+ * lowered retention value is not retroactive (SPEC.md Privacy rule 5; defined in docs/decisions/retention-settings-not-retroactive.md). Pure: `now` is always an argument.
  */
 import { isValidDuration, parseDuration } from '../maintenance/duration';
 

@@ -5,7 +5,7 @@
 // against 677 MiB under Node 20 with the same code. 16 MiB is the semi-space Node 20 used; 768 MiB
 // of old space per isolate (the main thread and each workflow thread) is several times what the
 // idle plans and the cache of 500 workflows hold. Measured: 639 MiB at 10 000 idle plans
-// (docs/PERFORMANCE.md, "Idle plans under Node 24"). Every launch of the worker passes these
+// (docs/decisions/worker-heap-flags.md). Every launch of the worker passes these
 // flags: the scripts here, package.json, docker-compose.yml and deploy/k8s (checked by
 // test/unit/deploy/worker-node-flags.test.ts).
 const WORKER_NODE_FLAGS = Object.freeze(['--max-semi-space-size=16', '--max-old-space-size=768']);

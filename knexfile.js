@@ -1,5 +1,5 @@
 'use strict';
-// The knex CLI's configuration: `npx knex migrate:status | migrate:rollback | migrate:up | migrate:down
+// The knex CLI's configuration: `npx knex migrate:status | migrate:rollback | migrate:down
 // | migrate:list | migrate:make <name>` against DATABASE_MIGRATION_URL (the owner role the migrations
 // run as), else DATABASE_URL; a stack started by `npm run up` is found through .data/stack.env,
 // as `npm run migrate` finds it (variables already set win).
@@ -10,6 +10,14 @@
 // migration into db/migrations from the project's template instead (knex names it by the clock).
 const fs = require('node:fs');
 const path = require('node:path');
+
+// `migrate:latest` and `migrate:up` would apply migrations without what `npm run migrate` does after
+// them (db/migrate.ts: admit the app's role to the new tables, refuse a tenant table without
+// row-level security, one migrator at a time): refused, with the command to use instead.
+const APPLYING = ['migrate:latest', 'migrate:up'];
+const applying = APPLYING.find((command) => process.argv.includes(command));
+if (applying)
+  throw new Error(`knexfile: \`knex ${applying}\` is not used here: run \`npm run migrate\` (as the owner role; it admits the app's role and checks row-level security)`);
 
 const SOURCES = path.join(__dirname, 'db', 'migrations');
 const COMPILED = path.join(__dirname, 'dist', 'db', 'migrations');

@@ -3,14 +3,54 @@ import { admitAppRole } from './roles';
 import { tenantTablesWithoutRowSecurity } from './row-security';
 
 /**
+ * The key of the session-level advisory lock that one migrator holds at a time: every pod of a
+ * rollout runs this before its process (deploy/k8s, the init container), so replicas that start
+ * together queue here instead of racing on knex's tables, its lock row or the grants. PostgreSQL
+ * releases it when the session ends, so a migrator killed midway leaves nothing locked.
+ */
+const MIGRATION_LOCK = 'industrial_ops.migrations';
+
+/**
  * Applies the pending migrations as the owner role (`db`), then makes `appUser`, the app's
  * login role, a member of app_runtime. Refuses to finish while a tenant table lacks row-level
- * security: a migration that created one forgot enableTenantRowSecurity.
+ * security: a migration that created one forgot enableTenantRowSecurity. One migrator at a time
+ * (MIGRATION_LOCK); the others wait, then find nothing left to apply.
  */
 export async function migrateToLatest(db: Db, appUser: string | null = null): Promise<string[]> {
+  return withMigrationLock(db, async () => {
+    const applied = await applyPending(db);
+    if (appUser) await admitAppRole(db, appUser);
+    const unguarded = await tenantTablesWithoutRowSecurity(db);
+    if (unguarded.length) throw new Error(`tenant tables without row-level security: ${unguarded.join(', ')} (call enableTenantRowSecurity in their migration)`);
+    return applied;
+  });
+}
+
+/**
+ * knex's `latest`, unless this release has nothing pending. A database ahead of the release (a
+ * newer one migrated it: a rollback, or an older pod restarting during a rollout) has migrations
+ * this release does not know, which `latest` would call a corrupt directory; the release's own
+ * being all applied, it runs on that schema (migrations keep the previous release working:
+ * docs/DEVELOPING.md), so there is nothing to do. Pending ones on such a database still fail.
+ */
+async function applyPending(db: Db): Promise<string[]> {
+  const [, pending] = (await db.migrate.list({ disableMigrationsListValidation: true })) as [unknown[], unknown[]];
+  if (!pending.length) return [];
   const [, applied] = (await db.migrate.latest()) as [number, string[]];
-  if (appUser) await admitAppRole(db, appUser);
-  const unguarded = await tenantTablesWithoutRowSecurity(db);
-  if (unguarded.length) throw new Error(`tenant tables without row-level security: ${unguarded.join(', ')} (call enableTenantRowSecurity in their migration)`);
   return applied;
+}
+
+async function withMigrationLock<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  const client = db.client as { acquireConnection(): Promise<unknown>; releaseConnection(connection: unknown): Promise<unknown> };
+  const connection = await client.acquireConnection();
+  try {
+    await db.raw('select pg_advisory_lock(hashtext(?))', [MIGRATION_LOCK]).connection(connection);
+    try {
+      return await fn();
+    } finally {
+      await db.raw('select pg_advisory_unlock(hashtext(?))', [MIGRATION_LOCK]).connection(connection);
+    }
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const { assertNodeVersion, ensureDependencies, runCommand, localBin, seconds } = require('./lib/bootstrap.cjs');
-const { ensureFuzzer, ensureOasdiff, ensureTools } = require('./lib/tools.cjs');
+const { ensureFuzzer, ensureKubernetesValidate, ensureKustomize, ensureOasdiff, ensureTools } = require('./lib/tools.cjs');
 const { runOnNode24 } = require('./lib/node-runtime.cjs');
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,6 +37,9 @@ async function main() {
     await ensureTools({ root: ROOT, log });
     await ensureFuzzer({ root: ROOT, log });
     await ensureOasdiff({ root: ROOT, log });
+    // The deployment checks (test/unit/deploy/kubernetes.test.ts) render and validate deploy/k8s.
+    await ensureKustomize({ root: ROOT, log });
+    await ensureKubernetesValidate({ root: ROOT, log });
   });
   log('▸ build + typecheck + lint');
   // Single-threaded tsc and ESLint runs on the cores: side by side takes about the time of the slowest one.

@@ -1,7 +1,8 @@
 // A file of a Go module at a pinned version, from the Go module proxy through `go mod download`
 // (Go's own module cache keeps it: fetched once, then a fast local answer). For the schemas the
 // deployment checks validate against (test/unit/deploy): the Compose specification's schema
-// (compose-go) and the Kubernetes OpenAPI document (k8s.io/kubernetes, api/openapi-spec).
+// (compose-go) and the Prometheus Operator's PodMonitor CRD (its openAPIV3Schema). The built-in
+// Kubernetes kinds are validated with PyPI kubernetes-validate's schemas (scripts/lib/tools.cjs).
 // Node built-ins only.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -10,7 +11,11 @@ const path = require('node:path');
 
 const SCHEMA_MODULES = {
   compose: { module: 'github.com/compose-spec/compose-go/v2', version: 'v2.16.2', file: 'schema/compose-spec.json' },
-  kubernetes: { module: 'k8s.io/kubernetes', version: 'v1.37.2', file: 'api/openapi-spec/swagger.json' },
+  podMonitor: {
+    module: 'github.com/prometheus-operator/prometheus-operator',
+    version: 'v0.85.0',
+    file: 'example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml',
+  },
 };
 
 /**

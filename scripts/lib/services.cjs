@@ -403,6 +403,7 @@ module.exports = {
   httpStatus,
   waitUntil,
   searchAttributeFlags,
+  DEV_SERVER_DYNAMIC_CONFIG,
   startPostgres,
   withoutOwnerUrl,
   startTemporal,

@@ -11,6 +11,8 @@ export declare function assertPortsFree(wanted: { port: number; what: string; en
 export declare function httpStatus(url: string, timeoutMs?: number): Promise<number | null>;
 export declare function waitUntil(check: () => Promise<boolean>, options: { what: string; timeoutMs: number; child?: ManagedChild }): Promise<void>;
 export declare function searchAttributeFlags(file?: string): string[];
+/** The dynamic config values of every dev server started here, as `KEY=JSON`. */
+export declare const DEV_SERVER_DYNAMIC_CONFIG: string[];
 
 interface Common {
   runner?: ProcessRunner;

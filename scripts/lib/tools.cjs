@@ -4,6 +4,8 @@
 //   .tools/bin/minio                                             (go install at a pinned commit)
 //   .tools/fuzz/bin/st    (PyPI schemathesis, for npm test's fuzzing run only: ensureFuzzer)
 //   .tools/bin/oasdiff    (go install at a pinned version, for npm test's OpenAPI guard only: ensureOasdiff)
+//   .tools/bin/kustomize  (go install at a pinned version, for npm test's deployment checks only: ensureKustomize)
+//   .tools/k8s/bin/kubernetes-validate  (PyPI kubernetes-validate: the Kubernetes JSON schemas, likewise: ensureKubernetesValidate)
 //   .tools/node/bin/node  (npm registry node-<platform>-<arch>, where the machine's Node is older than 24: ensureNode)
 // Fast when present (a stat and a small JSON read); a lock directory keeps two concurrent runs
 // (npm run up + npm test) from installing at the same time. Node built-ins only.
@@ -18,8 +20,11 @@ const VERSIONS = {
   schemathesis: '4.32.5', // PyPI schemathesis: the OpenAPI fuzzer of test/api/fuzz.test.ts
   oasdiff: 'v1.37.0', // github.com/oasdiff/oasdiff: the breaking-change check of the OpenAPI document
   node: '24.21.0', // npm node-<platform>-<arch>: the official Node binary, for the test command on an older Node
+  kustomize: 'v5.8.2', // sigs.k8s.io/kustomize/kustomize/v5: renders deploy/k8s (v5.8.3 needs Go 1.27)
+  kubernetesValidate: '1.37.0', // PyPI kubernetes-validate: the Kubernetes JSON schemas (strict) of test/unit/deploy
 };
 const OASDIFF_MODULE = 'github.com/oasdiff/oasdiff';
+const KUSTOMIZE_MODULE = 'sigs.k8s.io/kustomize/kustomize/v5';
 const MINIO_MODULE = 'github.com/minio/minio';
 const MIN_GO = [1, 24]; // from MinIO's go.mod at that commit
 const LOCK_STALE_MS = 15_000;
@@ -78,14 +83,30 @@ async function ensureTools({ root, log = (text) => process.stdout.write(text + '
  * @returns {Promise<string>} the absolute path of `st`
  */
 async function ensureFuzzer({ root, log = (text) => process.stdout.write(text + '\n') }) {
+  return ensurePythonTool({ root, log, tool: 'schemathesis', venv: 'fuzz', executable: 'st', what: 'the fuzzer' });
+}
+
+/**
+ * kubernetes-validate, whose package ships the Kubernetes JSON schemas of each release, strict
+ * variants included (test/unit/deploy/kubernetes.test.ts): only the test command needs it.
+ * @returns {Promise<string>} the absolute path of `kubernetes-validate`
+ */
+async function ensureKubernetesValidate({ root, log = (text) => process.stdout.write(text + '\n') }) {
+  return ensurePythonTool({ root, log, tool: 'kubernetesValidate', venv: 'k8s', executable: 'kubernetes-validate', what: 'the Kubernetes schemas' });
+}
+
+/** A PyPI package at VERSIONS[tool], in a venv of its own under .tools/, created fresh. */
+async function ensurePythonTool({ root, log, tool, venv, executable, what }) {
   const dirs = toolDirs(root);
-  return installOnce(dirs, 'schemathesis', path.join(dirs.fuzzVenv, 'bin', 'st'), log, async () => {
+  const home = path.join(dirs.tools, venv);
+  const pipName = { schemathesis: 'schemathesis', kubernetesValidate: 'kubernetes-validate' }[tool];
+  return installOnce(dirs, tool, path.join(home, 'bin', executable), log, async () => {
     const python = findCommand([process.env.PYTHON, 'python3', 'python'], ['--version']);
-    if (!python || !/Python 3\.(9|1\d)/.test(python.version)) throw new Error('python3 (3.9 or later, with venv) is needed once, to fetch the fuzzer (PyPI schemathesis)');
+    if (!python || !/Python 3\.(9|1\d)/.test(python.version)) throw new Error(`python3 (3.9 or later, with venv) is needed once, to fetch ${what} (PyPI ${pipName})`);
     const started = Date.now();
-    const packages = [`schemathesis==${VERSIONS.schemathesis}`];
-    await pipInstall(python, dirs.fuzzVenv, packages, { logFile: path.join(dirs.tools, 'pip-fuzz.log'), what: 'pip install of schemathesis', log, clear: true });
-    log(`tools: fuzzer ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const packages = [`${pipName}==${VERSIONS[tool]}`];
+    await pipInstall(python, home, packages, { logFile: path.join(dirs.tools, `pip-${venv}.log`), what: `pip install of ${pipName}`, log, clear: true });
+    log(`tools: ${what} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
 }
 
@@ -95,23 +116,38 @@ async function ensureFuzzer({ root, log = (text) => process.stdout.write(text + 
  * @returns {Promise<string>} the absolute path of `oasdiff`
  */
 async function ensureOasdiff({ root, log = (text) => process.stdout.write(text + '\n') }) {
-  if (process.env.OASDIFF_BIN) {
-    if (!isExecutable(process.env.OASDIFF_BIN)) throw new Error(`OASDIFF_BIN=${process.env.OASDIFF_BIN} is not an executable file`);
-    return path.resolve(process.env.OASDIFF_BIN);
+  return ensureGoTool({ root, log, tool: 'oasdiff', module: OASDIFF_MODULE, override: 'OASDIFF_BIN' });
+}
+
+/**
+ * kustomize, which renders deploy/k8s as `kubectl apply -k` would (test/unit/deploy): only the test
+ * command needs it. KUSTOMIZE_BIN names an existing binary instead.
+ * @returns {Promise<string>} the absolute path of `kustomize`
+ */
+async function ensureKustomize({ root, log = (text) => process.stdout.write(text + '\n') }) {
+  return ensureGoTool({ root, log, tool: 'kustomize', module: KUSTOMIZE_MODULE, override: 'KUSTOMIZE_BIN' });
+}
+
+/** `go install module@VERSIONS[tool]` into .tools/bin, once; the variable `override` names an existing binary instead. */
+async function ensureGoTool({ root, log, tool, module, override }) {
+  if (process.env[override]) {
+    if (!isExecutable(process.env[override])) throw new Error(`${override}=${process.env[override]} is not an executable file`);
+    return path.resolve(process.env[override]);
   }
   const dirs = toolDirs(root);
-  return installOnce(dirs, 'oasdiff', path.join(dirs.bin, 'oasdiff'), log, async () => {
+  const binary = path.basename(module.replace(/\/v\d+$/, ''));
+  return installOnce(dirs, tool, path.join(dirs.bin, binary), log, async () => {
     const go = findCommand([process.env.GO, 'go'], ['version']);
-    if (!go) throw new Error(`go was not found: oasdiff is built once (go install ${OASDIFF_MODULE}@${VERSIONS.oasdiff}). Install Go (https://go.dev/dl), or set OASDIFF_BIN.`);
+    if (!go) throw new Error(`go was not found: ${tool} is built once (go install ${module}@${VERSIONS[tool]}). Install Go (https://go.dev/dl), or set ${override}.`);
     fs.mkdirSync(dirs.bin, { recursive: true });
     const started = Date.now();
-    log(`tools: building oasdiff ${VERSIONS.oasdiff} with ${go.version} (once)`);
-    await runLogged(go.command, ['install', `${OASDIFF_MODULE}@${VERSIONS.oasdiff}`], {
+    log(`tools: building ${tool} ${VERSIONS[tool]} with ${go.version} (once)`);
+    await runLogged(go.command, ['install', `${module}@${VERSIONS[tool]}`], {
       env: { ...process.env, GOBIN: dirs.bin, CGO_ENABLED: process.env.CGO_ENABLED ?? '0' },
-      logFile: path.join(dirs.tools, 'oasdiff.log'),
-      what: 'go install of oasdiff',
+      logFile: path.join(dirs.tools, `${tool}.log`),
+      what: `go install of ${tool}`,
     });
-    log(`tools: oasdiff built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    log(`tools: ${tool} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   });
 }
 
@@ -170,7 +206,6 @@ function toolDirs(root) {
   return {
     tools,
     venv: path.join(tools, 'py'),
-    fuzzVenv: path.join(tools, 'fuzz'),
     bin: path.join(tools, 'bin'),
     lock: path.join(tools, '.install.lock'),
     stamps: path.join(tools, 'versions.json'),
@@ -387,4 +422,4 @@ async function buildMinio(dirs, log) {
   log(`tools: MinIO built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-module.exports = { ensureTools, ensureFuzzer, ensureOasdiff, ensureNode, VERSIONS };
+module.exports = { ensureTools, ensureFuzzer, ensureOasdiff, ensureKustomize, ensureKubernetesValidate, ensureNode, VERSIONS };

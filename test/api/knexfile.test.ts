@@ -1,6 +1,7 @@
 /**
  * knexfile.js: the knex CLI (`npx knex migrate:status`, `migrate:make`) works against the test
- * stack's database as `npm run migrate` left it, through the owner role of DATABASE_MIGRATION_URL.
+ * stack's database as `npm run migrate` left it, through the owner role of DATABASE_MIGRATION_URL;
+ * the commands that would apply migrations without `npm run migrate`'s steps after them refuse.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,4 +32,17 @@ it('migrate:make writes a TypeScript migration from the project template', async
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+it('migrate:latest and migrate:up refuse, naming `npm run migrate`, and apply nothing', async () => {
+  const before = (await knex(['migrate:status'])).stdout;
+  for (const command of ['migrate:latest', 'migrate:up']) {
+    const failure = (await knex([command]).then(
+      () => null,
+      (error: unknown) => error,
+    )) as { code: number; stderr: string } | null;
+    expect([command, failure?.code]).toEqual([command, 1]);
+    expect(failure!.stderr).toContain('run `npm run migrate`');
+  }
+  expect((await knex(['migrate:status'])).stdout).toBe(before);
 });

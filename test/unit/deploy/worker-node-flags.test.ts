@@ -21,7 +21,7 @@ describe("the worker's V8 flags", () => {
     const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { command?: string[] }> };
     expect(compose.services.worker?.command).toEqual(['node', ...WORKER_NODE_FLAGS, MAIN]);
 
-    const [deployment] = parseAllDocuments(read('deploy/k8s/worker-deployment.yaml')).map((doc) => doc.toJS());
+    const [deployment] = parseAllDocuments(read('deploy/k8s/base/worker-deployment.yaml')).map((doc) => doc.toJS());
     const container = deployment.spec.template.spec.containers.find((c: { name: string }) => c.name === 'worker');
     expect(container.command).toEqual(['node', ...WORKER_NODE_FLAGS, MAIN]);
   });

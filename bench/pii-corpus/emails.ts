@@ -39,7 +39,7 @@ const SPELLED: Record<Lang, { at: readonly string[]; dot: readonly string[] }> =
   en: { at: ['at', 'AT'], dot: ['dot', 'DOT'] },
   es: { at: ['arroba'], dot: ['punto'] },
   pt: { at: ['arroba'], dot: ['ponto'] },
-  de: { at: ['at', 'ät'], dot: ['Punkt', 'punkt'] },
+  de: { at: ['at'], dot: ['Punkt', 'punkt'] },
   fr: { at: ['arobase', 'at'], dot: ['point'] },
   it: { at: ['chiocciola', 'at'], dot: ['punto'] },
   nl: { at: ['apenstaartje', 'at'], dot: ['punt'] },
@@ -82,7 +82,7 @@ const spellOut = (address: string, at: string, dot: string) => {
 /** One address written in one form; `domain` may be internationalised (its xn-- form is derived). */
 export function writtenEmail(rng: Rng, lang: Lang, local: string, domain: string, displayName: string): EmailPiece {
   const address = `${local}@${domain}`;
-  if (/[^\x00-\x7f]/.test(domain)) {
+  if (/[^ -~]/.test(domain)) {
     // Internationalised domains: as the sender typed them, or as a client that cannot show them wrote them.
     const value = rng.chance(0.5) ? address : `${local}@${domainToASCII(domain)}`;
     return { form: value === address ? 'idn_unicode' : 'idn_punycode', text: value, values: [value] };

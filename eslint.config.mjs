@@ -1,8 +1,10 @@
 // ESLint: typescript-eslint's type-checked recommended rules on the TypeScript tree, ESLint's
 // recommended rules on the plain JavaScript launchers; formatting is Prettier's job (eslint-config-prettier).
+// Every regular expression of the tree is held to linear time (docs/SECURITY.md, Text matching).
 import path from 'node:path';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import layers from './scripts/lib/layers.cjs';
@@ -77,6 +79,31 @@ export default tseslint.config(
     files: ['**/*.ts'],
     plugins: { layers: { rules: { imports: layerImportsRule } } },
     rules: { 'layers/imports': 'error' },
+  },
+  {
+    // Text from outside (mail, messages, documents, model answers) reaches many patterns, and a
+    // pattern's callers change: every pattern of the tree, whole or a piece of a larger one, is
+    // checked for backtracking and for moves that make a match attempt per position cost the rest
+    // of a run. A finding is rewritten (a one-character guard before a run, checks in code), never disabled.
+    files: ['**/*.ts', '**/*.mjs', '**/*.cjs', '**/*.js'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': ['error', { report: 'potential' }],
+      'regexp/no-super-linear-move': ['error', { report: 'potential', ignoreSticky: false, ignorePartial: false }],
+      'regexp/no-useless-assertions': 'error',
+      'regexp/no-useless-backreference': 'error',
+      'regexp/no-useless-character-class': 'error',
+      'regexp/no-useless-dollar-replacements': 'error',
+      'regexp/no-useless-escape': 'error',
+      'regexp/no-useless-flag': 'error',
+      'regexp/no-useless-lazy': 'error',
+      'regexp/no-useless-non-capturing-group': 'error',
+      'regexp/no-useless-quantifier': 'error',
+      'regexp/no-useless-range': 'error',
+      'regexp/no-useless-set-operand': 'error',
+      'regexp/no-useless-string-literal': 'error',
+      'regexp/no-useless-two-nums-quantifier': 'error',
+    },
   },
   {
     files: ['**/*.mjs', '**/*.cjs', '**/*.js'],

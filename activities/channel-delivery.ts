@@ -30,7 +30,7 @@ export async function sendWhatsappText(input: {
   to: string;
   body: string;
 }): Promise<ChannelSendResult> {
-  const url = `${input.apiBaseUrl.replace(/\/+$/, '')}/${encodeURIComponent(input.phoneNumberId)}/messages`;
+  const url = `${input.apiBaseUrl.replace(/(?<!\/)\/+$/, '')}/${encodeURIComponent(input.phoneNumberId)}/messages`;
   let res: Response;
   try {
     res = await fetch(url, {

@@ -29,7 +29,7 @@ export function slugify(name: string): string {
       .toLowerCase()
       .normalize('NFKD')
       .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
+      .replace(/^-+|(?<!-)-+$/g, '')
       .slice(0, 60) || 'tenant'
   );
 }

@@ -26,7 +26,7 @@ export function createOpenAiCompatibleProvider(
   config: { baseUrl: string; apiKey: string | null; model: string },
   options: { timeoutMs?: number; fetchImpl?: typeof fetch; callsPerTenant?: number } = {},
 ): LlmProvider {
-  const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const url = `${config.baseUrl.replace(/(?<!\/)\/+$/, '')}/chat/completions`;
   const doFetch = options.fetchImpl ?? fetch;
   const perTenant = options.callsPerTenant ?? DEFAULT_LLM_CALLS_PER_TENANT;
   const tenants = tenantLimiter('llm_calls', { maxInFlight: perTenant, maxWaiting: perTenant, maxWaitMs: LLM_WAIT_MS });

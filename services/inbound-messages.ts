@@ -9,13 +9,15 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex';
-import { contactByEmail, contactByPhone, messageByProviderId, openConversation, receivingAgent, storeMessageBody } from '../db/queries/conversations';
+import { contactByEmail, contactByPhone, messageByProviderId, openConversation, receivingAgent, storeMessageBody, textForStorage } from '../db/queries/conversations';
+import { tenantScope } from '../db/tenant-scope';
 import { runUnit, type UnitContext } from '../db/unit-of-work';
 import { ChannelStatus } from '../domain/agents/agents';
 import type { NoReplyReason } from '../domain/agents/auto-reply-policy';
 import { dependencyUnavailable } from '../domain/errors';
 import { storableOrNull, storableText } from '../domain/text';
 import { errorSummary } from '../infra/error-chain';
+import { storedTextRedactor } from '../infra/redaction-pool';
 import type { TemporalGateway } from '../infra/temporal';
 import { callTemporal } from '../orchestration/temporal-call';
 import { signalInboundMessage } from '../orchestration/conversations';
@@ -59,6 +61,9 @@ export async function receiveInboundMessage(
     subject: storableOrNull(received.subject),
     providerMessageId: storableText(received.providerMessageId),
   };
+  // Redacted before the unit of work: a long text is scanned off the event loop, holding no connection.
+  const redactor = storedTextRedactor();
+  const text = await textForStorage(tenantScope(deps.db, message.tenantId), message, (t) => redactor.redact(message.tenantId, t));
   const routed = await runUnit(deps.db, { ...origin, tenantId: message.tenantId }, async (unit): Promise<Routed> => {
     const agent = message.receiver.status === 'active' ? await receivingAgent(unit.scope, message.channel, message.receiver.id) : undefined;
     if (!agent) {
@@ -71,8 +76,7 @@ export async function receiveInboundMessage(
     const stored = await storeMessageBody(unit.scope, {
       conversationId: conversation.id,
       direction: 'inbound',
-      body: message.body,
-      subject: message.subject,
+      text,
       createdAt: message.sentAt,
       providerMessageId: message.providerMessageId,
       noReplyReason: message.noReplyReason ?? null,

@@ -63,7 +63,9 @@ export function pdfText(data: Buffer, options: { timeoutMs?: number; maxHeapMb?:
     const timer = setTimeout(() => settle(() => reject(new PdfTextError('PDF text extraction timed out'))), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     worker.once('message', (msg: { ok: true; text: string } | { ok: false; name?: string }) =>
       settle(() =>
-        msg.ok ? resolve(msg.text.replace(/\n*-- \d+ of \d+ --\n*/g, '\n').replace(/\s+$/, '\n')) : reject(new PdfTextError(`the PDF could not be read (${msg.name ?? 'error'})`)),
+        msg.ok
+          ? resolve(msg.text.replace(/(?<!\n)\n*-- \d+ of \d+ --\n*/g, '\n').replace(/(?<!\s)\s+$/, '\n'))
+          : reject(new PdfTextError(`the PDF could not be read (${msg.name ?? 'error'})`)),
       ),
     );
     worker.once('error', (err) => settle(() => reject(threadFailure(err, maxHeapMb))));

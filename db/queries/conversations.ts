@@ -44,27 +44,54 @@ export async function piiAutoRedact(scope: TenantScope): Promise<boolean> {
 }
 
 export type StoredMessage =
-  | { direction: 'inbound'; providerMessageId?: string; subject?: string | null; noReplyReason?: NoReplyReason | null }
+  | { direction: 'inbound'; providerMessageId?: string; noReplyReason?: NoReplyReason | null }
   /** Written pending; `idempotencyKey` names what it answers, so a retried write finds it. */
   | { direction: 'outbound'; idempotencyKey?: string };
 
+/** Replaces the PII of a text (domain/privacy/pii.ts): here, or off the event loop (infra/redaction-pool.ts). */
+export type Redact = (text: string) => Promise<string>;
+
+const redactHere: Redact = async (text) => redactPii(text, { types: AUTO_REDACT_TYPES }).text;
+
+declare const prepared: unique symbol;
+
+/** A message body (and an e-mail subject) as it may be stored: only `textForStorage` makes one. */
+export interface StorableText {
+  readonly body: string;
+  readonly subject: string | null;
+  readonly [prepared]: true;
+}
+
 /**
- * The one way a message body (and an e-mail subject) is stored: redacted (e-mail, phone, identity
- * number and card values, SPEC.md's `pii.auto_redact`) when the tenant turned redaction on, as received
- * otherwise. An inbound message whose provider message id is already stored (a redelivered
- * webhook), or an outbound one whose idempotency key is, is not stored again: null.
+ * A message's texts as they are stored: redacted (e-mail, phone, identity number and card values,
+ * SPEC.md's `pii.auto_redact`) when the tenant turned redaction on, as received otherwise. Called
+ * before the message's unit of work, so a long text is not scanned while a connection is held.
  */
-export async function storeMessageBody(scope: TenantScope, message: StoredMessage & { conversationId: string; body: string; createdAt?: Date }): Promise<MessageRow | null> {
-  const redact = await piiAutoRedact(scope);
-  const clean = (text: string) => (redact ? redactPii(text, { types: AUTO_REDACT_TYPES }).text : text);
+export async function textForStorage(scope: TenantScope, text: { body: string; subject?: string | null }, redact: Redact = redactHere): Promise<StorableText> {
+  const subject = text.subject ?? null;
+  if (!(await piiAutoRedact(scope))) return { body: text.body, subject } as StorableText;
+  return { body: await redact(text.body), subject: subject === null ? null : await redact(subject) } as StorableText;
+}
+
+/**
+ * The one way a message is stored: with its texts from `textForStorage`, or with a short `body`
+ * (and `subject`) that it passes through `textForStorage` here. An inbound message whose provider
+ * message id is already stored (a redelivered webhook), or an outbound one whose idempotency key
+ * is, is not stored again: null.
+ */
+export async function storeMessageBody(
+  scope: TenantScope,
+  message: StoredMessage & { conversationId: string; createdAt?: Date } & ({ text: StorableText } | { body: string; subject?: string | null }),
+): Promise<MessageRow | null> {
+  const text = 'text' in message ? message.text : await textForStorage(scope, message);
   const row = {
     conversation_id: message.conversationId,
     direction: message.direction,
-    body: clean(message.body),
+    body: text.body,
     tenant_id: scope.tenantId,
     ...(message.createdAt ? { created_at: message.createdAt } : {}),
     ...(message.direction === 'inbound'
-      ? { provider_message_id: message.providerMessageId ?? null, subject: message.subject ? clean(message.subject) : null, no_reply_reason: message.noReplyReason ?? null }
+      ? { provider_message_id: message.providerMessageId ?? null, subject: text.subject, no_reply_reason: message.noReplyReason ?? null }
       : { idempotency_key: message.idempotencyKey ?? null, delivery_status: 'pending' }),
   };
   const key = message.direction === 'inbound' ? 'provider_message_id' : 'idempotency_key';

@@ -35,14 +35,22 @@ const WORK_ORDER = /\b(work ?order|broken|leak(s|ing)?|not working|stopped|fault
 const HEALTH = /\b(how is|how's|how are|health|status|condition|check on|check)\b/i;
 const URGENT = /\b(urgent|asap|emergency|leak(s|ing)?|broken|stopped|fire|smoke)\b/i;
 // Asset references: tags and serial numbers (a token with letters and digits, e.g. P-101, SN4411A).
-const CODE_TOKEN = /\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b/;
-const HEALTH_PHRASE = /\b(?:how is|how's|how are|health of|status of|condition of|check on|check)\s+(?:the\s+|our\s+|my\s+)?([^?.!,\n]{2,60})/i;
-const BROKEN_PHRASE = /(?:^|\b(?:the|our|my)\s+)([^?.!,\n]{2,60}?)\s+(?:is|are|has|keeps)\s+(?:broken|leaking|not working|stopped|faulty|overheating|failing)/i;
+// Tokens are scanned once each and checked in code: a lookahead over the rest of the token at
+// every word start made "a-a-a-..." quadratic.
+const TOKEN = /\b[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b/g;
+const HEALTH_PHRASE = /\b(?:how is|how's|how are|health of|status of|condition of|check on|check)\s+(?:the\s+|our\s+|my\s+)?([^\s?.!,][^?.!,\n]{1,59})/i;
+const BROKEN_PHRASE = /(?:^\s*|\b(?:the|our|my)\s+)([^\s?.!,][^?.!,\n]{1,59}?)\s+(?:is|are|has|keeps)\s+(?:broken|leaking|not working|stopped|faulty|overheating|failing)/i;
 const STOP_WORDS = /\b(doing|today|now|please|going|working|running)\b/gi;
+
+/** The first token with both letters and digits (P-101, SN4411A), or undefined. */
+function codeToken(text: string): string | undefined {
+  for (const [token] of text.matchAll(TOKEN)) if (/\d/.test(token) && /[A-Za-z]/.test(token)) return token;
+  return undefined;
+}
 
 /** The asset a message names: a tag or serial number first, else the phrase after "how is" / before "is leaking". */
 export function assetReference(text: string): string | null {
-  const code = CODE_TOKEN.exec(text)?.[0];
+  const code = codeToken(text);
   if (code) return code;
   const phrase = HEALTH_PHRASE.exec(text)?.[1] ?? BROKEN_PHRASE.exec(text)?.[1];
   const cleaned = phrase
@@ -69,9 +77,16 @@ function httpArguments(tool: AgentTool, text: string): Record<string, unknown> {
   return field ? { [field]: text } : {};
 }
 
-export function planReply(text: string, tools: readonly AgentTool[]): ReplyPlan {
+/**
+ * How much of a message the engine reads: intents and asset names come first, and the rest of a
+ * 10 MiB mail would only cost the worker (an http tool still gets the whole message).
+ */
+export const ENGINE_READS_CHARS = 10_000;
+
+export function planReply(message: string, tools: readonly AgentTool[]): ReplyPlan {
+  const text = message.slice(0, ENGINE_READS_CHARS);
   const http = matchingHttpTool(text, tools);
-  if (http) return { intent: 'http_tool', call: { tool: http, arguments: httpArguments(http, text) } };
+  if (http) return { intent: 'http_tool', call: { tool: http, arguments: httpArguments(http, message) } };
   const assetRef = assetReference(text);
   if (WORK_ORDER.test(text)) {
     const tool = builtIn(tools, 'create_maintenance_task');

@@ -7,7 +7,9 @@ export interface ScoreReply {
 
 // A reply that starts with a whole number, optionally "out of" the scale ("4/5"), then optionally a
 // separator and a comment: "4", "4 - quick fix, thanks", "9/10 great". "4.5" or "45 pumps" are not.
-const REPLY_RE = /^\s*(\d{1,2})(?![\d.,]\d)(?:\s*\/\s*(?:5|10)(?!\d))?(?:\s*[-–—:,.!)]+\s*|\s+|$)([\s\S]*)$/;
+// The comment is what follows the match (taken by offset, not by a trailing `[\s\S]*` that the
+// separators' spaces could trade characters with).
+const REPLY_RE = /^\s*(\d{1,2})(?![\d.,]\d)(?:\s*\/\s*(?:5|10))?(?:\s*[-–—:,.!)]+|\s|$)/;
 
 /**
  * The score a contact's reply gives on the survey's scale, with the rest as a comment; null when
@@ -18,6 +20,6 @@ export function parseScoreReply(body: string, scale: CsatScale): ScoreReply | nu
   if (!match) return null;
   const score = Number(match[1]);
   if (!isScoreOnScale(score, scale)) return null;
-  const comment = match[2].trim();
+  const comment = body.slice(match[0].length).trim();
   return { score, comment: comment === '' ? null : comment.slice(0, 2000) };
 }

@@ -65,7 +65,18 @@ interface Candidate {
   specificity: number;
 }
 
-const BULLET = /^[ \t]*(?:[-*•·]|\d{1,3}[.)])[ \t]+(.*\S)[ \t]*$/;
+// The item starts at its first non-blank character; its trailing blanks are cut in code, not by a
+// `.*\S[ \t]*$` whose blanks the marker's `[ \t]+` could trade (quadratic on a line of blanks).
+const BULLET = /^[ \t]*(?:[-*•·]|\d{1,3}[.)])[ \t]+(\S.*)$/;
+
+/** The item of a bulleted or numbered line ("- pump", "2) valve") without its trailing blanks; null when the line is none. */
+function bulletItem(line: string): string | null {
+  const item = BULLET.exec(line)?.[1];
+  if (item === undefined) return null;
+  let end = item.length;
+  while (item[end - 1] === ' ' || item[end - 1] === '\t') end -= 1;
+  return /\S/.test(item[end - 1]) ? item.slice(0, end) : null;
+}
 
 function parseItems(parts: Array<{ text: string; start: number }>, items: ArrayItemType): Array<string | number> {
   return parts.map((p) => coerceItem(p.text, items)).filter((v): v is string | number => v !== undefined);
@@ -90,9 +101,9 @@ function arrayCandidate(text: string, w: LabelWindow, items: ArrayItemType): Omi
   while (pos < text.length) {
     const nl = text.indexOf('\n', pos);
     const e = nl === -1 ? text.length : nl;
-    const m = BULLET.exec(text.slice(pos, e));
-    if (!m) break;
-    parts.push({ text: m[1], start: pos });
+    const item = bulletItem(text.slice(pos, e));
+    if (item === null) break;
+    parts.push({ text: item, start: pos });
     end = pos + text.slice(pos, e).trimEnd().length;
     pos = e + 1;
   }

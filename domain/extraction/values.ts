@@ -24,8 +24,8 @@ const NOT_WORD_BEFORE = String.raw`(?<![\p{L}\p{N}_])`;
 const NOT_WORD_AFTER = String.raw`(?![\p{L}\p{N}_])`;
 
 const DATE_PATTERNS: Array<{ re: RegExp; ymd: (m: RegExpExecArray) => [number, number, number] }> = [
-  { re: new RegExp(String.raw`${NOT_WORD_BEFORE}(\d{4})-(\d{2})-(\d{2})(?![\p{N}])`, 'gu'), ymd: (m) => [+m[1], +m[2], +m[3]] },
-  { re: new RegExp(String.raw`${NOT_WORD_BEFORE}(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})(?![\p{N}])`, 'gu'), ymd: (m) => [+m[3], +m[2], +m[1]] },
+  { re: new RegExp(String.raw`${NOT_WORD_BEFORE}(\d{4})-(\d{2})-(\d{2})(?!\p{N})`, 'gu'), ymd: (m) => [+m[1], +m[2], +m[3]] },
+  { re: new RegExp(String.raw`${NOT_WORD_BEFORE}(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})(?!\p{N})`, 'gu'), ymd: (m) => [+m[3], +m[2], +m[1]] },
   {
     re: new RegExp(String.raw`${NOT_WORD_BEFORE}(\d{1,2})${ORDINAL}\s+(?:of\s+)?${MONTH_WORD},?\s+(\d{4})${NOT_WORD_AFTER}`, 'giu'),
     ymd: (m) => [+m[3], monthNumber(m[2]), +m[1]],
@@ -64,8 +64,8 @@ export function findDates(text: string): Found<string>[] {
   return byPosition(out);
 }
 
-const CURRENCY = String.raw`(?:[€$£¥]|(?:EUR|USD|GBP|CHF)${NOT_WORD_AFTER})`;
-const NUMBER = new RegExp(String.raw`(?:${CURRENCY}[ \u00a0]?)?(?<![\p{L}\p{N}_/.,\-])(-?\d(?:[\d.,]*\d)?)(?![\p{L}\p{N}_/]|[.,]\d)(?:[ \u00a0]?${CURRENCY})?`, 'gu');
+const CURRENCY = String.raw`[€$£¥]|(?:EUR|USD|GBP|CHF)${NOT_WORD_AFTER}`;
+const NUMBER = new RegExp(String.raw`(?:(?:${CURRENCY})[ \u00a0]?)?(?<![\p{L}\p{N}_/.,\-])(-?\d(?:[\d.,]*\d)?)(?![\p{L}\p{N}_/]|[.,]\d)(?:[ \u00a0]?(?:${CURRENCY}))?`, 'gu');
 
 /** The number a token such as `1,234.56`, `1.234,56`, `3,5` or `-12` writes; null when malformed. */
 export function parseNumberToken(token: string): number | null {

@@ -5,9 +5,10 @@ import { findEmails } from './detectors/email';
 import { DEFAULT_ID_FORMATS, type IdFormat, findIdNumbers } from './detectors/id-number';
 import { findPhones } from './detectors/phone';
 import type { TextRange } from './detectors/text-range';
+import { type Chunk, CHUNK_CHARS, chunksOf, windowOf } from './chunks';
 
 export { BR_CPF, DEFAULT_ID_FORMATS, ES_DNI, ES_NIE, UK_NINO, US_SSN, type IdFormat } from './detectors/id-number';
-export { passesLuhn } from './detectors/credit-card';
+export { passesLuhn } from './validators/check-digits';
 
 export type PiiType = 'email' | 'phone' | 'id_number' | 'credit_card';
 
@@ -55,46 +56,87 @@ function candidates(text: string, options: RedactPiiOptions): Record<PiiType, Te
   };
 }
 
-/** Index of the first kept finding starting at or after `start` (kept is sorted and disjoint). */
-function insertionIndex(kept: readonly PiiFinding[], start: number): number {
-  let lo = 0;
-  let hi = kept.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (kept[mid].start < start) lo = mid + 1;
-    else hi = mid;
+/** Every category's candidates that start in the chunk, found in the chunk's window (chunks.ts). */
+function candidatesIn(text: string, chunk: Chunk, options: RedactPiiOptions): Record<PiiType, TextRange[]> {
+  const window = windowOf(text, chunk);
+  const whole = window.from === 0 && window.to === text.length;
+  const found = candidates(whole ? text : text.slice(window.from, window.to), options);
+  if (whole) return found;
+  const inChunk = (ranges: TextRange[]) =>
+    ranges.map((r) => ({ start: r.start + window.from, end: r.end + window.from })).filter((r) => r.start >= chunk.from && r.start < chunk.to);
+  return { email: inChunk(found.email), credit_card: inChunk(found.credit_card), id_number: inChunk(found.id_number), phone: inChunk(found.phone) };
+}
+
+/**
+ * `kept` (sorted by start, disjoint) with each of `ranges` added that overlaps neither `kept` nor
+ * a range of the same type added before it (taken by start, then longer first). Linear after the
+ * sort: both lists are walked once.
+ */
+function addWithoutOverlaps(kept: readonly PiiFinding[], type: PiiType, ranges: readonly TextRange[]): PiiFinding[] {
+  const ranked = [...ranges].sort((a, b) => a.start - b.start || b.end - a.end);
+  const added: PiiFinding[] = [];
+  let k = 0; // the first kept finding that ends after the current start
+  for (const { start, end } of ranked) {
+    while (k < kept.length && kept[k].end <= start) k += 1;
+    if (k < kept.length && kept[k].start < end) continue;
+    if (added.length > 0 && added[added.length - 1].end > start) continue;
+    added.push({ type, start, end });
   }
-  return lo;
+  const merged: PiiFinding[] = [];
+  let [i, j] = [0, 0];
+  while (i < kept.length || j < added.length) merged.push(j >= added.length || (i < kept.length && kept[i].start < added[j].start) ? kept[i++] : added[j++]);
+  return merged;
+}
+
+/**
+ * The scan of a text as steps: one chunk (chunks.ts) per step, so a caller can yield or check a
+ * budget between them; the generator returns the findings (see `detectPii`).
+ */
+export function* detectPiiSteps(text: string, options: RedactPiiOptions = {}, chunkChars: number = CHUNK_CHARS): Generator<void, PiiFinding[]> {
+  const byType: Record<PiiType, TextRange[]> = { email: [], credit_card: [], id_number: [], phone: [] };
+  const chunks = chunksOf(text, chunkChars);
+  for (const [index, chunk] of chunks.entries()) {
+    const found = candidatesIn(text, chunk, options);
+    for (const type of PII_TYPES) for (const range of found[type]) byType[type].push(range);
+    if (index < chunks.length - 1) yield;
+  }
+  let kept: PiiFinding[] = [];
+  for (const type of PII_TYPES) kept = addWithoutOverlaps(kept, type, byType[type]);
+  const wanted = new Set(options.types ?? PII_TYPES);
+  return kept.filter((f) => wanted.has(f.type));
+}
+
+/** Runs `steps` to its end without yielding. */
+export function runToEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }
 
 /**
  * PII values in the text, without overlaps. Every category is detected and the overlaps resolved by
  * PII_TYPES precedence (then earlier, then longer) before `types` filters: an SSN is never replaced
- * as a phone number just because id numbers were not asked for.
+ * as a phone number just because id numbers were not asked for. Linear in the text's length.
  */
 export function detectPii(text: string, options: RedactPiiOptions = {}): PiiFinding[] {
-  const byType = candidates(text, options);
-  const kept: PiiFinding[] = []; // sorted by start, disjoint: only neighbours can overlap a newcomer
-  for (const type of PII_TYPES) {
-    const ranked = [...byType[type]].sort((a, b) => a.start - b.start || b.end - a.end);
-    for (const { start, end } of ranked) {
-      const i = insertionIndex(kept, start);
-      const clashes = (i > 0 && kept[i - 1].end > start) || (i < kept.length && kept[i].start < end);
-      if (!clashes) kept.splice(i, 0, { type, start, end });
-    }
+  return runToEnd(detectPiiSteps(text, options));
+}
+
+/** The text with each finding replaced by `[redacted:<type>]`. */
+export function applyRedaction(text: string, findings: readonly PiiFinding[]): string {
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const f of findings) {
+    parts.push(text.slice(cursor, f.start), redactionMarker(f.type));
+    cursor = f.end;
   }
-  const wanted = new Set(options.types ?? PII_TYPES);
-  return kept.filter((f) => wanted.has(f.type));
+  parts.push(text.slice(cursor));
+  return parts.join('');
 }
 
 /** The text with each detected value replaced by `[redacted:<type>]`; surrounding context is kept. */
 export function redactPii(text: string, options: RedactPiiOptions = {}): RedactPiiResult {
   const findings = detectPii(text, options);
-  let out = '';
-  let cursor = 0;
-  for (const f of findings) {
-    out += text.slice(cursor, f.start) + redactionMarker(f.type);
-    cursor = f.end;
-  }
-  return { text: out + text.slice(cursor), findings };
+  return { text: applyRedaction(text, findings), findings };
 }

@@ -182,7 +182,10 @@ export function aiConfigMessages(description: string): ChatMessage[] {
 
 /** The model's answer as a suggestion, or undefined when it is not a valid configuration. */
 export function suggestionFromModel(text: string): WebhookConfigSuggestion | undefined {
-  const json = /\{[\s\S]*\}/.exec(text.replace(/```(?:json)?/g, ''))?.[0];
+  // From the first "{" to the last "}" (what a greedy /\{[\s\S]*\}/ took, without its quadratic retries).
+  const unfenced = text.replace(/```(?:json)?/g, '');
+  const [first, last] = [unfenced.indexOf('{'), unfenced.lastIndexOf('}')];
+  const json = first >= 0 && last > first ? unfenced.slice(first, last + 1) : undefined;
   let answer: { events?: unknown; filters?: unknown; rationale?: unknown };
   try {
     answer = JSON.parse(json ?? '') as typeof answer;

@@ -21,7 +21,7 @@ export const recordingHistories = process.env.RECORD_HISTORIES === '1';
 
 /** An e-mail address anywhere in a history's decoded text means personal data got in. */
 // (A letter top-level domain: the SDK's own `@temporalio/worker@1.24.0` build id is no address.)
-export const EMAIL_PATTERN = /[\w.+-]+@[\w-]+(\.[\w-]+)*\.[a-z]{2,}\b/i;
+export const EMAIL_PATTERN = /(?<![\w.+-])[\w.+-]+@[\w-]+(\.[\w-]+)*\.[a-z]{2,}\b/i;
 
 const HistoryProto = temporal.api.history.v1.History;
 

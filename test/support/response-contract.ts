@@ -39,7 +39,7 @@ export function createContractCheck(routes: RegisteredRoute[]): ContractCheck {
   };
   const operations: Operation[] = Object.entries<Record<string, JsonSchema>>(document.paths).flatMap(([template, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({
-      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\\{[^}]+\\\}|\{[^}]+\}/g, '[^/]+')}/?$`),
+      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\\{[^{}]+\\\}|\{[^{}]+\}/g, '[^/]+')}/?$`),
       method: method.toUpperCase(),
       responses: operation.responses,
     })),

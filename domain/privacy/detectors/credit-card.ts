@@ -1,4 +1,7 @@
+import { passesLuhn } from '../validators/check-digits';
 import { type TextRange, matchesOf } from './text-range';
+
+export { passesLuhn };
 
 export interface CardOptions {
   /** Also require a known issuer prefix (Visa, Mastercard, Amex, Diners, Discover, JCB, UnionPay, Maestro). */
@@ -8,7 +11,9 @@ export interface CardOptions {
 // 13..19 digits, optionally grouped by single spaces or hyphens, and the whole digit run: never a
 // slice of a longer number (IBAN, reference), except that an expiry may follow ("... 1111 12/27").
 const EXPIRY = String.raw`(?:0[1-9]|1[0-2])\/\d{2}(?!\d)`;
-const CANDIDATE = new RegExp(String.raw`(?<![\p{L}\p{N}_]|\d[ .\-])\d(?:[ \-]?\d){12,18}(?![\p{L}\p{N}_]|[.,\/]\d|[ \-](?!${EXPIRY})\d)`, 'gu');
+/** 19 digits and 18 separators. */
+export const LONGEST_CARD_MATCH = 37;
+const CANDIDATE = new RegExp(String.raw`(?<![\p{L}\p{N}_]|\d[ .\-])\d(?:[ \-]?\d){12,18}(?![\p{L}\p{N}_]|[.,/]\d|[ \-](?!${EXPIRY})\d)`, 'gu');
 
 // Issuer prefixes and the lengths each issues. A Luhn-valid 15-digit IMEI starting 35 is not a JCB
 // card (JCB is 16-19), so the length matters as much as the prefix.
@@ -23,20 +28,6 @@ const ISSUERS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readon
 
 function hasKnownIssuer(digits: string): boolean {
   return ISSUERS.some(({ prefix, lengths: [min, max] }) => prefix.test(digits) && digits.length >= min && digits.length <= max);
-}
-
-/** Luhn mod-10 checksum over a string of digits. */
-export function passesLuhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
 }
 
 function hasCardGrouping(value: string): boolean {

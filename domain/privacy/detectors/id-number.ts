@@ -1,20 +1,29 @@
+import { cpfCheckDigitsMatch, dniLetterMatches } from '../validators/check-digits';
 import { type TextRange, matchesOf } from './text-range';
 
 /**
- * One national identifier format. `pattern` finds candidates (a `g` flag is added when missing);
- * `isValid`, when given, receives the matched text and rejects look-alikes (checksums, reserved ranges).
- * This is the hook for formats the defaults do not cover: pass your own in `idFormats`.
+ * One national identifier format. `pattern` finds candidates (a `g` flag is added when missing); it
+ * must be linear (docs/SECURITY.md, Text matching): no lookbehind with unbounded repetition, so a
+ * label the value needs before it is checked by `labelledAt` in code instead. `isValid`, when given,
+ * receives the matched text and rejects look-alikes (checksums, reserved ranges). This is the hook
+ * for formats the defaults do not cover: pass your own in `idFormats`.
  */
 export interface IdFormat {
   readonly name: string;
   readonly pattern: RegExp;
   readonly isValid?: (value: string) => boolean;
+  /** Whether the text before `start` allows the candidate there (reads at most ID_CONTEXT_REACH characters back). */
+  readonly allowedAt?: (text: string, start: number) => boolean;
 }
 
-const DNI_LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE';
+/** How far before a candidate `allowedAt` reads: a label and the spaces after it. */
+export const ID_CONTEXT_REACH = 48;
+/** The longest identifier the default formats match (a dotted CPF, a spaced NINO): 14 characters. */
+export const LONGEST_ID_MATCH = 14;
 
-function dniLetterMatches(digits: string, letter: string): boolean {
-  return DNI_LETTERS[Number(digits) % 23] === letter.toUpperCase();
+/** The text right before `start`, at most ID_CONTEXT_REACH characters of it. */
+function textBefore(text: string, start: number): string {
+  return text.slice(Math.max(0, start - ID_CONTEXT_REACH), start);
 }
 
 /** Spanish DNI: 8 digits (optionally dotted 12.345.678) and a mod-23 check letter. */
@@ -43,7 +52,7 @@ export const ES_NIE: IdFormat = {
  */
 export const US_SSN: IdFormat = {
   name: 'us_ssn',
-  pattern: /(?<![\p{L}\p{N}_-])\d{3}-\d{2}-\d{4}(?![\p{L}\p{N}_]|-[\p{L}\p{N}])|(?<=(?<![\p{L}])SSN[:#]?\s{0,2})\d{9}(?![\p{L}\p{N}_])/gu,
+  pattern: /(?<![\p{L}\p{N}_-])\d{3}-\d{2}-\d{4}(?![\p{L}\p{N}_]|-[\p{L}\p{N}])|(?<=(?<!\p{L})SSN[:#]?\s{0,2})\d{9}(?![\p{L}\p{N}_])/gu,
   isValid: (value) => {
     const digits = value.replace(/-/g, '');
     const [area, group, serial] = [digits.slice(0, 3), digits.slice(3, 5), digits.slice(5)];
@@ -61,17 +70,9 @@ export const UK_NINO: IdFormat = {
   isValid: (value) => !NINO_UNISSUED_PREFIXES.has(value.slice(0, 2).toUpperCase()),
 };
 
-/** The two mod-11 check digits of a CPF over its first nine digits. */
-function cpfCheckDigitsMatch(digits: string): boolean {
-  if (digits.length !== 11 || /^(\d)\1{10}$/.test(digits)) return false; // 111.111.111-11 passes the sums but is never issued
-  const check = (length: number) => {
-    let sum = 0;
-    for (let i = 0; i < length; i++) sum += Number(digits[i]) * (length + 1 - i);
-    const rest = (sum * 10) % 11;
-    return rest === 10 ? 0 : rest;
-  };
-  return check(9) === Number(digits[9]) && check(10) === Number(digits[10]);
-}
+// "CPF", "CPF nº", "CPF número", then an optional ":" or "#", right before the eleven digits. Read on
+// ID_CONTEXT_REACH characters at most, so the unbounded spaces cost nothing per position.
+const CPF_LABEL_BEFORE = /(?:^|\P{L})CPF(?:\s*n(?:[º°o]\.?|[uú]mero))?(?:\s*[:#])?\s*$/iu;
 
 /**
  * Brazilian CPF: 123.456.789-09 anywhere, or eleven bare digits right after a "CPF" label (bare,
@@ -79,8 +80,9 @@ function cpfCheckDigitsMatch(digits: string): boolean {
  */
 export const BR_CPF: IdFormat = {
   name: 'br_cpf',
-  pattern: /(?<![\p{L}\p{N}.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{L}\p{N}]|[.-]\p{N})|(?<=(?<![\p{L}])CPF(?:\s*(?:n[º°o]\.?|n[uú]mero))?\s*[:#]?\s{0,2})\d{11}(?![\p{L}\p{N}_])/giu,
+  pattern: /(?<![\p{L}\p{N}.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{L}\p{N}]|[.-]\p{N})|(?<!\p{N})\d{11}(?![\p{L}\p{N}_])/gu,
   isValid: (value) => cpfCheckDigitsMatch(value.replace(/\D/g, '')),
+  allowedAt: (text, start) => text[start + 3] === '.' || CPF_LABEL_BEFORE.test(textBefore(text, start)),
 };
 
 /** Formats detected when the caller does not choose: Spanish DNI and NIE, US SSN, UK NINO, Brazilian CPF. */
@@ -92,6 +94,7 @@ export function findIdNumbers(text: string, formats: readonly IdFormat[]): TextR
   for (const format of formats) {
     for (const m of matchesOf(format.pattern, text)) {
       if (format.isValid && !format.isValid(m[0])) continue;
+      if (format.allowedAt && !format.allowedAt(text, m.index)) continue;
       found.push({ start: m.index, end: m.index + m[0].length });
     }
   }

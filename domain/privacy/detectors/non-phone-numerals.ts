@@ -3,15 +3,15 @@ import { matchesOf } from './text-range';
 /** Stands in for masked characters: neither a digit nor a separator, so no phone run crosses it. */
 export const MASK_CHAR = '\u0000';
 
-const NO_DIGIT_BEFORE = String.raw`(?<![\d.\/\-])`;
-const NO_DIGIT_AFTER = String.raw`(?!\d|[.\/\-]\d)`;
+const NO_DIGIT_BEFORE = String.raw`(?<![\d./\-])`;
+const NO_DIGIT_AFTER = String.raw`(?!\d|[./\-]\d)`;
 
 // Numerals that share digits and separators with phone numbers but are something else. Each one is
 // validated (ranges) so that a phone written with dots or hyphens (06.12.34.56.78) is left alone:
 // the look-arounds already refuse a match that is a slice of a longer digit run.
 const ISO_DATETIME = /(?<!\d)\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?/g;
-const DATE_YEAR_FIRST = new RegExp(String.raw`${NO_DIGIT_BEFORE}(\d{4})([\/.\-])(\d{1,2})\2(\d{1,2})${NO_DIGIT_AFTER}`, 'g');
-const DATE_DAY_FIRST = new RegExp(String.raw`${NO_DIGIT_BEFORE}(\d{1,2})([\/.\-])(\d{1,2})\2(\d{4}|\d{2})${NO_DIGIT_AFTER}`, 'g');
+const DATE_YEAR_FIRST = new RegExp(String.raw`${NO_DIGIT_BEFORE}(\d{4})([/.\-])(\d{1,2})\2(\d{1,2})${NO_DIGIT_AFTER}`, 'g');
+const DATE_DAY_FIRST = new RegExp(String.raw`${NO_DIGIT_BEFORE}(\d{1,2})([/.\-])(\d{1,2})\2(\d{4}|\d{2})${NO_DIGIT_AFTER}`, 'g');
 const TIME = /(?<![\d:])\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?![\d:])/g;
 const IPV4 = /(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/\d{1,2}|:\d{1,5})?(?!\d|\.\d)/g;
 
@@ -43,12 +43,20 @@ const MATCHERS: readonly Matcher[] = [
  * as the input, so offsets found in the masked text are offsets in the original.
  */
 export function maskNonPhoneNumerals(text: string): string {
-  const chars = text.split('');
+  const masked: Array<[start: number, end: number]> = [];
   for (const { pattern, accept } of MATCHERS) {
-    for (const m of matchesOf(pattern, text)) {
-      if (!accept(m)) continue;
-      chars.fill(MASK_CHAR, m.index, m.index + m[0].length);
-    }
+    for (const m of matchesOf(pattern, text)) if (accept(m)) masked.push([m.index, m.index + m[0].length]);
   }
-  return chars.join('');
+  if (masked.length === 0) return text;
+  // Built from slices (the matchers' ranges may overlap), not from an array of every character.
+  masked.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let cursor = 0;
+  for (const [start, end] of masked) {
+    if (end <= cursor) continue;
+    const from = Math.max(start, cursor);
+    out += text.slice(cursor, from) + MASK_CHAR.repeat(end - from);
+    cursor = end;
+  }
+  return out + text.slice(cursor);
 }

@@ -3,16 +3,18 @@ import { type TextRange, isWordChar, matchesOf } from './text-range';
 
 // A run of digit groups joined by one separator each (space, hyphen, dot, slash, " - "), with an
 // optional leading "+" and parenthesised groups: "+1 (415) 555-0132", "+44 (0)20 7946 0958".
-// Separators are mandatory between plain groups so the pattern cannot backtrack exponentially.
-const SEPARATOR = String.raw`(?:[ \u00a0]?[\-.][ \u00a0]?|\/|[ \u00a0])`;
+// Separators are mandatory between plain groups so the pattern cannot backtrack exponentially, and
+// a run never starts right after a digit (a run always takes every digit of a group), so a digit
+// run costs one attempt, not one per digit.
+const SEPARATOR = String.raw`[ \u00a0]?[\-.][ \u00a0]?|\/|[ \u00a0]`;
 const GROUP = String.raw`(?:\(\d{1,5}\)|\d+)`;
 // "(+34) 612 345 678": the country code itself may be in parentheses.
 const COUNTRY_IN_PARENS = String.raw`\(\+\d{1,3}\)[ \u00a0]?`;
-const RUN = new RegExp(String.raw`(?:${COUNTRY_IN_PARENS}|\+)?${GROUP}(?:${SEPARATOR}${GROUP}|(?<=\))\d+|\(\d{1,5}\))*`, 'g');
+const RUN = new RegExp(String.raw`(?:${COUNTRY_IN_PARENS}|\+|(?<!\d))${GROUP}(?:(?:${SEPARATOR})${GROUP}|(?<=\))\d+|\(\d{1,5}\))*`, 'g');
 const EXTENSION = /^,?[ \u00a0]*(?:ext(?:ensi[oó]n|n)?|anexo|durchwahl|poste|x)\.?:?[ \u00a0]*\d{1,6}(?!\d)/iu;
 
-const NOT_LETTER_BEFORE = String.raw`(?<![\p{L}])`;
-const NOT_LETTER_AFTER = String.raw`(?![\p{L}])`;
+const NOT_LETTER_BEFORE = String.raw`(?<!\p{L})`;
+const NOT_LETTER_AFTER = String.raw`(?!\p{L})`;
 
 // Words that announce a phone number within the few characters before it. They let weaker shapes
 // through (bare digit runs, 7-8 digit numbers, two groups) that would be too risky on their own.
@@ -51,7 +53,7 @@ const PHONE_WORDS = [
   'number',
   'nr',
 ].join('|');
-const PHONE_KEYWORD = new RegExp(String.raw`(?:${NOT_LETTER_BEFORE}(?:${PHONE_WORDS})${NOT_LETTER_AFTER}|(?:^|[\s(])[tmfp]\s?[.:])`, 'iu');
+const PHONE_KEYWORD = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${PHONE_WORDS})${NOT_LETTER_AFTER}|(?:^|[\s(])[tmfp]\s?[.:]`, 'iu');
 
 // Labels that make the next number something else: orders, serials, part and asset numbers, readings.
 const NOT_PHONE_LABELS = [
@@ -142,9 +144,9 @@ const NOT_PHONE_LABELS = [
   'policy',
 ];
 const NUMBER_WORD = String.raw`(?:no\.?|nº|n°|#|num\.?|number|n[uú]mero|nr\.?)`;
-const NOT_PHONE_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${NOT_PHONE_LABELS.join('|')})s?\.?(?:\s*${NUMBER_WORD})?\s*[:#=\-]?\s*$`, 'iu');
+const NOT_PHONE_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${NOT_PHONE_LABELS.join('|')})s?\.?(?:\s*${NUMBER_WORD})?(?:\s*[:#=\-])?\s*$`, 'iu');
 
-const CURRENCY_BEFORE = /(?:[€$£¥]|(?<![\p{L}])(?:eur|usd|gbp|chf))\s?$/iu;
+const CURRENCY_BEFORE = /(?:[€$£¥]|(?<!\p{L})(?:eur|usd|gbp|chf))\s?$/iu;
 // Single-letter units (V, A, h, m) are left out: after a space they are too often words ("a las 5");
 // glued to the digits they are refused anyway.
 const UNIT_AFTER = new RegExp(
@@ -214,11 +216,20 @@ function hasPhoneShape(run: string, announced: boolean): boolean {
   return groups[0].length < 4 || groups[0].startsWith('0');
 }
 
+/** How far before a number its phone word may be. */
+const ANNOUNCE_REACH = 30;
+/** How far before a number a label (order, serial...) or a currency is read. */
+const LABEL_REACH = 40;
+/** Characters around a run that its verdict reads: the label before, an extension or unit after. */
+export const PHONE_CONTEXT_REACH = LABEL_REACH;
+
+const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
+
 function isAnnounced(text: string, start: number): boolean {
-  const before = text.slice(Math.max(0, start - 30), start);
   // Only words after the previous number count, so one "Tel:" does not vouch for a whole line.
-  const sinceLastNumber = before.slice(before.search(/[^\d]*$/));
-  return PHONE_KEYWORD.test(sinceLastNumber);
+  let from = start;
+  while (from > 0 && from > start - ANNOUNCE_REACH && !isDigit(text[from - 1])) from -= 1;
+  return PHONE_KEYWORD.test(text.slice(from, start));
 }
 
 function isGluedBefore(text: string, start: number): boolean {
@@ -229,7 +240,7 @@ function isGluedBefore(text: string, start: number): boolean {
   if (text[start] === '+' || text.startsWith('(+', start)) return false;
   if (/[@#$€£¥=%&*\\+]/.test(prev)) return true;
   // "SKF-6205", "WO/1234", "A.123": a number hyphenated or dotted onto a code.
-  return /[-/.]/.test(prev) && isWordChar(text[start - 2]) && !/(?:tel|tlf|tfno|telf|ph|mob)$/i.test(text.slice(0, start - 1));
+  return /[-/.]/.test(prev) && isWordChar(text[start - 2]) && !/(?:tel|tlf|tfno|telf|ph|mob)$/i.test(text.slice(Math.max(0, start - 5), start - 1));
 }
 
 function isGluedAfter(text: string, end: number): boolean {
@@ -242,7 +253,7 @@ function isGluedAfter(text: string, end: number): boolean {
 
 function isPhoneInContext(text: string, run: string, start: number, end: number): boolean {
   if (isGluedBefore(text, start) || isGluedAfter(text, end)) return false;
-  const before = text.slice(Math.max(0, start - 40), start);
+  const before = text.slice(Math.max(0, start - LABEL_REACH), start);
   if (NOT_PHONE_LABEL_BEFORE.test(before) || CURRENCY_BEFORE.test(before)) return false;
   if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
   return hasPhoneShape(run, isAnnounced(text, start));
@@ -256,6 +267,11 @@ function separatorsOf(run: string): TextRange[] {
 // Two full international numbers at most; a longer run is a table of figures, not phone numbers,
 // and bailing out keeps the split search linear in the text length.
 const MAX_RUN_DIGITS = 30;
+/**
+ * The longest phone finding: a run of MAX_RUN_DIGITS digits each behind a parenthesis or " - ",
+ * and its extension (24 characters).
+ */
+export const LONGEST_PHONE_MATCH = MAX_RUN_DIGITS * 6 + 24;
 
 function phonesInRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
   if (run.replace(/\D/g, '').length > MAX_RUN_DIGITS) return [];

@@ -1,0 +1,102 @@
+/**
+ * The hostile corpus's text: deterministic inputs that make a backtracking matcher (a regular
+ * expression, or code that rescans) super-linear, and the dense mail that makes a linear one slow
+ * by volume. Pure functions of their length (and a seed where values vary): the same bytes on
+ * every run.
+ */
+
+/** `unit` repeated to exactly `length` characters. */
+export function repeated(unit: string, length: number): string {
+  return unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+}
+
+/**
+ * Long runs of what patterns repeat, and each detector's near-miss prefix repeated (a shape that
+ * starts a match and fails it at the end): name -> generator of a text of `length` characters.
+ */
+export const PATHOLOGICAL_RUNS: Readonly<Record<string, (length: number) => string>> = {
+  spaces: (n) => repeated(' ', n),
+  newlines: (n) => repeated('\n', n),
+  tabs_and_nbsp: (n) => repeated('\t\u00a0', n),
+  digits: (n) => repeated('7', n),
+  dots: (n) => repeated('.', n),
+  at_signs: (n) => repeated('@', n),
+  hyphens: (n) => repeated('-', n),
+  digit_space: (n) => repeated('1 ', n),
+  digit_double_space: (n) => repeated('12  ', n),
+  digit_dot: (n) => repeated('1.', n),
+  digit_hyphen: (n) => repeated('1-', n),
+  digit_slash: (n) => repeated('1/', n),
+  parenthesised_digits: (n) => repeated('(1)', n),
+  a_hyphen: (n) => repeated('a-', n),
+  word_then_underscore: (n) => `${repeated('a1', n - 1)}_`,
+  letters: (n) => repeated('a', n),
+  // Near misses of each detector, repeated.
+  email_local_no_at: (n) => repeated('a.b', n),
+  email_no_tld: (n) => repeated('a@b.', n),
+  email_domain_labels: (n) => `x@${repeated('a.', n - 3)}1`,
+  email_obfuscated: (n) => repeated('a [at] b [dot] ', n),
+  phone_plus: (n) => repeated('+3 ', n),
+  phone_country_parens: (n) => repeated('(+34) ', n),
+  phone_words: (n) => repeated('tel ', n),
+  phone_label: (n) => repeated('order no. ', n),
+  card_groups: (n) => repeated('4111 ', n),
+  card_hyphens: (n) => repeated('4111-', n),
+  cpf_label_spaces: (n) => `CPF${repeated(' ', n - 14)}12345678901`,
+  cpf_label_newlines: (n) => `CPF nº${repeated('\n', n - 17)}12345678901`,
+  cpf_dotted: (n) => repeated('123.456.789-', n),
+  ssn_label: (n) => repeated('SSN ', n),
+  dni_digits: (n) => repeated('12345678 ', n),
+  nino_prefix: (n) => repeated('AB 12 ', n),
+  iso_dates: (n) => repeated('2026-11-23T', n),
+  ipv4_dots: (n) => repeated('1.2.3.', n),
+  times: (n) => repeated('12:3', n),
+  // The reply engine's and the CSAT reply's shapes.
+  health_phrase: (n) => repeated('check   ', n),
+  broken_phrase: (n) => `the${repeated(' ', n - 3)}`,
+  score_reply: (n) => `4${repeated(' ', n - 2)}x`,
+  bullet_blanks: (n) => `- ${repeated(' ', n - 3)}\r`,
+};
+
+/** A small deterministic generator (mulberry32), so the dense mail is the same on every run. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Luhn-valid 16-digit Visa number from 15 random digits. */
+function visa(next: () => number): string {
+  const digits = [4, ...Array.from({ length: 14 }, () => Math.floor(next() * 10))];
+  let sum = 0;
+  for (let i = 0; i < 15; i++) {
+    let d = digits[14 - i]!;
+    if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  digits.push((10 - (sum % 10)) % 10);
+  return digits.join('').replace(/(\d{4})(?=\d)/g, '$1 ');
+}
+
+/**
+ * A mail body of at most `length` characters (whole lines) dense with values to redact: every line holds an e-mail
+ * address, a phone number and a card number, as a contact list or a leaked export would.
+ */
+export function densePiiMail(length: number, seed = 56): string {
+  const next = random(seed);
+  const digits = (count: number) => Array.from({ length: count }, () => Math.floor(next() * 10)).join('');
+  const lines: string[] = [];
+  let size = 0;
+  for (let i = 0; ; i++) {
+    const line = `${i} contact user${digits(4)}.name@example${digits(2)}.com tel +34 6${digits(2)} ${digits(3)} ${digits(3)} card ${visa(next)} ok\n`;
+    if (size + line.length > length) break;
+    lines.push(line);
+    size += line.length;
+  }
+  return lines.join('');
+}

@@ -60,7 +60,7 @@ const isoTime = (rng: Rng) => `2026-${pad(rng.int(1, 12), 2)}-${pad(rng.int(1, 2
 /** Thousands grouped by a space of some width, decimals by a comma: "1 234,5". */
 function groupedReading(rng: Rng, integer: number, decimals: number): string {
   const sep = rng.pick([' ', '\u202f', '\u00a0', '.']);
-  const int = String(integer).replace(/\B(?=(\d{3})+(?!\d))/g, sep);
+  const int = integer.toLocaleString('en-US', { useGrouping: true, maximumFractionDigits: 0 }).replaceAll(',', sep);
   return decimals > 0 ? `${int},${rng.digits(decimals)}` : int;
 }
 
@@ -172,7 +172,9 @@ export function lookalikeValue(rng: Rng, kind: LookalikeKind, lang: Lang): strin
 /** A prose phrase with the words of spelled-out addresses, and the part of it that must survive. */
 export function wordyLookalike(rng: Rng, lang: Lang): { sentence: string; value: string } {
   const phrase = rng.pick(LANGUAGES[lang].wordy);
-  const value = /\[\[(.*?)\]\]/.exec(phrase)?.[1];
+  const open = phrase.indexOf('[[');
+  const close = open < 0 ? -1 : phrase.indexOf(']]', open + 2);
+  const value = close < 0 ? undefined : phrase.slice(open + 2, close);
   if (!value) throw new Error(`wordy phrase without [[...]]: ${phrase}`);
-  return { sentence: phrase.replace(/\[\[|\]\]/g, ''), value };
+  return { sentence: phrase.replaceAll('[[', '').replaceAll(']]', ''), value };
 }

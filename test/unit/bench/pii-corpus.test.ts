@@ -16,7 +16,7 @@ const forms = (type: string) => new Set(entities.filter((e) => e.type === type).
 
 /** A phone value without a trailing extension, read as the issue's phone forms are read. */
 function phoneIsValid(value: string, countries: readonly string[]): boolean {
-  const number = value.replace(/\s*\(?(?:ext\.|extensión|ramal|Durchwahl|Dw\.|App\.|poste|interno|int\.|toestel|tst\.|x)\s?\d+\)?$/u, '');
+  const number = value.replace(/\(?(?:ext\.|extensión|ramal|Durchwahl|Dw\.|App\.|poste|interno|int\.|toestel|tst\.|x)\s?\d+\)?$/u, '').trimEnd();
   if (/^\d{10,15}$/.test(number) && readPhone(`+${number}`)?.valid) return true; // waid= and wa.me digits
   return [undefined, ...countries].some((country) => readPhone(number, country ? { defaultCountry: country as 'DE' } : {})?.valid);
 }

@@ -89,7 +89,7 @@ const recordStatus = (markdown: string): string | null => STATUS.exec(statusLine
 function indexEntries(markdown: string): Array<{ slug: string; status: string }> {
   return [...withoutCode(markdown).matchAll(new RegExp(`^\\|\\s*\\[[^\\]]+\\]\\((${SLUG})\\.md\\)\\s*\\|([^|]*)\\|`, 'gm'))].map((match) => ({
     slug: match[1]!,
-    status: match[2]!.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1').trim(),
+    status: match[2]!.replace(/\[([^[\]]+)\]\([^)]*\)/g, '$1').trim(),
   }));
 }
 

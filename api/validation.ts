@@ -3,6 +3,7 @@ import type { Schema } from 'joi';
 import { emailSchema } from '../domain/email';
 import { FieldError, validationError } from '../domain/errors';
 import { compileFastPath, type FastPath } from '../domain/joi-fast-path';
+import { MAX_JSON_DEPTH } from '../domain/json-depth';
 
 /**
  * Validates one part of a request. Unknown body fields are an error rather than silently
@@ -61,8 +62,8 @@ export function assertStorable(value: unknown, part: string): void {
   }
 }
 
-/** Deeper than any schema of the API: a body nested further is refused rather than walked. */
-const MAX_DEPTH = 64;
+/** Deeper than any schema of the API: a value nested further is refused rather than walked. */
+const MAX_DEPTH = MAX_JSON_DEPTH;
 
 interface Unsafe {
   path: string[];

@@ -13,7 +13,6 @@ import type { ObjectStore } from '../infra/object-store';
 import { uploadObjectStream } from '../infra/object-upload';
 import { AppContext } from './context';
 import { AppError, validationError } from '../domain/errors';
-import { contentCoding } from './request-body';
 
 export interface ReceivedUpload {
   fileName: string;
@@ -52,7 +51,10 @@ export async function receiveUpload(ctx: AppContext, opts: UploadOptions): Promi
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `send the file as multipart/form-data in a "${opts.fileField}" field`);
   }
   // An upload is read as sent: its file is stored, never inflated here (an archive stays one).
-  if (contentCoding(ctx.req)) throw new AppError('UNSUPPORTED_CONTENT_ENCODING', 'send the upload without Content-Encoding', {}, 415);
+  if ((ctx.get('Content-Encoding') || 'identity').trim().toLowerCase() !== 'identity') {
+    closeAfterResponse(ctx);
+    throw new AppError('UNSUPPORTED_CONTENT_ENCODING', 'send the upload without Content-Encoding', {}, 415);
+  }
   const declaredLength = Number(ctx.get('content-length'));
   if (Number.isFinite(declaredLength) && declaredLength > opts.maxBytes + MULTIPART_OVERHEAD) {
     closeAfterResponse(ctx);

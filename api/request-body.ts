@@ -6,6 +6,7 @@
  * it reaches the limit. Any other coding is 415; a coding that does not decode is 400.
  */
 import type { IncomingMessage } from 'node:http';
+import type { Context } from 'koa';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AppError } from '../domain/errors';
@@ -37,17 +38,30 @@ export function contentCoding(req: IncomingMessage): string | null {
   return coding;
 }
 
-/** Reads the whole decoded body (see the module comment); `onChunk` sees each decoded chunk as it arrives. */
-export async function readRequestBody(req: IncomingMessage, maxBytes: number, onChunk?: (chunk: Buffer) => void): Promise<Buffer> {
+/**
+ * Reads the whole decoded body (see the module comment); `onChunk` sees each decoded chunk as it
+ * arrives. A body refused before its end is not read further: the answer closes the connection,
+ * which would otherwise wait on the unread rest with the next request of its client behind it.
+ */
+export async function readRequestBody(ctx: Pick<Context, 'req' | 'set'>, maxBytes: number, onChunk?: (chunk: Buffer) => void): Promise<Buffer> {
+  try {
+    return await readDecoded(ctx.req, maxBytes, onChunk);
+  } catch (err) {
+    if (!ctx.req.complete) ctx.set('Connection', 'close');
+    throw err;
+  }
+}
+
+async function readDecoded(req: IncomingMessage, maxBytes: number, onChunk?: (chunk: Buffer) => void): Promise<Buffer> {
   const coding = contentCoding(req);
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  let compressed = 0;
   let source: Readable = req;
+  let inflater: zlib.Gunzip | zlib.Inflate | null = null;
   if (coding) {
-    req.on('data', (chunk: Buffer) => (compressed += chunk.length));
+    inflater = CODINGS[coding]!();
     // pipeline: a client that hangs up ends the inflater with an error instead of leaving it waiting.
-    source = pipeline(req, CODINGS[coding]!(), () => undefined);
+    source = pipeline(req, inflater, () => undefined);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -55,7 +69,8 @@ export async function readRequestBody(req: IncomingMessage, maxBytes: number, on
     for await (const chunk of source as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > maxBytes) throw tooLarge(maxBytes, coding ? 'decoded request body' : 'request body');
-      if (coding && size > RATIO_FLOOR_BYTES && size > compressed * MAX_INFLATE_RATIO) {
+      // bytesWritten: the compressed bytes the engine has consumed (more may wait in its buffer).
+      if (inflater && size > RATIO_FLOOR_BYTES && size > inflater.bytesWritten * MAX_INFLATE_RATIO) {
         throw new AppError('COMPRESSION_RATIO_TOO_HIGH', `the ${coding} body inflates more than ${MAX_INFLATE_RATIO} times its size`, { max_ratio: MAX_INFLATE_RATIO }, 413);
       }
       onChunk?.(chunk);

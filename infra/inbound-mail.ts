@@ -37,11 +37,11 @@ export const MAIL_LIMITS = {
   /** Bytes all parts decode to (base64, quoted-printable, charsets), attachments included. */
   maxDecodedBytes: 16 * 1024 * 1024,
   /** HTML converted to text when there is no text part; a larger HTML part leaves the text empty. */
-  maxHtmlToTextBytes: 1024 * 1024,
+  maxHtmlToTextBytes: 512 * 1024,
   /** Wall time of one parse in its thread. */
   timeoutMs: 10_000,
   /** The thread's heap (V8 old generation). */
-  maxHeapMb: 128,
+  maxHeapMb: 96,
 } as const;
 
 const PARSE_IN_THREAD = `
@@ -146,19 +146,36 @@ export function parseMailInThread(raw: Buffer, limits: typeof MAIL_LIMITS = MAIL
 }
 
 export interface InboundMailParser {
-  /** The message, once a thread of the process and the tenant's share allow; TenantCapacityError when the tenant's share is full. */
+  /**
+   * The message, once a thread of the process and the tenant's share allow: TenantCapacityError
+   * when the tenant's share is full, ProcessBusyError when the process's waiting turns are.
+   */
   parse(tenantId: string, raw: Buffer): Promise<ParsedMail>;
 }
+
+export class ProcessBusyError extends Error {
+  constructor() {
+    super('every mail parsing thread of this process is taken and its waiting turns are full');
+    this.name = 'ProcessBusyError';
+  }
+}
+
+/** Messages waiting for a thread, all tenants: with two threads of at most 10 s each, a turn comes within 40 s. */
+const MAX_WAITING = 8;
 
 /** One tenant's share of the parsing threads: one at a time, a few waiting. */
 export const MAIL_PARSE_SHARE: TenantLimits = { maxInFlight: 1, maxWaiting: 4, maxWaitMs: 20_000 };
 
 /** The process's inbound mail parsing: at most `threads` at once, a tenant at most its share of them. */
 export function createInboundMailParser(options: { threads: number }): InboundMailParser {
-  // The waiting turns are bounded by the inbound in-flight caps of the process (api/inbound-limits.ts).
-  const gate = new BoundedGate(options.threads, Number.MAX_SAFE_INTEGER);
+  const gate = new BoundedGate(options.threads, MAX_WAITING);
   const share = tenantLimiter('mail_parse', MAIL_PARSE_SHARE);
   return {
-    parse: (tenantId, raw) => share.run(tenantId, async () => (await gate.run(() => parseMailInThread(raw)))!),
+    parse: (tenantId, raw) =>
+      share.run(tenantId, async () => {
+        const mail = await gate.run(() => parseMailInThread(raw));
+        if (mail === null) throw new ProcessBusyError();
+        return mail;
+      }),
   };
 }

@@ -28,7 +28,7 @@ export function parseJsonBody(limit: number): Middleware<AppState> {
       request.body = {};
       return next();
     }
-    const text = utf8.decode(await readRequestBody(ctx.req, limit));
+    const text = utf8.decode(await readRequestBody(ctx, limit));
     request.rawBody = text;
     request.body = parseJson(text);
     return next();

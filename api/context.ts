@@ -10,6 +10,7 @@ import type { Permission, Role } from '../domain/auth/permissions';
 import type { ServiceScope } from '../domain/auth/tokens';
 import type { Lifecycle } from './graceful-shutdown';
 import type { InboundLimits } from './inbound-limits';
+import type { InboundMailParser } from '../infra/inbound-mail';
 import type { LoginLimits } from './login-limits';
 import type { ApiMetrics } from './metrics';
 import type { RateFigures, RateLimiter } from './rate-limiter';
@@ -25,6 +26,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   loginLimits: LoginLimits;
   inboundLimits: InboundLimits;
+  /** Inbound e-mail parsed in bounded worker threads, a tenant at most its share (infra/inbound-mail.ts). */
+  mailParser: InboundMailParser;
   sessions: SessionCheck;
   metrics: ApiMetrics;
   /** Draining once a stop began: /readyz answers 503 (api/graceful-shutdown.ts). */

@@ -3,6 +3,7 @@ import { createDb } from '../db/knex';
 import { tenantScope } from '../db/tenant-scope';
 import { dummyHash, setPasswordHashParams } from '../domain/auth/passwords';
 import { Config } from '../infra/config';
+import { createInboundMailParser } from '../infra/inbound-mail';
 import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { createTemporalGateway } from '../infra/temporal';
@@ -41,6 +42,8 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     rateLimiter: createRateLimiter(db),
     loginLimits: createLoginLimits(db, config.auth),
     inboundLimits: createInboundLimits(db, config.inbound),
+    // Two threads: the API's pod asks for a quarter of a core, and a parse is CPU-bound.
+    mailParser: createInboundMailParser({ threads: 2 }),
     sessions: createSessionCheck(db, config.auth.sessionCheckCacheMs),
     metrics: createApiMetrics(db),
     lifecycle: createLifecycle(),

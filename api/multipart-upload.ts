@@ -50,18 +50,26 @@ export async function receiveUpload(ctx: AppContext, opts: UploadOptions): Promi
   if (!ctx.is('multipart/form-data')) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `send the file as multipart/form-data in a "${opts.fileField}" field`);
   }
+  // An upload is read as sent: its file is stored, never inflated here (an archive stays one).
+  if ((ctx.get('Content-Encoding') || 'identity').trim().toLowerCase() !== 'identity') {
+    closeAfterResponse(ctx);
+    throw new AppError('UNSUPPORTED_CONTENT_ENCODING', 'send the upload without Content-Encoding', {}, 415);
+  }
   const declaredLength = Number(ctx.get('content-length'));
   if (Number.isFinite(declaredLength) && declaredLength > opts.maxBytes + MULTIPART_OVERHEAD) {
     closeAfterResponse(ctx);
     throw payloadTooLarge(opts.maxBytes);
   }
+  // Every part counts, the unnamed ones busboy would skip included: the file and each allowed field once.
+  const maxParts = Object.keys(opts.fields).length + 1;
   let parser: busboy.Busboy;
   try {
     parser = busboy({
       headers: ctx.req.headers,
       defParamCharset: 'utf8',
       // One byte over the limit is enough to know it is too large; busboy then truncates.
-      limits: { files: 1, fileSize: opts.maxBytes + 1, fields: Object.keys(opts.fields).length, fieldSize: 1024 },
+      // busboy counts the closing delimiter as a part's end too: `parts` is one past the parts allowed.
+      limits: { files: 1, fileSize: opts.maxBytes + 1, fields: Object.keys(opts.fields).length, fieldSize: 1024, parts: maxParts + 1 },
     });
   } catch {
     throw new AppError('BAD_REQUEST', 'malformed multipart/form-data header (boundary missing)');
@@ -121,6 +129,7 @@ export async function receiveUpload(ctx: AppContext, opts: UploadOptions): Promi
     );
     parser.on('filesLimit', () => fail(refuse(opts.fileField, 'must be the only file of the request')));
     parser.on('fieldsLimit', () => fail(refuse('form', 'has too many fields')));
+    parser.on('partsLimit', () => fail(new AppError('MULTIPART_TOO_MANY_PARTS', `the form has more than ${maxParts} parts`, { max_parts: maxParts }, 422)));
     parser.on('error', () => fail(new AppError('BAD_REQUEST', 'malformed multipart/form-data body')));
     parser.on('close', () => {
       if (failed) return;

@@ -1,6 +1,7 @@
 import { requestJsonSchema, responseJsonSchema, STORABLE_JSON } from './openapi-schema';
 import { pathIdNames } from './path-ids';
-import { RegisteredRoute } from './route';
+import { ANONYMOUS_BODY_LIMIT, AUTHENTICATED_BODY_LIMIT, RegisteredRoute } from './route';
+import { MAX_INFLATE_RATIO } from './request-body';
 
 type JsonSchema = Record<string, any>;
 
@@ -145,12 +146,20 @@ function responses(route: RegisteredRoute): JsonSchema {
     out[status] = { description: spec.description, headers: RATE_LIMIT_HEADER_REFS, ...(content ? { content } : {}) };
   }
   const standard: Array<[number, string, boolean]> = [
-    [400, 'Malformed body (JSON, or multipart/form-data)', !!route.body || !!route.multipart],
-    [415, 'Body not in JSON', !!route.body],
+    [
+      400,
+      'Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode',
+      !!route.body || !!route.multipart,
+    ],
+    [415, 'Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate', !!route.body],
     [401, 'Not authenticated', route.auth !== 'none'],
     [403, route.scope ? 'The service token lacks the scope, or may not act for the tenant' : 'Missing permission', !!route.permission || !!route.scope],
     [404, 'Not found: a path id names no record of this tenant (a malformed id included)', pathIdNames(route.fullPath).length > 0],
-    [413, 'Body over 1 MB', !!route.body],
+    [
+      413,
+      `Body over ${route.bodyLimit ?? (route.auth === 'none' ? ANONYMOUS_BODY_LIMIT : AUTHENTICATED_BODY_LIMIT)} bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than ${MAX_INFLATE_RATIO} times`,
+      !!route.body,
+    ],
     [422, 'Validation error', !!(route.body || route.query || route.params)],
     [429, 'Rate limit of the tenant plan exceeded', route.auth === 'user'],
     [500, 'Internal error', true],

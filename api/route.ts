@@ -47,10 +47,11 @@ export interface RouteSpec<TParams = any, TQuery = any, TBody = any> {
   multipart?: Record<string, { type: 'file' | 'string'; description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
   /**
-   * Largest JSON body accepted, default 1 MB for authenticated routes and 64 KiB for routes
-   * without authentication, so an anonymous client cannot make the API buffer a megabyte.
+   * Largest JSON body accepted in bytes (after a Content-Encoding is decoded), default 1 MiB for
+   * authenticated routes and 64 KiB for routes without authentication, so an anonymous client
+   * cannot make the API buffer a megabyte.
    */
-  bodyLimit?: string;
+  bodyLimit?: number;
   /**
    * A provider's callback (WhatsApp): NUL characters in its JSON become U+FFFD instead of a 422,
    * since the provider cannot change its payload and would retry it for ever.
@@ -118,8 +119,8 @@ export class ApiRouter {
   }
 }
 
-export const AUTHENTICATED_BODY_LIMIT = '1mb';
-export const ANONYMOUS_BODY_LIMIT = '64kb';
+export const AUTHENTICATED_BODY_LIMIT = 1024 * 1024;
+export const ANONYMOUS_BODY_LIMIT = 64 * 1024;
 
 /**
  * A path id that is not a UUID cannot name a record of this route, so the route steps aside before

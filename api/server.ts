@@ -8,6 +8,8 @@ import { createLogger, exitOnStartFailure } from '../infra/logger';
 import { warnIfPrivilegedRole } from '../db/roles';
 import { apiUrl, createApiServer, requestListener } from './listen';
 import { drainServer, trackInFlight } from './graceful-shutdown';
+import { installCrashPolicy } from '../infra/crash-policy';
+import { startLoopWatchdog } from '../infra/loop-watchdog';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -31,24 +33,33 @@ async function main(): Promise<void> {
   void warnIfPrivilegedRole(deps.db, lifecycle);
 
   const { shutdown } = config.api;
-  const stop = () => {
+  // SIGTERM stops with 0; a crash (infra/crash-policy.ts) drains the same way and exits non-zero.
+  let exitCode = 0;
+  let stopping = false;
+  const stop = (code: number) => {
+    exitCode = Math.max(exitCode, code);
+    process.exitCode = exitCode;
+    if (stopping) return;
+    stopping = true;
     lifecycle.info({ delay_ms: shutdown.delayMs, grace_ms: shutdown.graceMs }, 'api draining');
     // A stop that hangs (a pool that never closes) still ends, with a failure the supervisor sees.
-    setTimeout(() => process.exit(1), shutdown.delayMs + shutdown.graceMs + 10_000).unref();
+    setTimeout(() => process.exit(exitCode || 1), shutdown.delayMs + shutdown.graceMs + 10_000).unref();
     void drainServer(server, requests, deps.lifecycle, shutdown)
       .then(async (cutOff) => {
         await deps.close();
         await tracing?.shutdown();
-        lifecycle.info({ cut_off: cutOff }, 'api stopped');
-        process.exit(0);
+        lifecycle.info({ cut_off: cutOff, exit_code: exitCode }, 'api stopped');
+        process.exit(exitCode);
       })
       .catch((err: unknown) => {
         lifecycle.error({ err }, 'api stop failed');
-        process.exit(1);
+        process.exit(exitCode || 1);
       });
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => stop(0));
+  process.once('SIGTERM', () => stop(0));
+  installCrashPolicy({ component: 'api', log: lifecycle, stop });
+  startLoopWatchdog({ component: 'api', stallLimitMs: config.process.stallLimitMs });
 }
 
 main().catch((err) => exitOnStartFailure('api', err));

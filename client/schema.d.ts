@@ -2485,7 +2485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2509,7 +2509,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 65536 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2521,7 +2521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2617,7 +2617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2641,7 +2641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 65536 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2653,7 +2653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2740,7 +2740,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2764,7 +2764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2776,7 +2776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3155,7 +3155,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3203,7 +3203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3215,7 +3215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3295,7 +3295,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3343,7 +3343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3355,7 +3355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4128,7 +4128,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4164,7 +4164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4176,7 +4176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4420,7 +4420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4480,7 +4480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4492,7 +4492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4585,7 +4585,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4645,7 +4645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4657,7 +4657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4899,7 +4899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4947,7 +4947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4959,7 +4959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5252,7 +5252,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5300,7 +5300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5312,7 +5312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5793,7 +5793,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5841,7 +5841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5853,7 +5853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6201,7 +6201,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6249,7 +6249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6261,7 +6261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6797,7 +6797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6833,7 +6833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6845,7 +6845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6932,7 +6932,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6968,7 +6968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6980,7 +6980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7263,7 +7263,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7311,7 +7311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7323,7 +7323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7664,7 +7664,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7712,7 +7712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7724,7 +7724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8329,7 +8329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8377,7 +8377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8389,7 +8389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8502,7 +8502,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8550,7 +8550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8562,7 +8562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8776,7 +8776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8824,7 +8824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8836,7 +8836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8943,7 +8943,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8991,7 +8991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9003,7 +9003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9413,7 +9413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9449,7 +9449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9461,7 +9461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10362,7 +10362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10422,7 +10422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10434,7 +10434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10605,7 +10605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10665,7 +10665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10677,7 +10677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10843,7 +10843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10903,7 +10903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10915,7 +10915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11329,7 +11329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11365,7 +11365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11377,7 +11377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11789,7 +11789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11837,7 +11837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11849,7 +11849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12672,7 +12672,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12720,7 +12720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12732,7 +12732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13442,7 +13442,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13502,7 +13502,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13514,7 +13514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13870,7 +13870,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13906,7 +13906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13918,7 +13918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14109,7 +14109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14157,7 +14157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14169,7 +14169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14420,7 +14420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14468,7 +14468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14480,7 +14480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14699,7 +14699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14735,7 +14735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14747,7 +14747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14997,7 +14997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15033,7 +15033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15045,7 +15045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15300,7 +15300,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15348,7 +15348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15360,7 +15360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15992,7 +15992,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16028,7 +16028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16040,7 +16040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16291,7 +16291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16339,7 +16339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16351,7 +16351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16675,7 +16675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not a message with a From address */
+            /** @description Not a message with a From address, MESSAGE_MALFORMED, or a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16711,7 +16711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Larger than 10 MiB */
+            /** @description Larger than 10 MiB (after a Content-Encoding is decoded; COMPRESSION_RATIO_TOO_HIGH past 100x), MESSAGE_HEADERS_TOO_LARGE (a part header over 100 KiB) or MESSAGE_DECODED_TOO_LARGE (parts decoding to over 16 MiB) */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16723,7 +16723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not message/rfc822 */
+            /** @description Not message/rfc822, or a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16735,7 +16735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation error */
+            /** @description MESSAGE_TOO_MANY_PARTS (over 500 MIME parts) or MESSAGE_TOO_COMPLEX (not parsed within 10 s and 96 MiB of heap) */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16747,7 +16747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this address per minute, or too many at once for this account or this API process (Retry-After) */
+            /** @description Too many requests from this address per minute, too many at once for this account or this API process, or too much mail of this tenant being parsed at once (Retry-After) */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16976,7 +16976,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17012,7 +17012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17024,7 +17024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17279,7 +17279,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17327,7 +17327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17339,7 +17339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17815,7 +17815,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17863,7 +17863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17875,7 +17875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18115,7 +18115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18175,7 +18175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18187,7 +18187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18559,7 +18559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18595,7 +18595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18607,7 +18607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18862,7 +18862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18910,7 +18910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18922,7 +18922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19334,7 +19334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19358,7 +19358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 262144 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19370,7 +19370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19608,7 +19608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19656,7 +19656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19668,7 +19668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19903,7 +19903,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19963,7 +19963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19975,7 +19975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20850,7 +20850,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20886,7 +20886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20898,7 +20898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21138,7 +21138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21764,7 +21764,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21812,7 +21812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21824,7 +21824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22058,7 +22058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22118,7 +22118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22130,7 +22130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22476,7 +22476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22536,7 +22536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22548,7 +22548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22916,7 +22916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22952,7 +22952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22964,7 +22964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23219,7 +23219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23279,7 +23279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23291,7 +23291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23657,7 +23657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23693,7 +23693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23705,7 +23705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24070,7 +24070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24118,7 +24118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24130,7 +24130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24377,7 +24377,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24437,7 +24437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24449,7 +24449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25129,7 +25129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25177,7 +25177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25189,7 +25189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25442,7 +25442,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25478,7 +25478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25490,7 +25490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25881,7 +25881,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25917,7 +25917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25929,7 +25929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26418,7 +26418,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26454,7 +26454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26466,7 +26466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26727,7 +26727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26775,7 +26775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26787,7 +26787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27027,7 +27027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27075,7 +27075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27087,7 +27087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27684,7 +27684,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27720,7 +27720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27732,7 +27732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27967,7 +27967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -28015,7 +28015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -28027,7 +28027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -80,7 +80,26 @@ export interface Config {
    * default 3001; 0 picks a free port, printed in the "worker ready" line): /livez, /readyz, /metrics.
    */
   workerHttp: { host: string; port: number };
+  /**
+   * The crash and stall policy of the API and the worker (infra/crash-policy.ts,
+   * infra/loop-watchdog.ts): an event loop that has not turned for stallLimitMs
+   * (EVENT_LOOP_STALL_LIMIT_MS, 10000) ends the process.
+   */
+  process: { stallLimitMs: number };
+  /** Faults the test stack injects to prove the crash policy (TEST_FAULTS, APP_ENV=test only): null everywhere else. */
+  testFaults: TestFaults | null;
 }
+
+/** What an injected fault does: throw outside any handler, reject with no handler, or block the event loop for good. */
+export type FaultKind = 'uncaught_exception' | 'unhandled_rejection' | 'stall';
+export const FAULT_KINDS: readonly FaultKind[] = ['uncaught_exception', 'unhandled_rejection', 'stall'];
+
+/**
+ * TEST_FAULTS=request-header: the API fires the fault an `X-Test-Fault` header names, in that
+ * request's context, once it has answered. TEST_FAULTS=activity:<activity type>:<kind>: the worker
+ * fires it in the context of the first activity of that type it runs.
+ */
+export type TestFaults = { requestHeader: true; activity: null } | { requestHeader: false; activity: { type: string; kind: FaultKind } };
 
 export interface PdfLimitsConfig {
   /** Heap of the thread that parses one PDF (PDF_PARSE_MAX_HEAP_MB, 256): a PDF that needs more fails its extraction. */
@@ -307,6 +326,8 @@ export function loadConfig(env: Env = process.env): Config {
     whatsapp: { apiBaseUrl: env.WHATSAPP_API_BASE_URL?.trim() || 'https://graph.facebook.com/v21.0' },
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     workerHttp: { host: env.WORKER_HTTP_HOST || '127.0.0.1', port: port('WORKER_HTTP_PORT', 3001) },
+    process: { stallLimitMs: count('EVENT_LOOP_STALL_LIMIT_MS', DEFAULT_STALL_LIMIT_MS, 1_000) },
+    testFaults: testFaults(env.TEST_FAULTS, appEnv, problems),
   };
   // /metrics shows how the service runs (routes, error codes, backlogs): never open in production.
   // The API serves it on its public listener, so a token is the guard (the worker's too, alike).
@@ -337,6 +358,23 @@ function passwordHashing(env: Env, appEnv: AppEnv, problems: string[]): ScryptPa
   else if (!Number.isInteger(log2) || log2 < 10 || log2 > 17) problems.push('TEST_SCRYPT_LOG2_N must be an integer from 10 to 17');
   else return { ...OWASP_SCRYPT, N: 2 ** log2 };
   return OWASP_SCRYPT;
+}
+
+/** The event loop's longest legitimate pause is far below this (docs/SECURITY.md, "Crash and stall policy"). */
+export const DEFAULT_STALL_LIMIT_MS = 10_000;
+
+function testFaults(raw: string | undefined, appEnv: AppEnv, problems: string[]): TestFaults | null {
+  const value = raw?.trim();
+  if (!value) return null;
+  if (appEnv !== 'test') {
+    problems.push('TEST_FAULTS is for the test stack only (APP_ENV=test)');
+    return null;
+  }
+  if (value === 'request-header') return { requestHeader: true, activity: null };
+  const [where, type, kind] = value.split(':');
+  if (where === 'activity' && type && FAULT_KINDS.includes(kind as FaultKind)) return { requestHeader: false, activity: { type, kind: kind as FaultKind } };
+  problems.push(`TEST_FAULTS must be request-header or activity:<activity type>:<${FAULT_KINDS.join('|')}>`);
+  return null;
 }
 
 function s3Credentials(env: NodeJS.ProcessEnv, problems: string[]): Config['s3']['credentials'] {

@@ -31,6 +31,8 @@ export interface ServiceProcess {
   terminate(): Promise<{ code: number | null; signal: string | null }>;
   /** The first log line (printed before or after the call) whose `msg` is `msg`, parsed. */
   logLine(msg: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** How the process exited, whenever it does (on its own: a crash, a stall). */
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
 }
 
 /** A Node process from dist/: its script, Node flags, the `msg` of its ready line and its URL read from that line. */
@@ -77,6 +79,7 @@ export async function startProcessFromDist(kind: ProcessKind, env: Record<string
         return { code, signal };
       },
       logLine: async (msg, timeoutMs = 60_000) => runnerLib.parsePinoLine(await runnerLib.waitForLine(child, runnerLib.pinoMsg(msg), timeoutMs, `"${msg}"`))!,
+      exited: child.exited.then(({ code, signal }) => ({ code, signal })),
     };
   } catch (error) {
     await runner.stopAll();

@@ -263,8 +263,10 @@ async function main() {
 
     // The API and the worker are restarted with backoff when they die (one bad request must not
     // stop the stack); infrastructure that dies takes the stack down with a clear message.
-    superviseProcess({ name: 'worker', start: restartable.worker, isStopping: () => runner.stopping, log }, worker);
-    superviseProcess({ name: 'api', start: restartable.api, isStopping: () => runner.stopping, log }, api);
+    // A process whose event loop is stuck answers no probe and exits by itself only through its
+    // watchdog (EVENT_LOOP_STALL_LIMIT_MS): the supervisor replaces it too, as Kubernetes would.
+    superviseProcess({ name: 'worker', start: restartable.worker, isStopping: () => runner.stopping, log, liveness: { url: `${workerUrl}/livez` } }, worker);
+    superviseProcess({ name: 'api', start: restartable.api, isStopping: () => runner.stopping, log, liveness: { url: `${apiOrigin}/livez` } }, api);
     for (const name of ['webhooks', 'gateway']) {
       const child = runner.runningChildren().find((c) => c.name === name);
       if (child) superviseProcess({ name, start: restartable[name], isStopping: () => runner.stopping, log }, child);

@@ -13,7 +13,9 @@ import { createObjectStore } from '../infra/object-store';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { createTemporalGateway, ensureSearchAttributes, temporalConnectionOptions } from '../infra/temporal';
 import { reconcilePlanWorkflows, reconcileQueuedNotifications, startReadingsCatchUp } from './reconcile';
-import { mainQueueActivitySlots, mainQueueLocalActivitySlots, WEBHOOK_WORKER_TUNING, withTracing, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
+import { mainQueueActivitySlots, mainQueueLocalActivitySlots, WEBHOOK_WORKER_TUNING, withTestFaults, withTracing, WORKER_INTERCEPTORS, WORKER_TUNING } from './options';
+import { installCrashPolicy } from '../infra/crash-policy';
+import { startLoopWatchdog } from '../infra/loop-watchdog';
 import { ensureWebhookSchedules } from '../orchestration/webhook-schedules';
 import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startNotificationDelivery } from '../orchestration/notifications';
@@ -28,6 +30,11 @@ import { makeWorkflowExporter, OpenTelemetryWorkflowClientInterceptor } from '@t
 
 /** How often the worker looks for condition and predictive plans behind on their readings. */
 const READINGS_CATCH_UP_MS = 60_000;
+/**
+ * After a crash, the bound on the drain: WORKER_TUNING's shutdownGraceTime (10 s) for the running
+ * activities, then the connections and pools close; a drain past this exits at once.
+ */
+const CRASH_DRAIN_MS = 30_000;
 
 async function main(): Promise<void> {
   // A stop requested while the worker is still starting (bundling takes seconds) must not be lost.
@@ -61,7 +68,7 @@ async function main(): Promise<void> {
   const mailer = config.smtp.url ? withSendSpans(nodemailer.createTransport(config.smtp.url)) : null;
   // One bundle for both workers, prebuilt by `npm run build` (workers/workflow-bundle.ts).
   const workflowBundle = await loadWorkflowBundle(tracing ? 'traced' : 'plain', log);
-  const interceptors = tracing ? withTracing(WORKER_INTERCEPTORS) : WORKER_INTERCEPTORS;
+  const interceptors = withTestFaults(tracing ? withTracing(WORKER_INTERCEPTORS) : WORKER_INTERCEPTORS, config.testFaults);
   const sinks = tracing ? { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } : undefined;
   // The dispatcher below starts deliveries eagerly onto this process's webhook worker; both see one measure of how responsive it is.
   const startToAttempt = new StartToAttemptTimes();
@@ -113,6 +120,16 @@ async function main(): Promise<void> {
 
   const running = Promise.all([worker.run(), webhookWorker.run()]);
   if (stopRequested) stop();
+  // A crash stops polling (readiness fails with it), lets the running activities finish, and exits non-zero.
+  installCrashPolicy({
+    component: 'worker',
+    log: lifecycle,
+    stop(exitCode) {
+      process.exitCode = exitCode;
+      setTimeout(() => process.exit(exitCode), CRASH_DRAIN_MS).unref();
+      stop();
+    },
+  });
   await ensureWebhookSchedules(await temporal.client());
   await ensureRetentionSchedule(await temporal.client());
   // On the webhook worker's own connection, so its starts are eager (workers/options.ts).
@@ -131,6 +148,7 @@ async function main(): Promise<void> {
     },
   });
   lifecycle.info({ taskQueue: TASK_QUEUES.main, namespace: config.temporal.namespace, probes: httpServer.url }, 'worker ready');
+  const watchdog = startLoopWatchdog({ component: 'worker', stallLimitMs: config.process.stallLimitMs });
   await reconcileQueuedNotifications(db, temporal, log);
   await reconcilePlanWorkflows(db, temporal, log).catch((err) => log.error({ err }, 'maintenance plan reconciliation failed'));
   // Condition and predictive plans whose readings signal was lost catch up within a minute.
@@ -139,13 +157,14 @@ async function main(): Promise<void> {
     await running;
   } finally {
     catchUp.stop();
+    await watchdog.stop();
     await dispatcher.stop();
     await httpServer.close();
     await tracing?.shutdown();
     await temporal.close();
     await connection.close();
     await db.destroy();
-    lifecycle.info('worker stopped');
+    lifecycle.info({ exit_code: process.exitCode ?? 0 }, 'worker stopped');
   }
 }
 

@@ -3,14 +3,22 @@ import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundI
 import { WorkerOptions } from '@temporalio/worker';
 import { activityDbScope } from '../activities/db-scope';
 import { activityFailureHygiene } from '../activities/failure-hygiene';
+import { activityTestFault, activityWorkContext } from '../activities/work-context';
+import type { TestFaults } from '../infra/config';
 
 type WorkerInterceptors = NonNullable<WorkerOptions['interceptors']>;
 
 /**
- * On every worker: activity failures are classified and scrubbed before they reach history, and a
- * tenant's activity sees that tenant's rows only (row-level security, activities/db-scope.ts).
+ * On every worker: activity failures are classified and scrubbed before they reach history, a
+ * tenant's activity sees that tenant's rows only (row-level security, activities/db-scope.ts), and
+ * a crash on an activity's path names it (activities/work-context.ts).
  */
-export const WORKER_INTERCEPTORS: WorkerInterceptors = { activity: [activityFailureHygiene, activityDbScope] };
+export const WORKER_INTERCEPTORS: WorkerInterceptors = { activity: [activityFailureHygiene, activityDbScope, activityWorkContext] };
+
+/** The test stack's injected fault, innermost, inside the activity's work context (config.testFaults). */
+export function withTestFaults(interceptors: WorkerInterceptors, faults: TestFaults | null): WorkerInterceptors {
+  return faults?.activity ? { ...interceptors, activity: [...(interceptors.activity ?? []), activityTestFault(faults.activity)] } : interceptors;
+}
 
 /** With traces on (infra/tracing.ts): each activity runs in a span joined to its workflow's trace, and its log lines carry the trace id. */
 export function withTracing(interceptors: WorkerInterceptors): WorkerInterceptors {

@@ -3,6 +3,7 @@ import { verifyAccessToken, verifyInternalToken } from '../../domain/auth/tokens
 import { AppContext, AppState } from '../context';
 import { unauthenticated } from '../../domain/errors';
 import { declareRequestTenant } from '../../db/db-scope';
+import { addToWorkContext } from '../../infra/work-context';
 
 function bearerToken(ctx: AppContext): string {
   const header = ctx.get('Authorization');
@@ -17,6 +18,7 @@ export const authenticateUser: Middleware<AppState, any> = async (ctx: AppContex
   if (!check.ok) throw unauthenticated(check.reason === 'expired' ? 'access token expired' : 'invalid access token');
   // The row-level security wall (db/db-scope.ts): this request's queries see this tenant's rows only.
   declareRequestTenant(check.claims.tenant_id);
+  addToWorkContext({ tenant_id: check.claims.tenant_id });
   // A revoked session, a disabled user, a changed role or password void the tokens issued before (api/session-check.ts).
   if (!(await ctx.deps.sessions.isCurrent(check.claims))) throw unauthenticated('the session is no longer valid; sign in again');
   const { sub, tenant_id, role, permissions, sid } = check.claims;

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppState } from '../context';
+import { runWithWorkContext } from '../../infra/work-context';
 
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Takes the caller's X-Request-Id when it is sane, else makes one; echoes it and binds it to the request logger. */
+/** Takes the caller's X-Request-Id when it is sane, else makes one; echoes it and binds it to the request logger and its work context. */
 export function requestId(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
@@ -16,7 +17,8 @@ export function requestId(logger: Logger): Middleware<AppState> {
     ctx.set('X-Request-Id', id);
     const started = process.hrtime.bigint();
     try {
-      await next();
+      // The crash log's context (infra/crash-policy.ts): what fails on this request's path names it.
+      await runWithWorkContext({ request_id: id }, next);
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // Path only: query strings can carry filters with personal data.

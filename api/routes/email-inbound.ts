@@ -8,45 +8,63 @@
  * address's budget and the in-flight caps (per account, per process) are checked
  * (middleware/inbound-guard.ts), and the signature is computed while the body streams in.
  *
- * The message is parsed with mailparser: the contact is the From address, the body the text part
+ * The body may come gzip or deflate encoded (api/request-body.ts: the 10 MiB bound holds after
+ * decoding, a compression bomb is refused); the signature covers the decoded bytes.
+ * The message is parsed with mailparser in a bounded worker thread (infra/inbound-mail.ts: parts,
+ * header bytes, decoded bytes, time, heap, the tenant's share); a message beyond a bound is a 4xx
+ * naming it. The contact is the From address, the body the text part
  * (or the text of the HTML part), the redelivery key the Message-ID (a SHA-256 of the raw bytes
  * when there is none), its time when it arrived here. receiveInboundMessage (services/inbound-messages.ts) stores and routes it.
  * Automatic, bulk and list mail and mail failing SPF/DKIM/DMARC at the receiving MTA (its
  * Authentication-Results) is stored with the reason the agent will not answer it
  * (domain/agents/auto-reply-policy.ts).
  */
-import { createHash } from 'node:crypto';
 import Joi from '../../domain/joi';
-import { simpleParser } from 'mailparser';
 import { sha256SignatureCheck } from '../../domain/agents/provider-signature';
 import { inboundGuard } from '../middleware/inbound-guard';
 import { receivingAccount } from '../../services/email-inbound';
 import { AppContext } from '../context';
-import { AppError, unauthenticated } from '../../domain/errors';
+import { AppError, DomainErrorCode, unauthenticated } from '../../domain/errors';
 import { ApiRouter } from '../route';
 import { receiveInboundMessage } from '../../services/inbound-messages';
 import { idRef } from '../validation';
 import { headersOfLines, noReplyReason } from '../../domain/agents/auto-reply-policy';
+import { MailRefused, MailRefusal, ParsedMail, ProcessBusyError } from '../../infra/inbound-mail';
+import { TenantCapacityError } from '../../infra/tenant-limiter';
+import { addToWorkContext } from '../../infra/work-context';
+import { readRequestBody } from '../request-body';
 
 /** Raw messages up to 10 MiB (attachments are not kept, but they arrive with the text). */
 export const MAX_INBOUND_EMAIL_BYTES = 10 * 1024 * 1024;
 const ACTOR = { type: 'service', id: 'inbound-email' } as const;
 
-/** The raw body, its signature checked as it streams in (401 when it does not verify). */
+/** The raw body (decoded), its signature checked as it streams in (401 when it does not verify). */
 async function readSignedBody(ctx: AppContext, signature: string, secret: string): Promise<Buffer> {
-  const declared = Number(ctx.get('content-length') || 0);
-  if (declared > MAX_INBOUND_EMAIL_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the message exceeds ${MAX_INBOUND_EMAIL_BYTES} bytes`);
   const check = sha256SignatureCheck(signature, secret);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_INBOUND_EMAIL_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the message exceeds ${MAX_INBOUND_EMAIL_BYTES} bytes`);
-    check.update(chunk as Buffer);
-    chunks.push(chunk as Buffer);
-  }
+  const raw = await readRequestBody(ctx, MAX_INBOUND_EMAIL_BYTES, (chunk) => check.update(chunk));
   if (!check.matches()) throw unauthenticated('X-Inbound-Signature does not verify');
-  return Buffer.concat(chunks);
+  return raw;
+}
+
+/** Each bound of a parse as the sender is told it: a size is 413, a structure 422, a defect 400. */
+const REFUSED: Record<MailRefusal, { code: DomainErrorCode; status: number }> = {
+  too_many_parts: { code: 'MESSAGE_TOO_MANY_PARTS', status: 422 },
+  headers_too_large: { code: 'MESSAGE_HEADERS_TOO_LARGE', status: 413 },
+  decoded_too_large: { code: 'MESSAGE_DECODED_TOO_LARGE', status: 413 },
+  too_complex: { code: 'MESSAGE_TOO_COMPLEX', status: 422 },
+  malformed: { code: 'MESSAGE_MALFORMED', status: 400 },
+};
+
+async function parseMessage(ctx: AppContext, tenantId: string, raw: Buffer): Promise<ParsedMail> {
+  try {
+    return await ctx.deps.mailParser.parse(tenantId, raw);
+  } catch (err) {
+    if (err instanceof MailRefused) throw new AppError(REFUSED[err.refusal].code, err.message, { reason: err.refusal }, REFUSED[err.refusal].status);
+    // The receiving tenant's share of the parsing threads is taken: its mail server retries later.
+    if (err instanceof TenantCapacityError) throw new AppError('RATE_LIMITED', 'too much inbound mail of this tenant is being parsed at once', { retry_after: 1, scope: 'tenant' });
+    if (err instanceof ProcessBusyError) throw new AppError('RATE_LIMITED', 'too much inbound mail is being parsed on this API process', { retry_after: 1, scope: 'capacity' });
+    throw err;
+  }
 }
 
 export function emailInboundRoutes(): ApiRouter {
@@ -68,22 +86,31 @@ export function emailInboundRoutes(): ApiRouter {
         description: 'Counts of stored, duplicate and unrouted messages (one message: one of them is 1)',
         schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }),
       },
-      400: { description: 'Not a message with a From address' },
+      400: { description: 'Not a message with a From address, MESSAGE_MALFORMED, or a Content-Encoding that does not decode' },
       401: { description: 'Signature missing or wrong, or unknown account' },
-      413: { description: 'Larger than 10 MiB' },
-      415: { description: 'Not message/rfc822' },
-      429: { description: 'Too many requests from this address per minute, or too many at once for this account or this API process (Retry-After)' },
+      413: {
+        description:
+          'Larger than 10 MiB (after a Content-Encoding is decoded; COMPRESSION_RATIO_TOO_HIGH past 100x), MESSAGE_HEADERS_TOO_LARGE (a part header over 100 KiB) or MESSAGE_DECODED_TOO_LARGE (parts decoding to over 16 MiB)',
+      },
+      415: { description: 'Not message/rfc822, or a Content-Encoding other than gzip or deflate' },
+      422: { description: 'MESSAGE_TOO_MANY_PARTS (over 500 MIME parts) or MESSAGE_TOO_COMPLEX (not parsed within 10 s and 96 MiB of heap)' },
+      429: {
+        description:
+          'Too many requests from this address per minute, too many at once for this account or this API process, or too much mail of this tenant being parsed at once (Retry-After)',
+      },
     },
     handler: async (ctx, { params }) => {
       if (!ctx.is('message/rfc822')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the raw message as message/rfc822');
       // Refused before a byte of the body is read, so anonymous senders cannot make the API buffer 10 MiB at will.
       const signature = ctx.get('x-inbound-signature');
       const { account, secret } = await receivingAccount({ db: ctx.deps.db, dataEncryptionKey: ctx.deps.config.secrets.dataEncryptionKey }, params.account_id, signature);
+      addToWorkContext({ tenant_id: account.tenant_id });
       const raw = await readSignedBody(ctx, signature, secret);
-      const mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
-      const sender = mail.from?.value.find((a) => a.address);
+      // The message's memory moves to the parsing thread: `raw` is not read after this.
+      const mail = await parseMessage(ctx, account.tenant_id, raw);
+      const sender = mail.from;
       if (!sender?.address) throw new AppError('BAD_REQUEST', 'the message has no From address');
-      const body = (mail.text ?? '').trim() || '[empty message]';
+      const body = mail.text.trim() || '[empty message]';
       const outcome = await receiveInboundMessage(
         { ...ctx.deps, log: ctx.state.log },
         { actor: ACTOR, requestId: ctx.state.requestId },
@@ -94,8 +121,8 @@ export function emailInboundRoutes(): ApiRouter {
           from: sender.address.toLowerCase(),
           senderName: sender.name || null,
           body,
-          subject: mail.subject ?? null,
-          providerMessageId: mail.messageId ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`,
+          subject: mail.subject,
+          providerMessageId: mail.messageId ?? `sha256:${mail.sha256}`,
           // Stored and shown, never answered: automatic, bulk or unauthenticated mail (no loops, no backscatter).
           noReplyReason: noReplyReason(headersOfLines(mail.headerLines), sender.address),
           // Received now: the Date header is the sender's claim.

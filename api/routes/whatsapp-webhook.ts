@@ -71,7 +71,7 @@ export function whatsappWebhookRoutes(): ApiRouter {
     auth: 'none',
     // The provider batches several messages and statuses in one call: more room than other
     // anonymous routes, still far below the authenticated megabyte.
-    bodyLimit: '256kb',
+    bodyLimit: 256 * 1024,
     providerPayload: true,
     guard: inboundGuard({ signatureHeader: 'x-hub-signature-256', accountOf: () => null }),
     // The Cloud API envelope; what is inside `entry` is read defensively (domain/agents/whatsapp-inbound.ts).

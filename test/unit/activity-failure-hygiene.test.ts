@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { safeActivityFailure, tenantBusyDelayMs } from '../../activities/failure-hygiene';
 import { TenantCapacityError } from '../../infra/tenant-limiter';
+import { ContentError } from '../../domain/content-error';
 
 const asFailure = (err: unknown) => safeActivityFailure(err) as ApplicationFailure;
 
@@ -32,6 +33,11 @@ describe('safeActivityFailure', () => {
     const cancelled = new CancelledFailure('cancelled');
     expect(safeActivityFailure(cancelled)).toBe(cancelled);
     expect(asFailure('a string thrown')).toMatchObject({ message: 'a string thrown', nonRetryable: false });
+  });
+
+  it('fails content that cannot be processed at its first attempt, with its reason and without the content', () => {
+    const failure = asFailure(new ContentError('too_many_parts', 'the message has more than 200 MIME parts (from sam@example.com)'));
+    expect(failure).toMatchObject({ type: 'ContentError', nonRetryable: true, message: 'the message has more than 200 MIME parts (from [redacted:email])' });
   });
 
   it('retries a tenant over its share later, after a delay of at least a second that grows with the attempts, without counting a failure', () => {

@@ -115,4 +115,21 @@ describe('loadConfig', () => {
     }
     expect(problemsOf({ ...base(), APP_ENV: 'test', TEST_SCRYPT_LOG2_N: '20' })).toEqual(['TEST_SCRYPT_LOG2_N must be an integer from 10 to 17']);
   });
+
+  it('injects faults only in the test stack, and ends a stalled process after 10 s unless told otherwise', () => {
+    expect(loadConfig(base())).toMatchObject({ testFaults: null, process: { stallLimitMs: 10_000 } });
+    expect(loadConfig({ ...base(), APP_ENV: 'test', TEST_FAULTS: 'request-header' }).testFaults).toEqual({ requestHeader: true, activity: null });
+    expect(loadConfig({ ...base(), APP_ENV: 'test', TEST_FAULTS: 'activity:sendEmail:stall' }).testFaults).toEqual({
+      requestHeader: false,
+      activity: { type: 'sendEmail', kind: 'stall' },
+    });
+    for (const appEnv of ['production', 'development']) {
+      expect(problemsOf({ ...base(), APP_ENV: appEnv, TEST_FAULTS: 'request-header' })).toEqual(['TEST_FAULTS is for the test stack only (APP_ENV=test)']);
+    }
+    expect(problemsOf({ ...base(), APP_ENV: 'test', TEST_FAULTS: 'activity:sendEmail:explode' })).toEqual([
+      'TEST_FAULTS must be request-header or activity:<activity type>:<uncaught_exception|unhandled_rejection|stall>',
+    ]);
+    expect(loadConfig({ ...base(), EVENT_LOOP_STALL_LIMIT_MS: '30000' }).process.stallLimitMs).toBe(30_000);
+    expect(problemsOf({ ...base(), EVENT_LOOP_STALL_LIMIT_MS: '10' })).toEqual(['EVENT_LOOP_STALL_LIMIT_MS must be an integer from 1000 to 1000000']);
+  });
 });

@@ -46,6 +46,9 @@ export const MAIL_LIMITS = {
   maxHeapMb: 96,
 } as const;
 
+/** The bounds of one parse: MAIL_LIMITS's keys, any figures (tests narrow them). */
+export type MailLimits = { readonly [K in keyof typeof MAIL_LIMITS]: number };
+
 const PARSE_IN_THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { MailParser } = require(workerData.module);
@@ -127,7 +130,7 @@ type ThreadAnswer = { ok: true; mail: ParsedMail } | { ok: false; reason: MailRe
  * (`raw` is empty afterwards) rather than being copied: a 10 MiB message is garbage the API's
  * heap does not have to collect twice.
  */
-export function parseMailInThread(raw: Buffer, limits: typeof MAIL_LIMITS = MAIL_LIMITS): Promise<ParsedMail> {
+export function parseMailInThread(raw: Buffer, limits: MailLimits = MAIL_LIMITS): Promise<ParsedMail> {
   // A small Buffer shares Node's pool with others: only a Buffer that owns its memory moves.
   const owned = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? new Uint8Array(raw.buffer as ArrayBuffer) : new Uint8Array(raw);
   return new Promise((resolve, reject) => {

@@ -3,13 +3,13 @@
  * message, each bound refused with its reason, and one tenant's share of the threads.
  */
 import { createHash } from 'node:crypto';
-import { createInboundMailParser, MAIL_LIMITS, MailRefused, parseMailInThread } from '../../../infra/inbound-mail';
+import { createInboundMailParser, MAIL_LIMITS, type MailLimits, MailRefused, parseMailInThread } from '../../../infra/inbound-mail';
 import { TenantCapacityError } from '../../../infra/tenant-limiter';
 import * as mime from '../../support/hostile-corpus/mime';
 
 jest.setTimeout(120_000);
 
-const refusalOf = (raw: Buffer, limits = MAIL_LIMITS) =>
+const refusalOf = (raw: Buffer, limits: MailLimits = MAIL_LIMITS) =>
   parseMailInThread(raw, limits).then(
     () => null,
     (err: unknown) => (err instanceof MailRefused ? err.refusal : err),

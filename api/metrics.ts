@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { outboxBacklog, type OutboxBacklog } from '../db/outbox';
 import { BREAKER_STATES, breakerCounts } from '../db/queries/webhook-breakers';
+import { WEBHOOK_STATUSES, webhookStatusCounts } from '../db/queries/webhooks';
 import { createMetricsRegistry } from '../infra/metrics';
 import { cachedFor } from '../infra/ttl-cache';
 
@@ -9,7 +10,7 @@ import { cachedFor } from '../infra/ttl-cache';
  * What the API measures (served at GET /metrics): every request by method, route template and
  * status; requests in flight; refusals by error code (RATE_LIMITED counts the tenant and login
  * limits); and the outbox backlog the dispatcher has not finished with and the webhooks per
- * circuit-breaker state, read from PostgreSQL at scrape time (at most once per
+ * circuit-breaker state and per status, read from PostgreSQL at scrape time (at most once per
  * `OUTBOX_READ_EVERY_MS`, however many scrapers).
  */
 export interface ApiMetrics {
@@ -39,6 +40,7 @@ export function createApiMetrics(db: Knex): ApiMetrics {
   });
   registerOutboxGauges(registry, db);
   registerBreakerGauge(registry, db);
+  registerWebhookStatusGauge(registry, db);
   return { registry, requestDuration, requestsInFlight, errors };
 }
 
@@ -79,6 +81,25 @@ function registerBreakerGauge(registry: Registry, db: Knex): void {
       this.reset();
       const c = await counts();
       if (c) for (const state of BREAKER_STATES) this.set({ state }, c[state]);
+    },
+  });
+}
+
+/**
+ * Webhooks per status over every tenant: `failing` ones exhausted a delivery's attempts (their
+ * owners were told), `disabled` ones stopped receiving. Left out of the scrape when the read fails.
+ */
+function registerWebhookStatusGauge(registry: Registry, db: Knex): void {
+  const counts = cachedFor(OUTBOX_READ_EVERY_MS, () => webhookStatusCounts(db).catch(() => null));
+  new Gauge({
+    name: 'webhooks_by_status',
+    help: 'Webhooks by status (active, paused, failing, disabled), all tenants',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const c = await counts();
+      if (c) for (const status of WEBHOOK_STATUSES) this.set({ status }, c[status]);
     },
   });
 }

@@ -150,7 +150,8 @@ describe('the Kubernetes manifests', () => {
   it("configure Temporal with the variables Temporal's CLI and SDKs share, and keep secrets in Secrets with placeholders only", () => {
     expect(config).toMatchObject({ TEMPORAL_ADDRESS: expect.any(String), TEMPORAL_NAMESPACE: expect.any(String) });
     const text = fs
-      .readdirSync(DIR)
+      .readdirSync(DIR, { recursive: true, encoding: 'utf8' })
+      .filter((file) => fs.statSync(path.join(DIR, file)).isFile())
       .map((file) => fs.readFileSync(path.join(DIR, file), 'utf8'))
       .join('\n');
     // The project's former names, not Temporal's.

@@ -6,6 +6,8 @@
  * included). The files' structure is checked without a stack in test/unit/deploy/observability.test.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { appendEvent } from '../../db/outbox';
+import { loadConfig } from '../../infra/config';
 import { workflowIds } from '../../infra/workflow-ids';
 import { createTenant, send, startTestApi, TestApi, TestTenant } from '../support/api';
 import { expressions } from '../support/observability';
@@ -95,6 +97,9 @@ it('names only metrics that the API or the worker exports', async () => {
   const apiText = (await api.request('/metrics')).text;
   const workerText = await workerMetrics();
   const exported = new Set([...exportedNames(apiText), ...exportedNames(workerText), ...PROMETHEUS_OWN]);
+  // The pool gauges tell the worker's pool as configured (the stack's worker has this process's environment).
+  expect(sample(workerText, 'db_pool_connections_max')).toBe(loadConfig(process.env).databasePoolMax);
+  expect(sample(workerText, 'db_pool_connections_in_use')! + sample(workerText, 'db_pool_connections_idle')!).toBeGreaterThan(0);
   // The labels the rules group by are there too.
   expect(sample(workerText, 'temporal_workflow_task_execution_failed_total', { task_queue: 'industrial-ops', workflow_type: 'maintenancePlanWorkflow' })).toBeGreaterThan(0);
 
@@ -106,6 +111,25 @@ it('names only metrics that the API or the worker exports', async () => {
       .map((name) => `${where}: ${name}`),
   );
   expect(unknown).toEqual([]);
+});
+
+it('counts failed webhook attempts by result and the circuit they open', async () => {
+  const owner = await createTenant(api);
+  const path = `/r/${randomUUID()}`;
+  receiver.script(path, [{ status: 503 }]);
+  const created = await api.request('/api/v1/integrations/webhooks', { method: 'POST', token: owner.token, json: { url: receiver.url(path), events: ['asset.*'] } });
+  expect(created.status).toBe(201);
+  // Counters of the whole worker (other tests' deliveries too): this test's share is a rise.
+  const failedBefore = await workerSample('webhook_delivery_attempts_total', { result: 'http_status' })();
+  const openedBefore = await workerSample('webhook_circuit_breaker_opens_total')();
+  await api.deps.db.transaction(async (tx) => {
+    for (let i = 0; i < 5; i++) await appendEvent(tx, { tenantId: owner.tenantId, type: 'asset.created', data: { asset_id: `breaker-${i}` } });
+  });
+  await receiver.waitFor(() => receiver.on(path).length >= 5, 30_000, 'five failed attempts');
+  await until(workerSample('webhook_circuit_breaker_opens_total'), (n) => n >= openedBefore + 1, 'the circuit opening to be counted', 15_000, 200);
+  expect(await workerSample('webhook_delivery_attempts_total', { result: 'http_status' })()).toBeGreaterThanOrEqual(failedBefore + 5);
+  // Its deferred deliveries must not run on into other tests.
+  expect((await api.request(`/api/v1/integrations/webhooks/${created.body.id}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
 });
 
 it('reads metric names as Prometheus does, suffixes and all (the check above can fail)', () => {

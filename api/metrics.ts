@@ -71,16 +71,23 @@ function registerOutboxGauges(registry: Registry, db: Knex): void {
  * the endpoint. Left out of the scrape when the read fails, like the outbox gauges.
  */
 function registerBreakerGauge(registry: Registry, db: Knex): void {
-  const counts = cachedFor(OUTBOX_READ_EVERY_MS, () => breakerCounts(db).catch(() => null));
+  registerCountGauge(registry, 'webhook_circuit_breakers', 'Webhooks by the state of their endpoint circuit breaker (closed, open, half_open)', 'state', BREAKER_STATES, () =>
+    breakerCounts(db),
+  );
+}
+
+/** A count per label value, from one read of PostgreSQL at most every period; left out of the scrape when the read fails. */
+function registerCountGauge<V extends string>(registry: Registry, name: string, help: string, label: string, values: readonly V[], read: () => Promise<Record<V, number>>): void {
+  const counts = cachedFor(OUTBOX_READ_EVERY_MS, () => read().catch(() => null));
   new Gauge({
-    name: 'webhook_circuit_breakers',
-    help: 'Webhooks by the state of their endpoint circuit breaker (closed, open, half_open)',
-    labelNames: ['state'] as const,
+    name,
+    help,
+    labelNames: [label],
     registers: [registry],
     async collect() {
       this.reset();
       const c = await counts();
-      if (c) for (const state of BREAKER_STATES) this.set({ state }, c[state]);
+      if (c) for (const value of values) this.set({ [label]: value }, c[value]);
     },
   });
 }
@@ -90,16 +97,7 @@ function registerBreakerGauge(registry: Registry, db: Knex): void {
  * owners were told), `disabled` ones stopped receiving. Left out of the scrape when the read fails.
  */
 function registerWebhookStatusGauge(registry: Registry, db: Knex): void {
-  const counts = cachedFor(OUTBOX_READ_EVERY_MS, () => webhookStatusCounts(db).catch(() => null));
-  new Gauge({
-    name: 'webhooks_by_status',
-    help: 'Webhooks by status (active, paused, failing, disabled), all tenants',
-    labelNames: ['status'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const c = await counts();
-      if (c) for (const status of WEBHOOK_STATUSES) this.set({ status }, c[status]);
-    },
-  });
+  registerCountGauge(registry, 'webhooks_by_status', 'Webhooks by status (active, paused, failing, disabled), all tenants', 'status', WEBHOOK_STATUSES, () =>
+    webhookStatusCounts(db),
+  );
 }

@@ -74,7 +74,7 @@ describe('the alert rules', () => {
     const crdFile = goModules.goModuleFile({ ...PROMETHEUS_OPERATOR, file: 'example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml' });
     const crd = parse(fs.readFileSync(crdFile, 'utf8')) as { spec: { versions: Array<{ name: string; schema: { openAPIV3Schema: object } }> } };
     const schema = crd.spec.versions.find((v) => v.name === 'v1')!.schema.openAPIV3Schema;
-    const validate = new Ajv({ strict: false, allErrors: true, validateFormats: false }).compile(strictObjects(schema));
+    const validate = new Ajv({ strict: false, allErrors: true, validateFormats: false }).compile(strictObjects(schema) as object);
     expect([validate(manifest), validate.errors ?? []]).toEqual([true, []]);
     const misspelt = structuredClone(manifest) as { spec: { groups: Array<{ rules: Array<Record<string, unknown>> }> } };
     misspelt.spec.groups[0]!.rules[0]!.expresion = 'up';

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { outboxBacklog, type OutboxBacklog } from '../db/outbox';
 import { BREAKER_STATES, breakerCounts } from '../db/queries/webhook-breakers';
+import { WEBHOOK_STATUSES, webhookStatusCounts } from '../db/queries/webhooks';
 import { createMetricsRegistry } from '../infra/metrics';
 import { cachedFor } from '../infra/ttl-cache';
 
@@ -9,7 +10,7 @@ import { cachedFor } from '../infra/ttl-cache';
  * What the API measures (served at GET /metrics): every request by method, route template and
  * status; requests in flight; refusals by error code (RATE_LIMITED counts the tenant and login
  * limits); and the outbox backlog the dispatcher has not finished with and the webhooks per
- * circuit-breaker state, read from PostgreSQL at scrape time (at most once per
+ * circuit-breaker state and per status, read from PostgreSQL at scrape time (at most once per
  * `OUTBOX_READ_EVERY_MS`, however many scrapers).
  */
 export interface ApiMetrics {
@@ -39,6 +40,7 @@ export function createApiMetrics(db: Knex): ApiMetrics {
   });
   registerOutboxGauges(registry, db);
   registerBreakerGauge(registry, db);
+  registerWebhookStatusGauge(registry, db);
   return { registry, requestDuration, requestsInFlight, errors };
 }
 
@@ -69,16 +71,33 @@ function registerOutboxGauges(registry: Registry, db: Knex): void {
  * the endpoint. Left out of the scrape when the read fails, like the outbox gauges.
  */
 function registerBreakerGauge(registry: Registry, db: Knex): void {
-  const counts = cachedFor(OUTBOX_READ_EVERY_MS, () => breakerCounts(db).catch(() => null));
+  registerCountGauge(registry, 'webhook_circuit_breakers', 'Webhooks by the state of their endpoint circuit breaker (closed, open, half_open)', 'state', BREAKER_STATES, () =>
+    breakerCounts(db),
+  );
+}
+
+/** A count per label value, from one read of PostgreSQL at most every period; left out of the scrape when the read fails. */
+function registerCountGauge<V extends string>(registry: Registry, name: string, help: string, label: string, values: readonly V[], read: () => Promise<Record<V, number>>): void {
+  const counts = cachedFor(OUTBOX_READ_EVERY_MS, () => read().catch(() => null));
   new Gauge({
-    name: 'webhook_circuit_breakers',
-    help: 'Webhooks by the state of their endpoint circuit breaker (closed, open, half_open)',
-    labelNames: ['state'] as const,
+    name,
+    help,
+    labelNames: [label],
     registers: [registry],
     async collect() {
       this.reset();
       const c = await counts();
-      if (c) for (const state of BREAKER_STATES) this.set({ state }, c[state]);
+      if (c) for (const value of values) this.set({ [label]: value }, c[value]);
     },
   });
+}
+
+/**
+ * Webhooks per status over every tenant: `failing` ones exhausted a delivery's attempts (their
+ * owners were told), `disabled` ones stopped receiving. Left out of the scrape when the read fails.
+ */
+function registerWebhookStatusGauge(registry: Registry, db: Knex): void {
+  registerCountGauge(registry, 'webhooks_by_status', 'Webhooks by status (active, paused, failing, disabled), all tenants', 'status', WEBHOOK_STATUSES, () =>
+    webhookStatusCounts(db),
+  );
 }

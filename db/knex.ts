@@ -17,8 +17,41 @@ export function createDb(databaseUrl: string, pool: { min: number; max: number }
     log: JSON_LINES,
   });
   applyScopeOnAcquire(db);
+  openPools.add(new WeakRef(db));
   return db;
 }
+
+/** The pools this process made (weakly: a pool the process let go of is not kept alive by this list). */
+const openPools = new Set<WeakRef<Db>>();
+
+export interface PoolUsage {
+  /** Connections lent out to queries and transactions. */
+  inUse: number;
+  idle: number;
+  /** Acquisitions waiting for a connection (the pool is at its maximum, or connecting). */
+  pending: number;
+  max: number;
+}
+
+/** The connection pools of this process, added up (one per process outside tests); destroyed pools drop out. */
+export function poolUsage(): PoolUsage {
+  const total: PoolUsage = { inUse: 0, idle: 0, pending: 0, max: 0 };
+  for (const ref of openPools) {
+    const pool = (ref.deref()?.client as { pool?: TarnPool } | undefined)?.pool;
+    if (!pool) {
+      openPools.delete(ref);
+      continue;
+    }
+    total.inUse += pool.numUsed();
+    total.idle += pool.numFree();
+    total.pending += pool.numPendingAcquires();
+    total.max += pool.max;
+  }
+  return total;
+}
+
+/** What knex's pool (tarn) tells of itself. */
+type TarnPool = { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number };
 
 /**
  * knex's own warnings (a connection attempt that failed, a deprecation) as one JSON line each, like

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { poolUsage, type PoolUsage } from '../db/knex';
 import { allTenantLimiters, type TenantLimiter } from './tenant-limiter';
 
 /**
@@ -12,7 +13,29 @@ export function createMetricsRegistry(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerTenantLimiterGauges(registry);
+  registerPoolGauges(registry);
   return registry;
+}
+
+/**
+ * The PostgreSQL connection pool of this process (DATABASE_POOL_MAX): connections in use, idle,
+ * the maximum, and acquisitions waiting. In use near the maximum with acquisitions waiting is
+ * saturation: queries queue inside the process before PostgreSQL sees them.
+ */
+function registerPoolGauges(registry: Registry): void {
+  const gauge = (name: string, help: string, read: (usage: PoolUsage) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read(poolUsage()));
+      },
+    });
+  gauge('db_pool_connections_in_use', 'PostgreSQL connections of this process lent out to queries and transactions', (u) => u.inUse);
+  gauge('db_pool_connections_idle', 'PostgreSQL connections of this process open and idle', (u) => u.idle);
+  gauge('db_pool_connections_max', 'The most PostgreSQL connections this process opens (DATABASE_POOL_MAX)', (u) => u.max);
+  gauge('db_pool_acquires_pending', 'Queries and transactions of this process waiting for a PostgreSQL connection', (u) => u.pending);
 }
 
 /**

@@ -8,9 +8,9 @@ import { trace, type ProxyTracerProvider } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { Resource } from '@opentelemetry/resources';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { BasicTracerProvider, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { findRepoRoot } from './env-file';
 
@@ -28,7 +28,10 @@ const UNTRACED_PATHS = new Set(['/livez', '/readyz', '/metrics']);
 export function startTracingSdk(defaultServiceName: string): Tracing {
   const sdk = new NodeSDK({
     // The detected resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) is merged over this one.
-    resource: new Resource({ [ATTR_SERVICE_NAME]: defaultServiceName, [ATTR_SERVICE_VERSION]: serviceVersion() }),
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: defaultServiceName, [ATTR_SERVICE_VERSION]: serviceVersion() }),
+    // Metrics are Prometheus (/metrics): the SDK's default OTLP metrics exporter stays off unless
+    // OTEL_METRICS_EXPORTER asks for it, as it did before the SDK's 3.x line made otlp the default.
+    ...(process.env.OTEL_METRICS_EXPORTER?.trim() ? {} : { metricReaders: [] }),
     // Outgoing calls and queries only inside a traced operation (a request, an activity): the
     // dispatcher's and outbox's polls, the SDK metrics scrape, start-up checks would otherwise each
     // make a trace of their own. Statements without their values.
@@ -39,9 +42,22 @@ export function startTracingSdk(defaultServiceName: string): Tracing {
     ],
   });
   sdk.start();
-  // NodeSDK keeps its provider to itself; the registered one is it (the SDK's 1.x line exposes both getters).
-  const provider = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() as BasicTracerProvider;
-  return { resource: provider.resource as Resource, spanProcessor: provider.getActiveSpanProcessor(), shutdown: () => sdk.shutdown() };
+  return { ...registeredPipeline(), shutdown: () => sdk.shutdown() };
+}
+
+/**
+ * The resource and span processor of the provider that NodeSDK built from the environment and
+ * registered. From the SDK's 2.x line on the provider keeps both private (no getters), and NodeSDK
+ * builds the processors from OTEL_* only when it is not handed any, so they are read from the
+ * fields of the pinned version; a release that renames them fails here at start, not silently.
+ */
+function registeredPipeline(): Pick<Tracing, 'resource' | 'spanProcessor'> {
+  const provider = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() as { _resource?: Resource; _activeSpanProcessor?: SpanProcessor };
+  const { _resource: resource, _activeSpanProcessor: spanProcessor } = provider;
+  if (!resource || typeof spanProcessor?.onEnd !== 'function') {
+    throw new Error('OpenTelemetry: the registered tracer provider has no span processor and resource where this SDK version keeps them');
+  }
+  return { resource, spanProcessor };
 }
 
 /** The version in package.json, from source or compiled code alike. */

@@ -22,11 +22,13 @@ import { startNotificationDelivery } from '../orchestration/notifications';
 import { startWebhookDispatcher } from './webhook-dispatcher';
 import { StartToAttemptTimes } from '../infra/start-to-attempt';
 import { createMetricsRegistry } from '../infra/metrics';
+import { withWebhookMetrics } from '../infra/webhook-metrics';
 import { startWorkerHttpServer } from './http-server';
 import { installWorkerRuntime } from './telemetry';
 import { loadWorkflowBundle } from './workflow-bundle';
 import { Client } from '@temporalio/client';
-import { makeWorkflowExporter, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { workflowSpanSinks } from './workflow-span-sink';
 
 /** How often the worker looks for condition and predictive plans behind on their readings. */
 const READINGS_CATCH_UP_MS = 60_000;
@@ -69,7 +71,7 @@ async function main(): Promise<void> {
   // One bundle for both workers, prebuilt by `npm run build` (workers/workflow-bundle.ts).
   const workflowBundle = await loadWorkflowBundle(tracing ? 'traced' : 'plain', log);
   const interceptors = withTestFaults(tracing ? withTracing(WORKER_INTERCEPTORS) : WORKER_INTERCEPTORS, config.testFaults);
-  const sinks = tracing ? { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } : undefined;
+  const sinks = tracing ? workflowSpanSinks(tracing.spanProcessor, tracing.resource) : undefined;
   // The dispatcher below starts deliveries eagerly onto this process's webhook worker; both see one measure of how responsive it is.
   const startToAttempt = new StartToAttemptTimes();
   const activities = createActivities({
@@ -137,7 +139,7 @@ async function main(): Promise<void> {
   const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, eagerClient, startToAttempt, log });
   const httpServer = await startWorkerHttpServer({
     ...config.workerHttp,
-    registry: createMetricsRegistry(),
+    registry: withWebhookMetrics(createMetricsRegistry()),
     sdkMetricsUrl,
     metricsToken: config.metricsToken,
     // Polling, that is all: a dependency down for every replica at once is no reason to take

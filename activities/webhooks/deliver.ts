@@ -35,6 +35,7 @@ import { type BreakerSettings, type BreakerState, verdictOf } from '../../domain
 import { admitThroughBreaker, breakerOf, recordBreakerVerdict } from '../../db/queries/webhook-breakers';
 import type { Resolver } from '../../infra/outbound/destination-guard';
 import { tenantLimiter, type TenantLimits } from '../../infra/tenant-limiter';
+import { countCircuitOpened, countWebhookAttempt } from '../../infra/webhook-metrics';
 import { LeaseRenewal, LEASE_TTL_MS } from '../../infra/lease-renewal';
 import { LeaseWaiters } from './lease-waiters';
 import type { StartToAttemptTimes } from '../../infra/start-to-attempt';
@@ -181,14 +182,17 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
       const payload = buildPayload({ eventId: event.id, type: event.type, tenantId: event.tenant_id, occurredAt: event.occurred_at, data: event.data });
       const result = await hold.receiver(() => send(deps, webhook, payload, input.deliveryId));
       const policy = deliveryPolicyOf(webhook);
+      countWebhookAttempt(result, policy);
       await recordAttemptAndRelease(db, input, payload, result, policy);
       released = true;
       hold.release();
       if (!(await webhookKept(db, input))) return { kind: 'skipped', reason: 'webhook_deleted' };
       // The attempt is recorded: a lost verdict (database trouble now) costs the circuit one count, never a resend.
-      await recordBreakerVerdict(db, input, input.deliveryId, verdictOf(result), loaded.breaker, breakerSettings).catch((err) =>
-        Context.current().log.warn('circuit breaker verdict not recorded', { error: (err as Error).message }),
-      );
+      const opened = await recordBreakerVerdict(db, input, input.deliveryId, verdictOf(result), loaded.breaker, breakerSettings).catch((err) => {
+        Context.current().log.warn('circuit breaker verdict not recorded', { error: (err as Error).message });
+        return false;
+      });
+      if (opened) countCircuitOpened();
       return { kind: 'attempted', result: withoutTexts(result), webhookStatus: webhook.status, policy };
     } finally {
       renewal.released(input.deliveryId);

@@ -64,6 +64,7 @@ export async function admitThroughBreaker(db: Db, key: BreakerKey, deliveryId: s
  * Records what an attempt said about the endpoint. `known` is the breaker as the attempt loaded
  * it: a success on a webhook that had no breaker row (never failed) writes nothing. A webhook
  * deleted meanwhile has no row to write (its breaker went with it): nothing is recorded.
+ * Answers whether this verdict opened the circuit (from closed, or a probe's from half-open).
  */
 export async function recordBreakerVerdict(
   db: Db,
@@ -72,9 +73,9 @@ export async function recordBreakerVerdict(
   verdict: AttemptVerdict,
   known: BreakerState | null,
   settings: BreakerSettings,
-): Promise<void> {
-  if (verdict !== 'failure' && known === null) return;
-  await db.transaction(async (tx) => {
+): Promise<boolean> {
+  if (verdict !== 'failure' && known === null) return false;
+  return db.transaction(async (tx) => {
     if (verdict === 'failure') {
       await tx.raw(
         `insert into webhook_circuit_breakers (tenant_id, webhook_id)
@@ -84,9 +85,10 @@ export async function recordBreakerVerdict(
       );
     }
     const row = await tx('webhook_circuit_breakers').where({ tenant_id: key.tenantId, webhook_id: key.webhookId }).forUpdate().first();
-    if (!row) return;
+    if (!row) return false;
     const next = afterAttempt(breakerOf(row), deliveryId, verdict, new Date(), settings);
     if (next) await tx('webhook_circuit_breakers').where({ tenant_id: key.tenantId, webhook_id: key.webhookId }).update(rowOf(next));
+    return next?.state === 'open' && row.state !== 'open';
   });
 }
 

@@ -188,6 +188,14 @@ export async function webhookDeliveryAnalytics(db: Queryable, tenantId: string, 
   };
 }
 
+/** Webhooks per status over every tenant (for metrics: failing and disabled ones are an operator's concern). */
+export async function webhookStatusCounts(db: Queryable): Promise<Record<WebhookStatus, number>> {
+  const { rows } = await db.raw<{ rows: Array<{ status: WebhookStatus; n: number }> }>('select status, count(*)::int as n from webhooks group by status');
+  const counts: Record<WebhookStatus, number> = { active: 0, paused: 0, failing: 0, disabled: 0 };
+  for (const { status, n } of rows) counts[status] = n;
+  return counts;
+}
+
 /** The tenant's webhooks, oldest first, of one status or all (a list query: the caller pages it). */
 export function webhooksQuery(scope: TenantScope, status?: WebhookStatus): Knex.QueryBuilder {
   const q = scope.table('webhooks').orderBy([{ column: 'created_at' }, { column: 'id' }]);

@@ -5,9 +5,10 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-// 22.12: the oldest supported LTS line whose require() loads ES modules without a flag (package.json
-// engines). The launchers move themselves to Node 24 first (node-runtime.cjs).
-const MIN_NODE = [22, 12];
+// 22.15: the oldest Node the OpenTelemetry SDK's 3.x line supports (require() loads ES modules
+// without a flag from 22.12; package.json engines). The launchers move themselves to Node 24 first
+// (node-runtime.cjs).
+const MIN_NODE = [22, 15];
 
 function assertNodeVersion() {
   const [major, minor] = process.versions.node.split('.').map(Number);

@@ -19,10 +19,8 @@ import { startServiceProcess, ServiceProcess } from '../../scripts/service-proce
 import { DevServerForTest, startDevServerForTest } from '../support/temporal-env';
 import { startTogether } from '../support/start-together';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
+import { decodeTraceRequest } from '../support/otlp-traces';
 import { until } from '../support/until';
-// The OTLP protobuf messages, as the SDK's own exporters encode them.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const otlp = require('@opentelemetry/otlp-transformer/build/src/generated/root').opentelemetry.proto;
 
 jest.setTimeout(240_000);
 
@@ -84,7 +82,7 @@ beforeAll(async () => {
       const contentType = String(req.headers['content-type']);
       const body = Buffer.concat(chunks);
       if (req.url === '/v1/traces') {
-        collect(contentType === 'application/x-protobuf' ? otlp.collector.trace.v1.ExportTraceServiceRequest.decode(body) : JSON.parse(body.toString()), contentType);
+        collect(contentType === 'application/x-protobuf' ? decodeTraceRequest(body) : JSON.parse(body.toString()), contentType);
       }
       res.writeHead(200, { 'Content-Type': contentType });
       res.end(contentType === 'application/x-protobuf' ? undefined : '{}');
@@ -175,7 +173,7 @@ it('follows a counter reading from the API request into the Update handler, the 
   expect(ancestors(activity)).toContain(handler.spanId);
   const activityQueries = remote.filter((s) => s.name.startsWith('pg.query:') && ancestors(s).includes(activity.spanId));
   expect(activityQueries.length).toBeGreaterThan(0);
-  expect(activityQueries[0]!.attributes['db.system']).toBe('postgresql');
+  expect(activityQueries[0]!.attributes['db.system.name']).toBe('postgresql');
 
   // The API's log line of the request names the trace and the server span.
   const line = await until(
@@ -202,6 +200,6 @@ it('opens a new trace for a request without tracing headers, and none for probes
   );
   // A new root span: no parent; the probe made none.
   expect(fresh.find((s) => s.name.startsWith('GET /api/v1/openapi.json'))!.parentSpanId).toBeUndefined();
-  expect(fresh.find((s) => s.name.startsWith('GET /api/v1/openapi.json'))!.attributes['http.target']).toBe('/api/v1/openapi.json');
-  expect(fresh.filter((s) => s.attributes['http.target'] === '/livez')).toEqual([]);
+  expect(fresh.find((s) => s.name.startsWith('GET /api/v1/openapi.json'))!.attributes['url.path']).toBe('/api/v1/openapi.json');
+  expect(fresh.filter((s) => s.attributes['url.path'] === '/livez')).toEqual([]);
 });

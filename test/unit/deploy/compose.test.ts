@@ -64,7 +64,7 @@ it('passes `docker compose config` where the Compose plugin is installed', () =>
 
 it('pulls only pinned tags of maintained images, with no tctl health check', () => {
   for (const [name, image] of pulled) {
-    expect([name, image]).toEqual([name, expect.stringMatching(/^[\w./-]+:\d+(\.\d+)+$/)]);
+    expect([name, image]).toEqual([name, expect.stringMatching(/^[\w./-]+:v?\d+(\.\d+)+$/)]);
     // Deprecated upstream (no new builds), or no longer published for MinIO's community edition.
     expect([name, image]).not.toEqual([name, expect.stringMatching(/^(temporalio\/auto-setup|minio\/minio|minio\/mc|temporalio\/admin-tools:.*-tctl)/)]);
   }

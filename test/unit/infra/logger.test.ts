@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
-import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { DatabaseError } from 'pg';
 import { createLogger } from '../../../infra/logger';
 import { temporalLoggerFor } from '../../../workers/telemetry';
@@ -66,7 +66,7 @@ describe("PostgreSQL's detail never reaches a log line", () => {
 
 it('a line written inside a recording span carries its trace_id and span_id; outside, neither', () => {
   const { log, lines } = capture();
-  const span = new BasicTracerProvider().getTracer('test').startSpan('op');
+  const span = new TracerProvider().getTracer('test').startSpan('op');
   // The active span without a context manager: the mixin reads trace.getActiveSpan().
   const active = jest.spyOn(trace, 'getActiveSpan').mockReturnValue(span);
   log.info('inside');

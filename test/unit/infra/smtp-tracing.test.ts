@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import nodemailer from 'nodemailer';
 import { withSendSpans } from '../../../infra/smtp-tracing';
 import { REFUSED_DOMAIN, SmtpSink, startSmtpSink } from '../../support/smtp-sink';
@@ -17,7 +17,7 @@ let dir: string;
 let sink: SmtpSink;
 
 beforeAll(async () => {
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
+  trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] }));
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smtp-tracing-'));
   sink = await startSmtpSink(dir);
 });

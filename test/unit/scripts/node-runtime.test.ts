@@ -22,7 +22,7 @@ it('pins one Node major for the test command, .nvmrc, the Dockerfile and @types/
   expect(images.length).toBeGreaterThan(0);
   expect(new Set(images)).toEqual(new Set([runtimeLib.WANTED_MAJOR]));
   expect(major(pkg.devDependencies['@types/node'])).toBe(runtimeLib.WANTED_MAJOR);
-  // engines: ">=22.12"; the pinned version satisfies it.
+  // engines: ">=22.15"; the pinned version satisfies it.
   const [, minMajor, minMinor] = /^>=(\d+)\.(\d+)$/.exec(pkg.engines.node)!.map(Number);
   const [pinnedMajor, pinnedMinor] = pinned.split('.').map(Number);
   expect(pinnedMajor! > minMajor! || (pinnedMajor === minMajor && pinnedMinor! >= minMinor!)).toBe(true);

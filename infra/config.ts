@@ -27,6 +27,12 @@ export interface Config {
      * (API_SHUTDOWN_GRACE_MS, 20000) to finish. An orchestrator's kill deadline must exceed the sum.
      */
     shutdown: { delayMs: number; graceMs: number };
+    /**
+     * The base URL people and clients reach the API at (API_PUBLIC_URL): links the API hands out
+     * (a subject export's download) name it. Required in production; elsewhere the listener's own
+     * address (`http://127.0.0.1:<API_PORT>` when it listens on every interface).
+     */
+    publicUrl: string;
   };
   /** Limits of the anonymous auth routes (api/login-limits.ts). */
   auth: AuthLimitsConfig;
@@ -63,8 +69,6 @@ export interface Config {
   smtp: { url: string | null; from: string };
   logLevel: string;
   webhooks: { allowPrivateDestinations: boolean };
-  /** How long POST /privacy/export-subject waits for the export to be ready before answering 202 (PRIVACY_EXPORT_WAIT_MS, default 5000; 0: never waits). */
-  privacy: { exportWaitMs: number };
   /** Calls to tenants' destinations: timeouts, each tenant's share of the shared pools, the webhook circuit breaker. */
   outbound: OutboundConfig;
   /** OpenAI-compatible language model (DESIGN.md, Language models); null base URL: built-in engine only. */
@@ -245,6 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
       tls: apiTls(env, problems),
       trustedProxyHops: count('API_TRUSTED_PROXY_HOPS', 0, 0),
       shutdown: { delayMs: count('API_SHUTDOWN_DELAY_MS', DEFAULT_API_SHUTDOWN.delayMs, 0), graceMs: count('API_SHUTDOWN_GRACE_MS', DEFAULT_API_SHUTDOWN.graceMs, 0) },
+      publicUrl: apiPublicUrl(env, appEnv, problems),
     },
     auth: {
       maxFailuresPerEmail: count('LOGIN_MAX_FAILURES_PER_EMAIL', 10),
@@ -286,7 +291,6 @@ export function loadConfig(env: Env = process.env): Config {
     smtp: { url: env.SMTP_URL || null, from: env.MAIL_FROM || 'Industrial Ops <no-reply@localhost>' },
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'warn' : 'info'),
     webhooks: { allowPrivateDestinations: allowPrivate },
-    privacy: { exportWaitMs: count('PRIVACY_EXPORT_WAIT_MS', 5_000, 0) },
     outbound: {
       webhookConnectTimeoutMs: count('WEBHOOK_CONNECT_TIMEOUT_MS', 3_000),
       webhookResponseTimeoutMs: count('WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000),
@@ -337,6 +341,32 @@ function passwordHashing(env: Env, appEnv: AppEnv, problems: string[]): ScryptPa
   else if (!Number.isInteger(log2) || log2 < 10 || log2 > 17) problems.push('TEST_SCRYPT_LOG2_N must be an integer from 10 to 17');
   else return { ...OWASP_SCRYPT, N: 2 ** log2 };
   return OWASP_SCRYPT;
+}
+
+/**
+ * API_PUBLIC_URL: an absolute http(s) URL without query or fragment, its trailing slash dropped.
+ * Production must name it (a link to the listener's address would not reach anyone); elsewhere it
+ * defaults to the listener's address, which is what `npm run up` and the test stacks are reached at.
+ */
+function apiPublicUrl(env: Env, appEnv: AppEnv, problems: string[]): string {
+  const raw = env.API_PUBLIC_URL?.trim();
+  if (!raw) {
+    if (appEnv === 'production') problems.push('API_PUBLIC_URL is required in production: the download links the API hands out name it (e.g. https://ops.example.com)');
+    const host = !env.API_HOST || env.API_HOST === '0.0.0.0' || env.API_HOST === '::' ? '127.0.0.1' : env.API_HOST;
+    const tls = Boolean(env.API_TLS_CERT_FILE?.trim());
+    return `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${env.API_PORT || 3000}`;
+  }
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    problems.push('API_PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://ops.example.com)');
+    return raw;
+  }
+  return raw.replace(/\/+$/, '');
 }
 
 function s3Credentials(env: NodeJS.ProcessEnv, problems: string[]): Config['s3']['credentials'] {

@@ -105,10 +105,17 @@ export interface InboundLimitsConfig {
 }
 
 export interface AuthLimitsConfig {
-  /** Login attempts per email per 15 minutes, refunded on success (LOGIN_MAX_FAILURES_PER_EMAIL, 10). */
-  maxFailuresPerEmail: number;
-  /** Login attempts per client address per 15 minutes, refunded on success (LOGIN_MAX_FAILURES_PER_ADDRESS, 100). */
+  /** Failed logins per account from one client address per 15 minutes, then that address is refused for that account (LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS, 10). */
+  maxFailuresPerAccountAddress: number;
+  /** Failed logins per client address per 15 minutes, all accounts (LOGIN_MAX_FAILURES_PER_ADDRESS, 100). */
   maxFailuresPerAddress: number;
+  /** Failed logins per account per 15 minutes from all addresses, past which addresses not known-good are refused (LOGIN_MAX_FAILURES_PER_ACCOUNT, 100: NIST SP 800-63B's ceiling). */
+  maxFailuresPerAccount: number;
+  /** Failed logins of an account per 15 minutes past which attempts from addresses not known-good wait before their check (LOGIN_SLOWDOWN_AFTER_FAILURES, 10). */
+  slowdownAfterFailures: number;
+  /** The wait added per failure beyond it (LOGIN_SLOWDOWN_STEP_MS, 1000) and its ceiling (LOGIN_SLOWDOWN_MAX_MS, 10000). */
+  slowdownStepMs: number;
+  slowdownMaxMs: number;
   /** Refreshes per client address per minute (REFRESH_MAX_PER_ADDRESS_PER_MINUTE, 60). */
   refreshesPerAddressPerMinute: number;
   /** Password checks running at once per API process (PASSWORD_CHECKS_IN_FLIGHT, 4: libuv's default pool). */
@@ -252,8 +259,12 @@ export function loadConfig(env: Env = process.env): Config {
       publicUrl: apiPublicUrl(env, appEnv, problems),
     },
     auth: {
-      maxFailuresPerEmail: count('LOGIN_MAX_FAILURES_PER_EMAIL', 10),
+      maxFailuresPerAccountAddress: count('LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS', 10),
       maxFailuresPerAddress: count('LOGIN_MAX_FAILURES_PER_ADDRESS', 100),
+      maxFailuresPerAccount: count('LOGIN_MAX_FAILURES_PER_ACCOUNT', 100),
+      slowdownAfterFailures: count('LOGIN_SLOWDOWN_AFTER_FAILURES', 10, 0),
+      slowdownStepMs: count('LOGIN_SLOWDOWN_STEP_MS', 1_000, 0),
+      slowdownMaxMs: count('LOGIN_SLOWDOWN_MAX_MS', 10_000, 0),
       refreshesPerAddressPerMinute: count('REFRESH_MAX_PER_ADDRESS_PER_MINUTE', 60),
       passwordChecksInFlight: count('PASSWORD_CHECKS_IN_FLIGHT', 4),
       passwordChecksQueued: count('PASSWORD_CHECKS_QUEUED', 32, 0),

@@ -5,6 +5,7 @@
 import type { ClientConfigProfile } from '@temporalio/envconfig';
 import { OWASP_SCRYPT, type ScryptParams } from '../domain/auth/passwords';
 import { temporalProfile } from './temporal-profile';
+import { DEFAULT_PLAN_MODELS, isPlanName, PLAN_NAMES, type PlanModels, type PlanName } from '../domain/tenancy/plans';
 
 export type AppEnv = 'development' | 'test' | 'production';
 
@@ -153,6 +154,8 @@ export interface LlmConfig {
   baseUrl: string | null;
   apiKey: string | null;
   model: string;
+  /** The models agents may name per plan (domain/tenancy/plans.ts; LLM_PLAN_MODELS replaces a plan's list). */
+  planModels: PlanModels;
   /** Calls of one tenant at once per process (LLM_CALLS_PER_TENANT, 4; infra/tenant-limiter.ts). */
   callsPerTenant?: number;
 }
@@ -316,6 +319,7 @@ export function loadConfig(env: Env = process.env): Config {
       baseUrl: env.LLM_BASE_URL?.trim() || null,
       apiKey: env.LLM_API_KEY?.trim() || null,
       model: env.LLM_MODEL?.trim() || 'gpt-4o-mini',
+      planModels: parsePlanModels(env.LLM_PLAN_MODELS, problems),
       callsPerTenant: count('LLM_CALLS_PER_TENANT', 4),
     },
     deprecations: parseDeprecations(env.API_DEPRECATIONS, problems),
@@ -436,6 +440,30 @@ function parseAppEnv(raw: string | undefined, problems: string[]): AppEnv {
   if (value === 'development' || value === 'test' || value === 'production') return value;
   problems.push(`APP_ENV must be development, test or production (got "${value}")`);
   return 'production';
+}
+
+/** LLM_PLAN_MODELS: `{"<plan>": ["model", ...]}`; a plan it does not name keeps its default list. */
+function parsePlanModels(raw: string | undefined, problems: string[]): PlanModels {
+  if (!raw?.trim()) return DEFAULT_PLAN_MODELS;
+  const refuse = (why: string) => {
+    problems.push(`LLM_PLAN_MODELS must be a JSON object from plan (${PLAN_NAMES.join(', ')}) to a list of model names: ${why}`);
+    return DEFAULT_PLAN_MODELS;
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return refuse('not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return refuse('not an object');
+  const models: Record<PlanName, readonly string[]> = { ...DEFAULT_PLAN_MODELS };
+  for (const [plan, list] of Object.entries(parsed)) {
+    if (!isPlanName(plan)) return refuse(`"${plan}" is no plan`);
+    if (!Array.isArray(list) || !list.every((m) => typeof m === 'string' && m.trim().length > 0 && m.length <= 100))
+      return refuse(`the list of ${plan} is not an array of model names`);
+    models[plan] = (list as string[]).map((m) => m.trim());
+  }
+  return models;
 }
 
 function parseDeprecations(raw: string | undefined, problems: string[]): DeprecationRule[] {

@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     startNotification: (tenantId, notificationId) => startNotificationDelivery(temporal, tenantId, notificationId),
     whatsappApiBaseUrl: config.whatsapp.apiBaseUrl,
     llm: llmProviderFrom(config.llm),
+    planModels: config.llm.planModels,
     pdf: config.pdf,
 
     outbound: config.outbound,

@@ -25,6 +25,7 @@ import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temp
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 import { until } from '../support/until';
+import { DEFAULT_PLAN_MODELS, type PlanName } from '../../domain/tenancy/plans';
 
 jest.setTimeout(240_000);
 
@@ -50,6 +51,8 @@ beforeAll(async () => {
         get llm() {
           return currentLlm;
         },
+        // As LLM_PLAN_MODELS would: the stand-in provider's model on the enterprise plan.
+        planModels: { ...DEFAULT_PLAN_MODELS, enterprise: [...DEFAULT_PLAN_MODELS.enterprise, 'plant-gpt-2'] },
       }),
       ...createNotificationActivities({ db: pg.db, mailer: null, from: 'test@example.com' }),
     },
@@ -64,11 +67,11 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-async function machineAgent(cooldownMinutes: number, columns: Record<string, unknown> = {}): Promise<{ tenantId: string; agentId: string }> {
+async function machineAgent(cooldownMinutes: number, columns: Record<string, unknown> = {}, plan: PlanName = 'enterprise'): Promise<{ tenantId: string; agentId: string }> {
   const suffix = randomUUID().slice(0, 8);
   const { tenant_id: tenantId } = await provisionTenant(pg.db, {
     name: `Plant ${suffix}`,
-    plan: 'enterprise',
+    plan,
     adminEmail: `admin-${suffix}@example.com`,
     adminPassword: `pw-${randomUUID()}`,
   });
@@ -243,6 +246,17 @@ describe('machine agent workflow', () => {
         () => pg.db('machine_agent_runs').where({ agent_id: builtIn.agentId }).select('engine'),
         (r) => r.length === 1 && r[0].engine === 'built-in',
         'the built-in run',
+      );
+      expect(model.on('/v1/chat/completions')).toHaveLength(calls);
+
+      // An agent stored with a model its tenant's plan does not include (saved before the
+      // allow-list, or before the plan went down): the platform's provider is not called for it.
+      const unpaid = await machineAgent(0, { model: 'plant-gpt-2' }, 'starter');
+      await signalMachineAgents(pg.db, env.client, await storeEvents(unpaid.tenantId, 'vibration.threshold_exceeded', {}, 1));
+      await until(
+        () => pg.db('machine_agent_runs').where({ agent_id: unpaid.agentId }).select('engine'),
+        (r) => r.length === 1 && r[0].engine === 'built-in',
+        'the run of the agent whose model the plan lacks',
       );
       expect(model.on('/v1/chat/completions')).toHaveLength(calls);
     } finally {

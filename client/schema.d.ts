@@ -95,111 +95,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/internal/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Health of the service and of PostgreSQL, Temporal and the object store */
-        get: operations["getInternalHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Ingest an internal event into the outbox (idempotent by event_id) */
-        post: operations["postInternalEvents"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Queue a notification; a workflow delivers it (email through SMTP when configured, always recorded) */
-        post: operations["postInternalNotifications"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/outbox": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Outbox backlog, and the events waiting for a retry or parked after repeated dispatch failures, with their errors */
-        get: operations["getInternalOutbox"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/outbox/{id}/requeue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Return a parked event to the outbox: the dispatcher tries it again at once, with a fresh attempt count */
-        post: operations["postInternalOutboxIdRequeue"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/service-tokens/{token_id}/revoke": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Revoke a service token by its id (the `jti` claim): refused on every API process within seconds
-         * @description A token for every tenant may revoke any service token; any other token only itself. Revoking a revoked token answers its first revocation. Service tokens expire at most 90 days after they were issued.
-         */
-        post: operations["postInternalServiceTokensToken_idRevoke"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/assets/tree": {
         parameters: {
             query?: never;
@@ -1217,8 +1112,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Export a data subject's data as a ZIP (signed URL valid 24 h)
-         * @description Waits a few seconds (PRIVACY_EXPORT_WAIT_MS) for the export: ready within the wait (or a ready one of the last 24 h, returned as is), the answer is 200 with `url` and `expires_at`; otherwise 202 with the export id and a `Location` header naming the export to poll (GET /privacy/exports/{export_id}). With several matched contacts, 200 only when every export is ready; `Location` names the first one that is not.
+         * Export a data subject's data as a ZIP: a signed link, valid 24 h, answered at once
+         * @description Answers at once with each export and its signed `url` (valid until `expires_at`, 24 h after the request): the link serves the ZIP once the export is built and answers 503 with Retry-After (5 s) until then. 200 when every export is ready (a ready one of the last 24 h is returned as is), otherwise 202 with a `Location` header naming the export whose status to poll (GET /privacy/exports/{export_id}). A request within 24 h answers the same export and link; after it, a new export.
          */
         post: operations["postPrivacyExportSubject"];
         delete?: never;
@@ -1234,8 +1129,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status, progress and (when ready) the signed URL of an export */
+        /** Status, progress and (for callers who may request exports) the signed link of an export */
         get: operations["getPrivacyExportsExport_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/exports/{export_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's ZIP, through the signed link an export answered (no token: the link is the credential)
+         * @description The `url` of an export, used as it is. Ready: 302 to the object store (a presigned URL valid 5 minutes). Still being built: 503 EXPORT_NOT_READY with `Retry-After` (and `Refresh`, which browsers follow) and `retry_after`. Failed: 410 EXPORT_FAILED. Past `expires_at`: 410 EXPORT_EXPIRED (request a new export). A link altered in any part: 403 EXPORT_LINK_INVALID.
+         */
+        get: operations["getPrivacyExportsExport_idArchive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1443,7 +1358,7 @@ export interface paths {
         put?: never;
         /**
          * Inbound e-mail (raw MIME) for an email account
-         * @description Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID. Not answered (the message shows `no_reply_reason`): Auto-Submitted other than "no", X-Auto-Response-Suppress, Precedence bulk/list/junk, List-Id or List-Unsubscribe, mailer-daemon/postmaster/no-reply senders or an empty Return-Path, spf=fail, dkim=fail (without a passing signature) or dmarc=fail in Authentication-Results, and a contact past 10 automatic replies in an hour.
+         * @description Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID. Not answered (the message shows `no_reply_reason`): Auto-Submitted other than "no", X-Auto-Response-Suppress, Precedence bulk/list/junk, List-Id or List-Unsubscribe, mailer-daemon/postmaster/no-reply senders or an empty Return-Path, spf=fail, dkim=fail (without a passing signature) or dmarc=fail in Authentication-Results, a sender the receiving MTA did not authenticate for the From domain (`sender_unauthenticated`: answered only with dmarc=pass, or spf=pass or dkim=pass of a domain aligned with the From domain, in the topmost Authentication-Results header), and a contact past 10 automatic replies in an hour.
          */
         post: operations["postEmailInboundAccount_id"];
         delete?: never;
@@ -2367,7 +2282,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenAPI 3.1 document of this API */
+        /** OpenAPI 3.1 document of this API (the public one: the internal service API is not in it) */
         get: operations["getOpenapi.json"];
         put?: never;
         post?: never;
@@ -2545,7 +2460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many login attempts for this email (10 per 15 minutes) or from this address (100), or too many password checks in progress (such a refusal is not counted against the email or the address) */
+            /** @description Too many failed logins for this email from this address (10 per 15 minutes), from this address for any email (100), or for this email from many addresses (100, not applied to an address the account signed in from in the last 30 days), or too many password checks in progress (such a refusal is not counted). Past 10 failed logins of an email in 15 minutes, an attempt from an address it has not signed in from waits up to 10 s before its check. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3018,617 +2933,6 @@ export interface operations {
             };
             /** @description Rate limit of the tenant plan exceeded */
             429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getInternalHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description All parts up */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service token lacks the scope, or may not act for the tenant */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A part is down; the body names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postInternalEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    tenant_id: string;
-                    type: string;
-                    data: {
-                        [key: string]: components["schemas"]["StorableJson"];
-                    };
-                    /** Format: date-time */
-                    occurred_at?: string;
-                    event_id?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Stored; `duplicate` tells whether event_id was seen before */
-            202: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Malformed body (JSON, or multipart/form-data) */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service token lacks the scope, or may not act for the tenant */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unknown tenant */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body over 1 MB */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body not in JSON */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation error */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postInternalNotifications: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    tenant_id: string;
-                    category: string;
-                    recipients: string[];
-                    subject: string;
-                    body: string;
-                    idempotency_key?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Queued */
-            202: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Malformed body (JSON, or multipart/form-data) */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token lacks the scope or may not act for the tenant */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unknown tenant */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body over 1 MB */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body not in JSON */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A recipient is not an active user of the tenant */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getInternalOutbox: {
-        parameters: {
-            query?: {
-                status?: "parked" | "retrying";
-                /** @description Number of items to skip */
-                skip?: number;
-                /** @description Page size, 1..100 */
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Counts of the tenants the token may act for, and one page of events in the asked status */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service token lacks the scope, or may not act for the tenant */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation error */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postInternalOutboxIdRequeue: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Requeued */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service token lacks the scope, or may not act for the tenant */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No parked event with this id for the tenants the token may act for */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postInternalServiceTokensToken_idRevoke: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Revoked */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        jti?: string;
-                        /** Format: date-time */
-                        revoked_at?: string;
-                    };
-                };
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token lacks the scope, or may not revoke another token */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found: a path id names no record of this tenant (a malformed id included) */
-            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -13744,6 +13048,10 @@ export interface operations {
                         pii?: {
                             auto_redact?: boolean;
                         };
+                        subjects?: {
+                            /** @description ISO 3166-1 alpha-2 country (e.g. NL) in which a phone number given without a country code (`0612 345 678`) is read, in `subject_id` of export and erasure; null: such a number is refused */
+                            default_country?: string | null;
+                        };
                         /** Format: date-time */
                         updated_at?: string | null;
                     };
@@ -13837,6 +13145,10 @@ export interface operations {
                     pii?: {
                         auto_redact?: boolean;
                     };
+                    subjects?: {
+                        /** @description ISO 3166-1 alpha-2 country (e.g. NL) in which a phone number given without a country code (`0612 345 678`) is read, in `subject_id` of export and erasure; null: such a number is refused */
+                        default_country?: string | null;
+                    };
                 };
             };
         };
@@ -13864,6 +13176,10 @@ export interface operations {
                         };
                         pii?: {
                             auto_redact?: boolean;
+                        };
+                        subjects?: {
+                            /** @description ISO 3166-1 alpha-2 country (e.g. NL) in which a phone number given without a country code (`0612 345 678`) is read, in `subject_id` of export and erasure; null: such a number is refused */
+                            default_country?: string | null;
                         };
                         /** Format: date-time */
                         updated_at?: string | null;
@@ -13990,7 +13306,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
+                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or a phone number: international (`+` or `00`, normalised to E.164) or national (`0612 345 678`), read with the tenant's default country (privacy settings, `subjects.default_country`). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
                     subject_id: string;
                     /**
                      * @default json
@@ -14001,7 +13317,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The export is ready: `url` (signed, 24 h) and `expires_at` */
+            /** @description Every export is ready: its `url` serves the ZIP now */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14020,9 +13336,13 @@ export interface operations {
                             phase?: string;
                             percent?: number;
                         } | null;
+                        /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                         url?: string | null;
-                        /** Format: date-time */
-                        expires_at?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                         */
+                        expires_at?: string;
                         /** Format: date-time */
                         created_at?: string;
                         /** Format: date-time */
@@ -14043,9 +13363,13 @@ export interface operations {
                                 phase?: string;
                                 percent?: number;
                             } | null;
+                            /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                             url?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                             */
+                            expires_at?: string;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -14055,7 +13379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The export is still being built: poll the `Location` header (the export) */
+            /** @description An export is still being built: its `url` serves the ZIP once it is ready; `Location` names the export to poll */
             202: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14074,9 +13398,13 @@ export interface operations {
                             phase?: string;
                             percent?: number;
                         } | null;
+                        /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                         url?: string | null;
-                        /** Format: date-time */
-                        expires_at?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                         */
+                        expires_at?: string;
                         /** Format: date-time */
                         created_at?: string;
                         /** Format: date-time */
@@ -14097,9 +13425,13 @@ export interface operations {
                                 phase?: string;
                                 percent?: number;
                             } | null;
+                            /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                             url?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                             */
+                            expires_at?: string;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -14181,7 +13513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description subject_id is not a UUID, an e-mail address or an international phone number */
+            /** @description subject_id is not a UUID, an e-mail address or a phone number (international, or national with the tenant's default country) */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14261,9 +13593,13 @@ export interface operations {
                             phase?: string;
                             percent?: number;
                         } | null;
+                        /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                         url?: string | null;
-                        /** Format: date-time */
-                        expires_at?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                         */
+                        expires_at?: string;
                         /** Format: date-time */
                         created_at?: string;
                         /** Format: date-time */
@@ -14358,6 +13694,108 @@ export interface operations {
             };
         };
     };
+    getPrivacyExportsExport_idArchive: {
+        parameters: {
+            query: {
+                /** @description UUID of the record */
+                tenant: string;
+                /** @description Unix seconds: when the link stops working */
+                expires: number;
+                /** @description HMAC-SHA256 of the tenant, the export and the expiry (base64url) */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP: `Location` is a presigned URL of the object store, valid 5 minutes */
+            302: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description EXPORT_LINK_INVALID: the signature does not match the tenant, export and expiry */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export no longer exists (its subject was erased) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXPORT_EXPIRED: the link is past its 24 h (request a new export); EXPORT_FAILED: the export failed (request a new one) */
+            410: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXPORT_NOT_READY: still being built; retry after `Retry-After` seconds (5); `status`, `progress` */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postPrivacyEraseSubject: {
         parameters: {
             query?: never;
@@ -14368,7 +13806,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
+                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or a phone number: international (`+` or `00`, normalised to E.164) or national (`0612 345 678`), read with the tenant's default country (privacy settings, `subjects.default_country`). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
                     subject_id: string;
                     reason: string;
                     preserve_audit: boolean;
@@ -14949,6 +14387,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     system_prompt: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -15057,7 +14496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15251,6 +14690,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     system_prompt?: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -15372,7 +14812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, channel or tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16925,6 +16365,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     system_prompt: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -17036,7 +16477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17230,6 +16671,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     system_prompt?: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -17351,7 +16793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, channel or tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18508,6 +17950,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     system_prompt: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -18619,7 +18062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18813,6 +18256,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     system_prompt?: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -18934,7 +18378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, channel or tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20426,7 +19870,7 @@ export interface operations {
                              * @enum {string|null}
                              */
                             delivery_status?: "pending" | "sent" | "failed" | null;
-                            /** @description Inbound messages only: why the agent did not answer it (spf_fail, dkim_fail, dmarc_fail, system_sender, auto_submitted, auto_reply_suppressed, bulk_precedence, mailing_list, contact_reply_limit); null when answered or awaiting its answer */
+                            /** @description Inbound messages only: why the agent did not answer it (spf_fail, dkim_fail, dmarc_fail, sender_unauthenticated, system_sender, auto_submitted, auto_reply_suppressed, bulk_precedence, mailing_list, contact_reply_limit); null when answered or awaiting its answer */
                             no_reply_reason?: string | null;
                             /** Format: date-time */
                             sent_at?: string | null;

@@ -238,26 +238,17 @@ describe('machine agent workflow', () => {
       );
       expect(runs[1]).toMatchObject({ engine: 'built-in', reply_text: expect.stringMatching(/^\[built-in engine\]/) });
 
-      // An agent whose model is built-in never calls the provider.
+      // Agents the built-in engine answers without asking the provider: a built-in model, and a
+      // model its tenant's plan does not include (stored before the allow-list, or before the plan went down).
       const calls = model.on('/v1/chat/completions').length;
-      const builtIn = await machineAgent(0);
-      await signalMachineAgents(pg.db, env.client, await storeEvents(builtIn.tenantId, 'vibration.threshold_exceeded', {}, 1));
-      await until(
-        () => pg.db('machine_agent_runs').where({ agent_id: builtIn.agentId }).select('engine'),
-        (r) => r.length === 1 && r[0].engine === 'built-in',
-        'the built-in run',
-      );
-      expect(model.on('/v1/chat/completions')).toHaveLength(calls);
-
-      // An agent stored with a model its tenant's plan does not include (saved before the
-      // allow-list, or before the plan went down): the platform's provider is not called for it.
-      const unpaid = await machineAgent(0, { model: 'plant-gpt-2' }, 'starter');
-      await signalMachineAgents(pg.db, env.client, await storeEvents(unpaid.tenantId, 'vibration.threshold_exceeded', {}, 1));
-      await until(
-        () => pg.db('machine_agent_runs').where({ agent_id: unpaid.agentId }).select('engine'),
-        (r) => r.length === 1 && r[0].engine === 'built-in',
-        'the run of the agent whose model the plan lacks',
-      );
+      for (const agent of [await machineAgent(0), await machineAgent(0, { model: 'plant-gpt-2' }, 'starter')]) {
+        await signalMachineAgents(pg.db, env.client, await storeEvents(agent.tenantId, 'vibration.threshold_exceeded', {}, 1));
+        await until(
+          () => pg.db('machine_agent_runs').where({ agent_id: agent.agentId }).select('engine'),
+          (r) => r.length === 1 && r[0].engine === 'built-in',
+          'the built-in run',
+        );
+      }
       expect(model.on('/v1/chat/completions')).toHaveLength(calls);
     } finally {
       currentLlm = null;

@@ -13,6 +13,8 @@ import { secretContexts } from '../domain/agents/channel-secrets';
 import { CREDENTIAL_BINDINGS, unboundFields } from '../domain/credentials/destination-binding';
 import { AgentTool, composeReply, planReply, ReplyPlan, ToolOutcome } from '../domain/agents/reply-engine';
 import type { LlmProvider } from '../domain/llm/provider';
+import { tenantAllowsModel } from '../db/plan-limits';
+import { BUILT_IN_MODEL, DEFAULT_PLAN_MODELS, type PlanModels } from '../domain/tenancy/plans';
 import { TenantCapacityError, tenantLimiter } from '../infra/tenant-limiter';
 import { decryptSecret } from '../domain/credentials/encryption';
 import { ChannelSendResult, sendEmail, sendWhatsappText } from './channel-delivery';
@@ -28,6 +30,8 @@ export interface ConversationActivityDeps {
   allowPrivateDestinations: boolean;
   /** The configured language model; null: the built-in engine answers. */
   llm: LlmProvider | null;
+  /** The models agents may use per plan (default: domain/tenancy/plans.ts): another model is not called, the built-in engine answers. */
+  planModels?: PlanModels;
   /** One tenant's share of this process's sends through tenants' SMTP servers and of its agent HTTP tool calls (defaults 4 and 8). */
   smtpSendsPerTenant?: number;
   toolCallsPerTenant?: number;
@@ -75,7 +79,9 @@ export function createConversationActivities(deps: ConversationActivityDeps) {
     tools: AgentTool[],
   ): Promise<string> {
     const builtIn = composeReply(plan, outcome, agent.name, tools);
-    if (!deps.llm || agent.model === 'built-in') return builtIn;
+    if (!deps.llm || agent.model === BUILT_IN_MODEL) return builtIn;
+    // Saved under another plan or list: the platform's key does not pay for a model the plan lacks.
+    if (!(await tenantAllowsModel(db, tenantId, deps.planModels ?? DEFAULT_PLAN_MODELS, agent.model))) return builtIn;
     try {
       const toolNote = outcome ? `Tool ${'call' in plan && plan.call ? plan.call.tool.name : ''} returned: ${JSON.stringify(outcome)}` : 'No tool was called.';
       const result = await deps.llm.complete({

@@ -13,6 +13,7 @@ import { createWebhookDeliveryActivities, LEASE_WAIT_MS } from './webhooks/deliv
 import { createWebhookHealthActivities } from './webhooks/health';
 import type { Transporter } from 'nodemailer';
 import type { LlmProvider } from '../domain/llm/provider';
+import type { PlanModels } from '../domain/tenancy/plans';
 import type { OutboundConfig } from '../infra/config';
 import type { PdfLimitsConfig } from '../infra/config';
 import type { StartToAttemptTimes } from '../infra/start-to-attempt';
@@ -37,6 +38,8 @@ export interface ActivityDeps {
   whatsappApiBaseUrl: string;
   /** The configured language model (infra/llm.ts); null: built-in engine. */
   llm: LlmProvider | null;
+  /** The models agents may use per plan (LLM_PLAN_MODELS): an agent naming another is answered by the built-in engine. */
+  planModels: PlanModels;
   /** PDF_PARSE_MAX_HEAP_MB and PDF_PARSES_IN_FLIGHT: PDF text extraction. */
   pdf: PdfLimitsConfig;
 
@@ -68,13 +71,14 @@ export function createActivities(deps: ActivityDeps) {
     ...createReportActivities({ db: deps.db, objectStore: deps.objectStore, mailer: deps.mailer, mailFrom: deps.mailFrom }),
     ...createPrivacyErasureActivities({ db: deps.db, objectStore: deps.objectStore }),
     ...createRetentionActivities({ db: deps.db }),
-    ...createMachineAgentActivities({ db: deps.db, startNotification, llm: deps.llm }),
+    ...createMachineAgentActivities({ db: deps.db, startNotification, llm: deps.llm, planModels: deps.planModels }),
     ...createConversationActivities({
       db: deps.db,
       dataEncryptionKey: deps.dataEncryptionKey,
       whatsappApiBaseUrl: deps.whatsappApiBaseUrl,
       allowPrivateDestinations: deps.allowPrivateWebhookDestinations,
       llm: deps.llm,
+      planModels: deps.planModels,
       smtpSendsPerTenant: deps.outbound.smtpSendsPerTenant,
       toolCallsPerTenant: deps.outbound.toolCallsPerTenant,
     }),

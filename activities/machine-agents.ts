@@ -18,6 +18,8 @@ import { tenantAdminEmails } from '../db/queries/webhooks';
 import { TriggerConfig } from '../domain/agents/agents';
 import { MAX_MODEL_REPLY_LENGTH, machineAgentPrompt, machineAgentReply, NO_ASSET } from '../domain/agents/machine-agent';
 import type { LlmProvider } from '../domain/llm/provider';
+import { tenantAllowsModel } from '../db/plan-limits';
+import { BUILT_IN_MODEL, DEFAULT_PLAN_MODELS, type PlanModels } from '../domain/tenancy/plans';
 import { TenantCapacityError } from '../infra/tenant-limiter';
 import { isTaskEvent, listsEventType } from '../domain/events/catalogue';
 
@@ -69,6 +71,8 @@ export interface MachineAgentActivityDeps {
   startNotification(tenantId: string, notificationId: string): Promise<void>;
   /** The configured language model; null: the built-in engine writes every reply. */
   llm: LlmProvider | null;
+  /** The models agents may use per plan (default: domain/tenancy/plans.ts): another model is not called, the built-in engine writes the run. */
+  planModels?: PlanModels;
 }
 
 export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
@@ -78,7 +82,9 @@ export function createMachineAgentActivities(deps: MachineAgentActivityDeps) {
   async function modelReply(ref: MachineAgentEventRef): Promise<string | null> {
     if (!deps.llm) return null;
     const agent = await db('agents').where({ tenant_id: ref.tenantId, id: ref.agentId, type: 'machine', status: 'active' }).first('name', 'system_prompt', 'model', 'temperature');
-    if (!agent || agent.model === 'built-in') return null;
+    if (!agent || agent.model === BUILT_IN_MODEL) return null;
+    // Saved under another plan or list: the platform's key does not pay for a model the plan lacks.
+    if (!(await tenantAllowsModel(db, ref.tenantId, deps.planModels ?? DEFAULT_PLAN_MODELS, agent.model))) return null;
     // A retry after the run was recorded asks nothing again.
     if (await db('machine_agent_runs').where({ tenant_id: ref.tenantId, agent_id: ref.agentId, event_id: ref.eventId }).first('id')) return null;
     const event = await db('outbox_events').where({ tenant_id: ref.tenantId, id: ref.eventId }).first('type', 'data');

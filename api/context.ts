@@ -6,6 +6,7 @@ import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import type { TemporalGateway } from '../infra/temporal';
 import type { ObjectStore } from '../infra/object-store';
 import type { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
+import type { ExportLinks } from '../services/privacy';
 import type { Permission, Role } from '../domain/auth/permissions';
 import type { ServiceScope } from '../domain/auth/tokens';
 import type { Lifecycle } from './graceful-shutdown';
@@ -34,6 +35,8 @@ export interface AppDeps {
   lifecycle: Lifecycle;
   /** The coalesced readings signals of condition and predictive plans (orchestration/plan-readings-signals.ts). */
   planReadings: PlanReadingsSignals;
+  /** How subject exports' download links are made: the public base URL and the signing key. */
+  exportLinks: ExportLinks;
 }
 
 export interface UserPrincipal {

@@ -2,6 +2,7 @@ import { runTenantScope } from '../db/db-scope';
 import { createDb } from '../db/knex';
 import { tenantScope } from '../db/tenant-scope';
 import { dummyHash, setPasswordHashParams } from '../domain/auth/passwords';
+import { exportLinkKey } from '../domain/privacy/export-link';
 import { Config } from '../infra/config';
 import { createInboundMailParser } from '../infra/inbound-mail';
 import { createLogger } from '../infra/logger';
@@ -48,6 +49,8 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     metrics: createApiMetrics(db),
     lifecycle: createLifecycle(),
     planReadings,
+    // Derived from JWT_SECRET (HKDF, for this use only): rotating that secret also ends the links handed out.
+    exportLinks: { publicUrl: config.api.publicUrl, key: exportLinkKey(config.secrets.jwt) },
     async close() {
       await planReadings.close();
       await temporal.close();

@@ -20,6 +20,19 @@ const errorSchema: JsonSchema = {
   },
 };
 
+const SECURITY_SCHEMES = {
+  bearerAuth: { auth: 'user', type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+  internalToken: { auth: 'internal', type: 'http', scheme: 'bearer', bearerFormat: 'JWT (aud: internal)' },
+} as const;
+
+/**
+ * The public contract leaves out the internal service API (`/internal/*`: service tokens, not part
+ * of the public API, SPEC.md); operators have it in a document of its own, committed as
+ * docs/internal-api.openapi.json and written by the same `npm run openapi:generate`
+ * (api/openapi-document.ts).
+ */
+export const isPublicRoute = (route: RegisteredRoute): boolean => route.auth !== 'internal';
+
 /** `/agents/:agent_id` → `/agents/{agent_id}` */
 export const toOpenApiPath = (koaPath: string): string => {
   const path = koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -30,7 +43,7 @@ export const toOpenApiPath = (koaPath: string): string => {
  * The OpenAPI 3.1 document, built from the same route declarations (and joi schemas) that the
  * router validates with, so the document cannot drift from what the API accepts.
  */
-export function buildOpenApi(routes: RegisteredRoute[], info: { version: string }): JsonSchema {
+export function buildOpenApi(routes: RegisteredRoute[], info: { version: string; title?: string; description?: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const path = toOpenApiPath(route.fullPath);
@@ -67,20 +80,23 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { version: string 
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Industrial Operations and Agent Service',
+      title: info.title ?? 'Industrial Operations and Agent Service',
       version: info.version,
       description:
+        info.description ??
         'Multi-tenant REST API. Every error is `{detail, error_code, request_id}`. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and ' +
-        "`X-RateLimit-Reset` (Unix seconds): the tenant plan's requests per minute on an authenticated call, the refresh budget of the client address on a refresh, " +
-        'and the login attempts of the client address (per 15 minutes) on any other answer (login, 401, unknown path, 405, docs, probes).',
+          "`X-RateLimit-Reset` (Unix seconds): the tenant plan's requests per minute on an authenticated call, the refresh budget of the client address on a refresh, " +
+          'and the login attempts of the client address (per 15 minutes) on any other answer (login, 401, unknown path, 405, docs, probes).',
     },
     servers: [{ url: '/' }],
     paths,
     components: {
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        internalToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (aud: internal)' },
-      },
+      // The schemes the document's operations use.
+      securitySchemes: Object.fromEntries(
+        Object.entries(SECURITY_SCHEMES)
+          .filter(([, scheme]) => routes.some((route) => route.auth === scheme.auth))
+          .map(([name, { auth: _auth, ...scheme }]) => [name, scheme]),
+      ),
       schemas: { Error: errorSchema, StorableJson: STORABLE_JSON },
       headers: RATE_LIMIT_HEADERS,
     },

@@ -5,7 +5,7 @@ import { loadConfig } from '../infra/config';
 import { createApp } from './app';
 import { createDeps } from './deps';
 import { createLogger, exitOnStartFailure } from '../infra/logger';
-import { warnIfPrivilegedRole } from '../db/roles';
+import { checkAppRoleAtStart } from '../infra/app-role';
 import { apiUrl, createApiServer, requestListener } from './listen';
 import { drainServer, trackInFlight } from './graceful-shutdown';
 import { installCrashPolicy } from '../infra/crash-policy';
@@ -15,6 +15,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const deps = createDeps(config);
   const { app } = createApp(deps);
+  // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
+  const lifecycle = createLogger('info', { component: 'api' });
+  // Before listening: a production API on a privileged database role never takes a request.
+  await checkAppRoleAtStart(deps.db, config.appEnv, 'api', lifecycle);
   const requests = trackInFlight(requestListener(app.callback()));
   const server = createApiServer(requests.listener, config.api.tls);
   // A port in use is a start-up failure like any other (one JSON line), not an uncaught 'error' event.
@@ -25,12 +29,9 @@ async function main(): Promise<void> {
       resolve();
     });
   });
-  // Start/stop lines always print: process supervisors wait for them whatever LOG_LEVEL says.
-  const lifecycle = createLogger('info', { component: 'api' });
   // The bound port: API_PORT=0 takes any free one (tests that run several API processes).
   const { port } = server.address() as AddressInfo;
   lifecycle.info({ url: apiUrl({ api: { ...config.api, port } }) }, 'api listening');
-  void warnIfPrivilegedRole(deps.db, lifecycle);
 
   const { shutdown } = config.api;
   // SIGTERM stops with 0; a crash (infra/crash-policy.ts) drains the same way and exits non-zero.

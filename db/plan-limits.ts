@@ -1,12 +1,17 @@
 import { Knex } from 'knex';
 import type { Queryable } from './knex';
-import { LimitedResource, PlanName, RESOURCE_LIMITS } from '../domain/tenancy/plans';
+import { LimitedResource, planAllowsModel, PlanModels, PlanName, RESOURCE_LIMITS } from '../domain/tenancy/plans';
 import { AppError } from '../domain/errors';
 
 /** The tenant's plan. */
 export async function tenantPlan(db: Queryable, tenantId: string): Promise<PlanName> {
   const tenant = await db('tenants').where({ id: tenantId }).first('plan');
   return tenant.plan as PlanName;
+}
+
+/** Whether the tenant's plan includes the model (read at each call: a plan may have gone down since the agent was saved). */
+export async function tenantAllowsModel(db: Queryable, tenantId: string, models: PlanModels, model: string): Promise<boolean> {
+  return planAllowsModel(models, await tenantPlan(db, tenantId), model);
 }
 
 /** The one 403 PLAN_LIMIT_REACHED: `allowance` says what the plan allows ("3 scheduled reports"). */

@@ -15,7 +15,8 @@ export async function admitAppRole(db: Queryable, appUser: string): Promise<void
 
 /**
  * What the connected role may do that the app should not: empty for a role that owns nothing, is
- * not superuser and has neither CREATEROLE nor BYPASSRLS. The API and the worker log these at start.
+ * not superuser and has neither CREATEROLE nor BYPASSRLS. The API and the worker check it at start
+ * (infra/app-role.ts): a production process refuses to start with any of them.
  */
 export async function appRoleProblems(db: Queryable): Promise<string[]> {
   const { rows } = await db.raw(
@@ -35,15 +36,4 @@ export async function appRoleProblems(db: Queryable): Promise<string[]> {
 /** The user name of a postgres:// URL. */
 export function databaseUser(url: string): string {
   return decodeURIComponent(new URL(url).username);
-}
-
-/**
- * Logs a warning naming what the app's role may do that it should not (the single-URL setup, or
- * a superuser in DATABASE_URL). Never fails the start: an unreachable database is the probes' news.
- */
-export async function warnIfPrivilegedRole(db: Queryable, log: { warn(obj: object, msg: string): void }): Promise<void> {
-  const problems = await appRoleProblems(db).catch(() => []);
-  if (problems.length) {
-    log.warn({ problems }, 'DATABASE_URL connects as a privileged role: connect the app as a role that owns nothing (DATABASE_MIGRATION_URL for the migrations)');
-  }
 }

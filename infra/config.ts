@@ -5,6 +5,7 @@
 import type { ClientConfigProfile } from '@temporalio/envconfig';
 import { OWASP_SCRYPT, type ScryptParams } from '../domain/auth/passwords';
 import { temporalProfile } from './temporal-profile';
+import { DEFAULT_PLAN_MODELS, isPlanName, PLAN_NAMES, type PlanModels, type PlanName } from '../domain/tenancy/plans';
 
 export type AppEnv = 'development' | 'test' | 'production';
 
@@ -27,6 +28,12 @@ export interface Config {
      * (API_SHUTDOWN_GRACE_MS, 20000) to finish. An orchestrator's kill deadline must exceed the sum.
      */
     shutdown: { delayMs: number; graceMs: number };
+    /**
+     * The base URL people and clients reach the API at (API_PUBLIC_URL): links the API hands out
+     * (a subject export's download) name it. Required in production; elsewhere the listener's own
+     * address (`http://127.0.0.1:<API_PORT>` when it listens on every interface).
+     */
+    publicUrl: string;
   };
   /** Limits of the anonymous auth routes (api/login-limits.ts). */
   auth: AuthLimitsConfig;
@@ -63,8 +70,6 @@ export interface Config {
   smtp: { url: string | null; from: string };
   logLevel: string;
   webhooks: { allowPrivateDestinations: boolean };
-  /** How long POST /privacy/export-subject waits for the export to be ready before answering 202 (PRIVACY_EXPORT_WAIT_MS, default 5000; 0: never waits). */
-  privacy: { exportWaitMs: number };
   /** Calls to tenants' destinations: timeouts, each tenant's share of the shared pools, the webhook circuit breaker. */
   outbound: OutboundConfig;
   /** OpenAI-compatible language model (DESIGN.md, Language models); null base URL: built-in engine only. */
@@ -120,10 +125,17 @@ export interface InboundLimitsConfig {
 }
 
 export interface AuthLimitsConfig {
-  /** Login attempts per email per 15 minutes, refunded on success (LOGIN_MAX_FAILURES_PER_EMAIL, 10). */
-  maxFailuresPerEmail: number;
-  /** Login attempts per client address per 15 minutes, refunded on success (LOGIN_MAX_FAILURES_PER_ADDRESS, 100). */
+  /** Failed logins per account from one client address per 15 minutes, then that address is refused for that account (LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS, 10). */
+  maxFailuresPerAccountAddress: number;
+  /** Failed logins per client address per 15 minutes, all accounts (LOGIN_MAX_FAILURES_PER_ADDRESS, 100). */
   maxFailuresPerAddress: number;
+  /** Failed logins per account per 15 minutes from all addresses, past which addresses not known-good are refused (LOGIN_MAX_FAILURES_PER_ACCOUNT, 100: NIST SP 800-63B's ceiling). */
+  maxFailuresPerAccount: number;
+  /** Failed logins of an account per 15 minutes past which attempts from addresses not known-good wait before their check (LOGIN_SLOWDOWN_AFTER_FAILURES, 10). */
+  slowdownAfterFailures: number;
+  /** The wait added per failure beyond it (LOGIN_SLOWDOWN_STEP_MS, 1000) and its ceiling (LOGIN_SLOWDOWN_MAX_MS, 10000). */
+  slowdownStepMs: number;
+  slowdownMaxMs: number;
   /** Refreshes per client address per minute (REFRESH_MAX_PER_ADDRESS_PER_MINUTE, 60). */
   refreshesPerAddressPerMinute: number;
   /** Password checks running at once per API process (PASSWORD_CHECKS_IN_FLIGHT, 4: libuv's default pool). */
@@ -161,6 +173,8 @@ export interface LlmConfig {
   baseUrl: string | null;
   apiKey: string | null;
   model: string;
+  /** The models agents may name per plan (domain/tenancy/plans.ts; LLM_PLAN_MODELS replaces a plan's list). */
+  planModels: PlanModels;
   /** Calls of one tenant at once per process (LLM_CALLS_PER_TENANT, 4; infra/tenant-limiter.ts). */
   callsPerTenant?: number;
 }
@@ -264,10 +278,15 @@ export function loadConfig(env: Env = process.env): Config {
       tls: apiTls(env, problems),
       trustedProxyHops: count('API_TRUSTED_PROXY_HOPS', 0, 0),
       shutdown: { delayMs: count('API_SHUTDOWN_DELAY_MS', DEFAULT_API_SHUTDOWN.delayMs, 0), graceMs: count('API_SHUTDOWN_GRACE_MS', DEFAULT_API_SHUTDOWN.graceMs, 0) },
+      publicUrl: apiPublicUrl(env, appEnv, problems),
     },
     auth: {
-      maxFailuresPerEmail: count('LOGIN_MAX_FAILURES_PER_EMAIL', 10),
+      maxFailuresPerAccountAddress: count('LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS', 10),
       maxFailuresPerAddress: count('LOGIN_MAX_FAILURES_PER_ADDRESS', 100),
+      maxFailuresPerAccount: count('LOGIN_MAX_FAILURES_PER_ACCOUNT', 100),
+      slowdownAfterFailures: count('LOGIN_SLOWDOWN_AFTER_FAILURES', 10, 0),
+      slowdownStepMs: count('LOGIN_SLOWDOWN_STEP_MS', 1_000, 0),
+      slowdownMaxMs: count('LOGIN_SLOWDOWN_MAX_MS', 10_000, 0),
       refreshesPerAddressPerMinute: count('REFRESH_MAX_PER_ADDRESS_PER_MINUTE', 60),
       passwordChecksInFlight: count('PASSWORD_CHECKS_IN_FLIGHT', 4),
       passwordChecksQueued: count('PASSWORD_CHECKS_QUEUED', 32, 0),
@@ -305,7 +324,6 @@ export function loadConfig(env: Env = process.env): Config {
     smtp: { url: env.SMTP_URL || null, from: env.MAIL_FROM || 'Industrial Ops <no-reply@localhost>' },
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'warn' : 'info'),
     webhooks: { allowPrivateDestinations: allowPrivate },
-    privacy: { exportWaitMs: count('PRIVACY_EXPORT_WAIT_MS', 5_000, 0) },
     outbound: {
       webhookConnectTimeoutMs: count('WEBHOOK_CONNECT_TIMEOUT_MS', 3_000),
       webhookResponseTimeoutMs: count('WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000),
@@ -320,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
       baseUrl: env.LLM_BASE_URL?.trim() || null,
       apiKey: env.LLM_API_KEY?.trim() || null,
       model: env.LLM_MODEL?.trim() || 'gpt-4o-mini',
+      planModels: parsePlanModels(env.LLM_PLAN_MODELS, problems),
       callsPerTenant: count('LLM_CALLS_PER_TENANT', 4),
     },
     deprecations: parseDeprecations(env.API_DEPRECATIONS, problems),
@@ -375,6 +394,32 @@ function testFaults(raw: string | undefined, appEnv: AppEnv, problems: string[])
   if (where === 'activity' && type && FAULT_KINDS.includes(kind as FaultKind)) return { requestHeader: false, activity: { type, kind: kind as FaultKind } };
   problems.push(`TEST_FAULTS must be request-header or activity:<activity type>:<${FAULT_KINDS.join('|')}>`);
   return null;
+}
+
+/**
+ * API_PUBLIC_URL: an absolute http(s) URL without query or fragment, its trailing slash dropped.
+ * Production must name it (a link to the listener's address would not reach anyone); elsewhere it
+ * defaults to the listener's address, which is what `npm run up` and the test stacks are reached at.
+ */
+function apiPublicUrl(env: Env, appEnv: AppEnv, problems: string[]): string {
+  const raw = env.API_PUBLIC_URL?.trim();
+  if (!raw) {
+    if (appEnv === 'production') problems.push('API_PUBLIC_URL is required in production: the download links the API hands out name it (e.g. https://ops.example.com)');
+    const host = !env.API_HOST || env.API_HOST === '0.0.0.0' || env.API_HOST === '::' ? '127.0.0.1' : env.API_HOST;
+    const tls = Boolean(env.API_TLS_CERT_FILE?.trim());
+    return `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${env.API_PORT || 3000}`;
+  }
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    problems.push('API_PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://ops.example.com)');
+    return raw;
+  }
+  return raw.replace(/\/+$/, '');
 }
 
 function s3Credentials(env: NodeJS.ProcessEnv, problems: string[]): Config['s3']['credentials'] {
@@ -433,6 +478,30 @@ function parseAppEnv(raw: string | undefined, problems: string[]): AppEnv {
   if (value === 'development' || value === 'test' || value === 'production') return value;
   problems.push(`APP_ENV must be development, test or production (got "${value}")`);
   return 'production';
+}
+
+/** LLM_PLAN_MODELS: `{"<plan>": ["model", ...]}`; a plan it does not name keeps its default list. */
+function parsePlanModels(raw: string | undefined, problems: string[]): PlanModels {
+  if (!raw?.trim()) return DEFAULT_PLAN_MODELS;
+  const refuse = (why: string) => {
+    problems.push(`LLM_PLAN_MODELS must be a JSON object from plan (${PLAN_NAMES.join(', ')}) to a list of model names: ${why}`);
+    return DEFAULT_PLAN_MODELS;
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return refuse('not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return refuse('not an object');
+  const models: Record<PlanName, readonly string[]> = { ...DEFAULT_PLAN_MODELS };
+  for (const [plan, list] of Object.entries(parsed)) {
+    if (!isPlanName(plan)) return refuse(`"${plan}" is no plan`);
+    if (!Array.isArray(list) || !list.every((m) => typeof m === 'string' && m.trim().length > 0 && m.length <= 100))
+      return refuse(`the list of ${plan} is not an array of model names`);
+    models[plan] = (list as string[]).map((m) => m.trim());
+  }
+  return models;
 }
 
 function parseDeprecations(raw: string | undefined, problems: string[]): DeprecationRule[] {

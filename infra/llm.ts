@@ -61,6 +61,6 @@ export function createOpenAiCompatibleProvider(
 }
 
 /** The configured provider, or null when LLM_BASE_URL is not set (the built-in engine is used). */
-export function llmProviderFrom(config: LlmConfig): LlmProvider | null {
+export function llmProviderFrom(config: Omit<LlmConfig, 'planModels'>): LlmProvider | null {
   return config.baseUrl ? createOpenAiCompatibleProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey, model: config.model }, { callsPerTenant: config.callsPerTenant }) : null;
 }

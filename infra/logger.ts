@@ -44,6 +44,17 @@ export function createLogger(level: string, base: Record<string, unknown> = {}, 
   return destination ? pino(options, destination) : pino(options);
 }
 
+/** A rule of the environment the process will not run under (a privileged database role in production), with what breaks it. */
+export class StartRefused extends Error {
+  constructor(
+    reason: string,
+    readonly problems: string[],
+  ) {
+    super(reason);
+    this.name = 'StartRefused';
+  }
+}
+
 /**
  * A process that cannot start says why in one JSON line (whatever LOG_LEVEL says: it may not have
  * been read), then exits 1: a configuration refused lists its problems, any other error is logged.
@@ -51,6 +62,7 @@ export function createLogger(level: string, base: Record<string, unknown> = {}, 
 export function exitOnStartFailure(component: string, err: unknown): never {
   const log = createLogger('info', { component });
   if (err instanceof ConfigError) log.fatal({ problems: err.problems }, `${component} refused to start: invalid configuration`);
+  else if (err instanceof StartRefused) log.fatal({ problems: err.problems }, `${component} refused to start: ${err.message}`);
   else log.fatal({ err }, `${component} failed to start`);
   process.exit(1);
 }

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { trace, type ProxyTracerProvider } from '@opentelemetry/api';
+import { trace, type Attributes, type ProxyTracerProvider, type Span } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
@@ -13,6 +13,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { findRepoRoot } from './env-file';
+import { redactUrl, URL_ATTRIBUTES } from './url-redaction';
 
 export interface Tracing {
   /** The detected resource and the SDK's span processor: the worker hands both to the workflow span exporter. */
@@ -20,6 +21,21 @@ export interface Tracing {
   readonly spanProcessor: SpanProcessor;
   /** Sends what is buffered and stops (on shutdown). */
   shutdown(): Promise<void>;
+}
+
+/**
+ * Rewrites the URL attributes the instrumentation just set on a span (they are set when the span
+ * starts, before any hook runs) without query values or token-like path segments
+ * (infra/url-redaction.ts): a span must not carry the credentials some URLs hold.
+ */
+function redactUrlAttributes(span: Span): void {
+  // The SDK's span keeps its attributes; a non-recording span has none.
+  const attributes = (span as unknown as { attributes?: Attributes }).attributes;
+  if (!attributes) return;
+  for (const key of URL_ATTRIBUTES) {
+    const value = attributes[key];
+    if (typeof value === 'string') span.setAttribute(key, redactUrl(value));
+  }
 }
 
 /** Probes and scrapes, every few seconds from the orchestrator: no trace of their own. */
@@ -36,8 +52,12 @@ export function startTracingSdk(defaultServiceName: string): Tracing {
     // dispatcher's and outbox's polls, the SDK metrics scrape, start-up checks would otherwise each
     // make a trace of their own. Statements without their values.
     instrumentations: [
-      new HttpInstrumentation({ requireParentforOutgoingSpans: true, ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]) }),
-      new UndiciInstrumentation({ requireParentforSpans: true }),
+      new HttpInstrumentation({
+        requireParentforOutgoingSpans: true,
+        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]),
+        requestHook: redactUrlAttributes,
+      }),
+      new UndiciInstrumentation({ requireParentforSpans: true, requestHook: redactUrlAttributes }),
       new PgInstrumentation({ requireParentSpan: true }),
     ],
   });

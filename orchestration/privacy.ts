@@ -44,11 +44,6 @@ export async function exportProgress(client: Client, tenantId: string, exportId:
   }
 }
 
-/** Resolves when the export's workflow has finished (its row then says ready or failed). */
-export async function awaitExportWorkflow(client: Client, tenantId: string, exportId: string): Promise<void> {
-  await client.workflow.getHandle(workflowIds.privacyExport(tenantId, exportId)).result();
-}
-
 /** Creates the retention sweep's Schedule when missing; true when it created it. */
 export function ensureRetentionSchedule(client: Client): Promise<boolean> {
   return ensureIntervalSchedule(client, RETENTION_SCHEDULE, TASK_QUEUES.main);

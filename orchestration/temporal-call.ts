@@ -31,21 +31,6 @@ export function readFromTemporal<T>(temporal: TemporalGateway, call: (client: Cl
   return callTemporal(temporal, 'read', call).catch(() => null);
 }
 
-/**
- * A bounded wait on Temporal (a workflow's result) that is not an error when it runs out: null
- * when `call` does not finish within `waitMs`, fails or Temporal is unreachable; no call at all for 0.
- */
-export async function waitOnTemporal<T>(temporal: TemporalGateway, waitMs: number, call: (client: Client) => Promise<T>): Promise<T | null> {
-  if (waitMs <= 0) return null;
-  const deadline = Date.now() + waitMs;
-  try {
-    const client = await temporal.client();
-    return await client.withDeadline(deadline, () => call(client));
-  } catch {
-    return null;
-  }
-}
-
 /** The OpenAPI description of a route's 503 from `callTemporal`, with what it leaves behind. */
 export const temporalUnavailableResponse = (outcome: string) => ({
   description: `Temporal unreachable or not answering within the call deadline (TEMPORAL_CALL_DEADLINE_MS, answered within it): ${outcome}`,

@@ -1,13 +1,14 @@
 /**
  * `npm run openapi:generate`: writes the OpenAPI document the API serves (built from the route
  * declarations, no server) to client/openapi.json and its types (openapi-typescript) to
- * client/schema.d.ts. `-- --release` also makes it the baseline that later documents are checked
+ * client/schema.d.ts, and the internal service API's document for operators to
+ * docs/internal-api.openapi.json. `-- --release` also makes it the baseline that later documents are checked
  * against (scripts/openapi/breaking-changes.ts): run it when a version is released, after its
  * CHANGELOG.md section is written.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApiDocument } from '../api/openapi-document';
+import { internalOpenApiDocument, openApiDocument } from '../api/openapi-document';
 import { API_VERSION } from '../api/routers';
 import { CLIENT_FILES, schemaTypes, serialiseDocument } from './openapi/client-files';
 import { changelogSection } from './openapi/breaking-changes';
@@ -20,7 +21,8 @@ function main(): void {
   const text = serialiseDocument(document);
   fs.writeFileSync(at(CLIENT_FILES.document), text);
   fs.writeFileSync(at(CLIENT_FILES.schema), schemaTypes(root, at(CLIENT_FILES.document)));
-  process.stdout.write(`wrote ${CLIENT_FILES.document} (version ${version}) and ${CLIENT_FILES.schema}\n`);
+  fs.writeFileSync(at(CLIENT_FILES.internalDocument), serialiseDocument(internalOpenApiDocument()));
+  process.stdout.write(`wrote ${CLIENT_FILES.document} (version ${version}), ${CLIENT_FILES.schema} and ${CLIENT_FILES.internalDocument}\n`);
   if (process.argv.includes('--release')) {
     if (changelogSection(fs.readFileSync(at(CLIENT_FILES.changelog), 'utf8'), version) === null) {
       throw new Error(`CHANGELOG.md has no "## ${version}" section: write it before releasing ${version}`);

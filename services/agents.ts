@@ -8,11 +8,12 @@ import { AGENT_COLUMNS, agentListQuery, AgentRow, channelStatus, findAgent, unkn
 import { MachineAgentRunRow, machineAgentRunListQuery } from '../db/queries/machine-agent-runs';
 import { deleteRecord, insertRecord, updateRecord } from '../db/queries/records';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
-import { assertWithinPlanLimit, countRows } from '../db/plan-limits';
+import { assertWithinPlanLimit, countRows, tenantPlan } from '../db/plan-limits';
 import { isUuid, type TenantScope } from '../db/tenant-scope';
 import type { Unit } from '../db/unit-of-work';
 import { AgentType, CHANNEL_OF_TYPE, ChannelType, DEFAULT_MODEL, DEFAULT_TEMPERATURE, TriggerConfig } from '../domain/agents/agents';
 import { AppError, validationError } from '../domain/errors';
+import { BUILT_IN_MODEL, planAllowsModel, type PlanModels } from '../domain/tenancy/plans';
 
 export interface AgentBody {
   name?: string;
@@ -77,16 +78,25 @@ function refuseOtherTypesFields(type: AgentType, body: AgentBody): void {
   }
 }
 
+/** A model the tenant's plan includes (the platform's key pays for it): 422 MODEL_NOT_ALLOWED otherwise. */
+async function requireAllowedModel(unit: Unit, models: PlanModels, model: string): Promise<void> {
+  const plan = await tenantPlan(unit.tx, unit.scope.tenantId);
+  if (planAllowsModel(models, plan, model)) return;
+  const allowed = [BUILT_IN_MODEL, ...models[plan]];
+  throw new AppError('MODEL_NOT_ALLOWED', `the ${plan} plan does not include the model "${model}"; it includes: ${allowed.join(', ')}`, { field: 'body.model', allowed }, 422);
+}
+
 const jsonColumns = (body: AgentBody) => ({
   ...body,
   ...(body.trigger_config !== undefined ? { trigger_config: JSON.stringify(body.trigger_config) } : {}),
 });
 
 /**
- * Creates an active agent: its channel must be the tenant's and active, its tools the tenant's,
- * and the plan must allow one more (403). Emits `agent.created`.
+ * Creates an active agent: its model one its tenant's plan includes (422), its channel the
+ * tenant's and active, its tools the tenant's, and the plan must allow one more (403). Emits `agent.created`.
  */
-export async function createAgent(unit: Unit, body: AgentBody & { type: AgentType }): Promise<AgentRow> {
+export async function createAgent(unit: Unit, body: AgentBody & { type: AgentType }, models: PlanModels): Promise<AgentRow> {
+  if (body.model !== undefined) await requireAllowedModel(unit, models, body.model);
   const channel = channelOf(body.type);
   if (channel) await requireActiveChannel(unit.scope, channel, body[CHANNEL_OF_TYPE[channel].column] as string);
   await requireTools(unit.scope, body.tools ?? []);
@@ -103,9 +113,10 @@ export async function createAgent(unit: Unit, body: AgentBody & { type: AgentTyp
  * resulting channel to be usable; moving an agent in `error` onto a working channel repairs it.
  * Emits `agent.updated`.
  */
-export async function updateAgent(unit: Unit, id: string, body: AgentBody, type?: AgentType): Promise<AgentRow> {
+export async function updateAgent(unit: Unit, id: string, body: AgentBody, models: PlanModels, type?: AgentType): Promise<AgentRow> {
   const before = await requireAgent(unit.scope, id, type);
   refuseOtherTypesFields(before.type, body);
+  if (body.model !== undefined) await requireAllowedModel(unit, models, body.model);
   const channel = channelOf(before.type);
   const changes: Record<string, unknown> = jsonColumns(body);
   if (channel) {

@@ -9,7 +9,11 @@ import { changeRetention, policyOf, RETENTION_KEYS, RetentionKey, StoredRetentio
 
 export type { TenantPrivacyRow };
 
-export type PrivacySettingsChange = { retention?: Partial<Record<RetentionKey, number>>; pii?: { auto_redact?: boolean } };
+export type PrivacySettingsChange = {
+  retention?: Partial<Record<RetentionKey, number>>;
+  pii?: { auto_redact?: boolean };
+  subjects?: { default_country?: string | null };
+};
 
 /** The stored settings; a tenant with none has every default. */
 export function privacySettings(scope: TenantScope): Promise<TenantPrivacyRow> {
@@ -28,12 +32,13 @@ export async function changePrivacySettings(unit: Unit, change: PrivacySettingsC
     if (days !== undefined) retention[key] = changeRetention(policyOf(current.retention, key), days, now);
   }
   const piiAutoRedact = change.pii?.auto_redact ?? current.piiAutoRedact;
-  await savePrivacySettings(unit.tx, tenantId, { retention, piiAutoRedact });
+  const defaultCountry = change.subjects?.default_country !== undefined ? change.subjects.default_country : current.defaultCountry;
+  await savePrivacySettings(unit.tx, tenantId, { retention, piiAutoRedact, defaultCountry });
   unit.audit({
     action: 'privacy.settings.updated',
     resourceType: 'privacy_settings',
     resourceId: tenantId,
-    details: { retention: Object.keys(change.retention ?? {}), pii: Object.keys(change.pii ?? {}) },
+    details: { retention: Object.keys(change.retention ?? {}), pii: Object.keys(change.pii ?? {}), subjects: Object.keys(change.subjects ?? {}) },
   });
   return loadPrivacySettings(unit.tx, tenantId);
 }

@@ -4,7 +4,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
 import { createDb } from '../db/knex';
-import { warnIfPrivilegedRole } from '../db/roles';
+import { checkAppRoleAtStart } from '../infra/app-role';
 import { loadConfig } from '../infra/config';
 import { llmProviderFrom } from '../infra/llm';
 import { withSendSpans } from '../infra/smtp-tracing';
@@ -53,7 +53,8 @@ async function main(): Promise<void> {
   // Before any native connection: the SDK's logs and metrics go where this process's go.
   const { sdkMetricsUrl } = await installWorkerRuntime(log);
   const db = createDb(config.databaseUrl, { min: 0, max: config.databasePoolMax });
-  void warnIfPrivilegedRole(db, lifecycle);
+  // Before any workflow or activity runs: a production worker on a privileged database role stops here.
+  await checkAppRoleAtStart(db, config.appEnv, 'worker', lifecycle);
   const objectStore = createObjectStore(config.s3);
   await objectStore.ensureBucket();
 
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     startNotification: (tenantId, notificationId) => startNotificationDelivery(temporal, tenantId, notificationId),
     whatsappApiBaseUrl: config.whatsapp.apiBaseUrl,
     llm: llmProviderFrom(config.llm),
+    planModels: config.llm.planModels,
     pdf: config.pdf,
 
     outbound: config.outbound,

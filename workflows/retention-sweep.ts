@@ -5,7 +5,8 @@
  * it stands (tenants still to do, the category of the first one, the count so far), so a tenant
  * with millions of expired rows cannot grow one run's history past the server's limits.
  */
-import { continueAsNew, proxyActivities } from '@temporalio/workflow';
+import { continueAsNew, patched, proxyActivities } from '@temporalio/workflow';
+import type { PrivacyExportActivities } from '../activities/privacy/exports';
 import type { RetentionActivities } from '../activities/privacy/retention';
 import { retentionCategories } from '../domain/privacy/registry';
 import { historyBudgetSpent } from './history-budget';
@@ -14,6 +15,16 @@ const { listTenantIds, sweepRetentionBatch } = proxyActivities<RetentionActiviti
   startToCloseTimeout: '5 minutes',
   retry: { maximumAttempts: 10 },
 });
+const { deleteExpiredExportArchives } = proxyActivities<PrivacyExportActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 10 },
+});
+
+/**
+ * Sweeps before this one did not delete export archives. The export workflow deletes each at its
+ * expiry; the sweep deletes those it left (exports older than that timer, a terminated run).
+ */
+export const EXPIRED_EXPORT_ARCHIVES_PATCH = 'retention-sweep-expired-export-archives';
 
 export interface RetentionSweepInput {
   /** The sweep's reference time (ISO); fixed for the whole sweep, across continue-as-new. */
@@ -30,10 +41,14 @@ export interface RetentionSweepInput {
 
 export async function retentionSweepWorkflow(input: RetentionSweepInput = {}): Promise<{ tenants: number; deleted: number }> {
   const now = input.now ?? new Date().toISOString();
+  let deleted = input.deleted ?? 0;
+  // Once per sweep, in its first run (a run that continued as new has done it).
+  if (input.tenantIds === undefined && patched(EXPIRED_EXPORT_ARCHIVES_PATCH)) {
+    while ((await deleteExpiredExportArchives({ now })).more);
+  }
   const tenants = input.tenantIds ?? (await listTenantIds());
   const tenantsTotal = input.tenantsTotal ?? tenants.length;
   const categories = retentionCategories();
-  let deleted = input.deleted ?? 0;
   for (let t = 0; t < tenants.length; t++) {
     for (let c = t === 0 ? (input.categoryIndex ?? 0) : 0; c < categories.length; c++) {
       for (;;) {

@@ -1,20 +1,22 @@
 /**
  * Subject export activities: the ZIP is streamed from PostgreSQL batches through archiver
- * straight into MinIO (nothing is held whole in memory), and the presigned URL is stored on the
- * export row. Activity inputs and results carry ids and counts only, so workflow history never
- * holds personal data or the URL.
+ * straight into MinIO (nothing is held whole in memory), the export is marked ready, and its
+ * archive is deleted when its link expires. Activity inputs and results carry ids, counts and the
+ * expiry only, so workflow history never holds personal data or a link.
  */
 import { Context } from '@temporalio/activity';
 import { PassThrough } from 'node:stream';
 import { subjectHash } from '../../db/audit';
 import { Db } from '../../db/knex';
 import { subjectRowsPage, subjectRowsStream, SubjectKey } from '../../db/privacy/categories';
+import { expiredArchives } from '../../db/queries/privacy';
 import { DataCategory, exportedCategories } from '../../domain/privacy/registry';
 import { ObjectStore } from '../../infra/object-store';
 import { ExportZip } from './export-zip';
 
-export const EXPORT_URL_TTL_SECONDS = 24 * 60 * 60;
 const PAGE = 500;
+/** Expired archives deleted per call of the retention sweep's backstop. */
+export const EXPIRED_ARCHIVES_BATCH = 100;
 
 export interface ExportRef {
   tenantId: string;
@@ -145,29 +147,43 @@ export function createPrivacyExportActivities(deps: PrivacyExportDeps) {
       return { parts: parts.length, rows: parts.reduce((n, p) => n + p.count, 0), bytes: zip.bytesWritten };
     },
 
-    /** Presigns the ZIP for the public endpoint (24 h) and marks the export ready; idempotent. */
-    async publishSubjectExport(ref: ExportRef): Promise<void> {
+    /** Marks the export ready (its link then serves the ZIP); idempotent. Answers when the link expires, for the deletion. */
+    async publishSubjectExport(ref: ExportRef): Promise<{ expiresAt: string }> {
       const row = await exportRow(ref);
-      if (row.status === 'ready') return;
-      const now = new Date();
-      const url = await presignExportUrl(objectStore, row.object_key, now);
-      await db('privacy_exports')
-        .where({ id: ref.exportId })
-        .update({ status: 'ready', url, ready_at: now, expires_at: new Date(now.getTime() + EXPORT_URL_TTL_SECONDS * 1000) });
+      if (row.status !== 'ready') await db('privacy_exports').where({ tenant_id: ref.tenantId, id: ref.exportId }).update({ status: 'ready', ready_at: db.fn.now() });
+      return { expiresAt: new Date(row.expires_at).toISOString() };
     },
 
+    /** Marks the export failed and deletes whatever archive it had (its link answers the failure). */
     async failSubjectExport(ref: ExportRef): Promise<void> {
       await db('privacy_exports').where({ tenant_id: ref.tenantId, id: ref.exportId }).whereNot({ status: 'ready' }).update({ status: 'failed', error: 'export_failed' });
+      await deleteArchive(db, objectStore, ref);
+    },
+
+    /** Deletes the export's archive once its link has expired; idempotent (an erased export has nothing left). */
+    async deleteSubjectExportArchive(ref: ExportRef): Promise<void> {
+      await deleteArchive(db, objectStore, ref);
+    },
+
+    /**
+     * The retention sweep's backstop: deletes up to EXPIRED_ARCHIVES_BATCH archives, of any tenant,
+     * whose link has expired (exports whose workflow ended before it deleted them); `more` when a
+     * full batch was deleted (call again).
+     */
+    async deleteExpiredExportArchives(input: { now: string }): Promise<{ deleted: number; more: boolean }> {
+      const rows = await expiredArchives(db, new Date(input.now), EXPIRED_ARCHIVES_BATCH);
+      for (const row of rows) await deleteArchive(db, objectStore, { tenantId: row.tenant_id, exportId: row.id });
+      return { deleted: rows.length, more: rows.length === EXPIRED_ARCHIVES_BATCH };
     },
   };
 }
 
-export type PrivacyExportActivities = ReturnType<typeof createPrivacyExportActivities>;
-
-/**
- * The export's download URL: signed for the public S3 endpoint, valid EXPORT_URL_TTL_SECONDS from
- * `signedAt`. The store itself enforces the expiry, so an old URL stops working without our help.
- */
-export function presignExportUrl(objectStore: ObjectStore, objectKey: string, signedAt: Date): Promise<string> {
-  return objectStore.publicClient.presignedGetObject(objectStore.bucket, objectKey, EXPORT_URL_TTL_SECONDS, {}, signedAt);
+/** Removes the archive from the object store, then forgets its key (so a retry finds nothing left to do). */
+async function deleteArchive(db: Db, objectStore: ObjectStore, ref: ExportRef): Promise<void> {
+  const row = await db('privacy_exports').where({ tenant_id: ref.tenantId, id: ref.exportId }).first('object_key');
+  if (!row?.object_key) return;
+  await objectStore.client.removeObject(objectStore.bucket, row.object_key);
+  await db('privacy_exports').where({ tenant_id: ref.tenantId, id: ref.exportId }).update({ object_key: null });
 }
+
+export type PrivacyExportActivities = ReturnType<typeof createPrivacyExportActivities>;

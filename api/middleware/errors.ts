@@ -28,7 +28,8 @@ export const errorHandler: Middleware<AppState> = async (ctx, next) => {
       request_id: ctx.state.requestId,
       ...appError.extra,
     };
-    if (appError.code === 'RATE_LIMITED' && typeof appError.extra.retry_after === 'number') {
+    // RATE_LIMITED, EXPORT_NOT_READY: when to ask again, as clients read it.
+    if (typeof appError.extra.retry_after === 'number') {
       ctx.set('Retry-After', String(appError.extra.retry_after));
     }
   }

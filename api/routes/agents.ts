@@ -29,7 +29,13 @@ const ref = Joi.string().max(64);
 const agentFields = {
   name: Joi.string().trim().min(1).max(200),
   system_prompt: Joi.string().max(20_000),
-  model: Joi.string().trim().min(1).max(100),
+  model: Joi.string()
+    .trim()
+    .min(1)
+    .max(100)
+    .description(
+      "`built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED",
+    ),
   temperature: Joi.number().min(0).max(2),
   tools: Joi.array().items(ref).max(50).unique(),
 };
@@ -129,10 +135,10 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
       created: 'Created agent (status active)',
       responses: {
         403: { description: 'Plan limit reached' },
-        422: { description: 'Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool' },
+        422: { description: "Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool" },
       },
     },
-    (ctx, body) => inUserUnit(ctx, (unit) => createAgent(unit, body)),
+    (ctx, body) => inUserUnit(ctx, (unit) => createAgent(unit, body, ctx.deps.config.llm.planModels)),
   );
   agent.get({ summary: `Get ${fixedType ? `a ${kind}` : 'an agent'}`, found: 'Agent' });
   agent.update<AgentBody>(
@@ -141,9 +147,9 @@ export function agentRoutes(prefix = '/api/v1/agents', fixedType?: AgentType): A
       description: '`type` cannot change. `status` may be set to active or inactive; `error` is set by the service when the channel fails.',
       body: updateBody,
       updated: 'Updated agent',
-      responses: { 422: { description: 'Invalid body, channel or tool' } },
+      responses: { 422: { description: "Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool" } },
     },
-    (ctx, id, body) => inUserUnit(ctx, (unit) => updateAgent(unit, id, body, fixedType)),
+    (ctx, id, body) => inUserUnit(ctx, (unit) => updateAgent(unit, id, body, ctx.deps.config.llm.planModels, fixedType)),
   );
   agent.remove({ summary: 'Delete an agent permanently; its conversation history is kept' }, (ctx, id) => inUserUnit(ctx, (unit) => deleteAgent(unit, id, fixedType)));
 

@@ -1,10 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import Joi from '../../domain/joi';
 import { permissionsForRole } from '../../domain/auth/permissions';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../domain/auth/tokens';
 import { authenticate, endSession, IssuedSession, refreshSession, SessionRequest, startSession, UserRecord } from '../../services/auth';
 import { AppContext, userOf } from '../context';
 import { AppError } from '../../domain/errors';
-import type { LimitDecision } from '../login-limits';
+import type { LimitDecision, LimitScope } from '../login-limits';
 import { ApiRouter } from '../route';
 import { emailField } from '../validation';
 
@@ -38,8 +39,9 @@ function respondWithTokens(ctx: AppContext, user: UserRecord, session: IssuedSes
   };
 }
 
-const LIMITED_BECAUSE: Record<'email' | 'address' | 'capacity', string> = {
-  email: 'too many login attempts for this email; try again later',
+const LIMITED_BECAUSE: Record<LimitScope, string> = {
+  account_address: 'too many failed logins for this email from this address; try again later',
+  account: 'too many failed logins for this email from many addresses; try again later, or from an address you signed in from before',
   address: 'too many attempts from this address; try again later',
   capacity: 'too many password checks in progress; try again in a moment',
 };
@@ -63,7 +65,9 @@ export function authRoutes(): ApiRouter {
       401: { description: 'Wrong email or password' },
       429: {
         description:
-          'Too many login attempts for this email (10 per 15 minutes) or from this address (100), or too many password checks in progress (such a refusal is not counted against the email or the address)',
+          'Too many failed logins for this email from this address (10 per 15 minutes), from this address for any email (100), or for this email from many addresses (100, ' +
+          'not applied to an address the account signed in from in the last 30 days), or too many password checks in progress (such a refusal is not counted). ' +
+          'Past 10 failed logins of an email in 15 minutes, an attempt from an address it has not signed in from waits up to 10 s before its check.',
       },
     },
     handler: async (ctx, { body }) => {
@@ -71,6 +75,8 @@ export function authRoutes(): ApiRouter {
       // Counted before the password is checked, so concurrent guesses cannot outrun the count.
       const attempt = await limits.beginLogin(body.email, ctx.ip);
       if (!attempt.decision.allowed) throw limited(attempt.decision);
+      // The account is being guessed at from many addresses: this (not known-good) address waits.
+      if (attempt.delayMs > 0) await sleep(attempt.delayMs);
       const user = await authenticate(ctx.deps.db, body, (verify) => limits.checkPassword(verify));
       if (user === null) {
         // Refused for the server's capacity, not the caller's guesses: the email keeps its attempt.

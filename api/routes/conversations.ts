@@ -40,7 +40,7 @@ const messageSchema = Joi.object({
   no_reply_reason: Joi.string()
     .allow(null)
     .description(
-      'Inbound messages only: why the agent did not answer it (spf_fail, dkim_fail, dmarc_fail, system_sender, auto_submitted, auto_reply_suppressed, bulk_precedence, mailing_list, contact_reply_limit); null when answered or awaiting its answer',
+      'Inbound messages only: why the agent did not answer it (spf_fail, dkim_fail, dmarc_fail, sender_unauthenticated, system_sender, auto_submitted, auto_reply_suppressed, bulk_precedence, mailing_list, contact_reply_limit); null when answered or awaiting its answer',
     ),
   sent_at: Joi.string().isoDate().allow(null),
   created_at: Joi.string().isoDate(),

@@ -15,9 +15,9 @@
  * naming it. The contact is the From address, the body the text part
  * (or the text of the HTML part), the redelivery key the Message-ID (a SHA-256 of the raw bytes
  * when there is none), its time when it arrived here. receiveInboundMessage (services/inbound-messages.ts) stores and routes it.
- * Automatic, bulk and list mail and mail failing SPF/DKIM/DMARC at the receiving MTA (its
- * Authentication-Results) is stored with the reason the agent will not answer it
- * (domain/agents/auto-reply-policy.ts).
+ * Automatic, bulk and list mail, and mail whose sender the receiving MTA did not authenticate for
+ * its From domain (its Authentication-Results: a DMARC pass or an aligned SPF or DKIM pass), is
+ * stored with the reason the agent will not answer it (domain/agents/auto-reply-policy.ts).
  */
 import Joi from '../../domain/joi';
 import { sha256SignatureCheck } from '../../domain/agents/provider-signature';
@@ -75,7 +75,7 @@ export function emailInboundRoutes(): ApiRouter {
     path: '/:account_id',
     summary: 'Inbound e-mail (raw MIME) for an email account',
     description:
-      'Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID. Not answered (the message shows `no_reply_reason`): Auto-Submitted other than "no", X-Auto-Response-Suppress, Precedence bulk/list/junk, List-Id or List-Unsubscribe, mailer-daemon/postmaster/no-reply senders or an empty Return-Path, spf=fail, dkim=fail (without a passing signature) or dmarc=fail in Authentication-Results, and a contact past 10 automatic replies in an hour.',
+      'Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID. Not answered (the message shows `no_reply_reason`): Auto-Submitted other than "no", X-Auto-Response-Suppress, Precedence bulk/list/junk, List-Id or List-Unsubscribe, mailer-daemon/postmaster/no-reply senders or an empty Return-Path, spf=fail, dkim=fail (without a passing signature) or dmarc=fail in Authentication-Results, a sender the receiving MTA did not authenticate for the From domain (`sender_unauthenticated`: answered only with dmarc=pass, or spf=pass or dkim=pass of a domain aligned with the From domain, in the topmost Authentication-Results header), and a contact past 10 automatic replies in an hour.',
     tags: ['email inbound'],
     auth: 'none',
     params: Joi.object({ account_id: idRef.required() }),

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Joi from '../../domain/joi';
-import { buildOpenApi } from '../openapi';
+import { buildOpenApi, isPublicRoute } from '../openapi';
 import { ApiRouter, RegisteredRoute } from '../route';
 import { AppError } from '../../domain/errors';
 import { bearerMatches } from '../../infra/metrics';
@@ -88,12 +88,13 @@ export function metaRoutes(allRoutes: () => RegisteredRoute[], version: string):
   docs.route({
     method: 'get',
     path: '/openapi.json',
-    summary: 'OpenAPI 3.1 document of this API',
+    summary: 'OpenAPI 3.1 document of this API (the public one: the internal service API is not in it)',
     tags: ['meta'],
     auth: 'none',
     responses: { 200: { description: 'The document' } },
     handler: async (ctx) => {
-      cached ??= buildOpenApi(allRoutes(), { version });
+      // The public contract: the internal service API is documented for operators apart.
+      cached ??= buildOpenApi(allRoutes().filter(isPublicRoute), { version });
       ctx.body = cached;
     },
   });

@@ -3,13 +3,32 @@
  * (privacy-settings.ts). Every category comes from the registry (domain/privacy/registry.ts).
  */
 import Joi from '../../domain/joi';
-import { ErasureRow, exportProgressOf, ExportRow, exportStatus, purgeOld, requireErasure, requireExport } from '../../services/privacy';
+import type { Permission } from '../../domain/auth/permissions';
+import {
+  ErasureRow,
+  EXPORT_RETRY_AFTER_SECONDS,
+  exportLinkOf,
+  ExportLinks,
+  exportProgressOf,
+  ExportRow,
+  exportStatus,
+  openExportArchive,
+  purgeOld,
+  requireErasure,
+  requireExport,
+} from '../../services/privacy';
 import { eraseSubjects, exportSubjects } from '../../services/privacy-subjects';
+import { AppContext } from '../context';
 import { userUnitContextOf } from '../mutation';
 import { ApiRouter } from '../route';
 import { resourceRoutes } from '../resource-routes';
+import { idRef } from '../validation';
 import { registerPrivacySettingsRoutes } from './privacy-settings';
 import { isoTime } from '../../domain/time';
+import { AppError } from '../../domain/errors';
+
+/** Who may request an export: only they receive its link (the link is the download's credential). */
+const REQUEST_EXPORTS: Permission = 'manage_privacy';
 
 const exportSchema = Joi.object({
   export_id: Joi.string(),
@@ -17,8 +36,13 @@ const exportSchema = Joi.object({
   format: Joi.string(),
   status: Joi.string().valid('pending', 'running', 'ready', 'failed', 'expired'),
   progress: Joi.object({ phase: Joi.string(), percent: Joi.number() }).allow(null),
-  url: Joi.string().allow(null),
-  expires_at: Joi.string().isoDate().allow(null),
+  url: Joi.string()
+    .allow(null)
+    .description(
+      'The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. ' +
+        'Null once expired or failed, and for callers without manage_privacy.',
+    ),
+  expires_at: Joi.string().isoDate().description('When the link stops working and the ZIP is deleted: 24 h after the export was requested'),
   created_at: Joi.string().isoDate(),
   ready_at: Joi.string().isoDate().allow(null),
   manifest: Joi.object().allow(null),
@@ -39,7 +63,8 @@ const subjectIdentity = Joi.string()
   .max(320)
   .required()
   .description(
-    "The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). " +
+    "The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or a phone number: international (`+` or `00`, normalised to E.164) " +
+      "or national (`0612 345 678`), read with the tenant's default country (privacy settings, `subjects.default_country`). " +
       'An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them.',
   );
 /** What every subject request answers besides its records: which contacts the identity matched. */
@@ -56,21 +81,28 @@ const erasureAnswerSchema = erasureSchema.keys({
   erasures: Joi.array().items(erasureSchema).description("Every matched contact's erasure (the top-level fields are the first one's)"),
 });
 
-function toExport(row: ExportRow, now: Date, progress: { phase: string; percent: number } | null) {
+/** The export as answered; its link only when `links` is given (the caller may request exports) and the link still leads somewhere. */
+function toExport(row: ExportRow, now: Date, progress: { phase: string; percent: number } | null, links: ExportLinks | null) {
   const status = exportStatus(row, now);
+  const linked = links !== null && (status === 'pending' || status === 'running' || status === 'ready');
   return {
     export_id: row.id,
     subject_id: row.subject_id,
     format: row.format,
     status,
     progress,
-    url: status === 'ready' ? row.url : null,
-    expires_at: status === 'ready' ? isoTime(row.expires_at) : null,
+    url: linked ? exportLinkOf(links, row) : null,
+    expires_at: isoTime(row.expires_at) as string,
     created_at: isoTime(row.created_at) as string,
     ready_at: isoTime(row.ready_at),
     manifest: status === 'ready' ? row.manifest : null,
   };
 }
+
+const linksFor = (ctx: AppContext): ExportLinks | null => {
+  const principal = ctx.state.principal;
+  return principal?.kind === 'user' && principal.permissions.includes(REQUEST_EXPORTS) ? ctx.deps.exportLinks : null;
+};
 
 function toErasure(row: ErasureRow) {
   return {
@@ -91,25 +123,25 @@ export function privacyRoutes(): ApiRouter {
   api.route<unknown, unknown, { subject_id: string; format: 'json' }>({
     method: 'post',
     path: '/export-subject',
-    summary: "Export a data subject's data as a ZIP (signed URL valid 24 h)",
+    summary: "Export a data subject's data as a ZIP: a signed link, valid 24 h, answered at once",
     description:
-      'Waits a few seconds (PRIVACY_EXPORT_WAIT_MS) for the export: ready within the wait (or a ready one of the last 24 h, returned as is), ' +
-      'the answer is 200 with `url` and `expires_at`; otherwise 202 with the export id and a `Location` header naming the export to poll ' +
-      '(GET /privacy/exports/{export_id}). With several matched contacts, 200 only when every export is ready; `Location` names the first one that is not.',
+      'Answers at once with each export and its signed `url` (valid until `expires_at`, 24 h after the request): the link serves the ZIP once the export is built ' +
+      `and answers 503 with Retry-After (${EXPORT_RETRY_AFTER_SECONDS} s) until then. 200 when every export is ready (a ready one of the last 24 h is returned as is), ` +
+      'otherwise 202 with a `Location` header naming the export whose status to poll (GET /privacy/exports/{export_id}). A request within 24 h answers the same export and link; after it, a new export.',
     tags: ['privacy'],
     auth: 'user',
-    permission: 'manage_privacy',
+    permission: REQUEST_EXPORTS,
     body: Joi.object({ subject_id: subjectIdentity, format: Joi.string().valid('json').default('json') }),
     responses: {
-      200: { description: 'The export is ready: `url` (signed, 24 h) and `expires_at`', schema: exportAnswerSchema },
-      202: { description: 'The export is still being built: poll the `Location` header (the export)', schema: exportAnswerSchema },
+      200: { description: 'Every export is ready: its `url` serves the ZIP now', schema: exportAnswerSchema },
+      202: { description: 'An export is still being built: its `url` serves the ZIP once it is ready; `Location` names the export to poll', schema: exportAnswerSchema },
       404: { description: 'No contact of the tenant matches the identity' },
-      422: { description: 'subject_id is not a UUID, an e-mail address or an international phone number' },
+      422: { description: "subject_id is not a UUID, an e-mail address or a phone number (international, or national with the tenant's default country)" },
     },
     handler: async (ctx, { body }) => {
-      const result = await exportSubjects(ctx.deps, userUnitContextOf(ctx), body, ctx.deps.config.privacy.exportWaitMs);
+      const result = await exportSubjects(ctx.deps, userUnitContextOf(ctx), body);
       const now = new Date();
-      const exports = result.exports.map(({ row, progress }) => toExport(row, now, progress));
+      const exports = result.exports.map(({ row, progress }) => toExport(row, now, progress, ctx.deps.exportLinks));
       const waiting = exports.find((e) => e.status !== 'ready');
       ctx.status = result.ready ? 200 : 202;
       if (waiting) ctx.set('Location', `/api/v1/privacy/exports/${waiting.export_id}`);
@@ -124,9 +156,48 @@ export function privacyRoutes(): ApiRouter {
     schema: exportSchema,
     find: requireExport,
   });
-  exportResource.get({ summary: 'Status, progress and (when ready) the signed URL of an export', found: 'The export', notFound: 'Unknown export' }, async (row, _scope, ctx) => {
-    const now = new Date();
-    return toExport(row, now, await exportProgressOf(ctx.deps.temporal, row, now));
+  exportResource.get(
+    { summary: 'Status, progress and (for callers who may request exports) the signed link of an export', found: 'The export', notFound: 'Unknown export' },
+    async (row, _scope, ctx) => {
+      const now = new Date();
+      return toExport(row, now, await exportProgressOf(ctx.deps.temporal, row, now), linksFor(ctx));
+    },
+  );
+
+  api.route<{ export_id: string }, { tenant: string; expires: number; signature: string }>({
+    method: 'get',
+    path: '/exports/:export_id/archive',
+    summary: "An export's ZIP, through the signed link an export answered (no token: the link is the credential)",
+    description:
+      'The `url` of an export, used as it is. Ready: 302 to the object store (a presigned URL valid 5 minutes). Still being built: 503 EXPORT_NOT_READY with ' +
+      '`Retry-After` (and `Refresh`, which browsers follow) and `retry_after`. Failed: 410 EXPORT_FAILED. Past `expires_at`: 410 EXPORT_EXPIRED (request a new export). ' +
+      'A link altered in any part: 403 EXPORT_LINK_INVALID.',
+    tags: ['privacy'],
+    auth: 'none',
+    params: Joi.object({ export_id: idRef.required() }),
+    query: Joi.object({
+      tenant: idRef.required(),
+      expires: Joi.number().integer().min(0).max(99_999_999_999).required().description('Unix seconds: when the link stops working'),
+      signature: Joi.string().max(128).required().description('HMAC-SHA256 of the tenant, the export and the expiry (base64url)'),
+    }),
+    responses: {
+      302: { description: 'The ZIP: `Location` is a presigned URL of the object store, valid 5 minutes' },
+      403: { description: 'EXPORT_LINK_INVALID: the signature does not match the tenant, export and expiry' },
+      404: { description: 'The export no longer exists (its subject was erased)' },
+      410: { description: 'EXPORT_EXPIRED: the link is past its 24 h (request a new export); EXPORT_FAILED: the export failed (request a new one)' },
+      503: { description: `EXPORT_NOT_READY: still being built; retry after \`Retry-After\` seconds (${EXPORT_RETRY_AFTER_SECONDS}); \`status\`, \`progress\`` },
+    },
+    handler: async (ctx, { params, query }) => {
+      const deps = { db: ctx.deps.db, temporal: ctx.deps.temporal, objectStore: ctx.deps.objectStore, linkKey: ctx.deps.exportLinks.key };
+      try {
+        const { url } = await openExportArchive(deps, { exportId: params.export_id, tenantId: query.tenant, expires: query.expires, signature: query.signature }, new Date());
+        ctx.redirect(url);
+      } catch (err) {
+        // A browser holding the link reloads it by itself (Refresh), as a client does after Retry-After.
+        if (err instanceof AppError && err.code === 'EXPORT_NOT_READY') ctx.set('Refresh', String(EXPORT_RETRY_AFTER_SECONDS));
+        throw err;
+      }
+    },
   });
 
   api.route<unknown, unknown, { subject_id: string; reason: string; preserve_audit: boolean }>({

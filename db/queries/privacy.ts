@@ -1,5 +1,6 @@
 /** Subject exports and erasures (the privacy API's records). */
 import type { Knex } from 'knex';
+import type { Queryable } from '../knex';
 import { TenantScope, isUuid } from '../tenant-scope';
 import type { SubjectIdentity } from '../../domain/privacy/subject-identity';
 
@@ -9,15 +10,15 @@ export interface ExportRow {
   subject_id: string;
   format: string;
   status: 'pending' | 'running' | 'ready' | 'failed';
+  /** The archive in the object store, once built; cleared when its link expires and it is deleted. */
   object_key: string | null;
-  /** Presigned for the public endpoint once ready. */
-  url: string | null;
   size_bytes: string | null;
   manifest: Record<string, unknown> | null;
   error: string | null;
   created_at: Date;
   ready_at: Date | null;
-  expires_at: Date | null;
+  /** When its link stops working and its archive is deleted: 24 h after its creation. */
+  expires_at: Date;
 }
 
 export interface ErasureRow {
@@ -60,9 +61,19 @@ export function latestLiveExport(scope: TenantScope, subjectId: string, format: 
   return scope.table('privacy_exports').where({ subject_id: subjectId, format }).whereIn('status', ['pending', 'running', 'ready']).orderBy('created_at', 'desc').first();
 }
 
-export async function insertExport(scope: TenantScope, subjectId: string, format: string): Promise<ExportRow> {
-  const [row] = (await scope.insert('privacy_exports', { subject_id: subjectId, format })) as ExportRow[];
+/** A new pending export, its link valid `ttlMs` from now (the database's clock, as every row time). */
+export async function insertExport(scope: TenantScope, subjectId: string, format: string, ttlMs: number): Promise<ExportRow> {
+  const [row] = (await scope.insert('privacy_exports', {
+    subject_id: subjectId,
+    format,
+    expires_at: scope.db.raw('now() + make_interval(secs => ?)', [ttlMs / 1000]),
+  })) as ExportRow[];
   return row;
+}
+
+/** Exports of any tenant whose link has expired and whose archive is still stored (the retention sweep's backstop), oldest first. */
+export function expiredArchives(db: Queryable, now: Date, limit: number): Promise<{ tenant_id: string; id: string; object_key: string }[]> {
+  return db('privacy_exports').whereNotNull('object_key').where('expires_at', '<=', now).orderBy('expires_at').limit(limit).select('tenant_id', 'id', 'object_key');
 }
 
 export function exportById(scope: TenantScope, id: string): Promise<ExportRow | undefined> {

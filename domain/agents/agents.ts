@@ -2,6 +2,7 @@
  * Agent rules that are not tied to storage (issue 7; docs/decisions/agent-fields-and-channels.md). Pure: imported by
  * the API and, later, by workflows.
  */
+import { BUILT_IN_MODEL } from '../tenancy/plans';
 export const AGENT_TYPES = ['whatsapp', 'email', 'machine'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
 
@@ -12,7 +13,8 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
 export const USER_SETTABLE_AGENT_STATUSES = ['active', 'inactive'] as const;
 
 export const MAX_COOLDOWN_MINUTES = 10_080; // 7 days
-export const DEFAULT_MODEL = 'built-in';
+/** The deterministic engine: on every plan, the default of a new agent. */
+export const DEFAULT_MODEL = BUILT_IN_MODEL;
 export const DEFAULT_TEMPERATURE = 0.2;
 
 /** `<domain>.<event>`: lower-case words joined by dots, at least two of them (`task.created`). */

@@ -2,8 +2,11 @@
  * The identity a subject access or erasure request names: a contact's id, an e-mail address or a
  * phone number. Contacts store e-mails as given (compared case-insensitively, as their unique
  * index does) and phones in E.164 (`+` and digits, from the channels), so a phone is normalised to
- * E.164 before it is compared.
+ * E.164 before it is compared. A number in national form (`0612 345 678`) is read with the
+ * tenant's default country by libphonenumber (trunk prefixes and numbering plans differ by
+ * country: the Dutch 0 goes, the Italian one stays) and must be a valid number of that country.
  */
+import { PhoneNumberFormat, PhoneNumberUtil } from 'google-libphonenumber';
 import { normalizeEmail } from '../email';
 
 export type SubjectIdentity = { kind: 'id'; id: string } | { kind: 'email'; email: string } | { kind: 'phone'; e164: string };
@@ -11,25 +14,52 @@ export type SubjectIdentity = { kind: 'id'; id: string } | { kind: 'email'; emai
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Separators people write inside a number: spaces, dashes, dots, slashes, parentheses. */
 const SEPARATORS = /[\s\-./()]/g;
+/** A phone as people write it: an optional `+`, then digits and separators only. */
+const PHONE_TEXT = /^\+?[\d\s\-./()]+$/;
 
-/**
- * `+34 600-111-222` and `0034600111222` are `+34600111222`. Only international numbers: without a
- * country code a national number names no one for sure. E.164: a country code that never starts
- * with 0, at most 15 digits; below 8 digits it is no subscriber number.
- */
-export function toE164(value: string): string | null {
-  const match = /^(?:\+|00)([1-9]\d{7,14})$/.exec(value.trim().replace(SEPARATORS, ''));
-  return match ? `+${match[1]}` : null;
+const phones = PhoneNumberUtil.getInstance();
+
+/** Whether `code` is a country (ISO 3166-1 alpha-2, upper case) whose numbers libphonenumber reads. */
+export function isPhoneCountry(code: string): boolean {
+  return (phones.getSupportedRegions() as string[]).includes(code);
 }
 
-/** What `subject_id` names; null when it is neither a UUID, an e-mail address nor an international phone number. */
-export function parseSubjectIdentity(value: string): SubjectIdentity | null {
+/**
+ * `+34 600-111-222` and `0034600111222` are `+34600111222`: a country code that never starts with
+ * 0, at most 15 digits; below 8 digits it is no subscriber number. Without a country code, only
+ * with `defaultCountry`: `0612 345 678` in NL is `+31612345678`, when it is a valid Dutch number.
+ */
+export function toE164(value: string, defaultCountry: string | null = null): string | null {
+  const text = value.trim();
+  if (!PHONE_TEXT.test(text)) return null;
+  const international = /^(?:\+|00)([1-9]\d{7,14})$/.exec(text.replace(SEPARATORS, ''));
+  if (international) return `+${international[1]}`;
+  if (!defaultCountry || text.startsWith('+')) return null;
+  try {
+    const number = phones.parse(text, defaultCountry);
+    return phones.isValidNumber(number) ? phones.format(number, PhoneNumberFormat.E164) : null;
+  } catch {
+    return null; // libphonenumber's NOT_A_NUMBER, TOO_SHORT_NSN, ...
+  }
+}
+
+/** Whether the value is written like a phone number without a country code (a national number). */
+export function isNationalPhoneText(value: string): boolean {
+  const text = value.trim();
+  return PHONE_TEXT.test(text) && !text.startsWith('+') && toE164(text) === null && /\d/.test(text);
+}
+
+/**
+ * What `subject_id` names; null when it is neither a UUID, an e-mail address nor a phone number
+ * (international, or national when the tenant has a default country).
+ */
+export function parseSubjectIdentity(value: string, defaultCountry: string | null = null): SubjectIdentity | null {
   const text = value.trim();
   if (UUID.test(text)) return { kind: 'id', id: text.toLowerCase() };
   if (text.includes('@')) {
     const email = normalizeEmail(text);
     return email ? { kind: 'email', email } : null;
   }
-  const e164 = toE164(text);
+  const e164 = toE164(text, defaultCountry);
   return e164 ? { kind: 'phone', e164 } : null;
 }

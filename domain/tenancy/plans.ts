@@ -54,6 +54,28 @@ export const MAX_UPLOAD_BYTES: Readonly<Record<PlanName, number>> = {
   enterprise: 1024 * MiB,
 };
 
+/**
+ * The language models an agent may name on each plan, besides `built-in` (the deterministic
+ * engine, on every plan): the platform's provider key pays for every call, so a tenant names only
+ * what its plan includes. LLM_PLAN_MODELS replaces a plan's list (infra/config.ts), for a provider
+ * whose models have other names. Checked when an agent is created or changed, and again before each
+ * call (an agent stored under an older list, or before the tenant's plan went down).
+ */
+export type PlanModels = Readonly<Record<PlanName, readonly string[]>>;
+export const BUILT_IN_MODEL = 'built-in';
+
+export const DEFAULT_PLAN_MODELS: PlanModels = {
+  free: [],
+  starter: ['gpt-4o-mini'],
+  professional: ['gpt-4o-mini', 'gpt-4.1-mini'],
+  enterprise: ['gpt-4o-mini', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4.1'],
+};
+
+/** Whether an agent of a tenant on `plan` may use `model`. */
+export function planAllowsModel(models: PlanModels, plan: PlanName, model: string): boolean {
+  return model === BUILT_IN_MODEL || models[plan].includes(model);
+}
+
 export function isPlanName(value: unknown): value is PlanName {
   return typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
 }

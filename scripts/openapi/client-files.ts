@@ -12,6 +12,8 @@ export interface ClientFiles {
   /** oasdiff severity overrides (which of its findings break a client of this API). */
   severityLevels: string;
   changelog: string;
+  /** The internal service API's document, for operators (not part of the public contract or the client). */
+  internalDocument: string;
 }
 
 export const CLIENT_FILES: ClientFiles = {
@@ -20,6 +22,7 @@ export const CLIENT_FILES: ClientFiles = {
   schema: 'client/schema.d.ts',
   severityLevels: 'client/oasdiff-levels.txt',
   changelog: 'CHANGELOG.md',
+  internalDocument: 'docs/internal-api.openapi.json',
 };
 
 export const GENERATE_COMMAND = 'npm run openapi:generate';

@@ -323,6 +323,37 @@ describe('agents: list, update, delete', () => {
     expect(res.body).toMatchObject({ resource: 'agents', limit: 2 });
   });
 
+  it("refuses a model the tenant's plan does not include with 422 MODEL_NOT_ALLOWED, on create and update", async () => {
+    const starter = await createTenant(api, 'starter');
+    const refused = await call(starter, '/api/v1/agents', 'POST', machineBody({ model: 'gpt-4o' }));
+    expectError(refused, 422, 'MODEL_NOT_ALLOWED');
+    expect(refused.body).toMatchObject({ field: 'body.model', allowed: ['built-in', 'gpt-4o-mini'] });
+    expect(refused.body.detail).toMatch(/starter plan does not include the model "gpt-4o"/);
+    expect(await api.deps.db('agents').where({ tenant_id: starter.tenantId }).count({ n: '*' }).first()).toEqual({ n: '0' });
+    const created = await call(starter, '/api/v1/agents', 'POST', machineBody({ model: 'gpt-4o-mini' }));
+    expect(created.status).toBe(201);
+    expectError(await call(starter, `/api/v1/agents/${created.body.id}`, 'PUT', { model: 'my-own-finetune' }), 422, 'MODEL_NOT_ALLOWED');
+    expect((await call(starter, `/api/v1/agents/${created.body.id}`, 'GET')).body.model).toBe('gpt-4o-mini');
+    expect((await call(starter, `/api/v1/agents/${created.body.id}`, 'PUT', { model: 'built-in' })).body.model).toBe('built-in');
+    // The enterprise plan includes it; a free tenant has the built-in engine only.
+    expect((await call(tenant, '/api/v1/agents', 'POST', machineBody({ model: 'gpt-4o' }))).status).toBe(201);
+    const free = await createTenant(api, 'free');
+    expectError(await call(free, '/api/v1/agents', 'POST', machineBody({ model: 'gpt-4o-mini' })), 422, 'MODEL_NOT_ALLOWED');
+  });
+
+  it('takes the per-plan lists of the operator (LLM_PLAN_MODELS)', async () => {
+    const base = api.deps.config;
+    const own = await startTestApi({ llm: { ...base.llm, planModels: { ...base.llm.planModels, starter: ['plant-llama-3'] } } });
+    try {
+      const starter = await createTenant(own, 'starter');
+      const post = (model: string) => own.request('/api/v1/agents', { method: 'POST', token: starter.token, json: machineBody({ model }) });
+      expect((await post('plant-llama-3')).status).toBe(201);
+      expectError(await post('gpt-4o-mini'), 422, 'MODEL_NOT_ALLOWED');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('needs view_agents to read and manage_agents to write', async () => {
     const viewer = await createUser(api, tenant.tenantId, 'viewer');
     expect((await api.request('/api/v1/agents', { token: viewer.token })).status).toBe(200);

@@ -57,7 +57,7 @@ describe('login, refresh and logout', () => {
     expect(wrong.body.detail).toBe(unknown.body.detail);
   });
 
-  it('refuses logins for an email after 10 failures in 15 minutes, even with the right password', async () => {
+  it('refuses logins for an email from the address that failed 10 times in 15 minutes, even with the right password', async () => {
     const t = await createTenant(api);
     for (let i = 0; i < 10; i += 1) {
       const res = await api.request('/api/v1/auth/login', { method: 'POST', json: { email: t.email, password: `wrong-${i}` } });

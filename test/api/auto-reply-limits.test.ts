@@ -32,7 +32,12 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-async function postEmail(from: string, text: string, headers: Record<string, string> = {}): Promise<void> {
+/** What the receiving MTA reports for a sender of customer.example it authenticated (DMARC pass, aligned SPF and DKIM). */
+const AUTHENTICATED = {
+  'Authentication-Results': 'mx.plant.example; spf=pass smtp.mailfrom=customer.example; dkim=pass header.d=customer.example; dmarc=pass header.from=customer.example',
+};
+
+async function postEmail(from: string, text: string, headers: Record<string, string> | { key: string; value: string }[] = AUTHENTICATED): Promise<void> {
   const raw = await new MailComposer({ from, to: 'support@plant.example.com', subject: 'Hello', text, headers, messageId: `<${randomUUID()}@customer.example>`, date: new Date() })
     .compile()
     .build();
@@ -65,11 +70,20 @@ async function messagesOf(address: string, ok: (messages: ApiMessage[]) => boole
 }
 
 describe('mail the agent does not answer', () => {
-  it('stores automatic and unauthenticated mail with the reason and answers only the person', async () => {
+  it('stores automatic and unauthenticated mail with the reason and answers only the person authenticated for the From domain', async () => {
     const address = `ana-${randomUUID().slice(0, 8)}@customer.example`;
-    await postEmail(address, 'I am out of office until Monday.', { 'Auto-Submitted': 'auto-replied' });
-    await postEmail(address, 'Newsletter', { 'List-Id': '<news.customer.example>', Precedence: 'bulk' });
+    await postEmail(address, 'I am out of office until Monday.', { ...AUTHENTICATED, 'Auto-Submitted': 'auto-replied' });
+    await postEmail(address, 'Newsletter', { ...AUTHENTICATED, 'List-Id': '<news.customer.example>', Precedence: 'bulk' });
     await postEmail(address, 'Forged sender', { 'Authentication-Results': 'mx.plant.example; spf=fail smtp.mailfrom=customer.example; dkim=none' });
+    // Not authenticated for the From domain: no result, a softfail, a pass for another domain, a pass written further down.
+    await postEmail(address, 'No results', {});
+    await postEmail(address, 'Soft', { 'Authentication-Results': 'mx.plant.example; spf=softfail smtp.mailfrom=customer.example; dkim=none; dmarc=none' });
+    await postEmail(address, 'Other domain', { 'Authentication-Results': 'mx.plant.example; spf=pass smtp.mailfrom=evil.example; dkim=pass header.d=evil.example' });
+    await postEmail(address, 'Planted pass', [
+      // The receiving MTA's, on top; the sender's own, below it.
+      { key: 'Authentication-Results', value: 'mx.plant.example; spf=none; dkim=none' },
+      { key: 'Authentication-Results', value: 'mx.plant.example; dmarc=pass header.from=customer.example' },
+    ]);
     await postEmail(address, 'How is pump P-101 doing?');
 
     // Answered in order: once the person's mail has its sent reply, the three before it were decided.
@@ -78,6 +92,10 @@ describe('mail the agent does not answer', () => {
       ['inbound', 'I am out of office until Monday.', 'auto_submitted'],
       ['inbound', 'Newsletter', 'bulk_precedence'],
       ['inbound', 'Forged sender', 'spf_fail'],
+      ['inbound', 'No results', 'sender_unauthenticated'],
+      ['inbound', 'Soft', 'sender_unauthenticated'],
+      ['inbound', 'Other domain', 'sender_unauthenticated'],
+      ['inbound', 'Planted pass', 'sender_unauthenticated'],
       ['inbound', 'How is pump P-101 doing?', null],
       ['outbound', expect.any(String), null],
     ]);

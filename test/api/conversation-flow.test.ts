@@ -40,8 +40,14 @@ async function call(t: TestTenant | null, url: string, method = 'GET', json?: un
   return res;
 }
 
+/** A message as the receiving MTA hands it on: with its report that the sender passed DMARC for the From domain. */
 function mime(opts: { from: string; subject: string; text: string; html?: string; messageId: string }): Promise<Buffer> {
-  return new MailComposer({ ...opts, to: 'support@plant.example.com', date: new Date() }).compile().build();
+  const domain = opts.from
+    .slice(opts.from.lastIndexOf('@') + 1)
+    .replace('>', '')
+    .toLowerCase();
+  const headers = { 'Authentication-Results': `mx.plant.example; spf=pass smtp.mailfrom=${domain}; dmarc=pass header.from=${domain}` };
+  return new MailComposer({ ...opts, headers, to: 'support@plant.example.com', date: new Date() }).compile().build();
 }
 
 async function postEmail(id: string, raw: Buffer, secret: string | null = inboundSecret, contentType = 'message/rfc822'): Promise<TestResponse> {

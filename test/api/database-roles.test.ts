@@ -1,4 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from 'pg';
+import { startServiceProcess } from '../../scripts/service-process';
 import { declareRequestTenant, runRequestScope } from '../../db/db-scope';
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
@@ -60,6 +64,53 @@ describe("the app's database role", () => {
   it('still runs the retention purge through its SECURITY DEFINER function', async () => {
     const { rows } = await api.deps.db.raw(`select audit_log_purge_expired(?, null, now() - interval '400 days', 10) as n`, [a.tenantId]);
     expect(rows[0]).toEqual({ n: 0 });
+  });
+});
+
+describe('a privileged database role at start', () => {
+  const ROOT = path.resolve(__dirname, '..', '..');
+  // What a production start needs besides: a metrics token, a public URL, no test-only settings.
+  const production = {
+    ...process.env,
+    APP_ENV: 'production',
+    METRICS_TOKEN: 'metrics-token-of-the-role-test-0123456789',
+    API_PUBLIC_URL: 'https://ops.example.com',
+    TEST_SCRYPT_LOG2_N: '',
+    WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'false',
+    SMTP_URL: '',
+    API_PORT: '0',
+    WORKER_HTTP_PORT: '0',
+  };
+  // The stack's migration URL: the embedded server's superuser, owner of every table.
+  const superuserUrl = process.env.DATABASE_MIGRATION_URL!;
+
+  it.each(['api/server.js', 'workers/main.js'])('stops a production dist/%s with one line naming what the role may do, exit 1', (script) => {
+    const run = spawnSync(process.execPath, [path.join(ROOT, 'dist', script)], { env: { ...production, DATABASE_URL: superuserUrl }, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status).toBe(1);
+    const lines = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const refusal = lines.find((l) => l.level === 60)!;
+    expect(refusal).toMatchObject({ msg: expect.stringMatching(/refused to start: DATABASE_URL connects as a privileged role/) });
+    expect(refusal.problems).toEqual(expect.arrayContaining([expect.stringMatching(/is a superuser$/), expect.stringMatching(/owns \d+ relations of the schema$/)]));
+    // Nothing was served: the API never listened.
+    expect(lines.some((l) => l.msg === 'api listening' || l.msg === 'worker ready')).toBe(false);
+  });
+
+  it("starts a production API on the app's own role, and only warns on a privileged one outside production", async () => {
+    const logs = path.join(ROOT, '.run', 'database-roles-api.log');
+    const fine = await startServiceProcess('api', { ...production, DATABASE_URL: process.env.DATABASE_URL! }, logs);
+    await fine.stop();
+    const warned = await startServiceProcess('api', { DATABASE_URL: superuserUrl }, logs);
+    try {
+      const line = await warned.logLine('DATABASE_URL connects as a privileged role: connect the app as a role that owns nothing (DATABASE_MIGRATION_URL for the migrations)');
+      expect(line).toMatchObject({ level: 40, problems: expect.arrayContaining([expect.stringMatching(/is a superuser$/)]) });
+      expect((await fetch(`${warned.url}/livez`)).status).toBe(200);
+    } finally {
+      await warned.stop();
+      fs.rmSync(logs, { force: true });
+    }
   });
 });
 

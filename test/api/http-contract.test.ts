@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createApp } from '../../api/app';
+import { internalOpenApiDocument } from '../../api/openapi-document';
 import { CLIENT_FILES } from '../../scripts/openapi/client-files';
 import { documentDrift } from '../../scripts/openapi/drift';
 import { createTenant, expectError, send, startTestApi, TestApi, TestTenant } from '../support/api';
@@ -141,19 +142,23 @@ describe('headers', () => {
 });
 
 describe('OpenAPI and docs', () => {
-  it('documents every registered route, from the same schemas', async () => {
+  it('documents every registered route, from the same schemas: the public ones in the served document, the internal ones apart', async () => {
     const res = await api.request('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
+    const internal = internalOpenApiDocument();
     const { routes } = createApp(api.deps);
     expect(routes.length).toBeGreaterThan(10);
     for (const route of routes) {
       const path = route.fullPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1');
-      expect({ route: `${route.method} ${path}`, documented: !!res.body.paths[path]?.[route.method] }).toEqual({
+      const where = route.auth === 'internal' ? 'internal' : 'public';
+      expect({ route: `${route.method} ${path}`, public: !!res.body.paths[path]?.[route.method], internal: !!internal.paths[path]?.[route.method] }).toEqual({
         route: `${route.method} ${path}`,
-        documented: true,
+        public: where === 'public',
+        internal: where === 'internal',
       });
     }
+    expect(Object.keys(res.body.paths).filter((p) => p.startsWith('/internal'))).toEqual([]);
     // The create body schema is the one that validates: a required field shows as required.
     const create = res.body.paths['/api/v1/assets'].post.requestBody.content['application/json'].schema;
     expect(create.required).toEqual(expect.arrayContaining(['name', 'type']));

@@ -5,26 +5,33 @@
  */
 import { randomUUID } from 'node:crypto';
 import { provisionTenant } from '../../db/tenants';
+import { createLoginLimits } from '../../api/login-limits';
 import { loadConfig } from '../../infra/config';
 import { expectError, startTestApi, TestApi, TestResponse } from '../support/api';
 
 let api: TestApi;
+/** The same stack with a small per-account budget and a short slowdown step, for distributed guessing. */
+let guarded: TestApi;
 const base = loadConfig(process.env);
+const GUARDED = { maxFailuresPerAccount: 20, slowdownAfterFailures: 5, slowdownStepMs: 400, slowdownMaxMs: 1_200 };
 
 beforeAll(async () => {
-  api = await startTestApi({
-    api: { ...base.api, trustedProxyHops: 1 },
-    auth: { ...base.auth, maxFailuresPerAddress: 12, refreshesPerAddressPerMinute: 3 },
-  });
+  [api, guarded] = await Promise.all([
+    startTestApi({
+      api: { ...base.api, trustedProxyHops: 1 },
+      auth: { ...base.auth, maxFailuresPerAddress: 12, refreshesPerAddressPerMinute: 3 },
+    }),
+    startTestApi({ api: { ...base.api, trustedProxyHops: 1 }, auth: { ...base.auth, ...GUARDED } }),
+  ]);
 });
-afterAll(() => api?.close());
+afterAll(() => Promise.all([api?.close(), guarded?.close()]));
 
 /** A fresh documentation-range address per call: counters start from zero. */
 let nextHost = 1;
 const address = () => `203.0.113.${nextHost++}`;
 
-const login = (email: string, password: string, from: string) =>
-  api.request('/api/v1/auth/login', { method: 'POST', json: { email, password }, headers: { 'X-Forwarded-For': from } });
+const login = (email: string, password: string, from: string, on: TestApi = api) =>
+  on.request('/api/v1/auth/login', { method: 'POST', json: { email, password }, headers: { 'X-Forwarded-For': from } });
 const statuses = (answers: TestResponse[]) => answers.map((a) => a.status).sort();
 
 /**
@@ -42,17 +49,61 @@ async function createTenant(on: TestApi = api) {
 }
 
 describe('login limits', () => {
-  it('checks at most 10 of 40 concurrent wrong passwords for one email; the rest are refused before any check', async () => {
+  it('checks at most 10 of 40 concurrent wrong passwords for one email from one address; the rest are refused before any check', async () => {
     const t = await createTenant(api);
     const from = address();
     const answers = await Promise.all(Array.from({ length: 40 }, () => login(t.email, 'wrong-password-123', from)));
     expect(statuses(answers)).toEqual([...Array(10).fill(401), ...Array(30).fill(429)]);
     for (const refused of answers.filter((a) => a.status === 429)) {
       expectError(refused, 429, 'RATE_LIMITED');
-      expect(refused.body.detail).toMatch(/this email/);
+      expect(refused.body.detail).toMatch(/this email from this address/);
     }
-    // Spent for this email, from any address, even with the right password.
-    expectError(await login(t.email, t.password, address()), 429, 'RATE_LIMITED');
+    // The guessing address is refused for this account, even with the right password...
+    expectError(await login(t.email, t.password, from), 429, 'RATE_LIMITED');
+    // ...but the owner, from an address that has not been guessing, signs in: no lockout of the account.
+    expect((await login(t.email, t.password, address())).status).toBe(200);
+  });
+
+  it("bounds guessing from many addresses per account, slowing then refusing new addresses, never the owner's known-good address", async () => {
+    const t = await createTenant(guarded);
+    // The owner's usual address: it signed in before the attack.
+    const usual = address();
+    expect((await login(t.email, t.password, usual, guarded)).status).toBe(200);
+    // 12 addresses, 2 wrong passwords each: 24 failures, past the account's budget of 20.
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, () => address()).flatMap((from) => [login(t.email, 'wrong-1', from, guarded), login(t.email, 'wrong-2', from, guarded)]),
+    );
+    const refusedAccount = guesses.filter((a) => a.status === 429);
+    expect({ checked: guesses.filter((a) => a.status === 401).length, refused: refusedAccount.length }).toEqual({ checked: 20, refused: 4 });
+    for (const refused of refusedAccount) expect(refused.body.detail).toMatch(/many addresses/);
+    // An address the account never signed in from is refused while the account is over its budget.
+    const fresh = await login(t.email, t.password, address(), guarded);
+    expectError(fresh, 429, 'RATE_LIMITED');
+    expect(fresh.body.detail).toMatch(/an address you signed in from before/);
+    // The owner's known-good address is neither refused nor slowed (the wait the limits ask for, read directly).
+    const limits = createLoginLimits(guarded.deps.db, guarded.deps.config.auth);
+    const known = await limits.beginLogin(t.email, usual);
+    expect({ decision: known.decision, delayMs: known.delayMs }).toEqual({ decision: { allowed: true }, delayMs: 0 });
+    await known.notChecked();
+    expect((await login(t.email, t.password, usual, guarded)).status).toBe(200);
+  });
+
+  it('slows attempts from addresses that are not known-good once the account has failed past its threshold', async () => {
+    const t = await createTenant(guarded);
+    // 5 failures from 5 addresses: the threshold, no wait yet.
+    for (let i = 0; i < GUARDED.slowdownAfterFailures; i += 1) expect((await login(t.email, 'wrong', address(), guarded)).status).toBe(401);
+    // The next failure's check waits one step; the one after, two (the right password too, from a new address).
+    const timed = async (password: string) => {
+      const started = Date.now();
+      const res = await login(t.email, password, address(), guarded);
+      return { status: res.status, ms: Date.now() - started };
+    };
+    const sixth = await timed('wrong');
+    expect(sixth.status).toBe(401);
+    expect(sixth.ms).toBeGreaterThanOrEqual(GUARDED.slowdownStepMs - 20);
+    const owner = await timed(t.password);
+    expect(owner.status).toBe(200);
+    expect(owner.ms).toBeGreaterThanOrEqual(2 * GUARDED.slowdownStepMs - 20);
   });
 
   it('counts per client address across emails, refunds a success, and trusts only the hop our proxy wrote', async () => {

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { appendAudit, subjectHash, verifyTenantChain } from '../../db/audit';
 import { deleteExpiredBatch } from '../../db/privacy/categories';
 import { clampAuditCutoff } from '../../domain/privacy/settings';
-import { createPrivacyExportActivities, presignExportUrl } from '../../activities/privacy/exports';
+import { createPrivacyExportActivities } from '../../activities/privacy/exports';
+import { exportLinkOf } from '../../services/privacy';
 import { readZip } from '../support/zip';
 import { categoryByName, NOT_SUBJECT_DATA, OUTSIDE_RETENTION, PRIVACY_CATEGORIES } from '../../domain/privacy/registry';
 import { workflowIds } from '../../infra/workflow-ids';
@@ -17,17 +18,27 @@ import { expectNoPersonalData } from '../support/history-text';
 import { untilValue } from '../support/until';
 
 let api: TestApi;
-/** The same stack with PRIVACY_EXPORT_WAIT_MS=0: an export request never waits (the 202 path). */
-let noWait: TestApi;
 let t: TestTenant;
 let other: TestTenant;
 
 beforeAll(async () => {
-  // A wait long enough for a loaded machine: the 200 path must not depend on timing.
-  [api, noWait] = await Promise.all([startTestApi({ privacy: { exportWaitMs: 30_000 } }), startTestApi({ privacy: { exportWaitMs: 0 } })]);
+  api = await startTestApi();
   [t, other] = await Promise.all([createTenant(api), createTenant(api)]);
 });
-afterAll(() => Promise.all([api.close(), noWait.close()]));
+afterAll(() => api.close());
+
+/** An export link used as a browser uses it: no token, the redirect (to the object store) not followed. */
+function fetchLink(url: string, headers: Record<string, string> = {}) {
+  const link = new URL(url);
+  return api.request(`${link.pathname}${link.search}`, { headers, redirect: 'manual' });
+}
+
+/** An object's bytes. */
+async function objectBytes(key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await api.deps.objectStore.client.getObject(api.deps.objectStore.bucket, key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 const DAY = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY);
@@ -194,6 +205,7 @@ describe('settings', () => {
       retention: { machine_events_days: 90, alerts_days: 180, conversations_days: 365, audit_trail_days: 2555, extracted_records_days: 1825 },
       encryption: { at_rest: 'AES-256', in_transit: 'TLS 1.3' },
       pii: { auto_redact: false },
+      subjects: { default_country: null },
       updated_at: null,
     });
     expectError(await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { retention: { audit_trail_days: 364 } } }), 422, 'VALIDATION_ERROR');
@@ -233,22 +245,44 @@ describe('export, erasure and isolation', () => {
     bob = await seedSubject(t.tenantId, 'Bob');
   });
 
-  it('exports a ZIP with one JSON file per category and a manifest, through a 24 h URL in the answer (subject named by e-mail)', async () => {
+  it('answers a signed link at once, which says when to retry until the ZIP is built, then serves it (subject named by e-mail)', async () => {
     const res = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.email.toUpperCase(), format: 'json' } });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('location')).toBeNull();
-    expect(res.body).toMatchObject({ export_id: expect.any(String), status: 'ready', subject_id: alice.id, url: expect.any(String), expires_at: expect.any(String) });
-    expect(res.body).toMatchObject({ matched: 1, subject_ids: [alice.id], exports: [expect.objectContaining({ export_id: res.body.export_id })] });
+    // Answered without waiting for the workflow: 202 while it builds (200 only if it was already done).
+    expect([200, 202]).toContain(res.status);
+    expect(res.body).toMatchObject({ export_id: expect.any(String), subject_id: alice.id, url: expect.any(String), expires_at: expect.any(String) });
+    expect(res.body).toMatchObject({ matched: 1, subject_ids: [alice.id], exports: [expect.objectContaining({ export_id: res.body.export_id, url: res.body.url })] });
+    if (res.status === 202) expect(res.headers.get('location')).toBe(`/api/v1/privacy/exports/${res.body.export_id}`);
     exportId = res.body.export_id;
-    const ready = res.body;
-    expect(ready.progress).toEqual({ phase: 'ready', percent: 100 });
-    const url = new URL(ready.url);
-    expect(url.searchParams.get('X-Amz-Expires')).toBe('86400');
-    expect(new Date(ready.expires_at).getTime() - new Date(ready.ready_at).getTime()).toBe(86_400_000);
+    // A link of the service (its public base URL), valid 24 h from the request.
+    const link = new URL(res.body.url);
+    expect(`${link.origin}${link.pathname}`).toBe(`${api.deps.config.api.publicUrl}/api/v1/privacy/exports/${exportId}/archive`);
+    expect(new Date(res.body.expires_at).getTime() - new Date(res.body.created_at).getTime()).toBe(86_400_000);
+    expect(Number(link.searchParams.get('expires'))).toBe(Math.floor(new Date(res.body.expires_at).getTime() / 1000));
 
-    const download = await fetch(ready.url);
-    expect(download.status).toBe(200);
-    const files = await readZip(Buffer.from(await download.arrayBuffer()));
+    // The link, as a browser or curl uses it: no token. 503 with Retry-After until built, then a redirect.
+    const download = await untilValue(async () => {
+      const answer = await fetchLink(res.body.url);
+      if (answer.status === 503) {
+        expectError(answer, 503, 'EXPORT_NOT_READY');
+        expect({ retryAfter: answer.headers.get('retry-after'), refresh: answer.headers.get('refresh'), body: answer.body.retry_after }).toEqual({
+          retryAfter: '5',
+          refresh: '5',
+          body: 5,
+        });
+        return null;
+      }
+      return answer;
+    });
+    expect(download.status).toBe(302);
+    const presigned = new URL(download.headers.get('location')!);
+    expect(presigned.searchParams.get('X-Amz-Expires')).toBe('300');
+    const zip = await fetch(presigned);
+    expect({ status: zip.status, type: zip.headers.get('content-type'), disposition: zip.headers.get('content-disposition') }).toEqual({
+      status: 200,
+      type: 'application/zip',
+      disposition: `attachment; filename="export-${exportId}.zip"`,
+    });
+    const files = await readZip(Buffer.from(await zip.arrayBuffer()));
     expect([...files.keys()].sort()).toEqual([
       'audit_trail.json',
       'contact.json',
@@ -304,9 +338,21 @@ describe('export, erasure and isolation', () => {
       tool_calls: 0,
     });
 
-    // Workflow history: ids and counts only.
+    // Ready now: the export's status says so, with the same link.
+    expect(await exportReady(t.token, exportId)).toMatchObject({ status: 'ready', url: res.body.url, progress: { phase: 'ready', percent: 100 } });
+    // The link is a credential: never in the workflow's history, the audit trail or a table.
+    const signature = link.searchParams.get('signature')!;
     const client = await api.deps.temporal.client();
-    await expectNoPersonalData(client, workflowIds.privacyExport(t.tenantId, exportId), exportId, [alice.email, alice.phone, alice.name, 'X-Amz-Signature', url.host]);
+    await expectNoPersonalData(client, workflowIds.privacyExport(t.tenantId, exportId), exportId, [
+      alice.email,
+      alice.phone,
+      alice.name,
+      signature,
+      'X-Amz-Signature',
+      presigned.host,
+    ]);
+    expect(await tablesContaining(signature)).toEqual([]);
+    expect(await tablesContaining('X-Amz-Signature')).toEqual([]);
   });
 
   it("puts the MinIO objects of a category's rows (uploaded files) into the ZIP", async () => {
@@ -324,8 +370,7 @@ describe('export, erasure and isolation', () => {
     const [row] = await api.deps.db('privacy_exports').insert({ tenant_id: t.tenantId, subject_id: alice.id }).returning('id');
     const built = await activities.buildSubjectExport({ tenantId: t.tenantId, exportId: row.id });
     await activities.publishSubjectExport({ tenantId: t.tenantId, exportId: row.id });
-    const url = (await api.deps.db('privacy_exports').where({ id: row.id }).first('url')).url;
-    const files = await readZip(Buffer.from(await (await fetch(url)).arrayBuffer()));
+    const files = await readZip(await objectBytes(`privacy-exports/${t.tenantId}/${row.id}.zip`));
     const nested = [...files.keys()].filter((k) => k.startsWith('files/uploads/'));
     expect(nested).toEqual([`files/uploads/${exportId}-${exportId}.zip`]);
     // The embedded object is the first export's ZIP, byte for byte readable.
@@ -337,31 +382,77 @@ describe('export, erasure and isolation', () => {
     await api.deps.objectStore.client.removeObject(api.deps.objectStore.bucket, `privacy-exports/${t.tenantId}/${row.id}.zip`);
   });
 
-  it('signs URLs that the object store itself refuses once 24 h have passed', async () => {
-    const row = await api.deps.db('privacy_exports').where({ id: exportId }).first('object_key');
-    const signedAgo = async (ms: number) => (await fetch(await presignExportUrl(api.deps.objectStore, row.object_key, new Date(Date.now() - ms)))).status;
-    expect(await signedAgo(24 * 3_600_000 - 60_000)).toBe(200); // 23 h 59 min old: still valid
-    expect(await signedAgo(24 * 3_600_000 + 60_000)).toBe(403); // 24 h 1 min old: expired
+  it('binds the link to its tenant, export and expiry: any change is 403, and the link needs no token', async () => {
+    const { url } = (await api.request(`/api/v1/privacy/exports/${exportId}`, { token: t.token })).body;
+    const changed = (name: string, value: string) => {
+      const u = new URL(url);
+      u.searchParams.set(name, value);
+      return u.toString();
+    };
+    const link = new URL(url);
+    const expires = Number(link.searchParams.get('expires'));
+    const signature = link.searchParams.get('signature')!;
+    const otherExport = (await api.deps.db('privacy_exports').insert({ tenant_id: other.tenantId, subject_id: randomUUID() }).returning('id'))[0].id;
+    const flipped = `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
+    for (const tampered of [
+      changed('tenant', other.tenantId),
+      changed('expires', String(expires + 86_400)),
+      changed('signature', flipped),
+      changed('signature', signature.slice(0, 20)),
+      url.replace(exportId, otherExport),
+    ]) {
+      expectError(await fetchLink(tampered), 403, 'EXPORT_LINK_INVALID');
+    }
+    // Another tenant's token changes nothing: the link is the credential, bound to its tenant.
+    expect((await fetchLink(url, { Authorization: `Bearer ${other.token}` })).status).toBe(302);
+    expectError(await fetchLink(changed('signature', '')), 422, 'VALIDATION_ERROR');
   });
 
-  it('returns the same export within 24 h of a ready one, and a new one after', async () => {
-    // Ready already: 200 even from an API that never waits.
-    const again = await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
+  it('hands the link only to roles that may request an export (managers see the status, not the link)', async () => {
+    const manager = await createUser(api, t.tenantId, 'manager');
+    const asManager = await api.request(`/api/v1/privacy/exports/${exportId}`, { token: manager.token });
+    expect(asManager.status).toBe(200);
+    expect(asManager.body).toMatchObject({ export_id: exportId, status: 'ready', url: null });
+    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: manager.token, json: { subject_id: alice.id } }), 403, 'FORBIDDEN');
+    expect((await api.request(`/api/v1/privacy/exports/${exportId}`, { token: t.token })).body.url).toEqual(expect.any(String));
+  });
+
+  it('answers an export being built 503 with Retry-After, a failed one 410 EXPORT_FAILED, and a link past its 24 h 410 EXPORT_EXPIRED, after which a request builds a new export', async () => {
+    // An export still being built (of the other tenant, through its own link): when to retry, for clients and browsers.
+    const [building] = await api.deps.db('privacy_exports').insert({ tenant_id: other.tenantId, subject_id: randomUUID(), status: 'running' }).returning('*');
+    const notReady = await fetchLink(exportLinkOf(api.deps.exportLinks, building));
+    expectError(notReady, 503, 'EXPORT_NOT_READY');
+    expect({ retryAfter: notReady.headers.get('retry-after'), refresh: notReady.headers.get('refresh'), body: notReady.body }).toMatchObject({
+      retryAfter: '5',
+      refresh: '5',
+      body: { retry_after: 5, status: 'running', progress: { phase: 'queued', percent: 0 } },
+    });
+    // A failed export of the other tenant, seen through its own link.
+    const [failed] = await api.deps.db('privacy_exports').insert({ tenant_id: other.tenantId, subject_id: randomUUID(), status: 'failed' }).returning('*');
+    expectError(await fetchLink(exportLinkOf(api.deps.exportLinks, failed)), 410, 'EXPORT_FAILED');
+
+    // Within 24 h a request answers the same export and link.
+    const first = await api.request(`/api/v1/privacy/exports/${exportId}`, { token: t.token });
+    const again = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ export_id: exportId, status: 'ready', url: expect.any(String) });
-    // Age the ready export past its 24 h.
-    await api.deps
+    expect(again.body).toMatchObject({ export_id: exportId, status: 'ready', url: first.body.url });
+    // Age the export past its 24 h: its link (which carries its expiry) is refused, the export reads expired.
+    const [aged] = await api.deps
       .db('privacy_exports')
       .where({ id: exportId })
-      .update({ expires_at: daysAgo(0.001), ready_at: daysAgo(1.001) });
+      .update({ expires_at: daysAgo(0.001), created_at: daysAgo(1.001) })
+      .returning('*');
+    const expiredLink = await fetchLink(exportLinkOf(api.deps.exportLinks, aged));
+    expectError(expiredLink, 410, 'EXPORT_EXPIRED');
+    expect(expiredLink.body.expired_at).toBe(new Date(Math.floor(aged.expires_at.getTime() / 1000) * 1000).toISOString());
     const expired = await api.request(`/api/v1/privacy/exports/${exportId}`, { token: t.token });
     expect(expired.body).toMatchObject({ status: 'expired', url: null });
-    // Not ready when the (zero) wait ends: 202, the export to poll in Location.
-    const fresh = await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
-    expect(fresh.status).toBe(202);
-    expect(fresh.body).toMatchObject({ status: expect.stringMatching(/^(pending|running)$/), url: null, expires_at: null, matched: 1 });
+    // The next request regenerates: a new export with a new link.
+    const fresh = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: alice.id, format: 'json' } });
+    expect([200, 202]).toContain(fresh.status);
+    expect(fresh.body).toMatchObject({ matched: 1, url: expect.any(String) });
     expect(fresh.body.export_id).not.toBe(exportId);
-    expect(fresh.headers.get('location')).toBe(`/api/v1/privacy/exports/${fresh.body.export_id}`);
+    expect(fresh.body.url).not.toBe(first.body.url);
     await exportReady(t.token, fresh.body.export_id);
   });
 
@@ -380,13 +471,13 @@ describe('export, erasure and isolation', () => {
     const [foreign] = await api.deps.db('contacts').insert({ tenant_id: other.tenantId, email: shared.toUpperCase() }).returning('id');
     const foreignOnly = `erin.${randomUUID().slice(0, 8)}@mail.example.org`;
     await api.deps.db('contacts').insert({ tenant_id: other.tenantId, email: foreignOnly });
-    const fromOther = await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: other.token, json: { subject_id: shared } });
+    const fromOther = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: other.token, json: { subject_id: shared } });
     expect(fromOther.body).toMatchObject({ matched: 1, subject_ids: [foreign.id], subject_id: foreign.id });
-    const fromOwn = await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: shared } });
+    const fromOwn = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: shared } });
     expect(fromOwn.body).toMatchObject({ matched: 1, subject_ids: [own.id] });
-    expectError(await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: foreignOnly } }), 404, 'NOT_FOUND');
+    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: foreignOnly } }), 404, 'NOT_FOUND');
 
-    const byPhone = await noWait.request('/api/v1/privacy/export-subject', {
+    const byPhone = await api.request('/api/v1/privacy/export-subject', {
       method: 'POST',
       token: t.token,
       json: { subject_id: `00${digits.slice(0, 2)} (${digits.slice(2, 5)}) ${digits.slice(5)}` },
@@ -421,7 +512,7 @@ describe('export, erasure and isolation', () => {
 
     // No match: 404 for export and erasure alike; a string that is no identity: 422.
     for (const subject_id of [`nobody.${randomUUID()}@mail.example.org`, '+44 7700 900123']) {
-      expectError(await noWait.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id } }), 404, 'NOT_FOUND');
+      expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id } }), 404, 'NOT_FOUND');
       expectError(
         await api.request('/api/v1/privacy/erase-subject', { method: 'POST', token: t.token, json: { subject_id, reason: 'r', preserve_audit: true } }),
         404,
@@ -433,6 +524,39 @@ describe('export, erasure and isolation', () => {
       422,
       'VALIDATION_ERROR',
     );
+  });
+
+  it("reads a phone number in national form with the tenant's default country, and refuses it clearly without one", async () => {
+    const mobile = `6${1 + Math.floor(Math.random() * 5)}${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+    const [dutch] = await api.deps
+      .db('contacts')
+      .insert({ tenant_id: t.tenantId, name: 'Femke', phone: `+31${mobile}` })
+      .returning('id');
+    const national = `0${mobile.slice(0, 3)} ${mobile.slice(3, 6)} ${mobile.slice(6)}`; // 0612 345 678
+    // No default country yet: a national number names nobody for sure.
+    const refused = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: national } });
+    expectError(refused, 422, 'VALIDATION_ERROR');
+    expect(refused.body.detail).toMatch(/default country/);
+
+    const set = await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { subjects: { default_country: 'nl' } } });
+    expect(set.status).toBe(200);
+    expect(set.body.subjects).toEqual({ default_country: 'NL' });
+    expectError(await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { subjects: { default_country: 'XX' } } }), 422, 'VALIDATION_ERROR');
+
+    const found = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: national } });
+    expect(found.status).toBe(202);
+    expect(found.body).toMatchObject({ matched: 1, subject_ids: [dutch.id] });
+    await exportReady(t.token, found.body.export_id);
+    // Not a valid Dutch number: a clear 422, not a guess.
+    const invalid = await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: t.token, json: { subject_id: '0012 34' } });
+    expectError(invalid, 422, 'VALIDATION_ERROR');
+    // The other tenant's setting is its own: there the same number is still refused.
+    expect((await api.request('/api/v1/privacy/settings', { token: other.token })).body.subjects).toEqual({ default_country: null });
+    expectError(await api.request('/api/v1/privacy/export-subject', { method: 'POST', token: other.token, json: { subject_id: national } }), 422, 'VALIDATION_ERROR');
+    // Cleared again, for the tests after this one.
+    expect((await api.request('/api/v1/privacy/settings', { method: 'PUT', token: t.token, json: { subjects: { default_country: null } } })).body.subjects).toEqual({
+      default_country: null,
+    });
   });
 
   it("answers 404 for unknown subjects and for another tenant's subject, export and erasure", async () => {
@@ -517,6 +641,37 @@ describe('export, erasure and isolation', () => {
     expect(await api.deps.db('audit_log').where({ tenant_id: t.tenantId, subject_hash: hash }).count({ n: '*' }).first()).toEqual({ n: '0' });
     for (const needle of [bob.name, bob.phone, bob.email]) expect(await tablesContaining(needle)).toEqual([]);
     expect((await api.request('/api/v1/audit/verify', { token: t.token })).body).toMatchObject({ valid: true });
+  });
+
+  it("deletes an expired export's ZIP from the store (the sweep's backstop for exports whose workflow did not)", async () => {
+    const activities = createPrivacyExportActivities({ db: api.deps.db, objectStore: api.deps.objectStore });
+    const { bucket, client } = api.deps.objectStore;
+    const [expiredRow] = await api.deps
+      .db('privacy_exports')
+      .insert({ tenant_id: other.tenantId, subject_id: randomUUID(), status: 'ready', expires_at: daysAgo(0.01) })
+      .returning('id');
+    const [liveRow] = await api.deps.db('privacy_exports').insert({ tenant_id: other.tenantId, subject_id: randomUUID(), status: 'ready' }).returning('id');
+    const keyOf = (id: string) => `privacy-exports/${other.tenantId}/${id}.zip`;
+    for (const id of [expiredRow.id, liveRow.id]) {
+      await client.putObject(bucket, keyOf(id), Buffer.from('zip'));
+      await api.deps
+        .db('privacy_exports')
+        .where({ id })
+        .update({ object_key: keyOf(id) });
+    }
+    let deleted = 0;
+    for (;;) {
+      const batch = await activities.deleteExpiredExportArchives({ now: new Date().toISOString() });
+      deleted += batch.deleted;
+      if (!batch.more) break;
+    }
+    expect(deleted).toBeGreaterThanOrEqual(1);
+    await expect(client.statObject(bucket, keyOf(expiredRow.id))).rejects.toThrow();
+    expect(await api.deps.db('privacy_exports').where({ id: expiredRow.id }).first('object_key')).toEqual({ object_key: null });
+    // An export whose link still runs keeps its ZIP.
+    expect((await client.statObject(bucket, keyOf(liveRow.id))).size).toBe(3);
+    await api.deps.db('privacy_exports').whereIn('id', [expiredRow.id, liveRow.id]).delete();
+    await client.removeObject(bucket, keyOf(liveRow.id));
   });
 });
 

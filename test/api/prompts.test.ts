@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server } from 'node:http';
 import { requestListener } from '../../api/listen';
 import { AddressInfo } from 'node:net';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
+import { DEFAULT_PLAN_MODELS } from '../../domain/tenancy/plans';
 
 /** An OpenAI-compatible endpoint on a free port: answers `reply` (or `status`), records requests. */
 async function fakeModel(): Promise<{ url: string; requests: { auth: string | undefined; body: any }[]; set(status: number, reply?: string): void; close(): Promise<void> }> {
@@ -79,7 +80,7 @@ describe('POST /api/v1/prompts/optimize', () => {
 
   it('uses a configured OpenAI-compatible model for the suggested prompt, and falls back to built-in when it fails', async () => {
     const model = await fakeModel();
-    const withModel = await startTestApi({ llm: { baseUrl: model.url, apiKey: 'sk-test-key-123', model: 'configured-model' } });
+    const withModel = await startTestApi({ llm: { baseUrl: model.url, apiKey: 'sk-test-key-123', model: 'configured-model', planModels: DEFAULT_PLAN_MODELS } });
     try {
       const res = await withModel.request('/api/v1/prompts/optimize', { method: 'POST', token: tenant.token, json: { system_prompt: 'Help people with the pumps.' } });
       expect(res.status).toBe(200);

@@ -17,6 +17,7 @@ import { createWhatsappNumber, deleteWhatsappNumber, listWhatsappNumbers, update
 import { authenticatedNumbers, requireKnownVerifyToken } from '../../services/whatsapp-webhook';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
 import { startSmtpTestServer, SmtpTestServer } from '../support/smtp-test-server';
+import { DEFAULT_PLAN_MODELS } from '../../domain/tenancy/plans';
 
 const SMTP_PASSWORD = `smtp-pw-${randomUUID()}`;
 
@@ -61,17 +62,20 @@ it("creates a WhatsApp agent on the tenant's number through the services; the nu
   });
   expect(await api.deps.db('whatsapp_numbers').where({ phone_number_id: number.phone_number_id })).toHaveLength(1);
 
-  const agent = await inUnit((unit) => createAgent(unit, { type: 'whatsapp', name: 'Front desk', system_prompt: 'Help.', whatsapp_number_id: number.id }));
+  const agent = await inUnit((unit) => createAgent(unit, { type: 'whatsapp', name: 'Front desk', system_prompt: 'Help.', whatsapp_number_id: number.id }, DEFAULT_PLAN_MODELS));
   expect(agent).toMatchObject({ type: 'whatsapp', status: 'active', whatsapp_number_id: number.id, tools: [] });
   expect(await eventsOf('agent.created', agent.id)).toEqual([{ data: { agent_id: agent.id, type: 'whatsapp' } }]);
   expect((await listAgents(scope(), { type: 'whatsapp' }, { skip: 0, limit: 100 })).items.map((a) => a.id)).toContain(agent.id);
   expect((await listAgents(scope(), { type: 'email' }, { skip: 0, limit: 100 })).items.map((a) => a.id)).not.toContain(agent.id);
 
   // Another type's field is 422; an unknown channel is WHATSAPP_NUMBER_NOT_FOUND; neither records anything.
-  await expect(inUnit((unit) => updateAgent(unit, agent.id, { email_account_id: randomUUID() }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-  await expect(inUnit((unit) => updateAgent(unit, agent.id, { whatsapp_number_id: randomUUID() }))).rejects.toMatchObject({ code: 'WHATSAPP_NUMBER_NOT_FOUND', status: 422 });
+  await expect(inUnit((unit) => updateAgent(unit, agent.id, { email_account_id: randomUUID() }, DEFAULT_PLAN_MODELS))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  await expect(inUnit((unit) => updateAgent(unit, agent.id, { whatsapp_number_id: randomUUID() }, DEFAULT_PLAN_MODELS))).rejects.toMatchObject({
+    code: 'WHATSAPP_NUMBER_NOT_FOUND',
+    status: 422,
+  });
   // An email agent's router does not find a WhatsApp agent.
-  await expect(inUnit((unit) => updateAgent(unit, agent.id, { name: 'x' }, 'email'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  await expect(inUnit((unit) => updateAgent(unit, agent.id, { name: 'x' }, DEFAULT_PLAN_MODELS, 'email'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
 
   const inactive = await inUnit((unit) => updateWhatsappNumber(unit, key, number.id, { status: 'inactive' }));
   expect(inactive.status).toBe('inactive');
@@ -98,7 +102,11 @@ it("creates a WhatsApp agent on the tenant's number through the services; the nu
 
 it("lists a machine agent's runs through the service, by asset; an unknown agent is 404", async () => {
   const agent = await inUnit((unit) =>
-    createAgent(unit, { type: 'machine', name: 'Watcher', system_prompt: 'Watch.', trigger_config: { event_types: ['vibration.threshold_exceeded'], cooldown_minutes: 5 } }),
+    createAgent(
+      unit,
+      { type: 'machine', name: 'Watcher', system_prompt: 'Watch.', trigger_config: { event_types: ['vibration.threshold_exceeded'], cooldown_minutes: 5 } },
+      DEFAULT_PLAN_MODELS,
+    ),
   );
   const assetId = randomUUID();
   const run = {
@@ -130,11 +138,19 @@ it('creates a tool and deletes it through the service: it leaves the agents that
   expect(tool).toMatchObject({ name, kind: 'built_in', builtin: 'get_asset_health', parameters: { type: 'object', properties: {} } });
   await expect(inUnit((unit) => createTool(unit, { name, description: 'again', kind: 'built_in', builtin: 'get_asset_health' }))).rejects.toMatchObject({ code: 'CONFLICT' });
   const agent = await inUnit((unit) =>
-    createAgent(unit, { type: 'machine', name: 'Tooled', system_prompt: 'Use tools.', tools: [tool.id], trigger_config: { event_types: ['a.b'], cooldown_minutes: 0 } }),
+    createAgent(
+      unit,
+      { type: 'machine', name: 'Tooled', system_prompt: 'Use tools.', tools: [tool.id], trigger_config: { event_types: ['a.b'], cooldown_minutes: 0 } },
+      DEFAULT_PLAN_MODELS,
+    ),
   );
   await expect(
     inUnit((unit) =>
-      createAgent(unit, { type: 'machine', name: 'Unknown tool', system_prompt: '.', tools: [randomUUID()], trigger_config: { event_types: ['a.b'], cooldown_minutes: 0 } }),
+      createAgent(
+        unit,
+        { type: 'machine', name: 'Unknown tool', system_prompt: '.', tools: [randomUUID()], trigger_config: { event_types: ['a.b'], cooldown_minutes: 0 } },
+        DEFAULT_PLAN_MODELS,
+      ),
     ),
   ).rejects.toMatchObject({
     code: 'TOOL_NOT_FOUND',

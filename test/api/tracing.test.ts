@@ -21,12 +21,15 @@ import { startTogether } from '../support/start-together';
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { decodeTraceRequest } from '../support/otlp-traces';
 import { until } from '../support/until';
+import { exportLinkOf } from '../../services/privacy';
 
 jest.setTimeout(240_000);
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const API_LOG = path.join(ROOT, '.run', 'tracing-api.log');
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+/** A credential in the path of the API's language-model gateway: no span may record it. */
+const GATEWAY_TOKEN = `gw_${randomBytes(16).toString('hex')}`;
 
 interface ExportedSpan {
   traceId: string;
@@ -50,6 +53,11 @@ const exported: ExportedSpan[] = [];
 let admin: TestApi;
 
 const hex = (id: unknown): string | undefined => (id == null ? undefined : typeof id === 'string' ? id : Buffer.from(id as Uint8Array).toString('hex') || undefined);
+/** The URL a span recorded (old or stable HTTP semantic conventions), or ''. */
+const urlOf = (span: ExportedSpan): string => {
+  const url = span.attributes['http.url'] ?? span.attributes['url.full'];
+  return typeof url === 'string' ? url : '';
+};
 const attributeMap = (attributes: any[] = []): Record<string, unknown> => Object.fromEntries(attributes.map((a) => [a.key, Object.values(a.value ?? {})[0]]));
 
 /** An ExportTraceServiceRequest, from JSON or protobuf alike. */
@@ -83,6 +91,11 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks);
       if (req.url === '/v1/traces') {
         collect(contentType === 'application/x-protobuf' ? decodeTraceRequest(body) : JSON.parse(body.toString()), contentType);
+      } else if (req.url?.endsWith('/chat/completions')) {
+        // The API's language model, behind a gateway whose URL holds a token (LLM_BASE_URL below).
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ model: 'stand-in-1', choices: [{ message: { content: 'You are a careful plant assistant.' } }] }));
+        return;
       }
       res.writeHead(200, { 'Content-Type': contentType });
       res.end(contentType === 'application/x-protobuf' ? undefined : '{}');
@@ -102,7 +115,14 @@ beforeAll(async () => {
   tracedApi = await startServiceProcess(
     'api',
     // No OTEL_SERVICE_NAME: the default name, with the environment's resource attributes.
-    { ...env, ...otel, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=trace-test', LOG_LEVEL: 'info' },
+    {
+      ...env,
+      ...otel,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=trace-test',
+      LOG_LEVEL: 'info',
+      LLM_BASE_URL: `${endpoint}/gw/${GATEWAY_TOKEN}/v1`,
+    },
     API_LOG,
   );
   const base = loadConfig({ ...process.env, ...env });
@@ -202,4 +222,72 @@ it('opens a new trace for a request without tracing headers, and none for probes
   expect(fresh.find((s) => s.name.startsWith('GET /api/v1/openapi.json'))!.parentSpanId).toBeUndefined();
   expect(fresh.find((s) => s.name.startsWith('GET /api/v1/openapi.json'))!.attributes['url.path']).toBe('/api/v1/openapi.json');
   expect(fresh.filter((s) => s.attributes['url.path'] === '/livez')).toEqual([]);
+});
+
+it('records no credential a URL carries in any span or log line: query values, token paths and userinfo are redacted', async () => {
+  const tenant = await createTenant(admin);
+  const traceId = randomBytes(16).toString('hex');
+  const traced = (path: string, init: Parameters<typeof send>[2] = {}) =>
+    send(tracedApi.url, path, { ...init, headers: { ...(init.headers as Record<string, string>), traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } });
+  const collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+  const secrets: string[] = [GATEWAY_TOKEN];
+
+  // The WhatsApp verify challenge: the verify token in the query string.
+  const verifyToken = `verify-${randomUUID()}`;
+  secrets.push(verifyToken);
+  const challenge = await traced(`/api/v1/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1234`);
+  expect(challenge.status).toBeGreaterThanOrEqual(400); // no number has this token
+  // A subject export's link: its signature in the query string.
+  const [exportRow] = await admin.deps.db('privacy_exports').insert({ tenant_id: tenant.tenantId, subject_id: randomUUID() }).returning('*');
+  const link = new URL(exportLinkOf(admin.deps.exportLinks, exportRow));
+  secrets.push(link.searchParams.get('signature')!);
+  expect((await traced(`${link.pathname}${link.search}`, { redirect: 'manual' })).status).toBe(503);
+  // An outgoing call through node:http (a webhook test) to a URL with a token path and a token query.
+  const hookToken = `Hk${randomBytes(12).toString('hex')}`;
+  const querySecret = `qs-${randomUUID()}`;
+  secrets.push(hookToken, querySecret);
+  const hook = await admin.request('/api/v1/integrations/webhooks', {
+    method: 'POST',
+    token: tenant.token,
+    json: { url: `${collectorUrl}/services/T0AB12CD/B0CD34EF/${hookToken}?token=${querySecret}`, events: ['task.created'] },
+  });
+  expect(hook.status).toBe(201);
+  expect((await traced(`/api/v1/integrations/webhooks/${hook.body.id}/test`, { method: 'POST', token: tenant.token, json: { sample_payload: { probe: 1 } } })).status).toBe(200);
+  // An outgoing call through fetch (undici): the language model behind its token path.
+  const optimized = await traced('/api/v1/prompts/optimize', { method: 'POST', token: tenant.token, json: { system_prompt: 'Answer questions.' } });
+  expect(optimized.body.engine).toBe('openai-compatible');
+
+  const spans = await until(
+    async () => exported.filter((span) => span.traceId === traceId),
+    (found) => {
+      const urls = found.map(urlOf);
+      return urls.some((u) => u.includes('/services/')) && urls.some((u) => u.includes('/gw/')) && found.filter((span) => span.kind === 2).length >= 4;
+    },
+    'the server and client spans of the four requests',
+    30_000,
+    200,
+  );
+  const recorded = JSON.stringify(spans);
+  for (const secret of secrets) expect(recorded).not.toContain(secret);
+  // What is left tells the calls apart: names of query parameters, the routes, the destinations.
+  const targets = spans.map((span) => (typeof span.attributes['http.target'] === 'string' ? span.attributes['http.target'] : urlOf(span)));
+  expect(targets).toEqual(
+    expect.arrayContaining([
+      '/api/v1/whatsapp/webhook?hub.mode=REDACTED&hub.verify_token=REDACTED&hub.challenge=REDACTED',
+      `${link.pathname}?tenant=REDACTED&expires=REDACTED&signature=REDACTED`,
+      `${collectorUrl}/gw/REDACTED/v1/chat/completions`,
+    ]),
+  );
+  const hookSpan = spans.find((span) => span.kind === 3 && String(span.attributes['http.url']).includes('/services/'))!;
+  expect(hookSpan.attributes['http.url']).toBe(`${collectorUrl}/services/T0AB12CD/B0CD34EF/REDACTED?token=REDACTED`);
+
+  // Nor do the API's log lines of these requests (they name the path only).
+  const lines = await until(
+    async () => (fs.existsSync(API_LOG) ? fs.readFileSync(API_LOG, 'utf8').split('\n') : []).filter((l) => l.includes(traceId)),
+    (found) => found.length >= 4,
+    'the request log lines',
+    5_000,
+    100,
+  );
+  for (const secret of secrets) expect(lines.join('\n')).not.toContain(secret);
 });

@@ -18,6 +18,7 @@ import { startWebhookDelivery } from '../../orchestration/webhooks';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 import { until } from '../support/until';
+import { DEFAULT_PLAN_MODELS } from '../../domain/tenancy/plans';
 
 jest.setTimeout(60_000);
 
@@ -723,7 +724,7 @@ describe('ai-config with a configured language model (a fake OpenAI-compatible e
   });
   beforeAll(async () => {
     model = await startWebhookReceiver();
-    modelApi = await startTestApi({ llm: { baseUrl: model.url('/v1'), apiKey: null, model: 'fake-1' } });
+    modelApi = await startTestApi({ llm: { baseUrl: model.url('/v1'), apiKey: null, model: 'fake-1', planModels: DEFAULT_PLAN_MODELS } });
     modelTenant = await createTenant(modelApi);
   });
   afterAll(async () => {

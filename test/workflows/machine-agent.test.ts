@@ -25,6 +25,7 @@ import { createTimeSkippingEnv, registerSearchAttributes } from '../support/temp
 import { startTestPostgres, TestPostgres } from '../support/test-postgres';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 import { until } from '../support/until';
+import { DEFAULT_PLAN_MODELS, type PlanName } from '../../domain/tenancy/plans';
 
 jest.setTimeout(240_000);
 
@@ -50,6 +51,8 @@ beforeAll(async () => {
         get llm() {
           return currentLlm;
         },
+        // As LLM_PLAN_MODELS would: the stand-in provider's model on the enterprise plan.
+        planModels: { ...DEFAULT_PLAN_MODELS, enterprise: [...DEFAULT_PLAN_MODELS.enterprise, 'plant-gpt-2'] },
       }),
       ...createNotificationActivities({ db: pg.db, mailer: null, from: 'test@example.com' }),
     },
@@ -64,11 +67,11 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-async function machineAgent(cooldownMinutes: number, columns: Record<string, unknown> = {}): Promise<{ tenantId: string; agentId: string }> {
+async function machineAgent(cooldownMinutes: number, columns: Record<string, unknown> = {}, plan: PlanName = 'enterprise'): Promise<{ tenantId: string; agentId: string }> {
   const suffix = randomUUID().slice(0, 8);
   const { tenant_id: tenantId } = await provisionTenant(pg.db, {
     name: `Plant ${suffix}`,
-    plan: 'enterprise',
+    plan,
     adminEmail: `admin-${suffix}@example.com`,
     adminPassword: `pw-${randomUUID()}`,
   });
@@ -235,15 +238,17 @@ describe('machine agent workflow', () => {
       );
       expect(runs[1]).toMatchObject({ engine: 'built-in', reply_text: expect.stringMatching(/^\[built-in engine\]/) });
 
-      // An agent whose model is built-in never calls the provider.
+      // Agents the built-in engine answers without asking the provider: a built-in model, and a
+      // model its tenant's plan does not include (stored before the allow-list, or before the plan went down).
       const calls = model.on('/v1/chat/completions').length;
-      const builtIn = await machineAgent(0);
-      await signalMachineAgents(pg.db, env.client, await storeEvents(builtIn.tenantId, 'vibration.threshold_exceeded', {}, 1));
-      await until(
-        () => pg.db('machine_agent_runs').where({ agent_id: builtIn.agentId }).select('engine'),
-        (r) => r.length === 1 && r[0].engine === 'built-in',
-        'the built-in run',
-      );
+      for (const agent of [await machineAgent(0), await machineAgent(0, { model: 'plant-gpt-2' }, 'starter')]) {
+        await signalMachineAgents(pg.db, env.client, await storeEvents(agent.tenantId, 'vibration.threshold_exceeded', {}, 1));
+        await until(
+          () => pg.db('machine_agent_runs').where({ agent_id: agent.agentId }).select('engine'),
+          (r) => r.length === 1 && r[0].engine === 'built-in',
+          'the built-in run',
+        );
+      }
       expect(model.on('/v1/chat/completions')).toHaveLength(calls);
     } finally {
       currentLlm = null;

@@ -9,6 +9,7 @@ import { Worker } from '@temporalio/worker';
 import { retentionCategories, subjectCategories } from '../../domain/privacy/registry';
 import { recordHistory } from '../support/record-history';
 import { createTimeSkippingEnv } from '../support/temporal-env';
+import { untilValue } from '../support/until';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -109,10 +110,17 @@ describe('continue-as-new in the batch loops (issue 23)', () => {
 
   it('the retention sweep continues as new inside one tenant with many batches, keeping its reference time and total', async () => {
     const calls: Array<{ tenantId: string; category: string; now: string }> = [];
+    const archiveSweeps: string[] = [];
     let expiredOfT1 = 25;
     const { workflowId, firstRunId, result } = await runWith(
       {
+        // The backstop for export archives past their links' expiry: two batches, once per sweep.
+        async deleteExpiredExportArchives(input: { now: string }) {
+          archiveSweeps.push(input.now);
+          return { deleted: archiveSweeps.length === 1 ? 100 : 3, more: archiveSweeps.length === 1 };
+        },
         async listTenantIds() {
+          expect(archiveSweeps).toHaveLength(2);
           return ['t1', 't2'];
         },
         async sweepRetentionBatch(input: { tenantId: string; category: string; now: string }) {
@@ -141,6 +149,7 @@ describe('continue-as-new in the batch loops (issue 23)', () => {
     expect(result).toEqual({ tenants: 2, deleted: 25_000 });
     expect(calls).toHaveLength(26 + (categories.length - 1) + categories.length);
     expect(new Set(calls.map((c) => c.now))).toEqual(new Set(['2026-11-25T00:00:00.000Z']));
+    expect(archiveSweeps).toEqual(['2026-11-25T00:00:00.000Z', '2026-11-25T00:00:00.000Z']);
     expect(calls.filter((c) => c.tenantId === 't2').map((c) => c.category)).toEqual(categories);
     const runs = await runChain(workflowId, firstRunId);
     expect(runs.length).toBeGreaterThan(2);
@@ -149,8 +158,12 @@ describe('continue-as-new in the batch loops (issue 23)', () => {
 });
 
 describe('privacyExportWorkflow', () => {
-  it('builds then publishes, and answers its progress', async () => {
+  const DAY_MS = 24 * 3_600_000;
+
+  it('builds, publishes, answers its progress, and deletes the ZIP when the link expires (24 h after the request, within the hour)', async () => {
     const steps: string[] = [];
+    let expiresAt = 0;
+    let deletedAt = 0;
     const result = await runWith(
       {
         async buildSubjectExport() {
@@ -159,6 +172,13 @@ describe('privacyExportWorkflow', () => {
         },
         async publishSubjectExport() {
           steps.push('publish');
+          // The export was requested a moment ago: its link runs 24 h from then (the test server's clock).
+          expiresAt = (await env.currentTimeMs()) + DAY_MS - 60_000;
+          return { expiresAt: new Date(expiresAt).toISOString() };
+        },
+        async deleteSubjectExportArchive() {
+          steps.push('delete');
+          deletedAt = await env.currentTimeMs();
         },
         async failSubjectExport() {
           steps.push('fail');
@@ -166,14 +186,20 @@ describe('privacyExportWorkflow', () => {
       },
       async (taskQueue) => {
         const handle = await env.client.workflow.start('privacyExportWorkflow', { taskQueue, workflowId: 'privacy-export/t1/x1', args: [{ tenantId: 't1', exportId: 'x1' }] });
+        // Published, the ZIP still there until its link expires.
+        await untilValue(async () => (await handle.query<{ phase: string }>('progress')).phase === 'ready', 'the export to be ready', { pause: () => env.sleep(1_000) });
+        expect(steps).toEqual(['build', 'publish']);
         const out = await handle.result();
         expect(await handle.query('progress')).toEqual({ phase: 'ready', percent: 100 });
         await recordHistory('privacy-export-published', handle);
         return out;
       },
     );
-    expect(steps).toEqual(['build', 'publish']);
+    expect(steps).toEqual(['build', 'publish', 'delete']);
     expect(result).toEqual({ rows: 12, bytes: 3456 });
+    // Not before the link expired, and within the hour after (the timer fires at the expiry).
+    expect(deletedAt).toBeGreaterThanOrEqual(expiresAt);
+    expect(deletedAt - expiresAt).toBeLessThan(3_600_000);
   });
 
   it('marks the export failed when building fails for good', async () => {
@@ -187,6 +213,10 @@ describe('privacyExportWorkflow', () => {
           },
           async publishSubjectExport() {
             steps.push('publish');
+            return { expiresAt: new Date().toISOString() };
+          },
+          async deleteSubjectExportArchive() {
+            steps.push('delete');
           },
           async failSubjectExport() {
             steps.push('fail');

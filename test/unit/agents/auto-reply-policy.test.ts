@@ -8,16 +8,44 @@ const h = (name: string, value: string): MailHeader => ({ name, value });
 const PERSON = 'ana@customer.example';
 
 describe('noReplyReason', () => {
-  it('answers ordinary mail, also with passing authentication and Auto-Submitted: no', () => {
-    expect(noReplyReason([h('Subject', 'Pump question')], PERSON)).toBeNull();
-    expect(
-      noReplyReason(
-        [h('Auto-Submitted', 'no'), h('Authentication-Results', 'mx.plant.example; spf=pass smtp.mailfrom=customer.example; dkim=pass header.d=customer.example; dmarc=pass')],
-        PERSON,
-      ),
-    ).toBeNull();
-    expect(noReplyReason([h('Precedence', 'first-class')], PERSON)).toBeNull();
-    expect(noReplyReason([h('Authentication-Results', 'mx.plant.example; spf=softfail smtp.mailfrom=customer.example')], PERSON)).toBeNull();
+  const AR = (value: string) => h('Authentication-Results', `mx.plant.example; ${value}`);
+
+  it('answers mail whose sender the receiving MTA authenticated for the From domain (DMARC, or an aligned SPF or DKIM pass)', () => {
+    for (const results of [
+      'spf=pass smtp.mailfrom=customer.example; dkim=pass header.d=customer.example; dmarc=pass header.from=customer.example',
+      'dmarc=pass (p=reject) header.from=customer.example',
+      // Relaxed alignment: the same organisational domain.
+      'spf=pass smtp.mailfrom=bounces@mail.customer.example',
+      'dkim=pass header.d=eu.customer.example header.s=s1',
+      'dkim=pass header.i=@customer.example',
+      // White space around `=` and in any case, as RFC 8601 allows.
+      'SPF = Pass smtp.mailfrom = customer.example',
+    ]) {
+      expect(noReplyReason([AR(results)], PERSON)).toBeNull();
+    }
+    expect(noReplyReason([h('Auto-Submitted', 'no'), AR('dmarc=pass'), h('Precedence', 'first-class')], PERSON)).toBeNull();
+    // The organisational domain from the Public Suffix List: two companies under co.uk do not align.
+    expect(noReplyReason([AR('spf=pass smtp.mailfrom=mail.acme.co.uk')], 'ana@sales.acme.co.uk')).toBeNull();
+    expect(noReplyReason([AR('spf=pass smtp.mailfrom=evil.co.uk')], 'ana@acme.co.uk')).toBe('sender_unauthenticated');
+  });
+
+  it('does not answer mail whose sender was not authenticated for the From domain: missing, neutral, softfail, or a pass for another domain', () => {
+    for (const headers of [
+      [],
+      [h('Subject', 'Pump question')],
+      [AR('spf=softfail smtp.mailfrom=customer.example')],
+      [AR('spf=neutral smtp.mailfrom=customer.example; dkim=none; dmarc=none')],
+      [AR('spf=none; dkim=temperror header.d=customer.example')],
+      [AR('spf=pass smtp.mailfrom=evil.example')],
+      [AR('spf=pass')],
+      [AR('dkim=pass header.d=evil.example')],
+      [AR('dmarc=pass header.from=evil.example')],
+      // A pass further down is not the receiving MTA's: anyone can write one into the message.
+      [AR('spf=none'), AR('dmarc=pass header.from=customer.example')],
+      [h('Received', 'from mx.evil.example'), h('X-Authentication-Results', 'mx.plant.example; dmarc=pass')],
+    ]) {
+      expect(noReplyReason(headers, PERSON)).toBe('sender_unauthenticated');
+    }
   });
 
   it.each([
@@ -47,7 +75,7 @@ describe('noReplyReason', () => {
     ]) {
       expect(noReplyReason([], from)).toBe('system_sender');
     }
-    expect(noReplyReason([], 'postmaster.jones@customer.example')).toBeNull();
+    expect(noReplyReason([AR('dmarc=pass')], 'postmaster.jones@customer.example')).toBeNull();
   });
 
   it('honours failed sender authentication reported by the receiving MTA', () => {
@@ -59,7 +87,7 @@ describe('noReplyReason', () => {
     expect(results('mx.plant.example; spf=pass; dkim=pass; dmarc=fail header.from=customer.example')).toBe('dmarc_fail');
     // The method names and results in any case; the authserv-id is not a result.
     expect(results('spf=fail.example; SPF=Fail smtp.mailfrom=customer.example')).toBe('spf_fail');
-    expect(results('spf=fail.example; none')).toBeNull();
+    expect(results('spf=fail.example; none')).toBe('sender_unauthenticated');
     // Failures in any of several headers count.
     expect(noReplyReason([h('Authentication-Results', 'mx1.plant.example; spf=pass'), h('Authentication-Results', 'mx2.plant.example; spf=fail')], PERSON)).toBe('spf_fail');
   });

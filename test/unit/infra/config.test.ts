@@ -10,6 +10,7 @@ const base = () => ({
   INTERNAL_JWT_SECRET: randomBytes(32).toString('base64url'),
   DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   METRICS_TOKEN: randomBytes(32).toString('base64url'),
+  API_PUBLIC_URL: 'https://ops.example.com',
 });
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
@@ -95,6 +96,19 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base(), APP_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: 'true' })).toEqual([
       'WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be enabled in production',
     ]);
+  });
+
+  it("needs the API's public URL in production (its links name it), and defaults to the listener's address elsewhere", () => {
+    expect(problemsOf({ ...base(), APP_ENV: 'production', API_PUBLIC_URL: undefined })).toEqual([
+      'API_PUBLIC_URL is required in production: the download links the API hands out name it (e.g. https://ops.example.com)',
+    ]);
+    expect(loadConfig({ ...base(), APP_ENV: 'production', API_PUBLIC_URL: 'https://ops.example.com/base/' }).api.publicUrl).toBe('https://ops.example.com/base');
+    for (const wrong of ['ops.example.com', 'ftp://ops.example.com', 'https://ops.example.com/?x=1', 'https://u:p@ops.example.com']) {
+      expect(problemsOf({ ...base(), APP_ENV: 'production', API_PUBLIC_URL: wrong })).toEqual([
+        'API_PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://ops.example.com)',
+      ]);
+    }
+    expect(loadConfig({ ...base(), APP_ENV: 'test', API_PUBLIC_URL: undefined, API_HOST: '0.0.0.0', API_PORT: '3100' }).api.publicUrl).toBe('http://127.0.0.1:3100');
   });
 
   it('refuses to start in production with /metrics unguarded (no METRICS_TOKEN, or a short one)', () => {

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApiDocument } from '../../../api/openapi-document';
+import { internalOpenApiDocument, openApiDocument } from '../../../api/openapi-document';
 import { CLIENT_FILES, schemaTypes } from '../../../scripts/openapi/client-files';
 import { documentDrift } from '../../../scripts/openapi/drift';
 
@@ -14,6 +14,25 @@ const committed = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8
 describe('the committed OpenAPI document', () => {
   it('is the document the API serves', () => {
     const problem = documentDrift(openApiDocument(), JSON.parse(committed(CLIENT_FILES.document)), CLIENT_FILES.document);
+    if (problem) throw new Error(problem);
+  });
+
+  it('leaves the internal service API out; the internal document, for operators, holds it and only it', () => {
+    const paths = (document: Record<string, any>) => Object.keys(document.paths as Record<string, unknown>);
+    const publicPaths = paths(openApiDocument());
+    expect(publicPaths.filter((p) => p.startsWith('/internal'))).toEqual([]);
+    expect(Object.keys(openApiDocument().components.securitySchemes)).toEqual(['bearerAuth']);
+    const internal = internalOpenApiDocument();
+    expect(paths(internal).sort()).toEqual([
+      '/internal/events',
+      '/internal/health',
+      '/internal/notifications',
+      '/internal/outbox',
+      '/internal/outbox/{id}/requeue',
+      '/internal/service-tokens/{token_id}/revoke',
+    ]);
+    expect(Object.keys(internal.components.securitySchemes)).toEqual(['internalToken']);
+    const problem = documentDrift(internal, JSON.parse(committed(CLIENT_FILES.internalDocument)), CLIENT_FILES.internalDocument);
     if (problem) throw new Error(problem);
   });
 

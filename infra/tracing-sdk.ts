@@ -13,7 +13,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { findRepoRoot } from './env-file';
-import { redactUrl, URL_ATTRIBUTES } from './url-redaction';
+import { redactUrlAttribute, URL_ATTRIBUTES } from './url-redaction';
 
 export interface Tracing {
   /** The detected resource and the SDK's span processor: the worker hands both to the workflow span exporter. */
@@ -34,7 +34,7 @@ function redactUrlAttributes(span: Span): void {
   if (!attributes) return;
   for (const key of URL_ATTRIBUTES) {
     const value = attributes[key];
-    if (typeof value === 'string') span.setAttribute(key, redactUrl(value));
+    if (typeof value === 'string') span.setAttribute(key, redactUrlAttribute(key, value));
   }
 }
 

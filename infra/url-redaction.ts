@@ -58,3 +58,13 @@ export function redactUrl(url: string): string {
 
 /** The span attributes of the HTTP semantic conventions (old and stable) that hold a URL or part of one. */
 export const URL_ATTRIBUTES = ['http.url', 'http.target', 'url.full', 'url.path', 'url.query'] as const;
+
+/**
+ * One of URL_ATTRIBUTES without what may be a credential: the stable conventions record the path
+ * (`url.path`) and the query without its `?` (`url.query`) apart from each other.
+ */
+export function redactUrlAttribute(key: (typeof URL_ATTRIBUTES)[number], value: string): string {
+  if (key === 'url.query') return redactQuery(value);
+  if (key === 'url.path') return redactPath(value);
+  return redactUrl(value);
+}

@@ -7,7 +7,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { AUTO_REPLIES_PER_CONTACT_PER_HOUR } from '../../domain/agents/auto-reply-policy';
 import { createTenant, startTestApi, TestApi, TestTenant } from '../support/api';
-import { caughtMail, sinkEmailAccount } from '../support/mail';
+import { authenticatedSender, caughtMail, sinkEmailAccount } from '../support/mail';
 import { until } from '../support/until';
 
 jest.setTimeout(120_000);
@@ -33,9 +33,7 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 /** What the receiving MTA reports for a sender of customer.example it authenticated (DMARC pass, aligned SPF and DKIM). */
-const AUTHENTICATED = {
-  'Authentication-Results': 'mx.plant.example; spf=pass smtp.mailfrom=customer.example; dkim=pass header.d=customer.example; dmarc=pass header.from=customer.example',
-};
+const AUTHENTICATED = authenticatedSender('someone@customer.example');
 
 async function postEmail(from: string, text: string, headers: Record<string, string> | { key: string; value: string }[] = AUTHENTICATED): Promise<void> {
   const raw = await new MailComposer({ from, to: 'support@plant.example.com', subject: 'Hello', text, headers, messageId: `<${randomUUID()}@customer.example>`, date: new Date() })

@@ -12,7 +12,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { FULL_SERVICE_GRANT, signInternalToken } from '../../domain/auth/tokens';
 import { createTenant, expectError, startTestApi, TestApi, TestResponse, TestTenant } from '../support/api';
 import { captureServiceLogs, LogCapture } from '../support/log-capture';
-import { waitForMail } from '../support/mail';
+import { authenticatedSender, waitForMail } from '../support/mail';
 import { startSmtpTestServer, SmtpTestServer } from '../support/smtp-test-server';
 import { waitForWhatsappSend } from '../support/whatsapp-sink';
 import { until } from '../support/until';
@@ -42,12 +42,7 @@ async function call(t: TestTenant | null, url: string, method = 'GET', json?: un
 
 /** A message as the receiving MTA hands it on: with its report that the sender passed DMARC for the From domain. */
 function mime(opts: { from: string; subject: string; text: string; html?: string; messageId: string }): Promise<Buffer> {
-  const domain = opts.from
-    .slice(opts.from.lastIndexOf('@') + 1)
-    .replace('>', '')
-    .toLowerCase();
-  const headers = { 'Authentication-Results': `mx.plant.example; spf=pass smtp.mailfrom=${domain}; dmarc=pass header.from=${domain}` };
-  return new MailComposer({ ...opts, headers, to: 'support@plant.example.com', date: new Date() }).compile().build();
+  return new MailComposer({ ...opts, headers: authenticatedSender(opts.from), to: 'support@plant.example.com', date: new Date() }).compile().build();
 }
 
 async function postEmail(id: string, raw: Buffer, secret: string | null = inboundSecret, contentType = 'message/rfc822'): Promise<TestResponse> {

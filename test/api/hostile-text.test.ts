@@ -13,7 +13,7 @@ import { startServiceProcess, type ServiceProcess } from '../../scripts/service-
 import { createTenant, send, startTestApi, TestApi, TestTenant } from '../support/api';
 import { densePiiMail, repeated } from '../support/hostile-corpus/text';
 import { expectContained, stackWorker, underHostileLoad } from '../support/hostile-probe';
-import { sinkEmailAccount } from '../support/mail';
+import { authenticatedSender, sinkEmailAccount } from '../support/mail';
 import { until } from '../support/until';
 
 jest.setTimeout(300_000);
@@ -48,7 +48,8 @@ afterAll(async () => {
 
 async function postMail(text: string): Promise<{ status: number; body: unknown; messageId: string }> {
   const messageId = `<${randomUUID()}@outside.example>`;
-  const raw = await new MailComposer({ from: 'Outsider <outsider@outside.example>', to: 'support@plant.example.com', subject: 'Hello', text, messageId }).compile().build();
+  const from = 'Outsider <outsider@outside.example>';
+  const raw = await new MailComposer({ from, to: 'support@plant.example.com', subject: 'Hello', text, messageId, headers: authenticatedSender(from) }).compile().build();
   const signature = `sha256=${createHmac('sha256', account.inbound_secret).update(raw).digest('hex')}`;
   const res = await fetch(`${apiProcess.url}/api/v1/email/inbound/${account.id}`, {
     method: 'POST',

@@ -86,3 +86,14 @@ export async function sinkEmailAccount(api: TestApi, tenant: TestTenant): Promis
   expect(account.status).toBe(201);
   return account.body;
 }
+
+/**
+ * The Authentication-Results header a receiving MTA adds for a sender it authenticated for the
+ * From domain of `from` (DMARC pass with aligned SPF and DKIM): the e-mail agent answers only
+ * such mail (docs/decisions/inbound-mail-aligned-authentication.md).
+ */
+export function authenticatedSender(from: string): Record<string, string> {
+  const address = from.includes('<') ? from.slice(from.lastIndexOf('<') + 1, from.lastIndexOf('>')) : from;
+  const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  return { 'Authentication-Results': `mx.plant.example; spf=pass smtp.mailfrom=${domain}; dkim=pass header.d=${domain}; dmarc=pass header.from=${domain}` };
+}

@@ -1,4 +1,4 @@
-import { redactUrl } from '../../../infra/url-redaction';
+import { redactUrl, redactUrlAttribute } from '../../../infra/url-redaction';
 
 describe('URLs in spans', () => {
   it('keep query names and drop their values, the verify token and signatures among them', () => {
@@ -17,5 +17,13 @@ describe('URLs in spans', () => {
     for (const kept of ['/api/v1/assets/6f1c2d3e-0000-4000-8000-000000000001', '/api/v1/extraction-templates', '/api/v1/maintenance-optimize/run', 'https://s3.example.com', '/']) {
       expect(redactUrl(kept)).toBe(kept);
     }
+  });
+});
+
+describe('redactUrlAttribute', () => {
+  it('reads url.query as a query without its question mark and url.path as a path', () => {
+    expect(redactUrlAttribute('url.query', 'hub.mode=subscribe&hub.verify_token=s3cr3t-verify&flag')).toBe('hub.mode=REDACTED&hub.verify_token=REDACTED&flag');
+    expect(redactUrlAttribute('url.path', '/services/T0AB12CD/B0CD34EF/XyZ12aBcD34eFgH56iJkL78m')).toBe('/services/T0AB12CD/B0CD34EF/REDACTED');
+    expect(redactUrlAttribute('url.full', 'http://u:p@h.example/a?token=x')).toBe('http://h.example/a?token=REDACTED');
   });
 });

@@ -9,6 +9,9 @@
  *   values), and every other message goes through the PII redaction (emails, phones, ids, cards),
  *   so no personal data reaches a failure, a history or the Temporal UI.
  * - Failures Temporal itself produced (cancellation and the like) pass through untouched.
+ * - Untrusted content that broke a sandbox bound (infra/sandbox: a bomb, a parser's refusal, its
+ *   memory or time limit) fails at once with its reason (type ContentError): the same bytes would
+ *   break it again on every retry.
  * - A tenant over its share of a shared outbound pool (infra/tenant-limiter.ts) is retried later,
  *   after a jittered delay that grows with the activity's attempts: at least 2 s, so a local
  *   activity waits on a workflow timer rather than in the worker's slots.
@@ -20,6 +23,7 @@ import { redactPii } from '../domain/privacy/pii';
 import { isPostgresError } from '../infra/error-chain';
 
 import { TenantCapacityError } from '../infra/tenant-limiter';
+import { ContentError } from '../infra/sandbox/protocol';
 
 const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError', 'EvalError', 'URIError']);
 /** SQLSTATE classes that no retry can fix. */
@@ -50,6 +54,7 @@ export function safeActivityFailure(err: unknown, attempt = 1): unknown {
   if (err instanceof TenantCapacityError) {
     return ApplicationFailure.create({ message: err.message, type: 'TenantBusy', nextRetryDelay: tenantBusyDelayMs(attempt) });
   }
+  if (err instanceof ContentError) return ApplicationFailure.nonRetryable(scrubMessage(err.message), 'ContentError');
   if (err instanceof ApplicationFailure) {
     return ApplicationFailure.create({
       message: scrubMessage(err.message),

@@ -14,9 +14,8 @@ import { createWebhookHealthActivities } from './webhooks/health';
 import type { Transporter } from 'nodemailer';
 import type { LlmProvider } from '../domain/llm/provider';
 import type { OutboundConfig } from '../infra/config';
-import type { PdfLimitsConfig } from '../infra/config';
 import type { StartToAttemptTimes } from '../infra/start-to-attempt';
-import { createPdfReader } from './extraction/pdf-text';
+import type { SandboxPool } from '../infra/sandbox/pool';
 
 export interface ActivityDeps {
   db: Db;
@@ -37,8 +36,8 @@ export interface ActivityDeps {
   whatsappApiBaseUrl: string;
   /** The configured language model (infra/llm.ts); null: built-in engine. */
   llm: LlmProvider | null;
-  /** PDF_PARSE_MAX_HEAP_MB and PDF_PARSES_IN_FLIGHT: PDF text extraction. */
-  pdf: PdfLimitsConfig;
+  /** The process's sandbox for untrusted files (PDF text, report renders, logos). */
+  sandbox: SandboxPool;
 
   /** Timeouts, tenants' shares of the outbound pools, the webhook circuit breaker. */
   outbound: OutboundConfig;
@@ -65,7 +64,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookHealthActivities({ db: deps.db, startNotification }),
     ...createMaintenanceActivities({ db: deps.db }),
     ...createPrivacyExportActivities({ db: deps.db, objectStore: deps.objectStore }),
-    ...createReportActivities({ db: deps.db, objectStore: deps.objectStore, mailer: deps.mailer, mailFrom: deps.mailFrom }),
+    ...createReportActivities({ db: deps.db, objectStore: deps.objectStore, sandbox: deps.sandbox, mailer: deps.mailer, mailFrom: deps.mailFrom }),
     ...createPrivacyErasureActivities({ db: deps.db, objectStore: deps.objectStore }),
     ...createRetentionActivities({ db: deps.db }),
     ...createMachineAgentActivities({ db: deps.db, startNotification, llm: deps.llm }),
@@ -78,6 +77,6 @@ export function createActivities(deps: ActivityDeps) {
       smtpSendsPerTenant: deps.outbound.smtpSendsPerTenant,
       toolCallsPerTenant: deps.outbound.toolCallsPerTenant,
     }),
-    ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm, pdf: createPdfReader(deps.pdf) }),
+    ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm, sandbox: deps.sandbox }),
   };
 }

@@ -5,6 +5,7 @@ import type { Db } from '../db/knex';
 import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import type { TemporalGateway } from '../infra/temporal';
 import type { ObjectStore } from '../infra/object-store';
+import type { SandboxPool } from '../infra/sandbox/pool';
 import type { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
 import type { Permission, Role } from '../domain/auth/permissions';
 import type { ServiceScope } from '../domain/auth/tokens';
@@ -31,6 +32,8 @@ export interface AppDeps {
   lifecycle: Lifecycle;
   /** The coalesced readings signals of condition and predictive plans (orchestration/plan-readings-signals.ts). */
   planReadings: PlanReadingsSignals;
+  /** Where untrusted files are decoded and reports rendered, off the event loop (infra/sandbox/pool.ts). */
+  sandbox: SandboxPool;
 }
 
 export interface UserPrincipal {

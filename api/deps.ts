@@ -5,6 +5,7 @@ import { dummyHash, setPasswordHashParams } from '../domain/auth/passwords';
 import { Config } from '../infra/config';
 import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
+import { createSandbox } from '../infra/sandbox/pool';
 import { createTemporalGateway } from '../infra/temporal';
 import { signalPlan } from '../orchestration/maintenance';
 import { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
@@ -32,6 +33,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     (tenantId, planId) => callTemporal(temporal, "could not tell the plan's workflow of new readings", (client) => signalPlan(client, tenantId, planId, { kind: 'readings' })),
     logger,
   );
+  const sandbox = createSandbox('api', config.sandbox, logger);
   return {
     config,
     db,
@@ -45,7 +47,9 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     metrics: createApiMetrics(db),
     lifecycle: createLifecycle(),
     planReadings,
+    sandbox,
     async close() {
+      sandbox.close();
       await planReadings.close();
       await temporal.close();
       await db.destroy();

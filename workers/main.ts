@@ -3,6 +3,7 @@ import { tracing } from './instrumentation';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
+import { createSandbox } from '../infra/sandbox/pool';
 import { createDb } from '../db/knex';
 import { warnIfPrivilegedRole } from '../db/roles';
 import { loadConfig } from '../infra/config';
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
   const sinks = tracing ? { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } : undefined;
   // The dispatcher below starts deliveries eagerly onto this process's webhook worker; both see one measure of how responsive it is.
   const startToAttempt = new StartToAttemptTimes();
+  const sandbox = createSandbox('worker', config.sandbox, log);
   const activities = createActivities({
     db,
     objectStore,
@@ -75,7 +77,7 @@ async function main(): Promise<void> {
     startNotification: (tenantId, notificationId) => startNotificationDelivery(temporal, tenantId, notificationId),
     whatsappApiBaseUrl: config.whatsapp.apiBaseUrl,
     llm: llmProviderFrom(config.llm),
-    pdf: config.pdf,
+    sandbox,
 
     outbound: config.outbound,
     startToAttempt,
@@ -139,6 +141,7 @@ async function main(): Promise<void> {
     await running;
   } finally {
     catchUp.stop();
+    sandbox.close();
     await dispatcher.stop();
     await httpServer.close();
     await tracing?.shutdown();

@@ -61,6 +61,11 @@ export interface ReportDocument {
   readonly sections: readonly ReportSection[];
 }
 
+/** Rows of every table of the document: what a render's cost grows with. */
+export function tableRows(document: ReportDocument): number {
+  return document.sections.reduce((sum, section) => sum + (section.kind === 'table' ? section.rows.length : 0), 0);
+}
+
 /** Percentages in reports: 2 decimals; null when there is nothing to divide. */
 export function percentOf(part: number, whole: number): number | null {
   return whole === 0 ? null : Math.round((part / whole) * 10_000) / 100;

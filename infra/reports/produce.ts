@@ -1,7 +1,8 @@
 /**
  * One report from request to bytes: read the data (db/queries/reports.ts), shape it (domain/reports),
- * load the branding and its logo, render PDF or XLSX. Used by the report activity (stored in the
- * object store) and by the API's direct download of small reports.
+ * load the branding and its logo, render PDF or XLSX in the content sandbox (the renderers decode
+ * the logo and hold every page: neither happens in a shared process). Used by the report activity
+ * (stored in the object store) and by the API's direct download of small reports.
  */
 import { Db } from '../../db/knex';
 import { assetHealthData, complianceTasks, csatTallies, openAlertsData, webhookHealthData } from '../../db/queries/reports';
@@ -11,19 +12,13 @@ import { ReportDocument } from '../../domain/reports/document';
 import { checkPeriod } from '../../domain/reports/period';
 import { assetHealthReport, openAlertsReport, webhookHealthReport } from '../../domain/reports/snapshots';
 import { CONTENT_TYPES, ReportPeriod, ReportRequest, ReportType, reportFileName } from '../../domain/reports/types';
-import { ObjectStore } from '../object-store';
 import { DEFAULT_BRANDING, RenderBranding } from './branding';
-import { loadLogo } from './logo';
-import { renderPdf } from './pdf';
-import { renderXlsx } from './xlsx';
+import { loadLogo, LogoSources } from './logo';
 
 /** Rows of the asset health report's "lowest health" table. */
 export const WORST_ASSETS = 10;
 
-export interface ReportSources {
-  db: Db;
-  objectStore: ObjectStore;
-}
+export type ReportSources = LogoSources;
 
 export interface ProducedReport {
   bytes: Buffer;
@@ -85,11 +80,22 @@ export async function loadBranding(sources: ReportSources, tenantId: string, bra
   };
 }
 
-export async function produceReport(sources: ReportSources, tenantId: string, request: ReportRequest, now: Date): Promise<ProducedReport> {
-  const [document, branding] = await Promise.all([
-    buildReportDocument(sources.db, tenantId, request.type, request.period, now),
-    loadBranding(sources, tenantId, request.brandingId),
-  ]);
-  const bytes = request.format === 'pdf' ? await renderPdf(document, branding) : await renderXlsx(document, branding);
-  return { bytes, contentType: CONTENT_TYPES[request.format], fileName: reportFileName(request.type, request.format, request.period) };
+export interface ProduceOptions {
+  /** The render's time limit in the sandbox. */
+  timeoutMs: number;
+  /** Refuses a document with more table rows (domain/reports/document.ts `tableRows`) before it is rendered. */
+  checkDocument?: (document: ReportDocument) => void;
+}
+
+/** Renders the report in the tenant's share of the sandbox; a ContentError says why it could not be (memory, time). */
+export async function produceReport(sources: ReportSources, tenantId: string, request: ReportRequest, now: Date, options: ProduceOptions): Promise<ProducedReport> {
+  const document = await buildReportDocument(sources.db, tenantId, request.type, request.period, now);
+  options.checkDocument?.(document);
+  const branding = await loadBranding(sources, tenantId, request.brandingId);
+  const { bytes } = await sources.sandbox.run(tenantId, 'render-report', { format: request.format, document, branding }, { subject: 'the report', timeoutMs: options.timeoutMs });
+  return {
+    bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    contentType: CONTENT_TYPES[request.format],
+    fileName: reportFileName(request.type, request.format, request.period),
+  };
 }

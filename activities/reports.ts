@@ -67,7 +67,11 @@ export function createReportActivities(deps: ReportActivityDeps) {
       } catch (err) {
         // The report's own content broke a sandbox bound: its reason is the job's error, and the
         // failure is not retried (activities/failure-hygiene.ts), the same content would break it again.
-        if (err instanceof ContentError) await db('report_jobs').where({ id: row.id }).whereNot({ status: 'completed' }).update({ error: err.message.slice(0, 500) });
+        if (err instanceof ContentError)
+          await db('report_jobs')
+            .where({ id: row.id })
+            .whereNot({ status: 'completed' })
+            .update({ error: err.message.slice(0, 500) });
         throw err;
       }
       const key = reportObjectKey(ref.tenantId, row.id, row.format);

@@ -51,7 +51,8 @@ async function requireLogo(scope: TenantScope, logos: LogoSources, fileId: strin
     ]);
   }
   const logo = await logoOfFile(logos, scope.tenantId, file);
-  if (logo.refused !== null) throw validationError(`the logo file is not a usable image: ${logo.refused}`, [{ field: 'body.logo_file_id', message: logo.refused, type: 'any.image' }]);
+  if (logo.refused !== null)
+    throw validationError(`the logo file is not a usable image: ${logo.refused}`, [{ field: 'body.logo_file_id', message: logo.refused, type: 'any.image' }]);
 }
 
 /** An empty footer is no footer. */

@@ -56,7 +56,12 @@ export async function logoOfFile(sources: LogoSources, tenantId: string, file: P
   try {
     if (Number(file.size_bytes) > LOGO_MAX_BYTES) throw new ContentError('invalid', `the logo is larger than ${LOGO_MAX_BYTES / 1024 / 1024} MiB`);
     const data = await readAll(await openFileStream(sources.objectStore, file), LOGO_MAX_BYTES);
-    const image = await sources.sandbox.run(tenantId, 'logo-image', { data, maxPixels: LOGO_MAX_PIXELS, maxSide: LOGO_MAX_SIDE }, { subject: 'the logo', timeoutMs: TIME_LIMITS.logo });
+    const image = await sources.sandbox.run(
+      tenantId,
+      'logo-image',
+      { data, maxPixels: LOGO_MAX_PIXELS, maxSide: LOGO_MAX_SIDE },
+      { subject: 'the logo', timeoutMs: TIME_LIMITS.logo },
+    );
     outcome = { png: Buffer.from(image.png.buffer, image.png.byteOffset, image.png.byteLength), width: image.width, height: image.height, refused: null };
   } catch (err) {
     if (!(err instanceof ContentError)) throw err;

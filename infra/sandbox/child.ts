@@ -31,7 +31,10 @@ function failureOf(err: unknown): { failure: ChildFailure; detail: string } {
   const error = err instanceof Error ? err : new Error(String(err));
   if (/allocation failed|out of memory|cannot allocate|memory allocation/i.test(error.message)) return { failure: 'memory', detail: 'an allocation was refused' };
   // The parser's own first line (pdf.js's "Invalid PDF structure.", libvips's "Input image exceeds pixel limit"): printable, bounded.
-  const line = error.message.split('\n')[0]!.replace(/[^\x20-\x7e]/g, '?').slice(0, 160);
+  const line = error.message
+    .split('\n')[0]!
+    .replace(/[^\x20-\x7e]/g, '?')
+    .slice(0, 160);
   return { failure: 'invalid', detail: line || error.name };
 }
 
@@ -67,9 +70,9 @@ process.on('message', (request: TaskRequest) => {
 /** What each kind of task loads: loaded before the ready line, so that the footprint the pool calibrates on (and adds its budget to) already holds it. */
 const MODULES: { [K in TaskKind]: () => void } = {
   // pdf-parse loads @napi-rs/canvas, whose allocator reserves 1 GiB of address space up front.
-  'pdf-text': () => require('pdf-parse'),
-  'render-report': () => [require('../reports/pdf'), require('../reports/xlsx')],
-  'logo-image': () => require('sharp'),
+  'pdf-text': () => void require('pdf-parse'),
+  'render-report': () => void [require('../reports/pdf'), require('../reports/xlsx')],
+  'logo-image': () => void require('sharp'),
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -72,7 +72,12 @@ function residentMiB(pid: number): number | null {
 }
 
 /** Starts `node <flags> <script> <args>` under `ulimit -d <dataKiB>` (none when null) with no core dump, and waits for its ready line. */
-function startChild(script: string, dataKiB: number | null, nodeFlags: readonly string[], args: readonly string[]): Promise<{ child: ChildProcess; vmDataKiB: number; stderr: () => string }> {
+function startChild(
+  script: string,
+  dataKiB: number | null,
+  nodeFlags: readonly string[],
+  args: readonly string[],
+): Promise<{ child: ChildProcess; vmDataKiB: number; stderr: () => string }> {
   const limit = dataKiB === null ? 'unlimited' : String(dataKiB);
   const child = spawn('/bin/sh', ['-c', 'ulimit -c 0 && ulimit -d "$1" && shift && exec "$@"', 'sandbox', limit, process.execPath, ...nodeFlags, script, ...args], {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -149,7 +154,10 @@ class SandboxChild {
         verdict ??= error;
         this.kill();
       };
-      const timer = setTimeout(() => killFor(new ContentError('timeout', `${subject} took longer than ${Math.round(timeoutMs / 1000)} s to process, the limit for uploaded content`)), timeoutMs);
+      const timer = setTimeout(
+        () => killFor(new ContentError('timeout', `${subject} took longer than ${Math.round(timeoutMs / 1000)} s to process, the limit for uploaded content`)),
+        timeoutMs,
+      );
       const { rssLimitMiB } = options;
       const watchdog = setInterval(() => {
         const rss = residentMiB(this.pid);

@@ -111,7 +111,11 @@ describe('images', () => {
       expect(created.body.fields).toEqual([expect.objectContaining({ field: 'body.logo_file_id', type: 'any.image' })]);
       const plain = await call('/api/v1/brandings', { method: 'POST', token: victim.token, json: { name: `plain-${name}`, company_name: 'Hostile Inc' } });
       expectError(await call(`/api/v1/brandings/${plain.body.id}`, { method: 'PUT', token: victim.token, json: { logo_file_id: fileId } }), 422, 'VALIDATION_ERROR');
-      expect(await extract(fileId)).toEqual({ status: 'failed', error: `unsupported file type ${image.contentType}: only application/pdf and text/plain can be extracted`, attempts: 1 });
+      expect(await extract(fileId)).toEqual({
+        status: 'failed',
+        error: `unsupported file type ${image.contentType}: only application/pdf and text/plain can be extracted`,
+        attempts: 1,
+      });
     });
     expectContained(report, { rssMiB: RSS_BOUNDS });
   });
@@ -139,7 +143,7 @@ describe('logos stored before logos were checked', () => {
     return { brandingId: row.id, fileId };
   }
 
-  it.each(Object.keys(HOSTILE_IMAGES))('%s: a viewer\'s direct render answers the report without the logo, and the refusal is stored', async (name) => {
+  it.each(Object.keys(HOSTILE_IMAGES))("%s: a viewer's direct render answers the report without the logo, and the refusal is stored", async (name) => {
     const image = HOSTILE_IMAGES[name]!;
     const viewer = await createUser(admin, victim.tenantId, 'viewer');
     const { brandingId, fileId } = await legacyBranding(image.bytes(), image.contentType);

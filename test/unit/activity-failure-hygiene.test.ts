@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { safeActivityFailure, tenantBusyDelayMs } from '../../activities/failure-hygiene';
 import { TenantCapacityError } from '../../infra/tenant-limiter';
+import { ContentError, SandboxUnavailableError } from '../../infra/sandbox/protocol';
 
 const asFailure = (err: unknown) => safeActivityFailure(err) as ApplicationFailure;
 
@@ -43,5 +44,11 @@ describe('safeActivityFailure', () => {
     expect(tenantBusyDelayMs(1, () => 0)).toBe(2_000);
     expect(tenantBusyDelayMs(3, () => 1)).toBe(16_000);
     expect(tenantBusyDelayMs(50, () => 1)).toBe(60_000);
+  });
+
+  it('fails untrusted content that broke a sandbox bound at once, with its reason; a busy sandbox is retried', () => {
+    const content = asFailure(new ContentError('memory', 'the report needs more than 384 MiB of memory to process, the limit for uploaded content'));
+    expect(content).toMatchObject({ type: 'ContentError', nonRetryable: true, message: 'the report needs more than 384 MiB of memory to process, the limit for uploaded content' });
+    expect(asFailure(new SandboxUnavailableError('the content sandbox is busy: try again shortly'))).toMatchObject({ nonRetryable: false });
   });
 });

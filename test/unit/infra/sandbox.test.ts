@@ -47,7 +47,11 @@ const report = (logo: Buffer): TaskInput<'render-report'> => ({
   branding: { ...DEFAULT_BRANDING, logo: { bytes: logo, contentType: 'image/png' } },
 });
 const render = (logo: Buffer, timeoutMs = 20_000) => pool.run(`t-${Math.random()}`, 'render-report', report(logo), { subject: 'the report', timeoutMs });
-const failureOf = (promise: Promise<unknown>) => promise.then(() => null, (err: unknown) => err);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (err: unknown) => err,
+  );
 
 it('renders a report with a valid logo, and reuses its child', async () => {
   const first = await render(validPng());

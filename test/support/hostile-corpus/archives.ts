@@ -21,6 +21,15 @@ const deflated = (name: string, text: string): ZipEntry => {
   return { name, data: zlib.deflateRawSync(raw), size: raw.length, crc: zlib.crc32(raw) };
 };
 
+/** The fields a local header (at 8) and a central header (at 10) share: method, time, date, CRC, sizes, name length. */
+function writeEntryFields(header: Buffer, at: number, entry: ZipEntry, nameLength: number): void {
+  header.writeUInt16LE(8, at);
+  header.writeUInt32LE(entry.crc >>> 0, at + 6);
+  header.writeUInt32LE(entry.data.length, at + 10);
+  header.writeUInt32LE(Math.min(entry.size, 0xffffffff), at + 14);
+  header.writeUInt16LE(nameLength, at + 18);
+}
+
 /** A ZIP of deflated entries (method 8), with its central directory. */
 export function zipOf(entries: readonly ZipEntry[]): Buffer {
   const locals: Buffer[] = [];
@@ -31,20 +40,12 @@ export function zipOf(entries: readonly ZipEntry[]): Buffer {
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(entry.crc >>> 0, 14);
-    local.writeUInt32LE(entry.data.length, 18);
-    local.writeUInt32LE(Math.min(entry.size, 0xffffffff), 22);
-    local.writeUInt16LE(name.length, 26);
+    writeEntryFields(local, 8, entry, name.length);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(entry.crc >>> 0, 16);
-    central.writeUInt32LE(entry.data.length, 20);
-    central.writeUInt32LE(Math.min(entry.size, 0xffffffff), 24);
-    central.writeUInt16LE(name.length, 28);
+    writeEntryFields(central, 10, entry, name.length);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, entry.data);
     centrals.push(central, name);

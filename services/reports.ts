@@ -10,7 +10,7 @@ import { reportFileName, type ReportFormat, type ReportPeriod, type ReportType }
 import type { ObjectStore } from '../infra/object-store';
 import { produceReport, type ProducedReport, type ReportSources } from '../infra/reports/produce';
 import { DIRECT_REPORT_MAX_ROWS, TIME_LIMITS } from '../infra/sandbox/limits';
-import { tableRows } from '../domain/reports/document';
+import { ReportTooLargeError } from '../domain/reports/document';
 import { AppError } from '../domain/errors';
 import type { TemporalGateway } from '../infra/temporal';
 import { callTemporal } from '../orchestration/temporal-call';
@@ -64,18 +64,6 @@ export async function requestReport(deps: { db: Db; temporal: TemporalGateway },
   return row;
 }
 
-/** A direct render's table rows beyond DIRECT_REPORT_MAX_ROWS: such a report is a job. */
-function refuseLargeDirect(document: Parameters<typeof tableRows>[0]): void {
-  const rows = tableRows(document);
-  if (rows > DIRECT_REPORT_MAX_ROWS)
-    throw new AppError(
-      'REPORT_TOO_LARGE',
-      `the report has ${rows} table rows, more than the ${DIRECT_REPORT_MAX_ROWS} a direct render draws: request it with POST /api/v1/reports`,
-      { rows, max_rows: DIRECT_REPORT_MAX_ROWS },
-      422,
-    );
-}
-
 /**
  * Renders a report in the caller's time (nothing is stored), in the API's content sandbox within
  * the tenant's share of it: at most DIRECT_REPORT_MAX_ROWS table rows, TIME_LIMITS.reportDirect.
@@ -88,7 +76,18 @@ export async function renderReport(
   brandingField: string,
 ): Promise<ProducedReport> {
   if (order.brandingId) await requireBrandingReference(tenantScope(deps.db, tenantId), order.brandingId, brandingField);
-  return produceReport(deps, tenantId, order, new Date(), { timeoutMs: TIME_LIMITS.reportDirect, checkDocument: refuseLargeDirect });
+  try {
+    return await produceReport(deps, tenantId, order, new Date(), { timeoutMs: TIME_LIMITS.reportDirect, maxRows: DIRECT_REPORT_MAX_ROWS });
+  } catch (err) {
+    if (err instanceof ReportTooLargeError)
+      throw new AppError(
+        'REPORT_TOO_LARGE',
+        `the report needs more than ${err.maxRows} ${err.what}, the limit of a direct render: request it with POST /api/v1/reports`,
+        { rows: err.rows, max_rows: err.maxRows },
+        422,
+      );
+    throw err;
+  }
 }
 
 /** A report of the tenant, or 404. */

@@ -8,12 +8,15 @@ import { Db } from '../../db/knex';
 import { assetHealthData, complianceTasks, csatTallies, openAlertsData, webhookHealthData } from '../../db/queries/reports';
 import { complianceReport } from '../../domain/reports/compliance';
 import { csatReport } from '../../domain/reports/csat';
-import { ReportDocument } from '../../domain/reports/document';
+import { ReportDocument, ReportTooLargeError, tableRows } from '../../domain/reports/document';
 import { checkPeriod } from '../../domain/reports/period';
 import { assetHealthReport, openAlertsReport, webhookHealthReport } from '../../domain/reports/snapshots';
 import { CONTENT_TYPES, ReportPeriod, ReportRequest, ReportType, reportFileName } from '../../domain/reports/types';
 import { DEFAULT_BRANDING, RenderBranding } from './branding';
 import { loadLogo, LogoSources } from './logo';
+
+/** Rows read to shape a report, per table row it may draw: the compliance report reads every task but lists only the exceptions. */
+const SOURCE_ROWS_PER_TABLE_ROW = 10;
 
 /** Rows of the asset health report's "lowest health" table. */
 export const WORST_ASSETS = 10;
@@ -33,11 +36,18 @@ function rangeOf(period: ReportPeriod | null) {
   return { period, range: checked.range };
 }
 
-export async function buildReportDocument(db: Db, tenantId: string, type: ReportType, period: ReportPeriod | null, now: Date): Promise<ReportDocument> {
+/**
+ * The report's document. `maxSourceRows`: the compliance report reads every task due in its period
+ * (its figures need them all); beyond this many it is refused (ReportTooLargeError) before they
+ * are all held in memory. The other reports read bounded sets.
+ */
+export async function buildReportDocument(db: Db, tenantId: string, type: ReportType, period: ReportPeriod | null, now: Date, maxSourceRows?: number): Promise<ReportDocument> {
   switch (type) {
     case 'maintenance_compliance': {
       const { period: p, range } = rangeOf(period);
-      return complianceReport({ period: p, tasks: await complianceTasks(db, tenantId, range), now });
+      const tasks = await complianceTasks(db, tenantId, range, maxSourceRows === undefined ? undefined : maxSourceRows + 1);
+      if (maxSourceRows !== undefined && tasks.length > maxSourceRows) throw new ReportTooLargeError('rows read', tasks.length, maxSourceRows);
+      return complianceReport({ period: p, tasks, now });
     }
     case 'asset_health': {
       const data = await assetHealthData(db, tenantId, now, WORST_ASSETS);
@@ -83,14 +93,22 @@ export async function loadBranding(sources: ReportSources, tenantId: string, bra
 export interface ProduceOptions {
   /** The render's time limit in the sandbox. */
   timeoutMs: number;
-  /** Refuses a document with more table rows (domain/reports/document.ts `tableRows`) before it is rendered. */
-  checkDocument?: (document: ReportDocument) => void;
+  /** Table rows a render may draw (domain/reports/document.ts `tableRows`), and rows read to shape it: beyond, ReportTooLargeError before any render. */
+  maxRows?: number;
 }
 
 /** Renders the report in the tenant's share of the sandbox; a ContentError says why it could not be (memory, time). */
 export async function produceReport(sources: ReportSources, tenantId: string, request: ReportRequest, now: Date, options: ProduceOptions): Promise<ProducedReport> {
-  const document = await buildReportDocument(sources.db, tenantId, request.type, request.period, now);
-  options.checkDocument?.(document);
+  const document = await buildReportDocument(
+    sources.db,
+    tenantId,
+    request.type,
+    request.period,
+    now,
+    options.maxRows === undefined ? undefined : options.maxRows * SOURCE_ROWS_PER_TABLE_ROW,
+  );
+  const rows = tableRows(document);
+  if (options.maxRows !== undefined && rows > options.maxRows) throw new ReportTooLargeError('table rows', rows, options.maxRows);
   const branding = await loadBranding(sources, tenantId, request.brandingId);
   const { bytes } = await sources.sandbox.run(tenantId, 'render-report', { format: request.format, document, branding }, { subject: 'the report', timeoutMs: options.timeoutMs });
   return {

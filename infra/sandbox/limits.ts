@@ -33,5 +33,5 @@ export const LOGO_MAX_PIXELS = 25_000_000;
 /** The re-encoded logo's longest side: reports draw it 40 pt (PDF) or 64 px (XLSX) wide. */
 export const LOGO_MAX_SIDE = 256;
 
-/** Table rows a direct render (GET /reports/direct/...) draws at most; more is a report job. */
+/** Table rows a direct render (GET /reports/direct/...) draws at most, and ten times as many rows read to shape them; more is a report job. */
 export const DIRECT_REPORT_MAX_ROWS = 2_000;

@@ -209,27 +209,45 @@ describe('archives', () => {
 });
 
 describe('direct renders', () => {
-  it('refuse more than 2 000 table rows with a 422 that points to report jobs', async () => {
+  /** A tenant with `count` tasks due in January 2025, missed (an exception row each) or done on time (no row), and its viewer. */
+  async function tenantWithTasks(count: number, state: 'missed' | 'on_time') {
     const t = await createTenant(admin);
     const db = admin.deps.db;
     const [plan] = await db('maintenance_plans')
       .insert({ tenant_id: t.tenantId, name: 'Big PM', trigger: JSON.stringify({ type: 'calendar', every: 'P1D' }), interval_hours: 24 })
       .returning('id');
-    const tasks = Array.from({ length: 2_100 }, (_, i) => ({
-      tenant_id: t.tenantId,
-      plan_id: plan.id,
-      task_code: `PM-${i}`,
-      title: `Missed ${i}`,
-      due_at: new Date(Date.UTC(2025, 0, 1 + (i % 28), 8)),
-      status: 'open',
-      interval_hours: 24,
-    }));
-    for (let i = 0; i < tasks.length; i += 500) await db('maintenance_tasks').insert(tasks.slice(i, i + 500));
-    const viewer = await createUser(admin, t.tenantId, 'viewer');
-    const res = await call('/api/v1/reports/direct/maintenance_compliance.pdf?from=2025-01-01&to=2025-01-31', { token: viewer.token });
+    const tasks = Array.from({ length: count }, (_, i) => {
+      const due = new Date(Date.UTC(2025, 0, 1 + (i % 28), 8));
+      return {
+        tenant_id: t.tenantId,
+        plan_id: plan.id,
+        task_code: `PM-${i}`,
+        title: `Task ${i}`,
+        due_at: due,
+        status: state === 'missed' ? 'open' : 'done',
+        completed_at: state === 'missed' ? null : due,
+        interval_hours: 24,
+      };
+    });
+    for (let i = 0; i < tasks.length; i += 1_000) await db('maintenance_tasks').insert(tasks.slice(i, i + 1_000));
+    return createUser(admin, t.tenantId, 'viewer');
+  }
+  const compliance = (token: string) => call('/api/v1/reports/direct/maintenance_compliance.pdf?from=2025-01-01&to=2025-01-31', { token });
+
+  it('refuse more than 2 000 table rows with a 422 that points to report jobs', async () => {
+    const res = await compliance((await tenantWithTasks(2_100, 'missed')).token);
     expectError(res, 422, 'REPORT_TOO_LARGE');
     expect(res.body).toMatchObject({ max_rows: 2_000 });
     expect(res.body.rows).toBeGreaterThan(2_000);
+    expect(res.body.detail).toContain('POST /api/v1/reports');
+  });
+
+  it('refuse a report that would read more than 20 000 rows before reading them all, even when it draws few', async () => {
+    const viewer = await tenantWithTasks(20_001, 'on_time');
+    const res = await compliance(viewer.token);
+    expectError(res, 422, 'REPORT_TOO_LARGE');
+    expect(res.body).toMatchObject({ rows: 20_001, max_rows: 20_000 });
+    expect(res.body.detail).toBe('the report needs more than 20000 rows read, the limit of a direct render: request it with POST /api/v1/reports');
   });
 
   it("hold a viewer's tenant to its share of the sandbox (429 beyond it) while another tenant's render answers", async () => {

@@ -190,6 +190,10 @@ class SandboxChild {
   }
 }
 
+/** Every open pool of this process, for /metrics. */
+const pools = new Set<SandboxPool>();
+export const allSandboxPools = (): SandboxPool[] => [...pools];
+
 export class SandboxPool {
   private readonly idle: SandboxChild[] = [];
   private readonly busy = new Set<SandboxChild>();
@@ -203,6 +207,7 @@ export class SandboxPool {
 
   constructor(readonly options: SandboxOptions) {
     this.limiter = tenantLimiter(`content-${options.name}`, options.tenant);
+    pools.add(this);
   }
 
   private get script(): string {
@@ -260,6 +265,7 @@ export class SandboxPool {
   /** Ends every child; tasks still waiting fail. */
   close(): void {
     this.closed = true;
+    pools.delete(this);
     for (const child of [...this.idle, ...this.busy]) child.kill();
     this.idle.length = 0;
     for (const waiter of this.waiting.splice(0)) waiter.fail(new SandboxUnavailableError('the content sandbox is closing'));

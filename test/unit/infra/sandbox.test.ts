@@ -14,6 +14,7 @@ import { TenantCapacityError } from '../../../infra/tenant-limiter';
 import { pngIdatNotZlib, pngNegativeChunkLength, pngPixelBomb, validPng } from '../../support/hostile-corpus/images';
 import { pdfChainedFlateBomb, pdfFlateBomb, pdfWithText } from '../../support/hostile-corpus/pdf';
 import { rssMiB } from '../../support/hostile-probe';
+import { createMetricsRegistry } from '../../../infra/metrics';
 
 jest.setTimeout(180_000);
 
@@ -107,4 +108,11 @@ it("holds a tenant to its share: a second task of the same tenant is refused whi
   expect(second).toBeInstanceOf(TenantCapacityError);
   await expect(render(validPng())).resolves.toBeTruthy();
   expect(await slow).toMatchObject({ failure: 'timeout' });
+});
+
+it('reports its processes and the processes it replaced in /metrics', async () => {
+  const text = await createMetricsRegistry().metrics();
+  expect(text).toMatch(/^content_sandbox_replaced\{pool="unit"\} [1-9]\d*$/m);
+  expect(text).toMatch(/^content_sandbox_processes\{pool="unit"\} \d+$/m);
+  expect(text).toMatch(/^tenant_outbound_calls_refused\{pool="content-unit"\} [1-9]\d*$/m);
 });

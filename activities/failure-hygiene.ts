@@ -10,7 +10,7 @@
  *   so no personal data reaches a failure, a history or the Temporal UI.
  * - Failures Temporal itself produced (cancellation and the like) pass through untouched.
  * - Content that cannot be processed (domain/content-error.ts: a malformed or oversized file or
- *   message) fails at once as `ContentError`: the same bytes fail the same way at every attempt.
+ *   message, or a sandbox bound it broke: infra/sandbox) fails at once as `ContentError`: the same bytes fail the same way at every attempt.
  * - A tenant over its share of a shared outbound pool (infra/tenant-limiter.ts) is retried later,
  *   after a jittered delay that grows with the activity's attempts: at least 2 s, so a local
  *   activity waits on a workflow timer rather than in the worker's slots.
@@ -53,6 +53,7 @@ export function safeActivityFailure(err: unknown, attempt = 1): unknown {
   if (err instanceof TenantCapacityError) {
     return ApplicationFailure.create({ message: err.message, type: 'TenantBusy', nextRetryDelay: tenantBusyDelayMs(attempt) });
   }
+  if (err instanceof ContentError) return ApplicationFailure.nonRetryable(scrubMessage(err.message), 'ContentError');
   if (err instanceof ApplicationFailure) {
     return ApplicationFailure.create({
       message: scrubMessage(err.message),
@@ -62,7 +63,6 @@ export function safeActivityFailure(err: unknown, attempt = 1): unknown {
     });
   }
   if (err instanceof TemporalFailure) return err; // cancellation, timeouts: the SDK's own
-  if (err instanceof ContentError) return ApplicationFailure.nonRetryable(scrubMessage(err.message), 'ContentError');
   if (!(err instanceof Error)) return ApplicationFailure.retryable(scrubMessage(String(err)), 'Error');
   if (isPostgresError(err)) {
     const constraint = typeof err.constraint === 'string' ? ` (${err.constraint})` : '';

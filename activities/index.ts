@@ -15,9 +15,8 @@ import type { Transporter } from 'nodemailer';
 import type { LlmProvider } from '../domain/llm/provider';
 import type { PlanModels } from '../domain/tenancy/plans';
 import type { OutboundConfig } from '../infra/config';
-import type { PdfLimitsConfig } from '../infra/config';
 import type { StartToAttemptTimes } from '../infra/start-to-attempt';
-import { createPdfReader } from './extraction/pdf-text';
+import type { SandboxPool } from '../infra/sandbox/pool';
 
 export interface ActivityDeps {
   db: Db;
@@ -40,8 +39,8 @@ export interface ActivityDeps {
   llm: LlmProvider | null;
   /** The models agents may use per plan (LLM_PLAN_MODELS): an agent naming another is answered by the built-in engine. */
   planModels: PlanModels;
-  /** PDF_PARSE_MAX_HEAP_MB and PDF_PARSES_IN_FLIGHT: PDF text extraction. */
-  pdf: PdfLimitsConfig;
+  /** The process's sandbox for untrusted files (PDF text, report renders, logos). */
+  sandbox: SandboxPool;
 
   /** Timeouts, tenants' shares of the outbound pools, the webhook circuit breaker. */
   outbound: OutboundConfig;
@@ -68,7 +67,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookHealthActivities({ db: deps.db, startNotification }),
     ...createMaintenanceActivities({ db: deps.db }),
     ...createPrivacyExportActivities({ db: deps.db, objectStore: deps.objectStore }),
-    ...createReportActivities({ db: deps.db, objectStore: deps.objectStore, mailer: deps.mailer, mailFrom: deps.mailFrom }),
+    ...createReportActivities({ db: deps.db, objectStore: deps.objectStore, sandbox: deps.sandbox, mailer: deps.mailer, mailFrom: deps.mailFrom }),
     ...createPrivacyErasureActivities({ db: deps.db, objectStore: deps.objectStore }),
     ...createRetentionActivities({ db: deps.db }),
     ...createMachineAgentActivities({ db: deps.db, startNotification, llm: deps.llm, planModels: deps.planModels }),
@@ -82,6 +81,6 @@ export function createActivities(deps: ActivityDeps) {
       smtpSendsPerTenant: deps.outbound.smtpSendsPerTenant,
       toolCallsPerTenant: deps.outbound.toolCallsPerTenant,
     }),
-    ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm, pdf: createPdfReader(deps.pdf) }),
+    ...createExtractionActivities({ db: deps.db, objectStore: deps.objectStore, llm: deps.llm, sandbox: deps.sandbox }),
   };
 }

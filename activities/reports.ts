@@ -13,6 +13,9 @@ import { CONTENT_TYPES, REPORT_TYPE_INFO, ReportFormat, ReportRequest, ReportTyp
 import { ObjectStore } from '../infra/object-store';
 import { scrubbedMailFailure } from '../infra/smtp-send';
 import { produceReport } from '../infra/reports/produce';
+import type { SandboxPool } from '../infra/sandbox/pool';
+import { TIME_LIMITS } from '../infra/sandbox/limits';
+import { ContentError } from '../infra/sandbox/protocol';
 import { ReportJobRow, reportObjectKey, reportRequestOf, ScheduledReportRow } from '../db/queries/report-jobs';
 import { decideRunRecipients } from '../db/queries/outside-recipients';
 import { mailingTenant } from '../db/tenants';
@@ -21,6 +24,8 @@ import { tenantMailMarks, withFooter } from '../domain/mail/on-behalf';
 export interface ReportActivityDeps {
   db: Db;
   objectStore: ObjectStore;
+  /** Where reports are rendered (infra/sandbox/pool.ts). */
+  sandbox: SandboxPool;
   /** null without SMTP: a run is then recorded, not sent. */
   mailer: Transporter | null;
   mailFrom: string;
@@ -43,7 +48,7 @@ async function readObject(objectStore: ObjectStore, key: string): Promise<Buffer
 }
 
 export function createReportActivities(deps: ReportActivityDeps) {
-  const { db, objectStore } = deps;
+  const { db, objectStore, sandbox } = deps;
   const job = async (ref: ReportRef): Promise<ReportJobRow> => {
     const row = await db('report_jobs').where({ tenant_id: ref.tenantId, id: ref.reportId }).first();
     if (!row) throw new Error(`report ${ref.reportId} not found`);
@@ -56,7 +61,19 @@ export function createReportActivities(deps: ReportActivityDeps) {
       const row = await job(ref);
       if (row.status === 'completed') return { bytes: Number(row.size_bytes) };
       await db('report_jobs').where({ id: row.id }).update({ status: 'running', started_at: new Date() });
-      const produced = await produceReport({ db, objectStore }, ref.tenantId, reportRequestOf(row), new Date());
+      let produced;
+      try {
+        produced = await produceReport({ db, objectStore, sandbox }, ref.tenantId, reportRequestOf(row), new Date(), { timeoutMs: TIME_LIMITS.reportJob });
+      } catch (err) {
+        // The report's own content broke a sandbox bound: its reason is the job's error, and the
+        // failure is not retried (activities/failure-hygiene.ts), the same content would break it again.
+        if (err instanceof ContentError)
+          await db('report_jobs')
+            .where({ id: row.id })
+            .whereNot({ status: 'completed' })
+            .update({ error: err.message.slice(0, 500) });
+        throw err;
+      }
       const key = reportObjectKey(ref.tenantId, row.id, row.format);
       await objectStore.client.putObject(objectStore.bucket, key, produced.bytes, produced.bytes.length, { 'Content-Type': produced.contentType });
       await db.transaction(async (tx) => {
@@ -81,7 +98,8 @@ export function createReportActivities(deps: ReportActivityDeps) {
       await db('report_jobs')
         .where({ tenant_id: ref.tenantId, id: ref.reportId })
         .whereNot({ status: 'completed' })
-        .update({ status: 'failed', error: 'report_generation_failed', completed_at: new Date() });
+        // The reason generateReportFile recorded, or the generic one.
+        .update({ status: 'failed', error: db.raw("coalesce(error, 'report_generation_failed')"), completed_at: new Date() });
     },
 
     /**

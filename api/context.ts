@@ -5,6 +5,7 @@ import type { Db } from '../db/knex';
 import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import type { TemporalGateway } from '../infra/temporal';
 import type { ObjectStore } from '../infra/object-store';
+import type { SandboxPool } from '../infra/sandbox/pool';
 import type { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
 import type { ExportLinks } from '../services/privacy';
 import type { Permission, Role } from '../domain/auth/permissions';
@@ -37,6 +38,8 @@ export interface AppDeps {
   planReadings: PlanReadingsSignals;
   /** How subject exports' download links are made: the public base URL and the signing key. */
   exportLinks: ExportLinks;
+  /** Where untrusted files are decoded and reports rendered, off the event loop (infra/sandbox/pool.ts). */
+  sandbox: SandboxPool;
 }
 
 export interface UserPrincipal {

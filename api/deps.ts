@@ -7,6 +7,7 @@ import { Config } from '../infra/config';
 import { createInboundMailParser } from '../infra/inbound-mail';
 import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
+import { createSandbox } from '../infra/sandbox/pool';
 import { createTemporalGateway } from '../infra/temporal';
 import { signalPlan } from '../orchestration/maintenance';
 import { PlanReadingsSignals } from '../orchestration/plan-readings-signals';
@@ -34,6 +35,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     (tenantId, planId) => callTemporal(temporal, "could not tell the plan's workflow of new readings", (client) => signalPlan(client, tenantId, planId, { kind: 'readings' })),
     logger,
   );
+  const sandbox = createSandbox('api', config.sandbox, logger);
   return {
     config,
     db,
@@ -51,7 +53,9 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     planReadings,
     // Derived from JWT_SECRET (HKDF, for this use only): rotating that secret also ends the links handed out.
     exportLinks: { publicUrl: config.api.publicUrl, key: exportLinkKey(config.secrets.jwt) },
+    sandbox,
     async close() {
+      sandbox.close();
       await planReadings.close();
       await temporal.close();
       await db.destroy();

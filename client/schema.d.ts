@@ -2055,7 +2055,7 @@ export interface paths {
         };
         /**
          * Render a report in the request and answer its bytes (e.g. /direct/open_alerts.pdf)
-         * @description `file` is `<type>.<pdf|xlsx>`; `from`/`to` as for POST. Meant for small reports: nothing is stored and no history is kept.
+         * @description `file` is `<type>.<pdf|xlsx>`; `from`/`to` as for POST. Meant for small reports: nothing is stored and no history is kept. At most 2 000 table rows (422 `REPORT_TOO_LARGE` beyond: request a report job); one render of a tenant at a time per API replica, one more waits up to 10 s (429 beyond, with `Retry-After`).
          */
         get: operations["getReportsDirectFile"];
         put?: never;
@@ -2187,7 +2187,7 @@ export interface paths {
         put?: never;
         /**
          * Create a branding preset
-         * @description The logo is a file of the tenant (`/api/v1/files`) of type image/png or image/jpeg; any other file is a 422.
+         * @description The logo is a file of the tenant (`/api/v1/files`) of type image/png or image/jpeg that decodes within 25 megapixels; any other file, or an image that cannot be decoded, is a 422 saying why. Reports embed a PNG the service re-encodes from it (at most 256 px a side, on white).
          */
         post: operations["postBrandings"];
         delete?: never;
@@ -25485,7 +25485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid type, format, period or branding */
+            /** @description Invalid type, format, period or branding; REPORT_TOO_LARGE: more table rows than a direct render draws */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25497,7 +25497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit of the tenant plan exceeded */
+            /** @description The tenant's direct renders are at their share of this replica's content sandbox */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27188,7 +27188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid colour, unknown file or a logo that is not PNG/JPEG */
+            /** @description Invalid colour, unknown file or a logo that is not a decodable PNG/JPEG */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27483,7 +27483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field */
+            /** @description Invalid field, or a logo that is not a decodable PNG/JPEG */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -43,8 +43,8 @@ export interface Config {
    */
   passwordHashing: ScryptParams;
 
-  /** PDF text extraction in the worker (activities/extraction/pdf-text.ts). */
-  pdf: PdfLimitsConfig;
+  /** The processes that parse untrusted files (infra/sandbox/pool.ts). */
+  sandbox: SandboxConfig;
   /** Limits of the anonymous provider callbacks (api/inbound-limits.ts). */
   inbound: InboundLimitsConfig;
   databaseUrl: string;
@@ -106,14 +106,15 @@ export const FAULT_KINDS: readonly FaultKind[] = ['uncaught_exception', 'unhandl
  */
 export type TestFaults = { requestHeader: true; activity: null } | { requestHeader: false; activity: { type: string; kind: FaultKind } };
 
-export interface PdfLimitsConfig {
-  /** Heap of the thread that parses one PDF (PDF_PARSE_MAX_HEAP_MB, 256): a PDF that needs more fails its extraction. */
-  maxHeapMb: number;
-  /** PDFs parsed at once per worker process (PDF_PARSES_IN_FLIGHT, 2); more wait for a turn. */
-  inFlight: number;
+export interface SandboxConfig {
+  /** Sandbox processes per API or worker process (CONTENT_SANDBOX_PROCESSES, 2). */
+  processes: number;
+  /** Memory one task may add to an idle sandbox process, all kinds together, in MiB: the API's (CONTENT_SANDBOX_API_MEMORY_MB, 128) and the worker's (CONTENT_SANDBOX_WORKER_MEMORY_MB, 384). */
+  apiMemoryMb: number;
+  workerMemoryMb: number;
 }
 
-export const DEFAULT_PDF_LIMITS: PdfLimitsConfig = { maxHeapMb: 256, inFlight: 2 };
+export const DEFAULT_SANDBOX: SandboxConfig = { processes: 2, apiMemoryMb: 128, workerMemoryMb: 384 };
 
 export interface InboundLimitsConfig {
   /** Requests of inbound e-mail and the WhatsApp webhook per client address per minute (INBOUND_MAX_PER_ADDRESS_PER_MINUTE, 600). */
@@ -294,7 +295,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     passwordHashing: passwordHashing(env, appEnv, problems),
 
-    pdf: { maxHeapMb: count('PDF_PARSE_MAX_HEAP_MB', DEFAULT_PDF_LIMITS.maxHeapMb, 8), inFlight: count('PDF_PARSES_IN_FLIGHT', DEFAULT_PDF_LIMITS.inFlight) },
+    sandbox: {
+      processes: count('CONTENT_SANDBOX_PROCESSES', DEFAULT_SANDBOX.processes),
+      apiMemoryMb: count('CONTENT_SANDBOX_API_MEMORY_MB', DEFAULT_SANDBOX.apiMemoryMb, 16),
+      workerMemoryMb: count('CONTENT_SANDBOX_WORKER_MEMORY_MB', DEFAULT_SANDBOX.workerMemoryMb, 16),
+    },
     inbound: {
       maxPerAddressPerMinute: count('INBOUND_MAX_PER_ADDRESS_PER_MINUTE', 600),
       inFlightPerAccount: count('INBOUND_IN_FLIGHT_PER_ACCOUNT', 4),

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { poolUsage, type PoolUsage } from '../db/knex';
+import { allSandboxPools, type SandboxPool } from './sandbox/pool';
 import { allTenantLimiters, type TenantLimiter } from './tenant-limiter';
 
 /**
@@ -14,7 +15,27 @@ export function createMetricsRegistry(): Registry {
   collectDefaultMetrics({ register: registry });
   registerTenantLimiterGauges(registry);
   registerPoolGauges(registry);
+  registerSandboxGauges(registry);
   return registry;
+}
+
+/** The content sandbox of this process (infra/sandbox/pool.ts): its processes, those at work, tasks waiting, and processes replaced after a failed task since start (a count that grows says content is being refused). */
+function registerSandboxGauges(registry: Registry): void {
+  const gauge = (name: string, help: string, read: (stats: ReturnType<SandboxPool['stats']>) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['pool'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const pool of allSandboxPools()) this.set({ pool: pool.options.name }, read(pool.stats()));
+      },
+    });
+  gauge('content_sandbox_processes', 'Content sandbox processes alive', (s) => s.processes);
+  gauge('content_sandbox_busy', 'Content sandbox processes running a task', (s) => s.busy);
+  gauge('content_sandbox_queued', 'Content tasks waiting for a sandbox process', (s) => s.queued);
+  gauge('content_sandbox_replaced', 'Content sandbox processes replaced after a failed task since start', (s) => s.replaced);
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 import type { BrandingRow } from '../db/queries/report-jobs';
 import { isUuid, type TenantScope } from '../db/tenant-scope';
 import type { Unit } from '../db/unit-of-work';
-import { isLogoContentType, LOGO_CONTENT_TYPES } from '../infra/reports/logo';
+import { isLogoContentType, LOGO_CONTENT_TYPES, logoOfFile, type LogoSources } from '../infra/reports/logo';
 import { conflict, validationError } from '../domain/errors';
 import { findOr404 } from '../db/find-or-404';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
@@ -37,7 +37,12 @@ export async function requireBrandingReference(scope: TenantScope, id: string, f
   }
 }
 
-async function requireLogo(scope: TenantScope, fileId: string): Promise<void> {
+/**
+ * The logo file must be a PNG or JPEG of the tenant that the content sandbox accepts
+ * (infra/reports/logo.ts decides it once and stores the PNG it re-encoded); otherwise a 422 that
+ * says why. Deciding may take the sandbox a moment, within the tenant's share of it.
+ */
+async function requireLogo(scope: TenantScope, logos: LogoSources, fileId: string): Promise<void> {
   const file = isUuid(fileId) ? await fileById(scope, fileId) : undefined;
   if (!file) throw validationError('logo_file_id does not name a file of this tenant', [{ field: 'body.logo_file_id', message: 'unknown file', type: 'any.unknown_reference' }]);
   if (!isLogoContentType(file.content_type)) {
@@ -45,21 +50,24 @@ async function requireLogo(scope: TenantScope, fileId: string): Promise<void> {
       { field: 'body.logo_file_id', message: `content type ${file.content_type} is not ${LOGO_CONTENT_TYPES.join(' or ')}`, type: 'any.content_type' },
     ]);
   }
+  const logo = await logoOfFile(logos, scope.tenantId, file);
+  if (logo.refused !== null)
+    throw validationError(`the logo file is not a usable image: ${logo.refused}`, [{ field: 'body.logo_file_id', message: logo.refused, type: 'any.image' }]);
 }
 
 /** An empty footer is no footer. */
 const columns = (body: BrandingColumns): BrandingColumns => ({ ...body, ...(body.footer_text === '' ? { footer_text: null } : {}) });
 
-export async function createBranding(unit: Unit, body: BrandingColumns): Promise<BrandingRow> {
-  if (body.logo_file_id) await requireLogo(unit.scope, body.logo_file_id);
+export async function createBranding(unit: Unit, logos: LogoSources, body: BrandingColumns): Promise<BrandingRow> {
+  if (body.logo_file_id) await requireLogo(unit.scope, logos, body.logo_file_id);
   const row = await insertBranding(unit.scope, columns(body));
   unit.audit({ action: 'branding.created', resourceType: 'branding', resourceId: row.id });
   return row;
 }
 
-export async function updateBranding(unit: Unit, id: string, body: BrandingColumns): Promise<BrandingRow> {
+export async function updateBranding(unit: Unit, logos: LogoSources, id: string, body: BrandingColumns): Promise<BrandingRow> {
   await requireBranding(unit.scope, id);
-  if (body.logo_file_id) await requireLogo(unit.scope, body.logo_file_id);
+  if (body.logo_file_id) await requireLogo(unit.scope, logos, body.logo_file_id);
   const row = await updateBrandingRow(unit.scope, id, columns(body));
   unit.audit({ action: 'branding.updated', resourceType: 'branding', resourceId: row.id, details: { fields: Object.keys(body) } });
   return row;

@@ -8,7 +8,10 @@ import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import { runUnit, type UserUnitContext } from '../db/unit-of-work';
 import { reportFileName, type ReportFormat, type ReportPeriod, type ReportType } from '../domain/reports/types';
 import type { ObjectStore } from '../infra/object-store';
-import { produceReport, type ProducedReport } from '../infra/reports/produce';
+import { produceReport, type ProducedReport, type ReportSources } from '../infra/reports/produce';
+import { DIRECT_REPORT_MAX_ROWS, TIME_LIMITS } from '../infra/sandbox/limits';
+import { ReportTooLargeError } from '../domain/reports/document';
+import { AppError } from '../domain/errors';
 import type { TemporalGateway } from '../infra/temporal';
 import { callTemporal } from '../orchestration/temporal-call';
 import { startReport } from '../orchestration/reports';
@@ -61,15 +64,30 @@ export async function requestReport(deps: { db: Db; temporal: TemporalGateway },
   return row;
 }
 
-/** Renders a report in the caller's time: nothing is stored. `field` names where a bad branding came from. */
+/**
+ * Renders a report in the caller's time (nothing is stored), in the API's content sandbox within
+ * the tenant's share of it: at most DIRECT_REPORT_MAX_ROWS table rows, TIME_LIMITS.reportDirect.
+ * `field` names where a bad branding came from.
+ */
 export async function renderReport(
-  deps: { db: Db; objectStore: ObjectStore },
+  deps: ReportSources,
   tenantId: string,
   order: { type: ReportType; format: ReportFormat; period: ReportPeriod | null; brandingId: string | null },
   brandingField: string,
 ): Promise<ProducedReport> {
   if (order.brandingId) await requireBrandingReference(tenantScope(deps.db, tenantId), order.brandingId, brandingField);
-  return produceReport(deps, tenantId, order, new Date());
+  try {
+    return await produceReport(deps, tenantId, order, new Date(), { timeoutMs: TIME_LIMITS.reportDirect, maxRows: DIRECT_REPORT_MAX_ROWS });
+  } catch (err) {
+    if (err instanceof ReportTooLargeError)
+      throw new AppError(
+        'REPORT_TOO_LARGE',
+        `the report needs more than ${err.maxRows} ${err.what}, the limit of a direct render: request it with POST /api/v1/reports`,
+        { rows: err.rows, max_rows: err.maxRows },
+        422,
+      );
+    throw err;
+  }
 }
 
 /** A report of the tenant, or 404. */

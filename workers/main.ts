@@ -3,6 +3,7 @@ import { tracing } from './instrumentation';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import nodemailer from 'nodemailer';
 import { createActivities } from '../activities';
+import { createSandbox } from '../infra/sandbox/pool';
 import { createDb } from '../db/knex';
 import { checkAppRoleAtStart } from '../infra/app-role';
 import { loadConfig } from '../infra/config';
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
   const sinks = tracing ? workflowSpanSinks(tracing.spanProcessor, tracing.resource) : undefined;
   // The dispatcher below starts deliveries eagerly onto this process's webhook worker; both see one measure of how responsive it is.
   const startToAttempt = new StartToAttemptTimes();
+  const sandbox = createSandbox('worker', config.sandbox, log);
   const activities = createActivities({
     db,
     objectStore,
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
     whatsappApiBaseUrl: config.whatsapp.apiBaseUrl,
     llm: llmProviderFrom(config.llm),
     planModels: config.llm.planModels,
-    pdf: config.pdf,
+    sandbox,
 
     outbound: config.outbound,
     startToAttempt,
@@ -162,6 +164,7 @@ async function main(): Promise<void> {
   } finally {
     catchUp.stop();
     await watchdog.stop();
+    sandbox.close();
     await dispatcher.stop();
     await httpServer.close();
     await tracing?.shutdown();

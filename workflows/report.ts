@@ -10,9 +10,12 @@ export interface ReportInput {
   reportId: string;
 }
 
+// Content the renderer refuses fails at once (a non-retryable ContentError); what is retried is
+// transient: the database, or the tenant over its share of the worker's content sandbox (TenantBusy,
+// after 2-60 s), which a burst of one tenant's reports waits out within these attempts.
 const { generateReportFile } = proxyActivities<ReportActivities>({
   startToCloseTimeout: '10 minutes',
-  retry: { maximumAttempts: 3 },
+  retry: { maximumAttempts: 8 },
 });
 const { failReport } = proxyActivities<ReportActivities>({
   startToCloseTimeout: '1 minute',

@@ -17,9 +17,12 @@ const { beginScheduledReportRun, failScheduledReportRun, failReport } = proxyAct
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
 });
+// Content the renderer refuses fails at once (a non-retryable ContentError); what is retried is
+// transient: the database, or the tenant over its share of the worker's content sandbox (TenantBusy,
+// after 2-60 s), which a burst of one tenant's reports waits out within these attempts.
 const { generateReportFile } = proxyActivities<ReportActivities>({
   startToCloseTimeout: '10 minutes',
-  retry: { maximumAttempts: 3 },
+  retry: { maximumAttempts: 8 },
 });
 const { emailScheduledReport } = proxyActivities<ReportActivities>({
   startToCloseTimeout: '2 minutes',

@@ -21,8 +21,9 @@ import type { ChunkResult, TemplateField } from '../../domain/extraction/types';
 import type { LlmProvider } from '../../domain/llm/provider';
 import { TenantCapacityError } from '../../infra/tenant-limiter';
 import { ObjectStore, openFileStream } from '../../infra/object-store';
-import { createPdfReader, PdfReader, PdfTextError } from './pdf-text';
-import { DEFAULT_PDF_LIMITS } from '../../infra/config';
+import type { SandboxPool } from '../../infra/sandbox/pool';
+import { ContentError } from '../../infra/sandbox/protocol';
+import { PDF_INFLATION, TIME_LIMITS } from '../../infra/sandbox/limits';
 import { storableText } from '../../domain/text';
 
 /** Bytes read from a file to extract from, and characters of text extracted: beyond, the job fails. */
@@ -46,8 +47,8 @@ export interface ExtractionDeps {
   /** The configured model; null: the built-in engine. */
   llm: LlmProvider | null;
   chunking?: ChunkPlanOptions;
-  /** The process's PDF reader (heap cap, threads at once); the defaults when absent. */
-  pdf?: PdfReader;
+  /** The process's sandbox for untrusted files: PDFs are read there (infra/sandbox/pool.ts). */
+  sandbox: SandboxPool;
 }
 
 async function readAll(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
@@ -66,7 +67,6 @@ const normalise = (text: string) => text.replace(/^\uFEFF/, '').replace(/\r\n?/g
 export function createExtractionActivities(deps: ExtractionDeps) {
   const { db, objectStore, llm } = deps;
   const chunking = deps.chunking ?? DEFAULT_CHUNKING;
-  const pdf = deps.pdf ?? createPdfReader(DEFAULT_PDF_LIMITS);
 
   async function job(ref: ExtractionRef) {
     const row = await findExtraction(tenantScope(db, ref.tenantId), ref.extractionId);
@@ -85,9 +85,11 @@ export function createExtractionActivities(deps: ExtractionDeps) {
     const bytes = await readAll(await openFileStream(objectStore, file), MAX_SOURCE_BYTES);
     if (type === 'text/plain') return storableText(bytes.toString('utf8'));
     try {
-      return storableText(await pdf.text(bytes));
+      const { text } = await deps.sandbox.run(ref.tenantId, 'pdf-text', { data: bytes, limits: PDF_INFLATION }, { subject: 'the PDF', timeoutMs: TIME_LIMITS.pdfText });
+      return storableText(text);
     } catch (err) {
-      if (err instanceof PdfTextError) throw sourceError(err.message);
+      // The content's doing (a bomb, a parser's refusal, its memory or time): the job fails at once, saying why.
+      if (err instanceof ContentError) throw sourceError(err.message);
       throw err;
     }
   }

@@ -2,6 +2,9 @@ import { Middleware } from 'koa';
 import { AppState } from '../context';
 import { AppError, ErrorCode } from '../../domain/errors';
 import { isDatabaseUnavailable } from '../../infra/error-chain';
+import { ContentError } from '../../domain/content-error';
+import { SandboxUnavailableError } from '../../infra/sandbox/protocol';
+import { TenantCapacityError } from '../../infra/tenant-limiter';
 
 /**
  * The one error path: whatever fails below turns into `{detail, error_code, request_id}` with
@@ -54,6 +57,11 @@ export function toAppError(err: unknown): AppError {
   if (pg?.code === '23505') {
     return new AppError('CONFLICT', `conflicts with an existing record${typeof pg.constraint === 'string' ? ` (${pg.constraint})` : ''}`);
   }
+  // Untrusted content that broke a bound (a sandbox's, a parser's): the request's own doing, said with the bound it broke.
+  if (err instanceof ContentError) return new AppError('CONTENT_REJECTED', err.message, { reason: err.reason }, 422);
+  if (err instanceof TenantCapacityError)
+    return new AppError('RATE_LIMITED', `the tenant has its maximum of ${err.pool} work running on this replica; retry shortly`, { retry_after: 5 });
+  if (err instanceof SandboxUnavailableError) return new AppError('DEPENDENCY_UNAVAILABLE', err.message, { down: ['content_sandbox'] });
   if (isDatabaseUnavailable(err)) return new AppError('DEPENDENCY_UNAVAILABLE', 'the database is unavailable; retry shortly', { down: ['postgres'] });
   if (e?.status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'unsupported media type');
   if (e?.status === 405) return new AppError('METHOD_NOT_ALLOWED', e.message ?? 'method not allowed');

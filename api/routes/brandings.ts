@@ -62,17 +62,24 @@ export function brandingRoutes(): ApiRouter {
   branding.create<BrandingBody>(
     {
       summary: 'Create a branding preset',
-      description: 'The logo is a file of the tenant (`/api/v1/files`) of type image/png or image/jpeg; any other file is a 422.',
+      description:
+        'The logo is a file of the tenant (`/api/v1/files`) of type image/png or image/jpeg that decodes within 25 megapixels; any other file, ' +
+        'or an image that cannot be decoded, is a 422 saying why. Reports embed a PNG the service re-encodes from it (at most 256 px a side, on white).',
       body: createBody,
       created: 'Created branding',
-      responses: { 422: { description: 'Invalid colour, unknown file or a logo that is not PNG/JPEG' } },
+      responses: { 422: { description: 'Invalid colour, unknown file or a logo that is not a decodable PNG/JPEG' } },
     },
-    (ctx, body) => inUserUnit(ctx, (unit) => createBranding(unit, body)),
+    (ctx, body) => inUserUnit(ctx, (unit) => createBranding(unit, ctx.deps, body)),
   );
   branding.get({ summary: 'Get a branding preset', found: 'Branding' });
   branding.update<BrandingBody>(
-    { summary: 'Update the fields sent; omitted fields keep their values', body: updateBody, updated: 'Updated branding', responses: { 422: { description: 'Invalid field' } } },
-    (ctx, id, body) => inUserUnit(ctx, (unit) => updateBranding(unit, id, body)),
+    {
+      summary: 'Update the fields sent; omitted fields keep their values',
+      body: updateBody,
+      updated: 'Updated branding',
+      responses: { 422: { description: 'Invalid field, or a logo that is not a decodable PNG/JPEG' } },
+    },
+    (ctx, id, body) => inUserUnit(ctx, (unit) => updateBranding(unit, ctx.deps, id, body)),
   );
   branding.remove(
     {

@@ -137,7 +137,10 @@ export function reportRoutes(): ApiRouter {
     method: 'get',
     path: '/direct/:file',
     summary: 'Render a report in the request and answer its bytes (e.g. /direct/open_alerts.pdf)',
-    description: '`file` is `<type>.<pdf|xlsx>`; `from`/`to` as for POST. Meant for small reports: nothing is stored and no history is kept.',
+    description:
+      '`file` is `<type>.<pdf|xlsx>`; `from`/`to` as for POST. Meant for small reports: nothing is stored and no history is kept. ' +
+      'At most 2 000 table rows (422 `REPORT_TOO_LARGE` beyond: request a report job); one render of a tenant at a time per API replica, ' +
+      'one more waits up to 10 s (429 beyond, with `Retry-After`).',
     tags: TAGS,
     auth: 'user',
     permission: 'view_reports',
@@ -148,7 +151,11 @@ export function reportRoutes(): ApiRouter {
         .messages({ 'string.pattern.base': `must be <type>.<format>, type one of ${REPORT_TYPES.join(', ')}, format pdf or xlsx` }),
     }),
     query: directQuery,
-    responses: { 200: { description: 'The PDF or XLSX' }, 422: { description: 'Invalid type, format, period or branding' } },
+    responses: {
+      200: { description: 'The PDF or XLSX' },
+      422: { description: 'Invalid type, format, period or branding; REPORT_TOO_LARGE: more table rows than a direct render draws' },
+      429: { description: "The tenant's direct renders are at their share of this replica's content sandbox" },
+    },
     handler: async (ctx, { params, query }) => {
       const { tenantId } = userOf(ctx);
       const [, type, format] = FILE_PATTERN.exec(params.file) as unknown as [string, ReportType, ReportFormat];

@@ -19,9 +19,9 @@ export interface ComplianceTaskRow extends ComplianceReportTask {
   id: string;
 }
 
-/** Plan tasks due in the period, like GET /maintenance/compliance, with their plan's name. */
-export async function complianceTasks(db: Queryable, tenantId: string, range: CompliancePeriod): Promise<ComplianceTaskRow[]> {
-  const rows = await db('maintenance_tasks as t')
+/** Plan tasks due in the period, like GET /maintenance/compliance, with their plan's name; at most `limit` (all by default). */
+export async function complianceTasks(db: Queryable, tenantId: string, range: CompliancePeriod, limit?: number): Promise<ComplianceTaskRow[]> {
+  const query = db('maintenance_tasks as t')
     .join('maintenance_plans as p', function joinPlan() {
       this.on('p.id', '=', 't.plan_id').andOn('p.tenant_id', '=', 't.tenant_id');
     })
@@ -30,6 +30,7 @@ export async function complianceTasks(db: Queryable, tenantId: string, range: Co
     .where('t.due_at', '<', range.end)
     .orderBy([{ column: 't.due_at' }, { column: 't.task_code' }])
     .select('t.id', 't.task_code', 't.title', 't.plan_id', 'p.name as plan_name', 't.due_at', 't.completed_at', 't.status', 't.interval_hours');
+  const rows = await (limit === undefined ? query : query.limit(limit));
   return rows.map((r) => ({ ...r, interval_hours: Number(r.interval_hours ?? 0) }));
 }
 

@@ -245,6 +245,7 @@ export const OUTSIDE_RETENTION: Readonly<Record<string, string>> = {
   extraction_templates: 'configuration: extraction templates',
   extraction_chunks: 'transient input of a running extraction, deleted when it finishes',
   brandings: 'configuration: report brandings',
+  logo_images: "derived from a file: the logo the service re-encoded from it, deleted with the file (files' retention and erasure apply)",
   scheduled_reports: 'configuration: report schedules',
   report_jobs: 'records of work: generated reports (their files in the object store)',
   scheduled_report_runs: 'records of work: the runs of a schedule (ids, status, the configured recipients each mailed or withheld), deleted with the schedule',

@@ -61,6 +61,23 @@ export interface ReportDocument {
   readonly sections: readonly ReportSection[];
 }
 
+/** A report larger than its render may take: `rows` of `what` (its tables' rows, or the rows read to shape it) against `maxRows`. */
+export class ReportTooLargeError extends Error {
+  constructor(
+    readonly what: 'table rows' | 'rows read',
+    readonly rows: number,
+    readonly maxRows: number,
+  ) {
+    super(`the report needs more than ${maxRows} ${what}`);
+    this.name = 'ReportTooLargeError';
+  }
+}
+
+/** Rows of every table of the document: what a render's cost grows with. */
+export function tableRows(document: ReportDocument): number {
+  return document.sections.reduce((sum, section) => sum + (section.kind === 'table' ? section.rows.length : 0), 0);
+}
+
 /** Percentages in reports: 2 decimals; null when there is nothing to divide. */
 export function percentOf(part: number, whole: number): number | null {
   return whole === 0 ? null : Math.round((part / whole) * 10_000) / 100;

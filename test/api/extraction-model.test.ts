@@ -59,6 +59,7 @@ async function extractWithProvider(): Promise<any> {
   const activities = createExtractionActivities({
     db: api.deps.db,
     objectStore: api.deps.objectStore,
+    sandbox: api.deps.sandbox,
     llm: createOpenAiCompatibleProvider({ baseUrl, apiKey: 'sk-test-key', model: 'extractor-1' }),
   });
   const ref = { tenantId: t.tenantId, extractionId: jobId };

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractBuiltIn } from '../../domain/extraction/builtin';
-import { pdfText } from '../../activities/extraction/pdf-text';
+import { pdfText } from '../support/pdf-text';
 import { invoicePdf } from '../fixtures/extraction/pdf';
 import { INVOICE_FIELDS, WORK_ORDER_FIELDS } from '../fixtures/extraction/templates';
 import { createTenant, createUser, expectError, startTestApi, TestApi, TestTenant } from '../support/api';

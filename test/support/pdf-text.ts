@@ -1,7 +1,7 @@
 /**
- * PDF text and page images for tests. Text: the product's own reader (a worker thread). Page
- * images: pdf-parse v2 in a child Node process, since pdf.js loads its worker with a dynamic
- * import that Jest's module sandbox refuses without --experimental-vm-modules.
+ * PDF text and page images for tests (trusted PDFs: the service's own reports and fixtures), with
+ * pdf-parse v2 in a child Node process, since pdf.js loads its worker with a dynamic import that
+ * Jest's module sandbox refuses without --experimental-vm-modules.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,9 +9,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-export { pdfText } from '../../activities/extraction/pdf-text';
-
 const run = promisify(execFile);
+
+const TEXT_SCRIPT = `
+const { PDFParse } = require('pdf-parse');
+const fs = require('node:fs');
+(async () => {
+  const parser = new PDFParse({ data: fs.readFileSync(process.argv[1]) });
+  try {
+    process.stdout.write((await parser.getText()).text);
+  } finally {
+    await parser.destroy();
+  }
+})().catch((err) => { console.error(err); process.exit(1); });
+`;
+
+/** The PDF's text as the service's extraction reads it (page markers removed). */
+export function pdfText(pdf: Buffer): Promise<string> {
+  return withTemp(pdf, async (input) => {
+    const { stdout } = await run(process.execPath, ['-e', TEXT_SCRIPT, input], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+    return stdout.replace(/\n*-- \d+ of \d+ --\n*/g, '\n').replace(/\s+$/, '\n');
+  });
+}
 
 const SCRIPT = `
 const { PDFParse } = require('pdf-parse');

@@ -1,7 +1,8 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { safeActivityFailure, tenantBusyDelayMs } from '../../activities/failure-hygiene';
 import { TenantCapacityError } from '../../infra/tenant-limiter';
-import { ContentError } from '../../domain/content-error';
+import { ContentError as DomainContentError } from '../../domain/content-error';
+import { ContentError, SandboxUnavailableError } from '../../infra/sandbox/protocol';
 
 const asFailure = (err: unknown) => safeActivityFailure(err) as ApplicationFailure;
 
@@ -36,7 +37,7 @@ describe('safeActivityFailure', () => {
   });
 
   it('fails content that cannot be processed at its first attempt, with its reason and without the content', () => {
-    const failure = asFailure(new ContentError('too_many_parts', 'the message has more than 200 MIME parts (from sam@example.com)'));
+    const failure = asFailure(new DomainContentError('too_many_parts', 'the message has more than 200 MIME parts (from sam@example.com)'));
     expect(failure).toMatchObject({ type: 'ContentError', nonRetryable: true, message: 'the message has more than 200 MIME parts (from [redacted:email])' });
   });
 
@@ -49,5 +50,11 @@ describe('safeActivityFailure', () => {
     expect(tenantBusyDelayMs(1, () => 0)).toBe(2_000);
     expect(tenantBusyDelayMs(3, () => 1)).toBe(16_000);
     expect(tenantBusyDelayMs(50, () => 1)).toBe(60_000);
+  });
+
+  it('fails untrusted content that broke a sandbox bound at once, with its reason; a busy sandbox is retried', () => {
+    const content = asFailure(new ContentError('memory', 'the report needs more than 384 MiB of memory to process, the limit for uploaded content'));
+    expect(content).toMatchObject({ type: 'ContentError', nonRetryable: true, message: 'the report needs more than 384 MiB of memory to process, the limit for uploaded content' });
+    expect(asFailure(new SandboxUnavailableError('the content sandbox is busy: try again shortly'))).toMatchObject({ nonRetryable: false });
   });
 });

@@ -110,9 +110,9 @@ describe('reportWorkflow', () => {
     });
   });
 
-  it('marks the report failed after three attempts and fails with the generation error', async () => {
+  it('marks the report failed after eight attempts and fails with the generation error', async () => {
     const { attempts, marked, failure } = await failEveryAttempt('reportWorkflow', input, 'generateReportFile', 'renderer crashed', 'failReport', 'report-failed');
-    expect(attempts).toBe(3);
+    expect(attempts).toBe(8);
     expect(marked).toEqual([input]);
     // The activity's failure, as the workflow rethrew it.
     expect(failure.root).toBe('renderer crashed');
@@ -162,7 +162,7 @@ describe('scheduledReportWorkflow', () => {
     const attempts = { n: 0 };
     const { calls, activities } = recorder({ generateReportFile: failing('no data', attempts) });
     await failureOf(execute('scheduledReportWorkflow', [input], activities, 'scheduled-report-failed-generation'));
-    expect(attempts.n).toBe(3);
+    expect(attempts.n).toBe(8);
     expect(calls.map(([name, i]) => (name === 'failRun' ? `${name}:${(i as { stage: string }).stage}` : name))).toEqual(['begin', 'failReport', 'failRun:generation']);
   });
 

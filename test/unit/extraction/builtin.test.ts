@@ -10,7 +10,7 @@ import { mergeChunkResults, missingRequired } from '../../../domain/extraction/m
 import type { ExtractedFields } from '../../../domain/extraction/types';
 import { INVOICE_FIELDS, WORK_ORDER_FIELDS } from '../../fixtures/extraction/templates';
 import { invoicePdf } from '../../fixtures/extraction/pdf';
-import { pdfText } from '../../../activities/extraction/pdf-text';
+import { pdfText } from '../../support/pdf-text';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '../../fixtures/extraction', name), 'utf8');
 

@@ -42,7 +42,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     loginLimits: createLoginLimits(db, config.auth),
     inboundLimits: createInboundLimits(db, config.inbound),
     sessions: createSessionCheck(db, config.auth.sessionCheckCacheMs),
-    metrics: createApiMetrics(db),
+    metrics: createApiMetrics(db, config.outbound.webhookParkedPerTenant),
     lifecycle: createLifecycle(),
     planReadings,
     async close() {

@@ -56,15 +56,13 @@ export function planReleases(
   const byTenant = new Map<string, ParkedEndpointRow[]>();
   for (const endpoint of endpoints) byTenant.set(endpoint.tenantId, [...(byTenant.get(endpoint.tenantId) ?? []), endpoint]);
   const perTenant = [...byTenant].map(([tenantId, own]) => {
-    const inFlight = own.reduce((sum, e) => sum + (e.receiving ? e.released : 0), 0);
-    const wants = own.map((e) => ({ endpoint: e, n: releasable(e, now, settings) }));
-    // Deliveries of a webhook that no longer receives only end: they take none of the tenant's window.
-    const ending = wants.filter((w) => !w.endpoint.receiving && w.n > 0).map((w) => ({ ...w, quota: w.n }));
-    const sending = fairShares(
-      wants.filter((w) => w.endpoint.receiving),
+    // Deliveries of a webhook that no longer receives only end, but their attempts take slots of
+    // the tenant's share like any (a thousand at once would be refused and retried for a minute).
+    const inFlight = own.reduce((sum, e) => sum + e.released, 0);
+    const quotas = fairShares(
+      own.map((endpoint) => ({ endpoint, n: releasable(endpoint, now, settings) })),
       Math.max(0, settings.tenantWindow - inFlight),
     );
-    const quotas = [...ending, ...sending];
     return { tenantId, quotas, n: quotas.reduce((sum, q) => sum + q.quota, 0) };
   });
   return fairShares(perTenant, maxPerPass).flatMap((tenant) =>

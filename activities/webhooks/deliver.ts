@@ -34,7 +34,7 @@ import { classifyOutcome, DeliveryOutcome, DeliveryPolicy, HttpAttemptResult } f
 import { buildPayload, CanonicalPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
 import { planNextAttempt } from '../../domain/webhooks/schedule';
 import { signDelivery } from '../../domain/webhooks/signing';
-import { type BreakerSettings, type BreakerState, verdictOf } from '../../domain/webhooks/circuit-breaker';
+import { admit, type BreakerSettings, type BreakerState, verdictOf } from '../../domain/webhooks/circuit-breaker';
 import { admitThroughBreaker, breakerOf, recordBreakerVerdict } from '../../db/queries/webhook-breakers';
 import { forgetParked, parkDelivery } from '../../db/queries/webhook-parking';
 import { PARKED_BACKLOG_FULL } from '../../domain/webhooks/parking';
@@ -177,6 +177,9 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
       if (!mayRun) return loaded;
       if (loaded.queuedBehind) return { ...loaded, park: true };
       if (!loaded.leased && loaded.breaker && loaded.breaker.state !== 'closed') {
+        // A circuit that, as loaded, defers this attempt parks it with no lock taken: the circuit's row is
+        // locked only to claim the probe (a burst's attempts would otherwise queue on it, holding connections).
+        if (input.parkable && admit(loaded.breaker, input.deliveryId, new Date(), breakerSettings).kind === 'defer') return { ...loaded, park: true };
         const admission = await admitThroughBreaker(db, input, input.deliveryId, breakerSettings);
         if (admission.kind === 'defer' && input.parkable) return { ...loaded, park: true };
         if (admission.kind === 'defer') throw circuitOpen(input.webhookId, admission.delayMs);

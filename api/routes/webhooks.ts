@@ -357,7 +357,7 @@ export function webhookRoutes(): ApiRouter {
           error: Joi.string(),
         }),
       },
-      429: { description: 'The tenant has its maximum of test calls in flight' },
+      429: { description: 'Rate limit of the tenant plan exceeded, or the tenant has its maximum of test calls in flight' },
     },
     handler: async (ctx, { params, body }) => {
       const { testId, result } = await testWebhook(tenantScopeOf(ctx), ctx.deps, params.webhook_id, body.sample_payload as JsonObject);

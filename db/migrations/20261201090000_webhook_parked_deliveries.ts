@@ -5,8 +5,8 @@ import { enableTenantRowSecurity } from '../row-security';
  * Deliveries parked while their endpoint's circuit is open (domain/webhooks/parking.ts): one row
  * per waiting delivery, whose workflow waits for a release signal carrying `ticket` and costs
  * nothing meanwhile. The releaser (orchestration/webhook-release.ts) sends them in event order
- * once a probe has succeeded. `webhook_parking_counts` holds each tenant's number of rows, kept
- * by triggers, so the bound on a tenant's parked deliveries is checked in O(1).
+ * once a probe has succeeded. `webhook_parking_counts` holds each tenant's number of rows, so the
+ * bound on a tenant's parked deliveries is checked in O(1).
  *
  * No foreign key to the webhook: a deleted webhook's rows are released so their workflows end
  * (skipped), and each row goes when its workflow attempts or ends.
@@ -37,24 +37,21 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('parked').notNullable().defaultTo(0);
   });
   await enableTenantRowSecurity(knex, 'webhook_parking_counts');
+  // A parking takes its place in the count in the statement that inserts its row (db/queries/webhook-parking.ts,
+  // where the bound is checked); any delete of a row gives the place back.
   await knex.raw(`
-    create function webhook_parking_count() returns trigger language plpgsql as $$
+    create function webhook_parking_release_place() returns trigger language plpgsql as $$
     begin
-      if tg_op = 'INSERT' then
-        insert into webhook_parking_counts (tenant_id, parked) values (new.tenant_id, 1)
-          on conflict (tenant_id) do update set parked = webhook_parking_counts.parked + 1;
-        return new;
-      end if;
       update webhook_parking_counts set parked = parked - 1 where tenant_id = old.tenant_id;
       return old;
     end $$`);
   await knex.raw(`
-    create trigger webhook_parked_deliveries_count after insert or delete on webhook_parked_deliveries
-      for each row execute function webhook_parking_count()`);
+    create trigger webhook_parked_deliveries_count after delete on webhook_parked_deliveries
+      for each row execute function webhook_parking_release_place()`);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('webhook_parked_deliveries');
-  await knex.raw(`drop function webhook_parking_count()`);
+  await knex.raw(`drop function webhook_parking_release_place()`);
   await knex.schema.dropTable('webhook_parking_counts');
 }

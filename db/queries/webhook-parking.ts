@@ -25,32 +25,29 @@ export type Parking = { kind: 'parked'; ticket: string } | { kind: 'full' };
 
 /**
  * Parks a delivery, unless its tenant already has `maxPerTenant` parked; a delivery parked again
- * (released, then deferred) keeps its place and gets a new ticket. The tenant's count row is
- * locked while its place is taken, so concurrent parkings never go past the bound.
+ * (released, then deferred) keeps its place and gets a new ticket. A new parking takes its place
+ * in the tenant's count and inserts its row in one statement: the count's row is locked only for
+ * that statement, never across round trips (a tenant's parkings come by the dozen at once, and a
+ * lock held across them would hold the worker's pooled connections too).
  */
 export async function parkDelivery(db: Db, request: ParkRequest, maxPerTenant: number): Promise<Parking> {
-  return db.transaction(async (tx) => {
-    const [again] = await tx('webhook_parked_deliveries')
-      .where({ tenant_id: request.tenantId, delivery_id: request.deliveryId })
-      .update({ ticket: tx.raw('gen_random_uuid()'), released_at: null, attempt: request.attempt })
-      .returning('ticket');
-    if (again) return { kind: 'parked', ticket: again.ticket as string };
-    await tx.raw('insert into webhook_parking_counts (tenant_id) values (?) on conflict do nothing', [request.tenantId]);
-    const count = await tx('webhook_parking_counts').where({ tenant_id: request.tenantId }).forUpdate().first('parked');
-    if ((count?.parked ?? 0) >= maxPerTenant) return { kind: 'full' };
-    const [row] = await tx('webhook_parked_deliveries')
-      .insert({
-        delivery_id: request.deliveryId,
-        tenant_id: request.tenantId,
-        webhook_id: request.webhookId,
-        event_id: request.eventId,
-        attempt: request.attempt,
-        event_at: request.eventAt,
-        ticket: tx.raw('gen_random_uuid()'),
-      })
-      .returning('ticket');
-    return { kind: 'parked', ticket: row.ticket as string };
-  });
+  const [again] = await db('webhook_parked_deliveries')
+    .where({ tenant_id: request.tenantId, delivery_id: request.deliveryId })
+    .update({ ticket: db.raw('gen_random_uuid()'), released_at: null, attempt: request.attempt })
+    .returning('ticket');
+  if (again) return { kind: 'parked', ticket: again.ticket as string };
+  const { rows } = await db.raw<{ rows: Array<{ ticket: string }> }>(
+    `with place as (
+       insert into webhook_parking_counts as c (tenant_id, parked) values (?, 1)
+       on conflict (tenant_id) do update set parked = c.parked + 1 where c.parked < ?
+       returning tenant_id
+     )
+     insert into webhook_parked_deliveries (delivery_id, tenant_id, webhook_id, event_id, attempt, event_at, ticket)
+     select ?, place.tenant_id, ?, ?, ?, ?, gen_random_uuid() from place
+     returning ticket`,
+    [request.tenantId, maxPerTenant, request.deliveryId, request.webhookId, request.eventId, request.attempt, request.eventAt],
+  );
+  return rows[0] ? { kind: 'parked', ticket: rows[0].ticket } : { kind: 'full' };
 }
 
 /** The delivery is no longer parked (it attempted, or ended, or its workflow is gone). */

@@ -102,8 +102,13 @@ describe('webhook CRUD', () => {
 
     const got = await api.request(`${BASE}/${created.id}`, { token: tenant.token });
     expect(got.status).toBe(200);
-    // The GET adds the endpoint's circuit breaker: closed since creation for a webhook that never failed.
-    expect(got.body).toEqual({ ...created.body, secret: undefined, circuit_breaker: { state: 'closed', since: created.body.created_at, consecutive_failures: 0 } });
+    // The GET adds the endpoint's circuit breaker (closed since creation for a webhook that never failed) and its parked deliveries (none).
+    expect(got.body).toEqual({
+      ...created.body,
+      secret: undefined,
+      circuit_breaker: { state: 'closed', since: created.body.created_at, consecutive_failures: 0 },
+      parked_deliveries: { count: 0, oldest_parked_at: null, tenant_count: 0, tenant_limit: 10_000 },
+    });
     expect(got.body).not.toHaveProperty('secret');
 
     const list = await api.request(`${BASE}?limit=100`, { token: tenant.token });

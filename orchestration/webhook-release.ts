@@ -80,8 +80,8 @@ export async function releaseParkedDeliveries(db: Db, client: Client, settings: 
     const { rows } = await tx.raw<{ rows: Array<{ locked: boolean }> }>('select pg_try_advisory_xact_lock(?) as locked', [RELEASER_LOCK]);
     if (!rows[0]?.locked) return null;
     const endpoints = await parkedEndpoints(tx, RELEASE_STALE_MS, Math.max(settings.endpointWindow, MAX_RELEASES_PER_PASS));
-    const { rows: clock } = await tx.raw<{ rows: Array<{ now: Date }> }>('select now() as now');
-    return claimReleases(tx, planReleases(endpoints, clock[0].now, settings), RELEASE_STALE_MS);
+    // This process's clock, like the circuit's times (written by the workers) and its admissions.
+    return claimReleases(tx, planReleases(endpoints, new Date(), settings), RELEASE_STALE_MS);
   });
   if (claimed === null) return { ran: false, released: [], gone: 0, failed: 0 };
 

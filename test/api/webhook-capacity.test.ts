@@ -324,10 +324,20 @@ describe("a dead endpoint's parked backlog", () => {
         'the burst to park',
         { timeoutMs: 180_000, intervalMs: 1_000 },
       );
-      // The steady state: the attempts sent before the circuits opened have had their second attempt (30 s later, parked).
+      // The steady state: the attempts sent until now (before the circuits opened, and the first probes) have had their
+      // second attempt, 30 s later, parked; later probes are the steady state's own.
+      const parkedAt = new Date();
+      const pendingRetries = async () =>
+        (
+          await api.deps
+            .db('webhook_deliveries')
+            .where({ tenant_id: attacker.tenantId, attempt: 1 })
+            .where('created_at', '<', parkedAt)
+            .where('next_attempt_at', '>', new Date())
+            .count({ n: '*' })
+        )[0].n;
       await until(
-        async () =>
-          Number((await api.deps.db('webhook_deliveries').where({ tenant_id: attacker.tenantId, attempt: 1 }).where('next_attempt_at', '>', new Date()).count({ n: '*' }))[0].n),
+        async () => Number(await pendingRetries()),
         (n) => n === 0,
         'the first retries of the burst to come due',
         { timeoutMs: 60_000, intervalMs: 1_000 },

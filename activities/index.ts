@@ -63,6 +63,7 @@ export function createActivities(deps: ActivityDeps) {
       connectTimeoutMs: deps.outbound.webhookConnectTimeoutMs,
       tenantLimits: { maxInFlight: deps.outbound.webhookAttemptsPerTenant, maxWaiting: deps.outbound.webhookWaitingPerTenant, maxWaitMs: LEASE_WAIT_MS },
       breaker: { failureThreshold: deps.outbound.breakerFailureThreshold, openMs: deps.outbound.breakerOpenMs },
+      maxParkedPerTenant: deps.outbound.webhookParkedPerTenant,
     }),
     ...createWebhookHealthActivities({ db: deps.db, startNotification }),
     ...createMaintenanceActivities({ db: deps.db }),

@@ -48,7 +48,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     // Two threads: the API's pod asks for a quarter of a core, and a parse is CPU-bound.
     mailParser: createInboundMailParser({ threads: 2 }),
     sessions: createSessionCheck(db, config.auth.sessionCheckCacheMs),
-    metrics: createApiMetrics(db),
+    metrics: createApiMetrics(db, config.outbound.webhookParkedPerTenant),
     lifecycle: createLifecycle(),
     planReadings,
     // Derived from JWT_SECRET (HKDF, for this use only): rotating that secret also ends the links handed out.

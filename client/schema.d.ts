@@ -446,8 +446,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a webhook, with the state of its circuit breaker
-         * @description `circuit_breaker` says whether deliveries are being sent to the endpoint: after consecutive timeouts or 5xx answers the circuit opens and attempts wait (they are not counted as failed attempts of the retry schedule) until one probe succeeds.
+         * Get a webhook, with the state of its circuit breaker and its parked deliveries
+         * @description `circuit_breaker` says whether deliveries are being sent to the endpoint: after consecutive timeouts or 5xx answers the circuit opens and attempts wait (they are not counted as failed attempts of the retry schedule) until one probe succeeds. `parked_deliveries` counts those waiting deliveries, and the oldest, against the tenant-wide limit.
          */
         get: operations["getIntegrationsWebhooksWebhook_id"];
         /**
@@ -493,8 +493,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a webhook.test event carrying sample_payload to the webhook, signed like a delivery, and answer what the destination said
-         * @description The body sent is a `webhook.test` event whose `data` is `sample_payload` (canonical payload, keys sorted), signed with the current secret(s), with the header `X-Webhook-Test: true`; its id and delivery id are `test_<uuid>`. Audited (`webhook.test_sent`); no delivery record, no workflow. `status_code` is null when no HTTP answer came (see `error`).
+         * Send sample_payload to the webhook, signed like a delivery, and answer what the destination said
+         * @description The body sent is `sample_payload` itself (its JSON), signed with the current secret(s) like every delivery, under the delivery id `test_<uuid>` (the `webhook-id` and `X-Webhook-Id` headers) and with the header `X-Webhook-Test: true`. Nothing is recorded: no delivery record, no audit record, no workflow. The destination check and the deadlines of deliveries apply; a tenant has at most 4 test calls in flight per API process (4 more wait up to 2 s, then 429). `status_code` is null when no HTTP answer came (see `error`).
          */
         post: operations["postIntegrationsWebhooksWebhook_idTest"];
         delete?: never;
@@ -6404,6 +6404,19 @@ export interface operations {
                             /** @description Timeouts and 5xx answers in a row, up to the last success */
                             consecutive_failures?: number;
                         };
+                        parked_deliveries?: {
+                            /** @description This webhook's deliveries parked while its circuit is open: not attempted yet, sent in event order once a probe succeeds */
+                            count?: number;
+                            /**
+                             * Format: date-time
+                             * @description When the longest-waiting of them was parked; null when none is
+                             */
+                            oldest_parked_at?: string | null;
+                            /** @description The tenant's parked deliveries, all its webhooks together */
+                            tenant_count?: number;
+                            /** @description At most this many are parked for the tenant; past it a delivery is not parked but recorded failed (failure_cause parked_backlog_full), to send again with recover */
+                            tenant_limit?: number;
+                        };
                     };
                 };
             };
@@ -7052,7 +7065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit of the tenant plan exceeded */
+            /** @description Rate limit of the tenant plan exceeded, or the tenant has its maximum of test calls in flight */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

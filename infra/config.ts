@@ -164,6 +164,8 @@ export interface OutboundConfig {
   breakerFailureThreshold: number;
   /** How long an open circuit sends nothing before one probe (WEBHOOK_BREAKER_OPEN_MS, 30000). */
   breakerOpenMs: number;
+  /** Webhook deliveries of one tenant parked while their circuits are open (WEBHOOK_PARKED_PER_TENANT, 10000). */
+  webhookParkedPerTenant: number;
   /** Sends through tenants' own SMTP servers of one tenant at once per worker (SMTP_SENDS_PER_TENANT, 4). */
   smtpSendsPerTenant: number;
   /** Agent HTTP tool calls of one tenant at once per worker (TOOL_CALLS_PER_TENANT, 8). */
@@ -336,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
       webhookWaitingPerTenant: count('WEBHOOK_WAITING_PER_TENANT', 64, 0),
       breakerFailureThreshold: count('WEBHOOK_BREAKER_FAILURES', 5),
       breakerOpenMs: count('WEBHOOK_BREAKER_OPEN_MS', 30_000),
+      webhookParkedPerTenant: count('WEBHOOK_PARKED_PER_TENANT', 10_000),
       smtpSendsPerTenant: count('SMTP_SENDS_PER_TENANT', 4),
       toolCallsPerTenant: count('TOOL_CALLS_PER_TENANT', 8),
     },

@@ -11,7 +11,7 @@ import { startOnce } from './start-once';
 import { WebhookIdKey } from '../infra/search-attributes';
 import { TASK_QUEUES } from '../infra/task-queues';
 import { workflowIds } from '../infra/workflow-ids';
-import type { WebhookDeliveryInput, webhookDeliveryWorkflowV2 } from '../workflows/webhook-delivery';
+import type { WebhookDeliveryInput, webhookDeliveryWorkflowV3 } from '../workflows/webhook-delivery';
 
 /**
  * A delivery's workflow task is one attempt (a local activity) and a few commands. When the worker
@@ -69,8 +69,8 @@ export interface DeliveryStartOptions {
 }
 
 export function startWebhookDelivery(client: Client, input: WebhookDeliveryInput, opts: DeliveryStartOptions = {}): Promise<'started' | 'already_started'> {
-  return startOnce<typeof webhookDeliveryWorkflowV2>(client, {
-    workflowType: 'webhookDeliveryWorkflowV2',
+  return startOnce<typeof webhookDeliveryWorkflowV3>(client, {
+    workflowType: 'webhookDeliveryWorkflowV3',
     taskQueue: TASK_QUEUES.webhooks,
     workflowId: workflowIds.webhookDelivery(input.tenantId, input.deliveryId),
     args: [input],

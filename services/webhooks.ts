@@ -36,18 +36,19 @@ import { aiConfigMessages, suggestionFromModel, suggestWebhookConfig, type Webho
 import { DELIVERY_RETENTION_DAYS } from '../domain/webhooks/health-rules';
 import type { WebhookFilters } from '../domain/webhooks/matching';
 import type { HttpAttemptResult } from '../domain/webhooks/outcome';
-import { buildPayload, JsonObject, serializePayload } from '../domain/webhooks/payload';
+import type { JsonObject } from '../domain/webhooks/payload';
 import { generateSecret, signDelivery } from '../domain/webhooks/signing';
 import { CREDENTIAL_BINDINGS, requireCredentialToMove, unboundFields } from '../domain/credentials/destination-binding';
 import type { Config } from '../infra/config';
 import { llmProviderFrom } from '../infra/llm';
 import { checkWebhookUrl, type DestinationPolicy } from '../infra/outbound/destination-guard';
 import { postSigned } from '../infra/outbound/safe-http';
+import { TenantCapacityError, tenantLimiter, type TenantLimits } from '../infra/tenant-limiter';
 import type { TemporalGateway } from '../infra/temporal';
 import { startWebhookDeliveries } from '../orchestration/webhooks';
 import { callTemporal } from '../orchestration/temporal-call';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
-import { invalidState, notFound, validationError } from '../domain/errors';
+import { AppError, invalidState, notFound, validationError } from '../domain/errors';
 import { findOr404 } from '../db/find-or-404';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { assertWithinPlanLimit, countRows } from '../db/plan-limits';
@@ -158,36 +159,43 @@ export async function webhookAnalytics(db: Db, scope: TenantScope, webhookId: st
   return webhookDeliveryAnalytics(db, scope.tenantId, webhook.id);
 }
 
-/** The event type of a test delivery: a receiver dispatching on `type` never takes it for a real event. */
-export const TEST_EVENT_TYPE = 'webhook.test';
-/** The header that also marks a test delivery (the type inside the signed body is the mark that cannot be stripped). */
-export const TEST_HEADER = 'X-Webhook-Test';
-
-/** A signed test request, ready to send; or what the attempt answers without sending. */
-export type TestDelivery = { url: string; headers: Record<string, string>; body: string } | { refused: HttpAttemptResult };
-
+/** The header that marks a test call (its `webhook-id` starts with `test_` too, inside the Standard Webhooks signature). */
+const TEST_HEADER = 'X-Webhook-Test';
 /**
- * The test call, prepared in a unit: `sample` as the `data` of a `webhook.test` event (id
- * `test_<uuid>`, also the delivery id), signed like a delivery, with `X-Webhook-Test: true`, and
- * audited (`webhook.test_sent` with the delivery id), so it cannot pass for a real event. It is
- * sent by `sendTestDelivery` after the unit commits (no transaction open during network I/O).
+ * One tenant's share of this API process's test calls: a test holds an outbound connection for up
+ * to the webhook deadline (10 s), so a tenant looping on it holds at most 4 (plus 4 waiting 2 s).
  */
-export async function prepareTestDelivery(unit: Unit, deps: WebhookDeps, webhookId: string, sample: JsonObject): Promise<TestDelivery> {
-  const webhook = await requireWebhook(unit.scope, webhookId);
-  const now = new Date();
-  const id = `test_${randomUUID()}`;
-  unit.audit({ action: 'webhook.test_sent', resourceType: 'webhook', resourceId: webhook.id, details: { delivery_id: id, event_type: TEST_EVENT_TYPE } });
-  const secrets = signingSecrets(webhook, deps.config.secrets.dataEncryptionKey, now);
-  if (!secrets) return { refused: SECRET_NOT_BOUND };
-  const body = serializePayload(buildPayload({ eventId: id, type: TEST_EVENT_TYPE, tenantId: unit.scope.tenantId, occurredAt: now, data: sample }));
-  const headers = signDelivery({ secrets, deliveryId: id, timestamp: Math.floor(now.getTime() / 1000), body });
-  return { url: webhook.url, headers: { ...headers, [TEST_HEADER]: 'true' }, body };
+const TEST_CALL_LIMITS: TenantLimits = { maxInFlight: 4, maxWaiting: 4, maxWaitMs: 2_000 };
+
+/** What a test call answered, and the id it was sent under (for the operator's log line). */
+export interface WebhookTestOutcome {
+  testId: string;
+  result: HttpAttemptResult;
 }
 
-/** Sends a prepared test through the same guarded POST as deliveries. */
-export async function sendTestDelivery(deps: WebhookDeps, test: TestDelivery): Promise<HttpAttemptResult> {
-  if ('refused' in test) return test.refused;
-  return postSigned({ ...test, ...destinationPolicy(deps) });
+/**
+ * The test call (SPEC.md): `sample` itself is the body (its JSON as given), signed like a
+ * delivery under the id `test_<uuid>` with `X-Webhook-Test: true`, POSTed through the same
+ * guarded client as deliveries (destination check, deadlines) within the tenant's share of test
+ * calls. Nothing is written: no audit record, no delivery record; the route logs and counts it.
+ */
+export async function testWebhook(scope: TenantScope, deps: WebhookDeps, webhookId: string, sample: JsonObject): Promise<WebhookTestOutcome> {
+  const webhook = await requireWebhook(scope, webhookId);
+  const testId = `test_${randomUUID()}`;
+  const now = new Date();
+  const secrets = signingSecrets(webhook, deps.config.secrets.dataEncryptionKey, now);
+  if (!secrets) return { testId, result: SECRET_NOT_BOUND };
+  const body = JSON.stringify(sample);
+  const headers = signDelivery({ secrets, deliveryId: testId, timestamp: Math.floor(now.getTime() / 1000), body });
+  const send = () => postSigned({ url: webhook.url, headers: { ...headers, [TEST_HEADER]: 'true' }, body, ...destinationPolicy(deps) });
+  try {
+    return { testId, result: await tenantLimiter('webhook_tests', TEST_CALL_LIMITS).run(scope.tenantId, send) };
+  } catch (err) {
+    if (err instanceof TenantCapacityError) {
+      throw new AppError('RATE_LIMITED', 'the tenant has its maximum of webhook test calls in flight; retry in a few seconds', { retry_after: 2 });
+    }
+    throw err;
+  }
 }
 
 export interface AiConfigDraft {

@@ -1,6 +1,6 @@
 // Entry of the worker's workflow bundle: every workflow type the worker runs.
 export { notificationWorkflow } from './notification';
-export { webhookDeliveryWorkflow, webhookDeliveryWorkflowV2 } from './webhook-delivery';
+export { webhookDeliveryWorkflow, webhookDeliveryWorkflowV2, webhookDeliveryWorkflowV3 } from './webhook-delivery';
 export { webhookDeliveryRetentionWorkflow, webhookSuccessRateCheckWorkflow } from './webhook-maintenance';
 export { maintenancePlanWorkflow } from './maintenance-plan';
 export { machineAgentWorkflow } from './machine-agent';

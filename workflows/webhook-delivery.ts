@@ -4,15 +4,20 @@
  * judges with the pure schedule (domain/webhooks) under the webhook's delivery policy: by default
  * (SPEC.md) every failure is retried on the schedule; 410 disables the webhook only when it opted
  * in. The fifth failure marks it failing (one notification per failing episode, the webhook keeps
- * receiving); a success while failing marks it active.
+ * receiving); a success while failing marks it active. While the endpoint's circuit is open the
+ * delivery parks (domain/webhooks/parking.ts): it waits for a release signal with no timer, so it
+ * costs nothing until the releaser sends it, and it keeps its attempt number.
  * Input, result and history carry ids and status codes only.
  */
-import { proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { condition, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { DeliveryRef, SkipReason, WebhookDeliveryActivities } from '../activities/webhooks/deliver';
 import { classifyOutcome, type DeliveryPolicy } from '../domain/webhooks/outcome';
 import { planNextAttempt } from '../domain/webhooks/schedule';
 
 export type WebhookDeliveryInput = DeliveryRef;
+
+/** The releaser's word that a parked delivery may attempt again; it names the parking's ticket. */
+export const deliveryReleasedSignal = defineSignal<[ticket: string]>('webhookDeliveryReleased');
 
 export type WebhookDeliveryResult =
   | { status: 'delivered'; attempts: number }
@@ -55,7 +60,20 @@ const { markWebhookFailing, markWebhookRecovered, disableWebhook } = proxyActivi
 const POLICY_BEFORE_OPT_INS: DeliveryPolicy = { disableOnGone: true, honourRetryAfter: true };
 
 /**
- * The delivery workflow since issue 19: attempts as local activities. A new workflow type rather
+ * The delivery workflow: attempts as local activities, and parked while the endpoint's circuit is
+ * open. A new workflow type rather than a patch of the previous one, for the reason given below.
+ */
+export async function webhookDeliveryWorkflowV3(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  // Releases that came before the workflow saw its parking are kept: a ticket is new for each parking.
+  const released = new Set<string>();
+  setHandler(deliveryReleasedSignal, (ticket) => void released.add(ticket));
+  return deliverOnSchedule(input, deliverAttemptLocally, (ticket) => condition(() => released.has(ticket)));
+}
+
+/**
+ * The delivery workflow since issue 19: attempts as local activities; an attempt its circuit does
+ * not admit is retried by the activity's retry policy until it may go. Kept so deliveries started
+ * before parking replay and finish (its attempts are never parked). A new workflow type rather
  * than a patch of the old one, because a patch costs every delivery a marker and a search
  * attribute upsert (TemporalChangeVersion), a visibility write on the server.
  */
@@ -71,10 +89,23 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   return deliverOnSchedule(input, deliverAttemptAsActivity);
 }
 
-async function deliverOnSchedule(input: WebhookDeliveryInput, deliverWebhookAttempt: typeof deliverAttemptLocally): Promise<WebhookDeliveryResult> {
+/**
+ * The schedule. With `waitForRelease` the attempts may park (the activity answers `parked` instead
+ * of deferring); without it (the earlier types) they never do, and their inputs stay as they were.
+ */
+async function deliverOnSchedule(
+  input: WebhookDeliveryInput,
+  deliverWebhookAttempt: typeof deliverAttemptLocally,
+  waitForRelease?: (ticket: string) => Promise<void>,
+): Promise<WebhookDeliveryResult> {
   for (let attempt = 1; ;) {
-    const report = await deliverWebhookAttempt({ ...input, attempt });
+    const report = await deliverWebhookAttempt(waitForRelease ? { ...input, attempt, parkable: true } : { ...input, attempt });
     if (report.kind === 'skipped') return { status: 'skipped', reason: report.reason, attempts: attempt - 1 };
+    if (report.kind === 'parked') {
+      if (!waitForRelease) throw new Error('an attempt that may not park was parked');
+      await waitForRelease(report.ticket);
+      continue;
+    }
 
     const policy = report.policy ?? POLICY_BEFORE_OPT_INS;
     const next = planNextAttempt(attempt, classifyOutcome(report.result, policy), new Date(), policy);

@@ -7,7 +7,10 @@
  * infra/tenant-limiter.ts), when its webhook stayed at its in-flight limit (16) for the 2 s it may
  * wait in this process (or its waiting room, sized by the receiver's speed, was full), and while
  * its endpoint's circuit is open (WebhookCircuitOpen, domain/webhooks/circuit-breaker.ts).
- * Temporal retries those later, so none of them counts as an attempt of the schedule.
+ * Temporal retries those later, so none of them counts as an attempt of the schedule. An attempt
+ * that may park (`parkable`, the current workflow type) is parked instead while its circuit is open
+ * or while older deliveries of its endpoint are parked (domain/webhooks/parking.ts): it answers
+ * `parked` and its workflow waits for the releaser, at no cost.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Runtime } from '@temporalio/worker';
@@ -31,8 +34,10 @@ import { classifyOutcome, DeliveryOutcome, DeliveryPolicy, HttpAttemptResult } f
 import { buildPayload, CanonicalPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
 import { planNextAttempt } from '../../domain/webhooks/schedule';
 import { signDelivery } from '../../domain/webhooks/signing';
-import { type BreakerSettings, type BreakerState, verdictOf } from '../../domain/webhooks/circuit-breaker';
+import { admit, type BreakerSettings, type BreakerState, verdictOf } from '../../domain/webhooks/circuit-breaker';
 import { admitThroughBreaker, breakerOf, recordBreakerVerdict } from '../../db/queries/webhook-breakers';
+import { forgetParked, parkDelivery } from '../../db/queries/webhook-parking';
+import { PARKED_BACKLOG_FULL } from '../../domain/webhooks/parking';
 import type { Resolver } from '../../infra/outbound/destination-guard';
 import { tenantLimiter, type TenantLimits } from '../../infra/tenant-limiter';
 import { countCircuitOpened, countWebhookAttempt } from '../../infra/webhook-metrics';
@@ -65,6 +70,12 @@ export const DEFAULT_TENANT_LIMITS: TenantLimits = { maxInFlight: 64, maxWaiting
 export const DEFAULT_BREAKER: BreakerSettings = { failureThreshold: 5, openMs: 30_000, probeTtlMs: 30_000 };
 /** An open circuit's deferred attempts come back spread over this much after the probe may go (no herd). */
 const DEFER_SPREAD_MS = 5_000;
+/**
+ * One tenant's parked deliveries, all its webhooks together (WEBHOOK_PARKED_PER_TENANT): past it a
+ * delivery that would park is recorded as failed (`parked_backlog_full`) and its workflow ends; the
+ * recover route sends it again. docs/decisions/webhook-parking.md says why this figure.
+ */
+export const DEFAULT_MAX_PARKED_PER_TENANT = 10_000;
 /** Retry delays above the workflow's maximum interval are not honoured by every SDK: keep within it. */
 const MAX_DEFER_MS = 60_000;
 const SYSTEM_ACTOR = { type: 'system', id: 'webhook-delivery' } as const;
@@ -88,6 +99,8 @@ export interface WebhookDeliveryDeps {
   tenantLimits?: TenantLimits;
   /** Failures that open a circuit and how long it stays open (the probe's claim lasts as long as a lease). */
   breaker?: Partial<Pick<BreakerSettings, 'failureThreshold' | 'openMs'>>;
+  /** One tenant's parked deliveries at most (DEFAULT_MAX_PARKED_PER_TENANT). */
+  maxParkedPerTenant?: number;
 }
 
 /** Ids only: the workflow history never holds a URL, a body or a secret. */
@@ -102,16 +115,21 @@ export interface DeliveryRef {
 
 export interface AttemptInput extends DeliveryRef {
   attempt: number;
+  /** Set by the workflow type that waits for a release: the attempt parks instead of being deferred. */
+  parkable?: true;
 }
 
-export type SkipReason = 'webhook_deleted' | 'webhook_paused' | 'webhook_disabled' | 'event_missing';
+export type SkipReason = 'webhook_deleted' | 'webhook_paused' | 'webhook_disabled' | 'event_missing' | typeof PARKED_BACKLOG_FULL;
 
 export type AttemptReport =
   /**
    * `result` is stripped of the response body and error texts (they are in the delivery record).
    * `policy` is the webhook's at the time of the attempt, so a changed opt-in applies from the next one.
    */
-  { kind: 'attempted'; result: HttpAttemptResult; webhookStatus: WebhookStatus; policy: DeliveryPolicy } | { kind: 'skipped'; reason: SkipReason };
+  | { kind: 'attempted'; result: HttpAttemptResult; webhookStatus: WebhookStatus; policy: DeliveryPolicy }
+  | { kind: 'skipped'; reason: SkipReason }
+  /** Not attempted: the delivery waits for a release naming `ticket` (a parkable attempt only). */
+  | { kind: 'parked'; ticket: string };
 
 interface EventRow {
   id: string;
@@ -119,6 +137,8 @@ interface EventRow {
   type: string;
   data: JsonObject;
   occurred_at: Date;
+  /** When the outbox stored it: the order parked deliveries are released in. */
+  created_at: Date;
 }
 
 export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
@@ -126,6 +146,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
   const maxInFlight = deps.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK;
   const tenants = tenantLimiter('webhook_attempts', deps.tenantLimits ?? DEFAULT_TENANT_LIMITS);
   const breakerSettings: BreakerSettings = { ...DEFAULT_BREAKER, ...deps.breaker };
+  const maxParked = deps.maxParkedPerTenant ?? DEFAULT_MAX_PARKED_PER_TENANT;
   const waiters = new LeaseWaiters({
     maxInFlight,
     waitMs: LEASE_WAIT_MS,
@@ -145,7 +166,9 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
 
   /**
    * Loads the attempt, waiting a bounded time in this process while the webhook is at its limit.
-   * A circuit that is not closed is asked first: it defers the attempt (thrown) or makes it the probe.
+   * A parkable attempt behind parked deliveries of its endpoint parks too (in event order). A
+   * circuit that is not closed is asked first: it makes the attempt the probe, or defers it
+   * (parked, or thrown for a retry).
    */
   async function loadWithLease(input: AttemptInput) {
     const deadline = Date.now() + LEASE_WAIT_MS;
@@ -153,8 +176,13 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
       const loaded = await loadAttempt(db, input, maxInFlight);
       const mayRun = loaded && RECEIVING_STATUSES.includes(loaded.webhook.status) && loaded.event;
       if (!mayRun) return loaded;
+      if (loaded.queuedBehind) return { ...loaded, park: true };
       if (!loaded.leased && loaded.breaker && loaded.breaker.state !== 'closed') {
+        // A circuit that, as loaded, defers this attempt parks it with no lock taken: the circuit's row is
+        // locked only to claim the probe (a burst's attempts would otherwise queue on it, holding connections).
+        if (input.parkable && admit(loaded.breaker, input.deliveryId, new Date(), breakerSettings).kind === 'defer') return { ...loaded, park: true };
         const admission = await admitThroughBreaker(db, input, input.deliveryId, breakerSettings);
+        if (admission.kind === 'defer' && input.parkable) return { ...loaded, park: true };
         if (admission.kind === 'defer') throw circuitOpen(input.webhookId, admission.delayMs);
         loaded.leased = await acquireLease(db, input, maxInFlight);
       }
@@ -166,27 +194,43 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
     }
   }
 
+  /** The delivery ends without an attempt: it is no longer parked. */
+  async function skipped(input: AttemptInput, reason: SkipReason): Promise<AttemptReport> {
+    if (input.parkable) await forgetParked(db, input.tenantId, input.deliveryId);
+    return { kind: 'skipped', reason };
+  }
+
+  /** Parks the delivery, or, past its tenant's bound, records it failed without sending it. */
+  async function park(input: AttemptInput, webhook: WebhookRow, event: EventRow): Promise<AttemptReport> {
+    const parking = await parkDelivery(db, { ...input, eventAt: event.created_at }, maxParked);
+    if (parking.kind === 'parked') return { kind: 'parked', ticket: parking.ticket };
+    await recordNotSent(db, input, payloadOf(event), PARKED_BACKLOG_FULL, `not sent: the tenant already has its maximum of ${maxParked} parked deliveries`);
+    Context.current().log.warn('delivery not parked: its tenant has its maximum of parked deliveries', { webhookId: webhook.id, max: maxParked });
+    return { kind: 'skipped', reason: PARKED_BACKLOG_FULL };
+  }
+
   async function deliverAttempt(input: AttemptInput): Promise<AttemptReport> {
     const loaded = await loadWithLease(input);
-    if (!loaded) return { kind: 'skipped', reason: 'webhook_deleted' };
+    if (!loaded) return skipped(input, 'webhook_deleted');
     const { webhook, event, leased } = loaded;
-    if (webhook.status === 'paused') return { kind: 'skipped', reason: 'webhook_paused' };
-    if (webhook.status === 'disabled') return { kind: 'skipped', reason: 'webhook_disabled' };
-    if (!event) return { kind: 'skipped', reason: 'event_missing' };
+    if (webhook.status === 'paused') return skipped(input, 'webhook_paused');
+    if (webhook.status === 'disabled') return skipped(input, 'webhook_disabled');
+    if (!event) return skipped(input, 'event_missing');
+    if ('park' in loaded) return park(input, webhook, event);
     if (!leased) throw busy(webhook.id);
 
     const hold = waiters.hold(webhook.id);
     renewal.granted(input.deliveryId);
     let released = false;
     try {
-      const payload = buildPayload({ eventId: event.id, type: event.type, tenantId: event.tenant_id, occurredAt: event.occurred_at, data: event.data });
+      const payload = payloadOf(event);
       const result = await hold.receiver(() => send(deps, webhook, payload, input.deliveryId));
       const policy = deliveryPolicyOf(webhook);
       countWebhookAttempt(result, policy);
       await recordAttemptAndRelease(db, input, payload, result, policy);
       released = true;
       hold.release();
-      if (!(await webhookKept(db, input))) return { kind: 'skipped', reason: 'webhook_deleted' };
+      if (!(await webhookKept(db, input))) return skipped(input, 'webhook_deleted');
       // The attempt is recorded: a lost verdict (database trouble now) costs the circuit one count, never a resend.
       const opened = await recordBreakerVerdict(db, input, input.deliveryId, verdictOf(result), loaded.breaker, breakerSettings).catch((err) => {
         Context.current().log.warn('circuit breaker verdict not recorded', { error: (err as Error).message });
@@ -317,27 +361,35 @@ async function send(deps: WebhookDeliveryDeps, webhook: WebhookRow, payload: Can
 }
 
 /**
- * The webhook, the event, its circuit (null: never failed) and, when the attempt may run, a
- * lease: one round trip. The lease is taken only for a receiving webhook, an existing event and a
- * closed circuit, so a skipped or deferred attempt holds none. Undefined when the webhook does not
- * exist (deleted).
+ * The webhook, the event, its circuit (null: never failed), whether a parkable attempt is behind
+ * parked deliveries of its endpoint (it is not itself a released one, and others wait for their
+ * release) and, when the attempt may run, a lease: one round trip. The lease is taken only for a
+ * receiving webhook, an existing event, a closed circuit and no queue ahead, so a skipped, deferred
+ * or parked attempt holds none. Undefined when the webhook does not exist (deleted).
  */
 async function loadAttempt(
   db: Db,
   input: AttemptInput,
   maxInFlight: number,
-): Promise<{ webhook: WebhookRow; event?: EventRow; breaker: BreakerState | null; leased: boolean } | undefined> {
+): Promise<{ webhook: WebhookRow; event?: EventRow; breaker: BreakerState | null; queuedBehind: boolean; leased: boolean } | undefined> {
   const { rows } = await db.raw(
-    `select w.*, e.id as event_id, e.type as event_type, e.data as event_data, e.occurred_at as event_occurred_at,
+    `select w.*, e.id as event_id, e.type as event_type, e.data as event_data, e.occurred_at as event_occurred_at, e.created_at as event_created_at,
             b.state as breaker_state, b.since as breaker_since, b.consecutive_failures as breaker_failures,
             b.probe_delivery_id as breaker_probe_delivery_id, b.probe_expires_at as breaker_probe_expires_at,
-            case when w.status in ('active', 'failing') and e.id is not null and coalesce(b.state, 'closed') = 'closed'
+            q.queued_behind,
+            case when w.status in ('active', 'failing') and e.id is not null and coalesce(b.state, 'closed') = 'closed' and not q.queued_behind
                  then webhook_acquire_lease(w.id, ?, ?, ?::interval) else false end as leased
        from webhooks w
        left join outbox_events e on e.tenant_id = w.tenant_id and e.id = ?
        left join webhook_circuit_breakers b on b.tenant_id = w.tenant_id and b.webhook_id = w.id
+       cross join lateral (
+         select ?::boolean
+                and not exists (select 1 from webhook_parked_deliveries s where s.tenant_id = w.tenant_id and s.delivery_id = ? and s.released_at is not null)
+                and exists (select 1 from webhook_parked_deliveries o
+                             where o.tenant_id = w.tenant_id and o.webhook_id = w.id and o.released_at is null and o.delivery_id <> ?) as queued_behind
+       ) q
       where w.tenant_id = ? and w.id = ?`,
-    [input.deliveryId, maxInFlight, LEASE_TTL, input.eventId, input.tenantId, input.webhookId],
+    [input.deliveryId, maxInFlight, LEASE_TTL, input.eventId, input.parkable === true, input.deliveryId, input.deliveryId, input.tenantId, input.webhookId],
   );
   if (rows.length === 0) return undefined;
   const {
@@ -345,6 +397,8 @@ async function loadAttempt(
     event_type,
     event_data,
     event_occurred_at,
+    event_created_at,
+    queued_behind,
     breaker_state,
     breaker_since,
     breaker_failures,
@@ -353,7 +407,9 @@ async function loadAttempt(
     leased,
     ...webhook
   } = rows[0];
-  const event: EventRow | undefined = event_id ? { id: event_id, tenant_id: input.tenantId, type: event_type, data: event_data, occurred_at: event_occurred_at } : undefined;
+  const event: EventRow | undefined = event_id
+    ? { id: event_id, tenant_id: input.tenantId, type: event_type, data: event_data, occurred_at: event_occurred_at, created_at: event_created_at }
+    : undefined;
   const breaker = breaker_state
     ? breakerOf({
         state: breaker_state,
@@ -363,7 +419,7 @@ async function loadAttempt(
         probe_expires_at: breaker_probe_expires_at,
       })
     : null;
-  return { webhook: webhook as WebhookRow, event, breaker, leased: leased === true };
+  return { webhook: webhook as WebhookRow, event, breaker, queuedBehind: queued_behind === true, leased: leased === true };
 }
 
 /** The lease alone, for an attempt a circuit admitted as its probe. */
@@ -372,18 +428,13 @@ async function acquireLease(db: Db, input: AttemptInput, maxInFlight: number): P
   return rows[0]?.leased === true;
 }
 
-/**
- * Writes the attempt's record, with the payload it sent, and releases its lease in one statement.
- * One record per attempt; a retried activity (the worker died after the POST) overwrites its own
- * attempt's record. `next_attempt_at` uses the workflow's own judgement (the same pure functions).
- * The record is written even when the webhook was deleted during the POST: the attempt happened,
- * and the log outlives its webhook (the delivery sweep removes it after 30 days).
- */
-async function recordAttemptAndRelease(db: Db, input: AttemptInput, payload: CanonicalPayload, result: HttpAttemptResult, policy: DeliveryPolicy): Promise<void> {
-  const outcome = classifyOutcome(result, policy);
-  const now = new Date();
-  const next = planNextAttempt(input.attempt, outcome, now, policy);
-  const row = {
+function payloadOf(event: EventRow): CanonicalPayload {
+  return buildPayload({ eventId: event.id, type: event.type, tenantId: event.tenant_id, occurredAt: event.occurred_at, data: event.data });
+}
+
+/** The columns every record of an attempt of `input` shares. */
+function recordOf(input: AttemptInput, payload: CanonicalPayload, now: Date) {
+  return {
     tenant_id: input.tenantId,
     webhook_id: input.webhookId,
     delivery_id: input.deliveryId,
@@ -392,6 +443,24 @@ async function recordAttemptAndRelease(db: Db, input: AttemptInput, payload: Can
     event_type: payload.type,
     payload: JSON.stringify(payload),
     attempt: input.attempt,
+    created_at: now,
+  };
+}
+
+/**
+ * Writes the attempt's record, with the payload it sent, and releases its lease (and its parking,
+ * when it was a parked delivery's) in one statement. One record per attempt; a retried activity
+ * (the worker died after the POST) overwrites its own attempt's record. `next_attempt_at` uses the
+ * workflow's own judgement (the same pure functions). The record is written even when the webhook
+ * was deleted during the POST: the attempt happened, and the log outlives its webhook (the
+ * delivery sweep removes it after 30 days).
+ */
+async function recordAttemptAndRelease(db: Db, input: AttemptInput, payload: CanonicalPayload, result: HttpAttemptResult, policy: DeliveryPolicy): Promise<void> {
+  const outcome = classifyOutcome(result, policy);
+  const now = new Date();
+  const next = planNextAttempt(input.attempt, outcome, now, policy);
+  const row = {
+    ...recordOf(input, payload, now),
     status: outcome.kind === 'success' ? 'succeeded' : 'failed',
     status_code: result.kind === 'response' ? result.status : null,
     latency_ms: result.kind === 'refused_destination' ? null : result.latencyMs,
@@ -399,13 +468,22 @@ async function recordAttemptAndRelease(db: Db, input: AttemptInput, payload: Can
     failure_cause: failureCause(outcome),
     error: errorText(result),
     next_attempt_at: next.kind === 'retry' ? new Date(now.getTime() + next.delayMs) : null,
-    created_at: now,
   };
   await db('webhook_deliveries')
     .with('released', db.raw('delete from webhook_delivery_leases where delivery_id = ?', [input.deliveryId]))
+    .with('unparked', db.raw('delete from webhook_parked_deliveries where tenant_id = ? and delivery_id = ?', [input.tenantId, input.deliveryId]))
     .insert(row)
     .onConflict(['delivery_id', 'attempt'])
     .merge();
+}
+
+/**
+ * The record of an attempt that was not sent and will not be (`cause`, `error`): failed, with no
+ * next attempt, so the recover route finds it. It is the delivery's last record.
+ */
+async function recordNotSent(db: Db, input: AttemptInput, payload: CanonicalPayload, cause: string, error: string): Promise<void> {
+  const row = { ...recordOf(input, payload, new Date()), status: 'failed', failure_cause: cause, error, next_attempt_at: null };
+  await db('webhook_deliveries').insert(row).onConflict(['delivery_id', 'attempt']).merge();
 }
 
 /** Whether the webhook still exists (deleted meanwhile: the delivery stops here). */

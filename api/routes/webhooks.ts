@@ -13,6 +13,7 @@ import type { HttpAttemptResult } from '../../domain/webhooks/outcome';
 import { JsonObject } from '../../domain/webhooks/payload';
 import type { BreakerState } from '../../domain/webhooks/circuit-breaker';
 import { BREAKER_STATES, findBreaker } from '../../db/queries/webhook-breakers';
+import { parkedSummary, type ParkedSummary } from '../../db/queries/webhook-parking';
 import {
   createWebhook,
   deleteWebhook,
@@ -24,8 +25,7 @@ import {
   redeliver,
   requireWebhook,
   rotateWebhookSecret,
-  prepareTestDelivery,
-  sendTestDelivery,
+  testWebhook,
   updateWebhook,
   webhookAnalytics,
   WebhookFields,
@@ -98,6 +98,17 @@ const webhookWithBreakerSchema = webhookSchema.keys({
     since: Joi.string().isoDate().description('When the circuit entered this state (closed and never opened: when the webhook was created)'),
     consecutive_failures: Joi.number().integer().min(0).description('Timeouts and 5xx answers in a row, up to the last success'),
   }),
+  parked_deliveries: Joi.object({
+    count: Joi.number().integer().min(0).description("This webhook's deliveries parked while its circuit is open: not attempted yet, sent in event order once a probe succeeds"),
+    oldest_parked_at: Joi.string().isoDate().allow(null).description('When the longest-waiting of them was parked; null when none is'),
+    tenant_count: Joi.number().integer().min(0).description("The tenant's parked deliveries, all its webhooks together"),
+    tenant_limit: Joi.number()
+      .integer()
+      .min(1)
+      .description(
+        'At most this many are parked for the tenant; past it a delivery is not parked but recorded failed (failure_cause parked_backlog_full), to send again with recover',
+      ),
+  }),
 });
 const withSecret = webhookSchema.keys({ secret: Joi.string().description('Shown once: store it now') });
 const deliverySchema = Joi.object({
@@ -139,6 +150,10 @@ export function toWebhook(row: WebhookRow, now = new Date()) {
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
   };
+}
+
+function toParkedDeliveries(parked: ParkedSummary, tenantLimit: number) {
+  return { count: parked.count, oldest_parked_at: isoTime(parked.oldestParkedAt), tenant_count: parked.tenantCount, tenant_limit: tenantLimit };
 }
 
 function toCircuitBreaker(breaker: BreakerState | null, webhook: WebhookRow) {
@@ -190,6 +205,12 @@ function toTestResult(result: HttpAttemptResult) {
     case 'refused_destination':
       return { status_code: null, response_body: '', latency_ms: 0, success: false, error: `refused_destination: ${result.reason}` };
   }
+}
+
+/** The label of a test call's result in `webhook_tests_total`: a bounded set, never the destination's words. */
+function testResultLabel(result: HttpAttemptResult): string {
+  if (result.kind !== 'response') return result.kind;
+  return result.status >= 200 && result.status <= 299 ? 'success' : 'http_error';
 }
 
 // ---- routes ----------------------------------------------------------------------------------
@@ -256,14 +277,22 @@ export function webhookRoutes(): ApiRouter {
 
   webhook.get(
     {
-      summary: 'Get a webhook, with the state of its circuit breaker',
+      summary: 'Get a webhook, with the state of its circuit breaker and its parked deliveries',
       description:
         '`circuit_breaker` says whether deliveries are being sent to the endpoint: after consecutive timeouts or 5xx answers the circuit opens and ' +
-        'attempts wait (they are not counted as failed attempts of the retry schedule) until one probe succeeds.',
+        'attempts wait (they are not counted as failed attempts of the retry schedule) until one probe succeeds. `parked_deliveries` counts those ' +
+        'waiting deliveries, and the oldest, against the tenant-wide limit.',
       found: 'Webhook',
       schema: webhookWithBreakerSchema,
     },
-    async (row, scope) => ({ ...toWebhook(row), circuit_breaker: toCircuitBreaker(await findBreaker(scope, row.id), row) }),
+    async (row, scope, ctx) => {
+      const [breaker, parked] = await Promise.all([findBreaker(scope, row.id), parkedSummary(scope, row.id)]);
+      return {
+        ...toWebhook(row),
+        circuit_breaker: toCircuitBreaker(breaker, row),
+        parked_deliveries: toParkedDeliveries(parked, ctx.deps.config.outbound.webhookParkedPerTenant),
+      };
+    },
   );
   // Not webhook.update: the answer carries the new secret when one was issued.
   api.route<{ webhook_id: string }, unknown, Partial<WebhookFields>>({
@@ -309,11 +338,12 @@ export function webhookRoutes(): ApiRouter {
   webhook.route<Record<string, string>, unknown, { sample_payload: Record<string, unknown> }>({
     method: 'post',
     sub: 'test',
-    summary: 'Send a webhook.test event carrying sample_payload to the webhook, signed like a delivery, and answer what the destination said',
+    summary: 'Send sample_payload to the webhook, signed like a delivery, and answer what the destination said',
     description:
-      'The body sent is a `webhook.test` event whose `data` is `sample_payload` (canonical payload, keys sorted), signed with the current secret(s), ' +
-      'with the header `X-Webhook-Test: true`; its id and delivery id are `test_<uuid>`. Audited (`webhook.test_sent`); no delivery record, no workflow. ' +
-      '`status_code` is null when no HTTP answer came (see `error`).',
+      'The body sent is `sample_payload` itself (its JSON), signed with the current secret(s) like every delivery, under the delivery id ' +
+      '`test_<uuid>` (the `webhook-id` and `X-Webhook-Id` headers) and with the header `X-Webhook-Test: true`. Nothing is recorded: no delivery ' +
+      'record, no audit record, no workflow. The destination check and the deadlines of deliveries apply; a tenant has at most 4 test calls in flight ' +
+      'per API process (4 more wait up to 2 s, then 429). `status_code` is null when no HTTP answer came (see `error`).',
     access: 'manage',
     body: Joi.object({ sample_payload: Joi.object().unknown(true).required() }),
     responses: {
@@ -327,10 +357,15 @@ export function webhookRoutes(): ApiRouter {
           error: Joi.string(),
         }),
       },
+      429: { description: 'Rate limit of the tenant plan exceeded, or the tenant has its maximum of test calls in flight' },
     },
     handler: async (ctx, { params, body }) => {
-      const test = await inUserUnit(ctx, (unit) => prepareTestDelivery(unit, ctx.deps, params.webhook_id, body.sample_payload as JsonObject));
-      ctx.body = toTestResult(await sendTestDelivery(ctx.deps, test));
+      const { testId, result } = await testWebhook(tenantScopeOf(ctx), ctx.deps, params.webhook_id, body.sample_payload as JsonObject);
+      const answer = toTestResult(result);
+      const outcome = testResultLabel(result);
+      ctx.deps.metrics.webhookTests.inc({ result: outcome });
+      ctx.state.log.info({ webhook_id: params.webhook_id, test_id: testId, result: outcome, status_code: answer.status_code, latency_ms: answer.latency_ms }, 'webhook test call');
+      ctx.body = answer;
     },
   });
 

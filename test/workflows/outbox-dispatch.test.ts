@@ -120,7 +120,7 @@ describe('dispatchOutboxBatch', () => {
     expect(await undispatched([good, poison, alsoGood])).toEqual([poison]);
     for (const id of [good, alsoGood]) {
       const delivery = await startedDelivery(tenantId, id, webhookId);
-      expect(delivery.type).toBe('webhookDeliveryWorkflowV2');
+      expect(delivery.type).toBe('webhookDeliveryWorkflowV3');
       // A task a dead worker held is handed over after 5 s, not the server's default 10 s.
       expect(delivery.taskTimeoutS).toBe(5);
     }

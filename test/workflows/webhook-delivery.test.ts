@@ -120,7 +120,7 @@ async function newEvent(data: Record<string, unknown> = { task_id: 't1' }): Prom
 }
 
 /** Runs one delivery to completion with both workers, answering its history (recorded as `historyName` for the replay test). */
-async function deliver(webhook: TestWebhook, eventId?: string, historyName?: string, workflowType = 'webhookDeliveryWorkflowV2') {
+async function deliver(webhook: TestWebhook, eventId?: string, historyName?: string, workflowType = 'webhookDeliveryWorkflowV3') {
   const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId: eventId ?? (await newEvent()), deliveryId: randomUUID() };
   const run = async () => {
     const handle = await env.client.workflow.start(workflowType, {
@@ -365,7 +365,7 @@ describe('webhook delivery workflow', () => {
     const webhook = await createWebhook('active', { url: 'http://127.0.0.1:1/nothing' });
     const eventId = await newEvent();
     const input: WebhookDeliveryInput = { tenantId, webhookId: webhook.id, eventId, deliveryId: randomUUID() };
-    const handle = await env.client.workflow.start('webhookDeliveryWorkflowV2', {
+    const handle = await env.client.workflow.start('webhookDeliveryWorkflowV3', {
       taskQueue: TASK_QUEUES.webhooks,
       workflowId: workflowIds.webhookDelivery(tenantId, input.deliveryId),
       args: [input],

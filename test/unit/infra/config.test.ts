@@ -78,6 +78,7 @@ describe('loadConfig', () => {
       webhookWaitingPerTenant: 64,
       breakerFailureThreshold: 5,
       breakerOpenMs: 30_000,
+      webhookParkedPerTenant: 10_000,
       smtpSendsPerTenant: 4,
       toolCallsPerTenant: 8,
     });

@@ -1,5 +1,5 @@
-// Check-digit and structure validators for national personal identifiers. Pure: phase one of the
-// detectors' rewrite keeps them apart; a detector finds a candidate, a validator decides.
+// Check-digit and structure validators for national personal identifiers. Pure: a detector
+// (detectors/id-number.ts) finds a candidate, a validator decides.
 //
 // Each kind is validated by the `stdnum` package (python-stdnum's rules, ported), with two things
 // added here: one compaction of the separators people write (spaces of every width, dots, hyphens,
@@ -62,8 +62,20 @@ function steuerIdDigitsRepeatRightly(compact: string): boolean {
   return !/(\d)\1\1/.test(compact.slice(0, 10));
 }
 
+/**
+ * The SSN's ranges (SSA): area not 000, 666 or 900-999, group not 00, serial not 0000. stdnum adds
+ * the numbers known to be advertised (the Woolworth wallet card's 078-05-1120...); a redactor takes
+ * those as SSNs all the same, since people wrote them as their own.
+ */
+export function ssnRangesHold(compact: string): boolean {
+  if (!/^\d{9}$/.test(compact)) return false;
+  const [area, group, serial] = [compact.slice(0, 3), compact.slice(3, 5), compact.slice(5)];
+  return area !== '000' && area !== '666' && area[0] !== '9' && group !== '00' && serial !== '0000';
+}
+
 const SPECS: readonly NationalIdSpec[] = [
-  { kind: 'br_cpf', country: 'BR', name: 'Brazilian CPF', compactLength: [11, 11], isValidCompact: byStdnum(brCpf) },
+  // One digit eleven times passes both sums but is never issued; stdnum lets it through.
+  { kind: 'br_cpf', country: 'BR', name: 'Brazilian CPF', compactLength: [11, 11], isValidCompact: (c) => !/^(\d)\1{10}$/.test(c) && byStdnum(brCpf)(c) },
   {
     kind: 'de_steuer_id',
     country: 'DE',
@@ -85,7 +97,7 @@ const SPECS: readonly NationalIdSpec[] = [
   // No check digit: HMRC's prefix rules and the A-D suffix are all there is (the suffix is required here).
   { kind: 'uk_nino', country: 'GB', name: 'UK National Insurance number', compactLength: [9, 9], isValidCompact: (c) => /^[A-Z]{2}\d{6}[A-D]$/.test(c) && byStdnum(gbNino)(c) },
   // No check digit either: area, group and serial ranges, and the numbers known to be published.
-  { kind: 'us_ssn', country: 'US', name: 'US Social Security number', compactLength: [9, 9], isValidCompact: byStdnum(usSsn) },
+  { kind: 'us_ssn', country: 'US', name: 'US Social Security number', compactLength: [9, 9], isValidCompact: (c) => ssnRangesHold(c) && byStdnum(usSsn)(c) },
 ];
 
 export const NATIONAL_IDS: Readonly<Record<NationalIdKind, NationalIdSpec>> = Object.fromEntries(SPECS.map((s) => [s.kind, s])) as Record<NationalIdKind, NationalIdSpec>;

@@ -73,6 +73,15 @@ describe('email', () => {
       ['mailto with query', 'mailto:calidad@acme.es?subject=Lote', 'calidad@acme.es'],
       ['bracketed [at] [dot]', 'juan [at] acme-industrial [dot] es que', 'juan [at] acme-industrial [dot] es'],
       ['(at) with plain dots', 'contact: k.tanaka(at)fa-robotics.co.jp for', 'k.tanaka(at)fa-robotics.co.jp'],
+      ['<at> and <dot>', 'escribe a giuliab <AT> libero <DOT> it ya', 'giuliab <AT> libero <DOT> it'],
+      ['plain words', 'write to diego dot ruiz at predictivo dot net', 'diego dot ruiz at predictivo dot net'],
+      ['plain words in Portuguese', 'manda para mariana ponto costa arroba hotmail ponto com por favor', 'mariana ponto costa arroba hotmail ponto com'],
+      ['plain words after another "at"', 'email me at maria dot lopez at acme dot com', 'maria dot lopez at acme dot com'],
+      ['spaces around the @', 'mail thomasb @ ruhr-pumpen.de bitte', 'thomasb @ ruhr-pumpen.de'],
+      ['wrapped before the @', 'reply to aisha.reid+alerts\n@outlook.com thanks', 'aisha.reid+alerts\n@outlook.com'],
+      ['wrapped after a dot of the domain', 'mail r.deboer@vandijk-techniek.\nnl graag', 'r.deboer@vandijk-techniek.\nnl'],
+      ['wrapped after a hyphen, CRLF', 'a j.ruiz@rodamientos-\r\nlevante.es hoy', 'j.ruiz@rodamientos-\r\nlevante.es'],
+      ['a complete address before a line break', 'write to ana@acme.com.\nThanks', 'ana@acme.com'],
     ],
     ignores: [
       ['retina asset names', 'use logo@2x.png and logo@3x.png'],
@@ -82,7 +91,9 @@ describe('email', () => {
       ['git remotes', 'clone git@github.com:acme/edge-agent.git'],
       ['IP literals', 'login admin@192.168.1.1 failed'],
       ['MIME content ids', 'cid:image001.png@01DA1D2B.8C0E5A40'],
-      ['plain-word obfuscation (known gap)', 'diego dot ruiz at predictivo dot net'],
+      ['code with @ (matrix products)', 'v = m.inv@acc.vec and grad = J.T@r.flat'],
+      ['prose with at and dot', 'look at the dot matrix display; we arrived at site at 9 dot 30ish'],
+      ['prose with Punkt and punto', 'wir treffen uns Punkt 7 Uhr am Tor, el punto de consigna está a 45'],
     ],
   });
 });

@@ -1,7 +1,5 @@
-import { isNationalNumberOf } from '../validators/phone';
 import { type NationalIdKind, isValidNationalId, ssnRangesHold } from '../validators/national-id';
 import { endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
-import { NATIONAL_PLAN_COUNTRIES } from './phone';
 import { type TextRange, matchesOf } from './text-range';
 
 /**
@@ -29,23 +27,22 @@ export const LONGEST_ID_MATCH = 21;
  * - `layout`: a layout only this identifier is written in (123-45-6789, 529.982.247-25, 2341 2341 2346)
  *   or a check over letters and digits that chance does not pass (DNI, NINO, codice fiscale, CURP,
  *   NIR, CPF, Steuer-ID): taken unless a thing's label (order, serial, batch...) stands right before;
- * - `weak_checksum`: nine or twelve bare digits with a one-in-ten check (BSN, NIF, Aadhaar): as
- *   many phone numbers pass it, so taken after an identifier's label, or when neither a phone word
- *   announces it nor a numbering plan has it;
+ * - `weak_checksum`: nine or twelve bare digits with a one-in-ten check (BSN, NIF, Aadhaar): the
+ *   checksum decides unless a phone word announces the number (one phone number in ten passes
+ *   such a check; a number announced as a phone is one);
  * - `label_only`: no check digit at all (an SSN written with spaces or bare): only after an
  *   identifier's label.
  */
 type Evidence = 'layout' | 'weak_checksum' | 'label_only';
 
-function allowedBy(evidence: Evidence): (text: string, start: number, value: string) => boolean {
-  return (text, start, value) => {
-    const words = wordsBefore(text, start, ID_CONTEXT_REACH);
-    if (mentionsIdLabel(words)) return true;
-    if (evidence === 'label_only' || endsWithThingLabel(words)) return false;
-    if (evidence === 'layout') return true;
-    return !isAnnouncedAsPhone(words) && !isNationalNumberOf(value.replace(/\D/g, ''), NATIONAL_PLAN_COUNTRIES);
-  };
+function allowedBy(evidence: Evidence, text: string, start: number): boolean {
+  const words = wordsBefore(text, start, ID_CONTEXT_REACH);
+  if (mentionsIdLabel(words)) return true;
+  if (evidence === 'label_only' || endsWithThingLabel(words)) return false;
+  return evidence === 'layout' || !isAnnouncedAsPhone(words);
 }
+
+const byLayout = (text: string, start: number) => allowedBy('layout', text, start);
 
 const validAs =
   (kind: NationalIdKind) =>
@@ -66,7 +63,7 @@ export const ES_DNI: IdFormat = {
   name: 'es_dni',
   pattern: /(?<![\p{L}\p{N}])(?:\d{8}|\d{2}\.\d{3}\.\d{3})[ -]?[A-Za-z](?![\p{L}\p{N}])/gu,
   isValid: validAs('es_dni'),
-  allowedAt: allowedBy('layout'),
+  allowedAt: byLayout,
 };
 
 /** Spanish NIE: X/Y/Z, 7 digits, check letter. */
@@ -74,7 +71,7 @@ export const ES_NIE: IdFormat = {
   name: 'es_nie',
   pattern: /(?<![\p{L}\p{N}])[XYZxyz][ -]?\d{7}[ -]?[A-Za-z](?![\p{L}\p{N}])/gu,
   isValid: validAs('es_nie'),
-  allowedAt: allowedBy('layout'),
+  allowedAt: byLayout,
 };
 
 /**
@@ -86,7 +83,7 @@ export const US_SSN: IdFormat = {
   name: 'us_ssn',
   pattern: /(?<![\p{L}\p{N}_.-])\d{3}([- ]?)\d{2}\1\d{4}(?![\p{L}\p{N}_]|[-.][\p{L}\p{N}])/gu,
   isValid: (value) => ssnRangesHold(value.replace(/\D/g, '')),
-  allowedAt: (text, start, value) => (value[3] === '-' ? allowedBy('layout') : allowedBy('label_only'))(text, start, value),
+  allowedAt: (text, start, value) => allowedBy(value[3] === '-' ? 'layout' : 'label_only', text, start),
 };
 
 /** UK National Insurance number: AB 12 34 56 C (spaces optional), suffix A-D, HMRC's prefix rules. */
@@ -94,7 +91,7 @@ export const UK_NINO: IdFormat = {
   name: 'uk_nino',
   pattern: /(?<![\p{L}\p{N}])[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}])/giu,
   isValid: validAs('uk_nino'),
-  allowedAt: allowedBy('layout'),
+  allowedAt: byLayout,
 };
 
 /** Brazilian CPF: 123.456.789-09 or eleven bare digits; both mod-11 check digits hold. */
@@ -102,7 +99,7 @@ export const BR_CPF: IdFormat = {
   name: 'br_cpf',
   pattern: digitLayouts(String.raw`\d{3}\.\d{3}\.\d{3}-\d{2}`, String.raw`\d{11}`),
   isValid: validAs('br_cpf'),
-  allowedAt: allowedBy('layout'),
+  allowedAt: byLayout,
 };
 
 /** German Steuer-ID: eleven digits, bare or 2-3-3-3; ISO 7064 check digit and the repetition rule. */
@@ -110,7 +107,7 @@ export const DE_STEUER_ID: IdFormat = {
   name: 'de_steuer_id',
   pattern: digitLayouts(String.raw`\d{11}`, String.raw`\d{2}${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{3}`),
   isValid: validAs('de_steuer_id'),
-  allowedAt: allowedBy('layout'),
+  allowedAt: byLayout,
 };
 
 /** French NIR (numéro de sécurité sociale): 13 characters and a mod-97 key, bare or in its seven groups; Corsica as 2A/2B. */
@@ -121,7 +118,7 @@ export const FR_NIR: IdFormat = {
     String.raw`[12]${SPACE}\d{2}${SPACE}\d{2}${SPACE}(?:\d{2}|2[ABab])${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{2}`,
   ),
   isValid: (value) => new Set(value.replace(/[\dABab]/g, '')).size <= 1 && isValidNationalId('fr_nir', value),
-  allowedAt: allowedBy('layout'),
+  allowedAt: byLayout,
 };
 
 /** Italian codice fiscale: 16 letters and digits (omocodia letters included), any case, check letter. */
@@ -129,7 +126,7 @@ export const IT_CODICE_FISCALE: IdFormat = {
   name: 'it_codice_fiscale',
   pattern: /(?<![\p{L}\p{N}_])[A-Z]{6}[\dL-NP-V]{2}[A-EHLMPR-T][\dL-NP-V]{2}[A-Z][\dL-NP-V]{3}[A-Z](?![\p{L}\p{N}_])/giu,
   isValid: validAs('it_codice_fiscale'),
-  allowedAt: allowedBy('layout'),
+  allowedAt: byLayout,
 };
 
 /** Mexican CURP: 18 characters (name letters, birth date, sex, state, consonants, check digit). */
@@ -137,7 +134,7 @@ export const MX_CURP: IdFormat = {
   name: 'mx_curp',
   pattern: /(?<![\p{L}\p{N}_])[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d(?![\p{L}\p{N}_])/giu,
   isValid: validAs('mx_curp'),
-  allowedAt: allowedBy('layout'),
+  allowedAt: byLayout,
 };
 
 /** Dutch BSN: nine digits passing the eleven-test, bare, 3-3-3, or 4.2.3 as Dutch documents print it. */
@@ -145,7 +142,7 @@ export const NL_BSN: IdFormat = {
   name: 'nl_bsn',
   pattern: digitLayouts(String.raw`\d{4}\.\d{2}\.\d{3}`, String.raw`\d{3}${SPACE}\d{3}${SPACE}\d{3}`, String.raw`\d{9}`),
   isValid: validAs('nl_bsn'),
-  allowedAt: (text, start, value) => (value[4] === '.' ? allowedBy('layout') : allowedBy('weak_checksum'))(text, start, value),
+  allowedAt: (text, start, value) => allowedBy(value[4] === '.' ? 'layout' : 'weak_checksum', text, start),
 };
 
 /** Portuguese NIF of a person: nine digits starting 1-3, bare or 3-3-3, mod-11 check digit. */
@@ -153,7 +150,7 @@ export const PT_NIF: IdFormat = {
   name: 'pt_nif',
   pattern: digitLayouts(String.raw`\d{3}${SPACE}\d{3}${SPACE}\d{3}`, String.raw`\d{9}`),
   isValid: validAs('pt_nif'),
-  allowedAt: allowedBy('weak_checksum'),
+  allowedAt: (text, start) => allowedBy('weak_checksum', text, start),
 };
 
 /** Indian Aadhaar: twelve digits, 4-4-4 as the card prints it (spaces or hyphens) or bare; Verhoeff check digit. */
@@ -161,7 +158,7 @@ export const IN_AADHAAR: IdFormat = {
   name: 'in_aadhaar',
   pattern: digitLayouts(String.raw`\d{4}${SPACE}\d{4}${SPACE}\d{4}`, String.raw`\d{4}-\d{4}-\d{4}`, String.raw`\d{12}`),
   isValid: validAs('in_aadhaar'),
-  allowedAt: (text, start, value) => (value.length > 12 ? allowedBy('layout') : allowedBy('weak_checksum'))(text, start, value),
+  allowedAt: (text, start, value) => allowedBy(value.length > 12 ? 'layout' : 'weak_checksum', text, start),
 };
 
 /** Formats detected when the caller does not choose: twelve national identifiers of people. */

@@ -10,7 +10,7 @@ import { type TextRange, isWordChar, matchesOf } from './text-range';
 // takes every digit of a group), so a digit run costs one attempt, not one per digit.
 const SPACE = String.raw`[ \u00a0\u2007\u2009\u202f]`;
 const SEPARATOR = String.raw`${SPACE}?[\-./]${SPACE}?|${SPACE}`;
-const GROUP = String.raw`(?:\(\d{1,5}\)|\d+)`;
+const GROUP = String.raw`(?:\(\d{1,6}\)|\d+)`;
 // "(+34) 612 345 678": the country code itself may be in parentheses.
 const COUNTRY_IN_PARENS = String.raw`\(\+\d{1,3}\)${SPACE}?`;
 const RUN = new RegExp(String.raw`(?:${COUNTRY_IN_PARENS}|\+|(?<!\d))${GROUP}(?:(?:${SEPARATOR})${GROUP}|(?<=\))\d+|\(\d{1,5}\))*`, 'g');
@@ -89,7 +89,12 @@ function nationalShape(run: string, shape: RunShape, announced: boolean): Nation
   // 2026-1123-07, 2026-11-19-0042: document numbers that open with a year.
   if (/^(?:19[5-9]|20\d)\d$/.test(groups[0])) return 'not_phone';
   if (isThousandsGrouped(groups) && !announced) return 'not_phone';
-  const groupSizesOk = groups.every((g, i) => (i === 0 ? g.length <= 5 : g.length >= 2 && g.length <= 8));
+  // An area code of up to 5 digits (6 with its trunk 0, as India's national format writes mobiles:
+  // 098765 43210), then groups of 2 to 8; DIN 5008 pairs from the right may leave one digit after
+  // an area code in parentheses: (0231) 4 42 50 39.
+  const groupSizesOk = groups.every((g, i) =>
+    i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && shape.firstParenthesised)) && g.length <= 8,
+  );
   if (!groupSizesOk) return 'not_phone';
   if (announced) return 'phone';
   if (digits.length < 9) return 'not_phone';
@@ -143,7 +148,8 @@ function isPhoneInContext(text: string, run: string, start: number, end: number)
   const words = wordsBefore(text, start);
   if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
   if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
-  const announced = isAnnouncedAsPhone(words);
+  // An extension written after it announces a phone number as well as a phone word before it.
+  const announced = isAnnouncedAsPhone(words) || end > start + run.length;
   // "X 1234567 L": a number framed by two lone letters is a code (a Spanish NIE written spaced).
   if (!announced && LONE_LETTER_BEFORE.test(words) && LONE_LETTER_AFTER.test(text.slice(end, end + 3))) return false;
   return hasPhoneShape(run, announced, whatsapp);

@@ -55,10 +55,12 @@ export function isValidPhone(written: string, options: ReadPhoneOptions = {}): b
   return readPhone(written, options)?.valid ?? false;
 }
 
-// The detectors' checks, one per candidate, so they are the cheap ones: a number built from digits
-// already read (no parsing of written text), checked against the same metadata by libphonenumber's
-// own PhoneNumber (isPossible: a length the country's plan has; isValid: an assigned range). About
-// 5-25 µs on this 2-core machine, against 50-175 µs for reading written text.
+// The detectors' checks, one per candidate, so they are the cheap ones: built from digits already
+// read (no parsing of written text). isPossible is libphonenumber's own PhoneNumber; the national
+// check runs libphonenumber's validity rule (getNumberType: the plan's general description, then
+// one number type whose lengths and pattern match) on the same metadata with the patterns compiled
+// once per country, since the library compiles every pattern on every call (50-120 µs a number
+// against about 2 µs; test/unit/privacy/validators/phone.test.ts holds the answers equal).
 const plans = new Metadata(metadata);
 
 /** True when `+<digits>` has a length its country's plan allows (unassigned ranges included: metadata ages, numbers stay personal). */
@@ -71,27 +73,38 @@ export function isPossibleInternational(digits: string): boolean {
   }
 }
 
-/** How a country's numbers are written without the country code: its calling code, the trunk prefix its national format shows, the lengths. */
+/** One number type of a plan (fixed line, mobile, toll free...): the lengths it has, when it says, and its pattern. */
+interface NumberType {
+  readonly lengths: ReadonlySet<number> | undefined;
+  readonly pattern: RegExp;
+}
+
+/** How a country's numbers are written without the country code, and which are assigned. */
 interface NationalWriting {
   readonly country: CountryCode;
-  readonly callingCode: string;
   /** '0' where the national format writes the trunk prefix (0231 4425039), '' where it does not (612 34 56 78, (11) 91234-5678). */
   readonly trunk: string;
   /** A trunk prefix the national format leaves out but people may write (the NANP's 1-800-..., Brazil's 0). */
   readonly optionalTrunk: string;
   /** Lengths of a national number as written (the trunk prefix included). */
   readonly writtenLengths: ReadonlySet<number>;
-  /** The plan's general description: every assigned number of the country matches it (a cheap first test before isValid). */
+  /** The plan's general description: every assigned number of the country matches it. */
   readonly general: RegExp;
+  readonly types: readonly NumberType[];
 }
 
-/** What libphonenumber-js's numbering plan holds at run time beyond its declared type (pinned version; test/unit/privacy/validators/phone.test.ts). */
+/** What libphonenumber-js's numbering plan holds at run time beyond its declared type (pinned version; the test above checks it). */
 interface PlanAtRunTime {
   possibleLengths(): number[];
   nationalNumberPattern(): string;
   nationalPrefix(): string | undefined;
+  type(name: string): { pattern(): string; possibleLengths(): number[] | undefined } | undefined;
 }
 
+// getNumberType's order: a fixed-line match is valid whatever the others say.
+const NUMBER_TYPES = ['FIXED_LINE', 'MOBILE', 'PREMIUM_RATE', 'TOLL_FREE', 'SHARED_COST', 'VOIP', 'PERSONAL_NUMBER', 'PAGER', 'UAN', 'VOICEMAIL'];
+
+const whole = (pattern: string) => new RegExp(`^(?:${pattern})$`);
 const writings = new Map<CountryCode, NationalWriting>();
 
 /** Read from libphonenumber's plan and its national format of the country's example number, once per country. */
@@ -103,16 +116,28 @@ function writingOf(country: CountryCode): NationalWriting {
   const trunk = example && written.endsWith(example.nationalNumber) ? written.slice(0, written.length - example.nationalNumber.length) : '';
   plans.selectNumberingPlan(country);
   const plan = plans.numberingPlan as unknown as PlanAtRunTime;
+  const types: NumberType[] = [];
+  for (const name of NUMBER_TYPES) {
+    const type = plan.type(name);
+    if (!type || !type.pattern()) continue;
+    const lengths = type.possibleLengths();
+    types.push({ lengths: lengths ? new Set(lengths) : undefined, pattern: whole(type.pattern()) });
+  }
   const writing = {
     country,
-    callingCode: getCountryCallingCode(country, metadata),
     trunk,
     optionalTrunk: trunk === '' ? (plan.nationalPrefix() ?? '') : '',
     writtenLengths: new Set(plan.possibleLengths().map((n) => n + trunk.length)),
-    general: new RegExp(`^(?:${plan.nationalNumberPattern()})$`),
+    general: whole(plan.nationalNumberPattern()),
+    types,
   };
   writings.set(country, writing);
   return writing;
+}
+
+/** libphonenumber's validity of a national significant number in the country: its getNumberType finds a type. */
+function isAssignedIn(writing: NationalWriting, national: string): boolean {
+  return writing.general.test(national) && writing.types.some((t) => (!t.lengths || t.lengths.has(national.length)) && t.pattern.test(national));
 }
 
 /**
@@ -121,20 +146,10 @@ function writingOf(country: CountryCode): NationalWriting {
  * 612345678 is Spanish, never French: France writes 06 12 34 56 78). Stops at the first country.
  */
 export function isNationalNumberOf(digits: string, countries: readonly CountryCode[]): boolean {
-  for (const country of countries) {
-    const { callingCode, trunk, optionalTrunk, writtenLengths, general } = writingOf(country);
+  return countries.some((country) => {
+    const writing = writingOf(country);
+    const { trunk, optionalTrunk, writtenLengths } = writing;
     const written = optionalTrunk !== '' && digits.startsWith(optionalTrunk) && !writtenLengths.has(digits.length) ? digits.slice(optionalTrunk.length) : digits;
-    if (!writtenLengths.has(written.length) || !written.startsWith(trunk)) continue;
-    const national = written.slice(trunk.length);
-    if (general.test(national) && isAssigned(`+${callingCode}${national}`)) return true;
-  }
-  return false;
-}
-
-function isAssigned(e164: string): boolean {
-  try {
-    return new PhoneNumber(e164, metadata).isValid();
-  } catch {
-    return false; // not a number of this plan
-  }
+    return writtenLengths.has(written.length) && written.startsWith(trunk) && isAssignedIn(writing, written.slice(trunk.length));
+  });
 }

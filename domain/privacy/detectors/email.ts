@@ -62,7 +62,8 @@ export const LONGEST_EMAIL_MATCH = 320;
 
 /** The domain's labels (dots, bracketed and spelled dots and line breaks removed), or null when one is too long. */
 function labelsOf(domain: string, form: Form): string[] | null {
-  const separator = form === 'plain' ? /\./u : form === 'bracketed' ? new RegExp(String.raw`\.| ?[[({<] ?(?:${DOT_WORDS}) ?[\])}>] ?`, 'iu') : new RegExp(String.raw` (?:${DOT_WORDS}) `, 'iu');
+  const separator =
+    form === 'plain' ? /\./u : form === 'bracketed' ? new RegExp(String.raw`\.| ?[[({<] ?(?:${DOT_WORDS}) ?[\])}>] ?`, 'iu') : new RegExp(String.raw` (?:${DOT_WORDS}) `, 'iu');
   const labels = domain
     .replace(/-\r?\n/g, '-')
     .split(separator)

@@ -92,9 +92,7 @@ function nationalShape(run: string, shape: RunShape, announced: boolean): Nation
   // An area code of up to 5 digits (6 with its trunk 0, as India's national format writes mobiles:
   // 098765 43210), then groups of 2 to 8; DIN 5008 pairs from the right may leave one digit after
   // an area code in parentheses: (0231) 4 42 50 39.
-  const groupSizesOk = groups.every((g, i) =>
-    i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && shape.firstParenthesised)) && g.length <= 8,
-  );
+  const groupSizesOk = groups.every((g, i) => (i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && shape.firstParenthesised)) && g.length <= 8));
   if (!groupSizesOk) return 'not_phone';
   if (announced) return 'phone';
   if (digits.length < 9) return 'not_phone';
@@ -156,8 +154,10 @@ function isPhoneInContext(text: string, run: string, start: number, end: number)
 }
 
 /** The separators of a run, where it may be split: "612345678 699123456" may be two numbers. */
+const SEPARATORS = new RegExp(SEPARATOR, 'g');
+
 function separatorsOf(run: string): TextRange[] {
-  return [...run.matchAll(new RegExp(SEPARATOR, 'g'))].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  return [...run.matchAll(SEPARATORS)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
 }
 
 /** The extension written after a number ending at `end`, as a range end; `end` when there is none. */
@@ -175,9 +175,17 @@ const MAX_RUN_DIGITS = 30;
 /** The longest phone finding: a run of MAX_RUN_DIGITS digits each behind a parenthesis or " - ", and its extension. */
 export const LONGEST_PHONE_MATCH = MAX_RUN_DIGITS * 6 + LONGEST_EXTENSION;
 
+function digitCount(text: string, start: number, end: number): number {
+  let count = 0;
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) count += 1;
+  return count;
+}
+
 function phonesInRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
   if (run.replace(/\D/g, '').length > MAX_RUN_DIGITS) return [];
   const accept = (start: number, end: number): TextRange | undefined => {
+    // No plan has a number of fewer than 7 digits: refused before any context is read.
+    if (digitCount(text, start, end) < 7) return undefined;
     const range = { start, end: extensionEnd(masked, end) };
     return isPhoneInContext(masked, text.slice(start, end), range.start, range.end) ? range : undefined;
   };

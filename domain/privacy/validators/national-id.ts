@@ -115,13 +115,29 @@ export const NATIONAL_IDS: Readonly<Record<NationalIdKind, NationalIdSpec>> = Ob
 
 export const NATIONAL_ID_KINDS: readonly NationalIdKind[] = SPECS.map((s) => s.kind);
 
+/**
+ * The latest answers: stdnum normalises and checks a value in a few microseconds, and a text names
+ * the same identifiers (and the same nine-digit phone numbers, asked about as BSNs and NIFs) again
+ * and again. Bounded; cleared whole when full.
+ */
+const RECENT_ANSWERS = 4096;
+const recent = new Map<string, boolean>();
+
 /** True when `value`, as written (separators allowed), is a valid identifier of `kind`. O(1): long input is refused unread. */
 export function isValidNationalId(kind: NationalIdKind, value: string): boolean {
   if (value.length > MAX_NATIONAL_ID_TEXT) return false;
   const spec = NATIONAL_IDS[kind];
   const compact = compactNationalId(value);
   const [min, max] = spec.compactLength;
-  return compact.length >= min && compact.length <= max && spec.isValidCompact(compact);
+  if (compact.length < min || compact.length > max) return false;
+  const key = `${kind} ${compact}`;
+  let valid = recent.get(key);
+  if (valid === undefined) {
+    valid = spec.isValidCompact(compact);
+    if (recent.size >= RECENT_ANSWERS) recent.clear();
+    recent.set(key, valid);
+  }
+  return valid;
 }
 
 /** Every kind `value` is a valid identifier of (a nine-digit number may pass more than one). */

@@ -2,9 +2,9 @@
 // libphonenumber keeps (through libphonenumber-js with its full "max" metadata: the same answers
 // as google-libphonenumber on every number measured, a third of its size; docs/decisions/).
 // Pure: no I/O.
-import { type CountryCode, type Examples, Metadata, PhoneNumber, getCountryCallingCode, getExampleNumber } from 'libphonenumber-js/core';
+import { type CountryCode, type Examples, Metadata, type MetadataJson, PhoneNumber, getExampleNumber } from 'libphonenumber-js/core';
 import examples from 'libphonenumber-js/examples.mobile.json';
-import metadata from 'libphonenumber-js/metadata.max.json';
+import maxMetadata from 'libphonenumber-js/metadata.max.json';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 export type { CountryCode };
@@ -61,6 +61,8 @@ export function isValidPhone(written: string, options: ReadPhoneOptions = {}): b
 // one number type whose lengths and pattern match) on the same metadata with the patterns compiled
 // once per country, since the library compiles every pattern on every call (50-120 µs a number
 // against about 2 µs; test/unit/privacy/validators/phone.test.ts holds the answers equal).
+// The JSON file's inferred type is wider than the library's declared one (strings, not country codes).
+const metadata = maxMetadata as unknown as MetadataJson;
 const plans = new Metadata(metadata);
 
 /** True when `+<digits>` has a length its country's plan allows (unassigned ranges included: metadata ages, numbers stay personal). */

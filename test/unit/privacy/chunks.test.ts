@@ -11,7 +11,10 @@ describe('chunked PII scan', () => {
   // The bench corpus's messages back to back as one long mail (CRLF line breaks, as mail carries
   // them), so cuts fall everywhere: inside WhatsApp exports, signatures, wrapped addresses.
   const corpus = generatePiiCorpus({ seed: 11, messages: 400 });
-  const mail = corpus.map((line) => line.text).join('\n\n').replace(/\n/g, '\r\n');
+  const mail = corpus
+    .map((line) => line.text)
+    .join('\n\n')
+    .replace(/\n/g, '\r\n');
 
   it('finds exactly what a whole scan finds, on the bench corpus cut in small chunks', () => {
     const { whole, chunked } = scans(mail, 2_000);

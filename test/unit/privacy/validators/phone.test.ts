@@ -5,14 +5,7 @@
 import examples from 'libphonenumber-js/examples.mobile.json';
 import { PhoneNumber } from 'libphonenumber-js/core';
 import metadata from 'libphonenumber-js/metadata.max.json';
-import {
-  MAX_PHONE_TEXT,
-  isNationalNumberOf,
-  isPossibleInternational,
-  isValidPhone,
-  normalizeWrittenPhone,
-  readPhone,
-} from '../../../../domain/privacy/validators/phone';
+import { MAX_PHONE_TEXT, isNationalNumberOf, isPossibleInternational, isValidPhone, normalizeWrittenPhone, readPhone } from '../../../../domain/privacy/validators/phone';
 
 describe('readPhone', () => {
   it.each([

@@ -365,13 +365,18 @@ export function wordsBefore(text: string, start: number, reach: number = CONTEXT
   return text.slice(from, start);
 }
 
+// Every word and label has a letter: words without one (a line break, ", ") skip the long patterns,
+// which is most numbers of a digit-dense text.
+const LETTER = /\p{L}/u;
+
 /** A phone word in the words before (`tel.`, `móvil`, `ruf mich an unter`...). */
 export function isAnnouncedAsPhone(words: string): boolean {
-  return PHONE_WORD.test(words);
+  return LETTER.test(words) && PHONE_WORD.test(words);
 }
 
 /** The words end in a thing's label (`order no.`, `Seriennummer:`, `Zoom-ID`): the value is that thing's number. */
 export function endsWithThingLabel(words: string): boolean {
+  if (!LETTER.test(words)) return false;
   const m = THING_LABEL_BEFORE.exec(words);
   if (!m) return false;
   return !PHONE_COMPOUND.test(m[0]);
@@ -379,10 +384,10 @@ export function endsWithThingLabel(words: string): boolean {
 
 /** The words end in a national identifier's label (`DNI`, `SSN:`, `codice fiscale`). */
 export function endsWithIdLabel(words: string): boolean {
-  return ID_LABEL_BEFORE.test(words);
+  return LETTER.test(words) && ID_LABEL_BEFORE.test(words);
 }
 
 /** A national identifier's label among the words before (`my BSN is`, `NIF do João:`). */
 export function mentionsIdLabel(words: string): boolean {
-  return ID_LABEL_NEAR.test(words);
+  return LETTER.test(words) && ID_LABEL_NEAR.test(words);
 }

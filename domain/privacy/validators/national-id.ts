@@ -84,6 +84,18 @@ export function ssnRangesHold(compact: string): boolean {
   return area !== '000' && area !== '666' && area[0] !== '9' && group !== '00' && serial !== '0000';
 }
 
+/**
+ * The BSN's eleven-test (9·d1 + 8·d2 + ... + 2·d8 - d9 divisible by 11), run before stdnum's: a
+ * detector asks about every nine-digit number of a text, stdnum's call costs about 7 µs (it
+ * normalises Unicode first), and ten numbers in eleven fail here; stdnum has the last word.
+ */
+function passesElevenTest(compact: string): boolean {
+  if (!/^\d{9}$/.test(compact)) return false;
+  let sum = -Number(compact[8]);
+  for (let i = 0; i < 8; i++) sum += (9 - i) * Number(compact[i]);
+  return sum % 11 === 0;
+}
+
 const SPECS: readonly NationalIdSpec[] = [
   // One digit eleven times passes both sums but is never issued; stdnum lets it through.
   { kind: 'br_cpf', country: 'BR', name: 'Brazilian CPF', compactLength: [11, 11], isValidCompact: (c) => !/^(\d)\1{10}$/.test(c) && byStdnum(brCpf)(c) },
@@ -102,7 +114,13 @@ const SPECS: readonly NationalIdSpec[] = [
   { kind: 'it_codice_fiscale', country: 'IT', name: 'Italian codice fiscale', compactLength: [16, 16], isValidCompact: (c) => c.length === 16 && byStdnum(itCodiceFiscale)(c) },
   { kind: 'mx_curp', country: 'MX', name: 'Mexican CURP', compactLength: [18, 18], isValidCompact: byStdnum(mxCurp) },
   // BSNs are nine digits; stdnum also accepts eight (a leading zero left out), which is how they are stored, rarely written.
-  { kind: 'nl_bsn', country: 'NL', name: 'Dutch BSN', compactLength: [9, 9], isValidCompact: (c) => c.length === 9 && byStdnum(nlBsn)(c) },
+  {
+    kind: 'nl_bsn',
+    country: 'NL',
+    name: 'Dutch BSN',
+    compactLength: [9, 9],
+    isValidCompact: (c) => c.length === 9 && passesElevenTest(c) && byStdnum(nlBsn)(c),
+  },
   // 1-3: people (4-5 and up are companies and public bodies, not personal data).
   { kind: 'pt_nif', country: 'PT', name: 'Portuguese NIF (people)', compactLength: [9, 9], isValidCompact: (c) => /^[1-3]/.test(c) && byStdnum(ptNif)(c) },
   // No check digit: HMRC's prefix rules and the A-D suffix are all there is (the suffix is required here).

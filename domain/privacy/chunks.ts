@@ -3,18 +3,19 @@
  * of CHUNK_CHARS, each scanned in a window CHUNK_MARGIN wider on both sides, keeping the findings
  * that start inside the chunk. Exact, not approximate:
  *
- * - a chunk ends between two whitespace characters when the last CUT_SEARCH characters before its
- *   nominal end hold such a pair. No detector's match holds two whitespace characters in a row
- *   (a separator is one space, one "-" between single spaces, one bracket between single spaces),
- *   so no match crosses the cut and the scan in the window meets the same matches as the scan of
- *   the whole text;
+ * - a chunk ends between two whitespace characters other than a CRLF line break when the last
+ *   CUT_SEARCH characters before its nominal end hold such a pair. No detector's match holds two
+ *   whitespace characters in a row except one line break written as CRLF (a separator is one
+ *   space, one "-" between single spaces, one bracket between single spaces; an address wrapped
+ *   across a line breaks once, between two non-blank characters), so no match crosses the cut and
+ *   the scan in the window meets the same matches as the scan of the whole text;
  * - the margin holds the longest match any detector accepts plus the context its verdict reads
  *   (a label before, an extension after), so a match starting inside the chunk is whole in the
  *   window, and so is a match cut at a chunk end without a whitespace pair (a run of tokens
  *   longer than CUT_SEARCH: no accepted match is that long).
  *
  * Each start belongs to one chunk, so a finding is neither lost nor doubled at a boundary
- * (test/unit/privacy/chunks.test.ts compares chunked and whole scans).
+ * (test/unit/privacy/chunks.test.ts compares chunked and whole scans on the bench's corpus).
  */
 import { LONGEST_CARD_MATCH } from './detectors/credit-card';
 import { LONGEST_EMAIL_MATCH } from './detectors/email';
@@ -45,7 +46,7 @@ export function chunksOf(text: string, size: number = CHUNK_CHARS): Chunk[] {
   while (text.length - from > size) {
     const nominal = from + size;
     const floor = nominal - Math.min(CUT_SEARCH, Math.floor(size / 2));
-    const betweenBlanks = (at: number) => isBlank(text[at - 1]) && isBlank(text[at]);
+    const betweenBlanks = (at: number) => isBlank(text[at - 1]) && isBlank(text[at]) && !(text[at - 1] === '\r' && text[at] === '\n');
     let cut = nominal;
     while (cut > floor && !betweenBlanks(cut)) cut -= 1;
     if (!betweenBlanks(cut)) cut = nominal;

@@ -7,7 +7,22 @@ import { findPhones } from './detectors/phone';
 import type { TextRange } from './detectors/text-range';
 import { type Chunk, CHUNK_CHARS, chunksOf, windowOf } from './chunks';
 
-export { BR_CPF, DEFAULT_ID_FORMATS, ES_DNI, ES_NIE, UK_NINO, US_SSN, type IdFormat } from './detectors/id-number';
+export {
+  BR_CPF,
+  DEFAULT_ID_FORMATS,
+  DE_STEUER_ID,
+  ES_DNI,
+  ES_NIE,
+  FR_NIR,
+  IN_AADHAAR,
+  IT_CODICE_FISCALE,
+  MX_CURP,
+  NL_BSN,
+  PT_NIF,
+  UK_NINO,
+  US_SSN,
+  type IdFormat,
+} from './detectors/id-number';
 export { passesLuhn } from './validators/check-digits';
 
 export type PiiType = 'email' | 'phone' | 'id_number' | 'credit_card';
@@ -31,7 +46,7 @@ export interface PiiFinding {
 export interface RedactPiiOptions {
   /** Categories to replace; default all four (PII_TYPES). */
   readonly types?: readonly PiiType[];
-  /** National identifier formats; default DEFAULT_ID_FORMATS (ES DNI/NIE, US SSN, UK NINO, BR CPF). */
+  /** National identifier formats; default DEFAULT_ID_FORMATS (twelve countries' identifiers of people). */
   readonly idFormats?: readonly IdFormat[];
   /** Require a known issuer prefix on card numbers besides the Luhn check; default true. */
   readonly cardRequireKnownIin?: boolean;

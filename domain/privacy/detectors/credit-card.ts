@@ -8,12 +8,14 @@ export interface CardOptions {
   readonly requireKnownIin: boolean;
 }
 
-// 13..19 digits, optionally grouped by single spaces or hyphens, and the whole digit run: never a
-// slice of a longer number (IBAN, reference), except that an expiry may follow ("... 1111 12/27").
+// 13..19 digits, optionally grouped by one kind of separator (a space of any width, a hyphen, a
+// dot), and the whole digit run: never a slice of a longer number (IBAN, reference), except that an
+// expiry may follow ("... 1111 12/27").
+const SEPARATOR = String.raw`[ .\-\u00a0\u2007\u2009\u202f]`;
 const EXPIRY = String.raw`(?:0[1-9]|1[0-2])\/\d{2}(?!\d)`;
 /** 19 digits and 18 separators. */
 export const LONGEST_CARD_MATCH = 37;
-const CANDIDATE = new RegExp(String.raw`(?<![\p{L}\p{N}_]|\d[ .\-])\d(?:[ \-]?\d){12,18}(?![\p{L}\p{N}_]|[.,/]\d|[ \-](?!${EXPIRY})\d)`, 'gu');
+const CANDIDATE = new RegExp(String.raw`(?<![\p{L}\p{N}_]|\d${SEPARATOR})\d(?:${SEPARATOR}?\d){12,18}(?![\p{L}\p{N}_]|[.,/]\d|${SEPARATOR}(?!${EXPIRY})\d)`, 'gu');
 
 // Issuer prefixes and the lengths each issues. A Luhn-valid 15-digit IMEI starting 35 is not a JCB
 // card (JCB is 16-19), so the length matters as much as the prefix.
@@ -34,10 +36,11 @@ function hasCardGrouping(value: string): boolean {
   const separators = new Set(value.replace(/\d/g, ''));
   if (separators.size === 0) return true;
   if (separators.size > 1) return false;
-  // Printed cards group by 4 (4-4-4-4, 4-4-4-4-3) or 4-6-5 / 4-6-4 (Amex, Diners); copied from
-  // statements and card readers they also come as two halves of 8 (8-8, 8-8-3).
-  if (/^\d{8}[ -]\d{8}(?:[ -]\d{3})?$/.test(value)) return true;
-  return value.split(/[ -]/).every((group) => group.length >= 3 && group.length <= 6);
+  const groups = value.split(/\D/);
+  // Printed cards group by 4 (4-4-4-4, 4-4-4-4-3, 4-4-4-4-2) or 4-6-5 / 4-6-4 (Amex, Diners);
+  // copied from statements and card readers they also come as two halves of 8 (8-8, 8-8-3).
+  if (groups.length <= 3 && groups[0].length === 8 && groups[1].length === 8 && (groups[2] ?? '123').length === 3) return true;
+  return groups.every((group, i) => group.length <= 6 && group.length >= (i === groups.length - 1 ? 2 : 3));
 }
 
 /** Ranges of payment card numbers: right length, card-like grouping, Luhn-valid. */

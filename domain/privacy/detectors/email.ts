@@ -1,100 +1,136 @@
-import { type TextRange, isWordChar, matchesOf } from './text-range';
+import tlds from 'tlds';
+import { type TextRange, isWordChar } from './text-range';
 
 // Local part: letters/digits of any script plus the symbols people really use (dots, plus tags,
 // underscores, hyphens, percent, inner apostrophes as in o'neill). Quoted local parts are not supported.
-const LOCAL = String.raw`[\p{L}\p{N}_%+\-]+(?:[.'][\p{L}\p{N}_%+\-]+)*`;
-const LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{N}\-]{0,61}[\p{L}\p{N}])?`;
-// A top-level domain is letters (any script, so IDN TLDs such as .рф qualify) or punycode. Requiring
-// letters rules out version strings (lodash@4.17.21) and a mandatory dot rules out user@localhost.
+const LOCAL_CHARS = String.raw`[\p{L}\p{N}_%+\-]`;
+const LOCAL = String.raw`${LOCAL_CHARS}+(?:[.'\u2019]${LOCAL_CHARS}+)*`;
+// A domain label; a hard-wrapped mail may break one after a hyphen ("rodamientos-\nlevante.es").
+// Label lengths (at most 63) are checked in code.
+const LABEL = String.raw`[\p{L}\p{N}](?:(?:[\p{L}\p{N}]|-(?:\r?\n)?)*[\p{L}\p{N}])?`;
+// A top-level domain is letters (any script, so IDN TLDs such as .рф qualify) or punycode; which
+// ones exist is checked in code (IANA's list).
 const TLD = String.raw`(?:xn--[a-z0-9\-]{2,59}|\p{L}{2,63})`;
-const BEFORE = String.raw`(?<![\p{L}\p{N}_%+.'\-])`;
+const BEFORE = String.raw`(?<![\p{L}\p{N}_%+.'\u2019\-])`;
 const AFTER = String.raw`(?![\p{L}\p{N}_\-]|\.[\p{L}\p{N}])`;
+// One line break where mail clients wrap a long address: before or after the "@", after a dot.
+const BREAK = String.raw`\r?\n`;
 
-const PLAIN = new RegExp(String.raw`${BEFORE}${LOCAL}@(?:${LABEL}\.)+${TLD}${AFTER}`, 'giu');
+// "x@acme.es", "x @ acme.es", "x@\nacme.es", "x@acme.\nes": one space or one line break on either
+// side of the "@".
+const PLAIN = new RegExp(String.raw`${BEFORE}${LOCAL}(?: |${BREAK})?@(?: |${BREAK})?(?:${LABEL}\.(?:${BREAK})?)+${TLD}${AFTER}`, 'giu');
 
-// "juan.perez [at] acme [dot] es", "(arroba)", "{at}": people obfuscate to dodge scrapers, but the
-// address is as personal as the plain one. Bare "at"/"dot" words are too ambiguous and are not matched.
-const OBF_AT = String.raw`\s?[[({]\s?(?:at|arroba)\s?[\])}]\s?`;
-const OBF_DOT = String.raw`(?:\s?[[({]\s?(?:dot|punto)\s?[\])}]\s?|\.)`;
-const OBFUSCATED = new RegExp(String.raw`${BEFORE}${LOCAL}${OBF_AT}(?:${LABEL}${OBF_DOT})+${TLD}${AFTER}`, 'giu');
+// The words people write for "@" and "." to dodge scrapers, in the languages the redactor reads.
+const AT_WORDS = 'at|arroba|arobase|chiocciola|apenstaartje|klammeraffe';
+const DOT_WORDS = 'dot|punto|ponto|punkt|point|punt';
+
+// "juan.perez [at] acme [dot] es", "(arroba)", "{at}", "<at>": bracketed words, the dots plain or bracketed too.
+const OBF_AT = String.raw` ?[[({<] ?(?:${AT_WORDS}) ?[\])}>] ?`;
+const OBF_DOT = String.raw`(?: ?[[({<] ?(?:${DOT_WORDS}) ?[\])}>] ?|\.)`;
+const BRACKETED = new RegExp(String.raw`${BEFORE}${LOCAL}${OBF_AT}(?:${LABEL}${OBF_DOT})+${TLD}${AFTER}`, 'giu');
+
+// "maria dot lopez at acme dot com", "mariana ponto costa arroba hotmail ponto com": every "@" and
+// "." spelled out between single spaces. A word right after a spelled dot is inside an address, so
+// no match starts there (one start per address: the scan stays linear).
+const WORD = String.raw`${LOCAL_CHARS}+`;
+const WORD_LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{N}\-]*[\p{L}\p{N}])?`;
+const SPELLED = new RegExp(
+  String.raw`(?<![\p{L}\p{N}_%+.'\u2019\-]|(?<!\p{L})(?:${DOT_WORDS}) )${WORD}(?: (?:${DOT_WORDS}) ${WORD})* (?:${AT_WORDS}) ${WORD_LABEL}(?: (?:${DOT_WORDS}) ${WORD_LABEL})+(?![\p{L}\p{N}_\-])`,
+  'giu',
+);
+
+type Form = 'plain' | 'bracketed' | 'spelled';
 
 // What each pattern cannot match without: a text lacking it skips the pattern's scan of every word.
-const PATTERNS: ReadonlyArray<{ readonly pattern: RegExp; readonly needs: RegExp }> = [
-  { pattern: PLAIN, needs: /@/ },
-  { pattern: OBFUSCATED, needs: /[[({]\s?(?:at|arroba)\s?[\])}]/iu },
+const PATTERNS: ReadonlyArray<{ readonly form: Form; readonly pattern: RegExp; readonly needs: RegExp }> = [
+  { form: 'plain', pattern: PLAIN, needs: /@/ },
+  { form: 'bracketed', pattern: BRACKETED, needs: new RegExp(String.raw`[[({<] ?(?:${AT_WORDS}) ?[\])}>]`, 'iu') },
+  { form: 'spelled', pattern: SPELLED, needs: new RegExp(String.raw`(?<!\p{L})(?:${DOT_WORDS}) `, 'iu') },
 ];
 
 // Asset names (logo@2x.png), source files and archives look like addresses but end in a file
-// extension that is not a TLD anyone gives out mail on.
-const FILE_EXTENSIONS = new Set([
-  'png',
-  'jpg',
-  'jpeg',
-  'gif',
-  'svg',
-  'webp',
-  'bmp',
-  'tif',
-  'tiff',
-  'ico',
-  'heic',
-  'pdf',
-  'doc',
-  'docx',
-  'xls',
-  'xlsx',
-  'csv',
-  'txt',
-  'log',
-  'json',
-  'xml',
-  'yml',
-  'yaml',
-  'js',
-  'ts',
-  'mjs',
-  'css',
-  'html',
-  'htm',
-  'zip',
-  'gz',
-  'tgz',
-  'tar',
-  'rar',
-  'exe',
-  'dll',
-  'bin',
-  'hex',
-  'mp3',
-  'mp4',
-  'mov',
-  'wav',
-  'avi',
-]);
+// extension; .zip and .mov are TLDs too, and still file names far more often than mailboxes.
+const FILE_EXTENSIONS = new Set(['zip', 'mov']);
 
-/** RFC 5321's longest address; a longer match is not a mailbox (and bounds what a chunk boundary must keep whole). */
-export const LONGEST_EMAIL_MATCH = 254;
+// IANA's root zone (the `tlds` package, IDN TLDs in their Unicode form), and the names reserved for
+// private and documentation use (RFC 2606, 6761, 6762; ICANN's .internal) that mailboxes inside a
+// company or a manual use. Code such as `v = m.inv@acc.vec` ends in no TLD, so it is not an address.
+const TOP_LEVEL_DOMAINS: ReadonlySet<string> = new Set([...tlds, 'example', 'test', 'local', 'internal', 'lan', 'corp', 'home', 'onion']);
 
-/** The last label of a matched address (after its last dot, bracket or space). */
-function tldOf(value: string): string {
-  let start = value.length;
-  while (start > 0 && !/[.\])}\s]/u.test(value[start - 1])) start -= 1;
-  return value.slice(start).toLowerCase();
+/** RFC 5321's longest address, plus its words when spelled out; a longer match is not a mailbox (and bounds what a chunk boundary must keep whole). */
+export const LONGEST_EMAIL_MATCH = 320;
+
+/** The domain's labels (dots, bracketed and spelled dots and line breaks removed), or null when one is too long. */
+function labelsOf(domain: string, form: Form): string[] | null {
+  const separator =
+    form === 'plain' ? /\./u : form === 'bracketed' ? new RegExp(String.raw`\.| ?[[({<] ?(?:${DOT_WORDS}) ?[\])}>] ?`, 'iu') : new RegExp(String.raw` (?:${DOT_WORDS}) `, 'iu');
+  const labels = domain
+    .replace(/-\r?\n/g, '-')
+    .split(separator)
+    .map((label) => label.replace(/\r?\n/g, ''));
+  return labels.every((label) => label.length > 0 && label.length <= 63) ? labels : null;
 }
 
-/** Ranges of e-mail addresses, plain or with bracketed [at]/[dot] obfuscation. */
+function isTopLevelDomain(label: string): boolean {
+  const tld = label.toLowerCase();
+  return tld.startsWith('xn--') || (TOP_LEVEL_DOMAINS.has(tld) && !FILE_EXTENSIONS.has(tld));
+}
+
+/** Where the "@" (or its bracketed or spelled word) ends in a match, and where the domain starts. */
+function domainStart(value: string, form: Form): number {
+  if (form === 'plain') {
+    const at = value.indexOf('@');
+    let start = at + 1;
+    while (start < value.length && /\s/.test(value[start])) start += 1;
+    return start;
+  }
+  const at = new RegExp(form === 'bracketed' ? OBF_AT : String.raw` (?:${AT_WORDS}) `, 'iu').exec(value);
+  return at ? at.index + at[0].length : -1;
+}
+
+/**
+ * The end of the address in a match: the whole match when its domain ends in a TLD; when the
+ * match took a line break, the part before the break if that is a whole address already
+ * ("a@b.com.\nThanks" is a@b.com and a sentence); when a spelled domain goes on past its TLD
+ * ("... punto com punto de consigna"), the labels up to the last TLD. -1: no address.
+ */
+function addressEnd(value: string, form: Form): number {
+  const start = domainStart(value, form);
+  if (start < 0) return -1;
+  const domain = value.slice(start);
+  const lineBreak = form === 'plain' ? domain.search(/\r?\n/) : -1;
+  if (lineBreak > 0) {
+    const before = domain.slice(0, lineBreak).replace(/[.-]$/, '');
+    const beforeLabels = labelsOf(before, form);
+    if (beforeLabels && beforeLabels.length >= 2 && isTopLevelDomain(beforeLabels[beforeLabels.length - 1])) return start + before.length;
+  }
+  const labels = labelsOf(domain, form);
+  if (!labels) return -1;
+  if (isTopLevelDomain(labels[labels.length - 1])) return value.length;
+  if (form !== 'spelled') return -1;
+  // Spelled words: drop labels from the end while at least two are left and the last is no TLD.
+  const dot = new RegExp(String.raw` (?:${DOT_WORDS}) `, 'giu');
+  const cuts = [...domain.matchAll(dot)].map((m) => m.index);
+  for (let keep = labels.length - 1; keep >= 2; keep--) if (isTopLevelDomain(labels[keep - 1])) return start + cuts[keep - 1];
+  return -1;
+}
+
+/** Ranges of e-mail addresses: plain, wrapped across a line, with spaces around the "@", bracketed or spelled out. */
 export function findEmails(text: string): TextRange[] {
   const found: TextRange[] = [];
-  for (const { pattern, needs } of PATTERNS) {
+  for (const { form, pattern, needs } of PATTERNS) {
     if (!needs.test(text)) continue;
-    for (const m of matchesOf(pattern, text)) {
+    const re = new RegExp(pattern.source, pattern.flags);
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       const start = m.index;
-      const end = start + m[0].length;
-      if (m[0].length > LONGEST_EMAIL_MATCH) continue;
-      if (FILE_EXTENSIONS.has(tldOf(m[0]))) continue;
+      const end = m[0].length > LONGEST_EMAIL_MATCH ? -1 : addressEnd(m[0], form);
       // git@github.com:org/repo.git is a remote, not a mailbox.
-      if (text[end] === ':' && isWordChar(text[end + 1])) continue;
-      found.push({ start, end });
+      if (end > 0 && !(text[start + end] === ':' && isWordChar(text[start + end + 1]))) {
+        found.push({ start, end: start + end });
+        continue;
+      }
+      // Not an address from here; one may start inside the match ("me at maria dot lopez at acme dot com").
+      re.lastIndex = start + 1;
     }
   }
   return found;

@@ -1,10 +1,11 @@
-import { cpfCheckDigitsMatch, dniLetterMatches } from '../validators/check-digits';
+import { type NationalIdKind, isValidNationalId, ssnRangesHold } from '../validators/national-id';
+import { endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
 import { type TextRange, matchesOf } from './text-range';
 
 /**
  * One national identifier format. `pattern` finds candidates (a `g` flag is added when missing); it
  * must be linear (docs/SECURITY.md, Text matching): no lookbehind with unbounded repetition, so a
- * label the value needs before it is checked by `labelledAt` in code instead. `isValid`, when given,
+ * label the value needs before it is checked by `allowedAt` in code instead. `isValid`, when given,
  * receives the matched text and rejects look-alikes (checksums, reserved ranges). This is the hook
  * for formats the defaults do not cover: pass your own in `idFormats`.
  */
@@ -12,81 +13,153 @@ export interface IdFormat {
   readonly name: string;
   readonly pattern: RegExp;
   readonly isValid?: (value: string) => boolean;
-  /** Whether the text before `start` allows the candidate there (reads at most ID_CONTEXT_REACH characters back). */
-  readonly allowedAt?: (text: string, start: number) => boolean;
+  /** Whether the text around the candidate allows it there (reads at most ID_CONTEXT_REACH characters back). */
+  readonly allowedAt?: (text: string, start: number, value: string) => boolean;
 }
 
 /** How far before a candidate `allowedAt` reads: a label and the spaces after it. */
 export const ID_CONTEXT_REACH = 48;
-/** The longest identifier the default formats match (a dotted CPF, a spaced NINO): 14 characters. */
-export const LONGEST_ID_MATCH = 14;
+/** The longest identifier the default formats match (a French NIR written in its seven groups): 21 characters. */
+export const LONGEST_ID_MATCH = 21;
 
-/** The text right before `start`, at most ID_CONTEXT_REACH characters of it. */
-function textBefore(text: string, start: number): string {
-  return text.slice(Math.max(0, start - ID_CONTEXT_REACH), start);
+/**
+ * How much a candidate's own characters say, and so how much context it needs:
+ * - `layout`: a layout only this identifier is written in (123-45-6789, 529.982.247-25, 2341 2341 2346)
+ *   or a check over letters and digits that chance does not pass (DNI, NINO, codice fiscale, CURP,
+ *   NIR, CPF, Steuer-ID): taken unless a thing's label (order, serial, batch...) stands right before;
+ * - `weak_checksum`: nine or twelve bare digits with a one-in-ten check (BSN, NIF, Aadhaar): the
+ *   checksum decides unless a phone word announces the number (one phone number in ten passes
+ *   such a check; a number announced as a phone is one);
+ * - `label_only`: no check digit at all (an SSN written with spaces or bare): only after an
+ *   identifier's label.
+ */
+type Evidence = 'layout' | 'weak_checksum' | 'label_only';
+
+function allowedBy(evidence: Evidence, text: string, start: number): boolean {
+  const words = wordsBefore(text, start, ID_CONTEXT_REACH);
+  if (mentionsIdLabel(words)) return true;
+  if (evidence === 'label_only' || endsWithThingLabel(words)) return false;
+  return evidence === 'layout' || !isAnnouncedAsPhone(words);
 }
+
+const byLayout = (text: string, start: number) => allowedBy('layout', text, start);
+
+const validAs =
+  (kind: NationalIdKind) =>
+  (value: string): boolean =>
+    isValidNationalId(kind, value);
+
+// Guards shared by the digit formats: never a slice of a longer number or code, never glued to a
+// URL, an address, a key or a "+" (wa.me/..., waid=..., x@..., +34...).
+const DIGITS_BEFORE = String.raw`(?<![\p{L}\p{N}_@=/.+\-]|[\p{N}][ .\-\u00a0\u202f])`;
+const DIGITS_AFTER = String.raw`(?![\p{L}\p{N}_]|[.\-/][\p{L}\p{N}]|[ \u00a0\u202f]\p{N})`;
+const SPACE = String.raw`[ \u00a0\u2009\u202f]`;
+
+/** One pattern from layouts, each a source between the digit guards. */
+const digitLayouts = (...layouts: string[]) => new RegExp(String.raw`${DIGITS_BEFORE}(?:${layouts.join('|')})${DIGITS_AFTER}`, 'gu');
 
 /** Spanish DNI: 8 digits (optionally dotted 12.345.678) and a mod-23 check letter. */
 export const ES_DNI: IdFormat = {
   name: 'es_dni',
   pattern: /(?<![\p{L}\p{N}])(?:\d{8}|\d{2}\.\d{3}\.\d{3})[ -]?[A-Za-z](?![\p{L}\p{N}])/gu,
-  isValid: (value) => {
-    const digits = value.replace(/\D/g, '');
-    return dniLetterMatches(digits, value.slice(-1));
-  },
+  isValid: validAs('es_dni'),
+  allowedAt: byLayout,
 };
 
-/** Spanish NIE: X/Y/Z, 7 digits, check letter (X=0, Y=1, Z=2 prefixed before the mod-23 check). */
+/** Spanish NIE: X/Y/Z, 7 digits, check letter. */
 export const ES_NIE: IdFormat = {
   name: 'es_nie',
   pattern: /(?<![\p{L}\p{N}])[XYZxyz][ -]?\d{7}[ -]?[A-Za-z](?![\p{L}\p{N}])/gu,
-  isValid: (value) => {
-    const prefix = 'XYZ'.indexOf(value[0].toUpperCase());
-    return dniLetterMatches(`${prefix}${value.replace(/\D/g, '')}`, value.slice(-1));
-  },
+  isValid: validAs('es_nie'),
+  allowedAt: byLayout,
 };
 
 /**
- * US SSN: hyphenated anywhere, or nine bare digits right after an "SSN" label. Area not 000, 666
- * or 9xx; group not 00; serial not 0000.
+ * US SSN: hyphenated anywhere; with spaces or bare only after an identifier's label (it has no
+ * check digit). The ranges hold (area not 000, 666 or 9xx; group not 00; serial not 0000); an
+ * advertised number written as someone's (the Woolworth card's) is redacted all the same.
  */
 export const US_SSN: IdFormat = {
   name: 'us_ssn',
-  pattern: /(?<![\p{L}\p{N}_-])\d{3}-\d{2}-\d{4}(?![\p{L}\p{N}_]|-[\p{L}\p{N}])|(?<=(?<!\p{L})SSN[:#]?\s{0,2})\d{9}(?![\p{L}\p{N}_])/gu,
-  isValid: (value) => {
-    const digits = value.replace(/-/g, '');
-    const [area, group, serial] = [digits.slice(0, 3), digits.slice(3, 5), digits.slice(5)];
-    return area !== '000' && area !== '666' && area[0] !== '9' && group !== '00' && serial !== '0000';
-  },
+  pattern: /(?<![\p{L}\p{N}_.-])\d{3}([- ]?)\d{2}\1\d{4}(?![\p{L}\p{N}_]|[-.][\p{L}\p{N}])/gu,
+  isValid: (value) => ssnRangesHold(value.replace(/\D/g, '')),
+  allowedAt: (text, start, value) => allowedBy(value[3] === '-' ? 'layout' : 'label_only', text, start),
 };
 
-// HMRC: first letter not D F I Q U V, second not D F I O Q U V, some pairs never issued.
-const NINO_UNISSUED_PREFIXES = new Set(['BG', 'GB', 'KN', 'NK', 'NT', 'TN', 'ZZ']);
-
-/** UK National Insurance number: AB 12 34 56 C (spaces optional), suffix A-D. */
+/** UK National Insurance number: AB 12 34 56 C (spaces optional), suffix A-D, HMRC's prefix rules. */
 export const UK_NINO: IdFormat = {
   name: 'uk_nino',
   pattern: /(?<![\p{L}\p{N}])[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}])/giu,
-  isValid: (value) => !NINO_UNISSUED_PREFIXES.has(value.slice(0, 2).toUpperCase()),
+  isValid: validAs('uk_nino'),
+  allowedAt: byLayout,
 };
 
-// "CPF", "CPF nº", "CPF número", then an optional ":" or "#", right before the eleven digits. Read on
-// ID_CONTEXT_REACH characters at most, so the unbounded spaces cost nothing per position.
-const CPF_LABEL_BEFORE = /(?:^|\P{L})CPF(?:\s*n(?:[º°o]\.?|[uú]mero))?(?:\s*[:#])?\s*$/iu;
-
-/**
- * Brazilian CPF: 123.456.789-09 anywhere, or eleven bare digits right after a "CPF" label (bare,
- * they are too often phone numbers or serials). Both mod-11 check digits must hold.
- */
+/** Brazilian CPF: 123.456.789-09 or eleven bare digits; both mod-11 check digits hold. */
 export const BR_CPF: IdFormat = {
   name: 'br_cpf',
-  pattern: /(?<![\p{L}\p{N}.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\p{L}\p{N}]|[.-]\p{N})|(?<!\p{N})\d{11}(?![\p{L}\p{N}_])/gu,
-  isValid: (value) => cpfCheckDigitsMatch(value.replace(/\D/g, '')),
-  allowedAt: (text, start) => text[start + 3] === '.' || CPF_LABEL_BEFORE.test(textBefore(text, start)),
+  pattern: digitLayouts(String.raw`\d{3}\.\d{3}\.\d{3}-\d{2}`, String.raw`\d{11}`),
+  isValid: validAs('br_cpf'),
+  allowedAt: byLayout,
 };
 
-/** Formats detected when the caller does not choose: Spanish DNI and NIE, US SSN, UK NINO, Brazilian CPF. */
-export const DEFAULT_ID_FORMATS: readonly IdFormat[] = [ES_DNI, ES_NIE, US_SSN, UK_NINO, BR_CPF];
+/** German Steuer-ID: eleven digits, bare or 2-3-3-3; ISO 7064 check digit and the repetition rule. */
+export const DE_STEUER_ID: IdFormat = {
+  name: 'de_steuer_id',
+  pattern: digitLayouts(String.raw`\d{11}`, String.raw`\d{2}${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{3}`),
+  isValid: validAs('de_steuer_id'),
+  allowedAt: byLayout,
+};
+
+/** French NIR (numéro de sécurité sociale): 13 characters and a mod-97 key, bare or in its seven groups; Corsica as 2A/2B. */
+export const FR_NIR: IdFormat = {
+  name: 'fr_nir',
+  pattern: digitLayouts(String.raw`[12]\d{4}(?:\d{2}|2[ABab])\d{8}`, String.raw`[12]${SPACE}\d{2}${SPACE}\d{2}${SPACE}(?:\d{2}|2[ABab])${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{2}`),
+  isValid: (value) => new Set(value.replace(/[\dABab]/g, '')).size <= 1 && isValidNationalId('fr_nir', value),
+  allowedAt: byLayout,
+};
+
+/** Italian codice fiscale: 16 letters and digits (omocodia letters included), any case, check letter. */
+export const IT_CODICE_FISCALE: IdFormat = {
+  name: 'it_codice_fiscale',
+  pattern: /(?<![\p{L}\p{N}_])[A-Z]{6}[\dL-NP-V]{2}[A-EHLMPR-T][\dL-NP-V]{2}[A-Z][\dL-NP-V]{3}[A-Z](?![\p{L}\p{N}_])/giu,
+  isValid: validAs('it_codice_fiscale'),
+  allowedAt: byLayout,
+};
+
+/** Mexican CURP: 18 characters (name letters, birth date, sex, state, consonants, check digit). */
+export const MX_CURP: IdFormat = {
+  name: 'mx_curp',
+  pattern: /(?<![\p{L}\p{N}_])[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d(?![\p{L}\p{N}_])/giu,
+  isValid: validAs('mx_curp'),
+  allowedAt: byLayout,
+};
+
+/** Dutch BSN: nine digits passing the eleven-test, bare, 3-3-3, or 4.2.3 as Dutch documents print it. */
+export const NL_BSN: IdFormat = {
+  name: 'nl_bsn',
+  pattern: digitLayouts(String.raw`\d{4}\.\d{2}\.\d{3}`, String.raw`\d{3}${SPACE}\d{3}${SPACE}\d{3}`, String.raw`\d{9}`),
+  isValid: validAs('nl_bsn'),
+  allowedAt: (text, start, value) => allowedBy(value[4] === '.' ? 'layout' : 'weak_checksum', text, start),
+};
+
+/** Portuguese NIF of a person: nine digits starting 1-3, bare or 3-3-3, mod-11 check digit. */
+export const PT_NIF: IdFormat = {
+  name: 'pt_nif',
+  pattern: digitLayouts(String.raw`\d{3}${SPACE}\d{3}${SPACE}\d{3}`, String.raw`\d{9}`),
+  isValid: validAs('pt_nif'),
+  allowedAt: (text, start) => allowedBy('weak_checksum', text, start),
+};
+
+/** Indian Aadhaar: twelve digits, 4-4-4 as the card prints it (spaces or hyphens) or bare; Verhoeff check digit. */
+export const IN_AADHAAR: IdFormat = {
+  name: 'in_aadhaar',
+  pattern: digitLayouts(String.raw`\d{4}${SPACE}\d{4}${SPACE}\d{4}`, String.raw`\d{4}-\d{4}-\d{4}`, String.raw`\d{12}`),
+  isValid: validAs('in_aadhaar'),
+  allowedAt: (text, start, value) => allowedBy(value.length > 12 ? 'layout' : 'weak_checksum', text, start),
+};
+
+/** Formats detected when the caller does not choose: twelve national identifiers of people. */
+export const DEFAULT_ID_FORMATS: readonly IdFormat[] = [ES_DNI, ES_NIE, US_SSN, UK_NINO, BR_CPF, DE_STEUER_ID, FR_NIR, IT_CODICE_FISCALE, MX_CURP, NL_BSN, PT_NIF, IN_AADHAAR];
 
 /** Ranges of identifiers matching any of the given formats. */
 export function findIdNumbers(text: string, formats: readonly IdFormat[]): TextRange[] {
@@ -94,7 +167,7 @@ export function findIdNumbers(text: string, formats: readonly IdFormat[]): TextR
   for (const format of formats) {
     for (const m of matchesOf(format.pattern, text)) {
       if (format.isValid && !format.isValid(m[0])) continue;
-      if (format.allowedAt && !format.allowedAt(text, m.index)) continue;
+      if (format.allowedAt && !format.allowedAt(text, m.index, m[0])) continue;
       found.push({ start: m.index, end: m.index + m[0].length });
     }
   }

@@ -35,7 +35,8 @@ const MATCHERS: readonly Matcher[] = [
     },
   },
   { pattern: TIME, accept: (m) => Number(m[0].split(':')[0]) <= 24 },
-  { pattern: IPV4, accept: (m) => [m[1], m[2], m[3], m[4]].every((octet) => Number(octet) <= 255) },
+  // A first octet is never written with a leading zero: 044.098.35.96 is a Swiss phone number.
+  { pattern: IPV4, accept: (m) => !/^0\d/.test(m[1]) && [m[1], m[2], m[3], m[4]].every((octet) => Number(octet) <= 255) },
 ];
 
 /**

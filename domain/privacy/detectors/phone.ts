@@ -1,163 +1,46 @@
+import { type CountryCode, isNationalNumberOf, isPossibleInternational } from '../validators/phone';
+import { CONTEXT_REACH, endsWithIdLabel, endsWithThingLabel, isAnnouncedAsPhone, wordsBefore } from './context-words';
 import { MASK_CHAR, maskNonPhoneNumerals } from './non-phone-numerals';
 import { type TextRange, isWordChar, matchesOf } from './text-range';
 
-// A run of digit groups joined by one separator each (space, hyphen, dot, slash, " - "), with an
-// optional leading "+" and parenthesised groups: "+1 (415) 555-0132", "+44 (0)20 7946 0958".
-// Separators are mandatory between plain groups so the pattern cannot backtrack exponentially, and
-// a run never starts right after a digit (a run always takes every digit of a group), so a digit
-// run costs one attempt, not one per digit.
-const SEPARATOR = String.raw`[ \u00a0]?[\-.][ \u00a0]?|\/|[ \u00a0]`;
-const GROUP = String.raw`(?:\(\d{1,5}\)|\d+)`;
+// A run of digit groups joined by one separator each (a space of any width, hyphen, dot, slash,
+// " - ", " / "), with an optional leading "+" and parenthesised groups: "+1 (415) 555-0132",
+// "+44 (0)20 7946 0958", "0161 / 760 6039". Separators are mandatory between plain groups so the
+// pattern cannot backtrack exponentially, and a run never starts right after a digit (a run always
+// takes every digit of a group), so a digit run costs one attempt, not one per digit.
+const SPACE = String.raw`[ \u00a0\u2007\u2009\u202f]`;
+const SEPARATOR = String.raw`${SPACE}?[\-./]${SPACE}?|${SPACE}`;
+const GROUP = String.raw`(?:\(\d{1,6}\)|\d+)`;
 // "(+34) 612 345 678": the country code itself may be in parentheses.
-const COUNTRY_IN_PARENS = String.raw`\(\+\d{1,3}\)[ \u00a0]?`;
+const COUNTRY_IN_PARENS = String.raw`\(\+\d{1,3}\)${SPACE}?`;
 const RUN = new RegExp(String.raw`(?:${COUNTRY_IN_PARENS}|\+|(?<!\d))${GROUP}(?:(?:${SEPARATOR})${GROUP}|(?<=\))\d+|\(\d{1,5}\))*`, 'g');
-const EXTENSION = /^,?[ \u00a0]*(?:ext(?:ensi[oó]n|n)?|anexo|durchwahl|poste|x)\.?:?[ \u00a0]*\d{1,6}(?!\d)/iu;
 
-const NOT_LETTER_BEFORE = String.raw`(?<!\p{L})`;
-const NOT_LETTER_AFTER = String.raw`(?!\p{L})`;
+// "ext. 204", "x223", "(ext. 278)", "(Durchwahl 243)", "(ramal 475)", "poste 12": the words for an
+// extension in the languages the redactor reads, bare or in parentheses.
+const EXTENSION_WORDS = 'ext(?:ensi[oó]n|ension|ens[aã]o|n)?|x|anexo|ramal|durchwahl|dw|app|apparat|nebenstelle|poste|interno|int|toestel|tst';
+const EXTENSION = new RegExp(String.raw`^,?${SPACE}?(\(${SPACE}?)?(?:${EXTENSION_WORDS})\.?:?${SPACE}?\d{1,6}(?!\d)(${SPACE}?\))?`, 'iu');
+/** The longest extension taken after a number: "(extensión 123456)" and its spaces. */
+const LONGEST_EXTENSION = 32;
 
-// Words that announce a phone number within the few characters before it. They let weaker shapes
-// through (bare digit runs, 7-8 digit numbers, two groups) that would be too risky on their own.
-const PHONE_WORDS = [
-  'tel',
-  'tlf',
-  'tlfn',
-  'tfno',
-  'telf',
-  'tel[eé]fono',
-  'telefone',
-  'telefon',
-  't[eé]l[eé]phone',
-  'phone',
-  'ph',
-  'mobile',
-  'mob',
-  'm[oó]vil',
-  'cell',
-  'cellphone',
-  'celular',
-  'cel',
-  'handy',
-  'portable',
-  'call',
-  'ring',
-  'text',
-  'll[aá]ma(?:me|le|nos)?',
-  'llamar',
-  'whats ?app',
-  'wa',
-  'fax',
-  'contact',
-  'contacto',
-  'n[uú]mero',
-  'number',
-  'nr',
-].join('|');
-const PHONE_KEYWORD = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${PHONE_WORDS})${NOT_LETTER_AFTER}|(?:^|[\s(])[tmfp]\s?[.:]`, 'iu');
+// WhatsApp writes the international number without its "+" in its own links and vCards.
+const WHATSAPP_BEFORE = /(?:waid=|wa\.me\/|[?&]phone=)$/i;
 
-// Labels that make the next number something else: orders, serials, part and asset numbers, readings.
-const NOT_PHONE_LABELS = [
-  'order',
-  'orden',
-  'pedido',
-  'p\\.?o',
-  'ot',
-  'wo',
-  'w\\/o',
-  'work order',
-  'invoice',
-  'inv',
-  'factura',
-  'fra',
-  'albar[aá]n',
-  'delivery',
-  'ref',
-  'refer[eé]ncia',
-  'reference',
-  'ticket',
-  'case',
-  'caso',
-  'incidencia',
-  'incident',
-  'serial',
-  'serie',
-  's\\/n',
-  'sn',
-  'n\\/s',
-  'part',
-  'p\\/n',
-  'pn',
-  'lot',
-  'lote',
-  'batch',
-  'asset',
-  'activo',
-  'tag',
-  'equipo',
-  'ip',
-  'iban',
-  'account',
-  'acct',
-  'cuenta',
-  'code',
-  'c[oó]digo',
-  'cp',
-  'zip',
-  'postal',
-  'imei',
-  'mac',
-  'sku',
-  'item',
-  'art[ií]culo',
-  'material',
-  'model',
-  'modelo',
-  'job',
-  'expediente',
-  'contrato',
-  'contract',
-  'informe',
-  'report',
-  'counter',
-  'contador',
-  'reading',
-  'lectura',
-  'meter',
-  'hor[oó]metro',
-  'id',
-  'qty',
-  'cantidad',
-  'total',
-  'importe',
-  'amount',
-  'precio',
-  'price',
-  'cost',
-  'coste',
-  'nif',
-  'cif',
-  'dni',
-  'nie',
-  'ssn',
-  'vat',
-  'p[oó]liza',
-  'policy',
-];
-const NUMBER_WORD = String.raw`(?:no\.?|nº|n°|#|num\.?|number|n[uú]mero|nr\.?)`;
-const NOT_PHONE_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${NOT_PHONE_LABELS.join('|')})s?\.?(?:\s*${NUMBER_WORD})?(?:\s*[:#=\-])?\s*$`, 'iu');
+const LONE_LETTER_BEFORE = /(?<!\p{L})\p{L} $/u;
+const LONE_LETTER_AFTER = /^ \p{L}(?!\p{L})/u;
 
-const CURRENCY_BEFORE = /(?:[€$£¥]|(?<!\p{L})(?:eur|usd|gbp|chf))\s?$/iu;
+const CURRENCY_BEFORE = /(?:[€$£¥]|(?<!\p{L})(?:eur|usd|gbp|chf|r\$))\s?$/iu;
 // Single-letter units (V, A, h, m) are left out: after a space they are too often words ("a las 5");
 // glued to the digits they are refused anyway.
 const UNIT_AFTER = new RegExp(
-  String.raw`^\s?(?:€|\$|£|%|°|º|(?:eur|euros?|usd|gbp|chf|kg|km|mm|cm|µm|um|rpm|hrs?|horas|hours|min|seg|kwh|kw|mw|kv|ma|bar|psi|kpa|mpa|nm|uds?|unidades|units|pcs|piezas|lts?|litros|ml|m3|m³|ciclos|cycles|veces|times|ops|hz|counts|pulses|impulsos|pulsos)${NOT_LETTER_AFTER})`,
+  String.raw`^\s?(?:€|\$|£|%|°|º|(?:eur|euros?|usd|gbp|chf|kg|km|mm|cm|µm|um|rpm|hrs?|horas|hours|min|seg|kwh|kw|mw|kv|ma|bar|psi|kpa|hpa|mpa|nm|uds?|unidades|units|pcs|piezas|lts?|litros|ml|m3|m³|ciclos|cycles|veces|times|ops|hz|counts|pulses|impulsos|pulsos)(?!\p{L}))`,
   'iu',
 );
 
-// Bare digit runs are only taken without a phone word when they have the shape of a mobile or
-// trunk-prefixed number somewhere: ES 6xx/7xx/8xx/9xx (9 digits), 0-prefixed national (FR, UK,
-// DE, NL...), IT mobile 3xx (10 digits).
-const BARE_NATIONAL = /^(?:[6-9]\d{8}|0[1-9]\d{8,10}|3\d{9})$/;
+/**
+ * The countries whose plans decide a number written without a country code and without a phone
+ * word: those of the languages the redactor reads (context-words.ts), and their neighbours.
+ */
+export const NATIONAL_PLAN_COUNTRIES: readonly CountryCode[] = ['ES', 'PT', 'IT', 'FR', 'BE', 'NL', 'DE', 'AT', 'CH', 'GB', 'IE', 'US', 'CA', 'MX', 'BR', 'IN'];
 
 interface RunShape {
   readonly groups: readonly string[];
@@ -183,54 +66,59 @@ function isThousandsGrouped(groups: readonly string[]): boolean {
   return groups.length >= 2 && groups[0].length < 3 && groups.slice(1).every((g) => g.length === 3);
 }
 
-function hasPhoneShape(run: string, announced: boolean): boolean {
-  const shape = shapeOf(run);
+/** What a national run's shape says: a phone, not one, or one if a numbering plan has it. */
+type NationalShape = 'phone' | 'not_phone' | 'if_in_a_plan';
+
+function nationalShape(run: string, shape: RunShape, announced: boolean): NationalShape {
   const { groups, digits, punctuation } = shape;
-  // Two dot-separated groups are a decimal (1234.5678), whatever the digit count.
-  if (punctuation.has('.') && groups.length === 2) return false;
-  if (punctuation.has('.') && punctuation.has('-')) return false;
-  // A slash only after a 0-prefixed area code (German 030/12345678); dates are masked already.
-  if (punctuation.has('/') && !(run.split('/').length === 2 && /^0\d+\/\d/.test(run))) return false;
-
-  if (shape.international) {
-    // E.164: at most 15 digits after "+", country codes never start with 0, and below 9 digits the
-    // run is more likely a code with leading zeros (0012345678) than a foreign number.
-    const national = /^\(?\+/.test(run) ? digits : digits.slice(2);
-    return national[0] !== '0' && national.length >= 9 && national.length <= 15;
+  if (digits.length < 7 || digits.length > 12 || digits.startsWith('00')) return 'not_phone';
+  if (punctuation.has('.') && punctuation.has('-')) return 'not_phone';
+  // A slash only after a 0-prefixed area code (German 030/12345678, 0161 / 760 6039); dates are masked already.
+  if (punctuation.has('/') && !(run.split('/').length === 2 && /^0\d+\s?\/\s?\d/.test(run))) return 'not_phone';
+  // Two dot-separated groups are a decimal (1234.5678), unless the first is a trunk-prefixed area code (0160.5961029).
+  if (punctuation.has('.') && groups.length === 2) return /^0\d{2,}$/.test(groups[0]) ? (announced ? 'phone' : 'if_in_a_plan') : 'not_phone';
+  // One group, or digits dictated one by one ("6 4 4 1 2 3 4 5 6"): a bare digit run. Ten bare
+  // digits from 1 000 000 000 to 2 199 999 999 are Unix time in seconds (2001 to 2039) far more
+  // often than a number written without a single space.
+  if (groups.length === 1 || groups.every((g) => g.length === 1)) {
+    if (announced) return 'phone';
+    return groups.length === 1 && /^(?:1\d|2[01])\d{8}$/.test(digits) ? 'not_phone' : 'if_in_a_plan';
   }
-  if (digits.length < 7 || digits.length > 12 || digits.startsWith('00')) return false;
-  // One group, or digits dictated one by one ("6 4 4 1 2 3 4 5 6"): judged as a bare digit run.
-  if (groups.length === 1 || groups.every((g) => g.length === 1)) return announced || BARE_NATIONAL.test(digits);
   // ddd-dd-dddd is the US SSN layout (checked as id_number); no phone plan is written that way.
-  if (/^\d{3}-\d{2}-\d{4}$/.test(run)) return false;
+  if (/^[1-9]\d{2}[- ]\d{2}[- ]\d{4}$/.test(run)) return 'not_phone';
   // 2026-1123-07, 2026-11-19-0042: document numbers that open with a year.
-  if (/^(?:19[5-9]|20\d)\d$/.test(groups[0])) return false;
-  if (isThousandsGrouped(groups) && !announced) return false;
-  const groupSizesOk = groups.every((g, i) => (i === 0 ? g.length <= 5 : g.length >= 2 && g.length <= 8));
-  if (!groupSizesOk) return false;
-  if (announced) return true;
-  if (digits.length < 9) return false;
-  if (groups.length === 2) return digits.startsWith('0') || shape.firstParenthesised;
-  // National plans that open with a 4-5 digit group carry a trunk 0 (0161 496 0000, 07700 900461);
-  // 3349-111-000 or 1234-5678-9012 read as part numbers and codes.
-  return groups[0].length < 4 || groups[0].startsWith('0');
+  if (/^(?:19[5-9]|20\d)\d$/.test(groups[0])) return 'not_phone';
+  if (isThousandsGrouped(groups) && !announced) return 'not_phone';
+  // An area code of up to 5 digits (6 with its trunk 0, as India's national format writes mobiles:
+  // 098765 43210), then groups of 2 to 8; DIN 5008 pairs from the right may leave one digit after
+  // an area code in parentheses: (0231) 4 42 50 39.
+  const groupSizesOk = groups.every((g, i) => (i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && shape.firstParenthesised)) && g.length <= 8));
+  if (!groupSizesOk) return 'not_phone';
+  if (announced) return 'phone';
+  if (digits.length < 9) return 'not_phone';
+  // A trunk 0 or an area code in parentheses is how national numbers are written, in any country.
+  if (digits.startsWith('0') || shape.firstParenthesised) return 'phone';
+  // 3349-111-000 or 1234-5678-9012 read as part numbers and codes; other groupings (612 345 678,
+  // 347 123 4567, but also meeting ids and identifiers that fail their check) are phones if a plan has them.
+  return groups.length >= 3 && groups[0].length < 4 ? 'if_in_a_plan' : 'not_phone';
 }
 
-/** How far before a number its phone word may be. */
-const ANNOUNCE_REACH = 30;
-/** How far before a number a label (order, serial...) or a currency is read. */
-const LABEL_REACH = 40;
-/** Characters around a run that its verdict reads: the label before, an extension or unit after. */
-export const PHONE_CONTEXT_REACH = LABEL_REACH;
-
-const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
-
-function isAnnounced(text: string, start: number): boolean {
-  // Only words after the previous number count, so one "Tel:" does not vouch for a whole line.
-  let from = start;
-  while (from > 0 && from > start - ANNOUNCE_REACH && !isDigit(text[from - 1])) from -= 1;
-  return PHONE_KEYWORD.test(text.slice(from, start));
+/** The digits after the "+" or "00" of an international run, without a trunk "(0)". */
+function internationalDigits(run: string): string {
+  const digits = run.replace(/\(0\)/, '').replace(/\D/g, '');
+  return /^\(?\+/.test(run) ? digits : digits.slice(2);
 }
+
+function hasPhoneShape(run: string, announced: boolean, whatsapp: boolean): boolean {
+  const shape = shapeOf(run);
+  if (whatsapp) return shape.groups.length === 1 && isPossibleInternational(shape.digits);
+  if (shape.international) return isPossibleInternational(internationalDigits(run));
+  const verdict = nationalShape(run, shape, announced);
+  return verdict === 'phone' || (verdict === 'if_in_a_plan' && isNationalNumberOf(shape.digits, NATIONAL_PLAN_COUNTRIES));
+}
+
+/** Characters around a run that its verdict reads: the words before, an extension or unit after. */
+export const PHONE_CONTEXT_REACH = Math.max(CONTEXT_REACH, LONGEST_EXTENSION);
 
 function isGluedBefore(text: string, start: number): boolean {
   const prev = text[start - 1];
@@ -252,35 +140,53 @@ function isGluedAfter(text: string, end: number): boolean {
 }
 
 function isPhoneInContext(text: string, run: string, start: number, end: number): boolean {
-  if (isGluedBefore(text, start) || isGluedAfter(text, end)) return false;
-  const before = text.slice(Math.max(0, start - LABEL_REACH), start);
-  if (NOT_PHONE_LABEL_BEFORE.test(before) || CURRENCY_BEFORE.test(before)) return false;
+  const whatsapp = WHATSAPP_BEFORE.test(text.slice(Math.max(0, start - 16), start));
+  if (!whatsapp && isGluedBefore(text, start)) return false;
+  if (isGluedAfter(text, end)) return false;
+  const words = wordsBefore(text, start);
+  if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
   if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
-  return hasPhoneShape(run, isAnnounced(text, start));
+  // An extension written after it announces a phone number as well as a phone word before it.
+  const announced = isAnnouncedAsPhone(words) || end > start + run.length;
+  // "X 1234567 L": a number framed by two lone letters is a code (a Spanish NIE written spaced).
+  if (!announced && LONE_LETTER_BEFORE.test(words) && LONE_LETTER_AFTER.test(text.slice(end, end + 3))) return false;
+  return hasPhoneShape(run, announced, whatsapp);
 }
 
 /** The separators of a run, where it may be split: "612345678 699123456" may be two numbers. */
+const SEPARATORS = new RegExp(SEPARATOR, 'g');
+
 function separatorsOf(run: string): TextRange[] {
-  return [...run.matchAll(new RegExp(SEPARATOR, 'g'))].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  return [...run.matchAll(SEPARATORS)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+}
+
+/** The extension written after a number ending at `end`, as a range end; `end` when there is none. */
+function extensionEnd(masked: string, end: number): number {
+  const ext = EXTENSION.exec(masked.slice(end, end + LONGEST_EXTENSION));
+  if (!ext) return end;
+  const [taken, open, close] = ext;
+  if (open && !close) return end; // "(ext. 12" never closed: not an extension of this number
+  return end + (close && !open ? taken.length - close.length : taken.length);
 }
 
 // Two full international numbers at most; a longer run is a table of figures, not phone numbers,
 // and bailing out keeps the split search linear in the text length.
 const MAX_RUN_DIGITS = 30;
-/**
- * The longest phone finding: a run of MAX_RUN_DIGITS digits each behind a parenthesis or " - ",
- * and its extension (24 characters).
- */
-export const LONGEST_PHONE_MATCH = MAX_RUN_DIGITS * 6 + 24;
+/** The longest phone finding: a run of MAX_RUN_DIGITS digits each behind a parenthesis or " - ", and its extension. */
+export const LONGEST_PHONE_MATCH = MAX_RUN_DIGITS * 6 + LONGEST_EXTENSION;
+
+function digitCount(text: string, start: number, end: number): number {
+  let count = 0;
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) count += 1;
+  return count;
+}
 
 function phonesInRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
   if (run.replace(/\D/g, '').length > MAX_RUN_DIGITS) return [];
-  const withExtension = (start: number, end: number): TextRange => {
-    const ext = EXTENSION.exec(masked.slice(end, end + 24));
-    return { start, end: ext ? end + ext[0].length : end };
-  };
   const accept = (start: number, end: number): TextRange | undefined => {
-    const range = withExtension(start, end);
+    // No plan has a number of fewer than 7 digits: refused before any context is read.
+    if (digitCount(text, start, end) < 7) return undefined;
+    const range = { start, end: extensionEnd(masked, end) };
     return isPhoneInContext(masked, text.slice(start, end), range.start, range.end) ? range : undefined;
   };
   const whole = accept(runStart, runStart + run.length);
@@ -294,8 +200,9 @@ function phonesInRun(text: string, masked: string, runStart: number, run: string
 }
 
 /**
- * Ranges of phone numbers, international (+/00 prefix, up to 15 digits) or national. Context decides
- * the doubtful ones: labels (order, serial, IP...), units and currencies veto; phone words allow.
+ * Ranges of phone numbers, international (+/00 prefix, a length the country's plan allows) or
+ * national. Context decides the doubtful ones: labels (order, serial, IP...), units and currencies
+ * veto; phone words allow; without either, a numbering plan must have the number.
  */
 export function findPhones(text: string): TextRange[] {
   const masked = maskNonPhoneNumerals(text);

@@ -73,6 +73,15 @@ describe('email', () => {
       ['mailto with query', 'mailto:calidad@acme.es?subject=Lote', 'calidad@acme.es'],
       ['bracketed [at] [dot]', 'juan [at] acme-industrial [dot] es que', 'juan [at] acme-industrial [dot] es'],
       ['(at) with plain dots', 'contact: k.tanaka(at)fa-robotics.co.jp for', 'k.tanaka(at)fa-robotics.co.jp'],
+      ['<at> and <dot>', 'escribe a giuliab <AT> libero <DOT> it ya', 'giuliab <AT> libero <DOT> it'],
+      ['plain words', 'write to diego dot ruiz at predictivo dot net', 'diego dot ruiz at predictivo dot net'],
+      ['plain words in Portuguese', 'manda para mariana ponto costa arroba hotmail ponto com por favor', 'mariana ponto costa arroba hotmail ponto com'],
+      ['plain words after another "at"', 'email me at maria dot lopez at acme dot com', 'maria dot lopez at acme dot com'],
+      ['spaces around the @', 'mail thomasb @ ruhr-pumpen.de bitte', 'thomasb @ ruhr-pumpen.de'],
+      ['wrapped before the @', 'reply to aisha.reid+alerts\n@outlook.com thanks', 'aisha.reid+alerts\n@outlook.com'],
+      ['wrapped after a dot of the domain', 'mail r.deboer@vandijk-techniek.\nnl graag', 'r.deboer@vandijk-techniek.\nnl'],
+      ['wrapped after a hyphen, CRLF', 'a j.ruiz@rodamientos-\r\nlevante.es hoy', 'j.ruiz@rodamientos-\r\nlevante.es'],
+      ['a complete address before a line break', 'write to ana@acme.com.\nThanks', 'ana@acme.com'],
     ],
     ignores: [
       ['retina asset names', 'use logo@2x.png and logo@3x.png'],
@@ -82,7 +91,9 @@ describe('email', () => {
       ['git remotes', 'clone git@github.com:acme/edge-agent.git'],
       ['IP literals', 'login admin@192.168.1.1 failed'],
       ['MIME content ids', 'cid:image001.png@01DA1D2B.8C0E5A40'],
-      ['plain-word obfuscation (known gap)', 'diego dot ruiz at predictivo dot net'],
+      ['code with @ (matrix products)', 'v = m.inv@acc.vec and grad = J.T@r.flat'],
+      ['prose with at and dot', 'look at the dot matrix display; we arrived at site at 9 dot 30ish'],
+      ['prose with Punkt and punto', 'wir treffen uns Punkt 7 Uhr am Tor, el punto de consigna está a 45'],
     ],
   });
 });
@@ -112,6 +123,16 @@ describe('phone', () => {
       ['7-digit local after a phone word', 'Contractor Dan, phone 555-0148, arrives', '555-0148'],
       ['followed by a time', 'Llámame al 612345678 a las 14:30', '612345678'],
       ['digits dictated one by one', 'Whatsapp: 6 4 4 1 2 3 4 5 6 (dictado)', '6 4 4 1 2 3 4 5 6'],
+      ['narrow no-break spaces', 'Tél. +351\u202f916\u202f562\u202f652 merci', '+351\u202f916\u202f562\u202f652'],
+      ['an extension in parentheses', 'ligue 21 899 8625 (ramal 475) amanhã', '21 899 8625 (ramal 475)'],
+      ['a Dutch extension', 'bel 0472 87 83 58 (toestel 480) graag', '0472 87 83 58 (toestel 480)'],
+      ['an extension vouches for a bare number', 'Marcos 1170548101 (ext. 138)', '1170548101 (ext. 138)'],
+      ['a slash between spaces', 'erreichbar unter 0231 / 4425039', '0231 / 4425039'],
+      ['pairs from the right after an area code', 'Büro (0231) 4 42 50 39, danke', '(0231) 4 42 50 39'],
+      ['a dotted German number', 'Jürgen 0176.78671468 abends', '0176.78671468'],
+      ['a compact Brazilian mobile, no phone word', 'Camila, 31915711291', '31915711291'],
+      ["India's national format", 'Raj - 070331 90525', '070331 90525'],
+      ['a wa.me link', 'https://wa.me/351218998625 ok', '351218998625'],
     ],
     ignores: [
       ['ISO dates', 'due 2026-11-23, closed 2026-11-19'],
@@ -134,7 +155,15 @@ describe('phone', () => {
       ['Luhn-failing 16-digit numbers', 'ref 4532 0151 1283 0367'],
       ['short codes and emergency numbers', 'gate code 2580, call 112, ext. 2045'],
       ['leading-zero codes behind 00', 'my account number is 0012345678'],
+      ['meeting ids', 'Zoom meeting ID 891 6623 1798, ID de reunión Zoom 289 872 924 421, Teams-ID 289 872 924 421'],
+      ['a part number after a compound label', 'Teilenummer 121 469 090'],
+      ['digit groups no numbering plan has', '121 469 090 arrived'],
+      ['an NIE written spaced that fails its letter', 'anotado Z 0703091 N hoy'],
     ],
+  });
+
+  it("reads the digits of WhatsApp's vCard as the number they are", () => {
+    expect(found('TEL;type=CELL;waid=4917678671468:+49 176 78671468', 'phone')).toEqual(['4917678671468', '+49 176 78671468']);
   });
 
   it('splits two numbers written back to back or around a slash', () => {
@@ -157,6 +186,21 @@ describe('id_number', () => {
       ['NINO compact', 'Payroll for JG103759A –', 'JG103759A'],
       ['CPF formatted', 'CPF do técnico: 529.982.247-25.', '529.982.247-25'],
       ['CPF bare after its label', 'CPF nº 52998224725 confere', '52998224725'],
+      ['CPF bare without a label (its two check digits decide)', 'Tiago, 54056195234', '54056195234'],
+      ['SSN with spaces after its label', 'SSN: 536 90 4399', '536 90 4399'],
+      ['Steuer-ID without a label', 'Jana Koch, 26448751304', '26448751304'],
+      ['Steuer-ID grouped', 'Steuer-ID: 26 448 751 304', '26 448 751 304'],
+      ['NIR in its seven groups', 'n° SS 1 87 01 24 524 061 32', '1 87 01 24 524 061 32'],
+      ['NIR with narrow no-break spaces', 'NIR 1\u202f87\u202f01\u202f24\u202f524\u202f061\u202f32.', '1\u202f87\u202f01\u202f24\u202f524\u202f061\u202f32'],
+      ['codice fiscale', 'C.F. TCNMRN70B01F839E', 'TCNMRN70B01F839E'],
+      ['codice fiscale in lower case', 'il mio cf tcnmrn70b01f839e grazie', 'tcnmrn70b01f839e'],
+      ['CURP', 'CURP: NERB000905HMCTBBW6', 'NERB000905HMCTBBW6'],
+      ['BSN printed 4.2.3, no label', 'Daan, 5093.50.112', '5093.50.112'],
+      ['BSN bare after its label', 'mijn BSN is 509350112', '509350112'],
+      ['BSN bare, the checksum deciding', 'Daan de Vries, 509350112', '509350112'],
+      ['NIF spaced after its label', 'contribuinte 111 624 827', '111 624 827'],
+      ['Aadhaar in 4-4-4', 'Raj Patel, 2913 3444 4743', '2913 3444 4743'],
+      ['Aadhaar with hyphens', 'Aadhaar no. 2913-3444-4743', '2913-3444-4743'],
     ],
     ignores: [
       ['a DNI with the wrong check letter', 'DNI 33445566A'],
@@ -174,6 +218,12 @@ describe('id_number', () => {
       ['a CPF of one repeated digit', 'CPF 111.111.111-11'],
       ['eleven bare digits without the CPF label', 'lote 52998224725'],
       ['a CPF-shaped slice of a longer number', 'ref 1.529.982.247-25'],
+      ['an SSN with spaces and no label', 'David, 536 90 4399'],
+      ['a BSN-valid number announced as a phone', 'call me on 509 350 112'],
+      ['a BSN-valid number after a thing label', 'Charge 509350112'],
+      ['a Steuer-ID with a wrong check digit', 'Jana Koch, 26448751305'],
+      ['a codice fiscale with a wrong check letter', 'C.F. TCNMRN70B01F839F'],
+      ['digits after a "+" (a phone number)', 'Tel +34917236501'],
     ],
   });
 
@@ -202,6 +252,11 @@ describe('credit_card', () => {
       ['Mastercard 2-series', 'MC 2223 0031 2200 3222, límite', '2223 0031 2200 3222'],
       ['followed by expiry', 'pay 5555 5555 5555 4444 12/27 thanks', '5555 5555 5555 4444'],
       ['two halves of eight', 'copied 41111111 11111111 from the statement', '41111111 11111111'],
+      ['grouped by dots', 'Karte 4111.1111.1111.1111 bitte', '4111.1111.1111.1111'],
+      ['no-break spaces', 'carte 4111\u00a01111\u00a01111\u00a01111 exp', '4111\u00a01111\u00a01111\u00a01111'],
+      ['narrow no-break spaces', 'CB 5555\u202f5555\u202f5555\u202f4444.', '5555\u202f5555\u202f5555\u202f4444'],
+      ['18-digit Maestro, 4-4-4-4-2', 'tarjeta 6759 1234 5678 9012 37 ok', '6759 1234 5678 9012 37'],
+      ['19 digits, 4-4-4-4-3', 'card 4111-1111-1111-1111-003', '4111-1111-1111-1111-003'],
     ],
     ignores: [
       ['Luhn-failing card-like numbers', '4532 0151 1283 0367 and 4111 1111 1111 1112'],
@@ -210,6 +265,7 @@ describe('credit_card', () => {
       ['ICCIDs and EANs', 'ICCID 8934071100001234567 EAN 8412345678905'],
       ['a valid number inside a longer run', 'ref 4111 1111 1111 1111 2222'],
       ['odd grouping', '41 11 11 11 11 11 11 11'],
+      ['thousands grouped by dots', 'total 4.111.111.111.111.111 units'],
       ['spelled-out digits (known gap)', 'four zero one two, 8888 8888 1881'],
     ],
   });

@@ -3,7 +3,9 @@
 // own example number per region (libphonenumber-js/examples.mobile.json), and the written forms
 // the PII bench corpus uses.
 import examples from 'libphonenumber-js/examples.mobile.json';
-import { MAX_PHONE_TEXT, isValidPhone, normalizeWrittenPhone, readPhone } from '../../../../domain/privacy/validators/phone';
+import { PhoneNumber } from 'libphonenumber-js/core';
+import metadata from 'libphonenumber-js/metadata.max.json';
+import { MAX_PHONE_TEXT, isNationalNumberOf, isPossibleInternational, isValidPhone, normalizeWrittenPhone, readPhone } from '../../../../domain/privacy/validators/phone';
 
 describe('readPhone', () => {
   it.each([
@@ -62,5 +64,54 @@ describe('readPhone', () => {
 
   it('normalises the marks and spaces apps and typography put in', () => {
     expect(normalizeWrittenPhone('\u202a0034\u00a0612\u202f345\u2009678\u202c')).toBe('+34 612 345 678');
+  });
+});
+
+/** libphonenumber-js's PhoneNumber as its parser calls it (country, national number, metadata); the public type declares the E.164 form only. */
+const ForCountry = PhoneNumber as unknown as new (country: string, national: string, json: typeof metadata) => PhoneNumber;
+
+describe('the detectors’ checks', () => {
+  const countries = ['ES', 'PT', 'IT', 'FR', 'BE', 'NL', 'DE', 'AT', 'CH', 'GB', 'IE', 'US', 'CA', 'MX', 'BR', 'IN'] as const;
+
+  it.each([
+    ['612345678', 'ES', true],
+    ['0612345678', 'FR', true],
+    ['612345678', 'FR', false], // France writes its trunk 0
+    ['0231 4425039'.replace(' ', ''), 'DE', true],
+    ['11912345678', 'BR', true],
+    ['011912345678', 'BR', true], // Brazil's trunk 0, which its national format leaves out
+    ['3125550100', 'US', true],
+    ['13125550100', 'US', true], // the NANP's 1
+    ['121469090', 'ES', false],
+  ])('reads %s written in %s as assigned: %s', (digits, country, assigned) => {
+    expect(isNationalNumberOf(digits, [country as 'ES'])).toBe(assigned);
+  });
+
+  it('answers as libphonenumber’s isValid on random numbers of every length each plan has', () => {
+    // A small LCG: the same numbers on every run.
+    let state = 57;
+    const digit = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) >> 16) % 10;
+    const disagree: string[] = [];
+    for (const country of countries) {
+      for (let i = 0; i < 400; i++) {
+        const national = `${2 + (digit() % 8)}${Array.from({ length: 7 + (i % 4) }, digit).join('')}`;
+        // Valid in this country's own plan (a +1 number may be Canada's, Puerto Rico's...): the
+        // library's PhoneNumber built for the country, as its parser builds it.
+        const library = new ForCountry(country, national, metadata).isValid();
+        const trunk = country === 'ES' || country === 'PT' || country === 'IT' || country === 'MX' || country === 'BR' || country === 'US' || country === 'CA' ? '' : '0';
+        const ours = isNationalNumberOf(trunk + national, [country]);
+        if (library !== ours) disagree.push(`${country} ${national}: library ${library}, ours ${ours}`);
+      }
+    }
+    expect(disagree).toEqual([]);
+  });
+
+  it.each([
+    ['447700900123', true], // Ofcom's drama range: possible, not assigned
+    ['15128367617', true],
+    ['3461234', false],
+    ['0034612345678', false],
+  ])('reads +%s as a possible number: %s', (digits, possible) => {
+    expect(isPossibleInternational(digits)).toBe(possible);
   });
 });

@@ -1,0 +1,393 @@
+// The words around a number that say what it is, in the languages the redactor reads (English,
+// Spanish, Portuguese, German, French, Italian, Dutch): a phone word lets a number through that
+// would be too doubtful on its own, a thing's label (order, serial, batch, meeting...) makes it
+// something else, an identifier's label makes it a national id. Each list is the everyday
+// vocabulary of plant mail and notes, not a list of phrasings of any one fixture.
+//
+// Every test reads a bounded slice before a value (ContextReach), never the text at large, so a
+// verdict costs the same at any position (docs/SECURITY.md, Text matching).
+
+const NOT_LETTER_BEFORE = String.raw`(?<!\p{L})`;
+const NOT_LETTER_AFTER = String.raw`(?!\p{L})`;
+
+/** Words that announce a phone number a few characters before it. */
+const PHONE_WORDS = [
+  // English
+  'tel',
+  'tele?phone',
+  'phone',
+  'ph',
+  'mobile',
+  'mob',
+  'cell',
+  'cellphone',
+  'call',
+  'ring',
+  'text',
+  'dial',
+  'reach',
+  'hotline',
+  'switchboard',
+  'landline',
+  'whats ?app',
+  'wa',
+  'fax',
+  'contact',
+  'number',
+  // Spanish
+  'tlf',
+  'tlfn',
+  'tfno',
+  'telf',
+  'tel[eé]fono',
+  'm[oó]vil',
+  'celular',
+  'cel',
+  'fijo',
+  'centralita',
+  'll[aá]ma(?:me|le|nos)?',
+  'llamar',
+  'contacto',
+  'n[uú]mero',
+  // Portuguese
+  'telefone',
+  'telem[oó]vel',
+  'fixo',
+  'liga(?:-me)?',
+  'ligar',
+  'contato',
+  'zap',
+  // German
+  'telefon',
+  'handy',
+  'mobil',
+  'festnetz',
+  'rufnummer',
+  'handynummer',
+  'telefonnummer',
+  'nummer',
+  'ruf',
+  'anrufen',
+  'erreichbar',
+  'r[uü]ckruf',
+  'zentrale',
+  // French
+  't[eé]l[eé]phone',
+  't[eé]l',
+  'portable',
+  'fixe',
+  'appel(?:le|lez|er)?',
+  'rappel(?:le|lez|er)?',
+  'joignable',
+  'num[eé]ro',
+  'standard',
+  // Italian
+  'telefono',
+  'cellulare',
+  'fisso',
+  'chiama(?:mi|re|teci)?',
+  'reperibile',
+  'centralino',
+  'numero',
+  // Dutch
+  'telefoon',
+  'mobiel',
+  'bel',
+  'bellen',
+  'terugbellen',
+  'bereikbaar',
+  'app',
+];
+// "T: ", "M. ", "T " in signatures: one letter for the line's kind of number.
+export const PHONE_WORD = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${PHONE_WORDS.join('|')})${NOT_LETTER_AFTER}|(?:^|[\s(])[tmfp]\s?[.:]|(?:^|[\s(])[tmfp] ?$`, 'iu');
+
+/** Labels of things that carry numbers: orders, serials, parts, readings, money, meetings. */
+const THING_LABELS = [
+  // English
+  'order',
+  'p\\.?o',
+  'purchase order',
+  'wo',
+  'w\\/o',
+  'work order',
+  'invoice',
+  'inv',
+  'delivery',
+  'ref',
+  'reference',
+  'ticket',
+  'case',
+  'incident',
+  'serial',
+  's\\/n',
+  'sn',
+  'n\\/s',
+  'part',
+  'p\\/n',
+  'pn',
+  'lot',
+  'batch',
+  'asset',
+  'tag',
+  'doc',
+  'document',
+  'ip',
+  'iban',
+  'account',
+  'acct',
+  'code',
+  'zip',
+  'postal',
+  'imei',
+  'mac',
+  'sku',
+  'item',
+  'article',
+  'model',
+  'job',
+  'contract',
+  'report',
+  'counter',
+  'reading',
+  'meter',
+  'id',
+  'qty',
+  'total',
+  'amount',
+  'price',
+  'cost',
+  'vat',
+  'policy',
+  'version',
+  'build',
+  'ts',
+  'timestamp',
+  'epoch',
+  'meeting',
+  'zoom',
+  'teams',
+  'webex',
+  'conference',
+  'passcode',
+  'pin',
+  // Spanish
+  'orden',
+  'orden de trabajo',
+  'pedido',
+  'ot',
+  'factura',
+  'fra',
+  'albar[aá]n',
+  'referencia',
+  'incidencia',
+  'caso',
+  'serie',
+  'lote',
+  'activo',
+  'equipo',
+  'etiqueta',
+  'cuenta',
+  'c[oó]digo',
+  'cp',
+  'art[ií]culo',
+  'modelo',
+  'expediente',
+  'contrato',
+  'informe',
+  'contador',
+  'lectura',
+  'hor[oó]metro',
+  'cantidad',
+  'importe',
+  'precio',
+  'coste',
+  'p[oó]liza',
+  'reuni[oó]n',
+  // Portuguese
+  'ordem',
+  'ordem de servi[cç]o',
+  'os',
+  'fatura',
+  'nota',
+  'refer[eê]ncia',
+  'chamado',
+  's[eé]rie',
+  'ativo',
+  'conta',
+  'artigo',
+  'relat[oó]rio',
+  'leitura',
+  'quantidade',
+  'pre[cç]o',
+  'custo',
+  'ap[oó]lice',
+  'guia',
+  'reuni[aã]o',
+  // German
+  'bestellung',
+  'auftrag',
+  'rechnung',
+  'lieferschein',
+  'beleg',
+  'referenz',
+  'charge',
+  'konto',
+  'z[aä]hler',
+  'z[aä]hlerstand',
+  'messwert',
+  'menge',
+  'betrag',
+  'preis',
+  'vertrag',
+  'besprechung',
+  'vorgang',
+  // French
+  'commande',
+  'bon',
+  'facture',
+  'r[eé]f[eé]rence',
+  'r[eé]f',
+  'dossier',
+  'compte',
+  'mod[eè]le',
+  'contrat',
+  'rapport',
+  'compteur',
+  'relev[eé]',
+  'quantit[eé]',
+  'montant',
+  'prix',
+  'r[eé]union',
+  // Italian
+  'ordine',
+  'ordine di lavoro',
+  'odl',
+  'fattura',
+  'ddt',
+  'riferimento',
+  'rif',
+  'matricola',
+  'lotto',
+  'codice',
+  'codice articolo',
+  'articolo',
+  'modello',
+  'contratto',
+  'rapporto',
+  'contatore',
+  'quantit[aà]',
+  'importo',
+  'prezzo',
+  'riunione',
+  'pratica',
+  // Dutch
+  'bestelling',
+  'werkorder',
+  'factuur',
+  'referentie',
+  'partij',
+  'artikel',
+  'rekening',
+  'teller',
+  'meting',
+  'aantal',
+  'bedrag',
+  'prijs',
+  'vergadering',
+];
+
+/** National identifiers' own labels: a number after one is the identifier, not a phone. */
+const ID_LABELS = [
+  'dni',
+  'd\\.n\\.i\\.?',
+  'nie',
+  'n\\.i\\.e\\.?',
+  'nif',
+  'ssn',
+  'social security(?: number| no)?',
+  'soc\\.? sec\\.?',
+  'nino',
+  'ni number',
+  'ni no',
+  'national insurance(?: number| no)?',
+  'aadhaa?r',
+  'uid',
+  'uidai',
+  'bsn',
+  'bsn-nummer',
+  'burgerservicenummer',
+  'sofinummer',
+  'contribuinte',
+  'cpf',
+  'curp',
+  'rfc',
+  'nir',
+  's[eé]cu',
+  's[eé]curit[eé] sociale',
+  'insee',
+  'n° ss',
+  'codice fiscale',
+  'cod\\.? fisc\\.?',
+  'c\\.f\\.?',
+  'cf',
+  'steuer-?id',
+  'steuer-?idnr',
+  'steuer id',
+  'idnr',
+  'steuerliche identifikationsnummer',
+  'steueridentifikationsnummer',
+  'tin',
+];
+
+const NUMBER_WORD = String.raw`(?:no\.?|nº|n°|n\.|#|num\.?|number|n[uú]mero|num[eé]ro|nummer|nr\.?)`;
+/** A compound that ends in "number" (Teilenummer, Auftragsnr., artikelnr.): a thing's number unless a phone compound. */
+const NUMBER_COMPOUND = String.raw`\p{L}+-?(?:nummer|nr\.?)`;
+const PHONE_COMPOUND = /(?<!\p{L})(?:tel|telefon|handy|mobil|ruf|fax|telefoon|mobiel)-?(?:nummer|nr)/iu;
+const LABEL_TAIL = String.raw`s?\.?(?: ?${NUMBER_WORD})?(?: ?(?:de|do|da|di|del|van|der|du|of))?(?: ?[:#=\-])?\s*$`;
+
+const THING_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${THING_LABELS.join('|')}|${NUMBER_COMPOUND})${LABEL_TAIL}`, 'iu');
+const ID_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${ID_LABELS.join('|')})${LABEL_TAIL}`, 'iu');
+/** An identifier's label anywhere in the words before a value ("my BSN is", "NIF do João:"). */
+const ID_LABEL_NEAR = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${ID_LABELS.join('|')})${NOT_LETTER_AFTER}`, 'iu');
+
+/** How far before a value its words are read. */
+export const CONTEXT_REACH = 40;
+
+const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
+
+/**
+ * The words right before `start`: back to the previous digit (one label does not vouch for the
+ * next number after another), at most `reach` characters.
+ */
+export function wordsBefore(text: string, start: number, reach: number = CONTEXT_REACH): string {
+  let from = start;
+  while (from > 0 && from > start - reach && !isDigit(text[from - 1])) from -= 1;
+  return text.slice(from, start);
+}
+
+// Every word and label has a letter: words without one (a line break, ", ") skip the long patterns,
+// which is most numbers of a digit-dense text.
+const LETTER = /\p{L}/u;
+
+/** A phone word in the words before (`tel.`, `móvil`, `ruf mich an unter`...). */
+export function isAnnouncedAsPhone(words: string): boolean {
+  return LETTER.test(words) && PHONE_WORD.test(words);
+}
+
+/** The words end in a thing's label (`order no.`, `Seriennummer:`, `Zoom-ID`): the value is that thing's number. */
+export function endsWithThingLabel(words: string): boolean {
+  if (!LETTER.test(words)) return false;
+  const m = THING_LABEL_BEFORE.exec(words);
+  if (!m) return false;
+  return !PHONE_COMPOUND.test(m[0]);
+}
+
+/** The words end in a national identifier's label (`DNI`, `SSN:`, `codice fiscale`). */
+export function endsWithIdLabel(words: string): boolean {
+  return LETTER.test(words) && ID_LABEL_BEFORE.test(words);
+}
+
+/** A national identifier's label among the words before (`my BSN is`, `NIF do João:`). */
+export function mentionsIdLabel(words: string): boolean {
+  return LETTER.test(words) && ID_LABEL_NEAR.test(words);
+}

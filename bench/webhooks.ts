@@ -256,7 +256,7 @@ async function burstPhase(db: Db, tenantId: string, receiver: Receiver) {
 }
 
 /** Seconds until no delivery workflow runs (the bench's stack runs only the bench's), or 'not within <s>'. */
-async function untilDeliveriesClosed(client: Client, namespace: string, timeoutMs: number): Promise<number | string> {
+export async function untilDeliveriesClosed(client: Client, namespace: string, timeoutMs: number): Promise<number | string> {
   const t0 = performance.now();
   const query = "WorkflowType = 'webhookDeliveryWorkflowV2' AND ExecutionStatus = 'Running'";
   while (performance.now() - t0 < timeoutMs) {

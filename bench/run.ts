@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDeps } from '../api/deps';
 import { loadConfig } from '../infra/config';
+import { temporalConnectionOptions } from '../infra/temporal';
 import { runAssetsBenchOn } from './assets';
 import { runCapacityBench } from './capacity';
 import { writeRatioChart } from './chart';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
     db: deps.db,
     temporal: deps.temporal,
     dataEncryptionKey: deps.config.secrets.dataEncryptionKey,
-    temporalAddress: deps.config.temporal.address,
+    temporalConnection: temporalConnectionOptions(deps.config.temporal),
     namespace: deps.config.temporal.namespace,
   };
   // Each target names its same-work floor or ceiling, measured in the same run (docs/PERFORMANCE.md).

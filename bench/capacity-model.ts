@@ -285,7 +285,7 @@ export const LINES: readonly Line[] = [
   },
   {
     part: 'storage',
-    label: 'work orders kept, a year',
+    label: 'a year of due plans (the work order and the rows beside it)',
     formula: 'P × database bytes per due plan × 365',
     unit: 'GiB',
     compute: (s, c) => (s.plansDuePerDay * c.duePlan.databaseBytes * 365) / GIB,

@@ -88,7 +88,7 @@ describe('the capacity model', () => {
     const gib = 1024 ** 3;
     expect(line('database growth a day')).toBeCloseTo((86_400 * (2048 + 1024 + 200)) / gib, 8);
     expect(line('database held by retention')).toBeCloseTo((86_400 * 200 * 90 + 86_400 * 1024 * 30) / gib, 8);
-    expect(line('work orders kept, a year')).toBeCloseTo((86_400 * 2048 * 365) / gib, 8);
+    expect(line('a year of due plans (the work order and the rows beside it)')).toBeCloseTo((86_400 * 2048 * 365) / gib, 8);
     expect(line('export archives, a year')).toBeCloseTo((8.64 * 10_000 * 100 * 365) / gib, 8);
   });
 

@@ -157,7 +157,7 @@ function burstLine(
   what: string,
   figure: (u: UnitCost) => number | null,
   unit: string,
-  then: (v: number, a: Assumptions) => Figure,
+  then: (v: number, a: Assumptions) => Figure = (v) => v,
   after = '',
 ): Line {
   return {
@@ -225,24 +225,10 @@ export const LINES: readonly Line[] = [
     compute: (s, c, a) => (UNITS.some((u) => c[u].temporalActions === null) ? null : perDay(s, c, a, (u) => u.temporalActions ?? 0) / 1e6),
   },
   summed('temporal', 'actions a second, busiest hour', 'actions per unit', (u) => u.temporalActions, '/s'),
-  burstLine(
-    'temporal',
-    'actions a second, burst drained in the sticky timeout',
-    'actions per due plan',
-    (u) => u.temporalActions,
-    '/s',
-    (v) => v,
-  ),
+  burstLine('temporal', 'actions a second, burst in the sticky timeout', 'actions per due plan', (u) => u.temporalActions, '/s'),
   summed('temporal', 'history events a second, busiest hour', 'events per unit', (u) => u.historyEvents, '/s'),
   summed('temporal', 'persistence writes a second, busiest hour', 'persistence writes per unit', (u) => u.persistenceWrites, '/s'),
-  burstLine(
-    'temporal',
-    'persistence writes a second, burst',
-    'writes per due plan',
-    (u) => u.persistenceWrites,
-    '/s',
-    (v) => v,
-  ),
+  burstLine('temporal', 'persistence writes a second, burst', 'writes per due plan', (u) => u.persistenceWrites, '/s'),
   burstLine(
     'temporal',
     'persistence writes a second per shard, burst',

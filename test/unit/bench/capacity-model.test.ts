@@ -73,7 +73,7 @@ describe('the capacity model', () => {
     // 43 200 plans at once; one worker drains 1000 / 20 = 50 a second, 500 in 10 s.
     expect(line('plans due at one instant (burst)')).toBe(43_200);
     expect(line('worker processes for the burst')).toBe(Math.ceil(43_200 / 500));
-    expect(line('actions a second, burst drained in the sticky timeout')).toBe(4_320 * 3);
+    expect(line('actions a second, burst in the sticky timeout')).toBe(4_320 * 3);
     expect(line('persistence writes a second per shard, burst')).toBe((4_320 * 6) / 4);
   });
 

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { temporalConnectionOptions } from '../infra/temporal';
 import { Knex } from 'knex';
 import { withBenchTenant } from './bench-tenant';
 import { AppDeps } from '../api/context';
@@ -33,7 +34,8 @@ export interface MaintenanceBenchContext {
   baseUrl: string;
   /** An admin (manage_maintenance) of an enterprise tenant. */
   token: string;
-  temporal: { address: string; namespace: string };
+  /** The cluster's connection (its TLS, API key) and namespace. */
+  temporal: { connection: ReturnType<typeof temporalConnectionOptions>; namespace: string };
   db: Knex;
   /** For the same-work floor's bare pg client (the API's own database user). */
   databaseUrl: string;
@@ -144,7 +146,7 @@ async function executeCalls(ctx: MaintenanceBenchContext, client: Client) {
 /** Execute over HTTP and a raw Update on a no-op workflow (its worker in this process), in turn, with the execute's parts. */
 async function roundTrips(ctx: MaintenanceBenchContext, client: Client, calls: number) {
   const { execute, read, planUpdate, record, bareRecord } = await executeCalls(ctx, client);
-  const connection = await NativeConnection.connect({ address: ctx.temporal.address });
+  const connection = await NativeConnection.connect(ctx.temporal.connection);
   const worker = await Worker.create({
     connection,
     namespace: ctx.temporal.namespace,
@@ -250,7 +252,7 @@ const IDLE_PLANS_TARGET = 100_000;
 export async function runMaintenanceBench(ctx: MaintenanceBenchContext): Promise<Record<string, number | string>> {
   const calls = ctx.calls ?? EXECUTE_CALLS;
   const idlePlans = ctx.idlePlans ?? 10_000;
-  const connection = await Connection.connect({ address: ctx.temporal.address });
+  const connection = await Connection.connect(ctx.temporal.connection);
   const client = new Client({ connection, namespace: ctx.temporal.namespace });
   try {
     const { execute, raw, read, planUpdate, record, floor } = await roundTrips(ctx, client, calls);
@@ -312,7 +314,7 @@ export function runMaintenanceBenchOn(deps: AppDeps): Promise<Record<string, num
     runMaintenanceBench({
       baseUrl,
       token,
-      temporal: { address: deps.config.temporal.address, namespace: deps.config.temporal.namespace },
+      temporal: { connection: temporalConnectionOptions(deps.config.temporal), namespace: deps.config.temporal.namespace },
       db: deps.db,
       databaseUrl: deps.config.databaseUrl,
       workerPid: Number.isInteger(pid) && pid > 0 ? pid : undefined,

@@ -4,15 +4,19 @@
  * through the API (POST /maintenance/plans: each a row and its workflow), all with the same first
  * due instant, a whole minute after creation is expected to end; waits for it; then times until
  * every plan's task row exists. Creation stops 10 s before the due instant, so on a slow machine
- * fewer plans than asked are due and the figures say how many (BENCH_DUE_PLANS, default 10 000).
- * Their workflows are terminated afterwards.
+ * fewer plans than asked are due and the figures say how many (BENCH_DUE_PLANS, default 10 000;
+ * `npm run bench -- due --plans <n>`). Their workflows are terminated afterwards.
+ *
+ * The plans run on the stack's service workers, however many it started (`--workers <n>`,
+ * BENCH_WORKER_PIDS), on whatever Temporal cluster it uses (`--temporal-address`); the ceiling
+ * runs on as many worker processes of its own, on the same cluster.
  */
 import { AppDeps } from '../api/context';
 import { workflowIds } from '../infra/workflow-ids';
 import { withBenchTenant, BenchTenant } from './bench-tenant';
 import { terminateTenantWorkflows } from './maintenance';
 import { DueCeilingResult, runDueCeiling } from './due-ceiling';
-import { processCpuMs, threadCpuMs, threadCpuSplit } from './process-cpu';
+import { benchWorkerPids, processesCpuMs, threadCpuSplit, threadsCpuMs } from './process-cpu';
 import { ARMED_AHEAD_MS, historyEvents, startedWorkflowTasks, tallyTimedOutTasks, timedOutKindsLine, timerArmedAhead, verdict } from './report';
 import { meets, TARGETS } from './targets';
 
@@ -34,11 +38,14 @@ const HISTORY_SAMPLE = 100;
  */
 const CEILING_ARMING_MS_PER_WORKFLOW = 25;
 export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.env.BENCH_DUE_PLANS ?? 10_000)): Promise<Record<string, number | string>> {
+  const workerPids = benchWorkerPids();
+  const client = await deps.temporal.client();
   const ceilingOf = (count: number, leadMs: number) =>
     runDueCeiling({
-      temporal: { address: deps.config.temporal.address, namespace: deps.config.temporal.namespace },
+      client,
       databaseUrl: process.env.DATABASE_MIGRATION_URL ?? deps.config.databaseUrl,
       poolMax: deps.config.databasePoolMax,
+      workers: Math.max(workerPids.length, 1),
       count,
       leadMs,
       deadlineMs: GENERATION_DEADLINE_MS,
@@ -50,14 +57,13 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
   return withBenchTenant(deps, 'Plans-due', async (api) => {
     const dueAt = Math.ceil((Date.now() + 30_000 + (wanted / ASSUMED_CREATE_RATE) * 1000) / 60_000) * 60_000;
     const created = await createPlans(api, wanted, dueAt);
-    const workerPid = Number(process.env.BENCH_WORKER_PID) || undefined;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now())));
     try {
-      const cpu0 = processCpuMs(workerPid);
-      const threads0 = threadCpuMs(workerPid);
+      const cpu0 = processesCpuMs(workerPids);
+      const threads0 = threadsCpuMs(workerPids);
       const generation = await waitForTasks(deps, api.tenantId, created.count, dueAt);
-      const workerCpuMs = processCpuMs(workerPid) - cpu0;
-      const workerThreads = threadCpuSplit(threads0, threadCpuMs(workerPid), generation.count);
+      const workerCpuMs = processesCpuMs(workerPids) - cpu0;
+      const workerThreads = threadCpuSplit(threads0, threadsCpuMs(workerPids), generation.count);
       const cost = await dueCost(deps, api.tenantId, dueAt);
       const ceilingLeadMs = ceilingLeadFor(created.seconds * 1000);
       const after = await ceilingOf(created.count, ceilingLeadMs);
@@ -66,6 +72,8 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
       const ceilingRate = ceiling.seconds > 0 ? ceiling.inserted / ceiling.seconds : NaN;
       const ratio = planRate / ceilingRate;
       return {
+        temporal: `${deps.config.temporal.address} (${deps.config.temporal.namespace})`,
+        service_workers: workerPids.length,
         plans_wanted: wanted,
         plans_due: created.count,
         create_rate_per_s: round(created.count / created.seconds),
@@ -85,6 +93,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         // Both bursts are whole only if the timers were waiting for the instant.
         due_timers_armed_10s_ahead: `${cost.armedAhead} of ${cost.sampled} sampled`,
         tasks_doubled: generation.doubled,
+        // All the service workers' processes together.
         worker_cpu_ms_per_due_plan: round(workerCpuMs / Math.max(generation.count, 1)),
         // Which threads spent it: a slow run names the part of the worker that slowed.
         worker_cpu_ms_per_due_plan_by_thread: workerThreads,
@@ -110,7 +119,7 @@ export async function runPlansDueBenchOn(deps: AppDeps, wanted = Number(process.
         target_no_timed_out_workflow_task: `0 in ${cost.sampled} sampled histories: ${verdict(cost.timedOutTasks === 0)}`,
       };
     } finally {
-      await terminateTenantWorkflows(await deps.temporal.client(), deps.config.temporal.namespace, api.tenantId).catch(() => undefined);
+      await terminateTenantWorkflows(client, deps.config.temporal.namespace, api.tenantId).catch(() => undefined);
     }
   });
 }
@@ -156,7 +165,7 @@ function bothCeilings(runs: readonly DueCeilingResult[]): BothCeilings {
 }
 
 /** Creates up to `count` plans due at `dueAt`, stopping 10 s before it. */
-async function createPlans(api: BenchTenant, count: number, dueAt: number): Promise<{ count: number; seconds: number }> {
+export async function createPlans(api: BenchTenant, count: number, dueAt: number): Promise<{ count: number; seconds: number }> {
   const stopAt = dueAt - 10_000;
   const t0 = Date.now();
   let next = 0;

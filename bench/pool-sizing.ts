@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { temporalConnectionOptions } from '../infra/temporal';
 import { createDb } from '../db/knex';
 import { loadConfig } from '../infra/config';
 import { mainQueueActivitySlots } from '../workers/options';
@@ -32,8 +33,8 @@ async function burst(slots: number): Promise<{ seconds: number; activityP99Ms: n
   const activityMs: number[] = [];
   const otherMs: number[] = [];
   const taskQueue = `bench-db-burst-${randomUUID()}`;
-  const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const nativeConnection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
+  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const client = new Client({ connection, namespace: config.temporal.namespace });
   try {
     await db.raw('select 1'); // the pool's first connection, outside the measurement

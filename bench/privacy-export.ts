@@ -17,7 +17,7 @@ const MIB = 1024 * 1024;
 const MESSAGES_PER_CONVERSATION = 1_000;
 
 /** A subject (contact) of a fresh tenant with `rows` messages over conversations of 1 000, inserted by PostgreSQL itself. */
-async function subjectWithMessages(deps: AppDeps, rows: number): Promise<{ tenantId: string; exportId: string }> {
+export async function subjectWithMessages(deps: AppDeps, rows: number): Promise<{ tenantId: string; exportId: string }> {
   const db = deps.db;
   const tenant = await provisionTenant(db, {
     name: `Export bench ${randomUUID().slice(0, 8)}`,

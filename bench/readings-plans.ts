@@ -32,8 +32,23 @@ async function pumps(api: BenchTenant, label: string): Promise<string[]> {
   return ids;
 }
 
+/** Pumps each watched by a condition and a predictive plan on their vibration: the pumps and the plans' ids. */
+export async function watchedPumps(api: BenchTenant): Promise<{ assetIds: string[]; plans: string[] }> {
+  const assetIds = await pumps(api, 'Watched');
+  const plans: string[] = [];
+  for (const assetId of assetIds) {
+    for (const trigger of [
+      { type: 'condition', parameter: 'vibration', above: 3, for_minutes: 10 },
+      { type: 'predictive', parameter: 'vibration', lead_days: 1, min_probability: 0.5 },
+    ]) {
+      plans.push((await call(api, '/api/v1/maintenance/plans', { method: 'POST', json: { name: `${trigger.type} ${assetId}`, asset_ids: [assetId], trigger } })).id);
+    }
+  }
+  return { assetIds, plans };
+}
+
 /** The flood: batches over the pumps one after the other, vibration rising from 2.5 past the band; readings per second. */
-async function flood(api: BenchTenant, assetIds: readonly string[], runId: string): Promise<{ readings: number; seconds: number }> {
+export async function flood(api: BenchTenant, assetIds: readonly string[], runId: string): Promise<{ readings: number; seconds: number }> {
   const start = Date.now() - FLOOD * 1000;
   const started = Date.now();
   let stored = 0;
@@ -58,16 +73,7 @@ export async function runReadingsPlansBenchOn(deps: AppDeps): Promise<Record<str
   return withBenchTenant(deps, 'Readings-plans', async (api) => {
     const runId = `rp-${randomUUID().slice(0, 8)}`;
     const plain = await pumps(api, 'Unwatched');
-    const watched = await pumps(api, 'Watched');
-    const plans: string[] = [];
-    for (const assetId of watched) {
-      for (const trigger of [
-        { type: 'condition', parameter: 'vibration', above: 3, for_minutes: 10 },
-        { type: 'predictive', parameter: 'vibration', lead_days: 1, min_probability: 0.5 },
-      ]) {
-        plans.push((await call(api, '/api/v1/maintenance/plans', { method: 'POST', json: { name: `${trigger.type} ${assetId}`, asset_ids: [assetId], trigger } })).id);
-      }
-    }
+    const { assetIds: watched, plans } = await watchedPumps(api);
     const without = await flood(api, plain, `${runId}-a`);
     const withPlans = await flood(api, watched, `${runId}-b`);
 

@@ -6,7 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDeps } from '../api/deps';
 import { loadConfig } from '../infra/config';
+import { temporalConnectionOptions } from '../infra/temporal';
 import { runAssetsBenchOn } from './assets';
+import { runCapacityBench } from './capacity';
 import { writeRatioChart } from './chart';
 import { runHttpBench } from './http';
 import { runMaintenanceBenchOn } from './maintenance';
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
       db: deps.db,
       temporal: deps.temporal,
       dataEncryptionKey: deps.config.secrets.dataEncryptionKey,
-      temporalAddress: deps.config.temporal.address,
+      temporalConnection: temporalConnectionOptions(deps.config.temporal),
       namespace: deps.config.temporal.namespace,
     };
   };
@@ -75,6 +77,11 @@ async function main(): Promise<void> {
       name: 'due',
       target: '10 000 plans due at one instant: each work order once, >= 0.7 of the same-shape ceiling (no-op workflows, same timer, one local INSERT), 0 timed-out workflow tasks',
       run: () => runPlansDueBenchOn(stackDeps()),
+    },
+    {
+      name: 'capacity',
+      target: 'the per-unit costs of docs/CAPACITY.md (a due plan, a delivery, a reading, an exported row), written to bench/capacity-inputs.json and the document',
+      run: () => runCapacityBench(stackDeps(), webhookDeps()),
     },
     // Last: it leaves 10 000 idle plan workflows on the stack, which would load the others. The
     // target's 100 000: BENCH_IDLE_PLANS=100000 BENCH_IDLE_SECONDS=2400 BENCH_TEMPORAL_DB_FILE=/dev/shm/t.db

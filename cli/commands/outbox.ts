@@ -4,7 +4,7 @@ import { outboxOverview, requeueParkedEvent, type OutboxRow } from '../../servic
 import { requireTenant } from '../../services/tenants';
 import { fields, pageText, table } from '../output';
 import { pageOf, withPage } from '../options';
-import type { Perform } from '../program';
+import type { Perform } from '../perform';
 
 /** An event the dispatcher could not hand over: ids, type and error, never the event's data (as GET /internal/outbox). */
 export function outboxItemJson(row: OutboxRow) {

@@ -7,7 +7,7 @@ import { assertPassword, loginEmail } from '../../services/users';
 import { UsageError } from '../errors';
 import { fields, pageText, table, type Reply } from '../output';
 import { pageOf, secretSource, withPage, withPassword } from '../options';
-import type { Perform } from '../program';
+import type { Perform } from '../perform';
 import { readSecret } from '../secrets';
 
 /** A tenant as the CLI answers it (JSON field names are the contract). */

@@ -5,7 +5,7 @@ import { listServiceTokens, mintServiceToken, revokeServiceTokenAsOperator, type
 import { UsageError } from '../errors';
 import { fields, pageText, table } from '../output';
 import { durationSeconds, pageOf, withPage } from '../options';
-import type { Perform } from '../program';
+import type { Perform } from '../perform';
 
 function tokenStatus(row: ServiceTokenRecord, now = new Date()): 'live' | 'expired' | 'revoked' {
   if (row.revoked_at) return 'revoked';

@@ -6,7 +6,7 @@ import { createUser, listUsers, resetPassword, revokeSessions, tenantOfUser, unl
 import { runUnit, type Unit } from '../../db/unit-of-work';
 import { fields, pageText, table } from '../output';
 import { pageOf, secretSource, withPage, withPassword } from '../options';
-import type { Perform } from '../program';
+import type { Perform } from '../perform';
 import type { Runtime } from '../runtime';
 import { readSecret } from '../secrets';
 

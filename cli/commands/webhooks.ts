@@ -17,7 +17,7 @@ import { recoverDeliveries, redeliver } from '../../services/webhooks';
 import { UsageError } from '../errors';
 import { fields, pageText, table } from '../output';
 import { instant, pageOf, withPage } from '../options';
-import type { Perform } from '../program';
+import type { Perform } from '../perform';
 import type { InTenant, Runtime } from '../runtime';
 
 /** A webhook's receiver as the operator sees it: its origin, never the path or query (which may carry a receiver's token). */

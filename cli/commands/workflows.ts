@@ -3,7 +3,7 @@ import { Argument, Command } from 'commander';
 import { requireTenant } from '../../services/tenants';
 import { LINKED_WORKFLOWS, tenantOfRecord, workflowLink, type LinkedKind } from '../../services/workflow-links';
 import { fields } from '../output';
-import type { Perform } from '../program';
+import type { Perform } from '../perform';
 
 export function registerWorkflows(program: Command, perform: Perform): void {
   const workflows = program.command('workflows').description("resources' workflows in the Temporal Web UI");

@@ -17,6 +17,7 @@ const MAX_SECRET_BYTES = 4_096;
 
 const dropNewline = (text: string) => text.replace(/\r?\n$/, '');
 
+/** `label` names the secret in prompts and errors ("admin's password"); `confirm`: asked twice in a terminal. */
 export async function readSecret(label: string, source: SecretSource, options: { confirm?: boolean } = {}): Promise<string> {
   if (source.stdin && source.file !== undefined) throw new UsageError('give the password with --password-stdin or --password-file, not both');
   let secret: string;
@@ -48,36 +49,65 @@ async function readFileBounded(file: string): Promise<string> {
 }
 
 async function promptTwice(label: string, confirm: boolean): Promise<string> {
-  const first = await promptHidden(`${label}: `);
-  if (confirm && (await promptHidden(`${label} again: `)) !== first) throw new UsageError(`the two ${label}s differ`);
-  return first;
+  const prompt = label.charAt(0).toUpperCase() + label.slice(1);
+  const terminal = hiddenTerminal();
+  try {
+    const first = await terminal.ask(`${prompt}: `);
+    if (confirm && (await terminal.ask(`${prompt} again: `)) !== first) throw new UsageError(`the ${label} and its repetition differ`);
+    return first;
+  } finally {
+    terminal.close();
+  }
 }
 
-/** Asks on stderr (stdout stays the command's answer) and reads a line from the terminal without echoing it. */
-function promptHidden(question: string): Promise<string> {
+/**
+ * The terminal in raw mode (nothing typed is echoed) from before the first question is shown until
+ * the last answer is read, so a line typed or pasted early is not echoed either. Questions go to
+ * stderr: stdout stays the command's answer.
+ */
+function hiddenTerminal(): { ask(question: string): Promise<string>; close(): void } {
   const input = process.stdin;
-  return new Promise((resolve, reject) => {
-    let value = '';
-    const finish = (error?: Error) => {
+  const lines: string[] = [];
+  let current = '';
+  let cancelled = false;
+  let waiting: ((answer: string | Error) => void) | null = null;
+  const deliver = () => {
+    if (!waiting) return;
+    if (cancelled) waiting(new UsageError('cancelled'));
+    else if (lines.length > 0) waiting(lines.shift()!);
+  };
+  const onData = (chunk: string) => {
+    for (const char of chunk) {
+      if (char === '\r' || char === '\n' || char === '\u0004') {
+        lines.push(current);
+        current = '';
+        process.stderr.write('\n');
+      } else if (char === '\u0003') cancelled = true;
+      else if (char === '\u007f' || char === '\b') current = Array.from(current).slice(0, -1).join('');
+      else current += char;
+    }
+    deliver();
+  };
+  input.setEncoding('utf8');
+  input.setRawMode(true);
+  input.on('data', onData);
+  input.resume();
+  return {
+    ask(question) {
+      process.stderr.write(question);
+      return new Promise((resolve, reject) => {
+        waiting = (answer) => {
+          waiting = null;
+          if (answer instanceof Error) reject(answer);
+          else resolve(answer);
+        };
+        deliver();
+      });
+    },
+    close() {
       input.off('data', onData);
       input.setRawMode(false);
       input.pause();
-      process.stderr.write('\n');
-      if (error) reject(error);
-      else resolve(value);
-    };
-    const onData = (chunk: string) => {
-      for (const char of chunk) {
-        if (char === '\r' || char === '\n' || char === '\u0004') return finish();
-        if (char === '\u0003') return finish(new UsageError('cancelled'));
-        if (char === '\u007f' || char === '\b') value = Array.from(value).slice(0, -1).join('');
-        else value += char;
-      }
-    };
-    process.stderr.write(question);
-    input.setEncoding('utf8');
-    input.setRawMode(true);
-    input.on('data', onData);
-    input.resume();
-  });
+    },
+  };
 }

@@ -65,7 +65,7 @@ export function registerTenants(program: Command, perform: Perform): void {
     perform(command, async (rt): Promise<Reply> => {
       // The rules login applies, checked before the password is asked for.
       const adminEmail = loginEmail(options.adminEmail);
-      const password = await readSecret("the admin's password", secretSource(options), { confirm: true });
+      const password = await readSecret("admin's password", secretSource(options), { confirm: true });
       assertPassword(password);
       const created = await createTenant(rt.db(), rt.actor, {
         name: options.name,

@@ -62,7 +62,7 @@ export function registerUsers(program: Command, perform: Perform): void {
   ).action((ref: string, options: { email: string; role: Role; name?: string; passwordStdin?: boolean; passwordFile?: string }, command: Command) =>
     perform(command, async (rt) => {
       const tenant = await requireTenant(rt.db(), ref);
-      const password = await readSecret("the user's password", secretSource(options), { confirm: true });
+      const password = await readSecret("user's password", secretSource(options), { confirm: true });
       const user = await rt.inTenant(tenant.id, ({ context }) =>
         runUnit(rt.db(), context, (unit) => createUser(unit, { email: options.email, role: options.role, name: options.name, password })),
       );
@@ -77,7 +77,7 @@ export function registerUsers(program: Command, perform: Perform): void {
       .addArgument(userArgument()),
   ).action((ref: string, options: { passwordStdin?: boolean; passwordFile?: string }, command: Command) =>
     perform(command, async (rt) => {
-      const password = await readSecret('the new password', secretSource(options), { confirm: true });
+      const password = await readSecret('new password', secretSource(options), { confirm: true });
       const user = await inUsersTenant(rt, ref, (unit) => resetPassword(unit, ref, password));
       return { json: { user: userJson(user) }, text: `${user.email}: password set; their sessions are revoked\n${userFields(user)}` };
     }),

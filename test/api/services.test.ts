@@ -276,6 +276,7 @@ it("ingests an event and requeues it once parked through the service, within the
   expect((await outboxOverview(db, [randomUUID()], 'parked', { skip: 0, limit: 100 })).items).toEqual([]);
   await expect(requeueParkedEvent(db, [randomUUID()], stored.id, context())).rejects.toMatchObject({ code: 'NOT_FOUND' });
   expect(await requeueParkedEvent(db, grant, stored.id, context())).toMatchObject({ id: stored.id, attempts: 0, parked_at: null, next_attempt_at: null });
+  expect((await auditOf(stored.id)).at(-1)).toEqual({ action: 'outbox.event_requeued', actor_type: 'system', request_id: null });
   await expect(requeueParkedEvent(db, grant, stored.id, context())).rejects.toMatchObject({ code: 'NOT_FOUND' });
 });
 

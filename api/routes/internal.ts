@@ -3,6 +3,7 @@ import { AppContext } from '../context';
 import { checkDependencies } from '../../infra/dependency-health';
 import { AppError, forbidden } from '../../domain/errors';
 import { actorOf, unitContextOf } from '../mutation';
+import { toOutboxItem } from '../resources/outbox-event';
 import { ApiRouter } from '../route';
 import { PageRequest } from '../../db/pagination';
 import { pageQuery } from '../pagination';
@@ -11,27 +12,12 @@ import {
   ingestEvent,
   NotificationOrder,
   outboxOverview,
-  OutboxRow,
   OutboxStatus,
   queueNotification,
   requeueParkedEvent,
   revokeServiceTokenById,
   TenantGrant,
 } from '../../services/internal';
-
-/** An event the dispatcher could not hand over: ids, type and error only, never the event's data. */
-function toOutboxItem(row: OutboxRow) {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    type: row.type,
-    attempts: row.attempts,
-    last_error: row.last_error,
-    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
-    parked_at: row.parked_at?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
-  };
-}
 
 function servicePrincipal(ctx: AppContext) {
   const p = ctx.state.principal;

@@ -1,24 +1,11 @@
 /** `outbox`: the backlog and its parked events, and requeueing one (services/internal.ts, as the internal API does). */
 import { Command, Option } from 'commander';
-import { outboxOverview, requeueParkedEvent, type OutboxRow } from '../../services/internal';
+import { toOutboxItem } from '../../api/resources/outbox-event';
+import { outboxOverview, requeueParkedEvent } from '../../services/internal';
 import { requireTenant } from '../../services/tenants';
 import { fields, pageText, table } from '../output';
 import { pageOf, withPage } from '../options';
 import type { Perform } from '../perform';
-
-/** An event the dispatcher could not hand over: ids, type and error, never the event's data (as GET /internal/outbox). */
-export function outboxItemJson(row: OutboxRow) {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    type: row.type,
-    attempts: row.attempts,
-    last_error: row.last_error,
-    next_attempt_at: row.next_attempt_at,
-    parked_at: row.parked_at,
-    created_at: row.created_at,
-  };
-}
 
 export function registerOutbox(program: Command, perform: Perform): void {
   const outbox = program.command('outbox').description('the outbox backlog the dispatcher has not finished with, and requeueing a parked event');
@@ -35,7 +22,7 @@ export function registerOutbox(program: Command, perform: Perform): void {
       const overview = tenant
         ? await rt.inTenant(tenant.id, () => outboxOverview(rt.db(), [tenant.id], options.status, pageOf(options)))
         : await outboxOverview(rt.db(), '*', options.status, pageOf(options));
-      const items = overview.items.map(outboxItemJson);
+      const items = overview.items.map(toOutboxItem);
       const counts = fields([
         ['pending', overview.pending],
         ['retrying', overview.retrying],
@@ -62,7 +49,7 @@ export function registerOutbox(program: Command, perform: Perform): void {
     .action((eventId: string, _options: unknown, command: Command) =>
       perform(command, async (rt) => {
         const row = await requeueParkedEvent(rt.db(), '*', eventId, { actor: rt.actor, requestId: null });
-        return { json: outboxItemJson(row), text: `requeued ${row.id} (${row.type}, tenant ${row.tenant_id})` };
+        return { json: toOutboxItem(row), text: `requeued ${row.id} (${row.type}, tenant ${row.tenant_id})` };
       }),
     );
 }

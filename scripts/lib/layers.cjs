@@ -21,7 +21,7 @@ const LAYERS = {
   client: { may: [], role: 'the typed client stands alone: it is what integrators copy' },
   cli: {
     may: ['api', 'services', 'orchestration', 'db', 'domain', 'infra'],
-    role: "the operator's command calls the services and db functions (api/ for the login limiter's own API only), never HTTP",
+    role: "the operator's command calls the services and db functions, never HTTP (of api/ only what the API defines for both: the login limiter, a resource's shape)",
   },
   // The service, from the top down.
   api: { may: ['services', 'orchestration', 'db', 'domain', 'infra'], role: 'the HTTP layer reaches workers only through Temporal' },

@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { createHmac } from 'node:crypto';
 import { appendEvent } from '../../db/outbox';
 import { signInternalToken } from '../../domain/auth/tokens';
 import { loadConfig } from '../../infra/config';
@@ -17,6 +16,7 @@ import { workflowIds } from '../../infra/workflow-ids';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { runCli, runJson, TEST_OPERATOR } from '../support/cli';
 import { until, untilValue } from '../support/until';
+import { postWhatsapp, whatsappPayload } from '../support/whatsapp-inbound';
 
 let api: TestApi;
 const base = loadConfig(process.env);
@@ -240,28 +240,7 @@ describe('tenants suspend and resume', () => {
     });
     await api.request('/api/v1/whatsapp/agents', { method: 'POST', token: t.token, json: { name: 'wa', system_prompt: 'x', whatsapp_number_id: number.body.id } });
     await runJson(['tenants', 'suspend', t.tenantId]);
-    const from = '34699000111';
-    const raw = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: '1',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '34600111999', phone_number_id: phoneNumberId },
-                contacts: [{ profile: { name: 'Ana' }, wa_id: from }],
-                messages: [{ from, id: `wamid.${randomUUID()}`, timestamp: '1763000000', type: 'text', text: { body: 'Pump 3 is leaking' } }],
-              },
-            },
-          ],
-        },
-      ],
-    });
-    const signature = `sha256=${createHmac('sha256', appSecret).update(raw).digest('hex')}`;
-    const res = await api.request('/api/v1/whatsapp/webhook', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature }, body: raw });
+    const res = await postWhatsapp(api, whatsappPayload(phoneNumberId, [{ id: `wamid.${randomUUID()}`, from: '34699000111', text: 'Pump 3 is leaking' }]), appSecret);
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { stored: 1, duplicates: 0, unrouted: 0 } });
     const message = await api.deps.db('messages').where({ tenant_id: t.tenantId, direction: 'inbound' }).first('conversation_id');
     const client = await api.deps.temporal.client();

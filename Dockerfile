@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
+COPY cli ./cli
 COPY activities ./activities
 COPY workflows ./workflows
 COPY workers ./workers

@@ -18,7 +18,7 @@ import { TIME_LIMITS } from '../infra/sandbox/limits';
 import { ContentError } from '../infra/sandbox/protocol';
 import { ReportJobRow, reportObjectKey, reportRequestOf, ScheduledReportRow } from '../db/queries/report-jobs';
 import { decideRunRecipients } from '../db/queries/outside-recipients';
-import { mailingTenant } from '../db/tenants';
+import { isTenantSuspended, mailingTenant } from '../db/tenants';
 import { tenantMailMarks, withFooter } from '../domain/mail/on-behalf';
 
 export interface ReportActivityDeps {
@@ -105,14 +105,15 @@ export function createReportActivities(deps: ReportActivityDeps) {
     /**
      * Opens the run of one firing (the same workflow id finds the same run after a retry) with
      * its report job, the period resolved at `at` in the schedule's time zone. null when the
-     * scheduled report no longer exists or is paused: a stray firing does nothing.
+     * scheduled report no longer exists or is paused, or its tenant is suspended: such a firing
+     * does nothing (nothing is generated or mailed for a suspended tenant).
      */
     async beginScheduledReportRun(input: { tenantId: string; scheduledReportId: string; workflowId: string; at: string }): Promise<{ runId: string; reportId: string } | null> {
       return db.transaction(async (tx) => {
         const existing = await tx('scheduled_report_runs').where({ tenant_id: input.tenantId, workflow_id: input.workflowId }).first('id', 'report_id');
         if (existing) return { runId: existing.id, reportId: existing.report_id };
         const scheduled: ScheduledReportRow | undefined = await tx('scheduled_reports').where({ tenant_id: input.tenantId, id: input.scheduledReportId }).forUpdate().first();
-        if (!scheduled || scheduled.status !== 'active') return null;
+        if (!scheduled || scheduled.status !== 'active' || (await isTenantSuspended(tx, input.tenantId))) return null;
         const type = scheduled.report_type as ReportType;
         const period = REPORT_TYPE_INFO[type].needsPeriod && scheduled.period_rule ? resolvePeriodRule(scheduled.period_rule, new Date(input.at), scheduled.time_zone) : null;
         const [report] = await tx('report_jobs')

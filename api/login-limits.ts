@@ -64,6 +64,12 @@ export interface LoginLimits {
   addressFigures(address: string): Promise<RateFigures>;
   /** Runs a password check when the queue has room; `null` when it is full (answer 429). */
   checkPassword<T>(check: () => Promise<T>): Promise<T | null>;
+  /**
+   * Clears the account's count of failed logins across addresses (the operator's unlock, cli/):
+   * its next attempts are neither slowed nor refused by that count again. The counts of each
+   * (account, address) pair and of each address stay: an address that was guessing stays limited.
+   */
+  clearAccount(email: string): Promise<void>;
 }
 
 /** The wait before an attempt's check from an address that is not known-good, after `failures` failures of the account (this one included). */
@@ -136,6 +142,9 @@ export function createLoginLimits(db: Db, config: AuthLimitsConfig): LoginLimits
     },
     addressFigures: async (address) => figuresOf(perAddress, await perAddress.get(addressKey(address))),
     checkPassword: (check) => gate.run(check),
+    async clearAccount(email) {
+      await perAccount.delete(accountKey(email));
+    },
   };
 }
 

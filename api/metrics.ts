@@ -57,13 +57,14 @@ export function createApiMetrics(db: Knex, maxParkedPerTenant: number): ApiMetri
 }
 
 function registerOutboxGauges(registry: Registry, db: Knex): void {
-  // One read per period for the four gauges; a failed read leaves them out of the scrape (absent,
+  // One read per period for the five gauges; a failed read leaves them out of the scrape (absent,
   // not zero: an alert on "parked > 0" must not clear because the database is down).
   registerReadGauges(registry, () => outboxBacklog(db, db('outbox_events')), [
     ['outbox_events_pending', 'Outbox events not yet dispatched (all tenants)', (b) => b.pending],
     ['outbox_events_retrying', 'Outbox events waiting for another dispatch attempt after a failure', (b) => b.retrying],
     ['outbox_events_parked', 'Outbox events given up on after repeated dispatch failures: requeue with POST /internal/outbox/{id}/requeue', (b) => b.parked],
     ['outbox_oldest_pending_seconds', 'Age of the oldest undispatched outbox event', (b) => b.oldest_pending_seconds],
+    ['outbox_events_held', 'Undispatched outbox events of suspended tenants, held until the tenant is resumed (not in pending)', (b) => b.held],
   ]);
 }
 

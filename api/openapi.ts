@@ -169,7 +169,7 @@ function responses(route: RegisteredRoute): JsonSchema {
     ],
     [415, 'Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate', !!route.body],
     [401, 'Not authenticated', route.auth !== 'none'],
-    [403, route.scope ? 'The service token lacks the scope, or may not act for the tenant' : 'Missing permission', !!route.permission || !!route.scope],
+    [403, forbiddenDescription(route), !!route.permission || !!route.scope || route.auth === 'user'],
     [404, 'Not found: a path id names no record of this tenant (a malformed id included)', pathIdNames(route.fullPath).length > 0],
     [
       413,
@@ -186,4 +186,11 @@ function responses(route: RegisteredRoute): JsonSchema {
     if (applies && !out[code]) out[code] = { description, headers: RATE_LIMIT_HEADER_REFS, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   }
   return out;
+}
+
+/** Why a route answers 403: a service token's scope or grant, a user's permission; and for every user route, a suspended tenant. */
+function forbiddenDescription(route: Pick<RegisteredRoute, 'scope' | 'permission' | 'auth'>): string {
+  if (route.scope) return 'The service token lacks the scope, or may not act for the tenant, or that tenant is suspended (TENANT_SUSPENDED)';
+  if (route.permission) return 'Missing permission, or the tenant is suspended (TENANT_SUSPENDED)';
+  return 'The tenant is suspended (TENANT_SUSPENDED)';
 }

@@ -5,7 +5,8 @@
  *
  * - an access token: its session (`sid`) is not revoked (logout, reuse detection, a password
  *   change), and its user is active, in the token's tenant, at the token_version the token carries
- *   (a trigger bumps it on any change of status, role or password);
+ *   (a trigger bumps it on any change of status, role or password); and that tenant is not
+ *   suspended (a verdict of its own, so the caller answers why);
  * - a service token: its `jti` has no revocation record.
  */
 import { LRUCache } from 'lru-cache';
@@ -14,8 +15,11 @@ import { Db } from '../db/knex';
 import { serviceTokenRevoked } from '../db/service-tokens';
 import type { AccessClaims } from '../domain/auth/tokens';
 
+/** `ended`: revoked, or its user changed; `tenant_suspended`: valid, but its tenant is suspended. */
+export type SessionVerdict = 'current' | 'ended' | 'tenant_suspended';
+
 export interface SessionCheck {
-  isCurrent(claims: AccessClaims): Promise<boolean>;
+  verdict(claims: AccessClaims): Promise<SessionVerdict>;
   isServiceTokenRevoked(jti: string): Promise<boolean>;
   /** This process revoked these sessions or service tokens: its next check reads them again. */
   forget(ids: readonly string[]): void;
@@ -43,9 +47,11 @@ export function createSessionCheck(db: Db, cacheMs: number): SessionCheck {
   const sessions = cachedReader<{ state: SessionState | null }>(cacheMs, async (sid) => ({ state: await readSessionState(db, sid) }));
   const revocations = cachedReader<{ revoked: boolean }>(cacheMs, async (jti) => ({ revoked: await serviceTokenRevoked(db, jti) }));
   return {
-    async isCurrent(claims) {
+    async verdict(claims) {
       const { state } = await sessions.get(claims.sid);
-      return state !== null && !state.revoked && state.userId === claims.sub && state.active && state.tenantId === claims.tenant_id && state.tokenVersion === claims.ver;
+      const current = state !== null && !state.revoked && state.userId === claims.sub && state.active && state.tenantId === claims.tenant_id && state.tokenVersion === claims.ver;
+      if (!current) return 'ended';
+      return state.tenantSuspended ? 'tenant_suspended' : 'current';
     },
     isServiceTokenRevoked: async (jti) => (await revocations.get(jti)).revoked,
     forget(ids) {

@@ -95,6 +95,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Health of the service and of PostgreSQL, Temporal and the object store */
+        get: operations["getInternalHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ingest an internal event into the outbox (idempotent by event_id) */
+        post: operations["postInternalEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a notification; a workflow delivers it (email through SMTP when configured, always recorded) */
+        post: operations["postInternalNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Outbox backlog, and the events waiting for a retry or parked after repeated dispatch failures, with their errors */
+        get: operations["getInternalOutbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/outbox/{id}/requeue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Return a parked event to the outbox: the dispatcher tries it again at once, with a fresh attempt count (audited in its tenant) */
+        post: operations["postInternalOutboxIdRequeue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/service-tokens/{token_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a service token by its id (the `jti` claim): refused on every API process within seconds
+         * @description A token for every tenant may revoke any service token; any other token only itself. Revoking a revoked token answers its first revocation. Service tokens expire at most 90 days after they were issued.
+         */
+        post: operations["postInternalServiceTokensToken_idRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/assets/tree": {
         parameters: {
             query?: never;
@@ -446,8 +551,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a webhook, with the state of its circuit breaker and its parked deliveries
-         * @description `circuit_breaker` says whether deliveries are being sent to the endpoint: after consecutive timeouts or 5xx answers the circuit opens and attempts wait (they are not counted as failed attempts of the retry schedule) until one probe succeeds. `parked_deliveries` counts those waiting deliveries, and the oldest, against the tenant-wide limit.
+         * Get a webhook, with the state of its circuit breaker
+         * @description `circuit_breaker` says whether deliveries are being sent to the endpoint: after consecutive timeouts or 5xx answers the circuit opens and attempts wait (they are not counted as failed attempts of the retry schedule) until one probe succeeds.
          */
         get: operations["getIntegrationsWebhooksWebhook_id"];
         /**
@@ -493,8 +598,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send sample_payload to the webhook, signed like a delivery, and answer what the destination said
-         * @description The body sent is `sample_payload` itself (its JSON), signed with the current secret(s) like every delivery, under the delivery id `test_<uuid>` (the `webhook-id` and `X-Webhook-Id` headers) and with the header `X-Webhook-Test: true`. Nothing is recorded: no delivery record, no audit record, no workflow. The destination check and the deadlines of deliveries apply; a tenant has at most 4 test calls in flight per API process (4 more wait up to 2 s, then 429). `status_code` is null when no HTTP answer came (see `error`).
+         * Send a webhook.test event carrying sample_payload to the webhook, signed like a delivery, and answer what the destination said
+         * @description The body sent is a `webhook.test` event whose `data` is `sample_payload` (canonical payload, keys sorted), signed with the current secret(s), with the header `X-Webhook-Test: true`; its id and delivery id are `test_<uuid>`. Audited (`webhook.test_sent`); no delivery record, no workflow. `status_code` is null when no HTTP answer came (see `error`).
          */
         post: operations["postIntegrationsWebhooksWebhook_idTest"];
         delete?: never;
@@ -1112,8 +1217,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Export a data subject's data as a ZIP: a signed link, valid 24 h, answered at once
-         * @description Answers at once with each export and its signed `url` (valid until `expires_at`, 24 h after the request): the link serves the ZIP once the export is built and answers 503 with Retry-After (5 s) until then. 200 when every export is ready (a ready one of the last 24 h is returned as is), otherwise 202 with a `Location` header naming the export whose status to poll (GET /privacy/exports/{export_id}). A request within 24 h answers the same export and link; after it, a new export.
+         * Export a data subject's data as a ZIP (signed URL valid 24 h)
+         * @description Waits a few seconds (PRIVACY_EXPORT_WAIT_MS) for the export: ready within the wait (or a ready one of the last 24 h, returned as is), the answer is 200 with `url` and `expires_at`; otherwise 202 with the export id and a `Location` header naming the export to poll (GET /privacy/exports/{export_id}). With several matched contacts, 200 only when every export is ready; `Location` names the first one that is not.
          */
         post: operations["postPrivacyExportSubject"];
         delete?: never;
@@ -1129,28 +1234,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status, progress and (for callers who may request exports) the signed link of an export */
+        /** Status, progress and (when ready) the signed URL of an export */
         get: operations["getPrivacyExportsExport_id"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/privacy/exports/{export_id}/archive": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An export's ZIP, through the signed link an export answered (no token: the link is the credential)
-         * @description The `url` of an export, used as it is. Ready: 302 to the object store (a presigned URL valid 5 minutes). Still being built: 503 EXPORT_NOT_READY with `Retry-After` (and `Refresh`, which browsers follow) and `retry_after`. Failed: 410 EXPORT_FAILED. Past `expires_at`: 410 EXPORT_EXPIRED (request a new export). A link altered in any part: 403 EXPORT_LINK_INVALID.
-         */
-        get: operations["getPrivacyExportsExport_idArchive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1358,7 +1443,7 @@ export interface paths {
         put?: never;
         /**
          * Inbound e-mail (raw MIME) for an email account
-         * @description Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID. Not answered (the message shows `no_reply_reason`): Auto-Submitted other than "no", X-Auto-Response-Suppress, Precedence bulk/list/junk, List-Id or List-Unsubscribe, mailer-daemon/postmaster/no-reply senders or an empty Return-Path, spf=fail, dkim=fail (without a passing signature) or dmarc=fail in Authentication-Results, a sender the receiving MTA did not authenticate for the From domain (`sender_unauthenticated`: answered only with dmarc=pass, or spf=pass or dkim=pass of a domain aligned with the From domain, in the topmost Authentication-Results header), and a contact past 10 automatic replies in an hour.
+         * @description Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID. Not answered (the message shows `no_reply_reason`): Auto-Submitted other than "no", X-Auto-Response-Suppress, Precedence bulk/list/junk, List-Id or List-Unsubscribe, mailer-daemon/postmaster/no-reply senders or an empty Return-Path, spf=fail, dkim=fail (without a passing signature) or dmarc=fail in Authentication-Results, and a contact past 10 automatic replies in an hour.
          */
         post: operations["postEmailInboundAccount_id"];
         delete?: never;
@@ -2055,7 +2140,7 @@ export interface paths {
         };
         /**
          * Render a report in the request and answer its bytes (e.g. /direct/open_alerts.pdf)
-         * @description `file` is `<type>.<pdf|xlsx>`; `from`/`to` as for POST. Meant for small reports: nothing is stored and no history is kept. At most 2 000 table rows (422 `REPORT_TOO_LARGE` beyond: request a report job); one render of a tenant at a time per API replica, one more waits up to 10 s (429 beyond, with `Retry-After`).
+         * @description `file` is `<type>.<pdf|xlsx>`; `from`/`to` as for POST. Meant for small reports: nothing is stored and no history is kept.
          */
         get: operations["getReportsDirectFile"];
         put?: never;
@@ -2187,7 +2272,7 @@ export interface paths {
         put?: never;
         /**
          * Create a branding preset
-         * @description The logo is a file of the tenant (`/api/v1/files`) of type image/png or image/jpeg that decodes within 25 megapixels; any other file, or an image that cannot be decoded, is a 422 saying why. Reports embed a PNG the service re-encodes from it (at most 256 px a side, on white).
+         * @description The logo is a file of the tenant (`/api/v1/files`) of type image/png or image/jpeg; any other file is a 422.
          */
         post: operations["postBrandings"];
         delete?: never;
@@ -2282,7 +2367,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenAPI 3.1 document of this API (the public one: the internal service API is not in it) */
+        /** OpenAPI 3.1 document of this API */
         get: operations["getOpenapi.json"];
         put?: never;
         post?: never;
@@ -2400,7 +2485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2424,7 +2509,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 65536 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description TENANT_SUSPENDED: the password is right, but the tenant is suspended by the operator of the service */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2436,7 +2533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2460,7 +2557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many failed logins for this email from this address (10 per 15 minutes), from this address for any email (100), or for this email from many addresses (100, not applied to an address the account signed in from in the last 30 days), or too many password checks in progress (such a refusal is not counted). Past 10 failed logins of an email in 15 minutes, an attempt from an address it has not signed in from waits up to 10 s before its check. */
+            /** @description Too many login attempts for this email (10 per 15 minutes) or from this address (100), or too many password checks in progress (such a refusal is not counted against the email or the address) */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2532,7 +2629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2556,7 +2653,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 65536 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description TENANT_SUSPENDED: the tenant is suspended; the session works again once it is resumed */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2568,7 +2677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2655,7 +2764,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2679,7 +2788,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description The tenant is suspended (TENANT_SUSPENDED) */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2691,7 +2812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2788,8 +2909,11 @@ export interface operations {
                             seq?: number;
                             /** Format: date-time */
                             occurred_at?: string;
-                            /** @enum {string} */
-                            actor_type?: "user" | "service" | "system";
+                            /**
+                             * @description operator: a person running the service's operator command (actor_id: the name it ran under)
+                             * @enum {string}
+                             */
+                            actor_type?: "user" | "service" | "system" | "operator";
                             actor_id?: string | null;
                             action?: string;
                             resource_type?: string;
@@ -2817,7 +2941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2919,7 +3043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2933,6 +3057,617 @@ export interface operations {
             };
             /** @description Rate limit of the tenant plan exceeded */
             429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInternalHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description All parts up */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service token lacks the scope, or may not act for the tenant, or that tenant is suspended (TENANT_SUSPENDED) */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A part is down; the body names it */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postInternalEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tenant_id: string;
+                    type: string;
+                    data: {
+                        [key: string]: components["schemas"]["StorableJson"];
+                    };
+                    /** Format: date-time */
+                    occurred_at?: string;
+                    event_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Stored; `duplicate` tells whether event_id was seen before */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed body (JSON, or multipart/form-data) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service token lacks the scope, or may not act for the tenant, or that tenant is suspended (TENANT_SUSPENDED) */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown tenant */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MB */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not in JSON */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postInternalNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tenant_id: string;
+                    category: string;
+                    recipients: string[];
+                    subject: string;
+                    body: string;
+                    idempotency_key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed body (JSON, or multipart/form-data) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope or may not act for the tenant */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown tenant */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MB */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not in JSON */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A recipient is not an active user of the tenant */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInternalOutbox: {
+        parameters: {
+            query?: {
+                status?: "parked" | "retrying";
+                /** @description Number of items to skip */
+                skip?: number;
+                /** @description Page size, 1..100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts of the tenants the token may act for, and one page of events in the asked status */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service token lacks the scope, or may not act for the tenant, or that tenant is suspended (TENANT_SUSPENDED) */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postInternalOutboxIdRequeue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Requeued */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service token lacks the scope, or may not act for the tenant, or that tenant is suspended (TENANT_SUSPENDED) */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No parked event with this id for the tenants the token may act for */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postInternalServiceTokensToken_idRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        jti?: string;
+                        /** Format: date-time */
+                        revoked_at?: string;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope, or may not revoke another token */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: a path id names no record of this tenant (a malformed id included) */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3028,7 +3763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3191,7 +3926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3314,7 +4049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3432,7 +4167,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3468,7 +4203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3480,7 +4215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3592,7 +4327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3724,7 +4459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3748,7 +4483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3784,7 +4519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3796,7 +4531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3889,7 +4624,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3913,7 +4648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3949,7 +4684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3961,7 +4696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4083,7 +4818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4203,7 +4938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4227,7 +4962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4251,7 +4986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4263,7 +4998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4414,7 +5149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4556,7 +5291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4580,7 +5315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4604,7 +5339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4616,7 +5351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4729,7 +5464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4849,7 +5584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4979,7 +5714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5097,7 +5832,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5121,7 +5856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5145,7 +5880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5157,7 +5892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5278,7 +6013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5387,7 +6122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5505,7 +6240,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5529,7 +6264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5553,7 +6288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5565,7 +6300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5684,7 +6419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5827,7 +6562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5969,7 +6704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6101,7 +6836,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6137,7 +6872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6149,7 +6884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6236,7 +6971,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6260,7 +6995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6272,7 +7007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6284,7 +7019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6404,19 +7139,6 @@ export interface operations {
                             /** @description Timeouts and 5xx answers in a row, up to the last success */
                             consecutive_failures?: number;
                         };
-                        parked_deliveries?: {
-                            /** @description This webhook's deliveries parked while its circuit is open: not attempted yet, sent in event order once a probe succeeds */
-                            count?: number;
-                            /**
-                             * Format: date-time
-                             * @description When the longest-waiting of them was parked; null when none is
-                             */
-                            oldest_parked_at?: string | null;
-                            /** @description The tenant's parked deliveries, all its webhooks together */
-                            tenant_count?: number;
-                            /** @description At most this many are parked for the tenant; past it a delivery is not parked but recorded failed (failure_cause parked_backlog_full), to send again with recover */
-                            tenant_limit?: number;
-                        };
                     };
                 };
             };
@@ -6432,7 +7154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6580,7 +7302,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6604,7 +7326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6628,7 +7350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6640,7 +7362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6735,7 +7457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6870,7 +7592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6981,7 +7703,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7005,7 +7727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7029,7 +7751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7041,7 +7763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7065,7 +7787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit of the tenant plan exceeded, or the tenant has its maximum of test calls in flight */
+            /** @description Rate limit of the tenant plan exceeded */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7175,7 +7897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7283,7 +8005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7404,7 +8126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7523,7 +8245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7646,7 +8368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7670,7 +8392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7694,7 +8416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7706,7 +8428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7819,7 +8541,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7843,7 +8565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7867,7 +8589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7879,7 +8601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7988,7 +8710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8093,7 +8815,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8117,7 +8839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8141,7 +8863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8153,7 +8875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8260,7 +8982,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8284,7 +9006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8308,7 +9030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8320,7 +9042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8446,7 +9168,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8564,7 +9286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8730,7 +9452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8754,7 +9476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8766,7 +9488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8778,7 +9500,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8873,7 +9595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9028,7 +9750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9142,7 +9864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9329,7 +10051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9501,7 +10223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9679,7 +10401,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9703,7 +10425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9739,7 +10461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9751,7 +10473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9922,7 +10644,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9946,7 +10668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9982,7 +10704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9994,7 +10716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10160,7 +10882,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10184,7 +10906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10220,7 +10942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10232,7 +10954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10379,7 +11101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10646,7 +11368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10682,7 +11404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10694,7 +11416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10830,7 +11552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11106,7 +11828,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11130,7 +11852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11154,7 +11876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11166,7 +11888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11261,7 +11983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11375,7 +12097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11482,7 +12204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11589,7 +12311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11737,7 +12459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11885,7 +12607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11989,7 +12711,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12013,7 +12735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12037,7 +12759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12049,7 +12771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12167,7 +12889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12355,7 +13077,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12477,7 +13199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12600,7 +13322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12759,7 +13481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12783,7 +13505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12819,7 +13541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12831,7 +13553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12942,7 +13664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13061,10 +13783,6 @@ export interface operations {
                         pii?: {
                             auto_redact?: boolean;
                         };
-                        subjects?: {
-                            /** @description ISO 3166-1 alpha-2 country (e.g. NL) in which a phone number given without a country code (`0612 345 678`) is read, in `subject_id` of export and erasure; null: such a number is refused */
-                            default_country?: string | null;
-                        };
                         /** Format: date-time */
                         updated_at?: string | null;
                     };
@@ -13082,7 +13800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13158,10 +13876,6 @@ export interface operations {
                     pii?: {
                         auto_redact?: boolean;
                     };
-                    subjects?: {
-                        /** @description ISO 3166-1 alpha-2 country (e.g. NL) in which a phone number given without a country code (`0612 345 678`) is read, in `subject_id` of export and erasure; null: such a number is refused */
-                        default_country?: string | null;
-                    };
                 };
             };
         };
@@ -13190,16 +13904,12 @@ export interface operations {
                         pii?: {
                             auto_redact?: boolean;
                         };
-                        subjects?: {
-                            /** @description ISO 3166-1 alpha-2 country (e.g. NL) in which a phone number given without a country code (`0612 345 678`) is read, in `subject_id` of export and erasure; null: such a number is refused */
-                            default_country?: string | null;
-                        };
                         /** Format: date-time */
                         updated_at?: string | null;
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13223,7 +13933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13235,7 +13945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13247,7 +13957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13319,7 +14029,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or a phone number: international (`+` or `00`, normalised to E.164) or national (`0612 345 678`), read with the tenant's default country (privacy settings, `subjects.default_country`). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
+                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
                     subject_id: string;
                     /**
                      * @default json
@@ -13330,7 +14040,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every export is ready: its `url` serves the ZIP now */
+            /** @description The export is ready: `url` (signed, 24 h) and `expires_at` */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13349,13 +14059,9 @@ export interface operations {
                             phase?: string;
                             percent?: number;
                         } | null;
-                        /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                         url?: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
-                         */
-                        expires_at?: string;
+                        /** Format: date-time */
+                        expires_at?: string | null;
                         /** Format: date-time */
                         created_at?: string;
                         /** Format: date-time */
@@ -13376,13 +14082,9 @@ export interface operations {
                                 phase?: string;
                                 percent?: number;
                             } | null;
-                            /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                             url?: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
-                             */
-                            expires_at?: string;
+                            /** Format: date-time */
+                            expires_at?: string | null;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -13392,7 +14094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description An export is still being built: its `url` serves the ZIP once it is ready; `Location` names the export to poll */
+            /** @description The export is still being built: poll the `Location` header (the export) */
             202: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13411,13 +14113,9 @@ export interface operations {
                             phase?: string;
                             percent?: number;
                         } | null;
-                        /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                         url?: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
-                         */
-                        expires_at?: string;
+                        /** Format: date-time */
+                        expires_at?: string | null;
                         /** Format: date-time */
                         created_at?: string;
                         /** Format: date-time */
@@ -13438,13 +14136,9 @@ export interface operations {
                                 phase?: string;
                                 percent?: number;
                             } | null;
-                            /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                             url?: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
-                             */
-                            expires_at?: string;
+                            /** Format: date-time */
+                            expires_at?: string | null;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -13454,7 +14148,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13478,7 +14172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13502,7 +14196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13514,7 +14208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13526,7 +14220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description subject_id is not a UUID, an e-mail address or a phone number (international, or national with the tenant's default country) */
+            /** @description subject_id is not a UUID, an e-mail address or an international phone number */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13606,13 +14300,9 @@ export interface operations {
                             phase?: string;
                             percent?: number;
                         } | null;
-                        /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                         url?: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
-                         */
-                        expires_at?: string;
+                        /** Format: date-time */
+                        expires_at?: string | null;
                         /** Format: date-time */
                         created_at?: string;
                         /** Format: date-time */
@@ -13633,7 +14323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13707,108 +14397,6 @@ export interface operations {
             };
         };
     };
-    getPrivacyExportsExport_idArchive: {
-        parameters: {
-            query: {
-                /** @description UUID of the record */
-                tenant: string;
-                /** @description Unix seconds: when the link stops working */
-                expires: number;
-                /** @description HMAC-SHA256 of the tenant, the export and the expiry (base64url) */
-                signature: string;
-            };
-            header?: never;
-            path: {
-                export_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The ZIP: `Location` is a presigned URL of the object store, valid 5 minutes */
-            302: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description EXPORT_LINK_INVALID: the signature does not match the tenant, export and expiry */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The export no longer exists (its subject was erased) */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description EXPORT_EXPIRED: the link is past its 24 h (request a new export); EXPORT_FAILED: the export failed (request a new one) */
-            410: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation error */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description EXPORT_NOT_READY: still being built; retry after `Retry-After` seconds (5); `status`, `progress` */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     postPrivacyEraseSubject: {
         parameters: {
             query?: never;
@@ -13819,7 +14407,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or a phone number: international (`+` or `00`, normalised to E.164) or national (`0612 345 678`), read with the tenant's default country (privacy settings, `subjects.default_country`). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
+                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
                     subject_id: string;
                     reason: string;
                     preserve_audit: boolean;
@@ -13871,7 +14459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13895,7 +14483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13919,7 +14507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13931,7 +14519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14041,7 +14629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14150,7 +14738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14174,7 +14762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14186,7 +14774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14198,7 +14786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14326,7 +14914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14400,7 +14988,6 @@ export interface operations {
                 "application/json": {
                     name: string;
                     system_prompt: string;
-                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -14449,7 +15036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14485,7 +15072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14497,7 +15084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14509,7 +15096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
+            /** @description Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14615,7 +15202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14703,7 +15290,6 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     system_prompt?: string;
-                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -14753,7 +15339,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14777,7 +15363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14801,7 +15387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14813,7 +15399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14825,7 +15411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool */
+            /** @description Invalid body, channel or tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14908,7 +15494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15043,7 +15629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15186,7 +15772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15324,7 +15910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15445,7 +16031,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15469,7 +16055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15481,7 +16067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15493,7 +16079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15610,7 +16196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15744,7 +16330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15768,7 +16354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15792,7 +16378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15804,7 +16390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15899,7 +16485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16022,7 +16608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16128,7 +16714,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not a message with a From address, MESSAGE_MALFORMED, or a Content-Encoding that does not decode */
+            /** @description Not a message with a From address */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16164,7 +16750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Larger than 10 MiB (after a Content-Encoding is decoded; COMPRESSION_RATIO_TOO_HIGH past 100x), MESSAGE_HEADERS_TOO_LARGE (a part header over 100 KiB) or MESSAGE_DECODED_TOO_LARGE (parts decoding to over 16 MiB) */
+            /** @description Larger than 10 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16176,7 +16762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not message/rfc822, or a Content-Encoding other than gzip or deflate */
+            /** @description Not message/rfc822 */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16188,7 +16774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description MESSAGE_TOO_MANY_PARTS (over 500 MIME parts) or MESSAGE_TOO_COMPLEX (not parsed within 10 s and 96 MiB of heap) */
+            /** @description Validation error */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16200,7 +16786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this address per minute, too many at once for this account or this API process, or too much mail of this tenant being parsed at once (Retry-After) */
+            /** @description Too many requests from this address per minute, or too many at once for this account or this API process (Retry-After) */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16304,7 +16890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16378,7 +16964,6 @@ export interface operations {
                 "application/json": {
                     name: string;
                     system_prompt: string;
-                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -16430,7 +17015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16466,7 +17051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16478,7 +17063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16490,7 +17075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
+            /** @description Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16596,7 +17181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16684,7 +17269,6 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     system_prompt?: string;
-                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -16734,7 +17318,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16758,7 +17342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16782,7 +17366,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16794,7 +17378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16806,7 +17390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool */
+            /** @description Invalid body, channel or tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16889,7 +17473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17024,7 +17608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17157,7 +17741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17270,7 +17854,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17294,7 +17878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17318,7 +17902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17330,7 +17914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17442,7 +18026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17570,7 +18154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17594,7 +18178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17630,7 +18214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17642,7 +18226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17737,7 +18321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17889,7 +18473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17963,7 +18547,6 @@ export interface operations {
                 "application/json": {
                     name: string;
                     system_prompt: string;
-                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -18015,7 +18598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18051,7 +18634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18063,7 +18646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18075,7 +18658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
+            /** @description Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18181,7 +18764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18269,7 +18852,6 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     system_prompt?: string;
-                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -18319,7 +18901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18343,7 +18925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18367,7 +18949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18379,7 +18961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18391,7 +18973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool */
+            /** @description Invalid body, channel or tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18474,7 +19056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18609,7 +19191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18791,7 +19373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18815,7 +19397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 262144 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18827,7 +19409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18947,7 +19529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19065,7 +19647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19089,7 +19671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19113,7 +19695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19125,7 +19707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19236,7 +19818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19360,7 +19942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19384,7 +19966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19420,7 +20002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19432,7 +20014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19527,7 +20109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19662,7 +20244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19771,7 +20353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19883,7 +20465,7 @@ export interface operations {
                              * @enum {string|null}
                              */
                             delivery_status?: "pending" | "sent" | "failed" | null;
-                            /** @description Inbound messages only: why the agent did not answer it (spf_fail, dkim_fail, dmarc_fail, sender_unauthenticated, system_sender, auto_submitted, auto_reply_suppressed, bulk_precedence, mailing_list, contact_reply_limit); null when answered or awaiting its answer */
+                            /** @description Inbound messages only: why the agent did not answer it (spf_fail, dkim_fail, dmarc_fail, system_sender, auto_submitted, auto_reply_suppressed, bulk_precedence, mailing_list, contact_reply_limit); null when answered or awaiting its answer */
                             no_reply_reason?: string | null;
                             /** Format: date-time */
                             sent_at?: string | null;
@@ -19908,7 +20490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20041,7 +20623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20162,7 +20744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20307,7 +20889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20331,7 +20913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20343,7 +20925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20355,7 +20937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20482,7 +21064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20595,7 +21177,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20619,7 +21201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20758,7 +21340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20865,7 +21447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20979,7 +21561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21112,7 +21694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21221,7 +21803,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21245,7 +21827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21269,7 +21851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21281,7 +21863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21392,7 +21974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21515,7 +22097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21539,7 +22121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21575,7 +22157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21587,7 +22169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21682,7 +22264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21813,7 +22395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21933,7 +22515,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21957,7 +22539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21993,7 +22575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22005,7 +22587,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22101,7 +22683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22242,7 +22824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22373,7 +22955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22397,7 +22979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22409,7 +22991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22421,7 +23003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22540,7 +23122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22676,7 +23258,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22700,7 +23282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22736,7 +23318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22748,7 +23330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22843,7 +23425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22995,7 +23577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23114,7 +23696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23138,7 +23720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23150,7 +23732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23162,7 +23744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23286,7 +23868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23409,7 +23991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23527,7 +24109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23551,7 +24133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23575,7 +24157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23587,7 +24169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23702,7 +24284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23834,7 +24416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23858,7 +24440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23894,7 +24476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23906,7 +24488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24001,7 +24583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24168,7 +24750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24319,7 +24901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24426,7 +25008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24586,7 +25168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24610,7 +25192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24634,7 +25216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24646,7 +25228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24777,7 +25359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24899,7 +25481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24923,7 +25505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24935,7 +25517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24947,7 +25529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25067,7 +25649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25212,7 +25794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25338,7 +25920,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25362,7 +25944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25374,7 +25956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25386,7 +25968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25486,7 +26068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25498,7 +26080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid type, format, period or branding; REPORT_TOO_LARGE: more table rows than a direct render draws */
+            /** @description Invalid type, format, period or branding */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25510,7 +26092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The tenant's direct renders are at their share of this replica's content sandbox */
+            /** @description Rate limit of the tenant plan exceeded */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25607,7 +26189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25743,7 +26325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25875,7 +26457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25911,7 +26493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25923,7 +26505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26039,7 +26621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26184,7 +26766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26232,7 +26814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26244,7 +26826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26339,7 +26921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26484,7 +27066,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26532,7 +27114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26544,7 +27126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26660,7 +27242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26788,7 +27370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26900,7 +27482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27029,7 +27611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27141,7 +27723,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27165,7 +27747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27177,7 +27759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27189,7 +27771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27201,7 +27783,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid colour, unknown file or a logo that is not a decodable PNG/JPEG */
+            /** @description Invalid colour, unknown file or a logo that is not PNG/JPEG */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27298,7 +27880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27424,7 +28006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
+            /** @description Malformed body (JSON, or multipart/form-data) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27448,7 +28030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27472,7 +28054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
+            /** @description Body over 1 MB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27484,7 +28066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
+            /** @description Body not in JSON */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27496,7 +28078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, or a logo that is not a decodable PNG/JPEG */
+            /** @description Invalid field */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27579,7 +28161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing permission */
+            /** @description Missing permission, or the tenant is suspended (TENANT_SUSPENDED) */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

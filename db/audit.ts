@@ -4,7 +4,8 @@ import { chainBodyAround, ChainVerification, GENESIS_HASH, sha256Hex, verifyChai
 import { Queryable } from './knex';
 import { isoTime } from '../domain/time';
 
-export type Actor = { type: 'user'; id: string } | { type: 'service'; id: string } | { type: 'system'; id: string | null };
+/** Who an audit row names: a signed-in user, a service token's holder, the system, or an operator running the CLI (cli/). */
+export type Actor = { type: 'user'; id: string } | { type: 'service'; id: string } | { type: 'system'; id: string | null } | { type: 'operator'; id: string };
 
 export interface AuditEntry {
   tenantId: string;

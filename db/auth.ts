@@ -3,6 +3,7 @@ import { Knex } from 'knex';
 import { Role } from '../domain/auth/permissions';
 import { hashRefreshToken, newRefreshToken, REFRESH_TOKEN_TTL_DAYS } from '../domain/auth/tokens';
 import { Queryable } from './knex';
+import { isTenantSuspended } from './tenants';
 
 export interface UserRecord {
   id: string;
@@ -34,8 +35,8 @@ export async function replacePasswordHash(db: Knex, userId: string, verified: st
   });
 }
 
-/** Why a session (refresh-token family) was revoked; the users trigger writes the others. */
-export type RevokeReason = 'logout' | 'reuse_detected';
+/** Why a session (refresh-token family) was revoked; the users trigger writes the others. `operator`: the operator's CLI. */
+export type RevokeReason = 'logout' | 'reuse_detected' | 'operator';
 
 /** A new session (a login): its id is the refresh-token family and the access tokens' `sid`. */
 export async function startSessionRecord(tx: Knex.Transaction, user: Pick<UserRecord, 'id' | 'tenant_id'>, now = new Date()): Promise<string> {
@@ -67,7 +68,7 @@ export async function issueRefreshToken(
 
 export type RotationResult =
   | { kind: 'rotated'; user: UserRecord; token: string; familyId: string }
-  | { kind: 'refused'; reason: 'unknown' | 'expired' | 'revoked' | 'user_disabled' }
+  | { kind: 'refused'; reason: 'unknown' | 'expired' | 'revoked' | 'user_disabled' | 'tenant_suspended' }
   | { kind: 'reuse_detected'; familyId: string; tenantId: string; userId: string };
 
 /**
@@ -90,6 +91,8 @@ export async function rotateRefreshToken(tx: Knex.Transaction, presented: string
   if (new Date(row.expires_at) <= now) return { kind: 'refused', reason: 'expired' };
   const user = await findUserById(tx, row.user_id);
   if (!user || user.status !== 'active') return { kind: 'refused', reason: 'user_disabled' };
+  // Not revoked: the session works again once the tenant is resumed.
+  if (await isTenantSuspended(tx, user.tenant_id)) return { kind: 'refused', reason: 'tenant_suspended' };
   await tx('refresh_tokens').where({ id: row.id }).update({ rotated_at: now });
   const next = await issueRefreshToken(tx, user, row.family_id, now);
   return { kind: 'rotated', user, token: next.token, familyId: row.family_id };
@@ -100,22 +103,42 @@ export async function revokeSessions(db: Queryable, ids: string[], reason: Revok
   await db('auth_sessions').whereIn('id', ids).whereNull('revoked_at').update({ revoked_at: now, revoke_reason: reason });
 }
 
-/** What the session check reads of an access token's session: the session and its user, in one row. */
+/** What the session check reads of an access token's session: the session, its user and the user's tenant, in one row. */
 export interface SessionState {
   userId: string;
   tenantId: string;
   active: boolean;
   tokenVersion: number;
   revoked: boolean;
+  tenantSuspended: boolean;
 }
 
 export async function readSessionState(db: Queryable, sessionId: string): Promise<SessionState | null> {
   const row = await db('auth_sessions as s')
     .join('users as u', 'u.id', 's.user_id')
+    .join('tenants as t', 't.id', 'u.tenant_id')
     .where('s.id', sessionId)
-    .first('s.user_id', 'u.tenant_id', 'u.status', 'u.token_version', 's.revoked_at');
+    .first('s.user_id', 'u.tenant_id', 'u.status', 'u.token_version', 's.revoked_at', 't.suspended_at');
   if (!row) return null;
-  return { userId: row.user_id, tenantId: row.tenant_id, active: row.status === 'active', tokenVersion: row.token_version, revoked: row.revoked_at !== null };
+  return {
+    userId: row.user_id,
+    tenantId: row.tenant_id,
+    active: row.status === 'active',
+    tokenVersion: row.token_version,
+    revoked: row.revoked_at !== null,
+    tenantSuspended: row.suspended_at !== null,
+  };
+}
+
+/** Revokes the user's sessions still open (one of them when `sessionId` names it); answers the revoked ids. */
+export async function revokeUserSessions(db: Queryable, userId: string, reason: RevokeReason, sessionId?: string): Promise<string[]> {
+  const rows: Array<{ id: string }> = await db('auth_sessions')
+    .where({ user_id: userId })
+    .modify((q) => void (sessionId ? q.where({ id: sessionId }) : q))
+    .whereNull('revoked_at')
+    .update({ revoked_at: new Date(), revoke_reason: reason })
+    .returning('id');
+  return rows.map((row) => row.id);
 }
 
 /**

@@ -1,4 +1,6 @@
-import { Db } from './knex';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Db, migrationConfig } from './knex';
 import { admitAppRole } from './roles';
 import { tenantTablesWithoutRowSecurity } from './row-security';
 
@@ -53,4 +55,26 @@ async function withMigrationLock<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+export interface MigrationStatus {
+  /** Applied, oldest first. */
+  applied: Array<{ name: string; batch: number; migration_time: Date }>;
+  /** This release's migrations not applied yet (`npm run migrate` applies them). */
+  pending: string[];
+  /** Applied, but not in this release: a newer release migrated the database. */
+  unknown: string[];
+}
+
+/**
+ * What is applied of this release's migrations, read only: knex's own table, which only the owner
+ * role (DATABASE_MIGRATION_URL) reads; the app's role has no privilege on it (app_runtime's grants
+ * leave knex's tables out).
+ */
+export async function migrationStatus(db: Db): Promise<MigrationStatus> {
+  const [, pending] = (await db.migrate.list({ disableMigrationsListValidation: true })) as [unknown[], Array<{ file: string }>];
+  const applied: MigrationStatus['applied'] = await db('knex_migrations').orderBy('id').select('name', 'batch', 'migration_time');
+  const { directory, loadExtensions } = migrationConfig();
+  const release = new Set(fs.readdirSync(directory as string).filter((file) => (loadExtensions ?? []).includes(path.extname(file))));
+  return { applied, pending: pending.map((p) => p.file), unknown: applied.map((m) => m.name).filter((name) => !release.has(name)) };
 }

@@ -39,22 +39,30 @@ export interface OutboxBacklog {
   retrying: number;
   parked: number;
   oldest_pending_seconds: number;
+  /** Undispatched events of suspended tenants: the dispatcher holds them until the tenant is resumed. */
+  held: number;
 }
+
+/** An event of a suspended tenant: held, not pending (the dispatcher skips its tenant). */
+const HELD = 'outbox_events.tenant_id in (select id from tenants where suspended_at is not null)';
 
 /**
  * Counts of the outbox the dispatcher has not finished with: waiting (`pending`), waiting after a
- * failed dispatch (`retrying`), given up on (`parked`), and the age of the oldest waiting event.
- * `rows` is `db('outbox_events')` narrowed by the caller (a service token's tenants), or not. Reads
- * only the backlog and the parked rows (both partial indexes), never the dispatched history.
+ * failed dispatch (`retrying`), given up on (`parked`), the age of the oldest waiting event, and
+ * the events of suspended tenants it holds (`held`, in none of the others: a suspension must not
+ * look like a dispatcher falling behind). `rows` is `db('outbox_events')` narrowed by the caller
+ * (a service token's tenants), or not. Reads only the backlog and the parked rows (both partial
+ * indexes), never the dispatched history.
  */
 export async function outboxBacklog(db: Knex, rows: Knex.QueryBuilder): Promise<OutboxBacklog> {
   const [counts] = await rows
     .where((w) => void w.whereNull('dispatched_at').orWhereNotNull('parked_at'))
     .select(
-      db.raw('count(*) filter (where dispatched_at is null)::int as pending'),
-      db.raw('count(*) filter (where dispatched_at is null and attempts > 0)::int as retrying'),
+      db.raw(`count(*) filter (where dispatched_at is null and not ${HELD})::int as pending`),
+      db.raw(`count(*) filter (where dispatched_at is null and attempts > 0 and not ${HELD})::int as retrying`),
       db.raw('count(*) filter (where parked_at is not null)::int as parked'),
-      db.raw('extract(epoch from now() - min(created_at) filter (where dispatched_at is null))::float as oldest_pending_seconds'),
+      db.raw(`extract(epoch from now() - min(created_at) filter (where dispatched_at is null and not ${HELD}))::float as oldest_pending_seconds`),
+      db.raw(`count(*) filter (where dispatched_at is null and ${HELD})::int as held`),
     );
   return { ...counts, oldest_pending_seconds: counts.oldest_pending_seconds ?? 0 };
 }

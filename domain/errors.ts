@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   PLAN_LIMIT_REACHED: 403,
+  /** The tenant is suspended by the service's operator: its logins and tokens are refused until it is resumed. */
+  TENANT_SUSPENDED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
@@ -53,4 +55,5 @@ export const invalidState = (detail: string): AppError => new AppError('INVALID_
 export const forbidden = (detail = 'missing permission'): AppError => new AppError('FORBIDDEN', detail);
 export const unauthenticated = (detail = 'authentication required'): AppError => new AppError('UNAUTHENTICATED', detail);
 export const validationError = (detail: string, fields: FieldError[]): AppError => new AppError('VALIDATION_ERROR', detail, { fields });
+export const tenantSuspended = (): AppError => new AppError('TENANT_SUSPENDED', "the tenant is suspended; contact the service's operator");
 export const dependencyUnavailable = (component: string, detail: string): AppError => new AppError('DEPENDENCY_UNAVAILABLE', detail, { component });

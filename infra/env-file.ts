@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * Operator CLIs (tenant:create, the demo seed) run next to a stack started by `npm run up`, which
+ * Operator commands (industrial-ops, the demo seed) run next to a stack started by `npm run up`, which
  * publishes its addresses in .data/stack.env. Values already in the environment win.
  */
 export function loadStackEnvFile(root = findRepoRoot(__dirname)): void {

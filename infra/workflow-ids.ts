@@ -16,3 +16,13 @@ export const workflowIds = {
   /** The Schedule's id, and the workflow id prefix of its runs (Temporal appends the scheduled time). */
   scheduledReport: (tenantId: string, scheduledReportId: string) => `scheduled-report/${tenantId}/${scheduledReportId}`,
 } as const;
+
+/**
+ * Where the Temporal Web UI at `uiBase` (TEMPORAL_UI_URL) shows a workflow: its run's history when
+ * the run is known, else the namespace's list filtered on the id (every run of it, the latest first).
+ */
+export function temporalUiUrl(uiBase: string, namespace: string, workflowId: string, runId?: string | null): string {
+  const base = `${uiBase.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows`;
+  if (runId) return `${base}/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`;
+  return `${base}?query=${encodeURIComponent(`WorkflowId="${workflowId}"`)}`;
+}

@@ -277,14 +277,14 @@ async function releaseClaim(db: Db, events: readonly ClaimedEvent[]): Promise<vo
  * Up to `batchSize` due events, shared out between the tenants with events waiting (each gets an
  * equal share, and what one does not need goes to the others), oldest first within a tenant, the
  * batch interleaving them (round robin): one tenant's burst adds at most a batch of latency to
- * another's first attempt.
+ * another's first attempt. A suspended tenant's events are held: not claimed until it is resumed.
  */
 async function claimFairBatch(tx: Knex.Transaction, batchSize: number): Promise<ClaimedEvent[]> {
   const due = `o.dispatched_at is null and (o.next_attempt_at is null or o.next_attempt_at <= now())`;
   const waiting = await tx.raw<{ rows: Array<{ tenant_id: string; n: number }> }>(
     `select t.id as tenant_id, w.n from tenants t
      cross join lateral (select count(*)::int as n from (select 1 from outbox_events o where o.tenant_id = t.id and ${due} limit ?) x) w
-     where w.n > 0`,
+     where w.n > 0 and t.suspended_at is null`,
     [batchSize],
   );
   const quotas = fairShares(waiting.rows, batchSize);

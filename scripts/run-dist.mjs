@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs a compiled entry point (dist/<entry>.js) after an incremental build, passing the
-// remaining arguments through. Used by operator commands such as `npm run tenant:create`.
+// remaining arguments through. Used by operator commands such as `npm run ops` and `npm run tenant:create`.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -7,8 +7,9 @@ import { Knex } from 'knex';
 import { appendAudit } from '../db/audit';
 import { findUserByEmail, issueRefreshToken, replacePasswordHash, revokeOnLogout, rotateRefreshToken, startSessionRecord, UserRecord } from '../db/auth';
 import type { Db } from '../db/knex';
+import { isTenantSuspended } from '../db/tenants';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../domain/auth/passwords';
-import { AppError, unauthenticated } from '../domain/errors';
+import { AppError, tenantSuspended, unauthenticated } from '../domain/errors';
 
 export type { UserRecord };
 
@@ -57,8 +58,13 @@ export interface IssuedSession {
   sessionId: string;
 }
 
-/** A new session (refresh-token family) for the user; audited `auth.login`. */
+/**
+ * A new session (refresh-token family) for the user; audited `auth.login`. Refused (403
+ * TENANT_SUSPENDED) while the user's tenant is suspended: called once the password was checked,
+ * so the answer tells nothing to someone who does not know it.
+ */
 export async function startSession(db: Db, request: SessionRequest, user: UserRecord): Promise<IssuedSession> {
+  if (await isTenantSuspended(db, user.tenant_id)) throw tenantSuspended();
   return db.transaction(async (tx) => {
     const sessionId = await startSessionRecord(tx, user);
     const { token } = await issueRefreshToken(tx, user, sessionId);
@@ -83,6 +89,7 @@ export async function refreshSession(db: Db, request: SessionRequest, refreshTok
     return rotation;
   });
   if (result.kind === 'rotated') return { user: result.user, token: result.token, sessionId: result.familyId };
+  if (result.kind === 'refused' && result.reason === 'tenant_suspended') throw new AppError('TENANT_SUSPENDED', tenantSuspended().message, { reason: result.reason });
   if (result.kind === 'reuse_detected') {
     request.revoked?.([result.familyId]);
     throw new AppError('UNAUTHENTICATED', 'refresh token was already used; all sessions of this login are revoked', { reason: 'reuse_detected' });

@@ -5,12 +5,14 @@
  * emit `conversation.started` / `conversation.message.received` (ids only) and audit it with the
  * contact as subject, all in one unit of work. After the commit the conversation's workflow is
  * signalled (signal-with-start), also for a redelivered message: if Temporal is unreachable the
- * caller answers 503, the provider redelivers, and the duplicate is signalled then.
+ * caller answers 503, the provider redelivers, and the duplicate is signalled then. A suspended
+ * tenant's message is stored and not signalled: its agent does not answer.
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex';
 import { contactByEmail, contactByPhone, messageByProviderId, openConversation, receivingAgent, storeMessageBody, textForStorage } from '../db/queries/conversations';
 import { tenantScope } from '../db/tenant-scope';
+import { isTenantSuspended } from '../db/tenants';
 import { runUnit, type UnitContext } from '../db/unit-of-work';
 import { ChannelStatus } from '../domain/agents/agents';
 import type { NoReplyReason } from '../domain/agents/auto-reply-policy';
@@ -97,6 +99,9 @@ export async function receiveInboundMessage(
     return { outcome: 'duplicate', conversationId: first.conversation_id, messageId: first.id };
   });
   if (routed.outcome === 'unrouted') return 'unrouted';
+  // A suspended tenant's agents do not answer: the message is stored (the sender's words are not
+  // lost) and its conversation is not signalled, now or when the tenant is resumed.
+  if (await isTenantSuspended(deps.db, message.tenantId)) return routed.outcome;
   try {
     await callTemporal(deps.temporal, 'the conversation workflow could not be signalled', (client) =>
       signalInboundMessage(client, { tenantId: message.tenantId, conversationId: routed.conversationId, messageId: routed.messageId }),

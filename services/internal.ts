@@ -6,12 +6,13 @@
 import { insertNotification } from '../db/notifications';
 import { revokeServiceToken } from '../db/service-tokens';
 import { appendEvent, outboxBacklog, type OutboxBacklog } from '../db/outbox';
-import { activeUserEmails, grantedOutbox, outboxListQuery, OutboxRow, OutboxStatus, requeueParked, TenantGrant, tenantExists } from '../db/queries/internal';
+import { activeUserEmails, grantedOutbox, outboxListQuery, OutboxRow, OutboxStatus, parkedEventTenant, requeueParked, TenantGrant } from '../db/queries/internal';
+import { findTenant } from '../db/tenants';
 import type { Db } from '../db/knex';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { isUuid } from '../db/tenant-scope';
 import { runUnit, type UnitContext } from '../db/unit-of-work';
-import { forbidden, notFound, validationError } from '../domain/errors';
+import { forbidden, notFound, tenantSuspended, validationError } from '../domain/errors';
 import type { TemporalGateway } from '../infra/temporal';
 import { startNotificationDelivery } from '../orchestration/notifications';
 
@@ -32,10 +33,15 @@ export interface NotificationOrder {
   idempotency_key?: string;
 }
 
-/** The tenant exists and the grant covers it (403 before 404, so a token learns nothing of other tenants). */
+/**
+ * The tenant exists, the grant covers it (403 before 404, so a token learns nothing of other
+ * tenants) and it is not suspended (403 TENANT_SUSPENDED: nothing is done for it meanwhile).
+ */
 export async function requireGrantedTenant(db: Db, grant: TenantGrant, tenantId: string): Promise<void> {
   if (grant !== '*' && !grant.includes(tenantId)) throw forbidden('the service token may not act for this tenant');
-  if (!isUuid(tenantId) || !(await tenantExists(db, tenantId))) throw notFound('tenant');
+  const tenant = isUuid(tenantId) ? await findTenant(db, tenantId) : undefined;
+  if (!tenant) throw notFound('tenant');
+  if (tenant.suspended_at) throw tenantSuspended();
 }
 
 /** Internal notifications go to the tenant's own staff: a service token is not a mail relay. */
@@ -97,10 +103,20 @@ export async function outboxOverview(db: Db, grant: TenantGrant, status: OutboxS
   return { ...backlog, ...(await paginate<OutboxRow>(outboxListQuery(db, grant, status), page)) };
 }
 
-/** Returns a parked event of the granted tenants to the dispatcher (404 otherwise). */
-export async function requeueParkedEvent(db: Db, grant: TenantGrant, id: string): Promise<OutboxRow> {
-  const row = await requeueParked(db, grant, id);
-  if (!row) throw notFound('parked event');
+/**
+ * Returns a parked event of the granted tenants to the dispatcher (404 otherwise), audited
+ * `outbox.event_requeued` in the event's tenant as `origin`'s action (a service token's holder, an
+ * operator). A suspended tenant's event is requeued too: it is held with the rest of its outbox.
+ */
+export async function requeueParkedEvent(db: Db, grant: TenantGrant, id: string, origin: Omit<UnitContext, 'tenantId'>): Promise<OutboxRow> {
+  const tenantId = isUuid(id) ? await parkedEventTenant(db, grant, id) : undefined;
+  if (!tenantId) throw notFound('parked event');
+  const row = await runUnit(db, { ...origin, tenantId }, async (unit) => {
+    const requeued = await requeueParked(unit.tx, grant, id);
+    if (!requeued) throw notFound('parked event');
+    unit.audit({ action: 'outbox.event_requeued', resourceType: 'event', resourceId: requeued.id, details: { type: requeued.type } });
+    return requeued;
+  });
   return row;
 }
 
@@ -112,7 +128,7 @@ export async function revokeServiceTokenById(
   db: Db,
   caller: { serviceId: string; tokenId: string; tenants: TenantGrant },
   tokenId: string,
-): Promise<{ jti: string; revoked_at: Date }> {
+): Promise<{ jti: string; revoked_at: Date; revoked_by: string }> {
   if (caller.tenants !== '*' && caller.tokenId !== tokenId) throw forbidden('only a service token for every tenant may revoke another token');
   return revokeServiceToken(db, tokenId, caller.serviceId);
 }

@@ -1,7 +1,7 @@
 import { Middleware } from 'koa';
 import { verifyAccessToken, verifyInternalToken } from '../../domain/auth/tokens';
 import { AppContext, AppState } from '../context';
-import { unauthenticated } from '../../domain/errors';
+import { tenantSuspended, unauthenticated } from '../../domain/errors';
 import { declareRequestTenant } from '../../db/db-scope';
 import { addToWorkContext } from '../../infra/work-context';
 
@@ -19,8 +19,11 @@ export const authenticateUser: Middleware<AppState, any> = async (ctx: AppContex
   // The row-level security wall (db/db-scope.ts): this request's queries see this tenant's rows only.
   declareRequestTenant(check.claims.tenant_id);
   addToWorkContext({ tenant_id: check.claims.tenant_id });
-  // A revoked session, a disabled user, a changed role or password void the tokens issued before (api/session-check.ts).
-  if (!(await ctx.deps.sessions.isCurrent(check.claims))) throw unauthenticated('the session is no longer valid; sign in again');
+  // A revoked session, a disabled user, a changed role or password void the tokens issued before;
+  // a suspended tenant's are refused until it is resumed (api/session-check.ts).
+  const verdict = await ctx.deps.sessions.verdict(check.claims);
+  if (verdict === 'tenant_suspended') throw tenantSuspended();
+  if (verdict !== 'current') throw unauthenticated('the session is no longer valid; sign in again');
   const { sub, tenant_id, role, permissions, sid } = check.claims;
   ctx.state.principal = { kind: 'user', userId: sub, tenantId: tenant_id, role, permissions, sessionId: sid };
   // The request's own logger (api/middleware/request-id.ts) names them from here on: no second child per request.

@@ -14,7 +14,9 @@ const auditEntry = Joi.object({
   id: Joi.string(),
   seq: Joi.number().integer(),
   occurred_at: Joi.string().isoDate(),
-  actor_type: Joi.string().valid('user', 'service', 'system'),
+  actor_type: Joi.string()
+    .valid('user', 'service', 'system', 'operator')
+    .description("operator: a person running the service's operator command (actor_id: the name it ran under)"),
   actor_id: Joi.string().allow(null),
   action: Joi.string(),
   resource_type: Joi.string(),

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Joi from '../../domain/joi';
+import { PASSWORD_MAX_LENGTH } from '../../domain/auth/passwords';
 import { permissionsForRole } from '../../domain/auth/permissions';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../domain/auth/tokens';
 import { authenticate, endSession, IssuedSession, refreshSession, SessionRequest, startSession, UserRecord } from '../../services/auth';
@@ -59,10 +60,11 @@ export function authRoutes(): ApiRouter {
     summary: 'Exchange email and password for an access token (15 min) and a refresh token (30 days)',
     tags: ['auth'],
     auth: 'none',
-    body: Joi.object({ email: emailField.required(), password: Joi.string().max(200).required() }),
+    body: Joi.object({ email: emailField.required(), password: Joi.string().max(PASSWORD_MAX_LENGTH).required() }),
     responses: {
       200: { description: 'Tokens', schema: tokenPair },
       401: { description: 'Wrong email or password' },
+      403: { description: 'TENANT_SUSPENDED: the password is right, but the tenant is suspended by the operator of the service' },
       429: {
         description:
           'Too many failed logins for this email from this address (10 per 15 minutes), from this address for any email (100), or for this email from many addresses (100, ' +
@@ -100,6 +102,7 @@ export function authRoutes(): ApiRouter {
     responses: {
       200: { description: 'New tokens', schema: tokenPair },
       401: { description: 'Refused; `reason` is unknown, expired, revoked, user_disabled or reuse_detected' },
+      403: { description: 'TENANT_SUSPENDED: the tenant is suspended; the session works again once it is resumed' },
       429: { description: 'Too many refreshes from this address (60 per minute)' },
     },
     handler: async (ctx, { body }) => {

@@ -2,7 +2,8 @@ import Joi from '../../domain/joi';
 import { AppContext } from '../context';
 import { checkDependencies } from '../../infra/dependency-health';
 import { AppError, forbidden } from '../../domain/errors';
-import { unitContextOf } from '../mutation';
+import { actorOf, unitContextOf } from '../mutation';
+import { toOutboxItem } from '../resources/outbox-event';
 import { ApiRouter } from '../route';
 import { PageRequest } from '../../db/pagination';
 import { pageQuery } from '../pagination';
@@ -11,27 +12,12 @@ import {
   ingestEvent,
   NotificationOrder,
   outboxOverview,
-  OutboxRow,
   OutboxStatus,
   queueNotification,
   requeueParkedEvent,
   revokeServiceTokenById,
   TenantGrant,
 } from '../../services/internal';
-
-/** An event the dispatcher could not hand over: ids, type and error only, never the event's data. */
-function toOutboxItem(row: OutboxRow) {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    type: row.type,
-    attempts: row.attempts,
-    last_error: row.last_error,
-    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
-    parked_at: row.parked_at?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
-  };
-}
 
 function servicePrincipal(ctx: AppContext) {
   const p = ctx.state.principal;
@@ -135,12 +121,12 @@ export function internalRoutes(): ApiRouter {
     method: 'post',
     path: '/outbox/:id/requeue',
     scope: 'outbox:write',
-    summary: 'Return a parked event to the outbox: the dispatcher tries it again at once, with a fresh attempt count',
+    summary: 'Return a parked event to the outbox: the dispatcher tries it again at once, with a fresh attempt count (audited in its tenant)',
     tags: ['internal'],
     auth: 'internal',
     responses: { 200: { description: 'Requeued' }, 404: { description: 'No parked event with this id for the tenants the token may act for' } },
     handler: async (ctx, { params }) => {
-      const row = await requeueParkedEvent(ctx.deps.db, grantOf(ctx), params.id);
+      const row = await requeueParkedEvent(ctx.deps.db, grantOf(ctx), params.id, { actor: actorOf(ctx), requestId: ctx.state.requestId });
       ctx.body = toOutboxItem(row);
     },
   });

@@ -1,5 +1,6 @@
 /** The tenant's audit trail (db/audit.ts writes and verifies it), as the audit API lists it. */
 import type { Knex } from 'knex';
+import type { Actor } from '../audit';
 import { TenantScope } from '../tenant-scope';
 import { listQuery } from './list-query';
 
@@ -8,7 +9,7 @@ export interface AuditRow {
   /** bigint: node-postgres answers it as a string. */
   seq: string;
   occurred_at: Date;
-  actor_type: 'user' | 'service' | 'system';
+  actor_type: Actor['type'];
   actor_id: string | null;
   action: string;
   resource_type: string;

@@ -3,7 +3,7 @@
  * names, their staff, and the outbox. A token's grant narrows every outbox query.
  */
 import type { Knex } from 'knex';
-import type { Db } from '../knex';
+import type { Db, Queryable } from '../knex';
 
 /** The tenants a service token may act for: all, or the listed ids. */
 export type TenantGrant = readonly string[] | '*';
@@ -23,10 +23,6 @@ export interface OutboxRow {
 
 export type OutboxStatus = 'parked' | 'retrying';
 
-export async function tenantExists(db: Db, tenantId: string): Promise<boolean> {
-  return !!(await db('tenants').where({ id: tenantId }).first('id'));
-}
-
 /** Which of the addresses are active users of the tenant, lower-cased. */
 export async function activeUserEmails(db: Db, tenantId: string, emails: readonly string[]): Promise<Set<string>> {
   const found: string[] = await db('users')
@@ -37,7 +33,7 @@ export async function activeUserEmails(db: Db, tenantId: string, emails: readonl
 }
 
 /** The outbox rows of the granted tenants only. */
-export function grantedOutbox(db: Db, grant: TenantGrant): Knex.QueryBuilder {
+export function grantedOutbox(db: Queryable, grant: TenantGrant): Knex.QueryBuilder {
   const q = db('outbox_events');
   return grant === '*' ? q : q.whereIn('tenant_id', grant);
 }
@@ -53,8 +49,14 @@ export function outboxListQuery(db: Db, grant: TenantGrant, status: OutboxStatus
     .select(OUTBOX_ITEM_COLUMNS);
 }
 
+/** The tenant of a parked event of the grant; undefined when no parked event of the grant has this id. */
+export async function parkedEventTenant(db: Queryable, grant: TenantGrant, id: string): Promise<string | undefined> {
+  const row = await grantedOutbox(db, grant).where({ id }).whereNotNull('parked_at').first('tenant_id');
+  return row?.tenant_id;
+}
+
 /** Returns a parked event to the dispatcher with a fresh attempt count; undefined when no parked event of the grant has this id. */
-export async function requeueParked(db: Db, grant: TenantGrant, id: string): Promise<OutboxRow | undefined> {
+export async function requeueParked(db: Queryable, grant: TenantGrant, id: string): Promise<OutboxRow | undefined> {
   const [row] = await grantedOutbox(db, grant)
     .where({ id })
     .whereNotNull('parked_at')

@@ -5,7 +5,16 @@
  * domain/webhooks/circuit-breaker.ts, and a write, in one short transaction: concurrent attempts
  * of one webhook on several workers serialise on the row.
  */
-import { admit, afterAttempt, type Admission, type AttemptVerdict, type BreakerSettings, type BreakerState, type BreakerStateName } from '../../domain/webhooks/circuit-breaker';
+import {
+  admit,
+  afterAttempt,
+  closedBreaker,
+  type Admission,
+  type AttemptVerdict,
+  type BreakerSettings,
+  type BreakerState,
+  type BreakerStateName,
+} from '../../domain/webhooks/circuit-breaker';
 import { Db, Queryable } from '../knex';
 import type { TenantScope } from '../tenant-scope';
 
@@ -48,6 +57,21 @@ export interface BreakerKey {
 export async function findBreaker(scope: TenantScope, webhookId: string): Promise<BreakerState | null> {
   const row = await scope.table('webhook_circuit_breakers').where({ webhook_id: webhookId }).first();
   return row ? breakerOf(row) : null;
+}
+
+/**
+ * Closes the webhook's circuit by hand (the operator's reset): its failures forgotten, a probe's
+ * claim dropped; deferred attempts are sent when they next try. Run in the unit's transaction
+ * (the row is locked like an attempt's change). Answers the state it had; null: it never failed.
+ */
+export async function resetBreaker(scope: TenantScope, webhookId: string, now = new Date()): Promise<BreakerState | null> {
+  const before = await scope.table('webhook_circuit_breakers').where({ webhook_id: webhookId }).forUpdate().first();
+  if (!before) return null;
+  await scope
+    .table('webhook_circuit_breakers')
+    .where({ webhook_id: webhookId })
+    .update(rowOf(closedBreaker(now)));
+  return breakerOf(before);
 }
 
 /** Whether an attempt of `deliveryId` may be sent; claims the probe when it is the one. */

@@ -75,3 +75,5 @@ export function dummyHash(): Promise<string> {
 }
 
 export const PASSWORD_MIN_LENGTH = 12;
+/** The longest password POST /auth/login takes: a longer one could never sign in. */
+export const PASSWORD_MAX_LENGTH = 200;

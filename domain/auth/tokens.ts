@@ -118,22 +118,37 @@ export interface ServiceClaims extends ServiceGrant {
   jti: string;
 }
 
+/** A signed service token with what identifies it: its id (`jti`, what a revocation names) and its expiry. */
+export interface IssuedServiceToken {
+  token: string;
+  jti: string;
+  expiresAt: Date;
+}
+
 /**
  * Service-to-service token: a JWT with `aud: internal`, signed with a secret separate from user
  * tokens, with an id (`jti`, for revocation) and an expiry of at most 90 days (refused beyond).
  */
-export function signInternalToken(serviceId: string, secret: string, grant: ServiceGrant, ttlSeconds = 300): string {
+export function issueInternalToken(serviceId: string, secret: string, grant: ServiceGrant, ttlSeconds = 300, now = new Date()): IssuedServiceToken {
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > SERVICE_TOKEN_MAX_TTL_SECONDS) {
     throw new RangeError(`a service token lives 1 s to ${SERVICE_TOKEN_MAX_TTL_SECONDS / 86_400} days (asked: ${ttlSeconds} s)`);
   }
-  return jwt.sign({ scope: grant.scopes.join(' '), tenants: grant.tenants }, keyOf(secret), {
+  const jti = randomUUID();
+  const iat = Math.floor(now.getTime() / 1000);
+  const token = jwt.sign({ scope: grant.scopes.join(' '), tenants: grant.tenants, iat }, keyOf(secret), {
     algorithm: ALGORITHM,
     expiresIn: ttlSeconds,
     subject: serviceId,
     audience: INTERNAL_AUDIENCE,
     issuer: ISSUER,
-    jwtid: randomUUID(),
+    jwtid: jti,
   });
+  return { token, jti, expiresAt: new Date((iat + ttlSeconds) * 1000) };
+}
+
+/** The token of `issueInternalToken` alone (the tests' and tools' way). */
+export function signInternalToken(serviceId: string, secret: string, grant: ServiceGrant, ttlSeconds = 300): string {
+  return issueInternalToken(serviceId, secret, grant, ttlSeconds).token;
 }
 
 /**

@@ -19,6 +19,10 @@ const LAYERS = {
   test: { may: EVERY_LAYER, role: 'tests' },
   demo: { may: ['client', 'domain', 'infra'], role: 'the demo plant talks to the service through its public API (client/)' },
   client: { may: [], role: 'the typed client stands alone: it is what integrators copy' },
+  cli: {
+    may: ['api', 'services', 'orchestration', 'db', 'domain', 'infra'],
+    role: "the operator's command calls the services and db functions, never HTTP (of api/ only what the API defines for both: the login limiter, a resource's shape)",
+  },
   // The service, from the top down.
   api: { may: ['services', 'orchestration', 'db', 'domain', 'infra'], role: 'the HTTP layer reaches workers only through Temporal' },
   workers: { may: ['activities', 'orchestration', 'workflows', 'db', 'domain', 'infra'], role: 'the worker process assembles workflows and activities' },

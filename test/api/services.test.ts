@@ -274,9 +274,10 @@ it("ingests an event and requeues it once parked through the service, within the
   expect(overview.parked).toBeGreaterThanOrEqual(1);
   expect(overview.items.find((row) => row.id === stored.id)).toMatchObject({ attempts: 8, last_error: 'Error: refused', parked_at: expect.any(Date) });
   expect((await outboxOverview(db, [randomUUID()], 'parked', { skip: 0, limit: 100 })).items).toEqual([]);
-  await expect(requeueParkedEvent(db, [randomUUID()], stored.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-  expect(await requeueParkedEvent(db, grant, stored.id)).toMatchObject({ id: stored.id, attempts: 0, parked_at: null, next_attempt_at: null });
-  await expect(requeueParkedEvent(db, grant, stored.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  await expect(requeueParkedEvent(db, [randomUUID()], stored.id, context())).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  expect(await requeueParkedEvent(db, grant, stored.id, context())).toMatchObject({ id: stored.id, attempts: 0, parked_at: null, next_attempt_at: null });
+  expect((await auditOf(stored.id)).at(-1)).toEqual({ action: 'outbox.event_requeued', actor_type: 'system', request_id: null });
+  await expect(requeueParkedEvent(db, grant, stored.id, context())).rejects.toMatchObject({ code: 'NOT_FOUND' });
 });
 
 it('records a stored upload, lists it and removes its memberships and bytes through the service; an unknown contact is 422 and records nothing', async () => {

@@ -59,7 +59,7 @@ describe('user sessions', () => {
     const t = await createTenant(api);
     const second = await login(t.email, t.password);
     const { slug, name } = await api.deps.db('tenants').where({ id: t.tenantId }).first('slug', 'name');
-    // The reset of `npm run tenant:create` / the demo seed (db/tenants.ts); a SQL update does the same.
+    // The reset of the demo seed (db/tenants.ts); `industrial-ops users reset-password` and a SQL update do the same.
     await provisionTenant(api.deps.db, { name, slug, plan: 'enterprise', adminEmail: t.email, adminPassword: 'a-new-password-of-the-admin' }, { resetIfExists: true });
 
     for (const refreshToken of [t.refreshToken, second.body.refresh_token]) {

@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createTenant, expectError, startTestApi, TestApi, TestResponse, TestTenant } from '../support/api';
 import { captureServiceLogs, LogCapture } from '../support/log-capture';
+import { postWhatsapp, whatsappPayload } from '../support/whatsapp-inbound';
 
 const APP_SECRET = `app-secret-${randomUUID()}`;
 const VERIFY_TOKEN = `verify-${randomUUID()}`;
@@ -14,34 +15,8 @@ let agentId: string;
 
 const newPhoneNumberId = () => String(100000000000 + Math.floor(Math.random() * 9e11));
 
-function payload(pnid: string, messages: { id: string; from: string; text: string; ts?: number; name?: string }[]) {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '34600111222', phone_number_id: pnid },
-              contacts: messages.map((m) => ({ profile: { name: m.name ?? 'Ana Lopez' }, wa_id: m.from })),
-              messages: messages.map((m) => ({ from: m.from, id: m.id, timestamp: String(m.ts ?? 1_763_000_000), type: 'text', text: { body: m.text } })),
-            },
-          },
-        ],
-      },
-    ],
-  };
-}
-
-async function post(body: unknown, secret: string | null = APP_SECRET): Promise<TestResponse> {
-  const raw = JSON.stringify(body);
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (secret) headers['X-Hub-Signature-256'] = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
-  return api.request('/api/v1/whatsapp/webhook', { method: 'POST', headers, body: raw });
-}
+const payload = whatsappPayload;
+const post = (body: unknown, secret: string | null = APP_SECRET): Promise<TestResponse> => postWhatsapp(api, body, secret);
 
 // Inbound only: the conversation workflow adds the agent's replies meanwhile (conversation-flow.test.ts).
 const messagesOf = (tenantId: string) => api.deps.db('messages').where({ tenant_id: tenantId, direction: 'inbound' }).orderBy('created_at');

@@ -95,111 +95,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/internal/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Health of the service and of PostgreSQL, Temporal and the object store */
-        get: operations["getInternalHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Ingest an internal event into the outbox (idempotent by event_id) */
-        post: operations["postInternalEvents"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Queue a notification; a workflow delivers it (email through SMTP when configured, always recorded) */
-        post: operations["postInternalNotifications"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/outbox": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Outbox backlog, and the events waiting for a retry or parked after repeated dispatch failures, with their errors */
-        get: operations["getInternalOutbox"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/outbox/{id}/requeue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Return a parked event to the outbox: the dispatcher tries it again at once, with a fresh attempt count (audited in its tenant) */
-        post: operations["postInternalOutboxIdRequeue"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/internal/service-tokens/{token_id}/revoke": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Revoke a service token by its id (the `jti` claim): refused on every API process within seconds
-         * @description A token for every tenant may revoke any service token; any other token only itself. Revoking a revoked token answers its first revocation. Service tokens expire at most 90 days after they were issued.
-         */
-        post: operations["postInternalServiceTokensToken_idRevoke"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/assets/tree": {
         parameters: {
             query?: never;
@@ -551,8 +446,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a webhook, with the state of its circuit breaker
-         * @description `circuit_breaker` says whether deliveries are being sent to the endpoint: after consecutive timeouts or 5xx answers the circuit opens and attempts wait (they are not counted as failed attempts of the retry schedule) until one probe succeeds.
+         * Get a webhook, with the state of its circuit breaker and its parked deliveries
+         * @description `circuit_breaker` says whether deliveries are being sent to the endpoint: after consecutive timeouts or 5xx answers the circuit opens and attempts wait (they are not counted as failed attempts of the retry schedule) until one probe succeeds. `parked_deliveries` counts those waiting deliveries, and the oldest, against the tenant-wide limit.
          */
         get: operations["getIntegrationsWebhooksWebhook_id"];
         /**
@@ -598,8 +493,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a webhook.test event carrying sample_payload to the webhook, signed like a delivery, and answer what the destination said
-         * @description The body sent is a `webhook.test` event whose `data` is `sample_payload` (canonical payload, keys sorted), signed with the current secret(s), with the header `X-Webhook-Test: true`; its id and delivery id are `test_<uuid>`. Audited (`webhook.test_sent`); no delivery record, no workflow. `status_code` is null when no HTTP answer came (see `error`).
+         * Send sample_payload to the webhook, signed like a delivery, and answer what the destination said
+         * @description The body sent is `sample_payload` itself (its JSON), signed with the current secret(s) like every delivery, under the delivery id `test_<uuid>` (the `webhook-id` and `X-Webhook-Id` headers) and with the header `X-Webhook-Test: true`. Nothing is recorded: no delivery record, no audit record, no workflow. The destination check and the deadlines of deliveries apply; a tenant has at most 4 test calls in flight per API process (4 more wait up to 2 s, then 429). `status_code` is null when no HTTP answer came (see `error`).
          */
         post: operations["postIntegrationsWebhooksWebhook_idTest"];
         delete?: never;
@@ -1217,8 +1112,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Export a data subject's data as a ZIP (signed URL valid 24 h)
-         * @description Waits a few seconds (PRIVACY_EXPORT_WAIT_MS) for the export: ready within the wait (or a ready one of the last 24 h, returned as is), the answer is 200 with `url` and `expires_at`; otherwise 202 with the export id and a `Location` header naming the export to poll (GET /privacy/exports/{export_id}). With several matched contacts, 200 only when every export is ready; `Location` names the first one that is not.
+         * Export a data subject's data as a ZIP: a signed link, valid 24 h, answered at once
+         * @description Answers at once with each export and its signed `url` (valid until `expires_at`, 24 h after the request): the link serves the ZIP once the export is built and answers 503 with Retry-After (5 s) until then. 200 when every export is ready (a ready one of the last 24 h is returned as is), otherwise 202 with a `Location` header naming the export whose status to poll (GET /privacy/exports/{export_id}). A request within 24 h answers the same export and link; after it, a new export.
          */
         post: operations["postPrivacyExportSubject"];
         delete?: never;
@@ -1234,8 +1129,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status, progress and (when ready) the signed URL of an export */
+        /** Status, progress and (for callers who may request exports) the signed link of an export */
         get: operations["getPrivacyExportsExport_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/exports/{export_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's ZIP, through the signed link an export answered (no token: the link is the credential)
+         * @description The `url` of an export, used as it is. Ready: 302 to the object store (a presigned URL valid 5 minutes). Still being built: 503 EXPORT_NOT_READY with `Retry-After` (and `Refresh`, which browsers follow) and `retry_after`. Failed: 410 EXPORT_FAILED. Past `expires_at`: 410 EXPORT_EXPIRED (request a new export). A link altered in any part: 403 EXPORT_LINK_INVALID.
+         */
+        get: operations["getPrivacyExportsExport_idArchive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1443,7 +1358,7 @@ export interface paths {
         put?: never;
         /**
          * Inbound e-mail (raw MIME) for an email account
-         * @description Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID. Not answered (the message shows `no_reply_reason`): Auto-Submitted other than "no", X-Auto-Response-Suppress, Precedence bulk/list/junk, List-Id or List-Unsubscribe, mailer-daemon/postmaster/no-reply senders or an empty Return-Path, spf=fail, dkim=fail (without a passing signature) or dmarc=fail in Authentication-Results, and a contact past 10 automatic replies in an hour.
+         * @description Body: the raw message, Content-Type message/rfc822. Authenticated by X-Inbound-Signature: sha256=<hex HMAC-SHA256 of the body under the account inbound secret>. Stored once per Message-ID. Not answered (the message shows `no_reply_reason`): Auto-Submitted other than "no", X-Auto-Response-Suppress, Precedence bulk/list/junk, List-Id or List-Unsubscribe, mailer-daemon/postmaster/no-reply senders or an empty Return-Path, spf=fail, dkim=fail (without a passing signature) or dmarc=fail in Authentication-Results, a sender the receiving MTA did not authenticate for the From domain (`sender_unauthenticated`: answered only with dmarc=pass, or spf=pass or dkim=pass of a domain aligned with the From domain, in the topmost Authentication-Results header), and a contact past 10 automatic replies in an hour.
          */
         post: operations["postEmailInboundAccount_id"];
         delete?: never;
@@ -2140,7 +2055,7 @@ export interface paths {
         };
         /**
          * Render a report in the request and answer its bytes (e.g. /direct/open_alerts.pdf)
-         * @description `file` is `<type>.<pdf|xlsx>`; `from`/`to` as for POST. Meant for small reports: nothing is stored and no history is kept.
+         * @description `file` is `<type>.<pdf|xlsx>`; `from`/`to` as for POST. Meant for small reports: nothing is stored and no history is kept. At most 2 000 table rows (422 `REPORT_TOO_LARGE` beyond: request a report job); one render of a tenant at a time per API replica, one more waits up to 10 s (429 beyond, with `Retry-After`).
          */
         get: operations["getReportsDirectFile"];
         put?: never;
@@ -2272,7 +2187,7 @@ export interface paths {
         put?: never;
         /**
          * Create a branding preset
-         * @description The logo is a file of the tenant (`/api/v1/files`) of type image/png or image/jpeg; any other file is a 422.
+         * @description The logo is a file of the tenant (`/api/v1/files`) of type image/png or image/jpeg that decodes within 25 megapixels; any other file, or an image that cannot be decoded, is a 422 saying why. Reports embed a PNG the service re-encodes from it (at most 256 px a side, on white).
          */
         post: operations["postBrandings"];
         delete?: never;
@@ -2367,7 +2282,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenAPI 3.1 document of this API */
+        /** OpenAPI 3.1 document of this API (the public one: the internal service API is not in it) */
         get: operations["getOpenapi.json"];
         put?: never;
         post?: never;
@@ -2485,7 +2400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2521,7 +2436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 65536 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2533,7 +2448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2557,7 +2472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many login attempts for this email (10 per 15 minutes) or from this address (100), or too many password checks in progress (such a refusal is not counted against the email or the address) */
+            /** @description Too many failed logins for this email from this address (10 per 15 minutes), from this address for any email (100), or for this email from many addresses (100, not applied to an address the account signed in from in the last 30 days), or too many password checks in progress (such a refusal is not counted). Past 10 failed logins of an email in 15 minutes, an attempt from an address it has not signed in from waits up to 10 s before its check. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2629,7 +2544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2665,7 +2580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 65536 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2677,7 +2592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2764,7 +2679,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2800,7 +2715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2812,7 +2727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3057,617 +2972,6 @@ export interface operations {
             };
             /** @description Rate limit of the tenant plan exceeded */
             429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getInternalHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description All parts up */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service token lacks the scope, or may not act for the tenant, or that tenant is suspended (TENANT_SUSPENDED) */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A part is down; the body names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postInternalEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    tenant_id: string;
-                    type: string;
-                    data: {
-                        [key: string]: components["schemas"]["StorableJson"];
-                    };
-                    /** Format: date-time */
-                    occurred_at?: string;
-                    event_id?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Stored; `duplicate` tells whether event_id was seen before */
-            202: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Malformed body (JSON, or multipart/form-data) */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service token lacks the scope, or may not act for the tenant, or that tenant is suspended (TENANT_SUSPENDED) */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unknown tenant */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body over 1 MB */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body not in JSON */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation error */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postInternalNotifications: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    tenant_id: string;
-                    category: string;
-                    recipients: string[];
-                    subject: string;
-                    body: string;
-                    idempotency_key?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Queued */
-            202: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Malformed body (JSON, or multipart/form-data) */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token lacks the scope or may not act for the tenant */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unknown tenant */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body over 1 MB */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body not in JSON */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A recipient is not an active user of the tenant */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getInternalOutbox: {
-        parameters: {
-            query?: {
-                status?: "parked" | "retrying";
-                /** @description Number of items to skip */
-                skip?: number;
-                /** @description Page size, 1..100 */
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Counts of the tenants the token may act for, and one page of events in the asked status */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service token lacks the scope, or may not act for the tenant, or that tenant is suspended (TENANT_SUSPENDED) */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation error */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postInternalOutboxIdRequeue: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Requeued */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service token lacks the scope, or may not act for the tenant, or that tenant is suspended (TENANT_SUSPENDED) */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No parked event with this id for the tenants the token may act for */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postInternalServiceTokensToken_idRevoke: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Revoked */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        jti?: string;
-                        /** Format: date-time */
-                        revoked_at?: string;
-                    };
-                };
-            };
-            /** @description Not authenticated */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token lacks the scope, or may not revoke another token */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found: a path id names no record of this tenant (a malformed id included) */
-            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4167,7 +3471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4203,7 +3507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4215,7 +3519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4459,7 +3763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4519,7 +3823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4531,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4624,7 +3928,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4684,7 +3988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4696,7 +4000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4938,7 +4242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4986,7 +4290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4998,7 +4302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5291,7 +4595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5339,7 +4643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5351,7 +4655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5832,7 +5136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5880,7 +5184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5892,7 +5196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6240,7 +5544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6288,7 +5592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6300,7 +5604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6836,7 +6140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6872,7 +6176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6884,7 +6188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6971,7 +6275,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7007,7 +6311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7019,7 +6323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7138,6 +6442,19 @@ export interface operations {
                             since?: string;
                             /** @description Timeouts and 5xx answers in a row, up to the last success */
                             consecutive_failures?: number;
+                        };
+                        parked_deliveries?: {
+                            /** @description This webhook's deliveries parked while its circuit is open: not attempted yet, sent in event order once a probe succeeds */
+                            count?: number;
+                            /**
+                             * Format: date-time
+                             * @description When the longest-waiting of them was parked; null when none is
+                             */
+                            oldest_parked_at?: string | null;
+                            /** @description The tenant's parked deliveries, all its webhooks together */
+                            tenant_count?: number;
+                            /** @description At most this many are parked for the tenant; past it a delivery is not parked but recorded failed (failure_cause parked_backlog_full), to send again with recover */
+                            tenant_limit?: number;
                         };
                     };
                 };
@@ -7302,7 +6619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7350,7 +6667,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7362,7 +6679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7703,7 +7020,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7751,7 +7068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7763,7 +7080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7787,7 +7104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit of the tenant plan exceeded */
+            /** @description Rate limit of the tenant plan exceeded, or the tenant has its maximum of test calls in flight */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8368,7 +7685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8416,7 +7733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8428,7 +7745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8541,7 +7858,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8589,7 +7906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8601,7 +7918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8815,7 +8132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8863,7 +8180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8875,7 +8192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8982,7 +8299,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9030,7 +8347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9042,7 +8359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9452,7 +8769,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9488,7 +8805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9500,7 +8817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10401,7 +9718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10461,7 +9778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10473,7 +9790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10644,7 +9961,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10704,7 +10021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10716,7 +10033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10882,7 +10199,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10942,7 +10259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10954,7 +10271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11368,7 +10685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11404,7 +10721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11416,7 +10733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11828,7 +11145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11876,7 +11193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11888,7 +11205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12711,7 +12028,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12759,7 +12076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -12771,7 +12088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13481,7 +12798,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13541,7 +12858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13553,7 +12870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13783,6 +13100,10 @@ export interface operations {
                         pii?: {
                             auto_redact?: boolean;
                         };
+                        subjects?: {
+                            /** @description ISO 3166-1 alpha-2 country (e.g. NL) in which a phone number given without a country code (`0612 345 678`) is read, in `subject_id` of export and erasure; null: such a number is refused */
+                            default_country?: string | null;
+                        };
                         /** Format: date-time */
                         updated_at?: string | null;
                     };
@@ -13876,6 +13197,10 @@ export interface operations {
                     pii?: {
                         auto_redact?: boolean;
                     };
+                    subjects?: {
+                        /** @description ISO 3166-1 alpha-2 country (e.g. NL) in which a phone number given without a country code (`0612 345 678`) is read, in `subject_id` of export and erasure; null: such a number is refused */
+                        default_country?: string | null;
+                    };
                 };
             };
         };
@@ -13904,12 +13229,16 @@ export interface operations {
                         pii?: {
                             auto_redact?: boolean;
                         };
+                        subjects?: {
+                            /** @description ISO 3166-1 alpha-2 country (e.g. NL) in which a phone number given without a country code (`0612 345 678`) is read, in `subject_id` of export and erasure; null: such a number is refused */
+                            default_country?: string | null;
+                        };
                         /** Format: date-time */
                         updated_at?: string | null;
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13945,7 +13274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -13957,7 +13286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14029,7 +13358,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
+                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or a phone number: international (`+` or `00`, normalised to E.164) or national (`0612 345 678`), read with the tenant's default country (privacy settings, `subjects.default_country`). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
                     subject_id: string;
                     /**
                      * @default json
@@ -14040,7 +13369,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The export is ready: `url` (signed, 24 h) and `expires_at` */
+            /** @description Every export is ready: its `url` serves the ZIP now */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14059,9 +13388,13 @@ export interface operations {
                             phase?: string;
                             percent?: number;
                         } | null;
+                        /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                         url?: string | null;
-                        /** Format: date-time */
-                        expires_at?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                         */
+                        expires_at?: string;
                         /** Format: date-time */
                         created_at?: string;
                         /** Format: date-time */
@@ -14082,9 +13415,13 @@ export interface operations {
                                 phase?: string;
                                 percent?: number;
                             } | null;
+                            /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                             url?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                             */
+                            expires_at?: string;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -14094,7 +13431,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The export is still being built: poll the `Location` header (the export) */
+            /** @description An export is still being built: its `url` serves the ZIP once it is ready; `Location` names the export to poll */
             202: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14113,9 +13450,13 @@ export interface operations {
                             phase?: string;
                             percent?: number;
                         } | null;
+                        /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                         url?: string | null;
-                        /** Format: date-time */
-                        expires_at?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                         */
+                        expires_at?: string;
                         /** Format: date-time */
                         created_at?: string;
                         /** Format: date-time */
@@ -14136,9 +13477,13 @@ export interface operations {
                                 phase?: string;
                                 percent?: number;
                             } | null;
+                            /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                             url?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                             */
+                            expires_at?: string;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -14148,7 +13493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14196,7 +13541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14208,7 +13553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14220,7 +13565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description subject_id is not a UUID, an e-mail address or an international phone number */
+            /** @description subject_id is not a UUID, an e-mail address or a phone number (international, or national with the tenant's default country) */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14300,9 +13645,13 @@ export interface operations {
                             phase?: string;
                             percent?: number;
                         } | null;
+                        /** @description The signed download link (GET, no token: the link is the credential; keep it private). Valid until `expires_at`; it serves the ZIP once the export is ready and answers 503 with Retry-After until then. Null once expired or failed, and for callers without manage_privacy. */
                         url?: string | null;
-                        /** Format: date-time */
-                        expires_at?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the link stops working and the ZIP is deleted: 24 h after the export was requested
+                         */
+                        expires_at?: string;
                         /** Format: date-time */
                         created_at?: string;
                         /** Format: date-time */
@@ -14397,6 +13746,108 @@ export interface operations {
             };
         };
     };
+    getPrivacyExportsExport_idArchive: {
+        parameters: {
+            query: {
+                /** @description UUID of the record */
+                tenant: string;
+                /** @description Unix seconds: when the link stops working */
+                expires: number;
+                /** @description HMAC-SHA256 of the tenant, the export and the expiry (base64url) */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP: `Location` is a presigned URL of the object store, valid 5 minutes */
+            302: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description EXPORT_LINK_INVALID: the signature does not match the tenant, export and expiry */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export no longer exists (its subject was erased) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXPORT_EXPIRED: the link is past its 24 h (request a new export); EXPORT_FAILED: the export failed (request a new one) */
+            410: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXPORT_NOT_READY: still being built; retry after `Retry-After` seconds (5); `status`, `progress` */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postPrivacyEraseSubject: {
         parameters: {
             query?: never;
@@ -14407,7 +13858,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or an international phone number (`+` or `00`, normalised to E.164). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
+                    /** @description The data subject: a contact's id (UUID), an e-mail address (case-insensitive) or a phone number: international (`+` or `00`, normalised to E.164) or national (`0612 345 678`), read with the tenant's default country (privacy settings, `subjects.default_country`). An identity matching no contact of the tenant is 404; one matching several contacts acts on each of them. */
                     subject_id: string;
                     reason: string;
                     preserve_audit: boolean;
@@ -14459,7 +13910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14507,7 +13958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14519,7 +13970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14738,7 +14189,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14774,7 +14225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14786,7 +14237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -14988,6 +14439,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     system_prompt: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -15036,7 +14488,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15072,7 +14524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15084,7 +14536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15096,7 +14548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15290,6 +14742,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     system_prompt?: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -15339,7 +14792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15387,7 +14840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15399,7 +14852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -15411,7 +14864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, channel or tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16031,7 +15484,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16067,7 +15520,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16079,7 +15532,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16330,7 +15783,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16378,7 +15831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16390,7 +15843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16714,7 +16167,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not a message with a From address */
+            /** @description Not a message with a From address, MESSAGE_MALFORMED, or a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16750,7 +16203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Larger than 10 MiB */
+            /** @description Larger than 10 MiB (after a Content-Encoding is decoded; COMPRESSION_RATIO_TOO_HIGH past 100x), MESSAGE_HEADERS_TOO_LARGE (a part header over 100 KiB) or MESSAGE_DECODED_TOO_LARGE (parts decoding to over 16 MiB) */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16762,7 +16215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not message/rfc822 */
+            /** @description Not message/rfc822, or a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16774,7 +16227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation error */
+            /** @description MESSAGE_TOO_MANY_PARTS (over 500 MIME parts) or MESSAGE_TOO_COMPLEX (not parsed within 10 s and 96 MiB of heap) */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16786,7 +16239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this address per minute, or too many at once for this account or this API process (Retry-After) */
+            /** @description Too many requests from this address per minute, too many at once for this account or this API process, or too much mail of this tenant being parsed at once (Retry-After) */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16964,6 +16417,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     system_prompt: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -17015,7 +16469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17051,7 +16505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17063,7 +16517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17075,7 +16529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17269,6 +16723,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     system_prompt?: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -17318,7 +16773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17366,7 +16821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17378,7 +16833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17390,7 +16845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, channel or tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17854,7 +17309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17902,7 +17357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -17914,7 +17369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18154,7 +17609,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18214,7 +17669,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18226,7 +17681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18547,6 +18002,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     system_prompt: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -18598,7 +18054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18634,7 +18090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18646,7 +18102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18658,7 +18114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), unknown or inactive channel (EMAIL_ACCOUNT_INACTIVE...), unknown tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18852,6 +18308,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     system_prompt?: string;
+                    /** @description `built-in` (the deterministic engine, every plan) or a language model the tenant's plan includes (free: none; starter: gpt-4o-mini; professional: also gpt-4.1-mini; enterprise: also gpt-4o, gpt-4.1; the operator may set other lists): others are 422 MODEL_NOT_ALLOWED */
                     model?: string;
                     temperature?: number;
                     tools?: string[];
@@ -18901,7 +18358,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18949,7 +18406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18961,7 +18418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18973,7 +18430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid body, channel or tool */
+            /** @description Invalid body, a model the tenant's plan does not include (MODEL_NOT_ALLOWED), channel or tool */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19373,7 +18830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19397,7 +18854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 262144 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19409,7 +18866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19647,7 +19104,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19695,7 +19152,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19707,7 +19164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -19942,7 +19399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20002,7 +19459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20014,7 +19471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20465,7 +19922,7 @@ export interface operations {
                              * @enum {string|null}
                              */
                             delivery_status?: "pending" | "sent" | "failed" | null;
-                            /** @description Inbound messages only: why the agent did not answer it (spf_fail, dkim_fail, dmarc_fail, system_sender, auto_submitted, auto_reply_suppressed, bulk_precedence, mailing_list, contact_reply_limit); null when answered or awaiting its answer */
+                            /** @description Inbound messages only: why the agent did not answer it (spf_fail, dkim_fail, dmarc_fail, sender_unauthenticated, system_sender, auto_submitted, auto_reply_suppressed, bulk_precedence, mailing_list, contact_reply_limit); null when answered or awaiting its answer */
                             no_reply_reason?: string | null;
                             /** Format: date-time */
                             sent_at?: string | null;
@@ -20889,7 +20346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20925,7 +20382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -20937,7 +20394,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21177,7 +20634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21803,7 +21260,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21851,7 +21308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -21863,7 +21320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22097,7 +21554,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22157,7 +21614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22169,7 +21626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22515,7 +21972,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22575,7 +22032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22587,7 +22044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22955,7 +22412,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -22991,7 +22448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23003,7 +22460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23258,7 +22715,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23318,7 +22775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23330,7 +22787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23696,7 +23153,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23732,7 +23189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -23744,7 +23201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24109,7 +23566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24157,7 +23614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24169,7 +23626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24416,7 +23873,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24476,7 +23933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -24488,7 +23945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25168,7 +24625,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25216,7 +24673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25228,7 +24685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25481,7 +24938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25517,7 +24974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25529,7 +24986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25920,7 +25377,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25956,7 +25413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -25968,7 +25425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26080,7 +25537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid type, format, period or branding */
+            /** @description Invalid type, format, period or branding; REPORT_TOO_LARGE: more table rows than a direct render draws */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26092,7 +25549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit of the tenant plan exceeded */
+            /** @description The tenant's direct renders are at their share of this replica's content sandbox */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26457,7 +25914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26493,7 +25950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26505,7 +25962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26766,7 +26223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26814,7 +26271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -26826,7 +26283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27066,7 +26523,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27114,7 +26571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27126,7 +26583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27723,7 +27180,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27759,7 +27216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27771,7 +27228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -27783,7 +27240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid colour, unknown file or a logo that is not PNG/JPEG */
+            /** @description Invalid colour, unknown file or a logo that is not a decodable PNG/JPEG */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -28006,7 +27463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body (JSON, or multipart/form-data) */
+            /** @description Malformed body (JSON, or multipart/form-data); JSON_TOO_DEEP: arrays and objects nested deeper than 64 levels; JSON_TOO_WIDE: an array or object of more than 2 000 members; a Content-Encoding that does not decode */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -28054,7 +27511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 1 MB */
+            /** @description Body over 1048576 bytes (after a gzip or deflate Content-Encoding is decoded), or COMPRESSION_RATIO_TOO_HIGH: it inflates more than 100 times */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -28066,7 +27523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not in JSON */
+            /** @description Body not in JSON, or UNSUPPORTED_CONTENT_ENCODING: a Content-Encoding other than gzip or deflate */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -28078,7 +27535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field */
+            /** @description Invalid field, or a logo that is not a decodable PNG/JPEG */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

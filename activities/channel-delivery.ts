@@ -10,6 +10,7 @@
 import { sendSmtpMail, OutgoingMail } from '../infra/smtp-send';
 import type { SmtpSettings } from '../infra/smtp-verify';
 import { checkSmtpDestination } from '../infra/outbound/smtp-destination';
+import { withoutTrailingSlashes } from '../domain/urls';
 
 export type ChannelSendResult = { kind: 'sent'; providerMessageId: string } | { kind: 'credentials_rejected' } | { kind: 'rejected'; reason: string };
 
@@ -30,7 +31,7 @@ export async function sendWhatsappText(input: {
   to: string;
   body: string;
 }): Promise<ChannelSendResult> {
-  const url = `${input.apiBaseUrl.replace(/(?<!\/)\/+$/, '')}/${encodeURIComponent(input.phoneNumberId)}/messages`;
+  const url = `${withoutTrailingSlashes(input.apiBaseUrl)}/${encodeURIComponent(input.phoneNumberId)}/messages`;
   let res: Response;
   try {
     res = await fetch(url, {

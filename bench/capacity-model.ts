@@ -294,7 +294,7 @@ export function formatFigure(value: Figure): string {
   const rounded = Number(value.toPrecision(3));
   const text = rounded.toFixed(Math.max(0, 2 - magnitude));
   const [whole, fraction] = text.split('.');
-  const spaced = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+  const spaced = Number(whole).toLocaleString('en-US', { useGrouping: true, maximumFractionDigits: 0 }).replaceAll(',', ' ');
   return fraction === undefined ? spaced : `${spaced}.${fraction}`;
 }
 

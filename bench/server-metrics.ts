@@ -17,7 +17,7 @@ export function counterSum(text: string, name: string, keep: (labels: Record<str
     if (!labelled && !line.startsWith(`${name} `)) continue;
     const valueAt = labelled ? line.lastIndexOf('}') + 1 : name.length;
     const labels: Record<string, string> = {};
-    if (labelled) for (const [, key, value] of line.slice(name.length + 1, valueAt - 1).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key] = value;
+    if (labelled) for (const [, key, value] of line.slice(name.length + 1, valueAt - 1).matchAll(/(?<!\w)(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key] = value;
     if (!keep(labels)) continue;
     // After the value, an optional timestamp.
     total = (total ?? 0) + Number(line.slice(valueAt).trim().split(' ')[0]);

@@ -6,6 +6,7 @@ import type { ClientConfigProfile } from '@temporalio/envconfig';
 import { OWASP_SCRYPT, type ScryptParams } from '../domain/auth/passwords';
 import { temporalProfile } from './temporal-profile';
 import { DEFAULT_PLAN_MODELS, isPlanName, PLAN_NAMES, type PlanModels, type PlanName } from '../domain/tenancy/plans';
+import { withoutTrailingSlashes } from '../domain/urls';
 
 export type AppEnv = 'development' | 'test' | 'production';
 
@@ -427,7 +428,7 @@ function apiPublicUrl(env: Env, appEnv: AppEnv, problems: string[]): string {
     problems.push('API_PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://ops.example.com)');
     return raw;
   }
-  return raw.replace(/\/+$/, '');
+  return withoutTrailingSlashes(raw);
 }
 
 function s3Credentials(env: NodeJS.ProcessEnv, problems: string[]): Config['s3']['credentials'] {

@@ -10,6 +10,7 @@
 import type { LlmConfig } from './config';
 import { tenantLimiter } from './tenant-limiter';
 import type { CompletionRequest, CompletionResult, LlmProvider } from '../domain/llm/provider';
+import { withoutTrailingSlashes } from '../domain/urls';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_LLM_CALLS_PER_TENANT = 4;
@@ -26,7 +27,7 @@ export function createOpenAiCompatibleProvider(
   config: { baseUrl: string; apiKey: string | null; model: string },
   options: { timeoutMs?: number; fetchImpl?: typeof fetch; callsPerTenant?: number } = {},
 ): LlmProvider {
-  const url = `${config.baseUrl.replace(/(?<!\/)\/+$/, '')}/chat/completions`;
+  const url = `${withoutTrailingSlashes(config.baseUrl)}/chat/completions`;
   const doFetch = options.fetchImpl ?? fetch;
   const perTenant = options.callsPerTenant ?? DEFAULT_LLM_CALLS_PER_TENANT;
   const tenants = tenantLimiter('llm_calls', { maxInFlight: perTenant, maxWaiting: perTenant, maxWaitMs: LLM_WAIT_MS });

@@ -3,6 +3,8 @@
  * operator finds a resource's workflow in the UI by typing its id. They carry ids, never
  * personal data.
  */
+import { withoutTrailingSlashes } from '../domain/urls';
+
 export const workflowIds = {
   notification: (tenantId: string, notificationId: string) => `notification/${tenantId}/${notificationId}`,
   maintenancePlan: (tenantId: string, planId: string) => `maintenance-plan/${tenantId}/${planId}`,
@@ -22,7 +24,7 @@ export const workflowIds = {
  * the run is known, else the namespace's list filtered on the id (every run of it, the latest first).
  */
 export function temporalUiUrl(uiBase: string, namespace: string, workflowId: string, runId?: string | null): string {
-  const base = `${uiBase.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows`;
+  const base = `${withoutTrailingSlashes(uiBase)}/namespaces/${encodeURIComponent(namespace)}/workflows`;
   if (runId) return `${base}/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`;
   return `${base}?query=${encodeURIComponent(`WorkflowId="${workflowId}"`)}`;
 }

@@ -6,6 +6,7 @@
  * export row whenever it answers, and the same row always gives the same link.
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { withoutTrailingSlashes } from '../urls';
 
 /** How long a link is valid from the export's creation (SPEC.md: 24 hours); the archive is deleted then. */
 export const EXPORT_LINK_TTL_MS = 24 * 60 * 60 * 1000;
@@ -44,7 +45,7 @@ export function exportLinkSignatureValid(key: Buffer, claims: ExportLinkClaims, 
 /** The full link: `<base>/api/v1/privacy/exports/<id>/archive?tenant=…&expires=…&signature=…`. */
 export function exportLinkUrl(publicBaseUrl: string, key: Buffer, claims: ExportLinkClaims): string {
   // A base URL with a path (a proxy serving the API under /ops) keeps it.
-  const base = publicBaseUrl.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(publicBaseUrl);
   const query = new URLSearchParams({ tenant: claims.tenantId, expires: String(claims.expiresEpochSeconds), signature: signExportLink(key, claims) });
   return `${base}${EXPORT_ARCHIVE_PATH.replace('{export_id}', claims.exportId)}?${query.toString()}`;
 }

@@ -273,7 +273,7 @@ it('records no credential a URL carries in any span or log line: query values, t
   // A server span records its target as url.path and url.query (the stable conventions), a client span its url.full.
   const targets = spans.map((span) =>
     typeof span.attributes['url.path'] === 'string' && span.kind === 2
-      ? `${span.attributes['url.path']}${span.attributes['url.query'] ? `?${String(span.attributes['url.query'])}` : ''}`
+      ? `${span.attributes['url.path']}${span.attributes['url.query'] ? `?${span.attributes['url.query'] as string}` : ''}`
       : urlOf(span),
   );
   expect(targets).toEqual(

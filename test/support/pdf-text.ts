@@ -28,7 +28,7 @@ const fs = require('node:fs');
 export function pdfText(pdf: Buffer): Promise<string> {
   return withTemp(pdf, async (input) => {
     const { stdout } = await run(process.execPath, ['-e', TEXT_SCRIPT, input], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
-    return stdout.replace(/\n*-- \d+ of \d+ --\n*/g, '\n').replace(/\s+$/, '\n');
+    return stdout.replace(/(?<!\n)\n*-- \d+ of \d+ --\n*/g, '\n').replace(/(?<!\s)\s+$/, '\n');
   });
 }
 

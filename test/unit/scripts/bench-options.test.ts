@@ -88,7 +88,7 @@ describe('npm run bench options', () => {
 
   it('lists the benches bench/run.ts runs, in its order', () => {
     const source = fs.readFileSync(path.join(__dirname, '../../../bench/run.ts'), 'utf8');
-    const names = [...source.matchAll(/^\s*\{?\s*name: '([a-z-]+)'/gm)].map((match) => match[1]);
+    const names = [...source.matchAll(/^[ \t]*(?:\{ )?name: '([a-z-]+)'/gm)].map((match) => match[1]);
     expect(names).toEqual([...BENCHES]);
   });
 });

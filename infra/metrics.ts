@@ -19,23 +19,43 @@ export function createMetricsRegistry(): Registry {
   return registry;
 }
 
-/** The content sandbox of this process (infra/sandbox/pool.ts): its processes, those at work, tasks waiting, and processes replaced after a failed task since start (a count that grows says content is being refused). */
-function registerSandboxGauges(registry: Registry): void {
-  const gauge = (name: string, help: string, read: (stats: ReturnType<SandboxPool['stats']>) => number) =>
+/**
+ * Gauges read at scrape time from samples of this process: `samples()` answers each label set with
+ * the value its gauges pick from (one sample for unlabelled gauges).
+ */
+function registerSampledGauges<S>(
+  registry: Registry,
+  labelNames: readonly string[],
+  samples: () => Iterable<[labels: Record<string, string>, sample: S]>,
+  gauges: ReadonlyArray<[name: string, help: string, pick: (sample: S) => number]>,
+): void {
+  for (const [name, help, pick] of gauges) {
     new Gauge({
       name,
       help,
-      labelNames: ['pool'] as const,
+      labelNames,
       registers: [registry],
       collect() {
         this.reset();
-        for (const pool of allSandboxPools()) this.set({ pool: pool.options.name }, read(pool.stats()));
+        for (const [labels, sample] of samples()) this.set(labels, pick(sample));
       },
     });
-  gauge('content_sandbox_processes', 'Content sandbox processes alive', (s) => s.processes);
-  gauge('content_sandbox_busy', 'Content sandbox processes running a task', (s) => s.busy);
-  gauge('content_sandbox_queued', 'Content tasks waiting for a sandbox process', (s) => s.queued);
-  gauge('content_sandbox_replaced', 'Content sandbox processes replaced after a failed task since start', (s) => s.replaced);
+  }
+}
+
+/** The content sandbox of this process (infra/sandbox/pool.ts): its processes, those at work, tasks waiting, and processes replaced after a failed task since start (a count that grows says content is being refused). */
+function registerSandboxGauges(registry: Registry): void {
+  registerSampledGauges(
+    registry,
+    ['pool'],
+    () => allSandboxPools().map((pool) => [{ pool: pool.options.name }, pool.stats()] as [Record<string, string>, ReturnType<SandboxPool['stats']>]),
+    [
+      ['content_sandbox_processes', 'Content sandbox processes alive', (s) => s.processes],
+      ['content_sandbox_busy', 'Content sandbox processes running a task', (s) => s.busy],
+      ['content_sandbox_queued', 'Content tasks waiting for a sandbox process', (s) => s.queued],
+      ['content_sandbox_replaced', 'Content sandbox processes replaced after a failed task since start', (s) => s.replaced],
+    ],
+  );
 }
 
 /**
@@ -44,19 +64,12 @@ function registerSandboxGauges(registry: Registry): void {
  * saturation: queries queue inside the process before PostgreSQL sees them.
  */
 function registerPoolGauges(registry: Registry): void {
-  const gauge = (name: string, help: string, read: (usage: PoolUsage) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(read(poolUsage()));
-      },
-    });
-  gauge('db_pool_connections_in_use', 'PostgreSQL connections of this process lent out to queries and transactions', (u) => u.inUse);
-  gauge('db_pool_connections_idle', 'PostgreSQL connections of this process open and idle', (u) => u.idle);
-  gauge('db_pool_connections_max', 'The most PostgreSQL connections this process opens (DATABASE_POOL_MAX)', (u) => u.max);
-  gauge('db_pool_acquires_pending', 'Queries and transactions of this process waiting for a PostgreSQL connection', (u) => u.pending);
+  registerSampledGauges<PoolUsage>(registry, [], () => [[{}, poolUsage()]], [
+    ['db_pool_connections_in_use', 'PostgreSQL connections of this process lent out to queries and transactions', (u) => u.inUse],
+    ['db_pool_connections_idle', 'PostgreSQL connections of this process open and idle', (u) => u.idle],
+    ['db_pool_connections_max', 'The most PostgreSQL connections this process opens (DATABASE_POOL_MAX)', (u) => u.max],
+    ['db_pool_acquires_pending', 'Queries and transactions of this process waiting for a PostgreSQL connection', (u) => u.pending],
+  ]);
 }
 
 /**
@@ -65,20 +78,16 @@ function registerPoolGauges(registry: Registry): void {
  * start. Tenant ids stay out of the labels; a refusal count that grows says some tenant is at its share.
  */
 function registerTenantLimiterGauges(registry: Registry): void {
-  const gauge = (name: string, help: string, read: (limiter: TenantLimiter) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['pool'] as const,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const limiter of allTenantLimiters()) this.set({ pool: limiter.pool }, read(limiter));
-      },
-    });
-  gauge('tenant_outbound_calls_in_flight', 'Outbound calls running, by shared pool (all tenants)', (l) => l.totals().inFlight);
-  gauge('tenant_outbound_calls_waiting', "Outbound calls waiting for their tenant's share, by shared pool", (l) => l.totals().waiting);
-  gauge('tenant_outbound_calls_refused', "Outbound calls refused since start because their tenant's share was full (retried later), by pool", (l) => l.refused);
+  registerSampledGauges<TenantLimiter>(
+    registry,
+    ['pool'],
+    () => allTenantLimiters().map((limiter) => [{ pool: limiter.pool }, limiter] as [Record<string, string>, TenantLimiter]),
+    [
+      ['tenant_outbound_calls_in_flight', 'Outbound calls running, by shared pool (all tenants)', (l) => l.totals().inFlight],
+      ['tenant_outbound_calls_waiting', "Outbound calls waiting for their tenant's share, by shared pool", (l) => l.totals().waiting],
+      ['tenant_outbound_calls_refused', "Outbound calls refused since start because their tenant's share was full (retried later), by pool", (l) => l.refused],
+    ],
+  );
 }
 
 /** `Authorization: Bearer <token>` carries `token` (compared in constant time). */

@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { ContentError } from '../domain/content-error';
 import { BoundedGate } from './bounded-gate';
 import { tenantLimiter, type TenantLimits } from './tenant-limiter';
+import { LOWER_THIS_THREAD_PRIORITY_JS } from './background-priority';
 
 /** What the API keeps of a message: the rest (attachments, HTML) is dropped in the thread. */
 export interface ParsedMail {
@@ -50,6 +51,7 @@ export const MAIL_LIMITS = {
 export type MailLimits = { readonly [K in keyof typeof MAIL_LIMITS]: number };
 
 const PARSE_IN_THREAD = `
+${LOWER_THIS_THREAD_PRIORITY_JS}
 const { parentPort, workerData } = require('node:worker_threads');
 const { MailParser } = require(workerData.module);
 const { createHash } = require('node:crypto');

@@ -5,6 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { runToEnd } from '../domain/privacy/pii';
 import { budgetedRedaction, ScanBudgetExceeded } from './redaction-scan';
+import { lowerThisThreadPriority } from './background-priority';
 
 export interface RedactionJob {
   id: number;
@@ -23,4 +24,5 @@ function answer(job: RedactionJob): RedactionAnswer {
   }
 }
 
+lowerThisThreadPriority();
 parentPort?.on('message', (job: RedactionJob) => parentPort!.postMessage(answer(job)));

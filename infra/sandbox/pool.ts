@@ -23,6 +23,7 @@ import type { SandboxConfig } from '../config';
 import { TenantLimiter, tenantLimiter, type TenantLimits } from '../tenant-limiter';
 import { MAX_QUEUED, TENANT_SHARE } from './limits';
 import { ContentError, SandboxUnavailableError, type TaskInput, type TaskKind, type TaskOutput, type TaskReply } from './protocol';
+import { backgroundCommand } from '../background-priority';
 
 export interface SandboxOptions {
   /** The pool's name: its tenant limiter's pool and its log lines. */
@@ -79,11 +80,15 @@ function startChild(
   args: readonly string[],
 ): Promise<{ child: ChildProcess; vmDataKiB: number; stderr: () => string }> {
   const limit = dataKiB === null ? 'unlimited' : String(dataKiB);
-  const child = spawn('/bin/sh', ['-c', 'ulimit -c 0 && ulimit -d "$1" && shift && exec "$@"', 'sandbox', limit, process.execPath, ...nodeFlags, script, ...args], {
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    serialization: 'advanced',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', UV_THREADPOOL_SIZE: '2' },
-  });
+  const child = spawn(
+    '/bin/sh',
+    ['-c', 'ulimit -c 0 && ulimit -d "$1" && shift && exec "$@"', 'sandbox', limit, ...backgroundCommand([process.execPath, ...nodeFlags, script, ...args])],
+    {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', UV_THREADPOOL_SIZE: '2' },
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4096)));
   return new Promise((resolve, reject) => {

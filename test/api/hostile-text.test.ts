@@ -46,17 +46,30 @@ afterAll(async () => {
   await admin?.close();
 });
 
-async function postMail(text: string): Promise<{ status: number; body: unknown; messageId: string }> {
+interface SignedMail {
+  raw: Buffer;
+  signature: string;
+  messageId: string;
+}
+
+/**
+ * A mail composed and signed before the attack starts: composing 7 MiB runs on this process's
+ * event loop, which also times the probes, and would be counted against the service.
+ */
+async function signedMail(text: string): Promise<SignedMail> {
   const messageId = `<${randomUUID()}@outside.example>`;
   const from = 'Outsider <outsider@outside.example>';
   const raw = await new MailComposer({ from, to: 'support@plant.example.com', subject: 'Hello', text, messageId, headers: authenticatedSender(from) }).compile().build();
-  const signature = `sha256=${createHmac('sha256', account.inbound_secret).update(raw).digest('hex')}`;
+  return { raw, signature: `sha256=${createHmac('sha256', account.inbound_secret).update(raw).digest('hex')}`, messageId };
+}
+
+async function postMail(mail: SignedMail): Promise<{ status: number; body: unknown; messageId: string }> {
   const res = await fetch(`${apiProcess.url}/api/v1/email/inbound/${account.id}`, {
     method: 'POST',
-    headers: { 'Content-Type': 'message/rfc822', 'X-Inbound-Signature': signature },
-    body: raw,
+    headers: { 'Content-Type': 'message/rfc822', 'X-Inbound-Signature': mail.signature },
+    body: mail.raw,
   });
-  return { status: res.status, body: await res.json(), messageId };
+  return { status: res.status, body: await res.json(), messageId: mail.messageId };
 }
 
 const watched = () => [{ name: 'api', pid: apiProcess.pid, livezUrl: `${apiProcess.url}/livez` }, stackWorker()];
@@ -82,7 +95,8 @@ async function storedWithReply(messageId: string): Promise<{ inbound: string; re
 it('stores a 7 MiB mail dense with e-mails, phones and cards redacted, while both processes and another tenant are answered within 2 s', async () => {
   const text = densePiiMail(7 * MIB);
   const lines = text.split('\n').filter((line) => line.includes('@')).length;
-  const report = await underHostileLoad({ watched: watched(), otherTenant }, () => postMail(text));
+  const mail = await signedMail(text);
+  const report = await underHostileLoad({ watched: watched(), otherTenant }, () => postMail(mail));
   expect({ status: report.result.status, body: report.result.body }).toEqual({ status: 200, body: { stored: 1, duplicates: 0, unrouted: 0 } });
   expectContained(report);
 
@@ -98,8 +112,9 @@ it.each([
   ['a CPF label then 40 000 spaces', `CPF${repeated(' ', 40_000)}x 123.456.789-09`],
   ['60 000 newlines between words', `CPF\n${repeated('\n', 60_000)}check\n${repeated(' \n', 20_000)}pump`],
 ])('%s: stored and answered, both processes and another tenant within 2 s', async (_probe, text) => {
+  const mail = await signedMail(text);
   const report = await underHostileLoad({ watched: watched(), otherTenant }, async () => {
-    const posted = await postMail(text);
+    const posted = await postMail(mail);
     return { posted, stored: await storedWithReply(posted.messageId) };
   });
   expect({ status: report.result.posted.status, body: report.result.posted.body }).toEqual({ status: 200, body: { stored: 1, duplicates: 0, unrouted: 0 } });

@@ -85,6 +85,18 @@ export function rssMiB(pid: number): number | null {
   }
 }
 
+/** The nice value of each thread of `pid` (Linux: /proc/<pid>/task/<tid>/stat, field 19), by thread id. */
+export function threadNiceValues(pid: number): Map<number, number> {
+  const nices = new Map<number, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    nices.set(Number(tid), Number(fields[16]));
+  }
+  return nices;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

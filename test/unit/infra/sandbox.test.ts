@@ -13,7 +13,8 @@ import { PDF_INFLATION } from '../../../infra/sandbox/limits';
 import { TenantCapacityError } from '../../../infra/tenant-limiter';
 import { pngIdatNotZlib, pngNegativeChunkLength, pngPixelBomb, validPng } from '../../support/hostile-corpus/images';
 import { pdfChainedFlateBomb, pdfFlateBomb, pdfWithText } from '../../support/hostile-corpus/pdf';
-import { rssMiB } from '../../support/hostile-probe';
+import { rssMiB, threadNiceValues } from '../../support/hostile-probe';
+import { BACKGROUND_NICE } from '../../../infra/background-priority';
 import { createMetricsRegistry } from '../../../infra/metrics';
 
 jest.setTimeout(180_000);
@@ -54,10 +55,11 @@ const failureOf = (promise: Promise<unknown>) =>
     (err: unknown) => err,
   );
 
-it('renders a report with a valid logo, and reuses its child', async () => {
+it("renders a report with a valid logo in a child below the event loop's priority, and reuses its child", async () => {
   const first = await render(validPng());
   expect(Buffer.from(first.bytes).subarray(0, 5).toString()).toBe('%PDF-');
   const pids = pool.stats().pids;
+  for (const pid of pids) expect(new Set(threadNiceValues(pid).values())).toEqual(new Set([BACKGROUND_NICE]));
   await render(validPng());
   expect(pool.stats().pids).toEqual(pids);
 });

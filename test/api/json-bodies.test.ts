@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const postAsset = (body: BodyInit, headers: Record<string, string> = {}, init: RequestInit = {}) =>
+const postAsset = (body: RequestInit['body'], headers: Record<string, string> = {}, init: RequestInit = {}) =>
   api.request('/api/v1/assets', { method: 'POST', token: tenant.token, headers: { 'Content-Type': 'application/json', ...headers }, body, ...init });
 
 describe('JSON bodies', () => {

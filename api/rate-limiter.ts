@@ -49,49 +49,43 @@ interface WindowCount {
   expireMs: number;
 }
 
-interface WindowRow {
+/** The tenant's row after its count (bigints come back as text). */
+interface BudgetRow {
   burst_points: number;
-  burst_expire: string;
-  minute_points: number | null;
-  minute_expire: string | null;
-  minute_before: { points: number; expire: number } | null;
+  burst_ends: string;
+  minute_points: number;
+  minute_ends: string;
 }
 
+/** The burst count a request makes: 1 in a window that has ended, one more in the current one. */
+const BURST_AFTER = `case when b.burst_ends <= $2::bigint then 1 else b.burst_points + 1 end`;
+
 /**
- * Both windows of a request in one statement, on rate-limiter-flexible's table layout (`key`,
- * `points`, `expire` in epoch ms; the login and inbound limiters share the table, and its expired
- * rows are cleared by them). The burst counter is counted first; the minute counter only when the
- * burst admitted the request, so a request the burst refuses does not spend the minute budget.
- * A window whose `expire` has passed starts again at 1, as the library's upsert does. The minute
- * row is also read as it was, for a refused request's headers. A named prepared statement: it
- * runs on every request. Parameters: burst key, minute key, now, burst end, minute end, burst limit.
+ * Both windows of a request in one statement, on the tenant's own row of `tenant_request_budgets`
+ * (db/migrations/20261204090000_tenant_request_budgets.ts; a table of ours, so no library's layout
+ * is written by hand). The burst is counted first; the minute only when the burst admitted the
+ * request, so a request the burst refuses does not spend the minute budget (the row then keeps the
+ * minute as it was, which a refused request's headers show). A window whose end has passed starts
+ * again at 1. One row and one upsert per request, a named prepared statement: it runs on every
+ * request. Parameters: tenant, now, burst end, minute end, burst limit (times in epoch ms).
  */
 const COUNT_BOTH_WINDOWS = `
-  with burst as (
-    insert into rate_limits as r (key, points, expire) values ($1::varchar, 1, $4::bigint)
-    on conflict (key) do update set
-      points = case when r.expire <= $3::bigint then 1 else r.points + 1 end,
-      expire = case when r.expire <= $3::bigint then excluded.expire else r.expire end
-    returning points, expire
-  ), minute as (
-    insert into rate_limits as r (key, points, expire)
-    select $2::varchar, 1, $5::bigint from burst where burst.points <= $6::integer
-    on conflict (key) do update set
-      points = case when r.expire <= $3::bigint then 1 else r.points + 1 end,
-      expire = case when r.expire <= $3::bigint then excluded.expire else r.expire end
-    returning points, expire
-  )
-  select burst.points as burst_points, burst.expire as burst_expire,
-         minute.points as minute_points, minute.expire as minute_expire,
-         (select row_to_json(m) from (select points, expire from rate_limits where key = $2::varchar and expire > $3::bigint) m) as minute_before
-    from burst left join minute on true`;
+  insert into tenant_request_budgets as b (tenant_id, burst_points, burst_ends, minute_points, minute_ends)
+  values ($1::uuid, 1, $3::bigint, 1, $4::bigint)
+  on conflict (tenant_id) do update set
+    burst_points = ${BURST_AFTER},
+    burst_ends = case when b.burst_ends <= $2::bigint then excluded.burst_ends else b.burst_ends end,
+    minute_points = case when ${BURST_AFTER} > $5::integer then b.minute_points
+                         when b.minute_ends <= $2::bigint then 1 else b.minute_points + 1 end,
+    minute_ends = case when ${BURST_AFTER} > $5::integer then b.minute_ends
+                       when b.minute_ends <= $2::bigint then excluded.minute_ends else b.minute_ends end
+  returning burst_points, burst_ends, minute_points, minute_ends`;
 
 /**
  * Per-tenant limits of the tenant's plan, counted in PostgreSQL so every API process shares them.
  * Two windows: the per-minute budget, and the burst (requests in any one second), counted in one
- * round trip (COUNT_BOTH_WINDOWS; with rate-limiter-flexible's two limiters it was two, one after
- * the other, on every request). The burst is judged first, and a request it refuses does not
- * spend the minute budget.
+ * round trip on one row (COUNT_BOTH_WINDOWS). The burst is judged first, and a request it refuses
+ * does not spend the minute budget.
  */
 export function createRateLimiter(db: Db): RateLimiter {
   const known = new LRUCache<string, KnownBudget>({ max: KNOWN_BUDGETS });
@@ -112,22 +106,16 @@ export function createRateLimiter(db: Db): RateLimiter {
     const limits = RATE_LIMITS[plan];
     const { requestsPerMinute, burstPerSecond } = limits;
     const now = Date.now();
-    const [row] = await runPrepared<WindowRow>(db, 'tenant-budget', COUNT_BOTH_WINDOWS, [
-      `sec:${plan}:${tenantId}`,
-      `min:${plan}:${tenantId}`,
-      now,
-      now + 1_000,
-      now + 60_000,
-      burstPerSecond,
-    ]);
+    const [row] = await runPrepared<BudgetRow>(db, 'tenant-request-budget', COUNT_BOTH_WINDOWS, [tenantId, now, now + 1_000, now + 60_000, burstPerSecond]);
     if (!row) throw new Error('the tenant budget statement answered no row');
-    const burst: WindowCount = { points: row.burst_points, expireMs: Number(row.burst_expire) };
+    const burst: WindowCount = { points: row.burst_points, expireMs: Number(row.burst_ends) };
+    const minute: WindowCount = { points: row.minute_points, expireMs: Number(row.minute_ends) };
     if (burst.points > burstPerSecond) {
-      const before = row.minute_before ? { points: row.minute_before.points, expireMs: Number(row.minute_before.expire) } : null;
+      // The minute as the row keeps it: uncounted by this request, and none once it has ended.
+      const before = minute.expireMs > now ? minute : null;
       known.set(tenantId, { limits, burst, minute: before });
       return decision(false, requestsPerMinute, before, 'burst', burst.expireMs - now);
     }
-    const minute: WindowCount = { points: row.minute_points as number, expireMs: Number(row.minute_expire) };
     known.set(tenantId, { limits, burst, minute });
     if (minute.points > requestsPerMinute) return decision(false, requestsPerMinute, minute, 'minute', minute.expireMs - now);
     return decision(true, requestsPerMinute, minute, null);

@@ -18,12 +18,16 @@ import { characters } from './joi';
  * presence, a literal default, allow(null), valid(...) on strings, and `custom` rules, which are
  * called with helpers whose error answers "not sure". The equivalence with Joi is tested on mutated
  * bodies and queries (test/unit/domain/joi-fast-path.test.ts).
+ *
+ * It reads the schema through `describe()`, Joi's public description (the format `Joi.build()`
+ * reads back), never its private fields, and it is closed: a description key, flag or rule it does
+ * not know leaves the whole schema (or an optional key's) to Joi.
  */
 export type FastPath = (value: unknown) => { value: unknown } | undefined;
 
 /** Compiles `schema`, or null when it uses something not known here (Joi alone judges it). */
 export function compileFastPath(schema: Schema): FastPath | null {
-  const judge = compile(schema as unknown as JoiInternals);
+  const judge = compile(schema.describe() as Description);
   if (!judge) return null;
   return (value) => {
     const judged = judge(value);
@@ -34,45 +38,53 @@ export function compileFastPath(schema: Schema): FastPath | null {
 const UNSURE = Symbol('unsure');
 type Judge = (value: unknown) => unknown;
 
-/** The parts of a Joi 18 schema object read here (its own representation, pinned with Joi). */
-interface JoiInternals {
+/** A schema as `describe()` writes it; what is read here is checked, never assumed. */
+interface Description {
   type: string;
-  _flags: Record<string, unknown>;
-  _rules: Array<{ name: string; args: Record<string, unknown> | null }>;
-  _valids: { _values: Set<unknown>; _refs: Set<unknown> } | null;
-  _invalids: unknown;
-  _preferences: unknown;
-  _refs: { refs: unknown[] };
-  $_terms: Record<string, unknown>;
+  flags?: Record<string, unknown>;
+  rules?: Array<{ name: string; args?: Record<string, unknown> }>;
+  allow?: unknown[];
+  keys?: Record<string, Description>;
+  items?: Description[];
+  whens?: unknown[];
 }
 
 /** Flags that change nothing an accepted value becomes (documentation and error wording), and `default`, which `compile` applies. */
 const NEUTRAL_FLAGS = new Set(['presence', 'description', 'label', 'error', 'default']);
-/** Terms that only document a schema. */
-const NEUTRAL_TERMS = new Set(['examples', 'metas', 'notes', 'tags']);
+/** Description keys every schema may have: what it is, its flags, rules and allowed values, and what only documents it. */
+const COMMON_KEYS = new Set(['type', 'flags', 'rules', 'allow', 'examples', 'metas', 'notes', 'tags']);
 
-function compile(schema: JoiInternals): Judge | null {
-  if (schema._preferences || schema._invalids || schema._refs.refs.length > 0) return null;
-  const { presence } = schema._flags;
+const flagsOf = (schema: Description): Record<string, unknown> => schema.flags ?? {};
+const rulesOf = (schema: Description) => schema.rules ?? [];
+const presenceOf = (schema: Description): unknown => flagsOf(schema).presence;
+/** A rule's number argument, or undefined for anything else (a reference). */
+const numberArg = (rule: { args?: Record<string, unknown> }, name = 'limit'): number | undefined => {
+  const arg = rule.args?.[name];
+  return typeof arg === 'number' ? arg : undefined;
+};
+
+function compile(schema: Description): Judge | null {
+  const presence = presenceOf(schema);
   if (presence !== undefined && presence !== 'required' && presence !== 'optional') return null;
   const fallback = defaultOf(schema);
   if (fallback === UNSURE) return null;
   const typed = compileType(schema);
   if (!typed) return null;
-  const allowsNull = schema._valids?._values.has(null) ?? false;
+  const allowsNull = schema.allow?.includes(null) ?? false;
   const judge: Judge = allowsNull ? (value) => (value === null ? null : typed(value)) : typed;
   return fallback === undefined ? judge : (value) => (value === undefined ? fallback : judge(value));
 }
 
-/** A schema's default: undefined for none, UNSURE for one not known here (a function, an object, with `required`). */
-function defaultOf(schema: JoiInternals): unknown {
-  if (!Object.hasOwn(schema._flags, 'default')) return undefined;
-  const fallback = schema._flags.default;
+/** A schema's default: undefined for none, UNSURE for one not known here (a function, an object, a reference, with `required`). */
+function defaultOf(schema: Description): unknown {
+  const flags = flagsOf(schema);
+  if (!Object.hasOwn(flags, 'default')) return undefined;
+  const fallback = flags.default;
   const literal = typeof fallback === 'string' || typeof fallback === 'number' || typeof fallback === 'boolean';
-  return literal && schema._flags.presence !== 'required' ? fallback : UNSURE;
+  return literal && flags.presence !== 'required' ? fallback : UNSURE;
 }
 
-function compileType(schema: JoiInternals): Judge | null {
+function compileType(schema: Description): Judge | null {
   switch (schema.type) {
     case 'object':
       return compileObject(schema);
@@ -89,34 +101,34 @@ function compileType(schema: JoiInternals): Judge | null {
   }
 }
 
-/** True when the schema has no flag, term or allowed value beyond the neutral ones and `extra`. */
-function onlyKnown(schema: JoiInternals, extra: { flags?: string[]; terms?: string[] }): boolean {
-  const flagsOk = Object.keys(schema._flags).every((flag) => NEUTRAL_FLAGS.has(flag) || extra.flags?.includes(flag));
-  const termsOk = Object.entries(schema.$_terms).every(([term, value]) => {
-    if (NEUTRAL_TERMS.has(term) || extra.terms?.includes(term)) return true;
-    return value === null || (Array.isArray(value) && value.length === 0);
-  });
-  const valids = schema._valids;
-  const validsOk = !valids || (valids._refs.size === 0 && (schema._flags.only === true || [...valids._values].every((v) => v === null)));
-  return flagsOk && termsOk && validsOk;
+/**
+ * True when the schema has no description key, flag or allowed value beyond the common and
+ * neutral ones and `extra`: a preference, an invalid value, a reference, a condition, a pattern of
+ * keys, a rename or anything Joi adds later is not.
+ */
+function onlyKnown(schema: Description, extra: { flags?: string[]; keys?: string[] }): boolean {
+  const keysOk = Object.keys(schema).every((key) => COMMON_KEYS.has(key) || extra.keys?.includes(key));
+  const flagsOk = Object.keys(flagsOf(schema)).every((flag) => NEUTRAL_FLAGS.has(flag) || extra.flags?.includes(flag));
+  // Allowed values: null anywhere; the listed strings of valid(...) (`only`), where compileString checks them.
+  const allowOk = (schema.allow ?? []).every((v) => v === null || (flagsOf(schema).only === true && typeof v === 'string'));
+  return keysOk && flagsOk && allowOk;
 }
 
-function compileObject(schema: JoiInternals): Judge | null {
-  const keys = schema.$_terms.keys as Array<{ key: string; schema: JoiInternals }> | null;
-  if (!keys || schema._rules.length > 0 || !onlyKnown(schema, { terms: ['keys'] })) return null;
+function compileObject(schema: Description): Judge | null {
+  const keys = schema.keys;
+  if (!keys || rulesOf(schema).length > 0 || !onlyKnown(schema, { keys: ['keys'] })) return null;
   const children = new Map<string, { judge: Judge; required: boolean }>();
   const defaults: Array<[string, unknown]> = [];
-  for (const child of keys) {
-    const required = child.schema._flags.presence === 'required';
-    const fallback = defaultOf(child.schema);
+  for (const [key, child] of Object.entries(keys)) {
+    const required = presenceOf(child) === 'required';
+    const fallback = defaultOf(child);
     // A key not known here is left to Joi whenever it is sent, and must then matter only when sent:
     // not required, no default, no condition (`when`) that could require it.
-    const whens = child.schema.$_terms.whens as unknown[] | null | undefined;
-    const mattersUnsent = required || fallback !== undefined || (whens?.length ?? 0) > 0;
-    const judge = compile(child.schema) ?? (mattersUnsent ? null : () => UNSURE);
+    const mattersUnsent = required || fallback !== undefined || (child.whens?.length ?? 0) > 0;
+    const judge = compile(child) ?? (mattersUnsent ? null : () => UNSURE);
     if (!judge) return null;
-    children.set(child.key, { judge, required });
-    if (fallback !== undefined) defaults.push([child.key, fallback]);
+    children.set(key, { judge, required });
+    if (fallback !== undefined) defaults.push([key, fallback]);
   }
   const required = [...children].filter(([, c]) => c.required).map(([key]) => key);
   return (value) => {
@@ -139,17 +151,16 @@ function compileObject(schema: JoiInternals): Judge | null {
   };
 }
 
-function compileArray(schema: JoiInternals): Judge | null {
-  const items = schema.$_terms.items as JoiInternals[] | null;
-  if (!items || items.length !== 1 || !onlyKnown(schema, { terms: ['items', '_inclusions'] })) return null;
-  const inclusions = schema.$_terms._inclusions as unknown[];
-  if (inclusions.length !== 1 || items[0]!._flags.presence !== undefined) return null;
+function compileArray(schema: Description): Judge | null {
+  const items = schema.items;
+  // One item schema that is neither required nor forbidden: any number of items, each judged by it.
+  if (!items || items.length !== 1 || presenceOf(items[0]!) !== undefined || !onlyKnown(schema, { keys: ['items'] })) return null;
   let min = 0;
   let max = Infinity;
-  for (const rule of schema._rules) {
-    if (rule.name === 'items') continue;
-    if (rule.name === 'min') min = rule.args!.limit as number;
-    else if (rule.name === 'max') max = rule.args!.limit as number;
+  for (const rule of rulesOf(schema)) {
+    const limit = numberArg(rule);
+    if (rule.name === 'min' && limit !== undefined) min = limit;
+    else if (rule.name === 'max' && limit !== undefined) max = limit;
     else return null;
   }
   const item = compile(items[0]!);
@@ -166,25 +177,33 @@ function compileArray(schema: JoiInternals): Judge | null {
   };
 }
 
-function compileString(schema: JoiInternals): Judge | null {
+/** A pattern as `describe()` writes it (`/source/flags`), compiled back. */
+function regexOf(described: unknown): RegExp | null {
+  if (typeof described !== 'string' || !described.startsWith('/')) return null;
+  const end = described.lastIndexOf('/');
+  return end > 0 ? new RegExp(described.slice(1, end), described.slice(end + 1)) : null;
+}
+
+function compileString(schema: Description): Judge | null {
   if (!onlyKnown(schema, { flags: ['only'] })) return null;
   let trim = false;
   let min = 0;
   let max = Infinity;
   const patterns: Array<{ regex: RegExp; invert: boolean }> = [];
-  for (const rule of schema._rules) {
+  for (const rule of rulesOf(schema)) {
     const args = rule.args ?? {};
-    if (rule.name === 'trim') trim = args.enabled === true;
-    else if (rule.name === 'minChars') min = args.limit as number;
-    else if (rule.name === 'maxChars') max = args.limit as number;
-    else if (rule.name === 'pattern') patterns.push({ regex: args.regex as RegExp, invert: (args.options as { invert?: boolean }).invert === true });
+    const options = (args.options ?? {}) as { invert?: unknown; name?: unknown };
+    const regex = rule.name === 'pattern' ? regexOf(args.regex) : null;
+    if (rule.name === 'trim' && typeof args.enabled === 'boolean') trim = args.enabled;
+    else if (rule.name === 'minChars' && numberArg(rule) !== undefined) min = numberArg(rule)!;
+    else if (rule.name === 'maxChars' && numberArg(rule) !== undefined) max = numberArg(rule)!;
+    else if (regex && Object.keys(options).every((option) => option === 'invert' || option === 'name')) patterns.push({ regex, invert: options.invert === true });
     else return null;
   }
   const matches = (text: string) => patterns.every(({ regex, invert }) => regex.test(text) !== invert);
-  if (schema._flags.only === true) {
+  if (flagsOf(schema).only === true) {
     // valid(...): Joi compares the converted string with the listed values, and nothing else applies.
-    const listed = schema._valids!._values;
-    if (![...listed].every((v) => v === null || typeof v === 'string')) return null;
+    const listed = new Set(schema.allow);
     return (value) => {
       if (typeof value !== 'string') return UNSURE;
       const converted = trim ? value.trim() : value;
@@ -203,7 +222,6 @@ function compileString(schema: JoiInternals): Judge | null {
     return converted;
   };
 }
-
 /**
  * A non-negative integer written as Joi would write it back (no sign, no leading zero, no exponent,
  * no spaces) and well within the safe integers: Joi converts it to the same number without a
@@ -211,16 +229,16 @@ function compileString(schema: JoiInternals): Judge | null {
  */
 const CANONICAL_INTEGER = /^(?:0|[1-9]\d{0,14})$/;
 
-function compileNumber(schema: JoiInternals): Judge | null {
+function compileNumber(schema: Description): Judge | null {
   if (!onlyKnown(schema, {})) return null;
   let integer = false;
   let min = -Infinity;
   let max = Infinity;
-  for (const rule of schema._rules) {
-    const limit = rule.args?.limit;
-    if (rule.name === 'integer') integer = true;
-    else if (rule.name === 'min' && typeof limit === 'number') min = limit;
-    else if (rule.name === 'max' && typeof limit === 'number') max = limit;
+  for (const rule of rulesOf(schema)) {
+    const limit = numberArg(rule);
+    if (rule.name === 'integer' && rule.args === undefined) integer = true;
+    else if (rule.name === 'min' && limit !== undefined) min = limit;
+    else if (rule.name === 'max' && limit !== undefined) max = limit;
     else return null;
   }
   return (value) => {
@@ -238,30 +256,31 @@ function compileNumber(schema: JoiInternals): Judge | null {
  */
 const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
-function compileDate(schema: JoiInternals): Judge | null {
-  if (schema._flags.format !== 'iso' || !onlyKnown(schema, { flags: ['format'] })) return null;
+function compileDate(schema: Description): Judge | null {
+  if (flagsOf(schema).format !== 'iso' || !onlyKnown(schema, { flags: ['format'] })) return null;
   const customs: Array<(value: unknown, helpers: object) => unknown> = [];
-  for (const rule of schema._rules) {
-    if (rule.name !== 'custom') return null;
-    customs.push(rule.args!.method as (value: unknown, helpers: object) => unknown);
+  for (const rule of rulesOf(schema)) {
+    const method = rule.args?.method;
+    if (rule.name !== 'custom' || typeof method !== 'function') return null;
+    customs.push(method as (value: unknown, helpers: object) => unknown);
   }
   return (value) => {
     if (typeof value !== 'string' || !RFC3339.test(value)) return UNSURE;
     let date: unknown = new Date(value);
     if (Number.isNaN((date as Date).getTime())) return UNSURE;
     for (const custom of customs) {
-      date = runCustom(custom, date, value, schema);
+      date = runCustom(custom, date, value);
       if (date === UNSURE) return UNSURE;
     }
     return date;
   };
 }
 
-/** A `custom` rule as Joi runs it, with helpers whose every error means "not sure". */
-function runCustom(custom: (value: unknown, helpers: object) => unknown, value: unknown, original: unknown, schema: JoiInternals): unknown {
+/** A `custom` rule as Joi runs it, with helpers whose every error means "not sure" (one that needs more of them throws: not sure either). */
+function runCustom(custom: (value: unknown, helpers: object) => unknown, value: unknown, original: unknown): unknown {
   const unsure = () => UNSURE;
   try {
-    const out = custom(value, { schema, original, error: unsure, message: unsure, warn: unsure, errorsArray: unsure });
+    const out = custom(value, { original, error: unsure, message: unsure, warn: unsure, errorsArray: unsure });
     return out === undefined ? UNSURE : out;
   } catch {
     return UNSURE;

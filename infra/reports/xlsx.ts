@@ -1,10 +1,12 @@
 /**
- * Report documents as XLSX (exceljs): a summary sheet (branding, title, key figures) and one sheet
- * per table, with typed cells (numbers as numbers, times as dates), the header row in the
- * branding's primary colour and frozen. Percent cells hold 0..100, as in the PDF and the API.
+ * Report documents as XLSX (write-excel-file): a summary sheet (branding, title, key figures) and
+ * one sheet per table, with typed cells (numbers as numbers, times as dates), the header row in the
+ * branding's primary colour, frozen, with a filter. Percent cells hold 0..100, as in the PDF and
+ * the API.
  */
-import ExcelJS from 'exceljs';
-import { Column, ColumnKind, KeyFigure, ReportDocument, TableSection } from '../../domain/reports/document';
+import writeXlsxFile, { type Cell as XlsxCell, type CellObject, type Feature, type Image, type Row, type Sheet } from 'write-excel-file/node';
+import { getCellAddress, getOrderOfSiblings, getSelfClosingTagMarkup, insertElementMarkupAccordingToOrderOfSiblings } from 'write-excel-file/utility';
+import { Cell, Column, ColumnKind, KeyFigure, ReportDocument, TableSection } from '../../domain/reports/document';
 import { RenderBranding } from './branding';
 
 const NUMBER_FORMATS: Readonly<Record<ColumnKind, string | undefined>> = {
@@ -15,46 +17,45 @@ const NUMBER_FORMATS: Readonly<Record<ColumnKind, string | undefined>> = {
   date: 'yyyy-mm-dd',
   datetime: 'yyyy-mm-dd hh:mm',
 };
+/** The logo's size on the summary sheet, in pixels, and the rows it covers above the company name. */
+const LOGO_PIXELS = 64;
+const LOGO_ROWS = 4;
+/** What the Node build takes as file content (a Buffer, a stream or a Blob). */
+type Content = Image['content'];
 
-const argb = (hex: string) => `FF${hex.slice(1).toUpperCase()}`;
+const headerCell = (value: string, branding: RenderBranding): CellObject => ({
+  value,
+  fontWeight: 'bold',
+  textColor: '#FFFFFF',
+  backgroundColor: branding.primaryColor,
+  alignVertical: 'center',
+});
 
-function styleHeader(row: ExcelJS.Row, branding: RenderBranding): void {
-  row.eachCell((cell) => {
-    cell.font = { bold: true, color: { argb: 'FFFFFFFF' } };
-    cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: argb(branding.primaryColor) } };
-    cell.alignment = { vertical: 'middle' };
-  });
+/** A value of the document as a typed cell in its column's format; null stays an empty cell. */
+function typedCell(value: Cell, kind: ColumnKind): XlsxCell {
+  if (value === null) return null;
+  const format = NUMBER_FORMATS[kind];
+  if (value instanceof Date) return { value, type: Date, format: format ?? NUMBER_FORMATS.datetime };
+  if (typeof value === 'number') return format ? { value, type: Number, format } : { value, type: Number };
+  return { value, type: String };
 }
 
-function summarySheet(workbook: ExcelJS.Workbook, report: ReportDocument, branding: RenderBranding): void {
-  const sheet = workbook.addWorksheet('Summary');
-  sheet.columns = [{ width: 32 }, { width: 22 }];
-  const firstRow = branding.logo ? 5 : 1;
-  if (branding.logo) {
-    const image = workbook.addImage({ buffer: branding.logo.bytes as unknown as ExcelJS.Buffer, extension: branding.logo.contentType === 'image/png' ? 'png' : 'jpeg' });
-    sheet.addImage(image, { tl: { col: 0, row: 0 }, ext: { width: 64, height: 64 } });
-  }
-  const company = sheet.getCell(firstRow, 1);
-  company.value = branding.companyName;
-  company.font = { bold: true, size: 14, color: { argb: argb(branding.primaryColor) } };
-  sheet.getCell(firstRow + 1, 1).value = report.title;
-  sheet.getCell(firstRow + 1, 1).font = { bold: true, size: 12 };
-  sheet.getCell(firstRow + 2, 1).value = report.subtitle;
-  sheet.getCell(firstRow + 3, 1).value = 'Generated';
-  const generated = sheet.getCell(firstRow + 3, 2);
-  generated.value = report.generatedAt;
-  generated.numFmt = NUMBER_FORMATS.datetime as string;
-
-  const header = sheet.getRow(firstRow + 5);
-  header.values = ['Key figure', 'Value'];
-  styleHeader(header, branding);
-  report.keyFigures.forEach((figure: KeyFigure, i) => {
-    const row = sheet.getRow(firstRow + 6 + i);
-    row.getCell(1).value = figure.label;
-    row.getCell(2).value = figure.value;
-    row.getCell(2).numFmt = NUMBER_FORMATS[figure.kind] as string;
-  });
-  if (branding.footerText) sheet.getCell(firstRow + 7 + report.keyFigures.length, 1).value = branding.footerText;
+function summarySheet(report: ReportDocument, branding: RenderBranding): Sheet<Content> {
+  const rows: Row[] = branding.logo ? Array.from({ length: LOGO_ROWS }, () => []) : [];
+  rows.push(
+    [{ value: branding.companyName, fontWeight: 'bold', fontSize: 14, textColor: branding.primaryColor }],
+    [{ value: report.title, fontWeight: 'bold', fontSize: 12 }],
+    [report.subtitle],
+    ['Generated', typedCell(report.generatedAt, 'datetime')],
+    [],
+    [headerCell('Key figure', branding), headerCell('Value', branding)],
+    ...report.keyFigures.map((figure: KeyFigure): Row => [figure.label, typedCell(figure.value, figure.kind)]),
+  );
+  if (branding.footerText) rows.push([], [branding.footerText]);
+  const images: Image[] = branding.logo
+    ? [{ content: branding.logo.bytes, contentType: branding.logo.contentType, width: LOGO_PIXELS, height: LOGO_PIXELS, dpi: 96, anchor: { row: 1, column: 1 } }]
+    : [];
+  return { sheet: 'Summary', data: rows, columns: [{ width: 32 }, { width: 22 }], images };
 }
 
 function columnWidth(column: Column, section: TableSection, index: number): number {
@@ -64,20 +65,35 @@ function columnWidth(column: Column, section: TableSection, index: number): numb
   return Math.min(60, Math.max(10, longest + 2));
 }
 
-function tableSheet(workbook: ExcelJS.Workbook, section: TableSection, branding: RenderBranding): void {
-  const sheet = workbook.addWorksheet(section.sheet, { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.columns = section.columns.map((c, i) => ({ header: c.header, width: columnWidth(c, section, i), style: NUMBER_FORMATS[c.kind] ? { numFmt: NUMBER_FORMATS[c.kind] } : {} }));
-  styleHeader(sheet.getRow(1), branding);
-  for (const row of section.rows) sheet.addRow(row.map((cell) => (cell === null ? null : cell)));
-  sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: section.columns.length } };
+function tableSheet(section: TableSection, branding: RenderBranding): Sheet<Content> {
+  return {
+    sheet: section.sheet,
+    data: [section.columns.map((c) => headerCell(c.header, branding)), ...section.rows.map((row) => row.map((cell, i) => typedCell(cell, section.columns[i]!.kind)))],
+    columns: section.columns.map((c, i) => ({ width: columnWidth(c, section, i) })),
+    stickyRowsCount: 1,
+  };
+}
+
+/** A filter on the header row of the sheets at `columnsBySheet`'s indexes (write-excel-file has none of its own). */
+function headerFilters(columnsBySheet: ReadonlyMap<number, number>): Feature<Content> {
+  return {
+    files: {
+      transform: {
+        'xl/worksheets/sheet{id}.xml': {
+          transform(xml, _options, { sheetIndex }) {
+            const columns = columnsBySheet.get(sheetIndex);
+            if (!columns) return xml;
+            const filter = getSelfClosingTagMarkup('autoFilter', { ref: `${getCellAddress(0, 0)}:${getCellAddress(0, columns - 1)}` });
+            return insertElementMarkupAccordingToOrderOfSiblings(xml, filter, getOrderOfSiblings('xl/worksheets/sheet{id}.xml', 'worksheet') ?? [], 'worksheet');
+          },
+        },
+      },
+    },
+  };
 }
 
 export async function renderXlsx(report: ReportDocument, branding: RenderBranding): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
-  workbook.creator = branding.companyName;
-  workbook.title = report.title;
-  workbook.created = report.generatedAt;
-  summarySheet(workbook, report, branding);
-  for (const section of report.sections) if (section.kind === 'table') tableSheet(workbook, section, branding);
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+  const tables = report.sections.filter((section): section is TableSection => section.kind === 'table');
+  const filters = new Map(tables.map((table, i) => [i + 1, table.columns.length]));
+  return writeXlsxFile([summarySheet(report, branding), ...tables.map((table) => tableSheet(table, branding))], { features: [headerFilters(filters)] }).toBuffer();
 }

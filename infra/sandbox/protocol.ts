@@ -11,7 +11,7 @@ import type { InflationLimits } from './tasks/pdf-inflation';
 export interface TaskTypes {
   /** A PDF's text (pdf.js through pdf-parse), after its flate streams were measured against `limits`. */
   'pdf-text': { input: { data: Uint8Array; limits: InflationLimits }; output: { text: string } };
-  /** A report document drawn as PDF (pdfkit) or XLSX (exceljs), with the branding's logo embedded. */
+  /** A report document drawn as PDF (pdfkit) or XLSX (write-excel-file), with the branding's logo embedded. */
   'render-report': { input: { format: 'pdf' | 'xlsx'; document: ReportDocument; branding: RenderBranding }; output: { bytes: Uint8Array } };
   /** An uploaded PNG or JPEG decoded by libvips (sharp) within `maxPixels` and re-encoded as a PNG the service produced. */
   'logo-image': { input: { data: Uint8Array; maxPixels: number; maxSide: number }; output: { png: Uint8Array; width: number; height: number } };

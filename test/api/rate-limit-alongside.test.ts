@@ -1,7 +1,7 @@
 /**
  * A read-only route's request counted while its handler runs (api/middleware/rate-limit.ts,
- * `rateLimitAlongside`): the real limiter over the real `rate_limits` table, in a small Koa app
- * whose handler says when it ran; a transaction of the test holds the tenant's burst row, so a
+ * `rateLimitAlongside`): the real limiter over the real `tenant_request_budgets` table, in a small
+ * Koa app whose handler says when it ran; a transaction of the test holds the tenant's row, so a
  * count waits for as long as the test decides. Then the same through the real API's list.
  */
 import { AddressInfo } from 'node:net';
@@ -13,7 +13,7 @@ import { errorHandler } from '../../api/middleware/errors';
 import { rateLimitAlongside, rateLimitHeaders } from '../../api/middleware/rate-limit';
 import { createRateLimiter, MAX_COUNTED_ALONGSIDE } from '../../api/rate-limiter';
 import { ApiRouter } from '../../api/route';
-import { PlanName, RATE_LIMITS } from '../../domain/tenancy/plans';
+import { RATE_LIMITS } from '../../domain/tenancy/plans';
 import { createTenant, expectError, send, startTestApi, TestApi, TestTenant } from '../support/api';
 
 let api: TestApi;
@@ -56,14 +56,21 @@ async function readApp(tenant: TestTenant) {
   };
 }
 
-/** Holds the tenant's burst row in a transaction of the test: every count of the tenant waits until `release`. */
-async function holdBurstRow(tenantId: string, plan: PlanName = 'free'): Promise<{ release(): Promise<void> }> {
-  const key = `sec:${plan}:${tenantId}`;
+/** Holds the tenant's counters in a transaction of the test: every count of the tenant waits until `release`. */
+async function holdBudgetRow(tenantId: string): Promise<{ release(): Promise<void> }> {
   const trx: Knex.Transaction = await api.deps.db.transaction();
-  await trx.raw('insert into rate_limits (key, points, expire) values (?, 0, ?) on conflict (key) do nothing', [key, Date.now() + 60_000]);
-  await trx.raw('select 1 from rate_limits where key = ? for update', [key]);
+  const ends = Date.now() + 60_000;
+  await trx.raw('insert into tenant_request_budgets values (?, 0, ?, 0, ?) on conflict (tenant_id) do nothing', [tenantId, ends, ends]);
+  await trx.raw('select 1 from tenant_request_budgets where tenant_id = ? for update', [tenantId]);
   return { release: () => trx.commit().then(() => undefined) };
 }
+
+/** The tenant's counters as the shared table holds them. */
+const counters = (tenantId: string): Promise<{ burst_points: number; minute_points: number }> =>
+  api.deps.db('tenant_request_budgets').where({ tenant_id: tenantId }).first('burst_points', 'minute_points');
+
+/** Another API process spends the rest of the tenant's minute. */
+const spendMinute = (tenantId: string) => api.deps.db('tenant_request_budgets').where({ tenant_id: tenantId }).update({ minute_points: FREE.requestsPerMinute });
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 5_000;
@@ -81,7 +88,7 @@ describe('a read counted while it runs', () => {
     const app = await readApp(tenant);
     try {
       // First: nothing known of the tenant in this process, so the handler waits for the count.
-      let held = await holdBurstRow(tenant.tenantId);
+      let held = await holdBudgetRow(tenant.tenantId);
       const first = app.get();
       await settle();
       expect(app.runs).toHaveLength(0);
@@ -92,7 +99,7 @@ describe('a read counted while it runs', () => {
       expect(app.runs).toHaveLength(1);
 
       // Second: the first count left room, so the handler runs while the count still waits.
-      held = await holdBurstRow(tenant.tenantId);
+      held = await holdBudgetRow(tenant.tenantId);
       const second = app.get();
       await until(() => app.runs.length === 2, 'the handler to run beside its waiting count');
       let answered = false;
@@ -104,11 +111,7 @@ describe('a read counted while it runs', () => {
       expect(secondRes.status).toBe(200);
       expect(secondRes.body).toEqual({ read: true });
       expect(secondRes.headers.get('x-ratelimit-remaining')).toBe(String(FREE.requestsPerMinute - 2));
-      const counters = await api.deps
-        .db('rate_limits')
-        .whereIn('key', [`sec:free:${tenant.tenantId}`, `min:free:${tenant.tenantId}`])
-        .select('key', 'points');
-      expect(Object.fromEntries(counters.map((r: { key: string; points: number }) => [r.key.slice(0, 3), r.points]))).toEqual({ sec: 2, min: 2 });
+      expect(await counters(tenant.tenantId)).toEqual({ burst_points: 2, minute_points: 2 });
     } finally {
       await app.close();
     }
@@ -119,11 +122,7 @@ describe('a read counted while it runs', () => {
     const app = await readApp(tenant);
     try {
       expect((await app.get()).status).toBe(200);
-      // Another API process spends the rest of the minute.
-      await api.deps
-        .db('rate_limits')
-        .where({ key: `min:free:${tenant.tenantId}` })
-        .update({ points: FREE.requestsPerMinute });
+      await spendMinute(tenant.tenantId);
       const refused = await app.get();
       expectError(refused, 429, 'RATE_LIMITED');
       expect(refused.body.detail).toMatch(/per minute/);
@@ -146,7 +145,7 @@ describe('a read counted while it runs', () => {
     const app = await readApp(tenant);
     try {
       expect((await app.get()).status).toBe(200);
-      const held = await holdBurstRow(tenant.tenantId, 'starter');
+      const held = await holdBudgetRow(tenant.tenantId);
       const burst = Array.from({ length: MAX_COUNTED_ALONGSIDE + 4 }, () => app.get());
       await until(() => app.runs.length === 1 + MAX_COUNTED_ALONGSIDE, 'the reads counted alongside to run');
       await settle();
@@ -212,20 +211,10 @@ describe('the asset list, read-only', () => {
     expect(ok.headers.get('x-ratelimit-remaining')).toBe(String(FREE.requestsPerMinute - 1));
     const next = await api.request('/api/v1/assets', { token: tenant.token });
     expect(next.headers.get('x-ratelimit-remaining')).toBe(String(FREE.requestsPerMinute - 2));
-    await api.deps
-      .db('rate_limits')
-      .where({ key: `min:free:${tenant.tenantId}` })
-      .update({ points: FREE.requestsPerMinute });
+    await spendMinute(tenant.tenantId);
     const refused = await api.request('/api/v1/assets', { token: tenant.token });
     expectError(refused, 429, 'RATE_LIMITED');
     expect(refused.body.items).toBeUndefined();
-    expect(
-      (
-        await api.deps
-          .db('rate_limits')
-          .where({ key: `min:free:${tenant.tenantId}` })
-          .first('points')
-      ).points,
-    ).toBe(FREE.requestsPerMinute + 1);
+    expect((await counters(tenant.tenantId)).minute_points).toBe(FREE.requestsPerMinute + 1);
   });
 });

@@ -7,6 +7,10 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
+/** The tenant's counters as if `points` requests had been counted in a minute that ends in 50 s (its burst long over). */
+const spentMinute = (tenantId: string, points: number) =>
+  api.deps.db('tenant_request_budgets').insert({ tenant_id: tenantId, burst_points: 1, burst_ends: Date.now() - 9_000, minute_points: points, minute_ends: Date.now() + 50_000 });
+
 describe('rate limits per tenant plan', () => {
   it('lets a Free tenant firing 40 concurrent requests through its burst per second, and answers the rest 429', async () => {
     const free = await createTenant(api, 'free');
@@ -37,7 +41,7 @@ describe('rate limits per tenant plan', () => {
   it('refuses once the per-minute budget is spent, with Retry-After until the window resets', async () => {
     const free = await createTenant(api, 'free');
     // The shared counter in PostgreSQL, as if 30 requests had been made 10 s ago.
-    await api.deps.db('rate_limits').insert({ key: `min:free:${free.tenantId}`, points: 30, expire: Date.now() + 50_000 });
+    await spentMinute(free.tenantId, 30);
     const res = await api.request('/api/v1/assets', { token: free.token });
     expectError(res, 429, 'RATE_LIMITED');
     expect(res.body.detail).toMatch(/per minute/);
@@ -49,11 +53,20 @@ describe('rate limits per tenant plan', () => {
 
   it('counts per tenant: another tenant is not limited by the first one', async () => {
     const [t1, t2] = await Promise.all([createTenant(api, 'free'), createTenant(api, 'free')]);
-    await api.deps.db('rate_limits').insert({ key: `min:free:${t1.tenantId}`, points: 30, expire: Date.now() + 50_000 });
+    await spentMinute(t1.tenantId, 30);
     expect((await api.request('/api/v1/assets', { token: t1.token })).status).toBe(429);
     const other = await api.request('/api/v1/assets', { token: t2.token });
     expect(other.status).toBe(200);
     expect(other.headers.get('x-ratelimit-remaining')).toBe('29');
+  });
+
+  it("counts in the service's own table, one row per tenant, and writes nothing into the login limiter's rate_limits", async () => {
+    const t = await createTenant(api, 'starter');
+    for (let i = 0; i < 3; i += 1) expect((await api.request('/api/v1/assets', { token: t.token })).status).toBe(200);
+    expect(await api.deps.db('tenant_request_budgets').where({ tenant_id: t.tenantId }).select('burst_points', 'minute_points')).toEqual([
+      expect.objectContaining({ minute_points: 3 }),
+    ]);
+    expect(await api.deps.db('rate_limits').where('key', 'like', `%${t.tenantId}%`).count({ n: '*' })).toEqual([{ n: '0' }]);
   });
 
   it('shares the counters between API processes', async () => {

@@ -1,13 +1,12 @@
 /**
  * Reports over real HTTP: brandings (logo from the files router), every report type in PDF and
- * XLSX from seeded data (PDF text read back with pdf-parse, XLSX cells with exceljs), the async
+ * XLSX from seeded data (PDF text read back with pdf-parse, XLSX cells with test/support/xlsx.ts), the async
  * report workflow with its presigned URL and report.completed, a scheduled report fired on the
  * dev server's Schedule and mailed to the SMTP sink, pause/resume/update/delete reflected in the
  * Schedule, and tenant isolation on every route.
  */
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import ExcelJS from 'exceljs';
 import { createCanvas } from '@napi-rs/canvas';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { resolvePeriodRule } from '../../domain/reports/period';
@@ -17,6 +16,7 @@ import { expectNoPersonalData } from '../support/history-text';
 import { waitForMail } from '../support/mail';
 import { pdfPagePng, pdfText } from '../support/pdf-text';
 import { untilValue } from '../support/until';
+import { readXlsx, type XlsxWorkbook } from '../support/xlsx';
 
 let api: TestApi;
 let t: TestTenant;
@@ -189,19 +189,9 @@ async function download(path: string, token = t.token): Promise<{ status: number
   return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-async function workbook(bytes: Buffer): Promise<ExcelJS.Workbook> {
-  const wb = new ExcelJS.Workbook();
-  await wb.xlsx.load(bytes as unknown as ExcelJS.Buffer);
-  return wb;
-}
-
-const rows = (wb: ExcelJS.Workbook, sheet: string) => {
-  const ws = wb.getWorksheet(sheet) as ExcelJS.Worksheet;
-  const out: unknown[][] = [];
-  ws.eachRow((row) => out.push((row.values as unknown[]).slice(1)));
-  return out;
-};
-const figures = (wb: ExcelJS.Workbook) =>
+const workbook = readXlsx;
+const rows = (wb: XlsxWorkbook, sheet: string) => wb.sheet(sheet).rows;
+const figures = (wb: XlsxWorkbook) =>
   Object.fromEntries(
     rows(wb, 'Summary')
       .filter((r) => r.length === 2 && typeof r[0] === 'string')
@@ -275,6 +265,9 @@ describe('reports rendered directly, every type in both formats', () => {
     const xlsx = await download(`/api/v1/reports/direct/maintenance_compliance.xlsx?${q}`);
     expect(xlsx.type).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     const wb = await workbook(xlsx.bytes);
+    const branded = await workbook((await download(`/api/v1/reports/direct/maintenance_compliance.xlsx?${q}&branding_id=${brandingId}`)).bytes);
+    expect(branded.sheet('Summary').images).toHaveLength(1);
+    expect(rows(branded, 'Summary').map((r) => r[0])).toEqual(expect.arrayContaining(['Acme Plant Services', 'Confidential – Acme internal']));
     expect(figures(wb)).toMatchObject({ Compliance: 60, 'Tasks due': 6, 'On time': 3, 'Completed late': 1, 'Open overdue': 1, Pending: 0, Cancelled: 1 });
     expect(rows(wb, 'By month')).toEqual([
       ['Month', 'Due', 'On time', 'Late', 'Open overdue', 'Pending', 'Compliance'],

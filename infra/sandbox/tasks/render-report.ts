@@ -4,7 +4,7 @@ import type { TaskInput, TaskOutput } from '../protocol';
 
 export async function renderReportTask(input: TaskInput<'render-report'>): Promise<TaskOutput<'render-report'>> {
   const logo = input.branding.logo;
-  // Structured clone hands the logo over as a Uint8Array; pdfkit and exceljs want a Buffer.
+  // Structured clone hands the logo over as a Uint8Array; pdfkit and write-excel-file want a Buffer.
   const branding: RenderBranding = { ...input.branding, logo: logo ? { ...logo, bytes: Buffer.from(logo.bytes) } : null };
   // Loaded on first use: a child that only reads PDFs never loads the renderers.
   /* eslint-disable @typescript-eslint/no-require-imports */

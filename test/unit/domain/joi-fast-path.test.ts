@@ -2,7 +2,9 @@
  * The compiled fast path must answer exactly what Joi answers, or not at all: for every route
  * schema of the API that compiles, bodies, queries and paths generated from the schema itself
  * (valid ones, and each field bent into a near miss) are judged by both; whenever the fast path
- * answers, Joi accepts the same value and converts it to the same result.
+ * answers, Joi accepts the same value and converts it to the same result. The compiler reads Joi's
+ * public description (`describe()`): the shapes it reads are pinned here, so a Joi release that
+ * writes them otherwise fails this file, and anything a description adds leaves its schema to Joi.
  */
 import type { Schema } from 'joi';
 import Joi from '../../../domain/joi';
@@ -22,12 +24,14 @@ function random(seed: number) {
 }
 type Random = ReturnType<typeof random>;
 
-interface Internals {
+/** A schema as `describe()` writes it: what the generator reads. */
+interface Description {
   type: string;
-  _flags: Record<string, unknown>;
-  _rules: Array<{ name: string; args: Record<string, unknown> | null }>;
-  _valids: { _values: Set<unknown> } | null;
-  $_terms: Record<string, unknown>;
+  flags?: Record<string, unknown>;
+  rules?: Array<{ name: string; args?: Record<string, unknown> }>;
+  allow?: unknown[];
+  keys?: Record<string, Description>;
+  items?: Description[];
 }
 
 const now = Date.now();
@@ -76,11 +80,11 @@ const NUMBERS = [
   '9007199254740993',
 ];
 
-function stringsFor(schema: Internals): unknown[] {
-  const limit = (name: string) => schema._rules.find((r) => r.name === name)?.args?.limit as number | undefined;
+function stringsFor(schema: Description): unknown[] {
+  const limit = (name: string) => schema.rules?.find((r) => r.name === name)?.args?.limit as number | undefined;
   const max = limit('maxChars') ?? 20;
   const min = limit('minChars') ?? 1;
-  const listed = [...(schema._valids?._values ?? [])].filter((v) => typeof v === 'string') as string[];
+  const listed = (schema.allow ?? []).filter((v) => typeof v === 'string') as string[];
   const sized = (n: number) => 'x'.repeat(Math.max(0, Math.min(n, 5_000)));
   return [
     ...listed,
@@ -105,23 +109,22 @@ function stringsFor(schema: Internals): unknown[] {
 }
 
 /** A value for `schema`: mostly one it describes, sometimes a near miss. */
-function sample(schema: Internals, rnd: Random, depth = 0): unknown {
+function sample(schema: Description, rnd: Random, depth = 0): unknown {
   if (depth > 6) return null;
   if (rnd.chance(0.04)) return rnd.pick(STRANGE);
   switch (schema.type) {
     case 'object': {
-      const keys = (schema.$_terms.keys as Array<{ key: string; schema: Internals }> | null) ?? [];
       const out: Record<string, unknown> = {};
-      for (const { key, schema: child } of keys) {
-        const required = child._flags.presence === 'required';
+      for (const [key, child] of Object.entries(schema.keys ?? {})) {
+        const required = child.flags?.presence === 'required';
         if (required ? rnd.chance(0.98) : rnd.chance(0.6)) out[key] = sample(child, rnd, depth + 1);
       }
       if (rnd.chance(0.03)) out.unexpected = 'x';
       return out;
     }
     case 'array': {
-      const item = (schema.$_terms.items as Internals[])[0]!;
-      const max = schema._rules.find((r) => r.name === 'max')?.args?.limit as number | undefined;
+      const item = schema.items![0]!;
+      const max = schema.rules?.find((r) => r.name === 'max')?.args?.limit as number | undefined;
       const length = rnd.chance(0.05) && max !== undefined && max <= 600 ? rnd.pick([max, max + 1]) : rnd.pick([0, 1, 2, 3]);
       return Array.from({ length }, () => sample(item, rnd, depth + 1));
     }
@@ -179,8 +182,9 @@ describe('the compiled fast path of a Joi schema', () => {
     let refused = 0;
     for (const { name, schema, fastPath } of compiled) {
       const rnd = random(name.length * 7919 + 17);
+      const description = schema.describe() as Description;
       for (let i = 0; i < 300; i += 1) {
-        const value = sample(schema as unknown as Internals, rnd);
+        const value = sample(description, rnd);
         const fast = fastPath!(structuredClone(value));
         const joi = schema.validate(structuredClone(value), JOI_OPTIONS);
         if (joi.error) refused += 1;
@@ -224,5 +228,89 @@ describe('the compiled fast path of a Joi schema', () => {
     for (const limit of ['0', '101', '007', '1.0', '-1', '2e1', ' 20', '']) expect(list!.fastPath!({ limit })).toBeUndefined();
     // The UUID rule is Joi's: a filter by parent is judged by Joi.
     expect(list!.fastPath!({ parent_id: '3f1c2a7e-1111-4222-8333-444455556666' })).toBeUndefined();
+  });
+});
+
+describe('what the fast path reads of Joi', () => {
+  it('is the description Joi writes, in the shapes the compiler reads (a Joi release that changes them fails here)', () => {
+    const method = (value: unknown) => value;
+    const schema = Joi.object({
+      s: Joi.string().trim().min(1).max(5).pattern(/^a/i).pattern(/b/, { invert: true }).required(),
+      v: Joi.string().valid('x', 'y').allow(null),
+      n: Joi.number().integer().min(0).max(9).default(3),
+      d: Joi.date().iso().custom(method),
+      a: Joi.array().items(Joi.string()).min(1).max(2),
+    });
+    expect(schema.describe()).toEqual({
+      type: 'object',
+      keys: {
+        s: {
+          type: 'string',
+          flags: { presence: 'required' },
+          rules: [
+            { name: 'trim', args: { enabled: true } },
+            { name: 'minChars', args: { limit: 1 } },
+            { name: 'maxChars', args: { limit: 5 } },
+            { name: 'pattern', args: { regex: '/^a/i' } },
+            { name: 'pattern', args: { regex: '/b/', options: { invert: true } } },
+          ],
+        },
+        v: { type: 'string', flags: { only: true }, allow: ['x', 'y', null] },
+        n: { type: 'number', flags: { default: 3 }, rules: [{ name: 'integer' }, { name: 'min', args: { limit: 0 } }, { name: 'max', args: { limit: 9 } }] },
+        d: { type: 'date', flags: { format: 'iso' }, rules: [{ name: 'custom', args: { method } }] },
+        a: {
+          type: 'array',
+          rules: [
+            { name: 'min', args: { limit: 1 } },
+            { name: 'max', args: { limit: 2 } },
+          ],
+          items: [{ type: 'string' }],
+        },
+      },
+    });
+    const fastPath = compileFastPath(schema)!;
+    expect(fastPath({ s: 'aa ', v: null, d: '2026-11-27T10:00:00Z', a: ['x'] })).toEqual({ value: { s: 'aa', v: null, d: new Date('2026-11-27T10:00:00Z'), a: ['x'], n: 3 } });
+  });
+
+  it('leaves to Joi any schema whose description holds a key, flag or rule it does not know, at any depth', () => {
+    type Node = Record<string, unknown>;
+    /** Every node of a description with the path of keys that leads to it ('[]' for an array's items). */
+    const nodes = (node: Node, path: string[] = []): Array<{ node: Node; path: string[] }> => [
+      { node, path },
+      ...Object.entries((node.keys as Record<string, Node> | undefined) ?? {}).flatMap(([key, child]) => nodes(child, [...path, key])),
+      ...((node.items as Node[] | undefined) ?? []).flatMap((item) => nodes(item, [...path, '[]'])),
+    ];
+    /** Whether `value` has something at `path`. */
+    const reaches = (value: unknown, path: string[]): boolean => {
+      if (path.length === 0) return value !== undefined;
+      const [head, ...rest] = path;
+      if (head === '[]') return Array.isArray(value) && value.some((item) => reaches(item, rest));
+      return typeof value === 'object' && value !== null && Object.hasOwn(value, head!) && reaches((value as Node)[head!], rest);
+    };
+    const additions: Array<[string, (node: Node) => void]> = [
+      ['a key', (node) => (node.future = true)],
+      ['a flag', (node) => (node.flags = { ...(node.flags as Node | undefined), future: true })],
+      ['a rule', (node) => (node.rules = [...((node.rules as Node[] | undefined) ?? []), { name: 'future', args: { limit: 1 } }])],
+    ];
+    let checked = 0;
+    for (const { name, schema } of routeSchemas().filter((s) => compileFastPath(s.schema) !== null)) {
+      const description = schema.describe() as Node;
+      for (const { path } of nodes(description)) {
+        for (const [what, add] of additions) {
+          const mutated = schema.describe() as Node; // a fresh description (custom rules hold functions, which cannot be cloned)
+          add(nodes(mutated).find((n) => n.path.join('/') === path.join('/'))!.node);
+          const fastPath = compileFastPath({ describe: () => mutated } as unknown as Schema);
+          if (!fastPath) continue;
+          const rnd = random(name.length * 31 + path.length);
+          for (let i = 0; i < 20; i += 1) {
+            const value = sample(description as unknown as Description, rnd);
+            if (!reaches(value, path)) continue;
+            expect({ name, path, what, answered: fastPath(structuredClone(value)) }).toEqual({ name, path, what, answered: undefined });
+            checked += 1;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1_000);
   });
 });

@@ -1,9 +1,8 @@
 /**
  * Report shaping and rendering without the stack: compliance tallies by month and plan, period
  * rules in a time zone, cron checks, and a document rendered to PDF (text read back with
- * pdf-parse) and XLSX (cells read back with exceljs, typed).
+ * pdf-parse) and XLSX (cells read back by test/support/xlsx.ts, typed).
  */
-import ExcelJS from 'exceljs';
 import { complianceReport, ComplianceReportTask, monthsOf } from '../../../domain/reports/compliance';
 import { TableSection } from '../../../domain/reports/document';
 import { checkPeriod, isValidTimeZone, resolvePeriodRule } from '../../../domain/reports/period';
@@ -14,6 +13,7 @@ import { renderXlsx } from '../../../infra/reports/xlsx';
 import { DEFAULT_BRANDING } from '../../../infra/reports/branding';
 
 import { pdfText } from '../../support/pdf-text';
+import { readXlsx } from '../../support/xlsx';
 
 const d = (iso: string) => new Date(iso);
 const task = (code: string, plan: string, due: string, completed: string | null, status: ComplianceReportTask['status'], interval = 240): ComplianceReportTask => ({
@@ -99,19 +99,52 @@ describe('compliance report', () => {
     expect(text).toContain('Late and overdue tasks (continued)');
   });
 
-  it('renders an XLSX with typed cells, a frozen coloured header and one sheet per table', async () => {
+  it('renders an XLSX with typed cells, a frozen coloured header with a filter and one sheet per table', async () => {
     const bytes = await renderXlsx(report, { ...DEFAULT_BRANDING, primaryColor: '#112233' });
-    const wb = new ExcelJS.Workbook();
-    await wb.xlsx.load(bytes as unknown as ExcelJS.Buffer);
-    expect(wb.worksheets.map((s) => s.name)).toEqual(['Summary', 'By month', 'By plan', 'Late and overdue']);
-    const month = wb.getWorksheet('By month') as ExcelJS.Worksheet;
-    expect(month.getRow(2).values).toEqual([undefined, '2026-01', 2, 1, 1, 0, 0, 50]);
-    expect(month.getCell('G4').value).toBeNull();
-    expect(month.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
-    expect(month.getCell('A1').fill).toMatchObject({ fgColor: { argb: 'FF112233' } });
-    const late = wb.getWorksheet('Late and overdue') as ExcelJS.Worksheet;
-    expect(late.getCell('D2').value).toEqual(d('2026-01-20T08:00:00Z'));
-    expect(late.getCell('F2').value).toBe(2);
+    const wb = await readXlsx(bytes);
+    expect(wb.sheetNames).toEqual(['Summary', 'By month', 'By plan', 'Late and overdue']);
+    const month = wb.sheet('By month');
+    expect(month.rows[1]).toEqual(['2026-01', 2, 1, 1, 0, 0, 50]);
+    expect(month.cell('G4')?.value).toBeUndefined();
+    expect(month.cell('G2')?.numFmt).toBe('0.00" %"');
+    expect(month.frozenRows).toBe(1);
+    expect(month.autoFilter).toBe('A1:G1');
+    expect(month.cell('A1')).toMatchObject({ value: 'Month', fill: 'FF112233', bold: true });
+    const late = wb.sheet('Late and overdue');
+    expect(late.cell('D2')?.value).toEqual(d('2026-01-20T08:00:00Z'));
+    expect(late.cell('F2')?.value).toBe(2);
+    const summary = wb.sheet('Summary');
+    expect(summary.rows.slice(0, 4)).toEqual([
+      ['Industrial Ops', undefined],
+      ['Maintenance compliance', undefined],
+      [report.subtitle, undefined],
+      ['Generated', report.generatedAt],
+    ]);
+    expect(summary.images).toEqual([]);
+  });
+
+  it('draws the branding on the summary sheet: the logo above the company name in its colour, the footer below the figures', async () => {
+    const logo = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0f3a3a70000000049454e44ae426082', 'hex');
+    const branding = {
+      ...DEFAULT_BRANDING,
+      companyName: 'Acme & <Co>',
+      primaryColor: '#0B6E4F',
+      footerText: 'Confidential',
+      logo: { bytes: logo, contentType: 'image/png' as const },
+    };
+    const summary = (await readXlsx(await renderXlsx(report, branding))).sheet('Summary');
+    expect(summary.images).toEqual([logo]);
+    expect(summary.cell('A5')).toMatchObject({ value: 'Acme & <Co>', bold: true });
+    expect(summary.rows.map((row) => row[0])).toEqual([
+      'Acme & <Co>',
+      'Maintenance compliance',
+      report.subtitle,
+      'Generated',
+      'Key figure',
+      ...report.keyFigures.map((f) => f.label),
+      'Confidential',
+    ]);
+    expect(summary.cell('B11')?.numFmt).toBe('0.00" %"');
   });
 });
 

@@ -291,7 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
       slowdownStepMs: count('LOGIN_SLOWDOWN_STEP_MS', 1_000, 0),
       slowdownMaxMs: count('LOGIN_SLOWDOWN_MAX_MS', 10_000, 0),
       refreshesPerAddressPerMinute: count('REFRESH_MAX_PER_ADDRESS_PER_MINUTE', 60),
-      passwordChecksInFlight: count('PASSWORD_CHECKS_IN_FLIGHT', 4),
+      passwordChecksInFlight: count('PASSWORD_CHECKS_IN_FLIGHT', DEFAULT_PASSWORD_CHECKS_IN_FLIGHT),
       passwordChecksQueued: count('PASSWORD_CHECKS_QUEUED', 32, 0),
       sessionCheckCacheMs: count('SESSION_CHECK_CACHE_MS', 5_000, 0),
     },
@@ -305,7 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
     inbound: {
       maxPerAddressPerMinute: count('INBOUND_MAX_PER_ADDRESS_PER_MINUTE', 600),
       inFlightPerAccount: count('INBOUND_IN_FLIGHT_PER_ACCOUNT', 4),
-      inFlight: count('INBOUND_IN_FLIGHT', 16),
+      inFlight: count('INBOUND_IN_FLIGHT', DEFAULT_INBOUND_IN_FLIGHT),
     },
     databaseUrl: required('DATABASE_URL'),
     databasePoolMax: count('DATABASE_POOL_MAX', 20, 4),
@@ -387,6 +387,12 @@ function passwordHashing(env: Env, appEnv: AppEnv, problems: string[]): ScryptPa
   return OWASP_SCRYPT;
 }
 
+/** Inbound mail and WhatsApp requests in flight per API process: the bodies it buffers at once. */
+export const DEFAULT_INBOUND_IN_FLIGHT = 16;
+
+/** Password checks at once per API process: libuv's default pool of 4 threads (each holds scrypt's 128 MiB). */
+export const DEFAULT_PASSWORD_CHECKS_IN_FLIGHT = 4;
+
 /** The event loop's longest legitimate pause is far below this (docs/SECURITY.md, "Crash and stall policy"). */
 export const DEFAULT_STALL_LIMIT_MS = 10_000;
 
@@ -427,7 +433,10 @@ function apiPublicUrl(env: Env, appEnv: AppEnv, problems: string[]): string {
     problems.push('API_PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://ops.example.com)');
     return raw;
   }
-  return raw.replace(/\/+$/, '');
+  // Trailing slashes off without a regular expression (a run of slashes before another character would make one quadratic).
+  let end = raw.length;
+  while (end > 0 && raw[end - 1] === '/') end -= 1;
+  return raw.slice(0, end);
 }
 
 function s3Credentials(env: NodeJS.ProcessEnv, problems: string[]): Config['s3']['credentials'] {

@@ -25,9 +25,10 @@ jest.setTimeout(600_000);
 const MIB = 1024 * 1024;
 const APP_SECRET = `app-secret-${randomUUID()}`;
 /**
- * Resident memory the processes stay under while attacked: under the API pod's limit of 512 MiB
- * (deploy/k8s; it starts at about 220 MiB and holds the 10 MiB bodies in flight and a parse thread
- * of at most 96 MiB of heap) and well under the worker's 1 536 MiB.
+ * Resident memory the processes stay under while attacked: the API process's own share of its
+ * pod's limit (it starts at about 220 MiB and holds the 10 MiB bodies in flight and a parse thread
+ * of at most 96 MiB of heap; docs/decisions/pod-memory-from-measured-parts.md), the worker well
+ * under its own.
  */
 const RSS_MIB = { api: 500, worker: 1_000 };
 

@@ -5,8 +5,9 @@
  * PodMonitor and the PrometheusRule against the Prometheus Operator's CRDs, and held to the rollout's rules: migrations in
  * front of every pod that needs them, settings that roll the pods when they change, replicas
  * spread, traffic limited to what the service speaks, the API autoscaled, every pod scraped and
- * labelled; and to the project's: probes on the process's own endpoints, a hardened security
- * context, a drain that fits the termination grace, placeholders only in the Secrets.
+ * labelled; and to the project's: probes on the process's own endpoints (liveness as the stall
+ * watchdog's backstop), memory sized from the measured parts, a hardened security context, a drain
+ * that fits the termination grace, placeholders only in the Secrets.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,9 +15,12 @@ import path from 'node:path';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { parse } from 'yaml';
 import goModules = require('../../../scripts/lib/go-module-file.cjs');
+import supervisor = require('../../../scripts/lib/supervisor.cjs');
+import { DEFAULT_STALL_LIMIT_MS } from '../../../infra/config';
 import { WORKER_TUNING } from '../../../workers/options';
 import { crdValidator, KUBERNETES_VERSIONS, kubernetesTools, loadFile, type Manifest, podOf, render, ROOT, schemaProblems, type Tools } from '../../support/kubernetes-manifests';
 import { allowed, selects } from '../../support/network-policy';
+import { podMemory, quantityMiB, podSettingsOf } from '../../support/pod-memory';
 
 const K8S = path.join(ROOT, 'deploy', 'k8s');
 const BASE = path.join(K8S, 'base');
@@ -283,6 +287,38 @@ describe('the Kubernetes manifests', () => {
         { path: '/readyz', port: port.name },
         { path: '/livez', port: port.name },
       ]);
+    }
+  });
+
+  it("end a process whose loop stalls as `npm run up`'s supervisor does, never before the watchdog would", () => {
+    const stallLimitS = Number(configOf(base).EVENT_LOOP_STALL_LIMIT_MS ?? DEFAULT_STALL_LIMIT_MS) / 1000;
+    for (const deployment of ofKind(production, 'Deployment')) {
+      const probe = podOf(deployment).spec.containers[0].livenessProbe as { periodSeconds: number; timeoutSeconds: number; failureThreshold: number };
+      expect([id(deployment), probe.periodSeconds * 1000, probe.timeoutSeconds * 1000, probe.failureThreshold]).toEqual([
+        id(deployment),
+        supervisor.LIVENESS.intervalMs,
+        supervisor.LIVENESS.timeoutMs,
+        supervisor.LIVENESS.failures,
+      ]);
+      // A loop paused for less than the watchdog's limit is not ended: the misses need longer.
+      expect((probe.failureThreshold - 1) * probe.periodSeconds + probe.timeoutSeconds).toBeGreaterThanOrEqual(stallLimitS);
+      // A loop stuck for good is ended within 20 s where the watchdog could not end it.
+      expect(probe.failureThreshold * probe.periodSeconds + probe.timeoutSeconds).toBeLessThanOrEqual(20);
+    }
+  });
+
+  it('ask for what each pod holds idle and limit it to no less than its worst case', () => {
+    for (const manifests of [base, production]) {
+      const settings = podSettingsOf(configOf(manifests));
+      for (const [name, role] of [
+        ['industrial-ops-api', 'api'],
+        ['industrial-ops-worker', 'worker'],
+      ] as const) {
+        const { resources } = named(manifests, 'Deployment', name).spec.template.spec.containers[0];
+        const memory = podMemory(role, settings);
+        const [request, limit] = [quantityMiB(resources.requests.memory), quantityMiB(resources.limits.memory)];
+        expect([name, request >= memory.idleMiB, limit >= memory.worstCaseMiB, request <= limit]).toEqual([name, true, true, true]);
+      }
     }
   });
 

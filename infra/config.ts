@@ -366,7 +366,7 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpProblem = config.smtp.url && appEnv === 'production' ? smtpTlsProblem(config.smtp.url) : null;
   if (smtpProblem) problems.push(smtpProblem);
 
-  // An attempt holds its webhook lease (30 s) and runs within its activity's 30 s: its deadline stays well inside both.
+  // An attempt runs within its activity's 30 s (its webhook lease, 3 s, is renewed every second while it runs): its deadline stays well inside.
   if (config.outbound.webhookResponseTimeoutMs > MAX_WEBHOOK_RESPONSE_TIMEOUT_MS) {
     problems.push(`WEBHOOK_RESPONSE_TIMEOUT_MS must be at most ${MAX_WEBHOOK_RESPONSE_TIMEOUT_MS}`);
   }

@@ -19,6 +19,7 @@ import * as gzip from '../support/hostile-corpus/gzip';
 import * as mime from '../support/hostile-corpus/mime';
 import * as multipart from '../support/hostile-corpus/multipart';
 import { sinkEmailAccount } from '../support/mail';
+import { registerWhatsappNumber } from '../support/whatsapp-inbound';
 
 jest.setTimeout(600_000);
 
@@ -43,18 +44,7 @@ beforeAll(async () => {
   [tenant, other] = await Promise.all([createTenant(admin), createTenant(admin)]);
   api = await startServiceProcess('api', {}, path.join(__dirname, '..', '..', '.run', 'hostile-messages-api.log'));
   inbound = await sinkEmailAccount(admin, tenant);
-  const number = await admin.request('/api/v1/whatsapp/numbers', {
-    method: 'POST',
-    token: tenant.token,
-    json: {
-      display_phone_number: '+34600111333',
-      phone_number_id: String(200000000000 + Math.floor(Math.random() * 9e11)),
-      access_token: `tok-${randomUUID()}`,
-      app_secret: APP_SECRET,
-      verify_token: `verify-${randomUUID()}`,
-    },
-  });
-  expect(number.status).toBe(201);
+  await registerWhatsappNumber(admin, tenant, APP_SECRET);
 });
 afterAll(async () => {
   await api?.stop();

@@ -4,7 +4,7 @@ import { tenantScope } from '../db/tenant-scope';
 import { dummyHash, setPasswordHashParams } from '../domain/auth/passwords';
 import { exportLinkKey } from '../domain/privacy/export-link';
 import { Config } from '../infra/config';
-import { createInboundMailParser } from '../infra/inbound-mail';
+import { createInboundMailParser, MAIL_PARSE_THREADS } from '../infra/inbound-mail';
 import { createLogger } from '../infra/logger';
 import { createObjectStore } from '../infra/object-store';
 import { createSandbox } from '../infra/sandbox/pool';
@@ -45,8 +45,7 @@ export function createDeps(config: Config): AppDeps & { close(): Promise<void> }
     rateLimiter: createRateLimiter(db),
     loginLimits: createLoginLimits(db, config.auth),
     inboundLimits: createInboundLimits(db, config.inbound),
-    // Two threads: the API's pod asks for a quarter of a core, and a parse is CPU-bound.
-    mailParser: createInboundMailParser({ threads: 2 }),
+    mailParser: createInboundMailParser({ threads: MAIL_PARSE_THREADS }),
     sessions: createSessionCheck(db, config.auth.sessionCheckCacheMs),
     metrics: createApiMetrics(db, config.outbound.webhookParkedPerTenant),
     lifecycle: createLifecycle(),

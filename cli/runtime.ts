@@ -12,11 +12,12 @@ import os from 'node:os';
 import { createLoginLimits, type LoginLimits } from '../api/login-limits';
 import type { Actor } from '../db/audit';
 import { runTenantScope } from '../db/db-scope';
-import { createDb, type Db } from '../db/knex';
+import { createDb, type Db, type Queryable } from '../db/knex';
 import { tenantScope, type TenantScope } from '../db/tenant-scope';
 import type { UnitContext } from '../db/unit-of-work';
 import { setPasswordHashParams } from '../domain/auth/passwords';
 import { loadConfig, type Config } from '../infra/config';
+import { requireTenant } from '../services/tenants';
 import { createTemporalGateway, type TemporalGateway } from '../infra/temporal';
 import { UsageError } from './errors';
 
@@ -72,6 +73,13 @@ export class Runtime {
   /** Runs `work` seeing `tenantId`'s rows only, with its scope and the context of its units of work. */
   inTenant<T>(tenantId: string, work: (tenant: InTenant) => Promise<T>): Promise<T> {
     return runTenantScope(tenantId, () => work({ scope: tenantScope(this.db(), tenantId), context: { tenantId, actor: this.actor, requestId: null } }));
+  }
+
+  /** `read` over one tenant's rows, in its scope, when `tenantRef` (an id or slug) names one; else over every tenant's. */
+  async inTenantOrAll<T>(tenantRef: string | undefined, read: (db: Queryable, tenantId: string | undefined) => Promise<T>): Promise<T> {
+    if (tenantRef === undefined) return read(this.db(), undefined);
+    const tenant = await requireTenant(this.db(), tenantRef);
+    return this.inTenant(tenant.id, ({ scope }) => read(scope.db, tenant.id));
   }
 
   async close(): Promise<void> {

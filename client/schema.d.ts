@@ -16227,7 +16227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description MESSAGE_TOO_MANY_PARTS (over 500 MIME parts) or MESSAGE_TOO_COMPLEX (not parsed within 10 s and 96 MiB of heap) */
+            /** @description MESSAGE_TOO_MANY_PARTS (over 500 MIME parts), MESSAGE_TOO_COMPLEX (not parsed within 10 s and 96 MiB of heap), or VALIDATION_ERROR (`text.scan_budget`): for a tenant with `pii.auto_redact`, a text that could not be scanned for personal data within 30 s (never stored unredacted) */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16239,7 +16239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this address per minute, too many at once for this account or this API process, or too much mail of this tenant being parsed at once (Retry-After) */
+            /** @description RATE_LIMITED with Retry-After; `scope` says which share is full: `address` (requests from this address per minute), `account` (at once for this account), `capacity` (at once on this API process, or its parse threads), `tenant` (this tenant's mail being parsed), `redaction` (with `pii.auto_redact`, this tenant's long texts being scanned for personal data). Deliver it again later */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -16263,7 +16263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
+            /** @description DEPENDENCY_UNAVAILABLE: PostgreSQL unreachable, or Temporal after the message was stored (its answer not scheduled): deliver it again, it is stored once */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18878,7 +18878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not a WhatsApp Cloud API payload */
+            /** @description VALIDATION_ERROR: not a WhatsApp Cloud API payload, or (`text.scan_budget`) for a tenant with `pii.auto_redact`, a message that could not be scanned for personal data within 30 s (never stored unredacted) */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18890,7 +18890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this address per minute, or too many at once for this API process (Retry-After) */
+            /** @description RATE_LIMITED with Retry-After; `scope` says which share is full: `address` (requests from this address per minute), `capacity` (at once on this API process), `redaction` (with `pii.auto_redact`, this tenant's long messages being scanned for personal data). The provider delivers it again */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -18914,7 +18914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable (PostgreSQL restarting, Temporal unreachable): retry; `down` names it */
+            /** @description DEPENDENCY_UNAVAILABLE: PostgreSQL unreachable, or Temporal after the messages were stored (their answers not scheduled): the provider delivers again, each stored once */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

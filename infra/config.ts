@@ -292,7 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
       slowdownStepMs: count('LOGIN_SLOWDOWN_STEP_MS', 1_000, 0),
       slowdownMaxMs: count('LOGIN_SLOWDOWN_MAX_MS', 10_000, 0),
       refreshesPerAddressPerMinute: count('REFRESH_MAX_PER_ADDRESS_PER_MINUTE', 60),
-      passwordChecksInFlight: count('PASSWORD_CHECKS_IN_FLIGHT', 4),
+      passwordChecksInFlight: count('PASSWORD_CHECKS_IN_FLIGHT', DEFAULT_PASSWORD_CHECKS_IN_FLIGHT),
       passwordChecksQueued: count('PASSWORD_CHECKS_QUEUED', 32, 0),
       sessionCheckCacheMs: count('SESSION_CHECK_CACHE_MS', 5_000, 0),
     },
@@ -306,7 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
     inbound: {
       maxPerAddressPerMinute: count('INBOUND_MAX_PER_ADDRESS_PER_MINUTE', 600),
       inFlightPerAccount: count('INBOUND_IN_FLIGHT_PER_ACCOUNT', 4),
-      inFlight: count('INBOUND_IN_FLIGHT', 16),
+      inFlight: count('INBOUND_IN_FLIGHT', DEFAULT_INBOUND_IN_FLIGHT),
     },
     databaseUrl: required('DATABASE_URL'),
     databasePoolMax: count('DATABASE_POOL_MAX', 20, 4),
@@ -367,7 +367,7 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpProblem = config.smtp.url && appEnv === 'production' ? smtpTlsProblem(config.smtp.url) : null;
   if (smtpProblem) problems.push(smtpProblem);
 
-  // An attempt holds its webhook lease (30 s) and runs within its activity's 30 s: its deadline stays well inside both.
+  // An attempt runs within its activity's 30 s (its webhook lease, 3 s, is renewed every second while it runs): its deadline stays well inside.
   if (config.outbound.webhookResponseTimeoutMs > MAX_WEBHOOK_RESPONSE_TIMEOUT_MS) {
     problems.push(`WEBHOOK_RESPONSE_TIMEOUT_MS must be at most ${MAX_WEBHOOK_RESPONSE_TIMEOUT_MS}`);
   }
@@ -387,6 +387,12 @@ function passwordHashing(env: Env, appEnv: AppEnv, problems: string[]): ScryptPa
   else return { ...OWASP_SCRYPT, N: 2 ** log2 };
   return OWASP_SCRYPT;
 }
+
+/** Inbound mail and WhatsApp requests in flight per API process: the bodies it buffers at once. */
+export const DEFAULT_INBOUND_IN_FLIGHT = 16;
+
+/** Password checks at once per API process: libuv's default pool of 4 threads (each holds scrypt's 128 MiB). */
+export const DEFAULT_PASSWORD_CHECKS_IN_FLIGHT = 4;
 
 /** The event loop's longest legitimate pause is far below this (docs/SECURITY.md, "Crash and stall policy"). */
 export const DEFAULT_STALL_LIMIT_MS = 10_000;

@@ -177,15 +177,17 @@ export class ProcessBusyError extends Error {
   }
 }
 
+/** Parses at once per API process: its pod asks for a quarter of a core, and a parse is CPU-bound. */
+export const MAIL_PARSE_THREADS = 2;
 /** Messages waiting for a thread, all tenants: with two threads of at most 10 s each, a turn comes within 40 s. */
-const MAX_WAITING = 8;
+const MAIL_PARSE_WAITING = 8;
 
 /** One tenant's share of the parsing threads: one at a time, a few waiting. */
 export const MAIL_PARSE_SHARE: TenantLimits = { maxInFlight: 1, maxWaiting: 4, maxWaitMs: 20_000 };
 
 /** The process's inbound mail parsing: at most `threads` at once, a tenant at most its share of them. */
 export function createInboundMailParser(options: { threads: number }): InboundMailParser {
-  const gate = new BoundedGate(options.threads, MAX_WAITING);
+  const gate = new BoundedGate(options.threads, MAIL_PARSE_WAITING);
   const share = tenantLimiter('mail_parse', MAIL_PARSE_SHARE);
   return {
     parse: (tenantId, raw) =>

@@ -10,7 +10,9 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Db } from '../db/knex';
 import { claimReleases, forgetParked, parkedEndpoints, type ParkedEndpointRow, type Release } from '../db/queries/webhook-parking';
-import { releasable, type ReleaseSettings } from '../domain/webhooks/parking';
+import { DEFAULT_BREAKER } from '../domain/webhooks/circuit-breaker';
+import { MAX_IN_FLIGHT_PER_WEBHOOK, releasable, type ReleaseSettings } from '../domain/webhooks/parking';
+import type { OutboundConfig } from '../infra/config';
 import { workflowIds } from '../infra/workflow-ids';
 import { deliveryReleasedSignal } from '../workflows/webhook-delivery';
 import { mapSettled } from './concurrency';
@@ -31,6 +33,22 @@ const RELEASER_LOCK = 0x77686b72;
 export interface ReleaserSettings extends ReleaseSettings {
   /** Released and not yet attempted deliveries per tenant: its share of a worker's attempts. */
   tenantWindow: number;
+}
+
+/** The releaser's settings from the configuration: the worker's loop and the operator's release use the same. */
+export function releaserSettings(outbound: OutboundConfig): ReleaserSettings {
+  return {
+    // Parked deliveries go out at their endpoint's pace (16 in flight) within their tenant's share of attempts.
+    endpointWindow: MAX_IN_FLIGHT_PER_WEBHOOK,
+    tenantWindow: outbound.webhookAttemptsPerTenant,
+    breaker: { ...DEFAULT_BREAKER, failureThreshold: outbound.breakerFailureThreshold, openMs: outbound.breakerOpenMs },
+  };
+}
+
+/** One endpoint: the pass looks at its parked deliveries only. */
+export interface ReleaseEndpoint {
+  tenantId: string;
+  webhookId: string;
 }
 
 export interface ReleasePass {
@@ -74,12 +92,20 @@ export function planReleases(
   );
 }
 
-/** One pass: choose and mark the releases, then signal each delivery's workflow with its ticket. */
-export async function releaseParkedDeliveries(db: Db, client: Client, settings: ReleaserSettings): Promise<ReleasePass> {
+/**
+ * One pass: choose and mark the releases, then signal each delivery's workflow with its ticket.
+ * The worker's loop passes over every endpoint and skips a pass another process runs; the
+ * operator's release (`only` one endpoint) waits for a running pass to end (a short transaction),
+ * so its pass always runs.
+ */
+export async function releaseParkedDeliveries(db: Db, client: Client, settings: ReleaserSettings, only?: ReleaseEndpoint): Promise<ReleasePass> {
   const claimed = await db.transaction(async (tx) => {
-    const { rows } = await tx.raw<{ rows: Array<{ locked: boolean }> }>('select pg_try_advisory_xact_lock(?) as locked', [RELEASER_LOCK]);
-    if (!rows[0]?.locked) return null;
-    const endpoints = await parkedEndpoints(tx, RELEASE_STALE_MS, Math.max(settings.endpointWindow, MAX_RELEASES_PER_PASS));
+    if (only) await tx.raw('select pg_advisory_xact_lock(?)', [RELEASER_LOCK]);
+    else {
+      const { rows } = await tx.raw<{ rows: Array<{ locked: boolean }> }>('select pg_try_advisory_xact_lock(?) as locked', [RELEASER_LOCK]);
+      if (!rows[0]?.locked) return null;
+    }
+    const endpoints = await parkedEndpoints(tx, RELEASE_STALE_MS, Math.max(settings.endpointWindow, MAX_RELEASES_PER_PASS), only);
     // This process's clock, like the circuit's times (written by the workers) and its admissions.
     return claimReleases(tx, planReleases(endpoints, new Date(), settings), RELEASE_STALE_MS);
   });

@@ -1,23 +1,28 @@
 /**
  * Webhooks as the service's operator watches and repairs them (cli/): the webhooks in trouble
- * across tenants, a webhook's deliveries that failed for good, its circuit breaker and its reset.
- * Sending failed deliveries again is services/webhooks.ts's recover and redeliver, the same
- * functions the tenant's own routes call.
+ * across tenants, a webhook's deliveries that failed for good, its circuit breaker and its reset,
+ * the deliveries parked behind open circuits and their release. Sending failed deliveries again is
+ * services/webhooks.ts's recover and redeliver, the same functions the tenant's own routes call;
+ * a release is a pass of the worker's releaser (orchestration/webhook-release.ts) over one webhook.
  */
 import type { Db, Queryable } from '../db/knex';
 import { paginate, type Page, type PageRequest } from '../db/pagination';
 import { findBreaker, resetBreaker } from '../db/queries/webhook-breakers';
+import { parkedSummary, parkedWebhooksQuery, type ParkedWebhookRow } from '../db/queries/webhook-parking';
 import { troubledWebhooksQuery, type TroubledWebhookRow } from '../db/queries/webhook-troubles';
 import { deliveriesFailedForGood, type WebhookRow } from '../db/queries/webhooks';
 import type { TenantScope } from '../db/tenant-scope';
-import type { Unit } from '../db/unit-of-work';
+import { runUnit, type Unit, type UnitContext } from '../db/unit-of-work';
 import { closedBreaker, type BreakerState } from '../domain/webhooks/circuit-breaker';
 import { DELIVERY_RETENTION_DAYS } from '../domain/webhooks/health-rules';
 import { notFound } from '../domain/errors';
 import { isUuid } from '../domain/ids';
+import type { TemporalGateway } from '../infra/temporal';
+import { callTemporal } from '../orchestration/temporal-call';
+import { releaseParkedDeliveries, type ReleaserSettings } from '../orchestration/webhook-release';
 import { requireWebhook } from './webhooks';
 
-export type { TroubledWebhookRow };
+export type { ParkedWebhookRow, TroubledWebhookRow };
 
 /** Most failed deliveries one listing answers (a recover sends at most MAX_RECOVER a call). */
 export const MAX_FAILED_LISTED = 1_000;
@@ -73,4 +78,47 @@ export async function resetCircuit(unit: Unit, webhookId: string): Promise<{ web
     details: { previous_state: previous.state, consecutive_failures: previous.consecutiveFailures },
   });
   return { webhook, previous, breaker: stored ? closedBreaker(now) : previous };
+}
+
+/** Webhooks with parked deliveries, of every tenant or of one: count, oldest, the tenant's total; oldest first. */
+export function parkedWebhooks(db: Queryable, tenantId: string | undefined, page: PageRequest): Promise<Page<ParkedWebhookRow>> {
+  return paginate<ParkedWebhookRow>(parkedWebhooksQuery(db, tenantId), page);
+}
+
+export interface ParkedRelease {
+  webhook: WebhookRow;
+  /** The circuit before the release closed it. */
+  previous: BreakerState;
+  /** Parked deliveries when the release began. */
+  parked: number;
+  /** Released by this pass (the endpoint's window); the worker's releaser sends the rest at its pace. */
+  released: number;
+}
+
+/**
+ * The operator's release of a webhook whose receiver is known to be back: its circuit closed and
+ * audited `webhook.parked_released` (the state it had, the parked count), then one pass of the
+ * releaser over this webhook: its oldest parked deliveries go now, in event order, as many as the
+ * endpoint's window; the worker's releaser sends the rest at the endpoint's pace, as after a
+ * successful probe. Nothing is released while the circuit is open, so a release without the
+ * close would wait for the next probe.
+ */
+export async function releaseParked(deps: { db: Db; temporal: TemporalGateway; settings: ReleaserSettings }, context: UnitContext, webhookId: string): Promise<ParkedRelease> {
+  const closed = await runUnit(deps.db, context, async (unit) => {
+    const webhook = await requireWebhook(unit.scope, webhookId);
+    const stored = await resetBreaker(unit.scope, webhook.id, new Date());
+    const previous = stored ?? closedBreaker(webhook.created_at);
+    const { count: parked } = await parkedSummary(unit.scope, webhook.id);
+    unit.audit({
+      action: 'webhook.parked_released',
+      resourceType: 'webhook',
+      resourceId: webhook.id,
+      details: { previous_state: previous.state, consecutive_failures: previous.consecutiveFailures, parked },
+    });
+    return { webhook, previous, parked };
+  });
+  const pass = await callTemporal(deps.temporal, 'could not signal the released deliveries', (client) =>
+    releaseParkedDeliveries(deps.db, client, deps.settings, { tenantId: context.tenantId, webhookId: closed.webhook.id }),
+  );
+  return { ...closed, released: pass.released.length };
 }

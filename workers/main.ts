@@ -22,7 +22,7 @@ import { ensureRetentionSchedule } from '../orchestration/privacy';
 import { startNotificationDelivery } from '../orchestration/notifications';
 import { startWebhookDispatcher } from './webhook-dispatcher';
 import { startWebhookReleaser } from './webhook-releaser';
-import { DEFAULT_BREAKER, DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK } from '../activities/webhooks/deliver';
+import { releaserSettings } from '../orchestration/webhook-release';
 import { StartToAttemptTimes } from '../infra/start-to-attempt';
 import { createMetricsRegistry } from '../infra/metrics';
 import { withWebhookMetrics } from '../infra/webhook-metrics';
@@ -143,17 +143,7 @@ async function main(): Promise<void> {
   // On the webhook worker's own connection, so its starts are eager (workers/options.ts).
   const eagerClient = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } });
   const dispatcher = startWebhookDispatcher({ db, databaseUrl: config.databaseUrl, temporal, eagerClient, startToAttempt, log });
-  // Parked deliveries go out at their endpoint's pace (16 in flight) within their tenant's share of attempts.
-  const releaser = startWebhookReleaser({
-    db,
-    temporal,
-    log,
-    settings: {
-      endpointWindow: DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
-      tenantWindow: config.outbound.webhookAttemptsPerTenant,
-      breaker: { ...DEFAULT_BREAKER, failureThreshold: config.outbound.breakerFailureThreshold, openMs: config.outbound.breakerOpenMs },
-    },
-  });
+  const releaser = startWebhookReleaser({ db, temporal, log, settings: releaserSettings(config.outbound) });
   const httpServer = await startWorkerHttpServer({
     ...config.workerHttp,
     registry: withWebhookMetrics(createMetricsRegistry()),

@@ -34,10 +34,10 @@ import { classifyOutcome, DeliveryOutcome, DeliveryPolicy, HttpAttemptResult } f
 import { buildPayload, CanonicalPayload, JsonObject, serializePayload } from '../../domain/webhooks/payload';
 import { planNextAttempt } from '../../domain/webhooks/schedule';
 import { signDelivery } from '../../domain/webhooks/signing';
-import { admit, type BreakerSettings, type BreakerState, verdictOf } from '../../domain/webhooks/circuit-breaker';
+import { admit, DEFAULT_BREAKER, type BreakerSettings, type BreakerState, verdictOf } from '../../domain/webhooks/circuit-breaker';
 import { admitThroughBreaker, breakerOf, recordBreakerVerdict } from '../../db/queries/webhook-breakers';
 import { forgetParked, parkDelivery } from '../../db/queries/webhook-parking';
-import { PARKED_BACKLOG_FULL } from '../../domain/webhooks/parking';
+import { MAX_IN_FLIGHT_PER_WEBHOOK, PARKED_BACKLOG_FULL } from '../../domain/webhooks/parking';
 import type { Resolver } from '../../infra/outbound/destination-guard';
 import { tenantLimiter, type TenantLimits } from '../../infra/tenant-limiter';
 import { countCircuitOpened, countWebhookAttempt } from '../../infra/webhook-metrics';
@@ -46,8 +46,6 @@ import { LeaseWaiters } from './lease-waiters';
 import type { StartToAttemptTimes } from '../../infra/start-to-attempt';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, postSigned } from '../../infra/outbound/safe-http';
 
-/** Attempts of one webhook in flight at once, so one slow receiver cannot hold every worker slot. */
-export const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 16;
 /** Short: the process renews the leases it holds (infra/lease-renewal.ts), so only a dead worker's lease expires, within this. */
 const LEASE_TTL = `${LEASE_TTL_MS / 1000} seconds`;
 /** How long an attempt waits in this process for a lease of a busy webhook before Temporal retries it. */
@@ -67,7 +65,6 @@ export const MAX_WAITERS_PER_WEBHOOK = 200;
  * lease may be waited for.
  */
 export const DEFAULT_TENANT_LIMITS: TenantLimits = { maxInFlight: 64, maxWaiting: 64, maxWaitMs: LEASE_WAIT_MS };
-export const DEFAULT_BREAKER: BreakerSettings = { failureThreshold: 5, openMs: 30_000, probeTtlMs: 30_000 };
 /** An open circuit's deferred attempts come back spread over this much after the probe may go (no herd). */
 const DEFER_SPREAD_MS = 5_000;
 /**
@@ -143,7 +140,7 @@ interface EventRow {
 
 export function createWebhookDeliveryActivities(deps: WebhookDeliveryDeps) {
   const { db } = deps;
-  const maxInFlight = deps.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK;
+  const maxInFlight = deps.maxInFlightPerWebhook ?? MAX_IN_FLIGHT_PER_WEBHOOK;
   const tenants = tenantLimiter('webhook_attempts', deps.tenantLimits ?? DEFAULT_TENANT_LIMITS);
   const breakerSettings: BreakerSettings = { ...DEFAULT_BREAKER, ...deps.breaker };
   const maxParked = deps.maxParkedPerTenant ?? DEFAULT_MAX_PARKED_PER_TENANT;

@@ -93,10 +93,16 @@ export function emailInboundRoutes(): ApiRouter {
           'Larger than 10 MiB (after a Content-Encoding is decoded; COMPRESSION_RATIO_TOO_HIGH past 100x), MESSAGE_HEADERS_TOO_LARGE (a part header over 100 KiB) or MESSAGE_DECODED_TOO_LARGE (parts decoding to over 16 MiB)',
       },
       415: { description: 'Not message/rfc822, or a Content-Encoding other than gzip or deflate' },
-      422: { description: 'MESSAGE_TOO_MANY_PARTS (over 500 MIME parts) or MESSAGE_TOO_COMPLEX (not parsed within 10 s and 96 MiB of heap)' },
+      422: {
+        description:
+          'MESSAGE_TOO_MANY_PARTS (over 500 MIME parts), MESSAGE_TOO_COMPLEX (not parsed within 10 s and 96 MiB of heap), or VALIDATION_ERROR (`text.scan_budget`): for a tenant with `pii.auto_redact`, a text that could not be scanned for personal data within 30 s (never stored unredacted)',
+      },
       429: {
         description:
-          'Too many requests from this address per minute, too many at once for this account or this API process, or too much mail of this tenant being parsed at once (Retry-After)',
+          "RATE_LIMITED with Retry-After; `scope` says which share is full: `address` (requests from this address per minute), `account` (at once for this account), `capacity` (at once on this API process, or its parse threads), `tenant` (this tenant's mail being parsed), `redaction` (with `pii.auto_redact`, this tenant's long texts being scanned for personal data). Deliver it again later",
+      },
+      503: {
+        description: 'DEPENDENCY_UNAVAILABLE: PostgreSQL unreachable, or Temporal after the message was stored (its answer not scheduled): deliver it again, it is stored once',
       },
     },
     handler: async (ctx, { params }) => {

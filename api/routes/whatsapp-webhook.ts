@@ -78,9 +78,19 @@ export function whatsappWebhookRoutes(): ApiRouter {
     body: Joi.object({ object: Joi.string().valid('whatsapp_business_account').required(), entry: Joi.array().items(Joi.any()).required() }).unknown(true),
     responses: {
       200: { description: 'Counts of stored, duplicate and unrouted messages', schema: Joi.object({ stored: Joi.number(), duplicates: Joi.number(), unrouted: Joi.number() }) },
-      422: { description: 'Not a WhatsApp Cloud API payload' },
       401: { description: 'Signature missing or wrong, or unknown receiving number' },
-      429: { description: 'Too many requests from this address per minute, or too many at once for this API process (Retry-After)' },
+      422: {
+        description:
+          'VALIDATION_ERROR: not a WhatsApp Cloud API payload, or (`text.scan_budget`) for a tenant with `pii.auto_redact`, a message that could not be scanned for personal data within 30 s (never stored unredacted)',
+      },
+      429: {
+        description:
+          "RATE_LIMITED with Retry-After; `scope` says which share is full: `address` (requests from this address per minute), `capacity` (at once on this API process), `redaction` (with `pii.auto_redact`, this tenant's long messages being scanned for personal data). The provider delivers it again",
+      },
+      503: {
+        description:
+          'DEPENDENCY_UNAVAILABLE: PostgreSQL unreachable, or Temporal after the messages were stored (their answers not scheduled): the provider delivers again, each stored once',
+      },
     },
     handler: async (ctx, { body }) => {
       if (!isWhatsappPayload(body)) throw new AppError('VALIDATION_ERROR', 'not a WhatsApp Cloud API payload');

@@ -2,7 +2,6 @@
 import { Command, Option } from 'commander';
 import { toOutboxItem } from '../../api/resources/outbox-event';
 import { outboxOverview, requeueParkedEvent } from '../../services/internal';
-import { requireTenant } from '../../services/tenants';
 import { fields, pageText, table } from '../output';
 import { pageOf, withPage } from '../options';
 import type { Perform } from '../perform';
@@ -18,10 +17,7 @@ export function registerOutbox(program: Command, perform: Perform): void {
       .option('--tenant <tenant>', "only this tenant's (id or slug)"),
   ).action((options: { status: 'parked' | 'retrying'; tenant?: string; limit: number; skip: number }, command: Command) =>
     perform(command, async (rt) => {
-      const tenant = options.tenant ? await requireTenant(rt.db(), options.tenant) : null;
-      const overview = tenant
-        ? await rt.inTenant(tenant.id, () => outboxOverview(rt.db(), [tenant.id], options.status, pageOf(options)))
-        : await outboxOverview(rt.db(), '*', options.status, pageOf(options));
+      const overview = await rt.inTenantOrAll(options.tenant, (db, tenantId) => outboxOverview(db, tenantId ? [tenantId] : '*', options.status, pageOf(options)));
       const items = overview.items.map(toOutboxItem);
       const counts = fields([
         ['pending', overview.pending],

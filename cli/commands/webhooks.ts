@@ -1,18 +1,24 @@
 /**
  * `webhooks`: the webhooks in trouble, a webhook's deliveries that failed for good and sending
- * them again, its circuit breaker and its reset (services/webhook-operations.ts and the recover
- * and redeliver of services/webhooks.ts).
- *
- * Deliveries parked behind an open circuit get their verbs here beside these: `webhooks parked`
- * (their count and oldest, per webhook, from db/queries/webhook-parking.ts) and
- * `webhooks release <webhook>` (through the releaser's own function), each a `webhooks.command(...)`
- * in `registerWebhooks` with a `webhookTarget` lookup like the verbs below.
+ * them again, its circuit breaker and its reset, the deliveries parked behind open circuits and
+ * their release (services/webhook-operations.ts and the recover and redeliver of
+ * services/webhooks.ts).
  */
 import { Command } from 'commander';
 import { runUnit } from '../../db/unit-of-work';
 import type { BreakerState } from '../../domain/webhooks/circuit-breaker';
-import { circuitOf, failedDeliveries, resetCircuit, tenantOfWebhook, troubledWebhooks, type TroubledWebhookRow } from '../../services/webhook-operations';
-import { requireTenant } from '../../services/tenants';
+import { releaserSettings } from '../../orchestration/webhook-release';
+import {
+  circuitOf,
+  failedDeliveries,
+  parkedWebhooks,
+  releaseParked,
+  resetCircuit,
+  tenantOfWebhook,
+  troubledWebhooks,
+  type ParkedWebhookRow,
+  type TroubledWebhookRow,
+} from '../../services/webhook-operations';
 import { recoverDeliveries, redeliver } from '../../services/webhooks';
 import { UsageError } from '../errors';
 import { fields, pageText, table } from '../output';
@@ -40,6 +46,20 @@ function troubledJson(row: TroubledWebhookRow) {
     failing_since: row.failing_since,
     disabled_reason: row.disabled_reason,
     circuit: { state: row.breaker_state ?? 'closed', since: row.breaker_since, consecutive_failures: row.consecutive_failures ?? 0 },
+    parked: row.parked,
+  };
+}
+
+function parkedJson(row: ParkedWebhookRow, tenantLimit: number) {
+  return {
+    tenant_id: row.tenant_id,
+    webhook_id: row.webhook_id,
+    destination: row.url === null ? null : destination(row.url),
+    status: row.status ?? 'deleted',
+    circuit: row.breaker_state ?? 'closed',
+    parked: row.parked,
+    oldest_parked_at: row.oldest_parked_at,
+    tenant: { parked: row.tenant_parked, limit: tenantLimit },
   };
 }
 
@@ -55,7 +75,9 @@ async function inWebhooksTenant<T>(rt: Runtime, webhookId: string, work: (tenant
 const webhookDeps = (rt: Runtime) => ({ db: rt.db(), config: rt.config(), temporal: rt.temporal() });
 
 export function registerWebhooks(program: Command, perform: Perform): void {
-  const webhooks = program.command('webhooks').description('webhooks in trouble, their failed deliveries and sending them again, their circuit breaker');
+  const webhooks = program
+    .command('webhooks')
+    .description('webhooks in trouble, their failed deliveries and sending them again, their circuit breaker, their parked deliveries and their release');
 
   withPage(
     webhooks
@@ -64,10 +86,7 @@ export function registerWebhooks(program: Command, perform: Perform): void {
       .option('--tenant <tenant>', "only this tenant's (id or slug)"),
   ).action((options: { tenant?: string; limit: number; skip: number }, command: Command) =>
     perform(command, async (rt) => {
-      const tenant = options.tenant ? await requireTenant(rt.db(), options.tenant) : null;
-      const page = tenant
-        ? await rt.inTenant(tenant.id, ({ scope }) => troubledWebhooks(scope.db, tenant.id, pageOf(options)))
-        : await troubledWebhooks(rt.db(), undefined, pageOf(options));
+      const page = await rt.inTenantOrAll(options.tenant, (db, tenantId) => troubledWebhooks(db, tenantId, pageOf(options)));
       const items = page.items.map(troubledJson);
       const rows = table(items, [
         ['tenant', (w) => w.tenant_id],
@@ -76,10 +95,54 @@ export function registerWebhooks(program: Command, perform: Perform): void {
         ['status', (w) => w.status],
         ['failing since', (w) => w.failing_since],
         ['circuit', (w) => `${w.circuit.state} (${w.circuit.consecutive_failures} failures)`],
+        ['parked', (w) => w.parked],
       ]);
       return { json: { ...page, items }, text: pageText(page, rows) };
     }),
   );
+
+  withPage(
+    webhooks
+      .command('parked')
+      .description("webhooks with deliveries parked behind an open circuit: their count and oldest, the tenant's total against its bound; oldest first")
+      .option('--tenant <tenant>', "only this tenant's (id or slug)"),
+  ).action((options: { tenant?: string; limit: number; skip: number }, command: Command) =>
+    perform(command, async (rt) => {
+      const page = await rt.inTenantOrAll(options.tenant, (db, tenantId) => parkedWebhooks(db, tenantId, pageOf(options)));
+      const items = page.items.map((row) => parkedJson(row, rt.config().outbound.webhookParkedPerTenant));
+      const rows = table(items, [
+        ['tenant', (w) => w.tenant_id],
+        ['webhook', (w) => w.webhook_id],
+        ['destination', (w) => w.destination],
+        ['circuit', (w) => w.circuit],
+        ['parked', (w) => w.parked],
+        ['oldest', (w) => w.oldest_parked_at],
+        ["tenant's", (w) => `${w.tenant.parked} of ${w.tenant.limit}`],
+      ]);
+      return { json: { ...page, items }, text: pageText(page, rows) };
+    }),
+  );
+
+  webhooks
+    .command('release')
+    .description("for a receiver known to be back: close the webhook's circuit and send its parked deliveries in event order, the first ones now, the rest at the endpoint's pace")
+    .argument('<webhook>', "the webhook's id")
+    .action((webhookId: string, _options: unknown, command: Command) =>
+      perform(command, async (rt) => {
+        const deps = { db: rt.db(), temporal: rt.temporal(), settings: releaserSettings(rt.config().outbound) };
+        const release = await inWebhooksTenant(rt, webhookId, ({ context }) => releaseParked(deps, context, webhookId));
+        const json = {
+          webhook_id: release.webhook.id,
+          tenant_id: release.webhook.tenant_id,
+          previous: circuitJson(release.previous),
+          parked: release.parked,
+          released: release.released,
+        };
+        const rest = release.parked - release.released;
+        const text = `${release.webhook.id}: circuit ${release.previous.state} -> closed; ${release.released} of ${release.parked} parked deliveries released now${rest > 0 ? `, ${rest} follow at the endpoint's pace` : ''}`;
+        return { json, text };
+      }),
+    );
 
   webhooks
     .command('deliveries')

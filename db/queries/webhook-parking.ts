@@ -3,10 +3,11 @@
  * parked by the attempt activity of a delivery whose endpoint's circuit is open, released by the
  * releaser, removed when the delivery attempts or ends. Every query here is bounded by the
  * endpoint's window or the tenant's count, never by the size of a backlog, except the count of one
- * webhook's parked deliveries that GET of the webhook shows.
+ * webhook's parked deliveries that GET of the webhook shows and the operator's listing.
  */
 import type { Knex } from 'knex';
 import { breakerOf, type BreakerRow } from './webhook-breakers';
+import type { BreakerStateName } from '../../domain/webhooks/circuit-breaker';
 import type { ParkedEndpoint } from '../../domain/webhooks/parking';
 import type { Db, Queryable } from '../knex';
 import type { TenantScope } from '../tenant-scope';
@@ -71,6 +72,40 @@ export async function parkedSummary(scope: TenantScope, webhookId: string): Prom
   return { count: own?.count ?? 0, oldestParkedAt: own?.oldest ?? null, tenantCount: tenant?.parked ?? 0 };
 }
 
+export interface ParkedWebhookRow {
+  tenant_id: string;
+  webhook_id: string;
+  /** null: the webhook was deleted (its parked deliveries are on their way out). */
+  url: string | null;
+  status: string | null;
+  /** null: the circuit never failed (closed). */
+  breaker_state: BreakerStateName | null;
+  parked: number;
+  oldest_parked_at: Date;
+  /** The tenant's parked deliveries, all its webhooks together. */
+  tenant_parked: number;
+}
+
+/**
+ * The operator's view (cli/ `webhooks parked`): per webhook with parked deliveries, their count
+ * and the oldest, with the tenant's total; oldest first, for one tenant or all. It counts every
+ * parked row it lists (at most WEBHOOK_PARKED_PER_TENANT per tenant): an operator's read, not a
+ * loop's. A query for `paginate`.
+ */
+export function parkedWebhooksQuery(db: Queryable, tenantId?: string): Knex.QueryBuilder {
+  const perWebhook = db('webhook_parked_deliveries as p')
+    .modify((q) => void (tenantId ? q.where('p.tenant_id', tenantId) : q))
+    .groupBy('p.tenant_id', 'p.webhook_id')
+    .select('p.tenant_id', 'p.webhook_id', db.raw('count(*)::int as parked'), db.raw('min(p.parked_at) as oldest_parked_at'));
+  return db
+    .from(perWebhook.as('pw'))
+    .leftJoin('webhooks as w', (on) => void on.on('w.tenant_id', 'pw.tenant_id').andOn('w.id', 'pw.webhook_id'))
+    .leftJoin('webhook_circuit_breakers as b', (on) => void on.on('b.tenant_id', 'pw.tenant_id').andOn('b.webhook_id', 'pw.webhook_id'))
+    .leftJoin('webhook_parking_counts as c', 'c.tenant_id', 'pw.tenant_id')
+    .select('pw.*', 'w.url', 'w.status', 'b.state as breaker_state', db.raw('coalesce(c.parked, 0)::int as tenant_parked'))
+    .orderBy([{ column: 'pw.oldest_parked_at' }, { column: 'pw.webhook_id' }]);
+}
+
 export interface ParkingTotals {
   parked: number;
   oldestSeconds: number;
@@ -94,22 +129,29 @@ export interface ParkedEndpointRow extends ParkedEndpoint {
   webhookId: string;
 }
 
-/**
- * Every endpoint with parked deliveries (a skip scan of the queue index: one step per endpoint),
- * with its webhook's status, its circuit and its counts, each count read up to `countUpTo` rows.
- * A release older than `staleMs` that its delivery did not act on counts as waiting again.
- */
-export async function parkedEndpoints(tx: Knex.Transaction, staleMs: number, countUpTo: number): Promise<ParkedEndpointRow[]> {
-  const stale = `now() - make_interval(secs => ${Number(staleMs) / 1000})`;
-  const { rows } = await tx.raw(
-    `with recursive endpoints as (
+/** Every endpoint with parked deliveries: a skip scan of the queue index, one step per endpoint. */
+const EVERY_PARKED_ENDPOINT = `with recursive endpoints as (
        (select tenant_id, webhook_id from webhook_parked_deliveries order by tenant_id, webhook_id limit 1)
        union all
        select n.tenant_id, n.webhook_id from endpoints e
         cross join lateral (select p.tenant_id, p.webhook_id from webhook_parked_deliveries p
                              where (p.tenant_id, p.webhook_id) > (e.tenant_id, e.webhook_id)
                              order by p.tenant_id, p.webhook_id limit 1) n
-     )
+     )`;
+/** One endpoint, when it has parked deliveries. */
+const ONE_PARKED_ENDPOINT = `with endpoints as (
+       select tenant_id, webhook_id from webhook_parked_deliveries where tenant_id = ? and webhook_id = ? limit 1
+     )`;
+
+/**
+ * Every endpoint with parked deliveries (or `only` that one), with its webhook's status, its
+ * circuit and its counts, each count read up to `countUpTo` rows. A release older than `staleMs`
+ * that its delivery did not act on counts as waiting again.
+ */
+export async function parkedEndpoints(tx: Knex.Transaction, staleMs: number, countUpTo: number, only?: { tenantId: string; webhookId: string }): Promise<ParkedEndpointRow[]> {
+  const stale = `now() - make_interval(secs => ${Number(staleMs) / 1000})`;
+  const { rows } = await tx.raw(
+    `${only ? ONE_PARKED_ENDPOINT : EVERY_PARKED_ENDPOINT}
      select e.tenant_id, e.webhook_id, coalesce(w.status in ('active', 'failing'), false) as receiving,
             b.state, b.since, b.consecutive_failures, b.probe_delivery_id, b.probe_expires_at,
             (select count(*) from (select 1 from webhook_parked_deliveries p
@@ -119,7 +161,7 @@ export async function parkedEndpoints(tx: Knex.Transaction, staleMs: number, cou
        from endpoints e
        left join webhooks w on w.tenant_id = e.tenant_id and w.id = e.webhook_id
        left join webhook_circuit_breakers b on b.tenant_id = e.tenant_id and b.webhook_id = e.webhook_id`,
-    [countUpTo, countUpTo],
+    [...(only ? [only.tenantId, only.webhookId] : []), countUpTo, countUpTo],
   );
   return (rows as Array<Record<string, unknown>>).map((row) => ({
     tenantId: row.tenant_id as string,

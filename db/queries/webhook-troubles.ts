@@ -1,6 +1,7 @@
 /**
  * Webhooks in trouble, for the operator (cli/ `webhooks failing`): failing (their deliveries keep
- * failing), disabled because the receiver answered 410 Gone, or with a circuit that is not closed.
+ * failing), disabled because the receiver answered 410 Gone, or with a circuit that is not closed;
+ * with the count of their parked deliveries.
  */
 import type { Knex } from 'knex';
 import type { BreakerStateName } from '../../domain/webhooks/circuit-breaker';
@@ -17,6 +18,8 @@ export interface TroubledWebhookRow {
   breaker_state: BreakerStateName | null;
   breaker_since: Date | null;
   consecutive_failures: number | null;
+  /** Its deliveries parked behind the circuit. */
+  parked: number;
 }
 
 /** Oldest trouble first; `tenantId` narrows to one tenant. */
@@ -35,6 +38,7 @@ export function troubledWebhooksQuery(db: Queryable, tenantId?: string): Knex.Qu
       'b.state as breaker_state',
       'b.since as breaker_since',
       'b.consecutive_failures',
+      db.raw('(select count(*) from webhook_parked_deliveries p where p.tenant_id = w.tenant_id and p.webhook_id = w.id)::int as parked'),
     )
     .orderByRaw('coalesce(w.failing_since, b.since) asc nulls last, w.id');
 }

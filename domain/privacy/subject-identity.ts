@@ -3,11 +3,14 @@
  * phone number. Contacts store e-mails as given (compared case-insensitively, as their unique
  * index does) and phones in E.164 (`+` and digits, from the channels), so a phone is normalised to
  * E.164 before it is compared. A number in national form (`0612 345 678`) is read with the
- * tenant's default country by libphonenumber (trunk prefixes and numbering plans differ by
- * country: the Dutch 0 goes, the Italian one stays) and must be a valid number of that country.
+ * tenant's default country by the PII detectors' phone reader (validators/phone.ts, libphonenumber's
+ * plans: trunk prefixes and numbering plans differ by country, the Dutch 0 goes, the Italian one
+ * stays) and must be a valid number of that country.
  */
-import { PhoneNumberFormat, PhoneNumberUtil } from 'google-libphonenumber';
 import { normalizeEmail } from '../email';
+import { isPhoneCountry, readPhone } from './validators/phone';
+
+export { isPhoneCountry };
 
 export type SubjectIdentity = { kind: 'id'; id: string } | { kind: 'email'; email: string } | { kind: 'phone'; e164: string };
 
@@ -16,13 +19,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SEPARATORS = /[\s\-./()]/g;
 /** A phone as people write it: an optional `+`, then digits and separators only. */
 const PHONE_TEXT = /^\+?[\d\s\-./()]+$/;
-
-const phones = PhoneNumberUtil.getInstance();
-
-/** Whether `code` is a country (ISO 3166-1 alpha-2, upper case) whose numbers libphonenumber reads. */
-export function isPhoneCountry(code: string): boolean {
-  return (phones.getSupportedRegions() as string[]).includes(code);
-}
 
 /**
  * `+34 600-111-222` and `0034600111222` are `+34600111222`: a country code that never starts with
@@ -34,13 +30,9 @@ export function toE164(value: string, defaultCountry: string | null = null): str
   if (!PHONE_TEXT.test(text)) return null;
   const international = /^(?:\+|00)([1-9]\d{7,14})$/.exec(text.replace(SEPARATORS, ''));
   if (international) return `+${international[1]}`;
-  if (!defaultCountry || text.startsWith('+')) return null;
-  try {
-    const number = phones.parse(text, defaultCountry);
-    return phones.isValidNumber(number) ? phones.format(number, PhoneNumberFormat.E164) : null;
-  } catch {
-    return null; // libphonenumber's NOT_A_NUMBER, TOO_SHORT_NSN, ...
-  }
+  if (!defaultCountry || !isPhoneCountry(defaultCountry) || text.startsWith('+')) return null;
+  const reading = readPhone(text, { defaultCountry });
+  return reading?.valid ? reading.e164 : null;
 }
 
 /** Whether the value is written like a phone number without a country code (a national number). */

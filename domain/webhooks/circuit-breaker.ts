@@ -37,6 +37,9 @@ export interface BreakerSettings {
   probeTtlMs: number;
 }
 
+/** Five failures in a row open a circuit for 30 s (WEBHOOK_BREAKER_FAILURES, WEBHOOK_BREAKER_OPEN_MS); a probe is lost after 30 s. */
+export const DEFAULT_BREAKER: BreakerSettings = { failureThreshold: 5, openMs: 30_000, probeTtlMs: 30_000 };
+
 export type Admission =
   /** Closed: send. */
   | { kind: 'send' }

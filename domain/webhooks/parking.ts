@@ -17,6 +17,9 @@
  */
 import { admit, type BreakerSettings, type BreakerState } from './circuit-breaker';
 
+/** Attempts of one webhook in flight at once, so one slow receiver cannot hold every worker slot: also a recovered endpoint's release window. */
+export const MAX_IN_FLIGHT_PER_WEBHOOK = 16;
+
 export interface ParkedEndpoint {
   /** The webhook exists and receives deliveries (active or failing). */
   receiving: boolean;

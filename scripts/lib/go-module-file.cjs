@@ -1,7 +1,7 @@
 // A file of a Go module at a pinned version, from the Go module proxy through `go mod download`
 // (Go's own module cache keeps it: fetched once, then a fast local answer). For the schemas the
 // deployment checks validate against (test/unit/deploy): the Compose specification's schema
-// (compose-go) and the Prometheus Operator's PodMonitor CRD (its openAPIV3Schema). The built-in
+// (compose-go) and the Prometheus Operator's PodMonitor and PrometheusRule CRDs (their openAPIV3Schema). The built-in
 // Kubernetes kinds are validated with PyPI kubernetes-validate's schemas (scripts/lib/tools.cjs).
 // Node built-ins only.
 const { spawnSync } = require('node:child_process');
@@ -9,13 +9,14 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+/** The Prometheus Operator release whose CRDs the custom resources are checked against (one pin for all of them). */
+const PROMETHEUS_OPERATOR = { module: 'github.com/prometheus-operator/prometheus-operator', version: 'v0.85.0' };
+const PROMETHEUS_OPERATOR_CRDS = 'example/prometheus-operator-crd';
+
 const SCHEMA_MODULES = {
   compose: { module: 'github.com/compose-spec/compose-go/v2', version: 'v2.16.2', file: 'schema/compose-spec.json' },
-  podMonitor: {
-    module: 'github.com/prometheus-operator/prometheus-operator',
-    version: 'v0.85.0',
-    file: 'example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml',
-  },
+  podMonitor: { ...PROMETHEUS_OPERATOR, file: `${PROMETHEUS_OPERATOR_CRDS}/monitoring.coreos.com_podmonitors.yaml` },
+  prometheusRule: { ...PROMETHEUS_OPERATOR, file: `${PROMETHEUS_OPERATOR_CRDS}/monitoring.coreos.com_prometheusrules.yaml` },
 };
 
 /**

@@ -16,7 +16,7 @@ import { workflowIds } from '../../infra/workflow-ids';
 import { createTenant, expectError, startTestApi, TestApi, TestTenant } from '../support/api';
 import { runCli, runJson, TEST_OPERATOR } from '../support/cli';
 import { until, untilValue } from '../support/until';
-import { postWhatsapp, whatsappPayload } from '../support/whatsapp-inbound';
+import { postWhatsapp, registerWhatsappNumber, whatsappPayload } from '../support/whatsapp-inbound';
 
 let api: TestApi;
 const base = loadConfig(process.env);
@@ -226,19 +226,8 @@ describe('tenants suspend and resume', () => {
 
   it('stores an inbound message while suspended without starting its conversation (the agent does not answer)', async () => {
     const appSecret = `app-secret-${randomUUID()}`;
-    const phoneNumberId = String(100000000000 + Math.floor(Math.random() * 9e11));
-    const number = await api.request('/api/v1/whatsapp/numbers', {
-      method: 'POST',
-      token: t.token,
-      json: {
-        display_phone_number: '+34600111999',
-        phone_number_id: phoneNumberId,
-        access_token: `tok-${randomUUID()}`,
-        app_secret: appSecret,
-        verify_token: `verify-${randomUUID()}`,
-      },
-    });
-    await api.request('/api/v1/whatsapp/agents', { method: 'POST', token: t.token, json: { name: 'wa', system_prompt: 'x', whatsapp_number_id: number.body.id } });
+    const { id: numberId, phoneNumberId } = await registerWhatsappNumber(api, t, appSecret);
+    await api.request('/api/v1/whatsapp/agents', { method: 'POST', token: t.token, json: { name: 'wa', system_prompt: 'x', whatsapp_number_id: numberId } });
     await runJson(['tenants', 'suspend', t.tenantId]);
     const res = await postWhatsapp(api, whatsappPayload(phoneNumberId, [{ id: `wamid.${randomUUID()}`, from: '34699000111', text: 'Pump 3 is leaking' }]), appSecret);
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { stored: 1, duplicates: 0, unrouted: 0 } });

@@ -1,7 +1,8 @@
 /**
  * `industrial-ops webhooks ...` and `workflows link` as real processes against the test stack:
  * webhooks in trouble, the circuit breaker and its reset, failed deliveries and their requeue
- * through the tenant's own recover and redeliver, and the Temporal UI link of a plan and a delivery.
+ * through the tenant's own recover and redeliver, deliveries parked behind an open circuit and
+ * their release, and the Temporal UI link of a plan and a delivery.
  */
 import { randomUUID } from 'node:crypto';
 import { appendEvent } from '../../db/outbox';
@@ -58,6 +59,7 @@ describe('webhooks', () => {
         failing_since: null,
         disabled_reason: null,
         circuit: { state: 'open', since: expect.any(String), consecutive_failures: 5 },
+        parked: 0,
       },
     ]);
     expect(JSON.stringify(mine)).not.toContain('receiver-secret');
@@ -160,6 +162,109 @@ describe('webhooks', () => {
     // Another tenant's id with this delivery: not found.
     const foreign = await runCli(['--json', 'workflows', 'link', 'delivery', deliveryId, '--tenant', other.tenantId]);
     expect({ code: foreign.code, json: foreign.json }).toEqual({ code: 1, json: { error_code: 'NOT_FOUND', detail: 'webhook delivery not found' } });
+  });
+});
+
+describe('parked deliveries', () => {
+  /** Open with five failures, and for the whole test: no probe goes before the operator's release. */
+  const openForTheTest = (t: TestTenant, webhookId: string) =>
+    api.deps.db('webhook_circuit_breakers').insert({ tenant_id: t.tenantId, webhook_id: webhookId, state: 'open', since: new Date(Date.now() + 600_000), consecutive_failures: 5 });
+  const createAsset = async (t: TestTenant, name: string): Promise<string> => {
+    const res = await api.request('/api/v1/assets', { method: 'POST', token: t.token, json: { name, type: 'pump' } });
+    if (res.status !== 201) throw new Error(`asset not created: ${res.status} ${res.text}`);
+    return res.body.id;
+  };
+  const parkedOf = async (webhookId: string) => Number((await api.deps.db('webhook_parked_deliveries').where({ webhook_id: webhookId }).count({ n: '*' }))[0].n);
+
+  it("lists a dead receiver's parked deliveries per webhook with the tenant's total against its bound, and releases them once it is back, audited as the operator", async () => {
+    const [owner, bystander] = await Promise.all([createTenant(api), createTenant(api)]);
+    const webhook = await createWebhook(owner);
+    const foreign = await createWebhook(bystander);
+    // A dead receiver: every attempt would fail; its circuit is open, so none is sent.
+    receiver.script(webhook.path, [{ status: 500 }]);
+    await Promise.all([openForTheTest(owner, webhook.id), openForTheTest(bystander, foreign.id)]);
+    const assets = [await createAsset(owner, 'Parked pump 1'), await createAsset(owner, 'Parked pump 2'), await createAsset(owner, 'Parked pump 3')];
+    await createAsset(bystander, 'Parked elsewhere');
+    await until(
+      () => Promise.all([parkedOf(webhook.id), parkedOf(foreign.id)]),
+      ([mine, theirs]) => mine === 3 && theirs === 1,
+      'the deliveries parked',
+    );
+    expect(receiver.on(webhook.path)).toEqual([]);
+
+    const limit = config.outbound.webhookParkedPerTenant;
+    const listed = await runJson(['webhooks', 'parked', '--tenant', owner.tenantId]);
+    expect(listed).toEqual({
+      items: [
+        {
+          tenant_id: owner.tenantId,
+          webhook_id: webhook.id,
+          destination: new URL(receiver.url('/')).origin,
+          status: 'active',
+          circuit: 'open',
+          parked: 3,
+          oldest_parked_at: expect.any(String),
+          tenant: { parked: 3, limit },
+        },
+      ],
+      total: 1,
+      skip: 0,
+      limit: 20,
+    });
+    expect(Date.now() - Date.parse(listed.items[0].oldest_parked_at)).toBeLessThan(120_000);
+    expect(JSON.stringify(listed)).not.toContain('receiver-secret');
+    const everyone = await runJson(['webhooks', 'parked', '--limit', '100']);
+    const ours = everyone.items.filter((w: { tenant_id: string }) => [owner.tenantId, bystander.tenantId].includes(w.tenant_id));
+    expect(ours).toHaveLength(2);
+    expect(ours).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ webhook_id: webhook.id, parked: 3, tenant: { parked: 3, limit } }),
+        expect.objectContaining({ webhook_id: foreign.id, parked: 1, tenant: { parked: 1, limit } }),
+      ]),
+    );
+    expect((await runCli(['webhooks', 'parked', '--tenant', owner.tenantId])).stdout).toContain(`3 of ${limit}`);
+    expect((await runJson(['webhooks', 'failing', '--tenant', owner.tenantId])).items).toEqual([expect.objectContaining({ webhook_id: webhook.id, parked: 3 })]);
+
+    // The receiver is back: the release closes the circuit and sends what was parked.
+    receiver.script(webhook.path, [{ status: 200 }]);
+    const released = await runJson(['webhooks', 'release', webhook.id]);
+    expect(released).toEqual({
+      webhook_id: webhook.id,
+      tenant_id: owner.tenantId,
+      previous: { state: 'open', since: expect.any(String), consecutive_failures: 5 },
+      parked: 3,
+      released: 3,
+    });
+    await receiver.waitFor(() => receiver.on(webhook.path).length === 3, 30_000, 'the released deliveries');
+    expect(
+      receiver
+        .on(webhook.path)
+        .map((r) => (JSON.parse(r.body) as { data: { asset_id: string } }).data.asset_id)
+        .sort(),
+    ).toEqual([...assets].sort());
+    await until(
+      () => parkedOf(webhook.id),
+      (n) => n === 0,
+      'the released deliveries no longer parked',
+    );
+    expect(await api.deps.db('webhook_circuit_breakers').where({ webhook_id: webhook.id }).first('state')).toEqual({ state: 'closed' });
+    expect(
+      await api.deps.db('audit_log').where({ tenant_id: owner.tenantId, action: 'webhook.parked_released' }).select('actor_type', 'actor_id', 'resource_id', 'details'),
+    ).toEqual([{ actor_type: 'operator', actor_id: TEST_OPERATOR, resource_id: webhook.id, details: { previous_state: 'open', consecutive_failures: 5, parked: 3 } }]);
+    expect((await runJson(['webhooks', 'parked', '--tenant', owner.tenantId])).items).toEqual([]);
+    // The other tenant's webhook is untouched: still parked behind its open circuit.
+    expect(await parkedOf(foreign.id)).toBe(1);
+    expect(await api.deps.db('webhook_circuit_breakers').where({ webhook_id: foreign.id }).first('state')).toEqual({ state: 'open' });
+
+    const unknown = await runCli(['--json', 'webhooks', 'release', randomUUID()]);
+    expect({ code: unknown.code, json: unknown.json }).toEqual({ code: 1, json: { error_code: 'NOT_FOUND', detail: 'webhook not found' } });
+    // A deleted webhook's parked deliveries end (the releaser sends them to their end), leaving nothing parked behind.
+    expect((await api.request(`${BASE}/${foreign.id}`, { method: 'DELETE', token: bystander.token })).status).toBe(204);
+    await until(
+      () => parkedOf(foreign.id),
+      (n) => n === 0,
+      "the deleted webhook's deliveries ended",
+    );
   });
 });
 

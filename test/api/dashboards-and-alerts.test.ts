@@ -94,8 +94,22 @@ it('names only metrics that the API or the worker exports', async () => {
   await failOneWorkflowTask(planId);
   await until(workerSample('webhook_delivery_attempts_total', { result: 'success' }), (n) => n > 0, 'the delivery attempt to be counted', 30_000, 500);
 
+  // The content sandbox's gauges have samples once its pool exists: the report renders in the worker's.
+  await until(
+    async () => sample(await workerMetrics(), 'content_sandbox_processes', { pool: 'worker' }),
+    (n) => n !== undefined,
+    "the worker's content sandbox",
+    60_000,
+    500,
+  );
+
   const apiText = (await api.request('/metrics')).text;
   const workerText = await workerMetrics();
+  for (const name of ['content_sandbox_replaced', 'content_sandbox_queued', 'content_sandbox_busy'])
+    expect([name, sample(workerText, name, { pool: 'worker' })]).toEqual([name, expect.any(Number)]);
+  // Parked deliveries and held events are read from PostgreSQL by the API: a sample on every scrape.
+  for (const name of ['webhook_parked_deliveries', 'webhook_parked_oldest_seconds', 'webhook_parked_tenants_at_limit', 'outbox_events_held'])
+    expect([name, sample(apiText, name)]).toEqual([name, expect.any(Number)]);
   const exported = new Set([...exportedNames(apiText), ...exportedNames(workerText), ...PROMETHEUS_OWN]);
   // The pool gauges tell the worker's pool as configured (the stack's worker has this process's environment).
   expect(sample(workerText, 'db_pool_connections_max')).toBe(loadConfig(process.env).databasePoolMax);

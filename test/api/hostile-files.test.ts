@@ -25,9 +25,10 @@ import { until } from '../support/until';
 jest.setTimeout(900_000);
 
 /**
- * Resident memory bounds (MiB). The API's pod limit is 512 Mi; its process idles at about 150 and
- * decodes nothing itself. The worker's limit is 1536 Mi; it idles at 300-600 with the stack's
- * load. The sandbox children are separate processes under their own OS ceiling.
+ * Resident memory bounds (MiB) of the API and worker processes themselves: the process's share of
+ * its pod's limit (docs/decisions/pod-memory-from-measured-parts.md). The API idles at about 150
+ * and decodes nothing itself; the worker idles at 300-600 with the stack's load. The sandbox
+ * children are separate processes under their own OS ceiling.
  */
 const RSS_BOUNDS = { api: 400, worker: 1024 };
 

@@ -75,16 +75,24 @@ export function schemaProblems(tools: Tools, manifests: Manifest[], custom: stri
   return lines;
 }
 
-/** A CRD's schema made strict as the API server's field validation is: an unknown field is an error. */
-function strictCrdSchema(schema: Record<string, any>): Record<string, any> {
-  const visit = (node: unknown) => {
-    if (!node || typeof node !== 'object') return;
-    const object = node as Record<string, any>;
-    if (object.properties && object.additionalProperties === undefined && !object['x-kubernetes-preserve-unknown-fields']) object.additionalProperties = false;
-    for (const value of Object.values(object)) visit(value);
-  };
-  visit(schema);
-  return schema;
+/**
+ * A CRD's schema as the API server's strict field validation applies it: an unknown field is an
+ * error where the schema lists properties and neither preserves unknown fields nor declares
+ * additionalProperties. Go's case-insensitive flag `(?i)` has no place in a JavaScript pattern:
+ * those match case-sensitively.
+ */
+function strictCrdSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(strictCrdSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const node: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    // `properties` maps names to schemas: a property may be named like a keyword.
+    if (key === 'properties') node[key] = Object.fromEntries(Object.entries(value as object).map(([name, property]) => [name, strictCrdSchema(property)]));
+    else if (key === 'pattern' && typeof value === 'string') node[key] = value.replace('(?i)', '');
+    else node[key] = strictCrdSchema(value);
+  }
+  const open = node['x-kubernetes-preserve-unknown-fields'] === true || 'additionalProperties' in node;
+  return node.properties && !open ? { ...node, additionalProperties: false } : node;
 }
 
 /** A validator of one custom resource version, from its CustomResourceDefinition's YAML. */
@@ -93,7 +101,7 @@ export function crdValidator(crdFile: string, version: string) {
   const served = (crd!.spec.versions as { name: string; schema: { openAPIV3Schema: Record<string, any> } }[]).find((v) => v.name === version);
   if (!served) throw new Error(`${crdFile} serves no version ${version}`);
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-  const validate = ajv.compile(strictCrdSchema(served.schema.openAPIV3Schema));
+  const validate = ajv.compile(strictCrdSchema(served.schema.openAPIV3Schema) as object);
   return (manifest: Manifest): string[] => {
     const name = `${manifest.kind}/${manifest.metadata.name}`;
     return validate(manifest) ? [] : validate.errors!.map((e) => `${name}: ${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);

@@ -13,7 +13,9 @@ import { Client, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createNotificationActivities } from '../../activities/notifications';
-import { createWebhookDeliveryActivities, DEFAULT_BREAKER, DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK } from '../../activities/webhooks/deliver';
+import { createWebhookDeliveryActivities } from '../../activities/webhooks/deliver';
+import { DEFAULT_BREAKER } from '../../domain/webhooks/circuit-breaker';
+import { MAX_IN_FLIGHT_PER_WEBHOOK } from '../../domain/webhooks/parking';
 import { appendEvent } from '../../db/outbox';
 import { parkedSummary, parkingTotals, type Release } from '../../db/queries/webhook-parking';
 import { webhookSecretColumns } from '../../db/queries/webhooks';
@@ -57,7 +59,7 @@ let workersRunning: Promise<unknown>;
 let client: Client;
 
 const settings: ReleaserSettings = {
-  endpointWindow: DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
+  endpointWindow: MAX_IN_FLIGHT_PER_WEBHOOK,
   tenantWindow: 64,
   breaker: { ...DEFAULT_BREAKER, openMs: OPEN_MS },
 };
@@ -310,7 +312,7 @@ describe('deliveries to dead endpoints', () => {
       const order = firstReleases.map((r) => eventRank(r.deliveryId));
       expect(order).toEqual([...order].sort((a, b) => a - b));
       expect(new Set(order).size).toBe(OPENING_EVENTS + HELD_EVENTS);
-      for (const pass of releaser.passes) expect(pass.filter((r) => r.webhookId === w.id).length).toBeLessThanOrEqual(DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK);
+      for (const pass of releaser.passes) expect(pass.filter((r) => r.webhookId === w.id).length).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_WEBHOOK);
       // Each delivery reached the receiver (once, unless a worker resent it under the same id).
       expect(new Set(byWebhook(w.id).map((r) => r.headers['webhook-id'])).size).toBe(OPENING_EVENTS + HELD_EVENTS);
     }

@@ -1,4 +1,4 @@
-import tlds from 'tlds';
+import { parse as parseHostname } from 'tldts';
 import { type TextRange, isWordChar } from './text-range';
 
 // Local part: letters/digits of any script plus the symbols people really use (dots, plus tags,
@@ -52,10 +52,9 @@ const PATTERNS: ReadonlyArray<{ readonly form: Form; readonly pattern: RegExp; r
 // extension; .zip and .mov are TLDs too, and still file names far more often than mailboxes.
 const FILE_EXTENSIONS = new Set(['zip', 'mov']);
 
-// IANA's root zone (the `tlds` package, IDN TLDs in their Unicode form), and the names reserved for
-// private and documentation use (RFC 2606, 6761, 6762; ICANN's .internal) that mailboxes inside a
-// company or a manual use. Code such as `v = m.inv@acc.vec` ends in no TLD, so it is not an address.
-const TOP_LEVEL_DOMAINS: ReadonlySet<string> = new Set([...tlds, 'example', 'test', 'local', 'internal', 'lan', 'corp', 'home', 'onion']);
+// The names reserved for private and documentation use (RFC 2606, 6761, 6762; ICANN's .internal)
+// that mailboxes inside a company or a manual use.
+const PRIVATE_USE_NAMES: ReadonlySet<string> = new Set(['example', 'test', 'local', 'internal', 'lan', 'corp', 'home', 'onion']);
 
 /** RFC 5321's longest address, plus its words when spelled out; a longer match is not a mailbox (and bounds what a chunk boundary must keep whole). */
 export const LONGEST_EMAIL_MATCH = 320;
@@ -71,9 +70,18 @@ function labelsOf(domain: string, form: Form): string[] | null {
   return labels.every((label) => label.length > 0 && label.length <= 63) ? labels : null;
 }
 
-function isTopLevelDomain(label: string): boolean {
-  const tld = label.toLowerCase();
-  return tld.startsWith('xn--') || (TOP_LEVEL_DOMAINS.has(tld) && !FILE_EXTENSIONS.has(tld));
+/**
+ * Whether a domain (its labels) ends in a TLD that exists: a public suffix of the ICANN section of
+ * the Public Suffix List (tldts, which DMARC alignment reads too: every delegated TLD, IDN ones in
+ * their Unicode form; under .za, whose registry takes names at the second level only, those), a
+ * punycode TLD, or a private-use name. Code such as `v = m.inv@acc.vec` ends in no TLD, so it is
+ * not an address.
+ */
+function endsInTld(labels: readonly string[]): boolean {
+  const tld = labels[labels.length - 1].toLowerCase();
+  if (FILE_EXTENSIONS.has(tld)) return false;
+  if (tld.startsWith('xn--') || PRIVATE_USE_NAMES.has(tld)) return true;
+  return parseHostname(labels.join('.').toLowerCase(), { extractHostname: false, validateHostname: false }).isIcann === true;
 }
 
 /** Where the "@" (or its bracketed or spelled word) ends in a match, and where the domain starts. */
@@ -102,16 +110,16 @@ function addressEnd(value: string, form: Form): number {
   if (lineBreak > 0) {
     const before = domain.slice(0, lineBreak).replace(/[.-]$/, '');
     const beforeLabels = labelsOf(before, form);
-    if (beforeLabels && beforeLabels.length >= 2 && isTopLevelDomain(beforeLabels[beforeLabels.length - 1])) return start + before.length;
+    if (beforeLabels && beforeLabels.length >= 2 && endsInTld(beforeLabels)) return start + before.length;
   }
   const labels = labelsOf(domain, form);
   if (!labels) return -1;
-  if (isTopLevelDomain(labels[labels.length - 1])) return value.length;
+  if (endsInTld(labels)) return value.length;
   if (form !== 'spelled') return -1;
   // Spelled words: drop labels from the end while at least two are left and the last is no TLD.
   const dot = new RegExp(String.raw` (?:${DOT_WORDS}) `, 'giu');
   const cuts = [...domain.matchAll(dot)].map((m) => m.index);
-  for (let keep = labels.length - 1; keep >= 2; keep--) if (isTopLevelDomain(labels[keep - 1])) return start + cuts[keep - 1];
+  for (let keep = labels.length - 1; keep >= 2; keep--) if (endsInTld(labels.slice(0, keep))) return start + cuts[keep - 1];
   return -1;
 }
 

@@ -1,11 +1,12 @@
 // Phone numbers read as written in messages, checked against the numbering plans that Google's
 // libphonenumber keeps (through libphonenumber-js with its full "max" metadata: the same answers
-// as google-libphonenumber on every number measured, a third of its size; docs/decisions/).
+// as Google's own port on every number measured, a third of its size; docs/decisions/). The one
+// phone reader of the service: the PII detectors and subjects named by a phone number use it.
 // Pure: no I/O.
 import { type CountryCode, type Examples, Metadata, type MetadataJson, PhoneNumber, getExampleNumber } from 'libphonenumber-js/core';
 import examples from 'libphonenumber-js/examples.mobile.json';
 import maxMetadata from 'libphonenumber-js/metadata.max.json';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 export type { CountryCode };
 
@@ -48,6 +49,11 @@ export function readPhone(written: string, options: ReadPhoneOptions = {}): Phon
   const parsed = parsePhoneNumberFromString(text, options.defaultCountry ? { defaultCountry: options.defaultCountry, extract: false } : { extract: false });
   if (!parsed) return null;
   return { e164: parsed.number, country: parsed.country, valid: parsed.isValid(), extension: parsed.ext };
+}
+
+/** Whether `code` is a country (ISO 3166-1 alpha-2, upper case) with a numbering plan to read national numbers by. */
+export function isPhoneCountry(code: string): code is CountryCode {
+  return isSupportedCountry(code);
 }
 
 /** True when `written` is a number in an assigned range of its country's plan. */

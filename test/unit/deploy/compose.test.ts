@@ -10,11 +10,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import goModules = require('../../../scripts/lib/go-module-file.cjs');
 import toolsLib = require('../../../scripts/lib/tools.cjs');
 import servicesLib = require('../../../scripts/lib/services.cjs');
+import supervisor = require('../../../scripts/lib/supervisor.cjs');
 import { DEFAULT_API_SHUTDOWN } from '../../../infra/config';
+import { podMemory, quantityMiB, podSettingsOf } from '../../support/pod-memory';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -25,7 +27,8 @@ interface Service {
   build?: unknown;
   command?: string[] | string;
   environment?: Record<string, string | number>;
-  healthcheck?: { test?: string[] | string; disable?: boolean };
+  healthcheck?: { test?: string[] | string; disable?: boolean; start_period?: string };
+  deploy?: { replicas?: number; resources?: { limits?: { memory?: string } } };
   stop_grace_period?: string;
   depends_on?: Record<string, { condition: string }>;
   ports?: string[];
@@ -108,6 +111,32 @@ it("gives the app's containers longer than the API's drain before Docker's SIGKI
   for (const name of APP_SERVICES) {
     const grace = /^(\d+)s$/.exec(compose.services[name]!.stop_grace_period ?? '');
     expect([name, Number(grace?.[1] ?? 0) > drainSeconds]).toEqual([name, true]);
+  }
+});
+
+it("checks the app's liveness as Kubernetes and `npm run up` do, the worker on its own port after its longer start", () => {
+  const check = /^HEALTHCHECK --interval=(\d+)s --timeout=(\d+)s --start-period=(\d+)s --retries=(\d+) /m.exec(read('Dockerfile'));
+  const [interval, timeout, startPeriod, retries] = check!.slice(1).map(Number) as [number, number, number, number];
+  expect([interval * 1000, timeout * 1000, retries]).toEqual([supervisor.LIVENESS.intervalMs, supervisor.LIVENESS.timeoutMs, supervisor.LIVENESS.failures]);
+  const startupSeconds = (file: string) => {
+    const probe = parseAllDocuments(read(file))[0]!.toJS().spec.template.spec.containers[0].startupProbe as { periodSeconds: number; failureThreshold: number };
+    return probe.periodSeconds * probe.failureThreshold;
+  };
+  expect(startPeriod).toBe(startupSeconds('deploy/k8s/base/api-deployment.yaml'));
+  // The image's check, its start as the worker's startup probe allows.
+  expect(compose.services.worker!.healthcheck).toEqual({ start_period: `${startupSeconds('deploy/k8s/base/worker-deployment.yaml')}s` });
+  expect(compose.services.api!.healthcheck).toBeUndefined();
+});
+
+it("limits the app's memory as the Kubernetes Deployments do, to no less than each process's worst case", () => {
+  for (const [service, file, role] of [
+    ['api', 'deploy/k8s/base/api-deployment.yaml', 'api'],
+    ['worker', 'deploy/k8s/base/worker-deployment.yaml', 'worker'],
+  ] as const) {
+    const limit = compose.services[service]!.deploy!.resources!.limits!.memory!;
+    const kubernetes = parseAllDocuments(read(file))[0]!.toJS().spec.template.spec.containers[0].resources.limits.memory as string;
+    expect([service, limit]).toEqual([service, kubernetes]);
+    expect(quantityMiB(limit)).toBeGreaterThanOrEqual(podMemory(role, podSettingsOf(compose.services[service]!.environment as Record<string, string>)).worstCaseMiB);
   }
 });
 

@@ -2,11 +2,12 @@
  * deploy/k8s cannot rot unseen: the base, the production overlay and the Temporal example are
  * rendered by the pinned kustomize as `kubectl apply -k` renders them, validated strictly against
  * the Kubernetes JSON schemas of the oldest and newest supported release (kubernetes-validate), the
- * PodMonitor against the Prometheus Operator's CRD, and held to the rollout's rules: migrations in
+ * PodMonitor and the PrometheusRule against the Prometheus Operator's CRDs, and held to the rollout's rules: migrations in
  * front of every pod that needs them, settings that roll the pods when they change, replicas
  * spread, traffic limited to what the service speaks, the API autoscaled, every pod scraped and
- * labelled; and to the project's: probes on the process's own endpoints, a hardened security
- * context, a drain that fits the termination grace, placeholders only in the Secrets.
+ * labelled; and to the project's: probes on the process's own endpoints (liveness as the stall
+ * watchdog's backstop), memory sized from the measured parts, a hardened security context, a drain
+ * that fits the termination grace, placeholders only in the Secrets.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,15 +15,19 @@ import path from 'node:path';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { parse } from 'yaml';
 import goModules = require('../../../scripts/lib/go-module-file.cjs');
+import supervisor = require('../../../scripts/lib/supervisor.cjs');
+import { DEFAULT_STALL_LIMIT_MS } from '../../../infra/config';
 import { WORKER_TUNING } from '../../../workers/options';
 import { crdValidator, KUBERNETES_VERSIONS, kubernetesTools, loadFile, type Manifest, podOf, render, ROOT, schemaProblems, type Tools } from '../../support/kubernetes-manifests';
 import { allowed, selects } from '../../support/network-policy';
+import { podMemory, quantityMiB, podSettingsOf } from '../../support/pod-memory';
 
 const K8S = path.join(ROOT, 'deploy', 'k8s');
 const BASE = path.join(K8S, 'base');
 const PRODUCTION = path.join(K8S, 'overlays', 'production');
 const TEMPORAL = path.join(K8S, 'temporal');
 const POD_MONITOR = 'monitoring.coreos.com/v1/PodMonitor';
+const PROMETHEUS_RULE = 'monitoring.coreos.com/v1/PrometheusRule';
 const APP = ['industrial-ops-api', 'industrial-ops-worker'];
 
 let tools: Tools;
@@ -50,22 +55,31 @@ const configOf = (manifests: Manifest[]) => ofKind(manifests, 'ConfigMap').find(
 const secretKeys = new Map(examples.filter((s) => s.kind === 'Secret').map((s) => [s.metadata.name, Object.keys(s.stringData as object)]));
 
 describe('the Kubernetes manifests', () => {
-  it('are valid, strictly, under the Kubernetes schemas (and the PodMonitor under its CRD)', () => {
+  it('are valid, strictly, under the Kubernetes schemas (and the PodMonitor and the PrometheusRule under their CRDs)', () => {
     const all = [...base, ...production, ...temporal, ...examples];
-    expect(schemaProblems(tools, all, [POD_MONITOR])).toEqual([]);
+    expect(schemaProblems(tools, all, [POD_MONITOR, PROMETHEUS_RULE])).toEqual([]);
     // A misspelt field is refused, as the API server would refuse it, in a built-in kind ...
     const api = structuredClone(named(base, 'Deployment', 'industrial-ops-api'));
     api.spec.template.spec.containers[0].readinesProbe = api.spec.template.spec.containers[0].readinessProbe;
     expect(schemaProblems(tools, [api])).toEqual(
       KUBERNETES_VERSIONS.map((version) => expect.stringMatching(new RegExp(`version ${version.replace(/\.0$/, '')}: .*'readinesProbe' was unexpected`))),
     );
-    // ... and in the custom one.
-    const validatePodMonitor = crdValidator(goModules.goModuleFile(goModules.SCHEMA_MODULES.podMonitor), 'v1');
-    const [podMonitor] = production.filter((m) => `${m.apiVersion}/${m.kind}` === POD_MONITOR);
-    expect(validatePodMonitor(podMonitor!)).toEqual([]);
-    const misspelt = structuredClone(podMonitor!);
-    misspelt.spec.podMetricsEndpoints[0].intervall = '30s';
-    expect(validatePodMonitor(misspelt)).not.toEqual([]);
+    // ... and in the custom ones, each under its CRD (the Components: production lists both).
+    const custom: Array<[string, keyof typeof goModules.SCHEMA_MODULES, (m: Manifest) => void]> = [
+      [POD_MONITOR, 'podMonitor', (m) => void (m.spec.podMetricsEndpoints[0].intervall = '30s')],
+      [PROMETHEUS_RULE, 'prometheusRule', (m) => void (m.spec.groups[0].rules[0].expresion = 'up')],
+    ];
+    for (const [kind, crd, misspell] of custom) {
+      const validate = crdValidator(goModules.goModuleFile(goModules.SCHEMA_MODULES[crd]), 'v1');
+      const resources = production.filter((m) => `${m.apiVersion}/${m.kind}` === kind);
+      expect([kind, resources.length]).toEqual([kind, 1]);
+      expect(validate(resources[0]!)).toEqual([]);
+      const misspelt = structuredClone(resources[0]!);
+      misspell(misspelt);
+      expect([kind, validate(misspelt).length > 0]).toEqual([kind, true]);
+      // A Component: the base applies on a cluster without the Prometheus Operator.
+      expect(base.filter((m) => `${m.apiVersion}/${m.kind}` === kind)).toEqual([]);
+    }
   });
 
   it('list every file of the base in its kustomization, and hold no Secret but the examples', () => {
@@ -203,8 +217,6 @@ describe('the Kubernetes manifests', () => {
 
   it("scrape every pod's /metrics through the PodMonitor, with the metrics token", () => {
     const [monitor] = production.filter((m) => `${m.apiVersion}/${m.kind}` === POD_MONITOR);
-    // A Component: the base applies on a cluster without the Prometheus Operator.
-    expect(base.filter((m) => m.kind === 'PodMonitor')).toEqual([]);
     for (const deployment of ofKind(production, 'Deployment')) {
       const { labels, spec } = podOf(deployment);
       expect(selects(monitor!.spec.selector, labels)).toBe(true);
@@ -275,6 +287,38 @@ describe('the Kubernetes manifests', () => {
         { path: '/readyz', port: port.name },
         { path: '/livez', port: port.name },
       ]);
+    }
+  });
+
+  it("end a process whose loop stalls as `npm run up`'s supervisor does, never before the watchdog would", () => {
+    const stallLimitS = Number(configOf(base).EVENT_LOOP_STALL_LIMIT_MS ?? DEFAULT_STALL_LIMIT_MS) / 1000;
+    for (const deployment of ofKind(production, 'Deployment')) {
+      const probe = podOf(deployment).spec.containers[0].livenessProbe as { periodSeconds: number; timeoutSeconds: number; failureThreshold: number };
+      expect([id(deployment), probe.periodSeconds * 1000, probe.timeoutSeconds * 1000, probe.failureThreshold]).toEqual([
+        id(deployment),
+        supervisor.LIVENESS.intervalMs,
+        supervisor.LIVENESS.timeoutMs,
+        supervisor.LIVENESS.failures,
+      ]);
+      // A loop paused for less than the watchdog's limit is not ended: the misses need longer.
+      expect((probe.failureThreshold - 1) * probe.periodSeconds + probe.timeoutSeconds).toBeGreaterThanOrEqual(stallLimitS);
+      // A loop stuck for good is ended within 20 s where the watchdog could not end it.
+      expect(probe.failureThreshold * probe.periodSeconds + probe.timeoutSeconds).toBeLessThanOrEqual(20);
+    }
+  });
+
+  it('ask for what each pod holds idle and limit it to no less than its worst case', () => {
+    for (const manifests of [base, production]) {
+      const settings = podSettingsOf(configOf(manifests));
+      for (const [name, role] of [
+        ['industrial-ops-api', 'api'],
+        ['industrial-ops-worker', 'worker'],
+      ] as const) {
+        const { resources } = named(manifests, 'Deployment', name).spec.template.spec.containers[0];
+        const memory = podMemory(role, settings);
+        const [request, limit] = [quantityMiB(resources.requests.memory), quantityMiB(resources.limits.memory)];
+        expect([name, request >= memory.idleMiB, limit >= memory.worstCaseMiB, request <= limit]).toEqual([name, true, true, true]);
+      }
     }
   });
 

@@ -3,7 +3,8 @@
  * code): every relative link leads to a file of the repository (the specification and the design
  * live outside it, so a link to them is dead in any clone), no text points at the issue tracker
  * ("issue 17"), and the README stays short enough to be read to the end. The decision records
- * (docs/decisions/) keep their one format, and their index lists each of them, with its status.
+ * (docs/decisions/) keep their one format, their index lists each of them, with its status, and
+ * those in force name no setting or code that the code no longer has.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -82,6 +83,29 @@ function recordProblems(slug: string, markdown: string, recordExists: (slug: str
   return problems.map((problem) => `${slug}.md: ${problem}`);
 }
 
+/**
+ * Where the code reads its settings and names its codes: the service's folders, its tools, its
+ * tests (codes put together from parts, such as EMAIL_ACCOUNT_NOT_FOUND, are named whole there)
+ * and its deployment files.
+ */
+const CODE_PATHS = ['api', 'workers', 'services', 'orchestration', 'workflows', 'activities', 'infra', 'db', 'domain', 'cli', 'scripts', 'bench', 'deploy', 'test'];
+const CODE_FILES = ['Dockerfile', 'docker-compose.yml', 'knexfile.js', 'package.json'];
+const CODE_EXTENSIONS = /\.(ts|cjs|mjs|js|json|ya?ml|env|sh|py)$/;
+
+function codeText(): string {
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const file = path.join(dir, entry.name);
+      // This folder's own tests name whatever they check for.
+      if (entry.isDirectory()) return SKIPPED_FOLDERS.has(entry.name) || file === path.join('test', 'unit', 'docs') ? [] : walk(file);
+      return CODE_EXTENSIONS.test(entry.name) ? [fs.readFileSync(path.join(ROOT, file), 'utf8')] : [];
+    });
+  return [...CODE_PATHS.flatMap(walk), ...CODE_FILES.map((file) => fs.readFileSync(path.join(ROOT, file), 'utf8'))].join('\n');
+}
+
+/** The upper-case names with an underscore a text mentions: settings (`WEBHOOK_PARKED_PER_TENANT`), error codes (`PAYLOAD_TOO_LARGE`). */
+const upperCaseNames = (markdown: string): string[] => [...new Set([...markdown.matchAll(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g)].map((match) => match[0]))];
+
 /** The status a record states (`accepted`, `superseded by x`, `supersedes x`), or null. */
 const recordStatus = (markdown: string): string | null => STATUS.exec(statusLine(markdown))?.[1] ?? null;
 
@@ -128,6 +152,17 @@ describe('the decision records', () => {
 
   it('each have the one format: title, status, context, decision, consequences, at most a page', () => {
     expect(slugs.flatMap((slug) => recordProblems(slug, record(slug), (other) => slugs.includes(other)))).toEqual([]);
+  });
+
+  it('in force name only settings and codes that the code still has', () => {
+    const code = codeText();
+    const inForce = slugs.filter((slug) => !(recordStatus(record(slug)) ?? '').startsWith('superseded by'));
+    const gone = inForce.flatMap((slug) =>
+      upperCaseNames(record(slug))
+        .filter((name) => !code.includes(name))
+        .map((name) => `${slug}.md: ${name}`),
+    );
+    expect(gone).toEqual([]);
   });
 
   it('are each listed once in the index, with the status the record states', () => {

@@ -82,6 +82,7 @@ describe('email', () => {
       ['wrapped after a dot of the domain', 'mail r.deboer@vandijk-techniek.\nnl graag', 'r.deboer@vandijk-techniek.\nnl'],
       ['wrapped after a hyphen, CRLF', 'a j.ruiz@rodamientos-\r\nlevante.es hoy', 'j.ruiz@rodamientos-\r\nlevante.es'],
       ['a complete address before a line break', 'write to ana@acme.com.\nThanks', 'ana@acme.com'],
+      ['a second-level-only ccTLD', 'ventas@bombas.co.za gracias', 'ventas@bombas.co.za'],
     ],
     ignores: [
       ['retina asset names', 'use logo@2x.png and logo@3x.png'],
@@ -92,6 +93,8 @@ describe('email', () => {
       ['IP literals', 'login admin@192.168.1.1 failed'],
       ['MIME content ids', 'cid:image001.png@01DA1D2B.8C0E5A40'],
       ['code with @ (matrix products)', 'v = m.inv@acc.vec and grad = J.T@r.flat'],
+      // The Public Suffix List's ICANN section, as DMARC alignment reads it: .za takes names at its second level only.
+      ['a name no registry gives', 'cfg = pump@plant.za'],
       ['prose with at and dot', 'look at the dot matrix display; we arrived at site at 9 dot 30ish'],
       ['prose with Punkt and punto', 'wir treffen uns Punkt 7 Uhr am Tor, el punto de consigna está a 45'],
     ],

@@ -1,4 +1,5 @@
 import { isNationalPhoneText, isPhoneCountry, parseSubjectIdentity, toE164 } from '../../../domain/privacy/subject-identity';
+import { readPhone } from '../../../domain/privacy/validators/phone';
 
 describe('subject identity', () => {
   it('normalises international phone numbers to E.164 and refuses national or malformed ones', () => {
@@ -32,6 +33,14 @@ describe('subject identity', () => {
     expect(toE164('06-CALL-ME', 'NL')).toBeNull();
     expect(toE164('0612 345 678')).toBeNull();
     expect(parseSubjectIdentity('0612 345 678', 'NL')).toEqual({ kind: 'phone', e164: '+31612345678' });
+  });
+
+  it('reads national numbers by the same plans as the PII detectors, current ones', () => {
+    expect(toE164('01 95 12 34 56', 'BJ')).toBe('+2290195123456');
+    expect(toE164('01 95 12 34 56', 'BJ')).toBe(readPhone('01 95 12 34 56', { defaultCountry: 'BJ' })?.e164);
+    // Benin's eight-digit plan, which it left in 2024 (google-libphonenumber 3.2.47 still read it).
+    expect(toE164('85 75 12 34', 'BJ')).toBeNull();
+    expect(readPhone('85 75 12 34', { defaultCountry: 'BJ' })?.valid).toBe(false);
   });
 
   it('tells national phone text from other strings, and knows the countries with a numbering plan', () => {

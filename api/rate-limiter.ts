@@ -90,13 +90,14 @@ const COUNT_BOTH_WINDOWS = `
 export function createRateLimiter(db: Db): RateLimiter {
   const known = new LRUCache<string, KnownBudget>({ max: KNOWN_BUDGETS });
   const countingAlongside = new Map<string, number>();
-  const planCache = new Map<string, { plan: PlanName; until: number }>();
+  // Bounded like the budgets: a process that has served many tenants forgets the least recent plans.
+  const planCache = new LRUCache<string, PlanName>({ max: KNOWN_BUDGETS, ttl: PLAN_CACHE_MS });
   async function planOf(tenantId: string): Promise<PlanName | null> {
     const cached = planCache.get(tenantId);
-    if (cached && cached.until > Date.now()) return cached.plan;
+    if (cached) return cached;
     const row = await db('tenants').where({ id: tenantId }).first('plan');
     if (!row) return null;
-    planCache.set(tenantId, { plan: row.plan, until: Date.now() + PLAN_CACHE_MS });
+    planCache.set(tenantId, row.plan);
     return row.plan;
   }
 

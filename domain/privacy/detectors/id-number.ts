@@ -122,7 +122,10 @@ export const DE_STEUER_ID: IdFormat = {
  */
 export const FR_NIR: IdFormat = {
   name: 'fr_nir',
-  pattern: digitLayouts(String.raw`[12]\d{4}(?:\d{2}|2[ABab])\d{6}${SPACE}?\d{2}`, String.raw`[12]${SPACE}\d{2}${SPACE}\d{2}${SPACE}(?:\d{2}|2[ABab])${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{2}`),
+  pattern: digitLayouts(
+    String.raw`[12]\d{4}(?:\d{2}|2[ABab])\d{6}${SPACE}?\d{2}`,
+    String.raw`[12]${SPACE}\d{2}${SPACE}\d{2}${SPACE}(?:\d{2}|2[ABab])${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{2}`,
+  ),
   isValid: (value) => new Set(value.replace(/[\dABab]/g, '')).size <= 1 && isValidNationalId('fr_nir', value),
   allowedAt: byLayout,
 };

@@ -1,3 +1,5 @@
+import type { NationalIdKind } from '../validators/national-id';
+
 // The words around a number that say what it is, in the languages the redactor reads (English,
 // Spanish, Portuguese, German, French, Italian, Dutch): a phone word lets a number through that
 // would be too doubtful on its own, a thing's label (order, serial, batch, meeting...) makes it
@@ -296,48 +298,59 @@ const THING_LABELS = [
   'vergadering',
 ];
 
-/** National identifiers' own labels: a number after one is the identifier, not a phone. */
-const ID_LABELS = [
-  'dni',
-  'd\\.n\\.i\\.?',
-  'nie',
-  'n\\.i\\.e\\.?',
-  'nif',
-  'ssn',
-  'social security(?: number| no)?',
-  'soc\\.? sec\\.?',
-  'nino',
-  'ni number',
-  'ni no',
-  'national insurance(?: number| no)?',
-  'aadhaa?r',
-  'uid',
-  'uidai',
-  'bsn',
-  'bsn-nummer',
-  'burgerservicenummer',
-  'sofinummer',
-  'contribuinte',
-  'cpf',
-  'curp',
-  'rfc',
-  'nir',
-  's[eé]cu',
-  's[eé]curit[eé] sociale',
-  'insee',
-  'n° ss',
-  'codice fiscale',
-  'cod\\.? fisc\\.?',
-  'c\\.f\\.?',
-  'cf',
-  'steuer-?id',
-  'steuer-?idnr',
-  'steuer id',
-  'idnr',
-  'steuerliche identifikationsnummer',
-  'steueridentifikationsnummer',
-  'tin',
+/**
+ * National identifiers' own labels and the kinds each names: a number after one is the identifier,
+ * not a phone, and only the named kinds' checks may claim it (a BSN that fails the eleven-test is
+ * not a Portuguese NIF because the NIF's check happens to pass). `null`: a generic label (a tax or
+ * unique id of any country) that names no kind; `[]`: an identifier no default format reads.
+ */
+const ID_LABEL_KINDS: ReadonlyArray<readonly [label: string, kinds: readonly NationalIdKind[] | null]> = [
+  // Spain writes "DNI" for a foreigner's NIE too, and "NIF" for both (a Portuguese NIF is "NIF" as well).
+  ['dni', ['es_dni', 'es_nie']],
+  ['d\\.n\\.i\\.?', ['es_dni', 'es_nie']],
+  ['nie', ['es_nie']],
+  ['n\\.i\\.e\\.?', ['es_nie']],
+  ['nif', ['es_dni', 'es_nie', 'pt_nif']],
+  ['contribuinte', ['pt_nif']],
+  // "Social security" is the French NIR's name in English as well as the SSN's.
+  ['ssn', ['us_ssn']],
+  ['social security(?: number| no)?', ['us_ssn', 'fr_nir']],
+  ['soc\\.? sec\\.?', ['us_ssn', 'fr_nir']],
+  ['nino', ['uk_nino']],
+  ['ni number', ['uk_nino']],
+  ['ni no', ['uk_nino']],
+  ['national insurance(?: number| no)?', ['uk_nino']],
+  ['aadhaa?r', ['in_aadhaar']],
+  ['uid', null],
+  ['uidai', ['in_aadhaar']],
+  ['bsn', ['nl_bsn']],
+  ['bsn-nummer', ['nl_bsn']],
+  ['burgerservicenummer', ['nl_bsn']],
+  ['sofinummer', ['nl_bsn']],
+  ['cpf', ['br_cpf']],
+  ['curp', ['mx_curp']],
+  // The Mexican RFC (a tax id derived from the name) is no default format.
+  ['rfc', []],
+  ['nir', ['fr_nir']],
+  ['s[eé]cu', ['fr_nir']],
+  ['s[eé]curit[eé] sociale', ['fr_nir']],
+  ['insee', ['fr_nir']],
+  ['n° ss', ['fr_nir']],
+  ['codice fiscale', ['it_codice_fiscale']],
+  ['cod\\.? fisc\\.?', ['it_codice_fiscale']],
+  ['c\\.f\\.?', ['it_codice_fiscale']],
+  ['cf', ['it_codice_fiscale']],
+  ['steuer-?id', ['de_steuer_id']],
+  ['steuer-?idnr', ['de_steuer_id']],
+  ['steuer id', ['de_steuer_id']],
+  ['idnr', ['de_steuer_id']],
+  ['steuerliche identifikationsnummer', ['de_steuer_id']],
+  ['steueridentifikationsnummer', ['de_steuer_id']],
+  ['tin', null],
 ];
+const ID_LABELS = ID_LABEL_KINDS.map(([label]) => label);
+/** Each label alone, whole, to tell which one a match is. */
+const ID_LABEL_WHOLE = ID_LABEL_KINDS.map(([label, kinds]) => ({ whole: new RegExp(String.raw`^(?:${label})$`, 'iu'), kinds }));
 
 const NUMBER_WORD = String.raw`(?:no\.?|nº|n°|n\.|#|num\.?|number|n[uú]mero|num[eé]ro|nummer|nr\.?)`;
 /** A compound that ends in "number" (Teilenummer, Auftragsnr., artikelnr.): a thing's number unless a phone compound. */
@@ -349,6 +362,7 @@ const THING_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${THING_
 const ID_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${ID_LABELS.join('|')})${LABEL_TAIL}`, 'iu');
 /** An identifier's label anywhere in the words before a value ("my BSN is", "NIF do João:"). */
 const ID_LABEL_NEAR = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${ID_LABELS.join('|')})${NOT_LETTER_AFTER}`, 'iu');
+const ID_LABELS_NEAR = new RegExp(ID_LABEL_NEAR.source, 'giu');
 
 /** How far before a value its words are read. */
 export const CONTEXT_REACH = 40;
@@ -390,4 +404,22 @@ export function endsWithIdLabel(words: string): boolean {
 /** A national identifier's label among the words before (`my BSN is`, `NIF do João:`). */
 export function mentionsIdLabel(words: string): boolean {
   return LETTER.test(words) && ID_LABEL_NEAR.test(words);
+}
+
+/**
+ * The identifier kinds the labels among the words before name (`BSN`, `NIF do João:`, `DNI o NIE`),
+ * or null when no label names a kind (none there, or a generic one such as `TIN`): then every
+ * format's check may claim the value.
+ */
+export function idKindsNamedIn(words: string): ReadonlySet<NationalIdKind> | null {
+  if (!LETTER.test(words)) return null;
+  const named = new Set<NationalIdKind>();
+  let any = false;
+  for (const m of words.matchAll(ID_LABELS_NEAR)) {
+    const kinds = ID_LABEL_WHOLE.find(({ whole }) => whole.test(m[0]))?.kinds;
+    if (kinds === null || kinds === undefined) return null;
+    any = true;
+    for (const kind of kinds) named.add(kind);
+  }
+  return any ? named : null;
 }

@@ -37,10 +37,11 @@ function hasCardGrouping(value: string): boolean {
   if (separators.size === 0) return true;
   if (separators.size > 1) return false;
   const groups = value.split(/\D/);
-  // Printed cards group by 4 (4-4-4-4, 4-4-4-4-3, 4-4-4-4-2) or 4-6-5 / 4-6-4 (Amex, Diners);
-  // copied from statements and card readers they also come as two halves of 8 (8-8, 8-8-3).
+  // Printed cards group by 4 or 4-6-5 / 4-6-4 (Amex, Diners); a 14- to 19-digit number grouped by 4
+  // leaves what is over in a short last group (4-4-4-4-1, 4-4-4-4-3, 4-4-4-2); copied from
+  // statements and card readers they also come as two halves of 8 (8-8, 8-8-3).
   if (groups.length <= 3 && groups[0].length === 8 && groups[1].length === 8 && (groups[2] ?? '123').length === 3) return true;
-  return groups.every((group, i) => group.length <= 6 && group.length >= (i === groups.length - 1 ? 2 : 3));
+  return groups.every((group, i) => group.length <= 6 && group.length >= (i === groups.length - 1 ? 1 : 3));
 }
 
 /** Ranges of payment card numbers: right length, card-like grouping, Luhn-valid. */

@@ -30,9 +30,10 @@ const OBF_DOT = String.raw`(?: ?[[({<] ?(?:${DOT_WORDS}) ?[\])}>] ?|\.)`;
 const BRACKETED = new RegExp(String.raw`${BEFORE}${LOCAL}${OBF_AT}(?:${LABEL}${OBF_DOT})+${TLD}${AFTER}`, 'giu');
 
 // "maria dot lopez at acme dot com", "mariana ponto costa arroba hotmail ponto com": every "@" and
-// "." spelled out between single spaces. A word right after a spelled dot is inside an address, so
+// "." of the domain spelled out between single spaces; the local part's dots spelled or written
+// ("andrea.gil arroba gmail punto com"). A word right after a spelled dot is inside an address, so
 // no match starts there (one start per address: the scan stays linear).
-const WORD = String.raw`${LOCAL_CHARS}+`;
+const WORD = LOCAL;
 const WORD_LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{N}\-]*[\p{L}\p{N}])?`;
 const SPELLED = new RegExp(
   String.raw`(?<![\p{L}\p{N}_%+.'\u2019\-]|(?<!\p{L})(?:${DOT_WORDS}) )${WORD}(?: (?:${DOT_WORDS}) ${WORD})* (?:${AT_WORDS}) ${WORD_LABEL}(?: (?:${DOT_WORDS}) ${WORD_LABEL})+(?![\p{L}\p{N}_\-])`,

@@ -1,5 +1,5 @@
 import { type NationalIdKind, isValidNationalId, ssnRangesHold } from '../validators/national-id';
-import { endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { endsWithThingLabel, idKindsNamedIn, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
 import { type TextRange, matchesOf } from './text-range';
 
 /**
@@ -58,10 +58,16 @@ const SPACE = String.raw`[ \u00a0\u2009\u202f]`;
 /** One pattern from layouts, each a source between the digit guards. */
 const digitLayouts = (...layouts: string[]) => new RegExp(String.raw`${DIGITS_BEFORE}(?:${layouts.join('|')})${DIGITS_AFTER}`, 'gu');
 
-/** Spanish DNI: 8 digits (optionally dotted 12.345.678) and a mod-23 check letter. */
+/**
+ * Spanish DNI: 8 digits and a mod-23 check letter; bare, dotted (12.345.678-Z) or grouped by spaces
+ * as it is dictated (12 345 678 Z, the letter then upper-case: a lower-case one is a word, "y", "a").
+ */
 export const ES_DNI: IdFormat = {
   name: 'es_dni',
-  pattern: /(?<![\p{L}\p{N}])(?:\d{8}|\d{2}\.\d{3}\.\d{3})[ -]?[A-Za-z](?![\p{L}\p{N}])/gu,
+  pattern: new RegExp(
+    String.raw`(?<![\p{L}\p{N}]|\p{N}${SPACE})(?:(?:\d{8}|\d{2}\.\d{3}\.\d{3})[ -]?[A-Za-z]|\d{2}${SPACE}\d{3}${SPACE}\d{3}(?:${SPACE}|-)?[A-Z])(?![\p{L}\p{N}])`,
+    'gu',
+  ),
   isValid: validAs('es_dni'),
   allowedAt: byLayout,
 };
@@ -94,10 +100,10 @@ export const UK_NINO: IdFormat = {
   allowedAt: byLayout,
 };
 
-/** Brazilian CPF: 123.456.789-09 or eleven bare digits; both mod-11 check digits hold. */
+/** Brazilian CPF: 123.456.789-09, 123456789-09, 123 456 789 09 or eleven bare digits; both mod-11 check digits hold. */
 export const BR_CPF: IdFormat = {
   name: 'br_cpf',
-  pattern: digitLayouts(String.raw`\d{3}\.\d{3}\.\d{3}-\d{2}`, String.raw`\d{11}`),
+  pattern: digitLayouts(String.raw`\d{3}\.\d{3}\.\d{3}-\d{2}`, String.raw`\d{9}-\d{2}`, String.raw`\d{3}${SPACE}\d{3}${SPACE}\d{3}(?:${SPACE}|-)\d{2}`, String.raw`\d{11}`),
   isValid: validAs('br_cpf'),
   allowedAt: byLayout,
 };
@@ -110,18 +116,33 @@ export const DE_STEUER_ID: IdFormat = {
   allowedAt: byLayout,
 };
 
-/** French NIR (numéro de sécurité sociale): 13 characters and a mod-97 key, bare or in its seven groups; Corsica as 2A/2B. */
+/**
+ * French NIR (numéro de sécurité sociale): 13 characters and a mod-97 key, bare, with the key apart
+ * (1850578006084 36, as the carte Vitale prints it) or in its seven groups; Corsica as 2A/2B.
+ */
 export const FR_NIR: IdFormat = {
   name: 'fr_nir',
-  pattern: digitLayouts(String.raw`[12]\d{4}(?:\d{2}|2[ABab])\d{8}`, String.raw`[12]${SPACE}\d{2}${SPACE}\d{2}${SPACE}(?:\d{2}|2[ABab])${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{2}`),
+  pattern: digitLayouts(
+    String.raw`[12]\d{4}(?:\d{2}|2[ABab])\d{6}${SPACE}?\d{2}`,
+    String.raw`[12]${SPACE}\d{2}${SPACE}\d{2}${SPACE}(?:\d{2}|2[ABab])${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{2}`,
+  ),
   isValid: (value) => new Set(value.replace(/[\dABab]/g, '')).size <= 1 && isValidNationalId('fr_nir', value),
   allowedAt: byLayout,
 };
 
-/** Italian codice fiscale: 16 letters and digits (omocodia letters included), any case, check letter. */
+/**
+ * Italian codice fiscale: 16 letters and digits (omocodia letters included), any case, check letter;
+ * whole or in the groups it is read out in: surname, name, birth date and sex, place and check
+ * (RSS MRA 85T10 A562S).
+ */
+const CF_BIRTH = String.raw`[\dL-NP-V]{2}[A-EHLMPR-T][\dL-NP-V]{2}`;
+const CF_PLACE_CHECK = String.raw`[A-Z][\dL-NP-V]{3}[A-Z]`;
 export const IT_CODICE_FISCALE: IdFormat = {
   name: 'it_codice_fiscale',
-  pattern: /(?<![\p{L}\p{N}_])[A-Z]{6}[\dL-NP-V]{2}[A-EHLMPR-T][\dL-NP-V]{2}[A-Z][\dL-NP-V]{3}[A-Z](?![\p{L}\p{N}_])/giu,
+  pattern: new RegExp(
+    String.raw`(?<![\p{L}\p{N}_])(?:[A-Z]{6}${CF_BIRTH}${CF_PLACE_CHECK}|[A-Z]{3}${SPACE}[A-Z]{3}${SPACE}${CF_BIRTH}${SPACE}${CF_PLACE_CHECK})(?![\p{L}\p{N}_])`,
+    'giu',
+  ),
   isValid: validAs('it_codice_fiscale'),
   allowedAt: byLayout,
 };
@@ -161,13 +182,36 @@ export const IN_AADHAAR: IdFormat = {
 /** Formats detected when the caller does not choose: twelve national identifiers of people. */
 export const DEFAULT_ID_FORMATS: readonly IdFormat[] = [ES_DNI, ES_NIE, US_SSN, UK_NINO, BR_CPF, DE_STEUER_ID, FR_NIR, IT_CODICE_FISCALE, MX_CURP, NL_BSN, PT_NIF, IN_AADHAAR];
 
+// "Z0456789Z (NIE) y 16543210T": a bracketed label right after the previous value names that value.
+const PREVIOUS_VALUE_TAIL = /^\p{L}*\s?[([][^()[\]]*[)\]]/u;
+
+/** The words before a value that may name it: without the bracketed label of a value before them. */
+function ownWordsBefore(text: string, start: number): string {
+  const words = wordsBefore(text, start, ID_CONTEXT_REACH);
+  const from = start - words.length;
+  return from > 0 && /\d/.test(text[from - 1]) ? words.replace(PREVIOUS_VALUE_TAIL, '') : words;
+}
+
+/**
+ * Whether a format may claim a value whose words before name identifier kinds: only a named kind's
+ * format may (a caller's own format is named by its `name`). A label names what the value is; a
+ * value that fails that kind's check is a wrong number of that kind, not another country's id.
+ */
+function claimableBy(format: IdFormat, text: string, start: number, named: Map<number, ReadonlySet<string> | null>): boolean {
+  if (!named.has(start)) named.set(start, idKindsNamedIn(ownWordsBefore(text, start)));
+  const kinds = named.get(start);
+  return !kinds || kinds.has(format.name);
+}
+
 /** Ranges of identifiers matching any of the given formats. */
 export function findIdNumbers(text: string, formats: readonly IdFormat[]): TextRange[] {
   const found: TextRange[] = [];
+  const named = new Map<number, ReadonlySet<string> | null>();
   for (const format of formats) {
     for (const m of matchesOf(format.pattern, text)) {
       if (format.isValid && !format.isValid(m[0])) continue;
       if (format.allowedAt && !format.allowedAt(text, m.index, m[0])) continue;
+      if (!claimableBy(format, text, m.index, named)) continue;
       found.push({ start: m.index, end: m.index + m[0].length });
     }
   }

@@ -73,8 +73,16 @@ function nationalShape(run: string, shape: RunShape, announced: boolean): Nation
   const { groups, digits, punctuation } = shape;
   if (digits.length < 7 || digits.length > 12 || digits.startsWith('00')) return 'not_phone';
   if (punctuation.has('.') && punctuation.has('-')) return 'not_phone';
-  // A slash only after a 0-prefixed area code (German 030/12345678, 0161 / 760 6039); dates are masked already.
-  if (punctuation.has('/') && !(run.split('/').length === 2 && /^0\d+\s?\/\s?\d/.test(run))) return 'not_phone';
+  // A slash after a 0-prefixed area code (German 030/12345678, 0161 / 760 6039), or between every
+  // group (622/118/904, 06/12/34/56/78), as some write any grouping; dates are masked already. Groups
+  // joined by slashes alone are also how ratios, part numbers and paths are written, so without a
+  // phone word a plan must have the number.
+  const areaSlash = run.split('/').length === 2 && /^0\d+\s?\/\s?\d/.test(run);
+  const slashesOnly = punctuation.size === 1 && punctuation.has('/') && groups.length >= 3 && !/\s/.test(run);
+  if (punctuation.has('/') && !areaSlash && !slashesOnly) return 'not_phone';
+  // 2341 2341 2346 is the Aadhaar's layout (checked as id_number, failing or not); no plan writes a
+  // national number as three groups of four not led by a trunk 0, so even a phone word does not make it one.
+  if (groups.length === 3 && groups.every((g) => g.length === 4) && !digits.startsWith('0')) return 'not_phone';
   // Two dot-separated groups are a decimal (1234.5678), unless the first is a trunk-prefixed area code (0160.5961029).
   if (punctuation.has('.') && groups.length === 2) return /^0\d{2,}$/.test(groups[0]) ? (announced ? 'phone' : 'if_in_a_plan') : 'not_phone';
   // One group, or digits dictated one by one ("6 4 4 1 2 3 4 5 6"): a bare digit run. Ten bare
@@ -96,6 +104,7 @@ function nationalShape(run: string, shape: RunShape, announced: boolean): Nation
   if (!groupSizesOk) return 'not_phone';
   if (announced) return 'phone';
   if (digits.length < 9) return 'not_phone';
+  if (slashesOnly) return 'if_in_a_plan';
   // A trunk 0 or an area code in parentheses is how national numbers are written, in any country.
   if (digits.startsWith('0') || shape.firstParenthesised) return 'phone';
   // 3349-111-000 or 1234-5678-9012 read as part numbers and codes; other groupings (612 345 678,

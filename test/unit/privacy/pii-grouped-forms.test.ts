@@ -1,0 +1,119 @@
+// The written forms that group a value the way people read it out (identifiers and cards in groups,
+// phones between slashes, dotted local parts before spelled words), and the rule that an
+// identifier's label decides which kind's check may claim the value. Each form is found, and its
+// look-alikes (failing checks, dates, part numbers) are kept.
+import { type PiiType, detectPii } from '../../../domain/privacy/pii';
+
+function found(text: string): Array<[PiiType, string]> {
+  return detectPii(text).map((f) => [f.type, text.slice(f.start, f.end)]);
+}
+
+type Finds = Array<[label: string, text: string, value: string]>;
+type Keeps = Array<[label: string, text: string]>;
+
+/** Each `finds` text holds exactly its one value, found as `type`; each `keeps` text nothing at all. */
+function detects(type: PiiType, finds: Finds, keeps: Keeps = []): void {
+  if (finds.length > 0) {
+    it.each(finds)('finds %s', (_case, text, value) => {
+      expect(found(text)).toEqual([[type, value]]);
+    });
+  }
+  if (keeps.length > 0) {
+    it.each(keeps)('keeps %s', (_case, text) => {
+      expect(found(text)).toEqual([]);
+    });
+  }
+}
+
+describe('identifiers grouped as they are read out', () => {
+  detects(
+    'id_number',
+    [
+      ['a DNI grouped by spaces', 'DNI de Marta para el curso: 12 345 678 Z (dictado)', '12 345 678 Z'],
+      ['a DNI grouped by spaces, no label', 'Marta Gil, 12 345 678 Z', '12 345 678 Z'],
+      ['a codice fiscale in its four groups', 'Codice fiscale: TCN MRN 70B01 F839E.', 'TCN MRN 70B01 F839E'],
+      ['a NIR with its key apart', 'n° SS 1870124524061 32', '1870124524061 32'],
+      ['a CPF with its check digits hyphenated', 'CPF 529982247-25', '529982247-25'],
+      ['a CPF grouped by spaces', 'o CPF é 529 982 247 25, confere', '529 982 247 25'],
+    ],
+    [
+      ['a DNI in groups with a wrong check letter', 'DNI 12 345 678 A'],
+      ['a thousands-grouped figure before a word', 'tenemos 12 345 678 y subiendo'],
+      ['a codice fiscale in groups with a wrong check letter', 'Codice fiscale: TCN MRN 70B01 F839F'],
+      ['a NIR with a wrong key apart', 'n° SS 1870124524061 33'],
+      ['a CPF with a wrong check digit hyphenated', 'CPF 529982247-26'],
+    ],
+  );
+});
+
+describe("an identifier's label decides which kind's check may claim the value", () => {
+  detects(
+    'id_number',
+    [],
+    [
+      // 212345011 passes the BSN's eleven-test, not the Portuguese NIF's check.
+      ['a NIF whose check fails, though a BSN check passes', 'NIF 212345011 (o dígito de controlo não bate)'],
+      // 123456002 passes the NIF's check, not the eleven-test.
+      ['a BSN whose eleven-test fails, though a NIF check passes', 'BSN op het formulier (123456002) klopt niet'],
+    ],
+  );
+
+  it('still takes the value when the named kind passes, and a label after a value names that value', () => {
+    expect(found('NIF 123456002')).toEqual([['id_number', '123456002']]);
+    expect(found('mijn BSN is 212345011')).toEqual([['id_number', '212345011']]);
+    expect(found('para Z0456789Z (NIE) y 16543210T (DNI)')).toEqual([
+      ['id_number', 'Z0456789Z'],
+      ['id_number', '16543210T'],
+    ]);
+  });
+
+  it('never reads an Aadhaar-shaped 4-4-4 group as a phone number, failing its check or not', () => {
+    expect(found('The number on his old form, 2913 3444 4744, fails the check.')).toEqual([]);
+    expect(found('Aadhaar 2913 3444 4744')).toEqual([]);
+    expect(found('call me, number 2913 3444 4743')).toEqual([['id_number', '2913 3444 4743']]);
+  });
+});
+
+describe('cards of 14 to 19 digits grouped by four with a short last group', () => {
+  detects('credit_card', [
+    ['17 digits, 4-4-4-4-1 (UnionPay)', 'UnionPay: 6212 3456 7890 1234 7.', '6212 3456 7890 1234 7'],
+    ['13 digits, 4-4-4-1 (Visa)', 'old Visa 4222 2222 2222 2 expired', '4222 2222 2222 2'],
+    ['15 digits, 4-4-4-3 (Amex)', 'Amex 3782 8224 6310 005', '3782 8224 6310 005'],
+  ]);
+
+  it('keeps a 17-digit serial in groups of four that fails Luhn', () => {
+    expect(found('S/N 6212 3456 7890 1234 8 on the label')).toEqual([]);
+    expect(found('lote 6212 3456 7890 1234 8')).toEqual([]);
+  });
+});
+
+describe('phones grouped by slashes', () => {
+  detects(
+    'phone',
+    [
+      ['a Spanish mobile, no phone word', 'el personal 655/123/456 y el del trabajo', '655/123/456'],
+      ['a French mobile in pairs', 'Luc: 06/12/34/56/78', '06/12/34/56/78'],
+      ['a German area code with one slash (as before)', 'Büro 030/12345678', '030/12345678'],
+    ],
+    [
+      ['a slashed date', 'entrega el 12/05/2026 sin falta'],
+      ['a part number of two groups', 'pieza 622/118 en stock'],
+      ['a slashed number after a thing label', 'Ref. 655/123/456'],
+      ['a document number led by a year', 'expediente nº 2026/1123/07'],
+      ['slashed groups no plan has', 'ratio 100/200/300 en la mezcla'],
+    ],
+  );
+});
+
+describe('spelled e-mail addresses whose local part has real dots', () => {
+  detects('email', [
+    ['Spanish words', 'mi nuevo mail es jose.m.ruiz arroba empresa punto es que el otro no lo miro', 'jose.m.ruiz arroba empresa punto es'],
+    ['Portuguese words', 'enviar para ana.costa arroba bosch ponto pt até sexta', 'ana.costa arroba bosch ponto pt'],
+    ['English words, a dot spelled too', 'write to carla.b dot ward at acme dot co dot uk', 'carla.b dot ward at acme dot co dot uk'],
+  ]);
+
+  it('keeps prose with dotted words and spelled dots that end in no TLD', () => {
+    expect(found('version 2.1 at the dot matrix printer')).toEqual([]);
+    expect(found('see file.txt at punto 3 del acta')).toEqual([]);
+  });
+});

@@ -58,6 +58,16 @@ export const PATHOLOGICAL_RUNS: Readonly<Record<string, (length: number) => stri
   phone_extension_open: (n) => repeated('612 345 678 (ext. 1', n),
   phone_whatsapp: (n) => repeated('waid=1', n),
   card_groups: (n) => repeated('4111 ', n),
+  // Near misses of the any-grouping identifier reader: upper-case and digit groups that never
+  // compact to an identifier, or nearly do, joined by every separator it reads.
+  id_groups_upper: (n) => repeated('AB 1 ', n),
+  id_groups_mixed_separators: (n) => repeated('X1.Y2-Z3/', n),
+  id_groups_nbsp: (n) => repeated('12\u00a0345\u202f', n),
+  id_groups_labelled: (n) => repeated('BSN 111-222-33 ', n),
+  id_groups_nir_like: (n) => repeated('1-87-01-24-524-061-3 ', n),
+  id_groups_curp_like: (n) => repeated('NERB 000905 HMCTBB ', n),
+  iban_like: (n) => repeated('NL91 ABNA ', n),
+  phone_din_extension: (n) => repeated('030 1-', n),
   card_hyphens: (n) => repeated('4111-', n),
   card_dots: (n) => repeated('4111.', n),
   card_narrow_spaces: (n) => repeated('4111\u202f', n),

@@ -1,0 +1,58 @@
+// The forms people write beyond the detectors' usual layouts: identifiers split anywhere by any
+// separator (one reader, grouped-id.ts), phone numbers as tel: links, with a 00 prefix and a
+// space, with a DIN 5008 extension after a hyphen. Each value is found; the look-alikes that share
+// the form (readings, serials, IBANs, labelled ids with a failing check) are kept.
+import { type PiiType, detectPii } from '../../../domain/privacy/pii';
+
+function found(text: string): Array<[PiiType, string]> {
+  return detectPii(text).map((f) => [f.type, text.slice(f.start, f.end)]);
+}
+
+describe('identifiers in any grouping', () => {
+  it.each([
+    ['a Steuer-ID in pairs and triples', 'meine Steuer-ID: 86 095 742 719, danke', '86 095 742 719'],
+    ['a Steuer-ID with dots', 'Steuer-IdNr. 860.957.427.19.', '860.957.427.19'],
+    ['a NIR with hyphens', 'numéro de sécu 1-87-01-24-524-061-32 pour la mutuelle', '1-87-01-24-524-061-32'],
+    ['a NIR with dots and no label', 'Dossier de Paul : 1.87.01.24.524.061.32.', '1.87.01.24.524.061.32'],
+    ['a BSN with hyphens after its label', 'Burgerservicenummer: 111-222-333.', '111-222-333'],
+    ['a BSN with no-break spaces after its label', 'mijn BSN is 1112\u00a022\u00a0333', '1112\u00a022\u00a0333'],
+    ['a NIF with dots after its label', 'O seu NIF (123.456.789) está correto', '123.456.789'],
+    ['a CPF with hyphens only', 'CPF 529-982-247-25.', '529-982-247-25'],
+    ['a CURP in its groups', 'CURP NERB 000905 HMCTBB W6, gracias', 'NERB 000905 HMCTBB W6'],
+    ['a NIE with no-break spaces', 'el NIE es X\u00a01234567\u00a0L', 'X\u00a01234567\u00a0L'],
+    ['a codice fiscale after a chat name', 'Fra: RSS MRA 85T10 A562S', 'RSS MRA 85T10 A562S'],
+  ])('finds %s', (_case, text, value) => {
+    expect(found(text)).toEqual([['id_number', value]]);
+  });
+
+  it.each([
+    ['a nine-digit number with hyphens and no label, BSN check passing', 'Kabel 111-222-333 aansluiten'],
+    ['a Steuer-ID-valid number as a meter reading in groups', 'Zählerstand 86 095 742 719 kWh'],
+    ['an IP address', 'gateway 192.168.100.201 is down'],
+    ['a version', 'firmware 10.4.22.1873 installed'],
+    ['a date and time', 'am 2024-06-30 um 23:58'],
+    ['a labelled BSN with a failing check', 'BSN 111-222-334'],
+  ])('keeps %s', (_case, text) => {
+    expect(found(text).filter(([type]) => type === 'id_number')).toEqual([]);
+  });
+});
+
+describe('phone numbers written as links, prefixes and extensions', () => {
+  it.each([
+    ['a tel: link without the tel:', 'bel tel:+31201234567 morgen', '+31201234567'],
+    ['a compact international number, not a card', 'WhatsApp +4915112345678', '+4915112345678'],
+    ['a 00 prefix followed by a space', 'mon fixe : 00 33 1 43 12 56 78', '00 33 1 43 12 56 78'],
+    ['a DIN 5008 extension', 'Durchwahl 030 123456-789.', '030 123456-789'],
+  ])('finds %s', (_case, text, value) => {
+    expect(found(text)).toEqual([['phone', value]]);
+  });
+
+  it.each([
+    ['an IBAN in groups', 'Rekeningnummer NL91 ABNA 0417 1643 00 graag'],
+    ['a number after an acronym label', 'comercio FUC 334455667.'],
+    ['a labelled NIF with a failing check', 'NIF 966314070'],
+    ['a bare number after an id label earlier in the sentence', 'O NIF é 123456789 e o antigo (966314070) estava errado'],
+  ])('keeps %s', (_case, text) => {
+    expect(found(text).filter(([type]) => type === 'phone')).toEqual([]);
+  });
+});

@@ -32,6 +32,10 @@ const SHAPES: Readonly<Record<NationalIdKind, RegExp>> = {
   mx_curp: /^[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d$/,
 };
 
+/** The lengths SHAPES allow, and the shortest run that holds one in two groups. */
+const COMPACT_LENGTHS: ReadonlySet<number> = new Set([9, 11, 12, 15, 16, 18]);
+const MIN_RUN = 10;
+
 /**
  * Kinds whose check chance does not pass, so that a grouping nobody else writes is enough: a check
  * letter over eight digits (DNI, NIE), a check over sixteen or eighteen letters and digits (codice
@@ -74,6 +78,8 @@ function groupsOf(run: string, runStart: number, text: string): Group[] {
 export function findGroupedIds(text: string, options: GroupedIdOptions): TextRange[] {
   const found: TextRange[] = [];
   for (const m of matchesOf(RUN, text)) {
+    // Most runs are a capitalised word or a lone number: too short or digitless to hold an identifier.
+    if (m[0].length < MIN_RUN || !/\d/.test(m[0])) continue;
     const groups = groupsOf(m[0], m.index, text);
     let takenUpTo = -1;
     for (let i = 0; i < groups.length; i++) {
@@ -97,6 +103,7 @@ export function findGroupedIds(text: string, options: GroupedIdOptions): TextRan
 }
 
 function judge(text: string, compact: string, start: number, options: GroupedIdOptions): boolean {
+  if (!COMPACT_LENGTHS.has(compact.length)) return false;
   const fitting = options.kinds.filter((kind) => SHAPES[kind].test(compact) && isValidNationalId(kind, compact));
   if (fitting.length === 0) return false;
   const words = wordsBefore(text, start, options.reach);

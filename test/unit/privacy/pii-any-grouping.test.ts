@@ -56,3 +56,24 @@ describe('phone numbers written as links, prefixes and extensions', () => {
     expect(found(text).filter(([type]) => type === 'phone')).toEqual([]);
   });
 });
+
+describe('e-mail addresses wrapped in their local part, and code that looks like one', () => {
+  it.each([
+    ['a local part wrapped after a dot', 'escribe a ana.maria.\ngil@talleres-norte.es hoy', 'ana.maria.\ngil@talleres-norte.es'],
+    ['an address on the line after a sentence', 'See the office.\nmaria@acme.es', 'maria@acme.es'],
+    ['an address after "e.g." and a break', 'e.g.\nmaria@acme.es', 'maria@acme.es'],
+    ['an address at a new TLD in prose', 'write to maria@acme.app today', 'maria@acme.app'],
+    ['an address in parentheses, wrapped in its domain', 'cc Daan (eva@kpnmail.\nnl)', 'eva@kpnmail.\nnl'],
+    ['an address at .com assigned in code', 'mail = maria@acme.com', 'maria@acme.com'],
+  ])('finds %s', (_case, text, value) => {
+    expect(found(text)).toEqual([['email', value]]);
+  });
+
+  it.each([
+    ['a matrix product assigned in code', 'in de log `res = q.top@heap.next` en'],
+    ['the same expression quoted again on its own line', 'log: `res = a.top@heap.next`\na.top@heap.next\nKan dat uit?'],
+    ['an expression passed to a call', 'print(w.app@x.shop)'],
+  ])('keeps %s', (_case, text) => {
+    expect(found(text)).toEqual([]);
+  });
+});

@@ -11,6 +11,7 @@ const SEPARATOR = String.raw`[ .\-/\u00a0\u2007\u2009\u202f]`;
 // Separators are mandatory between groups and never a group character: one way to match a run.
 const RUN = new RegExp(String.raw`(?<![\p{L}\p{N}_@=+])[A-Z\d]+(?:${SEPARATOR}[A-Z\d]+)*`, 'gu');
 const GROUP = /[A-Z\d]+/g;
+const SEPARATORS = new RegExp(SEPARATOR, 'gu');
 
 /** The most characters an identifier has compacted (a CURP, 18) and the most groups it is written in (a NIR's seven, and one spare). */
 const MAX_COMPACT = 18;
@@ -80,6 +81,15 @@ export function findGroupedIds(text: string, options: GroupedIdOptions): TextRan
   for (const m of matchesOf(RUN, text)) {
     // Most runs are a capitalised word or a lone number: too short or digitless to hold an identifier.
     if (m[0].length < MIN_RUN || !/\d/.test(m[0])) continue;
+    // Digit groups only: no stretch may start or end inside, so the whole run is the one candidate.
+    if (!/[A-Z]/.test(m[0])) {
+      const compact = m[0].replace(SEPARATORS, '');
+      const end = m.index + m[0].length;
+      const separators = m[0].length - compact.length;
+      if (separators > 0 && separators < MAX_GROUPS && compact.length <= MAX_COMPACT && !isWordChar(text[end]) && judge(text, compact, m.index, options))
+        found.push({ start: m.index, end });
+      continue;
+    }
     const groups = groupsOf(m[0], m.index, text);
     let takenUpTo = -1;
     for (let i = 0; i < groups.length; i++) {

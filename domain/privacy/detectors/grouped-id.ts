@@ -9,7 +9,8 @@ import { type TextRange, isWordChar, matchesOf } from './text-range';
 // to be an identifier is compacted and judged by the identifiers' validators.
 const SEPARATOR = String.raw`[ .\-/\u00a0\u2007\u2009\u202f]`;
 // Separators are mandatory between groups and never a group character: one way to match a run.
-const RUN = new RegExp(String.raw`(?<![\p{L}\p{N}_@=+])[A-Z\d]+(?:${SEPARATOR}[A-Z\d]+)*`, 'gu');
+// A run never starts after a digit and a separator: "+34 612 345 678" is read whole or not at all.
+const RUN = new RegExp(String.raw`(?<![\p{L}\p{N}_@=+]|\d${SEPARATOR})[A-Z\d]+(?:${SEPARATOR}[A-Z\d]+)*`, 'gu');
 const GROUP = /[A-Z\d]+/g;
 const SEPARATORS = new RegExp(SEPARATOR, 'gu');
 
@@ -33,8 +34,15 @@ const SHAPES: Readonly<Record<NationalIdKind, RegExp>> = {
   mx_curp: /^[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d$/,
 };
 
-/** The lengths SHAPES allow, and the shortest run that holds one in two groups. */
-const COMPACT_LENGTHS: ReadonlySet<number> = new Set([9, 11, 12, 15, 16, 18]);
+/** The kinds of each compact length SHAPES allow, and the shortest run that holds one in two groups. */
+const KINDS_BY_LENGTH: ReadonlyMap<number, readonly NationalIdKind[]> = new Map([
+  [9, ['es_dni', 'es_nie', 'uk_nino', 'us_ssn', 'nl_bsn', 'pt_nif']],
+  [11, ['br_cpf', 'de_steuer_id']],
+  [12, ['in_aadhaar']],
+  [15, ['fr_nir']],
+  [16, ['it_codice_fiscale']],
+  [18, ['mx_curp']],
+]);
 const MIN_RUN = 10;
 
 /**
@@ -113,13 +121,14 @@ export function findGroupedIds(text: string, options: GroupedIdOptions): TextRan
 }
 
 function judge(text: string, compact: string, start: number, options: GroupedIdOptions): boolean {
-  if (!COMPACT_LENGTHS.has(compact.length)) return false;
-  const fitting = options.kinds.filter((kind) => SHAPES[kind].test(compact) && isValidNationalId(kind, compact));
-  if (fitting.length === 0) return false;
+  const shaped = (KINDS_BY_LENGTH.get(compact.length) ?? []).filter((kind) => SHAPES[kind].test(compact) && options.kinds.includes(kind));
+  if (shaped.length === 0) return false;
   const words = wordsBefore(text, start, options.reach);
   const labelled = mentionsIdLabel(words);
   // A thing's label ("Fra:" is an invoice's in Spanish and a name in a chat) vetoes all but the
   // checks over sixteen or more letters and digits, which no thing's number passes by chance.
   const thingLabelled = !labelled && endsWithThingLabel(words);
-  return fitting.some((kind) => (labelled || (STRONG.has(kind) && !(thingLabelled && !SELF_EVIDENT.has(kind)))) && options.claimable(kind, start));
+  const admissible = (kind: NationalIdKind) => labelled || (STRONG.has(kind) && !(thingLabelled && !SELF_EVIDENT.has(kind)));
+  // The context first: most unlabelled nine-digit groups need no validator at all.
+  return shaped.some((kind) => admissible(kind) && isValidNationalId(kind, compact) && options.claimable(kind, start));
 }

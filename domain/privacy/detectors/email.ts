@@ -166,8 +166,9 @@ const LEGACY_TLD = /\.(?:com|net|org|edu|gov|mil|int|[a-z]{2})$/i;
  */
 function isCodeExpression(text: string, start: number, address: string): boolean {
   if (LEGACY_TLD.test(address.replace(/\s/g, ''))) return false;
-  const lineStart = Math.max(text.lastIndexOf('\n', start - 1) + 1, start - CODE_REACH);
-  const before = text.slice(lineStart, start);
+  // Its line, at most CODE_REACH back (searched within that reach: a text without line breaks is not read whole per address).
+  const reach = text.slice(Math.max(0, start - CODE_REACH), start);
+  const before = reach.slice(reach.lastIndexOf('\n') + 1);
   return CODE_BEFORE.test(before) || (before.split('`').length - 1) % 2 === 1;
 }
 

@@ -15,7 +15,8 @@ const SEPARATOR = String.raw`[ .\-\u00a0\u2007\u2009\u202f]`;
 const EXPIRY = String.raw`(?:0[1-9]|1[0-2])\/\d{2}(?!\d)`;
 /** 19 digits and 18 separators. */
 export const LONGEST_CARD_MATCH = 37;
-const CANDIDATE = new RegExp(String.raw`(?<![\p{L}\p{N}_]|\d${SEPARATOR})\d(?:${SEPARATOR}?\d){12,18}(?![\p{L}\p{N}_]|[.,/]\d|${SEPARATOR}(?!${EXPIRY})\d)`, 'gu');
+// A "+" before the digits makes them an international phone number (+4915112345678), never a card.
+const CANDIDATE = new RegExp(String.raw`(?<![\p{L}\p{N}_+]|\d${SEPARATOR})\d(?:${SEPARATOR}?\d){12,18}(?![\p{L}\p{N}_]|[.,/]\d|${SEPARATOR}(?!${EXPIRY})\d)`, 'gu');
 
 // Issuer prefixes and the lengths each issues. A Luhn-valid 15-digit IMEI starting 35 is not a JCB
 // card (JCB is 16-19), so the length matters as much as the prefix.

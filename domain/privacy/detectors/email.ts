@@ -18,7 +18,15 @@ const BREAK = String.raw`\r?\n`;
 
 // "x@acme.es", "x @ acme.es", "x@\nacme.es", "x@acme.\nes": one space or one line break on either
 // side of the "@".
-const PLAIN = new RegExp(String.raw`${BEFORE}${LOCAL}(?: |${BREAK})?@(?: |${BREAK})?(?:${LABEL}\.(?:${BREAK})?)+${TLD}${AFTER}`, 'giu');
+// A mail client may also wrap a long local part after one of its dots ("jose.ramirez.\nsoler@...");
+// findEmails keeps that join only when the line's part looks like a dotted local part itself.
+const WRAPPED_LOCAL = String.raw`${LOCAL_CHARS}+(?:(?:[.'\u2019]|\.${BREAK})${LOCAL_CHARS}+)*`;
+// No match starts after a word's dot and a break: the match of that word takes the wrap, so a
+// chain of wrapped lines is scanned once.
+const PLAIN_DOMAIN = String.raw`(?: |${BREAK})?@(?: |${BREAK})?(?:${LABEL}\.(?:${BREAK})?)+${TLD}${AFTER}`;
+const PLAIN = new RegExp(String.raw`(?<![\p{L}\p{N}_%+.'\u2019\-]|[\p{L}\p{N}_]\.${BREAK})${WRAPPED_LOCAL}${PLAIN_DOMAIN}`, 'giu');
+/** The address on the next line when a wrap is refused: read from the break, without a wrap of its own. */
+const PLAIN_UNWRAPPED = new RegExp(String.raw`${BEFORE}${LOCAL}${PLAIN_DOMAIN}`, 'iuy');
 
 // The words people write for "@" and "." to dodge scrapers, in the languages the redactor reads.
 const AT_WORDS = 'at|arroba|arobase|chiocciola|apenstaartje|klammeraffe';
@@ -124,23 +132,79 @@ function addressEnd(value: string, form: Form): number {
   return -1;
 }
 
+// "jose.ramirez." before a wrap: two dotted parts of two characters or more ("e.g.", "etc." and a
+// sentence's last word are not).
+const LOCAL_BEFORE_WRAP = /^[^.\s]{2,}(?:\.[^.\s]{2,})+\.$/u;
+
+/**
+ * Where to look again when a plain match joined a line's end to a local part on the next line
+ * that the line's end is not part of ("the office.\nmaria@acme.es"): after the break; -1 when the
+ * match is kept as it is.
+ */
+function unlikelyLocalWrap(value: string): number {
+  const at = value.indexOf('@');
+  // The local part without the space or break a wrap may leave before the "@" ("priyar\n@icloud.com").
+  const local = value.slice(0, at < 0 ? value.length : at).replace(/(?: |\r?\n)$/, '');
+  const wrap = local.lastIndexOf('\n');
+  if (wrap < 0) return -1;
+  const firstBreak = local.search(/\r?\n/);
+  return local.indexOf('\n') === wrap && LOCAL_BEFORE_WRAP.test(local.slice(0, firstBreak)) ? -1 : wrap + 1;
+}
+
+/** How far back on its line the code around an address is read. */
+const CODE_REACH = 80;
+// An assignment, a call's parenthesis (glued to its name: "(" alone is prose) or a return right before: the value is an expression.
+const CODE_BEFORE = /(?:=|[\p{L}\p{N}_]\(|(?<!\p{L})return) ?$/u;
+// The TLDs of the mailboxes people write for decades (and every two-letter country code).
+const LEGACY_TLD = /\.(?:com|net|org|edu|gov|mil|int|[a-z]{2})$/i;
+
+/**
+ * `q.top@heap.next` in `res = q.top@heap.next`: a matrix product or decorator of two dotted names
+ * in code. .next, .top, .app... are TLDs too, so a name ending in one of the newer TLDs is read as
+ * code inside a backtick span or right after an assignment, a call's parenthesis or a return; an
+ * address at .com or a country's TLD is an address everywhere.
+ */
+function isCodeExpression(text: string, start: number, address: string): boolean {
+  if (LEGACY_TLD.test(address.replace(/\s/g, ''))) return false;
+  // Its line, at most CODE_REACH back (searched within that reach: a text without line breaks is not read whole per address).
+  const reach = text.slice(Math.max(0, start - CODE_REACH), start);
+  const before = reach.slice(reach.lastIndexOf('\n') + 1);
+  return CODE_BEFORE.test(before) || (before.split('`').length - 1) % 2 === 1;
+}
+
 /** Ranges of e-mail addresses: plain, wrapped across a line, with spaces around the "@", bracketed or spelled out. */
 export function findEmails(text: string): TextRange[] {
   const found: TextRange[] = [];
+  // Names read as code once are code wherever the text repeats them (a log line quoted again alone).
+  const code = new Set<string>();
+  /** Whether [start, end) is taken: as an address, or as code, which is no address. */
+  const take = (start: number, end: number, form: Form): boolean => {
+    // git@github.com:org/repo.git is a remote, not a mailbox.
+    if (text[end] === ':' && isWordChar(text[end + 1])) return false;
+    const value = text.slice(start, end);
+    if (form === 'plain' && isCodeExpression(text, start, value)) code.add(value.toLowerCase());
+    else found.push({ start, end });
+    return true;
+  };
   for (const { form, pattern, needs } of PATTERNS) {
     if (!needs.test(text)) continue;
     const re = new RegExp(pattern.source, pattern.flags);
     for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       const start = m.index;
-      const end = m[0].length > LONGEST_EMAIL_MATCH ? -1 : addressEnd(m[0], form);
-      // git@github.com:org/repo.git is a remote, not a mailbox.
-      if (end > 0 && !(text[start + end] === ':' && isWordChar(text[start + end + 1]))) {
-        found.push({ start, end: start + end });
+      const wrap = form === 'plain' ? unlikelyLocalWrap(m[0]) : -1;
+      if (wrap >= 0) {
+        PLAIN_UNWRAPPED.lastIndex = start + wrap;
+        const next = PLAIN_UNWRAPPED.exec(text);
+        const end = next ? addressEnd(next[0], 'plain') : -1;
+        if (next && end > 0) take(next.index, next.index + end, 'plain');
+        re.lastIndex = start + wrap + Math.max(end, 1);
         continue;
       }
+      const end = m[0].length > LONGEST_EMAIL_MATCH ? -1 : addressEnd(m[0], form);
+      if (end > 0 && take(start, start + end, form)) continue;
       // Not an address from here; one may start inside the match ("me at maria dot lopez at acme dot com").
       re.lastIndex = start + 1;
     }
   }
-  return found;
+  return code.size === 0 ? found : found.filter((r) => !code.has(text.slice(r.start, r.end).toLowerCase()));
 }

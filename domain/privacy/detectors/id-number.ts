@@ -1,5 +1,6 @@
-import { type NationalIdKind, isValidNationalId, ssnRangesHold } from '../validators/national-id';
+import { NATIONAL_ID_KINDS, type NationalIdKind, isValidNationalId, ssnRangesHold } from '../validators/national-id';
 import { endsWithThingLabel, idKindsNamedIn, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { findGroupedIds } from './grouped-id';
 import { type TextRange, matchesOf } from './text-range';
 
 /**
@@ -19,8 +20,8 @@ export interface IdFormat {
 
 /** How far before a candidate `allowedAt` reads: a label and the spaces after it. */
 export const ID_CONTEXT_REACH = 48;
-/** The longest identifier the default formats match (a French NIR written in its seven groups): 21 characters. */
-export const LONGEST_ID_MATCH = 21;
+/** The longest identifier found: eighteen characters (a CURP) in eight groups, so seven separators (grouped-id.ts). */
+export const LONGEST_ID_MATCH = 25;
 
 /**
  * How much a candidate's own characters say, and so how much context it needs:
@@ -197,13 +198,18 @@ function ownWordsBefore(text: string, start: number): string {
  * format may (a caller's own format is named by its `name`). A label names what the value is; a
  * value that fails that kind's check is a wrong number of that kind, not another country's id.
  */
-function claimableBy(format: IdFormat, text: string, start: number, named: Map<number, ReadonlySet<string> | null>): boolean {
+function claimableBy(name: string, text: string, start: number, named: Map<number, ReadonlySet<string> | null>): boolean {
   if (!named.has(start)) named.set(start, idKindsNamedIn(ownWordsBefore(text, start)));
   const kinds = named.get(start);
-  return !kinds || kinds.has(format.name);
+  return !kinds || kinds.has(name);
 }
 
-/** Ranges of identifiers matching any of the given formats. */
+const isNationalIdKind = (name: string): name is NationalIdKind => (NATIONAL_ID_KINDS as readonly string[]).includes(name);
+
+/**
+ * Ranges of identifiers matching any of the given formats, and of the default kinds among them
+ * written in any other grouping (grouped-id.ts).
+ */
 export function findIdNumbers(text: string, formats: readonly IdFormat[]): TextRange[] {
   const found: TextRange[] = [];
   const named = new Map<number, ReadonlySet<string> | null>();
@@ -211,9 +217,14 @@ export function findIdNumbers(text: string, formats: readonly IdFormat[]): TextR
     for (const m of matchesOf(format.pattern, text)) {
       if (format.isValid && !format.isValid(m[0])) continue;
       if (format.allowedAt && !format.allowedAt(text, m.index, m[0])) continue;
-      if (!claimableBy(format, text, m.index, named)) continue;
+      if (!claimableBy(format.name, text, m.index, named)) continue;
       found.push({ start: m.index, end: m.index + m[0].length });
     }
   }
+  const kinds = formats
+    .filter((f) => DEFAULT_ID_FORMATS.includes(f))
+    .map((f) => f.name)
+    .filter(isNationalIdKind);
+  if (kinds.length > 0) found.push(...findGroupedIds(text, { kinds, reach: ID_CONTEXT_REACH, claimable: (kind, start) => claimableBy(kind, text, start, named) }));
   return found;
 }

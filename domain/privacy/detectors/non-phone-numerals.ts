@@ -14,6 +14,19 @@ const DATE_YEAR_FIRST = new RegExp(String.raw`${NO_DIGIT_BEFORE}(\d{4})([/.\-])(
 const DATE_DAY_FIRST = new RegExp(String.raw`${NO_DIGIT_BEFORE}(\d{1,2})([/.\-])(\d{1,2})\2(\d{4}|\d{2})${NO_DIGIT_AFTER}`, 'g');
 const TIME = /(?<![\d:])\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?![\d:])/g;
 const IPV4 = /(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/\d{1,2}|:\d{1,5})?(?!\d|\.\d)/g;
+// An IBAN, whole or in groups of four (NL91 ABNA 0417 1643 00): country, check digits, account.
+const IBAN = /(?<![\p{L}\p{N}])[A-Z]{2}\d{2}(?: ?[A-Z\d]{4}){2,7}(?: ?[A-Z\d]{1,3})?(?![\p{L}\p{N}])/gu;
+
+/** ISO 13616's mod-97 check: an IBAN's digits and letters (A = 10 ...) moved behind, remainder 1. */
+function passesIbanCheck(written: string): boolean {
+  const compact = written.replace(/ /g, '');
+  let remainder = 0;
+  for (const ch of compact.slice(4) + compact.slice(0, 4)) {
+    const value = ch >= 'A' ? ch.charCodeAt(0) - 55 : Number(ch);
+    remainder = (value >= 10 ? remainder * 100 + value : remainder * 10 + value) % 97;
+  }
+  return remainder === 1;
+}
 
 const isMonth = (n: number) => n >= 1 && n <= 12;
 const isDay = (n: number) => n >= 1 && n <= 31;
@@ -37,10 +50,12 @@ const MATCHERS: readonly Matcher[] = [
   { pattern: TIME, accept: (m) => Number(m[0].split(':')[0]) <= 24 },
   // A first octet is never written with a leading zero: 044.098.35.96 is a Swiss phone number.
   { pattern: IPV4, accept: (m) => !/^0\d/.test(m[1]) && [m[1], m[2], m[3], m[4]].every((octet) => Number(octet) <= 255) },
+  // An IBAN is never a phone number, whatever its account digits look like.
+  { pattern: IBAN, accept: (m) => passesIbanCheck(m[0]) },
 ];
 
 /**
- * The text with dates, times, ISO timestamps and IPv4 addresses overwritten by MASK_CHAR. Same length
+ * The text with dates, times, ISO timestamps, IPv4 addresses and IBANs overwritten by MASK_CHAR. Same length
  * as the input, so offsets found in the masked text are offsets in the original.
  */
 export function maskNonPhoneNumerals(text: string): string {

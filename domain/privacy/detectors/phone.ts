@@ -1,5 +1,5 @@
 import { type CountryCode, isNationalNumberOf, isPossibleInternational } from '../validators/phone';
-import { CONTEXT_REACH, endsWithIdLabel, endsWithThingLabel, isAnnouncedAsPhone, wordsBefore } from './context-words';
+import { CONTEXT_REACH, endsWithIdLabel, endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
 import { MASK_CHAR, maskNonPhoneNumerals } from './non-phone-numerals';
 import { type TextRange, isWordChar, matchesOf } from './text-range';
 
@@ -24,6 +24,10 @@ const LONGEST_EXTENSION = 32;
 
 // WhatsApp writes the international number without its "+" in its own links and vCards.
 const WHATSAPP_BEFORE = /(?:waid=|wa\.me\/|[?&]phone=)$/i;
+
+const ACRONYM_BEFORE = /(?<![\p{L}\p{N}])\p{Lu}{2,6}:? ?$/u;
+/** How far back an identifier's label in the same sentence is read for a bare number. */
+const ID_LABEL_SENTENCE_REACH = 100;
 
 const LONE_LETTER_BEFORE = /(?<!\p{L})\p{L} $/u;
 const LONE_LETTER_AFTER = /^ \p{L}(?!\p{L})/u;
@@ -50,12 +54,15 @@ interface RunShape {
   readonly punctuation: ReadonlySet<string>;
 }
 
+const INTERNATIONAL_00 = new RegExp(String.raw`^00${SPACE}?[1-9]`);
+
 function shapeOf(run: string): RunShape {
   const groups = run.match(/\d+/g) ?? [];
   return {
     groups,
     digits: groups.join(''),
-    international: /^\(?\+/.test(run) || /^00[1-9]/.test(run),
+    // "0049 ...", "00 33 1 ...": the international prefix 00, with or without a space after it.
+    international: /^\(?\+/.test(run) || INTERNATIONAL_00.test(run),
     firstParenthesised: /^\(\d+\)/.test(run),
     punctuation: new Set(run.replace(/[\d\s()+]/g, '')),
   };
@@ -159,6 +166,11 @@ function isPhoneInContext(text: string, run: string, start: number, end: number)
   const announced = isAnnouncedAsPhone(words) || end > start + run.length;
   // "X 1234567 L": a number framed by two lone letters is a code (a Spanish NIE written spaced).
   if (!announced && LONE_LETTER_BEFORE.test(words) && LONE_LETTER_AFTER.test(text.slice(end, end + 3))) return false;
+  // "FUC 334455667", "NIF 966314070": an acronym right before names what the number is, and it is
+  // no phone word. A bare number after an identifier's label earlier in the sentence is that
+  // identifier written wrong (its check fails), not a phone number.
+  if (!announced && ACRONYM_BEFORE.test(words)) return false;
+  if (!announced && /^\d+$/.test(run) && mentionsIdLabel(text.slice(Math.max(0, start - ID_LABEL_SENTENCE_REACH), start))) return false;
   return hasPhoneShape(run, announced, whatsapp);
 }
 
@@ -190,6 +202,10 @@ function digitCount(text: string, start: number, end: number): number {
   return count;
 }
 
+// A national number with a trunk 0 or an international one, in spaced groups, then "-" and 1-5 digits.
+const DIN_EXTENSION = /-\d{1,5}$/;
+const TRUNK_OR_PLUS_THEN_SPACE = new RegExp(String.raw`^(?:\+|0)\d+${SPACE}`);
+
 function phonesInRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
   if (run.replace(/\D/g, '').length > MAX_RUN_DIGITS) return [];
   const accept = (start: number, end: number): TextRange | undefined => {
@@ -200,6 +216,14 @@ function phonesInRun(text: string, masked: string, runStart: number, run: string
   };
   const whole = accept(runStart, runStart + run.length);
   if (whole) return [whole];
+  // DIN 5008 writes an extension after a hyphen: "040 181818-4412", "+49 221 12345-67".
+  const din = TRUNK_OR_PLUS_THEN_SPACE.test(run) ? DIN_EXTENSION.exec(run) : null;
+  if (din) {
+    // The extension is read as one: it announces the number, and nothing is glued after the whole.
+    const end = runStart + run.length;
+    if (digitCount(text, runStart, runStart + din.index) >= 7 && isPhoneInContext(masked, text.slice(runStart, runStart + din.index), runStart, end))
+      return [{ start: runStart, end }];
+  }
   for (const separator of separatorsOf(run)) {
     const first = accept(runStart, runStart + separator.start);
     const second = first && accept(runStart + separator.end, runStart + run.length);

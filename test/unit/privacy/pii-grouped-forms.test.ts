@@ -2,28 +2,7 @@
 // phones between slashes, dotted local parts before spelled words), and the rule that an
 // identifier's label decides which kind's check may claim the value. Each form is found, and its
 // look-alikes (failing checks, dates, part numbers) are kept.
-import { type PiiType, detectPii } from '../../../domain/privacy/pii';
-
-function found(text: string): Array<[PiiType, string]> {
-  return detectPii(text).map((f) => [f.type, text.slice(f.start, f.end)]);
-}
-
-type Finds = Array<[label: string, text: string, value: string]>;
-type Keeps = Array<[label: string, text: string]>;
-
-/** Each `finds` text holds exactly its one value, found as `type`; each `keeps` text nothing at all. */
-function detects(type: PiiType, finds: Finds, keeps: Keeps = []): void {
-  if (finds.length > 0) {
-    it.each(finds)('finds %s', (_case, text, value) => {
-      expect(found(text)).toEqual([[type, value]]);
-    });
-  }
-  if (keeps.length > 0) {
-    it.each(keeps)('keeps %s', (_case, text) => {
-      expect(found(text)).toEqual([]);
-    });
-  }
-}
+import { detects, found } from '../../support/pii-cases';
 
 describe('identifiers grouped as they are read out', () => {
   detects(

@@ -2,13 +2,15 @@
  * The inbound routes answer what their OpenAPI responses say when a tenant with `pii.auto_redact`
  * is past its share of the process's redaction pool (infra/redaction-pool.ts): 429 with
  * Retry-After and `scope: redaction`, for inbound e-mail and the WhatsApp webhook alike; once the
- * share is free the same message is taken. The share is held here by the test itself, through the
- * process's own redactor (the stack's API runs in this process), so the refusal does not depend on
- * how fast the machine scans.
+ * share is free the same message is taken. The share is held here by the test itself, in the
+ * process's own redaction limiter (the stack's API runs in this process), by tasks that end when
+ * the test says so: the refusal depends neither on how fast the machine scans nor on how its
+ * threads are scheduled.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { storedTextRedactor, TENANT_WAITING } from '../../infra/redaction-pool';
+import { tenantLimiter } from '../../infra/tenant-limiter';
 import { createTenant, startTestApi, TestApi, TestResponse, TestTenant } from '../support/api';
 import { densePiiMail } from '../support/hostile-corpus/text';
 import { authenticatedSender, sinkEmailAccount } from '../support/mail';
@@ -58,8 +60,13 @@ async function postMail(text: string): Promise<TestResponse> {
 const postMessage = (text: string) => postWhatsapp(api, whatsappPayload(phoneNumberId, [{ id: `wamid.${randomUUID()}`, from: '34611222444', text }]), APP_SECRET);
 
 it("answers 429 with scope redaction past the tenant's share of the redaction pool, as both routes' documents say, and takes the message once it is free", async () => {
-  // The tenant's share: one text scanned, TENANT_WAITING waiting; each held for seconds.
-  const held = Array.from({ length: 1 + TENANT_WAITING }, () => storedTextRedactor().redact(tenant.tenantId, densePiiMail(2 * 1024 * 1024)));
+  // The tenant's share of the redaction pool: one task running, TENANT_WAITING waiting, all held
+  // until the posts are answered. The limiter is the one the process's redactor uses (one per pool name).
+  storedTextRedactor();
+  const limiter = tenantLimiter('pii_redaction', { maxInFlight: 1, maxWaiting: TENANT_WAITING, maxWaitMs: 30_000 });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const held = Array.from({ length: 1 + TENANT_WAITING }, () => limiter.run(tenant.tenantId, () => gate));
   try {
     for (const res of [await postMail(LONG_TEXT), await postMessage(LONG_TEXT)]) {
       expect({ status: res.status, error_code: res.body.error_code, scope: res.body.scope, retryAfter: res.headers.get('retry-after') }).toEqual({
@@ -70,6 +77,7 @@ it("answers 429 with scope redaction past the tenant's share of the redaction po
       });
     }
   } finally {
+    release();
     await Promise.allSettled(held);
   }
   expect((await postMail(LONG_TEXT)).status).toBe(200);

@@ -1,0 +1,28 @@
+// Forms people write that carry no marks beyond the digits: international numbers after a
+// country's initials, groups joined by double spaces (scans, aligned columns), a double space
+// before the extension, ten-digit mobiles in two groups, compact national numbers in CSV cells
+// whose header names an identifier. Each value is found; the look-alikes of the same shape are kept.
+import { detects } from '../../support/pii-cases';
+
+describe('plain phone numbers', () => {
+  detects(
+    'phone',
+    [
+      ["an international number after a country's initials", 'DE +49 30 9018 2214 · office', '+49 30 9018 2214'],
+      ['a US number after US', 'US +1 415 867 5309 (desk)', '+1 415 867 5309'],
+      ['groups joined by double spaces', 'Contact tel: 0161  496  0734', '0161  496  0734'],
+      ['a double space before the extension', 'office +1 (312) 555-0147  ext. 12 today', '+1 (312) 555-0147  ext. 12'],
+      ['an Indian mobile in two groups of five', 'Ravi, 91234 56780, thanks', '91234 56780'],
+      ['an Italian mobile as 3 + 7', 'richiamami al 338 2741956, grazie', '338 2741956'],
+      ['a compact French number in a CSV row with a NIR column', 'nom;nir;tel\nDURAND Eva;177081305520120x;0612345678\n', '0612345678'],
+      ['a compact Dutch number in a CSV row with a bsn column', 'id,naam,bsn,telefoon\n7,Jansen,12345678x,0201234567\n', '0201234567'],
+    ],
+    [
+      ['a two-group code of ten digits led by four', 'artikel 2026 123456 geleverd'],
+      ['a decimal in two groups', 'saldo 12345.67890'],
+      ['a quantity column after a phone-shaped group', 'Zählerstand  0098  765  kWh'],
+      ['a labelled id of nine digits with a failing check', 'BSN van Jansen: 123456789 (elfproef faalt)'],
+    ],
+    'type',
+  );
+});

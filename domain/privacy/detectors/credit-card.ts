@@ -4,7 +4,7 @@ import { type TextRange, matchesOf } from './text-range';
 export { passesLuhn };
 
 export interface CardOptions {
-  /** Also require a known issuer prefix (Visa, Mastercard, Amex, Diners, Discover, JCB, UnionPay, Maestro). */
+  /** Also require a known issuer prefix (Visa, Mastercard, Amex, Diners, Discover, JCB, UnionPay, Maestro, Mir). */
   readonly requireKnownIin: boolean;
 }
 
@@ -27,6 +27,7 @@ const ISSUERS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readon
   { prefix: /^35(?:2[89]|[3-8]\d)/, lengths: [16, 19] }, // JCB
   { prefix: /^(?:5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720))/, lengths: [16, 16] }, // Mastercard
   { prefix: /^(?:50|5[6-9]|6)/, lengths: [13, 19] }, // Maestro, Discover, UnionPay
+  { prefix: /^220[0-4]/, lengths: [16, 19] }, // Mir
 ];
 
 function hasKnownIssuer(digits: string): boolean {

@@ -26,3 +26,37 @@ describe('plain phone numbers', () => {
     'type',
   );
 });
+
+describe('labels of numbers that are not a person’s', () => {
+  detects(
+    'id_number',
+    [['a Steuer-ID after its hyphenated label, no-break spaced', 'Steuer-Identifikationsnummer: 86\u00a0095\u00a0742\u00a0719', '86\u00a0095\u00a0742\u00a0719']],
+    [
+      ['an Italian VAT number (a company’s), CPF check passing', 'P.IVA 52998224725'],
+      ['a partita IVA', 'Partita IVA: 52998224725'],
+      ['a tracking number in Aadhaar layout', 'Tracking 2341 2341 2346'],
+      ['a shipment guide in Aadhaar layout', 'Guía de envío 2341 2341 2346'],
+      ['a Sendung in Aadhaar layout', 'Sendung 2341 2341 2346 zugestellt'],
+    ],
+    'type',
+  );
+  detects(
+    'phone',
+    [],
+    [
+      ['a counter reading after "at"', 'Fuel counter at 0049 301 234 5'],
+      ['a company registration number', 'Company reg. 06123456'],
+      ['a registration number with a trunk-0 shape', 'Registration: 0161 496 0734'],
+    ],
+    'type',
+  );
+});
+
+describe('Mir cards', () => {
+  detects(
+    'credit_card',
+    [['a Mir card in groups of four', 'Karte 2201 3820 0000 0005 bitte', '2201 3820 0000 0005']],
+    [['a 2205 number passing Luhn', 'Karte 2205 0000 0000 0009']],
+    'type',
+  );
+});

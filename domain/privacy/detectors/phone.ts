@@ -217,7 +217,8 @@ function digitCount(text: string, start: number, end: number): number {
 const DIN_EXTENSION = /-\d{1,5}$/;
 const TRUNK_OR_PLUS_THEN_SPACE = new RegExp(String.raw`^(?:\+|0)\d+${SPACE}`);
 
-function phonesInRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
+/** The phone numbers of a run: the whole, or (with `split`) two numbers side by side. */
+function phonesInRun(text: string, masked: string, runStart: number, run: string, split = true): TextRange[] {
   if (run.replace(/\D/g, '').length > MAX_RUN_DIGITS) return [];
   const accept = (start: number, end: number): TextRange | undefined => {
     // No plan has a number of fewer than 7 digits: refused before any context is read.
@@ -235,6 +236,7 @@ function phonesInRun(text: string, masked: string, runStart: number, run: string
     if (digitCount(text, runStart, runStart + din.index) >= 7 && isPhoneInContext(masked, text.slice(runStart, runStart + din.index), runStart, end))
       return [{ start: runStart, end }];
   }
+  if (!split) return [];
   for (const separator of separatorsOf(run)) {
     const first = accept(runStart, runStart + separator.start);
     const second = first && accept(runStart + separator.end, runStart + run.length);
@@ -251,8 +253,10 @@ const WIDE_GAP = new RegExp(String.raw`${SPACE}{2}`, 'g');
  * double spaces is read on its own, as a run of its own (a table's next column is no part of it).
  */
 function phonesInSpacedRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
-  const whole = phonesInRun(text, masked, runStart, run);
-  if (whole.length > 0 || run.search(WIDE_GAP) === -1) return whole;
+  const wide = run.search(WIDE_GAP) !== -1;
+  // A run with double spaces is one number or none; two numbers side by side are its parts.
+  const whole = phonesInRun(text, masked, runStart, run, !wide);
+  if (whole.length > 0 || !wide) return whole;
   const found: TextRange[] = [];
   let from = 0;
   for (const gap of run.matchAll(WIDE_GAP)) {

@@ -22,6 +22,7 @@ describe('plain phone numbers', () => {
       ['a decimal in two groups', 'saldo 12345.67890'],
       ['a quantity column after a phone-shaped group', 'Zählerstand  0098  765  kWh'],
       ['a labelled id of nine digits with a failing check', 'BSN van Jansen: 123456789 (elfproef faalt)'],
+      ['a letter-spaced card number, never two phone numbers', 'CARD (scan)\n6 0 1 1  0 0 0 9  9 0 1 3  9 4 2 4\nVALID THRU'],
     ],
     'type',
   );

@@ -370,6 +370,8 @@ const ID_LABEL_KINDS: ReadonlyArray<readonly [label: string, kinds: readonly Nat
   ['idnr', ['de_steuer_id']],
   ['steuerliche identifikationsnummer', ['de_steuer_id']],
   ['steuer-?identifikationsnummer', ['de_steuer_id']],
+  // "Identifikationsnummer" alone (a payslip's, a form's) names no kind: every format's check may claim the value.
+  ['identifikationsnummer', null],
   ['tin', null],
 ];
 const ID_LABELS = ID_LABEL_KINDS.map(([label]) => label);

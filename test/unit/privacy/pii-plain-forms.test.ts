@@ -61,3 +61,29 @@ describe('Mir cards', () => {
     'type',
   );
 });
+
+describe('values letter-spaced by OCR', () => {
+  detects(
+    'id_number',
+    [
+      ['a NIE, its letters checked', 'NIE (escaneado): X 1 2 3 4 5 6 7 L\nfirma', 'X 1 2 3 4 5 6 7 L'],
+      ['a codice fiscale', 'C.F. R S S M R A 8 5 T 1 0 A 5 6 2 S', 'R S S M R A 8 5 T 1 0 A 5 6 2 S'],
+      ['a BSN after its label', 'BSN: 1 1 1 2 2 2 3 3 3', '1 1 1 2 2 2 3 3 3'],
+      ['a Steuer-ID after a generic Identifikationsnummer', 'Identifikationsnummer: 8 6 0 9 5 7 4 2 7 1 9', '8 6 0 9 5 7 4 2 7 1 9'],
+    ],
+    [
+      ['nine spaced digits passing the BSN check without a label', 'Stand 1 1 1 2 2 2 3 3 3 ok'],
+      ['a NIE-shaped spaced run with a wrong letter', 'X 1 2 3 4 5 6 7 M'],
+    ],
+    'type',
+  );
+  detects(
+    'credit_card',
+    [['a card spaced digit by digit, groups of four apart', 'CARD (scan)\n6 0 1 1  0 0 0 9  9 0 1 3  9 4 2 4\nVALID THRU', '6 0 1 1  0 0 0 9  9 0 1 3  9 4 2 4']],
+    [
+      ['a spaced card failing Luhn', 'CARD 6 0 1 1  0 0 0 9  9 0 1 3  9 4 2 5'],
+      ['a spaced Luhn-valid run of no issuer', 'S/N 1 0 0 0  0 0 0 0  0 0 0 0  0 0 0 8'],
+    ],
+    'type',
+  );
+});

@@ -3,11 +3,12 @@
  * of CHUNK_CHARS, each scanned in a window CHUNK_MARGIN wider on both sides, keeping the findings
  * that start inside the chunk. Exact, not approximate:
  *
- * - a chunk ends between two whitespace characters other than a CRLF line break when the last
+ * - a chunk ends between two whitespace characters other than a CRLF line break or a phone
+ *   number's double space (two spaces between digit groups: "020  7946  0958") when the last
  *   CUT_SEARCH characters before its nominal end hold such a pair. No detector's match holds two
- *   whitespace characters in a row except one line break written as CRLF (a separator is one
- *   space, one "-" between single spaces, one bracket between single spaces; an address wrapped
- *   across a line breaks once, between two non-blank characters), so no match crosses the cut and
+ *   whitespace characters in a row except one line break written as CRLF and that double space (a
+ *   separator is one space, one "-" between single spaces, one bracket between single spaces; an
+ *   address wrapped across a line breaks once, between two non-blank characters), so no match crosses the cut and
  *   the scan in the window meets the same matches as the scan of the whole text;
  * - the margin holds the longest match any detector accepts plus the context its verdict reads
  *   (a label before, an extension after), so a match starting inside the chunk is whole in the
@@ -39,6 +40,9 @@ export interface Chunk {
 
 const isBlank = (ch: string | undefined): boolean => ch !== undefined && /\s/.test(ch);
 
+/** Two spaces between digit groups, which a phone number may hold ("0161  496  0734", "(646)  902"). */
+const isDigitGroupsGap = (text: string, at: number): boolean => /[\d)]/.test(text[at - 2] ?? '') && /[\d(]/.test(text[at + 1] ?? '') && !/[\r\n\t]/.test(text[at - 1] + text[at]);
+
 /** The text's chunks, in order, covering it without gaps or overlaps; one chunk when it is short. */
 export function chunksOf(text: string, size: number = CHUNK_CHARS): Chunk[] {
   const chunks: Chunk[] = [];
@@ -46,7 +50,7 @@ export function chunksOf(text: string, size: number = CHUNK_CHARS): Chunk[] {
   while (text.length - from > size) {
     const nominal = from + size;
     const floor = nominal - Math.min(CUT_SEARCH, Math.floor(size / 2));
-    const betweenBlanks = (at: number) => isBlank(text[at - 1]) && isBlank(text[at]) && !(text[at - 1] === '\r' && text[at] === '\n');
+    const betweenBlanks = (at: number) => isBlank(text[at - 1]) && isBlank(text[at]) && !(text[at - 1] === '\r' && text[at] === '\n') && !isDigitGroupsGap(text, at);
     let cut = nominal;
     while (cut > floor && !betweenBlanks(cut)) cut -= 1;
     if (!betweenBlanks(cut)) cut = nominal;

@@ -159,6 +159,30 @@ const THING_LABELS = [
   'price',
   'cost',
   'vat',
+  // A company's tax and registration numbers and a parcel's tracking number are not a person's.
+  'p\\.? ?iva',
+  'partita iva',
+  'iva',
+  'tva',
+  'btw',
+  'ust-?id(?:nr)?',
+  'reg',
+  'registration',
+  'tracking',
+  'track(?: ?& ?| and )trace',
+  'waybill',
+  'awb',
+  'shipment',
+  'parcel',
+  'gu[ií]a(?: de env[ií]o)?',
+  'env[ií]o',
+  'rastreio',
+  'encomenda',
+  'sendung',
+  'suivi',
+  'colis',
+  'spedizione',
+  'zending',
   'policy',
   'version',
   'build',
@@ -345,7 +369,9 @@ const ID_LABEL_KINDS: ReadonlyArray<readonly [label: string, kinds: readonly Nat
   ['steuer id', ['de_steuer_id']],
   ['idnr', ['de_steuer_id']],
   ['steuerliche identifikationsnummer', ['de_steuer_id']],
-  ['steueridentifikationsnummer', ['de_steuer_id']],
+  ['steuer-?identifikationsnummer', ['de_steuer_id']],
+  // "Identifikationsnummer" alone (a payslip's, a form's) names no kind: every format's check may claim the value.
+  ['identifikationsnummer', null],
   ['tin', null],
 ];
 const ID_LABELS = ID_LABEL_KINDS.map(([label]) => label);
@@ -356,7 +382,7 @@ const NUMBER_WORD = String.raw`(?:no\.?|nº|n°|n\.|#|num\.?|number|n[uú]mero|n
 /** A compound that ends in "number" (Teilenummer, Auftragsnr., artikelnr.): a thing's number unless a phone compound. */
 const NUMBER_COMPOUND = String.raw`\p{L}+-?(?:nummer|nr\.?)`;
 const PHONE_COMPOUND = /(?<!\p{L})(?:tel|telefon|handy|mobil|ruf|fax|telefoon|mobiel)-?(?:nummer|nr)/iu;
-const LABEL_TAIL = String.raw`s?\.?(?: ?${NUMBER_WORD})?(?: ?(?:de|do|da|di|del|van|der|du|of))?(?: ?[:#=\-])?\s*$`;
+const LABEL_TAIL = String.raw`s?\.?(?: ?${NUMBER_WORD})?(?: ?(?:de|do|da|di|del|van|der|du|of|at|en|bei|op))?(?: ?[:#=\-])?\s*$`;
 
 const THING_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${THING_LABELS.join('|')}|${NUMBER_COMPOUND})${LABEL_TAIL}`, 'iu');
 const ID_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${ID_LABELS.join('|')})${LABEL_TAIL}`, 'iu');

@@ -4,7 +4,7 @@ import { type TextRange, matchesOf } from './text-range';
 export { passesLuhn };
 
 export interface CardOptions {
-  /** Also require a known issuer prefix (Visa, Mastercard, Amex, Diners, Discover, JCB, UnionPay, Maestro). */
+  /** Also require a known issuer prefix (Visa, Mastercard, Amex, Diners, Discover, JCB, UnionPay, Maestro, Mir). */
   readonly requireKnownIin: boolean;
 }
 
@@ -18,6 +18,11 @@ export const LONGEST_CARD_MATCH = 37;
 // A "+" before the digits makes them an international phone number (+4915112345678), never a card.
 const CANDIDATE = new RegExp(String.raw`(?<![\p{L}\p{N}_+]|\d${SEPARATOR})\d(?:${SEPARATOR}?\d){12,18}(?![\p{L}\p{N}_]|[.,/]\d|${SEPARATOR}(?!${EXPIRY})\d)`, 'gu');
 
+// An OCR'd card: each digit spaced, the four groups of four apart by two spaces
+// ("6 4 4 9  1 8 3 7  2 0 6 1  5 4 7 5"). Sixteen digits only, and always a known issuer besides
+// Luhn: a spaced run is as likely a reading dictated digit by digit.
+const LETTER_SPACED = /(?<![\p{L}\p{N}_+]|\d {1,2})\d(?: \d){3}(?: {2}\d(?: \d){3}){3}(?![\p{L}\p{N}_]| {1,2}\d)/gu;
+
 // Issuer prefixes and the lengths each issues. A Luhn-valid 15-digit IMEI starting 35 is not a JCB
 // card (JCB is 16-19), so the length matters as much as the prefix.
 const ISSUERS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readonly [number, number] }> = [
@@ -27,6 +32,7 @@ const ISSUERS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readon
   { prefix: /^35(?:2[89]|[3-8]\d)/, lengths: [16, 19] }, // JCB
   { prefix: /^(?:5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720))/, lengths: [16, 16] }, // Mastercard
   { prefix: /^(?:50|5[6-9]|6)/, lengths: [13, 19] }, // Maestro, Discover, UnionPay
+  { prefix: /^220[0-4]/, lengths: [16, 19] }, // Mir
 ];
 
 function hasKnownIssuer(digits: string): boolean {
@@ -55,5 +61,9 @@ export function findCreditCards(text: string, options: CardOptions): TextRange[]
     if (options.requireKnownIin && !hasKnownIssuer(digits)) continue;
     found.push(range);
   }
-  return found;
+  for (const m of matchesOf(LETTER_SPACED, text)) {
+    const digits = m[0].replace(/\D/g, '');
+    if (passesLuhn(digits) && hasKnownIssuer(digits)) found.push({ start: m.index, end: m.index + m[0].length });
+  }
+  return found.sort((a, b) => a.start - b.start);
 }

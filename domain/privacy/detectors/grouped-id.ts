@@ -14,7 +14,12 @@ const RUN = new RegExp(String.raw`(?<![\p{L}\p{N}_@=+]|\d${SEPARATOR})[A-Z\d]+(?
 const GROUP = /[A-Z\d]+/g;
 const SEPARATORS = new RegExp(SEPARATOR, 'gu');
 
-/** The most characters an identifier has compacted (a CURP, 18) and the most groups it is written in (a NIR's seven, and one spare). */
+/**
+ * The most characters an identifier has compacted (a CURP, 18) and the most groups it is written in
+ * (a NIR's seven, and one spare), unless every group is one character: an OCR'd scan spaces each
+ * letter ("Z 7 3 6 1 0 2 9 E"), still at most MAX_COMPACT groups. The checks decide as for any
+ * grouping: a weak one needs the identifier's label.
+ */
 const MAX_COMPACT = 18;
 const MAX_GROUPS = 8;
 
@@ -94,7 +99,8 @@ export function findGroupedIds(text: string, options: GroupedIdOptions): TextRan
       const compact = m[0].replace(SEPARATORS, '');
       const end = m.index + m[0].length;
       const separators = m[0].length - compact.length;
-      if (separators > 0 && separators < MAX_GROUPS && compact.length <= MAX_COMPACT && !isWordChar(text[end]) && judge(text, compact, m.index, options))
+      const letterSpaced = compact.length === separators + 1;
+      if (separators > 0 && (separators < MAX_GROUPS || letterSpaced) && compact.length <= MAX_COMPACT && !isWordChar(text[end]) && judge(text, compact, m.index, options))
         found.push({ start: m.index, end });
       continue;
     }
@@ -104,8 +110,10 @@ export function findGroupedIds(text: string, options: GroupedIdOptions): TextRan
       // A stretch never starts or ends inside a run of digit groups: it would be a slice of a longer number.
       if (groups[i].start < takenUpTo || (i > 0 && isDigits(groups[i - 1].text) && isDigits(groups[i].text))) continue;
       let compact = groups[i].text;
-      for (let j = i + 1; j < groups.length && j - i < MAX_GROUPS; j++) {
+      let letterSpaced = compact.length === 1;
+      for (let j = i + 1; j < groups.length && (j - i < MAX_GROUPS || letterSpaced); j++) {
         compact += groups[j].text;
+        letterSpaced &&= groups[j].text.length === 1;
         if (compact.length > MAX_COMPACT) break;
         if (j + 1 < groups.length && isDigits(groups[j].text) && isDigits(groups[j + 1].text)) continue;
         const end = groups[j].start + groups[j].text.length;

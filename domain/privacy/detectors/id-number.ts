@@ -20,8 +20,8 @@ export interface IdFormat {
 
 /** How far before a candidate `allowedAt` reads: a label and the spaces after it. */
 export const ID_CONTEXT_REACH = 48;
-/** The longest identifier found: eighteen characters (a CURP) in eight groups, so seven separators (grouped-id.ts). */
-export const LONGEST_ID_MATCH = 25;
+/** The longest identifier found: eighteen characters (a CURP) letter-spaced by OCR, so seventeen separators (grouped-id.ts). */
+export const LONGEST_ID_MATCH = 35;
 
 /**
  * How much a candidate's own characters say, and so how much context it needs:

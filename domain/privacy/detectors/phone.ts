@@ -9,7 +9,7 @@ import { type TextRange, isWordChar, matchesOf } from './text-range';
 // pattern cannot backtrack exponentially, and a run never starts right after a digit (a run always
 // takes every digit of a group), so a digit run costs one attempt, not one per digit.
 const SPACE = String.raw`[ \u00a0\u2007\u2009\u202f]`;
-const SEPARATOR = String.raw`${SPACE}?[\-./]${SPACE}?|${SPACE}`;
+const SEPARATOR = String.raw`${SPACE}?[\-./]${SPACE}?|${SPACE}{1,2}`;
 const GROUP = String.raw`(?:\(\d{1,6}\)|\d+)`;
 // "(+34) 612 345 678": the country code itself may be in parentheses.
 const COUNTRY_IN_PARENS = String.raw`\(\+\d{1,3}\)${SPACE}?`;
@@ -18,7 +18,7 @@ const RUN = new RegExp(String.raw`(?:${COUNTRY_IN_PARENS}|\+|(?<!\d))${GROUP}(?:
 // "ext. 204", "x223", "(ext. 278)", "(Durchwahl 243)", "(ramal 475)", "poste 12": the words for an
 // extension in the languages the redactor reads, bare or in parentheses.
 const EXTENSION_WORDS = 'ext(?:ensi[oó]n|ension|ens[aã]o|n)?|x|anexo|ramal|durchwahl|dw|app|apparat|nebenstelle|poste|interno|int|toestel|tst';
-const EXTENSION = new RegExp(String.raw`^,?${SPACE}?(\(${SPACE}?)?(?:${EXTENSION_WORDS})\.?:?${SPACE}?\d{1,6}(?!\d)(${SPACE}?\))?`, 'iu');
+const EXTENSION = new RegExp(String.raw`^,?${SPACE}{0,2}(\(${SPACE}?)?(?:${EXTENSION_WORDS})\.?:?${SPACE}?\d{1,6}(?!\d)(${SPACE}?\))?`, 'iu');
 /** The longest extension taken after a number: "(extensión 123456)" and its spaces. */
 const LONGEST_EXTENSION = 32;
 
@@ -28,6 +28,13 @@ const WHATSAPP_BEFORE = /(?:waid=|wa\.me\/|[?&]phone=)$/i;
 const ACRONYM_BEFORE = /(?<![\p{L}\p{N}])\p{Lu}{2,6}:? ?$/u;
 /** How far back an identifier's label in the same sentence is read for a bare number. */
 const ID_LABEL_SENTENCE_REACH = 100;
+
+/**
+ * The lengths of the all-digit identifiers the redactor knows (SSN, BSN, NIF 9; CPF, Steuer-ID 11;
+ * Aadhaar 12; NIR 13 and 15): a bare number of another length after an identifier's label is not
+ * that identifier written wrong ("0781249637" in a row that also holds a NIR).
+ */
+const ALL_DIGIT_ID_LENGTHS: ReadonlySet<number> = new Set([9, 11, 12, 13, 15]);
 
 const LONE_LETTER_BEFORE = /(?<!\p{L})\p{L} $/u;
 const LONE_LETTER_AFTER = /^ \p{L}(?!\p{L})/u;
@@ -116,7 +123,10 @@ function nationalShape(run: string, shape: RunShape, announced: boolean): Nation
   if (digits.startsWith('0') || shape.firstParenthesised) return 'phone';
   // 3349-111-000 or 1234-5678-9012 read as part numbers and codes; other groupings (612 345 678,
   // 347 123 4567, but also meeting ids and identifiers that fail their check) are phones if a plan has them.
-  return groups.length >= 3 && groups[0].length < 4 ? 'if_in_a_plan' : 'not_phone';
+  if (groups.length >= 3) return groups[0].length < 4 ? 'if_in_a_plan' : 'not_phone';
+  // Ten digits in two groups led by a 3 to 5-digit one are how mobiles are written without a trunk
+  // 0 (India's 98765 43210, Italy's 347 1284590); other pairs read as codes and quantities.
+  return digits.length === 10 && groups[0].length >= 3 && groups[0].length <= 5 && !punctuation.has('.') ? 'if_in_a_plan' : 'not_phone';
 }
 
 /** The digits after the "+" or "00" of an international run, without a trunk "(0)". */
@@ -169,8 +179,9 @@ function isPhoneInContext(text: string, run: string, start: number, end: number)
   // "FUC 334455667", "NIF 966314070": an acronym right before names what the number is, and it is
   // no phone word. A bare number after an identifier's label earlier in the sentence is that
   // identifier written wrong (its check fails), not a phone number.
-  if (!announced && ACRONYM_BEFORE.test(words)) return false;
-  if (!announced && /^\d+$/.test(run) && mentionsIdLabel(text.slice(Math.max(0, start - ID_LABEL_SENTENCE_REACH), start))) return false;
+  // "MX +52 81 8357 2210", "US +1 713 621 4470": a country's initials before a "+" number name its country.
+  if (!announced && !/^\(?\+/.test(run) && ACRONYM_BEFORE.test(words)) return false;
+  if (!announced && /^\d+$/.test(run) && ALL_DIGIT_ID_LENGTHS.has(run.length) && mentionsIdLabel(text.slice(Math.max(0, start - ID_LABEL_SENTENCE_REACH), start))) return false;
   return hasPhoneShape(run, announced, whatsapp);
 }
 
@@ -206,7 +217,8 @@ function digitCount(text: string, start: number, end: number): number {
 const DIN_EXTENSION = /-\d{1,5}$/;
 const TRUNK_OR_PLUS_THEN_SPACE = new RegExp(String.raw`^(?:\+|0)\d+${SPACE}`);
 
-function phonesInRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
+/** The phone numbers of a run: the whole, or (with `split`) two numbers side by side. */
+function phonesInRun(text: string, masked: string, runStart: number, run: string, split = true): TextRange[] {
   if (run.replace(/\D/g, '').length > MAX_RUN_DIGITS) return [];
   const accept = (start: number, end: number): TextRange | undefined => {
     // No plan has a number of fewer than 7 digits: refused before any context is read.
@@ -224,12 +236,35 @@ function phonesInRun(text: string, masked: string, runStart: number, run: string
     if (digitCount(text, runStart, runStart + din.index) >= 7 && isPhoneInContext(masked, text.slice(runStart, runStart + din.index), runStart, end))
       return [{ start: runStart, end }];
   }
+  if (!split) return [];
   for (const separator of separatorsOf(run)) {
     const first = accept(runStart, runStart + separator.start);
     const second = first && accept(runStart + separator.end, runStart + run.length);
     if (first && second) return [first, second];
   }
   return [];
+}
+
+const WIDE_GAP = new RegExp(String.raw`${SPACE}{2}`, 'g');
+
+/**
+ * A run whose groups are also joined by double spaces ("020  7946  0958", as scans and aligned
+ * columns write them) is read whole first; when the whole is no phone, each part between the
+ * double spaces is read on its own, as a run of its own (a table's next column is no part of it).
+ */
+function phonesInSpacedRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
+  const wide = run.search(WIDE_GAP) !== -1;
+  // A run with double spaces is one number or none; two numbers side by side are its parts.
+  const whole = phonesInRun(text, masked, runStart, run, !wide);
+  if (whole.length > 0 || !wide) return whole;
+  const found: TextRange[] = [];
+  let from = 0;
+  for (const gap of run.matchAll(WIDE_GAP)) {
+    found.push(...phonesInRun(text, masked, runStart + from, run.slice(from, gap.index)));
+    from = gap.index + gap[0].length;
+  }
+  found.push(...phonesInRun(text, masked, runStart + from, run.slice(from)));
+  return found;
 }
 
 /**
@@ -241,7 +276,7 @@ export function findPhones(text: string): TextRange[] {
   const masked = maskNonPhoneNumerals(text);
   const found: TextRange[] = [];
   for (const m of matchesOf(RUN, masked)) {
-    found.push(...phonesInRun(text, masked, m.index, m[0]));
+    found.push(...phonesInSpacedRun(text, masked, m.index, m[0]));
   }
   return found;
 }

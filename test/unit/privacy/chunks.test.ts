@@ -36,6 +36,16 @@ describe('chunked PII scan', () => {
     expect(chunksOf(`${'x'.repeat(95)}\n\n${'y'.repeat(300)}`, 130)[1]).toEqual({ from: 96, to: 226 });
   });
 
+  it('never cuts inside the double space of a phone number, and finds it whole', () => {
+    const phone = '0161  496  0734';
+    const text = `${'word '.repeat(19)} tel ${phone} ok`;
+    const cut = text.indexOf('  ', 100) + 1;
+    expect(chunksOf(text, cut)[0].to).not.toBe(cut);
+    const { whole, chunked } = scans(text, cut);
+    expect(whole).toEqual([{ type: 'phone', start: text.indexOf(phone), end: text.indexOf(phone) + phone.length }]);
+    expect(chunked).toEqual(whole);
+  });
+
   it('finds an address wrapped across CRLF whole where a chunk ends inside it', () => {
     const address = 'aisha.reid+alerts@northfield-\r\nengineering.co.uk';
     const text = `${'word '.repeat(19)}\r\n${address} ok`;

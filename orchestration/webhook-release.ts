@@ -8,6 +8,7 @@
  * counts read up to the window, and at most MAX_RELEASES_PER_PASS signals.
  */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { claimReleases, forgetParked, parkedEndpoints, type ParkedEndpointRow, type Release } from '../db/queries/webhook-parking';
 import { DEFAULT_BREAKER } from '../domain/webhooks/circuit-breaker';
@@ -49,6 +50,11 @@ export function releaserSettings(outbound: OutboundConfig): ReleaserSettings {
 export interface ReleaseEndpoint {
   tenantId: string;
   webhookId: string;
+}
+
+/** An operator's pass over one endpoint, with what must happen under the releaser's lock before it chooses (closing the circuit). */
+export interface OperatorRelease extends ReleaseEndpoint {
+  first?: (tx: Knex.Transaction) => Promise<void>;
 }
 
 export interface ReleasePass {
@@ -98,10 +104,13 @@ export function planReleases(
  * operator's release (`only` one endpoint) waits for a running pass to end (a short transaction),
  * so its pass always runs.
  */
-export async function releaseParkedDeliveries(db: Db, client: Client, settings: ReleaserSettings, only?: ReleaseEndpoint): Promise<ReleasePass> {
+export async function releaseParkedDeliveries(db: Db, client: Client, settings: ReleaserSettings, only?: OperatorRelease): Promise<ReleasePass> {
   const claimed = await db.transaction(async (tx) => {
-    if (only) await tx.raw('select pg_advisory_xact_lock(?)', [RELEASER_LOCK]);
-    else {
+    if (only) {
+      await tx.raw('select pg_advisory_xact_lock(?)', [RELEASER_LOCK]);
+      // Under the releaser's lock, so no other pass can take these deliveries between the two.
+      await only.first?.(tx);
+    } else {
       const { rows } = await tx.raw<{ rows: Array<{ locked: boolean }> }>('select pg_try_advisory_xact_lock(?) as locked', [RELEASER_LOCK]);
       if (!rows[0]?.locked) return null;
     }

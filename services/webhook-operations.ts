@@ -104,21 +104,31 @@ export interface ParkedRelease {
  * close would wait for the next probe.
  */
 export async function releaseParked(deps: { db: Db; temporal: TemporalGateway; settings: ReleaserSettings }, context: UnitContext, webhookId: string): Promise<ParkedRelease> {
-  const closed = await runUnit(deps.db, context, async (unit) => {
-    const webhook = await requireWebhook(unit.scope, webhookId);
-    const stored = await resetBreaker(unit.scope, webhook.id, new Date());
-    const previous = stored ?? closedBreaker(webhook.created_at);
-    const { count: parked } = await parkedSummary(unit.scope, webhook.id);
-    unit.audit({
-      action: 'webhook.parked_released',
-      resourceType: 'webhook',
-      resourceId: webhook.id,
-      details: { previous_state: previous.state, consecutive_failures: previous.consecutiveFailures, parked },
-    });
-    return { webhook, previous, parked };
-  });
+  const done: { closed?: { webhook: WebhookRow; previous: BreakerState; parked: number } } = {};
+  // The circuit is closed in the pass's own transaction, under the releaser's lock: the worker's
+  // releaser cannot send these deliveries between the close and this pass (the count would read 0).
   const pass = await callTemporal(deps.temporal, 'could not signal the released deliveries', (client) =>
-    releaseParkedDeliveries(deps.db, client, deps.settings, { tenantId: context.tenantId, webhookId: closed.webhook.id }),
+    releaseParkedDeliveries(deps.db, client, deps.settings, {
+      tenantId: context.tenantId,
+      webhookId,
+      first: async (tx) => {
+        done.closed = await runUnit(tx, context, async (unit) => {
+          const webhook = await requireWebhook(unit.scope, webhookId);
+          const stored = await resetBreaker(unit.scope, webhook.id, new Date());
+          const previous = stored ?? closedBreaker(webhook.created_at);
+          const { count: parked } = await parkedSummary(unit.scope, webhook.id);
+          unit.audit({
+            action: 'webhook.parked_released',
+            resourceType: 'webhook',
+            resourceId: webhook.id,
+            details: { previous_state: previous.state, consecutive_failures: previous.consecutiveFailures, parked },
+          });
+          return { webhook, previous, parked };
+        });
+      },
+    }),
   );
-  return { ...closed, released: pass.released.length };
+  if (!done.closed) throw new Error('the release pass ran without closing the circuit');
+  const { webhook, previous, parked } = done.closed;
+  return { webhook, previous, parked, released: pass.released.length };
 }

@@ -18,7 +18,7 @@ export interface ParkRequest {
   deliveryId: string;
   eventId: string;
   attempt: number;
-  /** When the event was stored: the release order. */
+  /** When the event was stored, to the millisecond: only used when the event row is gone (the release order reads the row's own time). */
   eventAt: Date;
 }
 
@@ -44,9 +44,13 @@ export async function parkDelivery(db: Db, request: ParkRequest, maxPerTenant: n
        returning tenant_id
      )
      insert into webhook_parked_deliveries (delivery_id, tenant_id, webhook_id, event_id, attempt, event_at, ticket)
-     select ?, place.tenant_id, ?, ?, ?, ?, gen_random_uuid() from place
+     select ?, place.tenant_id, ?, ?, ?,
+            -- The event's own time to the microsecond: a JavaScript Date keeps milliseconds, and
+            -- events a millisecond apart would then be released in delivery id order, not theirs.
+            coalesce((select e.created_at from outbox_events e where e.tenant_id = place.tenant_id and e.id = ?::uuid), ?),
+            gen_random_uuid() from place
      returning ticket`,
-    [request.tenantId, maxPerTenant, request.deliveryId, request.webhookId, request.eventId, request.attempt, request.eventAt],
+    [request.tenantId, maxPerTenant, request.deliveryId, request.webhookId, request.eventId, request.attempt, request.eventId, request.eventAt],
   );
   return rows[0] ? { kind: 'parked', ticket: rows[0].ticket } : { kind: 'full' };
 }
@@ -192,13 +196,19 @@ export async function claimReleases(tx: Knex.Transaction, quotas: ReadonlyArray<
            where p.tenant_id = q.tenant_id and p.webhook_id = q.webhook_id and (p.released_at is null or p.released_at < ${stale})
            order by p.event_at, p.delivery_id limit q.quota
            for update of p skip locked) c
+     ), released as (
+       update webhook_parked_deliveries p set released_at = now()
+         from chosen where p.delivery_id = chosen.delivery_id
+       returning p.tenant_id, p.webhook_id, p.delivery_id, p.ticket, p.event_at
      )
-     update webhook_parked_deliveries p set released_at = now()
-       from chosen where p.delivery_id = chosen.delivery_id
-     returning p.tenant_id, p.webhook_id, p.delivery_id, p.ticket, p.event_at`,
+     -- Sorted here, to the microsecond: a JavaScript Date of event_at keeps milliseconds only.
+     select tenant_id, webhook_id, delivery_id, ticket from released order by event_at, delivery_id`,
     [quotas.map((q) => q.tenantId), quotas.map((q) => q.webhookId), quotas.map((q) => q.quota)],
   );
-  return (rows as Array<{ tenant_id: string; webhook_id: string; delivery_id: string; ticket: string; event_at: Date }>)
-    .sort((a, b) => a.event_at.getTime() - b.event_at.getTime() || a.delivery_id.localeCompare(b.delivery_id))
-    .map((row) => ({ tenantId: row.tenant_id, webhookId: row.webhook_id, deliveryId: row.delivery_id, ticket: row.ticket }));
+  return (rows as Array<{ tenant_id: string; webhook_id: string; delivery_id: string; ticket: string }>).map((row) => ({
+    tenantId: row.tenant_id,
+    webhookId: row.webhook_id,
+    deliveryId: row.delivery_id,
+    ticket: row.ticket,
+  }));
 }

@@ -17,7 +17,7 @@ import { createWebhookDeliveryActivities } from '../../activities/webhooks/deliv
 import { DEFAULT_BREAKER } from '../../domain/webhooks/circuit-breaker';
 import { MAX_IN_FLIGHT_PER_WEBHOOK } from '../../domain/webhooks/parking';
 import { appendEvent } from '../../db/outbox';
-import { parkedSummary, parkingTotals, type Release } from '../../db/queries/webhook-parking';
+import { claimReleases, parkDelivery, parkedSummary, parkingTotals, type Release } from '../../db/queries/webhook-parking';
 import { webhookSecretColumns } from '../../db/queries/webhooks';
 import { tenantScope } from '../../db/tenant-scope';
 import { provisionTenant } from '../../db/tenants';
@@ -383,5 +383,22 @@ describe('deliveries to dead endpoints', () => {
     }
     expect(await parkedCount(tenantId)).toBe(0);
     expect(await pg.db('webhook_parking_counts').where({ tenant_id: tenantId }).first('parked')).toEqual({ parked: 0 });
+  });
+  it('orders parked deliveries by their events to the microsecond: two events of one millisecond go out in their order, whatever their delivery ids', async () => {
+    const tenantId = await newTenant();
+    const webhook = await createWebhook(tenantId);
+    const [older, newer] = await newEvents(tenantId, 2);
+    // One millisecond, two microseconds: a Date of either reads the same.
+    await pg.db('outbox_events').where({ id: older }).update({ created_at: '2026-03-01T10:00:00.000100Z' });
+    await pg.db('outbox_events').where({ id: newer }).update({ created_at: '2026-03-01T10:00:00.000200Z' });
+    const sameMillisecond = new Date('2026-03-01T10:00:00.000Z');
+    // The older event's delivery has the larger id, so an order by delivery id would be the wrong one.
+    const deliveries = { [older]: 'ffffffff-0000-4000-8000-000000000001', [newer]: '00000000-0000-4000-8000-000000000002' };
+    for (const eventId of [newer, older]) {
+      const parked = await parkDelivery(pg.db, { tenantId, webhookId: webhook.id, eventId, deliveryId: deliveries[eventId], attempt: 1, eventAt: sameMillisecond }, 10_000);
+      expect(parked.kind).toBe('parked');
+    }
+    const claimed = await pg.db.transaction((tx) => claimReleases(tx, [{ tenantId, webhookId: webhook.id, quota: 2 }], 120_000));
+    expect(claimed.map((r) => r.deliveryId)).toEqual([deliveries[older], deliveries[newer]]);
   });
 });

@@ -40,9 +40,11 @@ export async function requireBrandingReference(scope: TenantScope, id: string, f
 /**
  * The logo file must be a PNG or JPEG of the tenant that the content sandbox accepts
  * (infra/reports/logo.ts decides it once and stores the PNG it re-encoded); otherwise a 422 that
- * says why. Deciding may take the sandbox a moment, within the tenant's share of it.
+ * says why. Deciding may take the sandbox a moment, within the tenant's share of it, and reads the
+ * file from storage: called before the branding's unit of work opens, so no transaction holds a
+ * pooled connection meanwhile.
  */
-async function requireLogo(scope: TenantScope, logos: LogoSources, fileId: string): Promise<void> {
+export async function requireLogo(scope: TenantScope, logos: LogoSources, fileId: string): Promise<void> {
   const file = isUuid(fileId) ? await fileById(scope, fileId) : undefined;
   if (!file) throw validationError('logo_file_id does not name a file of this tenant', [{ field: 'body.logo_file_id', message: 'unknown file', type: 'any.unknown_reference' }]);
   if (!isLogoContentType(file.content_type)) {
@@ -58,16 +60,16 @@ async function requireLogo(scope: TenantScope, logos: LogoSources, fileId: strin
 /** An empty footer is no footer. */
 const columns = (body: BrandingColumns): BrandingColumns => ({ ...body, ...(body.footer_text === '' ? { footer_text: null } : {}) });
 
-export async function createBranding(unit: Unit, logos: LogoSources, body: BrandingColumns): Promise<BrandingRow> {
-  if (body.logo_file_id) await requireLogo(unit.scope, logos, body.logo_file_id);
+/** The branding; its logo, if any, already passed requireLogo. */
+export async function createBranding(unit: Unit, body: BrandingColumns): Promise<BrandingRow> {
   const row = await insertBranding(unit.scope, columns(body));
   unit.audit({ action: 'branding.created', resourceType: 'branding', resourceId: row.id });
   return row;
 }
 
-export async function updateBranding(unit: Unit, logos: LogoSources, id: string, body: BrandingColumns): Promise<BrandingRow> {
+/** The branding's fields sent; its logo, if any, already passed requireLogo. */
+export async function updateBranding(unit: Unit, id: string, body: BrandingColumns): Promise<BrandingRow> {
   await requireBranding(unit.scope, id);
-  if (body.logo_file_id) await requireLogo(unit.scope, logos, body.logo_file_id);
   const row = await updateBrandingRow(unit.scope, id, columns(body));
   unit.audit({ action: 'branding.updated', resourceType: 'branding', resourceId: row.id, details: { fields: Object.keys(body) } });
   return row;

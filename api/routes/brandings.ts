@@ -1,6 +1,7 @@
 import Joi from '../../domain/joi';
 import { BrandingRow } from '../../db/queries/report-jobs';
-import { BrandingColumns, createBranding, deleteBranding, listBrandings, requireBranding, updateBranding } from '../../services/brandings';
+import { BrandingColumns, createBranding, deleteBranding, listBrandings, requireBranding, requireLogo, updateBranding } from '../../services/brandings';
+import { tenantScopeOf } from '../context';
 import { inUserUnit, resourceRoutes } from '../resource-routes';
 import { ApiRouter } from '../route';
 import { colourField, idRef } from '../validation';
@@ -69,7 +70,10 @@ export function brandingRoutes(): ApiRouter {
       created: 'Created branding',
       responses: { 422: { description: 'Invalid colour, unknown file or a logo that is not a decodable PNG/JPEG' } },
     },
-    (ctx, body) => inUserUnit(ctx, (unit) => createBranding(unit, ctx.deps, body)),
+    async (ctx, body) => {
+      if (body.logo_file_id) await requireLogo(tenantScopeOf(ctx), ctx.deps, body.logo_file_id);
+      return inUserUnit(ctx, (unit) => createBranding(unit, body));
+    },
   );
   branding.get({ summary: 'Get a branding preset', found: 'Branding' });
   branding.update<BrandingBody>(
@@ -79,7 +83,14 @@ export function brandingRoutes(): ApiRouter {
       updated: 'Updated branding',
       responses: { 422: { description: 'Invalid field, or a logo that is not a decodable PNG/JPEG' } },
     },
-    (ctx, id, body) => inUserUnit(ctx, (unit) => updateBranding(unit, ctx.deps, id, body)),
+    async (ctx, id, body) => {
+      // An unknown branding is a 404 before its logo is judged, as inside the unit.
+      if (body.logo_file_id) {
+        await requireBranding(tenantScopeOf(ctx), id);
+        await requireLogo(tenantScopeOf(ctx), ctx.deps, body.logo_file_id);
+      }
+      return inUserUnit(ctx, (unit) => updateBranding(unit, id, body));
+    },
   );
   branding.remove(
     {

@@ -43,7 +43,7 @@ const auditOf = (resourceId: string) =>
 
 it('creates and deletes a branding through the service, each with its audit row', async () => {
   const created = await runUnit(api.deps.db, context(), (unit) =>
-    createBranding(unit, api.deps, { name: `b-${randomUUID()}`, company_name: 'Acme', primary_color: '#112233', accent_color: '#445566', footer_text: '' }),
+    createBranding(unit, { name: `b-${randomUUID()}`, company_name: 'Acme', primary_color: '#112233', accent_color: '#445566', footer_text: '' }),
   );
   expect(created).toMatchObject({ company_name: 'Acme', footer_text: null, tenant_id: tenant.tenantId });
   expect((await requireBranding(tenantScope(api.deps.db, tenant.tenantId), created.id)).id).toBe(created.id);
@@ -186,7 +186,7 @@ it("reads conversations through the service: another tenant's or an unknown agen
 
 it("lists the tenant's audit entries through the service, newest first and filtered, and verifies the chain; another tenant sees none", async () => {
   const created = await runUnit(api.deps.db, context(), (unit) =>
-    createBranding(unit, api.deps, { name: `b-${randomUUID()}`, company_name: 'Audited', primary_color: '#112233', accent_color: '#445566', footer_text: '' }),
+    createBranding(unit, { name: `b-${randomUUID()}`, company_name: 'Audited', primary_color: '#112233', accent_color: '#445566', footer_text: '' }),
   );
   await runUnit(api.deps.db, context(), (unit) => deleteBranding(unit, created.id));
   const scope = tenantScope(api.deps.db, tenant.tenantId);

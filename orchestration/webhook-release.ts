@@ -78,7 +78,11 @@ export function planReleases(
   maxPerPass = MAX_RELEASES_PER_PASS,
 ): Array<{ tenantId: string; webhookId: string; quota: number }> {
   const byTenant = new Map<string, ParkedEndpointRow[]>();
-  for (const endpoint of endpoints) byTenant.set(endpoint.tenantId, [...(byTenant.get(endpoint.tenantId) ?? []), endpoint]);
+  for (const endpoint of endpoints) {
+    const own = byTenant.get(endpoint.tenantId);
+    if (own) own.push(endpoint);
+    else byTenant.set(endpoint.tenantId, [endpoint]);
+  }
   const perTenant = [...byTenant].map(([tenantId, own]) => {
     // Deliveries of a webhook that no longer receives only end, but their attempts take slots of
     // the tenant's share like any (a thousand at once would be refused and retried for a minute).

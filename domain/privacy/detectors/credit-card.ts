@@ -1,8 +1,6 @@
 import { passesLuhn } from '../validators/check-digits';
 import { type TextRange, matchesOf } from './text-range';
 
-export { passesLuhn };
-
 export interface CardOptions {
   /** Also require a known issuer prefix (Visa, Mastercard, Amex, Diners, Discover, JCB, UnionPay, Maestro, Mir). */
   readonly requireKnownIin: boolean;

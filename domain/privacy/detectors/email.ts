@@ -68,13 +68,17 @@ const PRIVATE_USE_NAMES: ReadonlySet<string> = new Set(['example', 'test', 'loca
 /** RFC 5321's longest address, plus its words when spelled out; a longer match is not a mailbox (and bounds what a chunk boundary must keep whole). */
 export const LONGEST_EMAIL_MATCH = 320;
 
+// The "@" and the domain's dots of each form, compiled once (they are asked about every match).
+const BRACKETED_AT = new RegExp(OBF_AT, 'iu');
+const SPELLED_AT = new RegExp(String.raw` (?:${AT_WORDS}) `, 'iu');
+const SPELLED_DOTS = new RegExp(String.raw` (?:${DOT_WORDS}) `, 'giu');
+const DOMAIN_DOT: Readonly<Record<Form, RegExp>> = { plain: /\./u, bracketed: new RegExp(OBF_DOT, 'iu'), spelled: new RegExp(SPELLED_DOTS.source, 'iu') };
+
 /** The domain's labels (dots, bracketed and spelled dots and line breaks removed), or null when one is too long. */
 function labelsOf(domain: string, form: Form): string[] | null {
-  const separator =
-    form === 'plain' ? /\./u : form === 'bracketed' ? new RegExp(String.raw`\.| ?[[({<] ?(?:${DOT_WORDS}) ?[\])}>] ?`, 'iu') : new RegExp(String.raw` (?:${DOT_WORDS}) `, 'iu');
   const labels = domain
     .replace(/-\r?\n/g, '-')
-    .split(separator)
+    .split(DOMAIN_DOT[form])
     .map((label) => label.replace(/\r?\n/g, ''));
   return labels.every((label) => label.length > 0 && label.length <= 63) ? labels : null;
 }
@@ -101,7 +105,7 @@ function domainStart(value: string, form: Form): number {
     while (start < value.length && /\s/.test(value[start])) start += 1;
     return start;
   }
-  const at = new RegExp(form === 'bracketed' ? OBF_AT : String.raw` (?:${AT_WORDS}) `, 'iu').exec(value);
+  const at = (form === 'bracketed' ? BRACKETED_AT : SPELLED_AT).exec(value);
   return at ? at.index + at[0].length : -1;
 }
 
@@ -126,8 +130,7 @@ function addressEnd(value: string, form: Form): number {
   if (endsInTld(labels)) return value.length;
   if (form !== 'spelled') return -1;
   // Spelled words: drop labels from the end while at least two are left and the last is no TLD.
-  const dot = new RegExp(String.raw` (?:${DOT_WORDS}) `, 'giu');
-  const cuts = [...domain.matchAll(dot)].map((m) => m.index);
+  const cuts = [...domain.matchAll(SPELLED_DOTS)].map((m) => m.index);
   for (let keep = labels.length - 1; keep >= 2; keep--) if (endsInTld(labels.slice(0, keep))) return start + cuts[keep - 1];
   return -1;
 }

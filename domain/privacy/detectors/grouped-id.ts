@@ -1,4 +1,4 @@
-import { type NationalIdKind, isValidNationalId } from '../validators/national-id';
+import { NATIONAL_IDS, NATIONAL_ID_KINDS, type NationalIdKind, isValidNationalId } from '../validators/national-id';
 import { endsWithThingLabel, mentionsIdLabel, wordsBefore } from './context-words';
 import { type TextRange, isWordChar, matchesOf } from './text-range';
 
@@ -39,16 +39,16 @@ const SHAPES: Readonly<Record<NationalIdKind, RegExp>> = {
   mx_curp: /^[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d$/,
 };
 
-/** The kinds of each compact length SHAPES allow, and the shortest run that holds one in two groups. */
-const KINDS_BY_LENGTH: ReadonlyMap<number, readonly NationalIdKind[]> = new Map([
-  [9, ['es_dni', 'es_nie', 'uk_nino', 'us_ssn', 'nl_bsn', 'pt_nif']],
-  [11, ['br_cpf', 'de_steuer_id']],
-  [12, ['in_aadhaar']],
-  [15, ['fr_nir']],
-  [16, ['it_codice_fiscale']],
-  [18, ['mx_curp']],
-]);
-const MIN_RUN = 10;
+/** The kinds of each compact length (the validators' own lengths), and the shortest run that holds one in two groups. */
+const KINDS_BY_LENGTH: ReadonlyMap<number, readonly NationalIdKind[]> = (() => {
+  const byLength = new Map<number, NationalIdKind[]>();
+  for (const kind of NATIONAL_ID_KINDS) {
+    const [min, max] = NATIONAL_IDS[kind].compactLength;
+    for (let length = min; length <= max; length++) byLength.set(length, [...(byLength.get(length) ?? []), kind]);
+  }
+  return byLength;
+})();
+const MIN_RUN = Math.min(...KINDS_BY_LENGTH.keys()) + 1;
 
 /**
  * Kinds whose check chance does not pass, so that a grouping nobody else writes is enough: a check

@@ -53,6 +53,19 @@ export async function openFileStream(objectStore: ObjectStore, file: { object_ke
   return objectStore.client.getObject(objectStore.bucket, file.object_key);
 }
 
+/** A stored file's bytes, whole, refused with `tooLarge()` as soon as more than `limit` of them arrive. */
+export async function readFileBounded(objectStore: ObjectStore, file: { object_key: string }, limit: number, tooLarge: () => Error): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of await openFileStream(objectStore, file)) {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += bytes.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, size);
+}
+
 export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {

@@ -20,7 +20,7 @@ import { subjectKeys } from '../../domain/extraction/subject';
 import type { ChunkResult, TemplateField } from '../../domain/extraction/types';
 import type { LlmProvider } from '../../domain/llm/provider';
 import { TenantCapacityError } from '../../infra/tenant-limiter';
-import { ObjectStore, openFileStream } from '../../infra/object-store';
+import { ObjectStore, readFileBounded } from '../../infra/object-store';
 import type { SandboxPool } from '../../infra/sandbox/pool';
 import { ContentError } from '../../infra/sandbox/protocol';
 import { PDF_INFLATION, TIME_LIMITS } from '../../infra/sandbox/limits';
@@ -35,6 +35,7 @@ const SYSTEM_ACTOR = { type: 'system', id: null } as const;
 /** The failure type whose message the job shows as its error (our own, fixed texts: no document content). */
 export const SOURCE_ERROR = 'ExtractionSourceError';
 const sourceError = (message: string) => ApplicationFailure.nonRetryable(message, SOURCE_ERROR);
+const sourceTooLarge = () => sourceError(`the file is larger than ${MAX_SOURCE_BYTES / 1024 / 1024} MiB, the extraction limit`);
 
 export interface ExtractionRef {
   tenantId: string;
@@ -49,17 +50,6 @@ export interface ExtractionDeps {
   chunking?: ChunkPlanOptions;
   /** The process's sandbox for untrusted files: PDFs are read there (infra/sandbox/pool.ts). */
   sandbox: SandboxPool;
-}
-
-async function readAll(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw sourceError(`the file is larger than ${limit / 1024 / 1024} MiB, the extraction limit`);
-    parts.push(chunk);
-  }
-  return Buffer.concat(parts);
 }
 
 const normalise = (text: string) => text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
@@ -81,8 +71,8 @@ export function createExtractionActivities(deps: ExtractionDeps) {
     if (type !== 'application/pdf' && type !== 'text/plain') {
       throw sourceError(`unsupported file type ${type}: only application/pdf and text/plain can be extracted`);
     }
-    if (file.size_bytes > MAX_SOURCE_BYTES) throw sourceError(`the file is larger than ${MAX_SOURCE_BYTES / 1024 / 1024} MiB, the extraction limit`);
-    const bytes = await readAll(await openFileStream(objectStore, file), MAX_SOURCE_BYTES);
+    if (file.size_bytes > MAX_SOURCE_BYTES) throw sourceTooLarge();
+    const bytes = await readFileBounded(objectStore, file, MAX_SOURCE_BYTES, sourceTooLarge);
     if (type === 'text/plain') return storableText(bytes.toString('utf8'));
     try {
       const { text } = await deps.sandbox.run(ref.tenantId, 'pdf-text', { data: bytes, limits: PDF_INFLATION }, { subject: 'the PDF', timeoutMs: TIME_LIMITS.pdfText });

@@ -11,7 +11,7 @@ import type { Db } from '../../db/knex';
 import { fileById, type FileRow } from '../../db/queries/files';
 import { logoImageOf, LogoOutcome, storeLogoImage } from '../../db/queries/logo-images';
 import { tenantScope } from '../../db/tenant-scope';
-import { ObjectStore, openFileStream } from '../object-store';
+import { ObjectStore, readFileBounded } from '../object-store';
 import { LOGO_MAX_PIXELS, LOGO_MAX_SIDE, TIME_LIMITS } from '../sandbox/limits';
 import type { SandboxPool } from '../sandbox/pool';
 import { ContentError } from '../sandbox/protocol';
@@ -29,17 +29,7 @@ export interface LogoSources {
   sandbox: SandboxPool;
 }
 
-async function readAll(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    size += bytes.length;
-    if (size > limit) throw new ContentError('invalid', `the logo is larger than ${limit / 1024 / 1024} MiB`);
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks);
-}
+const logoTooLarge = () => new ContentError('invalid', `the logo is larger than ${LOGO_MAX_BYTES / 1024 / 1024} MiB`);
 
 const refused = (reason: string): LogoOutcome => ({ png: null, width: null, height: null, refused: reason });
 
@@ -54,8 +44,8 @@ export async function logoOfFile(sources: LogoSources, tenantId: string, file: P
   if (known) return known;
   let outcome: LogoOutcome;
   try {
-    if (Number(file.size_bytes) > LOGO_MAX_BYTES) throw new ContentError('invalid', `the logo is larger than ${LOGO_MAX_BYTES / 1024 / 1024} MiB`);
-    const data = await readAll(await openFileStream(sources.objectStore, file), LOGO_MAX_BYTES);
+    if (Number(file.size_bytes) > LOGO_MAX_BYTES) throw logoTooLarge();
+    const data = await readFileBounded(sources.objectStore, file, LOGO_MAX_BYTES, logoTooLarge);
     const image = await sources.sandbox.run(
       tenantId,
       'logo-image',

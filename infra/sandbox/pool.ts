@@ -247,7 +247,8 @@ export class SandboxPool {
   async run<K extends TaskKind>(tenantId: string, kind: K, input: TaskInput<K>, options: RunOptions): Promise<TaskOutput<K>> {
     if (!this.options.kinds.includes(kind)) throw new Error(`the ${this.options.name} sandbox does not run ${kind} tasks`);
     return this.limiter.run(tenantId, async () => {
-      const child = await this.acquire();
+      // A task waits for a free process no longer than it may run: its caller's whole wait stays bounded.
+      const child = await this.acquire(options.timeoutMs);
       const baseline = residentMiB(child.pid) ?? 0;
       let healthy = false;
       try {
@@ -276,7 +277,7 @@ export class SandboxPool {
     for (const waiter of this.waiting.splice(0)) waiter.fail(new SandboxUnavailableError('the content sandbox is closing'));
   }
 
-  private async acquire(): Promise<SandboxChild> {
+  private async acquire(maxWaitMs: number): Promise<SandboxChild> {
     if (this.closed) throw new SandboxUnavailableError('the content sandbox is closing');
     while (this.idle.length) {
       const child = this.idle.pop()!;
@@ -287,7 +288,27 @@ export class SandboxPool {
     }
     if (this.busy.size + this.starting < this.options.processes) return this.spawn();
     if (this.waiting.length >= this.options.maxQueued) throw new SandboxUnavailableError('the content sandbox is busy: try again shortly');
-    return new Promise((take, fail) => this.waiting.push({ take, fail }));
+    return new Promise((take, fail) => {
+      const waiter = {
+        take: (child: SandboxChild) => {
+          clearTimeout(timer);
+          take(child);
+        },
+        fail: (err: Error) => {
+          clearTimeout(timer);
+          fail(err);
+        },
+      };
+      // Only a waiter still in the queue gives up: one already handed a process (or a spawn) keeps it.
+      const timer = setTimeout(() => {
+        const at = this.waiting.indexOf(waiter);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        fail(new SandboxUnavailableError('the content sandbox is busy: try again shortly'));
+      }, maxWaitMs);
+      timer.unref();
+      this.waiting.push(waiter);
+    });
   }
 
   private async spawn(): Promise<SandboxChild> {

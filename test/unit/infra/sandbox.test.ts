@@ -7,7 +7,8 @@
  */
 import fs from 'node:fs';
 import { SandboxPool, defaultChildScript } from '../../../infra/sandbox/pool';
-import { ContentError, type TaskInput } from '../../../infra/sandbox/protocol';
+import { ContentError, SandboxUnavailableError, type TaskInput } from '../../../infra/sandbox/protocol';
+import { until } from '../../support/until';
 import { DEFAULT_BRANDING } from '../../../infra/reports/branding';
 import { PDF_INFLATION } from '../../../infra/sandbox/limits';
 import { TenantCapacityError } from '../../../infra/tenant-limiter';
@@ -110,6 +111,20 @@ it("holds a tenant to its share: a second task of the same tenant is refused whi
   expect(second).toBeInstanceOf(TenantCapacityError);
   await expect(render(validPng())).resolves.toBeTruthy();
   expect(await slow).toMatchObject({ failure: 'timeout' });
+});
+
+it('a task waits for a free process no longer than its own time limit, then fails as busy and leaves the queue', async () => {
+  const loops = ['busy-a', 'busy-b'].map((tenant) => failureOf(pool.run(tenant, 'render-report', report(pngNegativeChunkLength()), { subject: 'the report', timeoutMs: 4_000 })));
+  await until(
+    async () => pool.stats().busy,
+    (busy) => busy === 2,
+    'both processes busy',
+    { timeoutMs: 20_000, intervalMs: 50 },
+  );
+  const waited = await failureOf(pool.run('patient', 'render-report', report(validPng()), { subject: 'the report', timeoutMs: 500 }));
+  expect(waited).toBeInstanceOf(SandboxUnavailableError);
+  expect(pool.stats().queued).toBe(0);
+  for (const loop of await Promise.all(loops)) expect(loop).toMatchObject({ failure: 'timeout' });
 });
 
 it('reports its processes and the processes it replaced in /metrics', async () => {

@@ -140,13 +140,17 @@ describe('deep and wide JSON', () => {
 });
 
 describe('compressed bodies', () => {
-  it('refuses a gzip bomb by its ratio before it inflates, on JSON routes and on inbound mail', async () => {
+  it('refuses a gzip, x-gzip or deflate bomb by its ratio before it inflates, on JSON routes and on inbound mail', async () => {
     const answers = await contained(async () => [
       await asTenant('/api/v1/assets', gzip.jsonBomb(512), { 'Content-Encoding': 'gzip' }),
+      await asTenant('/api/v1/assets', gzip.jsonBomb(64), { 'Content-Encoding': 'x-gzip' }),
+      await asTenant('/api/v1/assets', gzip.deflateJsonBomb(16), { 'Content-Encoding': 'deflate' }),
       await whatsapp(gzip.jsonBomb(128), { 'Content-Encoding': 'gzip' }),
       await mail(gzip.gzipBomb(1_024, { prefix: 'From: a@outside.example\r\n\r\n' }), { 'Content-Encoding': 'gzip' }),
     ]);
     expect(answers.map(outcome)).toEqual([
+      [413, 'COMPRESSION_RATIO_TOO_HIGH'],
+      [413, 'COMPRESSION_RATIO_TOO_HIGH'],
       [413, 'COMPRESSION_RATIO_TOO_HIGH'],
       [413, 'COMPRESSION_RATIO_TOO_HIGH'],
       [413, 'COMPRESSION_RATIO_TOO_HIGH'],

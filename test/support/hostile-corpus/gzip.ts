@@ -31,6 +31,11 @@ export function jsonBomb(mebibytes: number): Buffer {
   return gzipBomb(mebibytes, { prefix: '{"pad":"', filler: 'a', suffix: '"}' });
 }
 
+/** The same body in the zlib format (`Content-Encoding: deflate`), which has no members to repeat: deflated whole. */
+export function deflateJsonBomb(mebibytes: number): Buffer {
+  return zlib.deflateSync(Buffer.concat([Buffer.from('{"pad":"'), Buffer.alloc(mebibytes * MIB, 'a'), Buffer.from('"}')]), { level: 9 });
+}
+
 /** gzip of `text` as it is, at the highest ratio: a body under a route's size limit whose ratio alone is hostile. */
 export function gzipText(text: string): Buffer {
   return zlib.gzipSync(Buffer.from(text), { level: 9 });

@@ -801,6 +801,24 @@ describe('GET /dashboard', () => {
   });
 });
 
+it("answers the dashboard when a task's interval is so long that its grace would pass the last representable time (a counter plan on a meter that barely turns)", async () => {
+  const t = await createTenant(api);
+  await api.deps.db('maintenance_tasks').insert({
+    tenant_id: t.tenantId,
+    asset_ids: [],
+    task_code: `PM-${randomUUID().slice(0, 6)}`,
+    title: 'Slow meter task',
+    status: 'open',
+    due_at: new Date(Date.now() - 600_000),
+    kind: 'preventive',
+    interval_hours: 1e15,
+  });
+  const res = await api.request('/api/v1/dashboard', { token: t.token });
+  expect(res.status).toBe(200);
+  // Its grace reaches the latest instant: open, not overdue.
+  expect(res.body.maintenance).toMatchObject({ open_tasks: 1, overdue_tasks: 0 });
+});
+
 describe("another tenant's asset is 404 on every sub-resource", () => {
   let asset: string;
   let alertId: string;

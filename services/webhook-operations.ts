@@ -107,27 +107,28 @@ export async function releaseParked(deps: { db: Db; temporal: TemporalGateway; s
   const done: { closed?: { webhook: WebhookRow; previous: BreakerState; parked: number } } = {};
   // The circuit is closed in the pass's own transaction, under the releaser's lock: the worker's
   // releaser cannot send these deliveries between the close and this pass (the count would read 0).
-  const pass = await callTemporal(deps.temporal, 'could not signal the released deliveries', (client) =>
-    releaseParkedDeliveries(deps.db, client, deps.settings, {
-      tenantId: context.tenantId,
-      webhookId,
-      first: async (tx) => {
-        done.closed = await runUnit(tx, context, async (unit) => {
-          const webhook = await requireWebhook(unit.scope, webhookId);
-          const stored = await resetBreaker(unit.scope, webhook.id, new Date());
-          const previous = stored ?? closedBreaker(webhook.created_at);
-          const { count: parked } = await parkedSummary(unit.scope, webhook.id);
-          unit.audit({
-            action: 'webhook.parked_released',
-            resourceType: 'webhook',
-            resourceId: webhook.id,
-            details: { previous_state: previous.state, consecutive_failures: previous.consecutiveFailures, parked },
-          });
-          return { webhook, previous, parked };
+  // Only the connection is Temporal's to fail (each signal has its own deadline and a failed one is
+  // counted, then re-sent by a later pass): a database error in the pass is not labelled as Temporal's.
+  const client = await callTemporal(deps.temporal, 'could not reach Temporal to signal the released deliveries', async (connected) => connected);
+  const pass = await releaseParkedDeliveries(deps.db, client, deps.settings, {
+    tenantId: context.tenantId,
+    webhookId,
+    first: async (tx) => {
+      done.closed = await runUnit(tx, context, async (unit) => {
+        const webhook = await requireWebhook(unit.scope, webhookId);
+        const stored = await resetBreaker(unit.scope, webhook.id, new Date());
+        const previous = stored ?? closedBreaker(webhook.created_at);
+        const { count: parked } = await parkedSummary(unit.scope, webhook.id);
+        unit.audit({
+          action: 'webhook.parked_released',
+          resourceType: 'webhook',
+          resourceId: webhook.id,
+          details: { previous_state: previous.state, consecutive_failures: previous.consecutiveFailures, parked },
         });
-      },
-    }),
-  );
+        return { webhook, previous, parked };
+      });
+    },
+  });
   if (!done.closed) throw new Error('the release pass ran without closing the circuit');
   const { webhook, previous, parked } = done.closed;
   return { webhook, previous, parked, released: pass.released.length };

@@ -253,12 +253,20 @@ describe('direct renders', () => {
 
   it("hold a viewer's tenant to its share of the sandbox (429 beyond it) while another tenant's render answers", async () => {
     const viewer = await createUser(admin, victim.tenantId, 'viewer');
-    const burst = await Promise.all(Array.from({ length: 6 }, () => call('/api/v1/reports/direct/asset_health.pdf', { token: viewer.token })));
-    const statuses = burst.map((r) => r.status).sort();
+    // A burst overflows the share (1 running, 1 waiting) only if its requests reach the sandbox
+    // together; on a loaded machine they can arrive one render apart, so bursts repeat until one does.
+    const answers: TestResponse[] = [];
+    const burst = () => Promise.all(Array.from({ length: 8 }, () => call('/api/v1/reports/direct/asset_health.pdf', { token: viewer.token })));
+    await until(
+      async () => answers.push(...(await burst())),
+      () => answers.some((r) => r.status === 429),
+      'a burst of direct renders past the share',
+      { timeoutMs: 120_000, intervalMs: 0 },
+    );
+    const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
     expect(statuses.filter((s) => s !== 200)).toEqual(statuses.filter((s) => s === 429));
-    expect(statuses).toContain(429);
-    const refused = burst.find((r) => r.status === 429)!;
+    const refused = answers.find((r) => r.status === 429)!;
     expectError(refused, 429, 'RATE_LIMITED');
     expect(refused.headers.get('retry-after')).toBe('5');
     expect((await call('/api/v1/reports/direct/asset_health.pdf', { token: other.token })).status).toBe(200);

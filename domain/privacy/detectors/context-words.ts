@@ -323,7 +323,6 @@ const THING_LABELS = [
   'vergadering',
 ];
 
-
 /**
  * Labels that govern a number across a short complement ("Contador de ciclos: ...", "compteur
  * général ...", "Registered in England No. ...", "RCS Lyon ...", "P.IVA IT ..."): counters,
@@ -493,13 +492,14 @@ const NUMBER_WORD = String.raw`(?:no\.?|nº|n°|n\.|#|num\.?|number|n[uú]mero|n
 const NUMBER_COMPOUND = String.raw`\p{L}+-?(?:nummer|nr\.?)`;
 const PHONE_COMPOUND = /(?<!\p{L})(?:tel|telefon|handy|mobil|ruf|fax|telefoon|mobiel)-?(?:nummer|nr)/iu;
 // Spaces inside a label: several where a scan or a form aligns columns ("LIEFERSCHEIN   Nr").
-const GAP = String.raw`[ \t\u00a0\u202f]{1,4}`;
+const SPACES = String.raw`[ \t\u00a0\u202f]`;
+const GAP = String.raw`${SPACES}{1,4}`;
 // A JSON key or a quoted cell is a label too ({"reading":"0612345678"}, waarde "06-1234-567").
-const LABEL_TAIL = String.raw`s?\.?(?:${GAP}${NUMBER_WORD}|${NUMBER_WORD})?(?: ?(?:de|do|da|di|del|van|der|du|of|at|en|bei|op))?["']?(?: ?[:#=\-])?\s{0,4}["']?$`;
+const LABEL_TAIL = String.raw`s?\.?(?:${SPACES}{0,4}${NUMBER_WORD})?(?: ?(?:de|do|da|di|del|van|der|du|of|at|en|bei|op))?["']?(?: ?[:#=\-])?\s{0,4}["']?$`;
 /** A country's two capitals between a label and its digits ("USt-IdNr.: DE 123...", "colis CB 123 456 789 FR"): read past them. */
 const COUNTRY_PREFIX_AT_END = /(?<=[\s:])[A-Z]{2} ?$/u;
 /** Up to four words between a governing label and its number: "de ciclos", "in England and Wales", "Lyon". */
-const COMPLEMENT = String.raw`((?:${GAP}[\p{L}][\p{L}'\u2019]{0,24}\.?){0,4})`;
+const COMPLEMENT = String.raw`((?:${GAP}\p{L}[\p{L}'\u2019]{0,24}\.?){0,4})`;
 /** Compounds that end in a counter or a reading (Lastzyklen, Stückzähler, Kilometerstand, meterstand). */
 const COUNTER_COMPOUND = String.raw`\p{L}+(?:z[aä]hler|zyklen|stand)`;
 

@@ -29,7 +29,8 @@ const PLAIN = new RegExp(String.raw`(?<![\p{L}\p{N}_%+.'\u2019\-]|[\p{L}\p{N}_]\
 const PLAIN_UNWRAPPED = new RegExp(String.raw`${BEFORE}${LOCAL}${PLAIN_DOMAIN}`, 'iuy');
 
 // The words people write for "@" and "." to dodge scrapers, in the languages the redactor reads.
-const AT_WORDS = 'at|arroba|arobase|chiocciola|apenstaartje|klammeraffe';
+// "ät" is how German writers spell the English "at" as it sounds.
+const AT_WORDS = 'at|ät|arroba|arobase|chiocciola|apenstaartje|klammeraffe';
 const DOT_WORDS = 'dot|punto|ponto|punkt|point|punt';
 
 // "juan.perez [at] acme [dot] es", "(arroba)", "{at}", "<at>": bracketed words, the dots plain or bracketed too.

@@ -109,10 +109,13 @@ export const BR_CPF: IdFormat = {
   allowedAt: byLayout,
 };
 
-/** German Steuer-ID: eleven digits, bare or 2-3-3-3; ISO 7064 check digit and the repetition rule. */
+/**
+ * German Steuer-ID: eleven digits, bare or 2-3-3-3 (by spaces, dots or hyphens, one kind); ISO 7064
+ * check digit and the repetition rule, which together one number in about 260 passes by chance.
+ */
 export const DE_STEUER_ID: IdFormat = {
   name: 'de_steuer_id',
-  pattern: digitLayouts(String.raw`\d{11}`, String.raw`\d{2}${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{3}`),
+  pattern: digitLayouts(String.raw`\d{11}`, String.raw`\d{2}(${SPACE}|[.\-])\d{3}\1\d{3}\1\d{3}`),
   isValid: validAs('de_steuer_id'),
   allowedAt: byLayout,
 };

@@ -115,7 +115,8 @@ function nationalShape(run: string, shape: RunShape, announced: boolean): Nation
   // 098765 43210), then groups of 2 to 8; DIN 5008 pairs from the right may leave one digit after
   // an area code in parentheses: (0231) 4 42 50 39.
   const groupSizesOk = groups.every((g, i) => (i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && shape.firstParenthesised)) && g.length <= 8));
-  if (!groupSizesOk) return 'not_phone';
+  // After a phone word, a number split anywhere (an OCR'd scan's "0583 4 4 9 1 2 0") is a phone if a plan has it.
+  if (!groupSizesOk) return announced ? 'if_in_a_plan' : 'not_phone';
   if (announced) return 'phone';
   if (digits.length < 9) return 'not_phone';
   if (slashesOnly) return 'if_in_a_plan';

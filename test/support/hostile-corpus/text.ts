@@ -96,6 +96,13 @@ export const PATHOLOGICAL_RUNS: Readonly<Record<string, (length: number) => stri
   bsn_dotted: (n) => repeated('1112.22.', n),
   aadhaar_groups: (n) => repeated('2341 2341 ', n),
   id_label_digits: (n) => repeated('BSN 111222333 ', n),
+  // Labels that govern a number across words of complement, in a JSON key, after aligned spaces.
+  governing_label_words: (n) => repeated('Zähler de a b c d e 0612 345 678 ', n),
+  governing_label_spaces: (n) => repeated('LIEFERSCHEIN    Nr 8 ', n),
+  json_reading_keys: (n) => repeated('{"reading":"0612345678"},', n),
+  steuer_id_dotted: (n) => repeated('86.095.742.', n),
+  phone_split_after_word: (n) => repeated('Tel 0583 4 4 9 ', n),
+  email_umlaut_at: (n) => repeated('a ät b punkt ', n),
   iso_dates: (n) => repeated('2026-11-23T', n),
   ipv4_dots: (n) => repeated('1.2.3.', n),
   times: (n) => repeated('12:3', n),

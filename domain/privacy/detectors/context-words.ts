@@ -1,4 +1,5 @@
 import type { NationalIdKind } from '../validators/national-id';
+import { columnHeaderOf } from './table-columns';
 
 // The words around a number that say what it is, in the languages the redactor reads (English,
 // Spanish, Portuguese, German, French, Italian, Dutch): a phone word lets a number through that
@@ -528,6 +529,14 @@ export function wordsBefore(text: string, start: number, reach: number = CONTEXT
   let from = start;
   while (from > 0 && from > start - reach && !isDigit(text[from - 1])) from -= 1;
   return text.slice(from, start);
+}
+
+/**
+ * The words that govern the value at [start, end): its column's header when it is a table's cell
+ * (table-columns.ts), else the words right before it (wordsBefore).
+ */
+export function governingWords(text: string, start: number, end: number, reach: number = CONTEXT_REACH): string {
+  return columnHeaderOf(text, start, end) ?? wordsBefore(text, start, reach);
 }
 
 // Every word and label has a letter: words without one (a line break, ", ") skip the long patterns,

@@ -1,5 +1,6 @@
 import { type CountryCode, isNationalNumberOf, isPossibleInternational } from '../validators/phone';
 import { CONTEXT_REACH, endsWithIdLabel, endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { TABLE_REACH, columnHeaderOf } from './table-columns';
 import { MASK_CHAR, maskNonPhoneNumerals } from './non-phone-numerals';
 import { type TextRange, isWordChar, matchesOf } from './text-range';
 
@@ -145,7 +146,7 @@ function hasPhoneShape(run: string, announced: boolean, whatsapp: boolean): bool
 }
 
 /** Characters around a run that its verdict reads: the words before, an extension or unit after. */
-export const PHONE_CONTEXT_REACH = Math.max(CONTEXT_REACH, LONGEST_EXTENSION);
+export const PHONE_CONTEXT_REACH = Math.max(CONTEXT_REACH, LONGEST_EXTENSION, TABLE_REACH);
 
 function isGluedBefore(text: string, start: number): boolean {
   const prev = text[start - 1];
@@ -170,7 +171,9 @@ function isPhoneInContext(text: string, run: string, start: number, end: number)
   const whatsapp = WHATSAPP_BEFORE.test(text.slice(Math.max(0, start - 16), start));
   if (!whatsapp && isGluedBefore(text, start)) return false;
   if (isGluedAfter(text, end)) return false;
-  const words = wordsBefore(text, start);
+  // A table's cell is governed by its column's header, not by the cells before it on its row.
+  const header = columnHeaderOf(text, start, end);
+  const words = header ?? wordsBefore(text, start);
   if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
   if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
   // An extension written after it announces a phone number as well as a phone word before it.
@@ -182,7 +185,14 @@ function isPhoneInContext(text: string, run: string, start: number, end: number)
   // identifier written wrong (its check fails), not a phone number.
   // "MX +52 81 8357 2210", "US +1 713 621 4470": a country's initials before a "+" number name its country.
   if (!announced && !/^\(?\+/.test(run) && ACRONYM_BEFORE.test(words)) return false;
-  if (!announced && /^\d+$/.test(run) && ALL_DIGIT_ID_LENGTHS.has(run.length) && mentionsIdLabel(text.slice(Math.max(0, start - ID_LABEL_SENTENCE_REACH), start))) return false;
+  if (
+    !announced &&
+    header === null &&
+    /^\d+$/.test(run) &&
+    ALL_DIGIT_ID_LENGTHS.has(run.length) &&
+    mentionsIdLabel(text.slice(Math.max(0, start - ID_LABEL_SENTENCE_REACH), start))
+  )
+    return false;
   return hasPhoneShape(run, announced, whatsapp);
 }
 

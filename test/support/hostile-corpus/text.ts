@@ -103,6 +103,10 @@ export const PATHOLOGICAL_RUNS: Readonly<Record<string, (length: number) => stri
   steuer_id_dotted: (n) => repeated('86.095.742.', n),
   phone_split_after_word: (n) => repeated('Tel 0583 4 4 9 ', n),
   email_umlaut_at: (n) => repeated('a ät b punkt ', n),
+  // Table cells whose header is read above them: a header per two rows, rows without one, one endless row.
+  table_rows_with_header: (n) => repeated('a;tel;c\nx;0612345678;z\n', n),
+  table_rows_no_header: (n) => repeated('1;612345678;2\n', n),
+  table_one_long_row: (n) => repeated('612345678;', n),
   iso_dates: (n) => repeated('2026-11-23T', n),
   ipv4_dots: (n) => repeated('1.2.3.', n),
   times: (n) => repeated('12:3', n),

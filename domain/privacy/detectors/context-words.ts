@@ -1,5 +1,5 @@
 import type { NationalIdKind } from '../validators/national-id';
-import { columnHeaderOf } from './table-columns';
+import type { TableColumns } from './table-columns';
 
 // The words around a number that say what it is, in the languages the redactor reads (English,
 // Spanish, Portuguese, German, French, Italian, Dutch): a phone word lets a number through that
@@ -535,8 +535,8 @@ export function wordsBefore(text: string, start: number, reach: number = CONTEXT
  * The words that govern the value at [start, end): its column's header when it is a table's cell
  * (table-columns.ts), else the words right before it (wordsBefore).
  */
-export function governingWords(text: string, start: number, end: number, reach: number = CONTEXT_REACH): string {
-  return columnHeaderOf(text, start, end) ?? wordsBefore(text, start, reach);
+export function governingWords(text: string, start: number, end: number, columns: TableColumns, reach: number = CONTEXT_REACH): string {
+  return columns.headerOf(start, end) ?? wordsBefore(text, start, reach);
 }
 
 // Every word and label has a letter: words without one (a line break, ", ") skip the long patterns,

@@ -1,5 +1,6 @@
 import { NATIONAL_IDS, NATIONAL_ID_KINDS, type NationalIdKind, isValidNationalId } from '../validators/national-id';
 import { endsWithThingLabel, governingWords, mentionsIdLabel } from './context-words';
+import type { TableColumns } from './table-columns';
 import { type TextRange, isWordChar, matchesOf } from './text-range';
 
 // One reader for identifiers written in any grouping (docs/decisions/pii-ids-in-any-grouping.md):
@@ -68,6 +69,8 @@ export interface GroupedIdOptions {
   readonly kinds: readonly NationalIdKind[];
   /** How far before a value its label is read. */
   readonly reach: number;
+  /** The text's table headers: a cell's column header is its label. */
+  readonly columns: TableColumns;
   /** Whether a value of `kind` may be claimed at `range` (the label-names-its-kind rule). */
   readonly claimable: (kind: NationalIdKind, range: TextRange) => boolean;
 }
@@ -131,7 +134,7 @@ export function findGroupedIds(text: string, options: GroupedIdOptions): TextRan
 function judge(text: string, compact: string, start: number, end: number, options: GroupedIdOptions): boolean {
   const shaped = (KINDS_BY_LENGTH.get(compact.length) ?? []).filter((kind) => SHAPES[kind].test(compact) && options.kinds.includes(kind));
   if (shaped.length === 0) return false;
-  const words = governingWords(text, start, end, options.reach);
+  const words = governingWords(text, start, end, options.columns, options.reach);
   const labelled = mentionsIdLabel(words);
   // A thing's label ("Fra:" is an invoice's in Spanish and a name in a chat) vetoes all but the
   // checks over sixteen or more letters and digits, which no thing's number passes by chance.

@@ -1,6 +1,6 @@
 import { type CountryCode, isNationalNumberOf, isPossibleInternational } from '../validators/phone';
 import { CONTEXT_REACH, endsWithIdLabel, endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
-import { TABLE_REACH, columnHeaderOf } from './table-columns';
+import { TABLE_REACH, TableColumns } from './table-columns';
 import { MASK_CHAR, maskNonPhoneNumerals } from './non-phone-numerals';
 import { type TextRange, isWordChar, matchesOf } from './text-range';
 
@@ -167,12 +167,12 @@ function isGluedAfter(text: string, end: number): boolean {
   return /^[:,]\d|^[.\-/][\p{L}\p{N}]/u.test(text.slice(end, end + 2));
 }
 
-function isPhoneInContext(text: string, run: string, start: number, end: number): boolean {
+function isPhoneInContext(text: string, run: string, start: number, end: number, columns: TableColumns): boolean {
   const whatsapp = WHATSAPP_BEFORE.test(text.slice(Math.max(0, start - 16), start));
   if (!whatsapp && isGluedBefore(text, start)) return false;
   if (isGluedAfter(text, end)) return false;
   // A table's cell is governed by its column's header, not by the cells before it on its row.
-  const header = columnHeaderOf(text, start, end);
+  const header = columns.headerOf(start, end);
   const words = header ?? wordsBefore(text, start);
   if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
   if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
@@ -229,13 +229,13 @@ const DIN_EXTENSION = /-\d{1,5}$/;
 const TRUNK_OR_PLUS_THEN_SPACE = new RegExp(String.raw`^(?:\+|0)\d+${SPACE}`);
 
 /** The phone numbers of a run: the whole, or (with `split`) two numbers side by side. */
-function phonesInRun(text: string, masked: string, runStart: number, run: string, split = true): TextRange[] {
+function phonesInRun(text: string, masked: string, columns: TableColumns, runStart: number, run: string, split = true): TextRange[] {
   if (run.replace(/\D/g, '').length > MAX_RUN_DIGITS) return [];
   const accept = (start: number, end: number): TextRange | undefined => {
     // No plan has a number of fewer than 7 digits: refused before any context is read.
     if (digitCount(text, start, end) < 7) return undefined;
     const range = { start, end: extensionEnd(masked, end) };
-    return isPhoneInContext(masked, text.slice(start, end), range.start, range.end) ? range : undefined;
+    return isPhoneInContext(masked, text.slice(start, end), range.start, range.end, columns) ? range : undefined;
   };
   const whole = accept(runStart, runStart + run.length);
   if (whole) return [whole];
@@ -244,7 +244,7 @@ function phonesInRun(text: string, masked: string, runStart: number, run: string
   if (din) {
     // The extension is read as one: it announces the number, and nothing is glued after the whole.
     const end = runStart + run.length;
-    if (digitCount(text, runStart, runStart + din.index) >= 7 && isPhoneInContext(masked, text.slice(runStart, runStart + din.index), runStart, end))
+    if (digitCount(text, runStart, runStart + din.index) >= 7 && isPhoneInContext(masked, text.slice(runStart, runStart + din.index), runStart, end, columns))
       return [{ start: runStart, end }];
   }
   if (!split) return [];
@@ -263,18 +263,18 @@ const WIDE_GAP = new RegExp(String.raw`${SPACE}{2}`, 'g');
  * columns write them) is read whole first; when the whole is no phone, each part between the
  * double spaces is read on its own, as a run of its own (a table's next column is no part of it).
  */
-function phonesInSpacedRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
+function phonesInSpacedRun(text: string, masked: string, columns: TableColumns, runStart: number, run: string): TextRange[] {
   const wide = run.search(WIDE_GAP) !== -1;
   // A run with double spaces is one number or none; two numbers side by side are its parts.
-  const whole = phonesInRun(text, masked, runStart, run, !wide);
+  const whole = phonesInRun(text, masked, columns, runStart, run, !wide);
   if (whole.length > 0 || !wide) return whole;
   const found: TextRange[] = [];
   let from = 0;
   for (const gap of run.matchAll(WIDE_GAP)) {
-    found.push(...phonesInRun(text, masked, runStart + from, run.slice(from, gap.index)));
+    found.push(...phonesInRun(text, masked, columns, runStart + from, run.slice(from, gap.index)));
     from = gap.index + gap[0].length;
   }
-  found.push(...phonesInRun(text, masked, runStart + from, run.slice(from)));
+  found.push(...phonesInRun(text, masked, columns, runStart + from, run.slice(from)));
   return found;
 }
 
@@ -285,9 +285,10 @@ function phonesInSpacedRun(text: string, masked: string, runStart: number, run: 
  */
 export function findPhones(text: string): TextRange[] {
   const masked = maskNonPhoneNumerals(text);
+  const columns = new TableColumns(masked);
   const found: TextRange[] = [];
   for (const m of matchesOf(RUN, masked)) {
-    found.push(...phonesInSpacedRun(text, masked, m.index, m[0]));
+    found.push(...phonesInSpacedRun(text, masked, columns, m.index, m[0]));
   }
   return found;
 }

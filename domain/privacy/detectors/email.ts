@@ -49,13 +49,22 @@ const SPELLED = new RegExp(
   'giu',
 );
 
-type Form = 'plain' | 'bracketed' | 'spelled';
+// An OCR'd scan spaces the "@" on both sides and a dot of the domain before it, or on both sides
+// ("inkoop @ pompen-twente .nl", "a @ acme . co . uk"): with the "@" spaced so, such a dot is one
+// too. A dot with a space after it alone ends a sentence ("see you @ home. Best regards").
+// The local part's dots may be spaced on both sides as well ("markus . riedl @ ..."); no match
+// starts right after such a dot, so a chain of spaced words is scanned once.
+const OCR_LOCAL = String.raw`${LOCAL_CHARS}+(?:(?: \. |[.'\u2019])${LOCAL_CHARS}+)*`;
+const OCR_SPACED = new RegExp(String.raw`(?<![\p{L}\p{N}_%+.'\u2019\-]| \. )${OCR_LOCAL} @ (?:${LABEL}(?: \. ?|\.))+${TLD}${AFTER}`, 'giu');
+
+type Form = 'plain' | 'bracketed' | 'spelled' | 'ocr_spaced';
 
 // What each pattern cannot match without: a text lacking it skips the pattern's scan of every word.
 const PATTERNS: ReadonlyArray<{ readonly form: Form; readonly pattern: RegExp; readonly needs: RegExp }> = [
   { form: 'plain', pattern: PLAIN, needs: /@/ },
   { form: 'bracketed', pattern: BRACKETED, needs: new RegExp(String.raw`[[({<] ?(?:${AT_WORDS}) ?[\])}>]`, 'iu') },
   { form: 'spelled', pattern: SPELLED, needs: new RegExp(String.raw`(?<!\p{L})(?:${DOT_WORDS}) `, 'iu') },
+  { form: 'ocr_spaced', pattern: OCR_SPACED, needs: / @ / },
 ];
 
 // Asset names (logo@2x.png), source files and archives look like addresses but end in a file
@@ -73,7 +82,12 @@ export const LONGEST_EMAIL_MATCH = 320;
 const BRACKETED_AT = new RegExp(OBF_AT, 'iu');
 const SPELLED_AT = new RegExp(String.raw` (?:${AT_WORDS}) `, 'iu');
 const SPELLED_DOTS = new RegExp(String.raw` (?:${DOT_WORDS}) `, 'giu');
-const DOMAIN_DOT: Readonly<Record<Form, RegExp>> = { plain: /\./u, bracketed: new RegExp(OBF_DOT, 'iu'), spelled: new RegExp(SPELLED_DOTS.source, 'iu') };
+const DOMAIN_DOT: Readonly<Record<Form, RegExp>> = {
+  plain: /\./u,
+  bracketed: new RegExp(OBF_DOT, 'iu'),
+  spelled: new RegExp(SPELLED_DOTS.source, 'iu'),
+  ocr_spaced: / ?\. ?/u,
+};
 
 /** The domain's labels (dots, bracketed and spelled dots and line breaks removed), or null when one is too long. */
 function labelsOf(domain: string, form: Form): string[] | null {
@@ -100,7 +114,7 @@ function endsInTld(labels: readonly string[]): boolean {
 
 /** Where the "@" (or its bracketed or spelled word) ends in a match, and where the domain starts. */
 function domainStart(value: string, form: Form): number {
-  if (form === 'plain') {
+  if (form === 'plain' || form === 'ocr_spaced') {
     const at = value.indexOf('@');
     let start = at + 1;
     while (start < value.length && /\s/.test(value[start])) start += 1;

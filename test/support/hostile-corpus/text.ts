@@ -103,6 +103,9 @@ export const PATHOLOGICAL_RUNS: Readonly<Record<string, (length: number) => stri
   steuer_id_dotted: (n) => repeated('86.095.742.', n),
   phone_split_after_word: (n) => repeated('Tel 0583 4 4 9 ', n),
   email_umlaut_at: (n) => repeated('a ät b punkt ', n),
+  email_ocr_spaced_dots: (n) => `x @ ${repeated('a . ', n - 5)}`,
+  email_ocr_spaced_at: (n) => repeated('a @ b .', n),
+  email_ocr_spaced_local: (n) => `${repeated('a . ', n - 6)} @ b .`,
   // Table cells whose header is read above them: a header per two rows, rows without one, one endless row.
   table_rows_with_header: (n) => repeated('a;tel;c\nx;0612345678;z\n', n),
   table_rows_no_header: (n) => repeated('1;612345678;2\n', n),

@@ -134,3 +134,16 @@ describe('"ät" for the "at" of a spelled address', () => {
     expect(found('Treffen ät Punkt 8 Uhr im Werk')).toEqual([]);
   });
 });
+
+describe('an address spaced by OCR around its "@" and before a dot', () => {
+  detects('email', [
+    ['a space before the TLD dot', 'Kontakt: einkauf @ walzwerk-ost .de\nTel', 'einkauf @ walzwerk-ost .de'],
+    ['spaces around every dot of the domain', 'Mail: info @ tecnica-sur . com . mx', 'info @ tecnica-sur . com . mx'],
+    ['spaces around the dot of the local part too', 'Von: jana . kraus @ foerdertechnik . de', 'jana . kraus @ foerdertechnik . de'],
+  ]);
+
+  it('keeps a spaced "@" before a sentence end, and a spaced dot without a spaced "@"', () => {
+    expect(found('see you @ home. Best regards')).toEqual([]);
+    expect(found('ask the team@ home .de sites')).toEqual([]);
+  });
+});

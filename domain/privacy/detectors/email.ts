@@ -1,5 +1,5 @@
 import { parse as parseHostname } from 'tldts';
-import { type TextRange, isWordChar } from './text-range';
+import { type TextRange, isWordChar, matchesOf } from './text-range';
 
 // Local part: letters/digits of any script plus the symbols people really use (dots, plus tags,
 // underscores, hyphens, percent, inner apostrophes as in o'neill). Quoted local parts are not supported.
@@ -64,7 +64,6 @@ const PATTERNS: ReadonlyArray<{ readonly form: Form; readonly pattern: RegExp; r
   { form: 'plain', pattern: PLAIN, needs: /@/ },
   { form: 'bracketed', pattern: BRACKETED, needs: new RegExp(String.raw`[[({<] ?(?:${AT_WORDS}) ?[\])}>]`, 'iu') },
   { form: 'spelled', pattern: SPELLED, needs: new RegExp(String.raw`(?<!\p{L})(?:${DOT_WORDS}) `, 'iu') },
-  { form: 'ocr_spaced', pattern: OCR_SPACED, needs: / @ / },
 ];
 
 // Asset names (logo@2x.png), source files and archives look like addresses but end in a file
@@ -190,6 +189,21 @@ function isCodeExpression(text: string, start: number, address: string): boolean
   return CODE_BEFORE.test(before) || (before.split('`').length - 1) % 2 === 1;
 }
 
+/**
+ * The stretches of the text an OCR-spaced address may lie in: LONGEST_EMAIL_MATCH on either side
+ * of each " @ ", merged. The OCR form is read there only, not from every word of the text.
+ */
+function spacedAtRegions(text: string): Array<readonly [from: number, to: number]> {
+  const regions: Array<[number, number]> = [];
+  for (let at = text.indexOf(' @ '); at !== -1; at = text.indexOf(' @ ', at + 1)) {
+    const [from, to] = [Math.max(0, at - LONGEST_EMAIL_MATCH), Math.min(text.length, at + LONGEST_EMAIL_MATCH)];
+    const last = regions[regions.length - 1];
+    if (last && from <= last[1]) last[1] = to;
+    else regions.push([from, to]);
+  }
+  return regions;
+}
+
 /** Ranges of e-mail addresses: plain, wrapped across a line, with spaces around the "@", bracketed or spelled out. */
 export function findEmails(text: string): TextRange[] {
   const found: TextRange[] = [];
@@ -222,6 +236,15 @@ export function findEmails(text: string): TextRange[] {
       if (end > 0 && take(start, start + end, form)) continue;
       // Not an address from here; one may start inside the match ("me at maria dot lopez at acme dot com").
       re.lastIndex = start + 1;
+    }
+  }
+  for (const [from, to] of spacedAtRegions(text)) {
+    // Three characters before the region for the pattern's look-behind, two after for its look-ahead.
+    const offset = Math.max(0, from - 3);
+    for (const m of matchesOf(OCR_SPACED, text.slice(offset, Math.min(text.length, to + 2)))) {
+      const start = offset + m.index;
+      const end = start < from || m[0].length > LONGEST_EMAIL_MATCH ? -1 : addressEnd(m[0], 'ocr_spaced');
+      if (end > 0) found.push({ start, end: start + end });
     }
   }
   return code.size === 0 ? found : found.filter((r) => !code.has(text.slice(r.start, r.end).toLowerCase()));

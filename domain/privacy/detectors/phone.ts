@@ -137,12 +137,11 @@ function internationalDigits(run: string): string {
   return /^\(?\+/.test(run) ? digits : digits.slice(2);
 }
 
-function hasPhoneShape(run: string, announced: boolean, whatsapp: boolean): boolean {
-  const shape = shapeOf(run);
-  if (whatsapp) return shape.groups.length === 1 && isPossibleInternational(shape.digits);
-  if (shape.international) return isPossibleInternational(internationalDigits(run));
-  const verdict = nationalShape(run, shape, announced);
-  return verdict === 'phone' || (verdict === 'if_in_a_plan' && isNationalNumberOf(shape.digits, NATIONAL_PLAN_COUNTRIES));
+/** What a run's shape says (an international run's length decided already), before any plan is asked. */
+function shapeVerdict(run: string, shape: RunShape, announced: boolean, whatsapp: boolean): NationalShape {
+  if (whatsapp) return shape.groups.length === 1 && isPossibleInternational(shape.digits) ? 'phone' : 'not_phone';
+  if (shape.international) return isPossibleInternational(internationalDigits(run)) ? 'phone' : 'not_phone';
+  return nationalShape(run, shape, announced);
 }
 
 /** Characters around a run that its verdict reads: the words before, an extension or unit after. */
@@ -174,10 +173,14 @@ function isPhoneInContext(text: string, run: string, start: number, end: number,
   // A table's cell is governed by its column's header, not by the cells before it on its row.
   const header = columns.headerOf(start, end);
   const words = header ?? wordsBefore(text, start);
-  if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
-  if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
   // An extension written after it announces a phone number as well as a phone word before it.
   const announced = isAnnouncedAsPhone(words) || end > start + run.length;
+  // The shape first: most runs it refuses need no label read (every check here must hold).
+  const shape = shapeOf(run);
+  const verdict = shapeVerdict(run, shape, announced, whatsapp);
+  if (verdict === 'not_phone') return false;
+  if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
+  if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
   // "X 1234567 L": a number framed by two lone letters is a code (a Spanish NIE written spaced).
   if (!announced && LONE_LETTER_BEFORE.test(words) && LONE_LETTER_AFTER.test(text.slice(end, end + 3))) return false;
   // "FUC 334455667", "NIF 966314070": an acronym right before names what the number is, and it is
@@ -193,7 +196,7 @@ function isPhoneInContext(text: string, run: string, start: number, end: number,
     mentionsIdLabel(text.slice(Math.max(0, start - ID_LABEL_SENTENCE_REACH), start))
   )
     return false;
-  return hasPhoneShape(run, announced, whatsapp);
+  return verdict === 'phone' || isNationalNumberOf(shape.digits, NATIONAL_PLAN_COUNTRIES);
 }
 
 /** The separators of a run, where it may be split: "612345678 699123456" may be two numbers. */

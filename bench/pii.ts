@@ -1,9 +1,10 @@
 // PII redaction quality on labelled fixtures, the redactor and Presidio's pattern recognizers side
 // by side: the project's hand-written unit-test fixture (tidy forms), the generated corpus of
 // messages as people write them (bench/pii-corpus), hand-written messages in the forms people
-// write (test/fixtures/pii/hand-written.jsonl, hand-written-2.jsonl and hand-written-3.jsonl,
-// development sets: each was scored once as unseen text, then its misses were fixed), and the
-// held-out set no detector was tuned on (held-out-4.jsonl: the figure for unseen text). Called by
+// write (test/fixtures/pii/hand-written.jsonl and hand-written-2/-3/-4.jsonl, development sets:
+// each was scored once as unseen text, then its misses were fixed), and the held-out set no
+// detector was tuned on (held-out-5.jsonl: the figure for unseen text; skipped with a line saying
+// so while the file is absent). Called by
 // `npm run bench -- pii`; also runnable on its own: `node scripts/run-dist.mjs bench/pii [--verbose] [--seed N] [--messages N]`.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,8 +20,10 @@ const HAND_WRITTEN_FIXTURE = path.join('test', 'fixtures', 'pii', 'hand-written.
 const HAND_WRITTEN_2_FIXTURE = path.join('test', 'fixtures', 'pii', 'hand-written-2.jsonl');
 /** A third hand-written set, scored as held-out text once, then used like the others. */
 const HAND_WRITTEN_3_FIXTURE = path.join('test', 'fixtures', 'pii', 'hand-written-3.jsonl');
+/** A fourth hand-written set, scored as held-out text once (P 0.966 R 0.955), then used like the others. */
+const HAND_WRITTEN_4_FIXTURE = path.join('test', 'fixtures', 'pii', 'hand-written-4.jsonl');
 /** Hand-written apart from the detectors and the other sets, never tuned on: the figure for text the redactor has not seen. */
-const HELD_OUT_FIXTURE = path.join('test', 'fixtures', 'pii', 'held-out-4.jsonl');
+const HELD_OUT_FIXTURE = path.join('test', 'fixtures', 'pii', 'held-out-5.jsonl');
 const PRESIDIO_SCRIPT = path.join('bench', 'pii-presidio.py');
 /** Presidio's install (once, about a minute) and its run on the fixtures (about 15 s). */
 const PRESIDIO_TIMEOUT_MS = 10 * 60_000;
@@ -46,6 +49,15 @@ interface Fixture {
   readonly lines: readonly LabelledLine[];
   /** Whether `--verbose` lists the redactor's misses on it by class (the fixtures it is not tested on). */
   readonly listMisses: boolean;
+}
+
+/** `relative` found as findUp finds it, or null when no directory above holds it. */
+function findUpIfPresent(relative: string): string | null {
+  try {
+    return findUp(relative);
+  } catch {
+    return null;
+  }
 }
 
 function fileFixture(name: string, relative: string, listMisses: boolean): Fixture {
@@ -193,8 +205,10 @@ export async function runPiiBench(options: PiiBenchOptions = {}): Promise<string
     fileFixture('hand-written (development)', HAND_WRITTEN_FIXTURE, true),
     fileFixture('hand-written 2 (development)', HAND_WRITTEN_2_FIXTURE, true),
     fileFixture('hand-written 3 (development)', HAND_WRITTEN_3_FIXTURE, true),
-    fileFixture('held-out, hand-written (never tuned on)', HELD_OUT_FIXTURE, true),
+    fileFixture('hand-written 4 (development)', HAND_WRITTEN_4_FIXTURE, true),
   ];
+  const heldOut = findUpIfPresent(HELD_OUT_FIXTURE);
+  if (heldOut) fixtures.push(fileFixture('held-out, hand-written (never tuned on)', HELD_OUT_FIXTURE, true));
   const presidio: PresidioRun = options.withoutPresidio
     ? { ok: false, reason: 'not asked for' }
     : await runPresidio(
@@ -202,6 +216,7 @@ export async function runPiiBench(options: PiiBenchOptions = {}): Promise<string
         log,
       );
   const out: string[] = [];
+  if (!heldOut) out.push(`held-out set skipped: ${HELD_OUT_FIXTURE} is absent (no figure for unseen text until a new set written blind is added)`);
   out.push(presidio.ok ? `Presidio: presidio-analyzer pattern recognizers, no NLP model (bench/pii-presidio.py says which and how)` : `Presidio skipped: ${presidio.reason}`);
   const misses: string[] = [];
   for (const fixture of fixtures) {

@@ -11,7 +11,7 @@
  *   address wrapped across a line breaks once, between two non-blank characters), so no match crosses the cut and
  *   the scan in the window meets the same matches as the scan of the whole text;
  * - the margin holds the longest match any detector accepts plus the context its verdict reads
- *   (a label before, an extension after), so a match starting inside the chunk is whole in the
+ *   (a label before, an extension after, a table's header above), so a match starting inside the chunk is whole in the
  *   window, and so is a match cut at a chunk end without a whitespace pair (a run of tokens
  *   longer than CUT_SEARCH: no accepted match is that long).
  *
@@ -20,14 +20,14 @@
  */
 import { LONGEST_CARD_MATCH } from './detectors/credit-card';
 import { LONGEST_EMAIL_MATCH } from './detectors/email';
-import { ID_CONTEXT_REACH, LONGEST_ID_MATCH } from './detectors/id-number';
+import { ID_VERDICT_REACH, LONGEST_ID_MATCH } from './detectors/id-number';
 import { LONGEST_PHONE_MATCH, PHONE_CONTEXT_REACH } from './detectors/phone';
 
 /** Characters per chunk: about 60 ms of scanning on text dense with values (docs/SECURITY.md). */
 export const CHUNK_CHARS = 64 * 1024;
 
 /** The longest match a detector accepts plus the farthest its verdict reads around a match. */
-export const CHUNK_MARGIN = Math.max(LONGEST_EMAIL_MATCH, LONGEST_PHONE_MATCH, LONGEST_CARD_MATCH, LONGEST_ID_MATCH) + Math.max(PHONE_CONTEXT_REACH, ID_CONTEXT_REACH);
+export const CHUNK_MARGIN = Math.max(LONGEST_EMAIL_MATCH, LONGEST_PHONE_MATCH, LONGEST_CARD_MATCH, LONGEST_ID_MATCH) + Math.max(PHONE_CONTEXT_REACH, ID_VERDICT_REACH) + 1;
 
 /** How far back from a chunk's nominal end a cut between two whitespace characters is looked for. */
 const CUT_SEARCH = 4096;

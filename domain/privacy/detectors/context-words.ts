@@ -1,4 +1,5 @@
 import type { NationalIdKind } from '../validators/national-id';
+import type { TableColumns } from './table-columns';
 
 // The words around a number that say what it is, in the languages the redactor reads (English,
 // Spanish, Portuguese, German, French, Italian, Dutch): a phone word lets a number through that
@@ -269,7 +270,8 @@ const THING_LABELS = [
   'vorgang',
   // French
   'commande',
-  'bon',
+  // "bon" alone is "good" ("est bon : ..."): the delivery or order note is "bon de ..." or "bon n°".
+  "bon (?:de|d')",
   'facture',
   'r[eé]f[eé]rence',
   'r[eé]f',
@@ -320,6 +322,114 @@ const THING_LABELS = [
   'bedrag',
   'prijs',
   'vergadering',
+];
+
+/**
+ * Labels that govern a number across a short complement ("Contador de ciclos: ...", "compteur
+ * général ...", "Registered in England No. ...", "RCS Lyon ...", "P.IVA IT ..."): counters,
+ * readings and meters, cycles, a company's registrations and tax numbers, delivery notes, invoices,
+ * orders and parcels, and a value's own key ("reading", "waarde"). A number they govern is that
+ * thing's, never a phone or a person's identifier. Short or everyday words (case, tag, code, os,
+ * equipo...) are thing labels only right before the number (THING_LABELS).
+ */
+const GOVERNING_LABELS = [
+  // English
+  'counter',
+  'reading',
+  'meter',
+  'cycles?',
+  'cycle count',
+  'registered',
+  'registration',
+  'company (?:no|number|reg)',
+  'crn',
+  'invoice',
+  'delivery note',
+  'order',
+  'batch',
+  'tracking',
+  'parcel',
+  'shipment',
+  'waybill',
+  'vat',
+  'serial',
+  'value',
+  // Spanish
+  'contador',
+  'lectura',
+  'hor[oó]metro',
+  'ciclos?',
+  'factura',
+  'albar[aá]n',
+  'pedido',
+  'registro mercantil',
+  'cif',
+  'env[ií]o',
+  'valor',
+  // Portuguese
+  'leitura',
+  'fatura',
+  'encomenda',
+  'guia de remessa',
+  'remessa',
+  'nipc',
+  // German
+  'z[aä]hler',
+  'z[aä]hlerstand',
+  'z[aä]hlwerk',
+  'stand',
+  'zyklen',
+  'zyklus',
+  'lieferschein',
+  'rechnung',
+  'bestellung',
+  'auftrag',
+  'sendung',
+  'handelsregister',
+  'hrb',
+  'ust-?id(?:nr)?',
+  'messwert',
+  'wert',
+  // French
+  'compteur',
+  'relev[eé]',
+  'facture',
+  "bon (?:de|d')",
+  'rcs',
+  'siren',
+  'siret',
+  'colis',
+  'tva',
+  'valeur',
+  // Italian
+  'contatore',
+  'contapezzi',
+  'contaore',
+  'lettura',
+  'cicli',
+  'fattura',
+  'ordine',
+  'ddt',
+  'bolla',
+  'lotto',
+  'p\\.? ?iva',
+  'partita iva',
+  'rea',
+  'spedizione',
+  'valore',
+  // Dutch
+  'teller',
+  'tellerstand',
+  'meterstand',
+  'meting',
+  'factuur',
+  'bestelling',
+  'pakbon',
+  'vrachtbrief',
+  'kvk',
+  'btw',
+  'zending',
+  'waarde',
 ];
 
 /**
@@ -382,12 +492,28 @@ const NUMBER_WORD = String.raw`(?:no\.?|nº|n°|n\.|#|num\.?|number|n[uú]mero|n
 /** A compound that ends in "number" (Teilenummer, Auftragsnr., artikelnr.): a thing's number unless a phone compound. */
 const NUMBER_COMPOUND = String.raw`\p{L}+-?(?:nummer|nr\.?)`;
 const PHONE_COMPOUND = /(?<!\p{L})(?:tel|telefon|handy|mobil|ruf|fax|telefoon|mobiel)-?(?:nummer|nr)/iu;
-const LABEL_TAIL = String.raw`s?\.?(?: ?${NUMBER_WORD})?(?: ?(?:de|do|da|di|del|van|der|du|of|at|en|bei|op))?(?: ?[:#=\-])?\s*$`;
+// Spaces inside a label: several where a scan or a form aligns columns ("LIEFERSCHEIN   Nr").
+const SPACES = String.raw`[ \t\u00a0\u202f]`;
+const GAP = String.raw`${SPACES}{1,4}`;
+// A JSON key or a quoted cell is a label too ({"reading":"0612345678"}, waarde "06-1234-567").
+const LABEL_TAIL = String.raw`s?\.?(?:${SPACES}{0,4}${NUMBER_WORD})?(?: ?(?:de|do|da|di|del|van|der|du|of|at|en|bei|op))?["']?(?: ?[:#=\-])?\s{0,4}["']?$`;
+/** A country's two capitals between a label and its digits ("USt-IdNr.: DE 123...", "colis CB 123 456 789 FR"): read past them. */
+const COUNTRY_PREFIX_AT_END = /(?<=[\s:])[A-Z]{2} ?$/u;
+/** Up to four words between a governing label and its number: "de ciclos", "in England and Wales", "Lyon". */
+const COMPLEMENT = String.raw`((?:${GAP}\p{L}[\p{L}'\u2019]{0,24}\.?){0,4})`;
+/** Compounds that end in a counter or a reading (Lastzyklen, Stückzähler, Kilometerstand, meterstand). */
+const COUNTER_COMPOUND = String.raw`\p{L}+(?:z[aä]hler|zyklen|stand)`;
+
+/** "número", "Nummer", "No.": in a complement they belong to the label ("Contador número:"), no phone word. */
+const NUMBER_WORDS = new RegExp(String.raw`${NOT_LETTER_BEFORE}${NUMBER_WORD}${NOT_LETTER_AFTER}`, 'giu');
 
 const THING_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${THING_LABELS.join('|')}|${NUMBER_COMPOUND})${LABEL_TAIL}`, 'iu');
-const ID_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${ID_LABELS.join('|')})${LABEL_TAIL}`, 'iu');
+const GOVERNING_LABEL_BEFORE = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${GOVERNING_LABELS.join('|')}|${COUNTER_COMPOUND})${COMPLEMENT}${LABEL_TAIL}`, 'iu');
+// "USt-IdNr": an identifier's label is not the tail of a hyphenated word (a company's VAT label).
+const ID_LABEL_START = String.raw`(?<!\p{L}|\p{L}-)`;
+const ID_LABEL_BEFORE = new RegExp(String.raw`${ID_LABEL_START}(?:${ID_LABELS.join('|')})${LABEL_TAIL}`, 'iu');
 /** An identifier's label anywhere in the words before a value ("my BSN is", "NIF do João:"). */
-const ID_LABEL_NEAR = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${ID_LABELS.join('|')})${NOT_LETTER_AFTER}`, 'iu');
+const ID_LABEL_NEAR = new RegExp(String.raw`${ID_LABEL_START}(?:${ID_LABELS.join('|')})${NOT_LETTER_AFTER}`, 'iu');
 const ID_LABELS_NEAR = new RegExp(ID_LABEL_NEAR.source, 'giu');
 
 /** How far before a value its words are read. */
@@ -405,6 +531,14 @@ export function wordsBefore(text: string, start: number, reach: number = CONTEXT
   return text.slice(from, start);
 }
 
+/**
+ * The words that govern the value at [start, end): its column's header when it is a table's cell
+ * (table-columns.ts), else the words right before it (wordsBefore).
+ */
+export function governingWords(text: string, start: number, end: number, columns: TableColumns, reach: number = CONTEXT_REACH): string {
+  return columns.headerOf(start, end) ?? wordsBefore(text, start, reach);
+}
+
 // Every word and label has a letter: words without one (a line break, ", ") skip the long patterns,
 // which is most numbers of a digit-dense text.
 const LETTER = /\p{L}/u;
@@ -414,12 +548,20 @@ export function isAnnouncedAsPhone(words: string): boolean {
   return LETTER.test(words) && PHONE_WORD.test(words);
 }
 
-/** The words end in a thing's label (`order no.`, `Seriennummer:`, `Zoom-ID`): the value is that thing's number. */
-export function endsWithThingLabel(words: string): boolean {
-  if (!LETTER.test(words)) return false;
+/**
+ * The nearest label before the value names a thing (docs/decisions/pii-label-governs-the-number.md):
+ * the words end in a thing's label (`order no.`, `Seriennummer:`, `Zoom-ID`), a governing label
+ * and at most four words of complement with no phone word among them (`Contador de ciclos:`,
+ * `compteur général`, `RCS Lyon`).
+ */
+export function endsWithThingLabel(written: string): boolean {
+  if (!LETTER.test(written)) return false;
+  const words = written.replace(COUNTRY_PREFIX_AT_END, '');
   const m = THING_LABEL_BEFORE.exec(words);
-  if (!m) return false;
-  return !PHONE_COMPOUND.test(m[0]);
+  if (m && !PHONE_COMPOUND.test(m[0])) return true;
+  const governing = GOVERNING_LABEL_BEFORE.exec(words);
+  // A phone word in the complement is nearer the number than the label: it governs.
+  return governing !== null && !PHONE_WORD.test(governing[1].replace(NUMBER_WORDS, ' ')) && !ID_LABEL_NEAR.test(governing[1]);
 }
 
 /** The words end in a national identifier's label (`DNI`, `SSN:`, `codice fiscale`). */

@@ -1,5 +1,5 @@
 import { parse as parseHostname } from 'tldts';
-import { type TextRange, isWordChar } from './text-range';
+import { type TextRange, isWordChar, matchesOf } from './text-range';
 
 // Local part: letters/digits of any script plus the symbols people really use (dots, plus tags,
 // underscores, hyphens, percent, inner apostrophes as in o'neill). Quoted local parts are not supported.
@@ -29,7 +29,8 @@ const PLAIN = new RegExp(String.raw`(?<![\p{L}\p{N}_%+.'\u2019\-]|[\p{L}\p{N}_]\
 const PLAIN_UNWRAPPED = new RegExp(String.raw`${BEFORE}${LOCAL}${PLAIN_DOMAIN}`, 'iuy');
 
 // The words people write for "@" and "." to dodge scrapers, in the languages the redactor reads.
-const AT_WORDS = 'at|arroba|arobase|chiocciola|apenstaartje|klammeraffe';
+// "ät" is how German writers spell the English "at" as it sounds.
+const AT_WORDS = 'at|ät|arroba|arobase|chiocciola|apenstaartje|klammeraffe';
 const DOT_WORDS = 'dot|punto|ponto|punkt|point|punt';
 
 // "juan.perez [at] acme [dot] es", "(arroba)", "{at}", "<at>": bracketed words, the dots plain or bracketed too.
@@ -48,7 +49,15 @@ const SPELLED = new RegExp(
   'giu',
 );
 
-type Form = 'plain' | 'bracketed' | 'spelled';
+// An OCR'd scan spaces the "@" on both sides and a dot of the domain before it, or on both sides
+// ("inkoop @ pompen-twente .nl", "a @ acme . co . uk"): with the "@" spaced so, such a dot is one
+// too. A dot with a space after it alone ends a sentence ("see you @ home. Best regards").
+// The local part's dots may be spaced on both sides as well ("markus . riedl @ ..."); no match
+// starts right after such a dot, so a chain of spaced words is scanned once.
+const OCR_LOCAL = String.raw`${LOCAL_CHARS}+(?:(?: \. |[.'\u2019])${LOCAL_CHARS}+)*`;
+const OCR_SPACED = new RegExp(String.raw`(?<![\p{L}\p{N}_%+.'\u2019\-]| \. )${OCR_LOCAL} @ (?:${LABEL}(?: \. ?|\.))+${TLD}${AFTER}`, 'giu');
+
+type Form = 'plain' | 'bracketed' | 'spelled' | 'ocr_spaced';
 
 // What each pattern cannot match without: a text lacking it skips the pattern's scan of every word.
 const PATTERNS: ReadonlyArray<{ readonly form: Form; readonly pattern: RegExp; readonly needs: RegExp }> = [
@@ -72,7 +81,12 @@ export const LONGEST_EMAIL_MATCH = 320;
 const BRACKETED_AT = new RegExp(OBF_AT, 'iu');
 const SPELLED_AT = new RegExp(String.raw` (?:${AT_WORDS}) `, 'iu');
 const SPELLED_DOTS = new RegExp(String.raw` (?:${DOT_WORDS}) `, 'giu');
-const DOMAIN_DOT: Readonly<Record<Form, RegExp>> = { plain: /\./u, bracketed: new RegExp(OBF_DOT, 'iu'), spelled: new RegExp(SPELLED_DOTS.source, 'iu') };
+const DOMAIN_DOT: Readonly<Record<Form, RegExp>> = {
+  plain: /\./u,
+  bracketed: new RegExp(OBF_DOT, 'iu'),
+  spelled: new RegExp(SPELLED_DOTS.source, 'iu'),
+  ocr_spaced: / ?\. ?/u,
+};
 
 /** The domain's labels (dots, bracketed and spelled dots and line breaks removed), or null when one is too long. */
 function labelsOf(domain: string, form: Form): string[] | null {
@@ -99,7 +113,7 @@ function endsInTld(labels: readonly string[]): boolean {
 
 /** Where the "@" (or its bracketed or spelled word) ends in a match, and where the domain starts. */
 function domainStart(value: string, form: Form): number {
-  if (form === 'plain') {
+  if (form === 'plain' || form === 'ocr_spaced') {
     const at = value.indexOf('@');
     let start = at + 1;
     while (start < value.length && /\s/.test(value[start])) start += 1;
@@ -175,6 +189,21 @@ function isCodeExpression(text: string, start: number, address: string): boolean
   return CODE_BEFORE.test(before) || (before.split('`').length - 1) % 2 === 1;
 }
 
+/**
+ * The stretches of the text an OCR-spaced address may lie in: LONGEST_EMAIL_MATCH on either side
+ * of each " @ ", merged. The OCR form is read there only, not from every word of the text.
+ */
+function spacedAtRegions(text: string): Array<readonly [from: number, to: number]> {
+  const regions: Array<[number, number]> = [];
+  for (let at = text.indexOf(' @ '); at !== -1; at = text.indexOf(' @ ', at + 1)) {
+    const [from, to] = [Math.max(0, at - LONGEST_EMAIL_MATCH), Math.min(text.length, at + LONGEST_EMAIL_MATCH)];
+    const last = regions[regions.length - 1];
+    if (last && from <= last[1]) last[1] = to;
+    else regions.push([from, to]);
+  }
+  return regions;
+}
+
 /** Ranges of e-mail addresses: plain, wrapped across a line, with spaces around the "@", bracketed or spelled out. */
 export function findEmails(text: string): TextRange[] {
   const found: TextRange[] = [];
@@ -207,6 +236,15 @@ export function findEmails(text: string): TextRange[] {
       if (end > 0 && take(start, start + end, form)) continue;
       // Not an address from here; one may start inside the match ("me at maria dot lopez at acme dot com").
       re.lastIndex = start + 1;
+    }
+  }
+  for (const [from, to] of spacedAtRegions(text)) {
+    // Three characters before the region for the pattern's look-behind, two after for its look-ahead.
+    const offset = Math.max(0, from - 3);
+    for (const m of matchesOf(OCR_SPACED, text.slice(offset, Math.min(text.length, to + 2)))) {
+      const start = offset + m.index;
+      const end = start < from || m[0].length > LONGEST_EMAIL_MATCH ? -1 : addressEnd(m[0], 'ocr_spaced');
+      if (end > 0) found.push({ start, end: start + end });
     }
   }
   return code.size === 0 ? found : found.filter((r) => !code.has(text.slice(r.start, r.end).toLowerCase()));

@@ -1,5 +1,6 @@
 import { NATIONAL_IDS, NATIONAL_ID_KINDS, type NationalIdKind, isValidNationalId } from '../validators/national-id';
-import { endsWithThingLabel, mentionsIdLabel, wordsBefore } from './context-words';
+import { endsWithThingLabel, governingWords, mentionsIdLabel } from './context-words';
+import type { TableColumns } from './table-columns';
 import { type TextRange, isWordChar, matchesOf } from './text-range';
 
 // One reader for identifiers written in any grouping (docs/decisions/pii-ids-in-any-grouping.md):
@@ -68,8 +69,10 @@ export interface GroupedIdOptions {
   readonly kinds: readonly NationalIdKind[];
   /** How far before a value its label is read. */
   readonly reach: number;
-  /** Whether a value of `kind` may be claimed at `start` (the label-names-its-kind rule). */
-  readonly claimable: (kind: NationalIdKind, start: number) => boolean;
+  /** The text's table headers: a cell's column header is its label. */
+  readonly columns: TableColumns;
+  /** Whether a value of `kind` may be claimed at `range` (the label-names-its-kind rule). */
+  readonly claimable: (kind: NationalIdKind, range: TextRange) => boolean;
 }
 
 interface Group {
@@ -100,7 +103,7 @@ export function findGroupedIds(text: string, options: GroupedIdOptions): TextRan
       const end = m.index + m[0].length;
       const separators = m[0].length - compact.length;
       const letterSpaced = compact.length === separators + 1;
-      if (separators > 0 && (separators < MAX_GROUPS || letterSpaced) && compact.length <= MAX_COMPACT && !isWordChar(text[end]) && judge(text, compact, m.index, options))
+      if (separators > 0 && (separators < MAX_GROUPS || letterSpaced) && compact.length <= MAX_COMPACT && !isWordChar(text[end]) && judge(text, compact, m.index, end, options))
         found.push({ start: m.index, end });
       continue;
     }
@@ -117,7 +120,7 @@ export function findGroupedIds(text: string, options: GroupedIdOptions): TextRan
         if (compact.length > MAX_COMPACT) break;
         if (j + 1 < groups.length && isDigits(groups[j].text) && isDigits(groups[j + 1].text)) continue;
         const end = groups[j].start + groups[j].text.length;
-        if (judge(text, compact, groups[i].start, options)) {
+        if (judge(text, compact, groups[i].start, end, options)) {
           found.push({ start: groups[i].start, end });
           takenUpTo = end;
           break;
@@ -128,15 +131,15 @@ export function findGroupedIds(text: string, options: GroupedIdOptions): TextRan
   return found;
 }
 
-function judge(text: string, compact: string, start: number, options: GroupedIdOptions): boolean {
+function judge(text: string, compact: string, start: number, end: number, options: GroupedIdOptions): boolean {
   const shaped = (KINDS_BY_LENGTH.get(compact.length) ?? []).filter((kind) => SHAPES[kind].test(compact) && options.kinds.includes(kind));
   if (shaped.length === 0) return false;
-  const words = wordsBefore(text, start, options.reach);
+  const words = governingWords(text, start, end, options.columns, options.reach);
   const labelled = mentionsIdLabel(words);
   // A thing's label ("Fra:" is an invoice's in Spanish and a name in a chat) vetoes all but the
   // checks over sixteen or more letters and digits, which no thing's number passes by chance.
   const thingLabelled = !labelled && endsWithThingLabel(words);
   const admissible = (kind: NationalIdKind) => labelled || (STRONG.has(kind) && !(thingLabelled && !SELF_EVIDENT.has(kind)));
   // The context first: most unlabelled nine-digit groups need no validator at all.
-  return shaped.some((kind) => admissible(kind) && isValidNationalId(kind, compact) && options.claimable(kind, start));
+  return shaped.some((kind) => admissible(kind) && isValidNationalId(kind, compact) && options.claimable(kind, { start, end }));
 }

@@ -1,5 +1,6 @@
 import { NATIONAL_ID_KINDS, type NationalIdKind, isValidNationalId, ssnRangesHold } from '../validators/national-id';
-import { endsWithThingLabel, idKindsNamedIn, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { endsWithThingLabel, governingWords, idKindsNamedIn, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { TABLE_REACH, TableColumns } from './table-columns';
 import { findGroupedIds } from './grouped-id';
 import { type TextRange, matchesOf } from './text-range';
 
@@ -14,12 +15,17 @@ export interface IdFormat {
   readonly name: string;
   readonly pattern: RegExp;
   readonly isValid?: (value: string) => boolean;
-  /** Whether the text around the candidate allows it there (reads at most ID_CONTEXT_REACH characters back). */
-  readonly allowedAt?: (text: string, start: number, value: string) => boolean;
+  /**
+   * Whether the text around the candidate allows it there (reads at most ID_VERDICT_REACH
+   * characters around it); `columns` reads the text's table headers (one per scan).
+   */
+  readonly allowedAt?: (text: string, start: number, value: string, columns?: TableColumns) => boolean;
 }
 
 /** How far before a candidate `allowedAt` reads: a label and the spaces after it. */
 export const ID_CONTEXT_REACH = 48;
+/** How far around a candidate its verdict reads: its label, or its table column's header above it. */
+export const ID_VERDICT_REACH = Math.max(ID_CONTEXT_REACH, TABLE_REACH);
 /** The longest identifier found: eighteen characters (a CURP) letter-spaced by OCR, so seventeen separators (grouped-id.ts). */
 export const LONGEST_ID_MATCH = 35;
 
@@ -36,14 +42,14 @@ export const LONGEST_ID_MATCH = 35;
  */
 type Evidence = 'layout' | 'weak_checksum' | 'label_only';
 
-function allowedBy(evidence: Evidence, text: string, start: number): boolean {
-  const words = wordsBefore(text, start, ID_CONTEXT_REACH);
+function allowedBy(evidence: Evidence, text: string, start: number, value: string, columns: TableColumns = new TableColumns(text)): boolean {
+  const words = governingWords(text, start, start + value.length, columns, ID_CONTEXT_REACH);
   if (mentionsIdLabel(words)) return true;
   if (evidence === 'label_only' || endsWithThingLabel(words)) return false;
   return evidence === 'layout' || !isAnnouncedAsPhone(words);
 }
 
-const byLayout = (text: string, start: number) => allowedBy('layout', text, start);
+const byLayout = (text: string, start: number, value: string, columns?: TableColumns) => allowedBy('layout', text, start, value, columns);
 
 const validAs =
   (kind: NationalIdKind) =>
@@ -90,7 +96,7 @@ export const US_SSN: IdFormat = {
   name: 'us_ssn',
   pattern: /(?<![\p{L}\p{N}_.-])\d{3}([- ]?)\d{2}\1\d{4}(?![\p{L}\p{N}_]|[-.][\p{L}\p{N}])/gu,
   isValid: (value) => ssnRangesHold(value.replace(/\D/g, '')),
-  allowedAt: (text, start, value) => allowedBy(value[3] === '-' ? 'layout' : 'label_only', text, start),
+  allowedAt: (text, start, value, columns) => allowedBy(value[3] === '-' ? 'layout' : 'label_only', text, start, value, columns),
 };
 
 /** UK National Insurance number: AB 12 34 56 C (spaces optional), suffix A-D, HMRC's prefix rules. */
@@ -109,10 +115,13 @@ export const BR_CPF: IdFormat = {
   allowedAt: byLayout,
 };
 
-/** German Steuer-ID: eleven digits, bare or 2-3-3-3; ISO 7064 check digit and the repetition rule. */
+/**
+ * German Steuer-ID: eleven digits, bare or 2-3-3-3 (by spaces, dots or hyphens, one kind); ISO 7064
+ * check digit and the repetition rule, which together one number in about 260 passes by chance.
+ */
 export const DE_STEUER_ID: IdFormat = {
   name: 'de_steuer_id',
-  pattern: digitLayouts(String.raw`\d{11}`, String.raw`\d{2}${SPACE}\d{3}${SPACE}\d{3}${SPACE}\d{3}`),
+  pattern: digitLayouts(String.raw`\d{11}`, String.raw`\d{2}(${SPACE}|[.\-])\d{3}\1\d{3}\1\d{3}`),
   isValid: validAs('de_steuer_id'),
   allowedAt: byLayout,
 };
@@ -161,7 +170,7 @@ export const NL_BSN: IdFormat = {
   name: 'nl_bsn',
   pattern: digitLayouts(String.raw`\d{4}\.\d{2}\.\d{3}`, String.raw`\d{3}${SPACE}\d{3}${SPACE}\d{3}`, String.raw`\d{9}`),
   isValid: validAs('nl_bsn'),
-  allowedAt: (text, start, value) => allowedBy(value[4] === '.' ? 'layout' : 'weak_checksum', text, start),
+  allowedAt: (text, start, value, columns) => allowedBy(value[4] === '.' ? 'layout' : 'weak_checksum', text, start, value, columns),
 };
 
 /** Portuguese NIF of a person: nine digits starting 1-3, bare or 3-3-3, mod-11 check digit. */
@@ -169,7 +178,7 @@ export const PT_NIF: IdFormat = {
   name: 'pt_nif',
   pattern: digitLayouts(String.raw`\d{3}${SPACE}\d{3}${SPACE}\d{3}`, String.raw`\d{9}`),
   isValid: validAs('pt_nif'),
-  allowedAt: (text, start) => allowedBy('weak_checksum', text, start),
+  allowedAt: (text, start, value, columns) => allowedBy('weak_checksum', text, start, value, columns),
 };
 
 /** Indian Aadhaar: twelve digits, 4-4-4 as the card prints it (spaces or hyphens) or bare; Verhoeff check digit. */
@@ -177,7 +186,7 @@ export const IN_AADHAAR: IdFormat = {
   name: 'in_aadhaar',
   pattern: digitLayouts(String.raw`\d{4}${SPACE}\d{4}${SPACE}\d{4}`, String.raw`\d{4}-\d{4}-\d{4}`, String.raw`\d{12}`),
   isValid: validAs('in_aadhaar'),
-  allowedAt: (text, start, value) => allowedBy(value.length > 12 ? 'layout' : 'weak_checksum', text, start),
+  allowedAt: (text, start, value, columns) => allowedBy(value.length > 12 ? 'layout' : 'weak_checksum', text, start, value, columns),
 };
 
 /** Formats detected when the caller does not choose: twelve national identifiers of people. */
@@ -186,8 +195,13 @@ export const DEFAULT_ID_FORMATS: readonly IdFormat[] = [ES_DNI, ES_NIE, US_SSN, 
 // "Z0456789Z (NIE) y 16543210T": a bracketed label right after the previous value names that value.
 const PREVIOUS_VALUE_TAIL = /^\p{L}*\s?[([][^()[\]]*[)\]]/u;
 
-/** The words before a value that may name it: without the bracketed label of a value before them. */
-function ownWordsBefore(text: string, start: number): string {
+/**
+ * The words that may name a value: its column's header in a table, else the words before it
+ * without the bracketed label of a value before them.
+ */
+function ownWordsBefore(text: string, start: number, end: number, columns: TableColumns): string {
+  const header = columns.headerOf(start, end);
+  if (header !== null) return header;
   const words = wordsBefore(text, start, ID_CONTEXT_REACH);
   const from = start - words.length;
   return from > 0 && /\d/.test(text[from - 1]) ? words.replace(PREVIOUS_VALUE_TAIL, '') : words;
@@ -198,9 +212,9 @@ function ownWordsBefore(text: string, start: number): string {
  * format may (a caller's own format is named by its `name`). A label names what the value is; a
  * value that fails that kind's check is a wrong number of that kind, not another country's id.
  */
-function claimableBy(name: string, text: string, start: number, named: Map<number, ReadonlySet<string> | null>): boolean {
-  if (!named.has(start)) named.set(start, idKindsNamedIn(ownWordsBefore(text, start)));
-  const kinds = named.get(start);
+function claimableBy(name: string, text: string, range: TextRange, named: Map<number, ReadonlySet<string> | null>, columns: TableColumns): boolean {
+  if (!named.has(range.start)) named.set(range.start, idKindsNamedIn(ownWordsBefore(text, range.start, range.end, columns)));
+  const kinds = named.get(range.start);
   return !kinds || kinds.has(name);
 }
 
@@ -213,11 +227,12 @@ const isNationalIdKind = (name: string): name is NationalIdKind => (NATIONAL_ID_
 export function findIdNumbers(text: string, formats: readonly IdFormat[]): TextRange[] {
   const found: TextRange[] = [];
   const named = new Map<number, ReadonlySet<string> | null>();
+  const columns = new TableColumns(text);
   for (const format of formats) {
     for (const m of matchesOf(format.pattern, text)) {
       if (format.isValid && !format.isValid(m[0])) continue;
-      if (format.allowedAt && !format.allowedAt(text, m.index, m[0])) continue;
-      if (!claimableBy(format.name, text, m.index, named)) continue;
+      if (format.allowedAt && !format.allowedAt(text, m.index, m[0], columns)) continue;
+      if (!claimableBy(format.name, text, { start: m.index, end: m.index + m[0].length }, named, columns)) continue;
       found.push({ start: m.index, end: m.index + m[0].length });
     }
   }
@@ -225,6 +240,7 @@ export function findIdNumbers(text: string, formats: readonly IdFormat[]): TextR
     .filter((f) => DEFAULT_ID_FORMATS.includes(f))
     .map((f) => f.name)
     .filter(isNationalIdKind);
-  if (kinds.length > 0) found.push(...findGroupedIds(text, { kinds, reach: ID_CONTEXT_REACH, claimable: (kind, start) => claimableBy(kind, text, start, named) }));
+  if (kinds.length > 0)
+    found.push(...findGroupedIds(text, { kinds, reach: ID_CONTEXT_REACH, columns, claimable: (kind, range) => claimableBy(kind, text, range, named, columns) }));
   return found;
 }

@@ -1,5 +1,6 @@
 import { type CountryCode, isNationalNumberOf, isPossibleInternational } from '../validators/phone';
 import { CONTEXT_REACH, endsWithIdLabel, endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { TABLE_REACH, TableColumns } from './table-columns';
 import { MASK_CHAR, maskNonPhoneNumerals } from './non-phone-numerals';
 import { type TextRange, isWordChar, matchesOf } from './text-range';
 
@@ -115,7 +116,8 @@ function nationalShape(run: string, shape: RunShape, announced: boolean): Nation
   // 098765 43210), then groups of 2 to 8; DIN 5008 pairs from the right may leave one digit after
   // an area code in parentheses: (0231) 4 42 50 39.
   const groupSizesOk = groups.every((g, i) => (i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && shape.firstParenthesised)) && g.length <= 8));
-  if (!groupSizesOk) return 'not_phone';
+  // After a phone word, a number split anywhere (an OCR'd scan's "0583 4 4 9 1 2 0") is a phone if a plan has it.
+  if (!groupSizesOk) return announced ? 'if_in_a_plan' : 'not_phone';
   if (announced) return 'phone';
   if (digits.length < 9) return 'not_phone';
   if (slashesOnly) return 'if_in_a_plan';
@@ -135,16 +137,15 @@ function internationalDigits(run: string): string {
   return /^\(?\+/.test(run) ? digits : digits.slice(2);
 }
 
-function hasPhoneShape(run: string, announced: boolean, whatsapp: boolean): boolean {
-  const shape = shapeOf(run);
-  if (whatsapp) return shape.groups.length === 1 && isPossibleInternational(shape.digits);
-  if (shape.international) return isPossibleInternational(internationalDigits(run));
-  const verdict = nationalShape(run, shape, announced);
-  return verdict === 'phone' || (verdict === 'if_in_a_plan' && isNationalNumberOf(shape.digits, NATIONAL_PLAN_COUNTRIES));
+/** What a run's shape says (an international run's length decided already), before any plan is asked. */
+function shapeVerdict(run: string, shape: RunShape, announced: boolean, whatsapp: boolean): NationalShape {
+  if (whatsapp) return shape.groups.length === 1 && isPossibleInternational(shape.digits) ? 'phone' : 'not_phone';
+  if (shape.international) return isPossibleInternational(internationalDigits(run)) ? 'phone' : 'not_phone';
+  return nationalShape(run, shape, announced);
 }
 
 /** Characters around a run that its verdict reads: the words before, an extension or unit after. */
-export const PHONE_CONTEXT_REACH = Math.max(CONTEXT_REACH, LONGEST_EXTENSION);
+export const PHONE_CONTEXT_REACH = Math.max(CONTEXT_REACH, LONGEST_EXTENSION, TABLE_REACH);
 
 function isGluedBefore(text: string, start: number): boolean {
   const prev = text[start - 1];
@@ -165,15 +166,21 @@ function isGluedAfter(text: string, end: number): boolean {
   return /^[:,]\d|^[.\-/][\p{L}\p{N}]/u.test(text.slice(end, end + 2));
 }
 
-function isPhoneInContext(text: string, run: string, start: number, end: number): boolean {
+function isPhoneInContext(text: string, run: string, start: number, end: number, columns: TableColumns): boolean {
   const whatsapp = WHATSAPP_BEFORE.test(text.slice(Math.max(0, start - 16), start));
   if (!whatsapp && isGluedBefore(text, start)) return false;
   if (isGluedAfter(text, end)) return false;
-  const words = wordsBefore(text, start);
-  if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
-  if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
+  // A table's cell is governed by its column's header, not by the cells before it on its row.
+  const header = columns.headerOf(start, end);
+  const words = header ?? wordsBefore(text, start);
   // An extension written after it announces a phone number as well as a phone word before it.
   const announced = isAnnouncedAsPhone(words) || end > start + run.length;
+  // The shape first: most runs it refuses need no label read (every check here must hold).
+  const shape = shapeOf(run);
+  const verdict = shapeVerdict(run, shape, announced, whatsapp);
+  if (verdict === 'not_phone') return false;
+  if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
+  if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
   // "X 1234567 L": a number framed by two lone letters is a code (a Spanish NIE written spaced).
   if (!announced && LONE_LETTER_BEFORE.test(words) && LONE_LETTER_AFTER.test(text.slice(end, end + 3))) return false;
   // "FUC 334455667", "NIF 966314070": an acronym right before names what the number is, and it is
@@ -181,8 +188,15 @@ function isPhoneInContext(text: string, run: string, start: number, end: number)
   // identifier written wrong (its check fails), not a phone number.
   // "MX +52 81 8357 2210", "US +1 713 621 4470": a country's initials before a "+" number name its country.
   if (!announced && !/^\(?\+/.test(run) && ACRONYM_BEFORE.test(words)) return false;
-  if (!announced && /^\d+$/.test(run) && ALL_DIGIT_ID_LENGTHS.has(run.length) && mentionsIdLabel(text.slice(Math.max(0, start - ID_LABEL_SENTENCE_REACH), start))) return false;
-  return hasPhoneShape(run, announced, whatsapp);
+  if (
+    !announced &&
+    header === null &&
+    /^\d+$/.test(run) &&
+    ALL_DIGIT_ID_LENGTHS.has(run.length) &&
+    mentionsIdLabel(text.slice(Math.max(0, start - ID_LABEL_SENTENCE_REACH), start))
+  )
+    return false;
+  return verdict === 'phone' || isNationalNumberOf(shape.digits, NATIONAL_PLAN_COUNTRIES);
 }
 
 /** The separators of a run, where it may be split: "612345678 699123456" may be two numbers. */
@@ -218,13 +232,13 @@ const DIN_EXTENSION = /-\d{1,5}$/;
 const TRUNK_OR_PLUS_THEN_SPACE = new RegExp(String.raw`^(?:\+|0)\d+${SPACE}`);
 
 /** The phone numbers of a run: the whole, or (with `split`) two numbers side by side. */
-function phonesInRun(text: string, masked: string, runStart: number, run: string, split = true): TextRange[] {
+function phonesInRun(text: string, masked: string, columns: TableColumns, runStart: number, run: string, split = true): TextRange[] {
   if (run.replace(/\D/g, '').length > MAX_RUN_DIGITS) return [];
   const accept = (start: number, end: number): TextRange | undefined => {
     // No plan has a number of fewer than 7 digits: refused before any context is read.
     if (digitCount(text, start, end) < 7) return undefined;
     const range = { start, end: extensionEnd(masked, end) };
-    return isPhoneInContext(masked, text.slice(start, end), range.start, range.end) ? range : undefined;
+    return isPhoneInContext(masked, text.slice(start, end), range.start, range.end, columns) ? range : undefined;
   };
   const whole = accept(runStart, runStart + run.length);
   if (whole) return [whole];
@@ -233,7 +247,7 @@ function phonesInRun(text: string, masked: string, runStart: number, run: string
   if (din) {
     // The extension is read as one: it announces the number, and nothing is glued after the whole.
     const end = runStart + run.length;
-    if (digitCount(text, runStart, runStart + din.index) >= 7 && isPhoneInContext(masked, text.slice(runStart, runStart + din.index), runStart, end))
+    if (digitCount(text, runStart, runStart + din.index) >= 7 && isPhoneInContext(masked, text.slice(runStart, runStart + din.index), runStart, end, columns))
       return [{ start: runStart, end }];
   }
   if (!split) return [];
@@ -252,18 +266,18 @@ const WIDE_GAP = new RegExp(String.raw`${SPACE}{2}`, 'g');
  * columns write them) is read whole first; when the whole is no phone, each part between the
  * double spaces is read on its own, as a run of its own (a table's next column is no part of it).
  */
-function phonesInSpacedRun(text: string, masked: string, runStart: number, run: string): TextRange[] {
+function phonesInSpacedRun(text: string, masked: string, columns: TableColumns, runStart: number, run: string): TextRange[] {
   const wide = run.search(WIDE_GAP) !== -1;
   // A run with double spaces is one number or none; two numbers side by side are its parts.
-  const whole = phonesInRun(text, masked, runStart, run, !wide);
+  const whole = phonesInRun(text, masked, columns, runStart, run, !wide);
   if (whole.length > 0 || !wide) return whole;
   const found: TextRange[] = [];
   let from = 0;
   for (const gap of run.matchAll(WIDE_GAP)) {
-    found.push(...phonesInRun(text, masked, runStart + from, run.slice(from, gap.index)));
+    found.push(...phonesInRun(text, masked, columns, runStart + from, run.slice(from, gap.index)));
     from = gap.index + gap[0].length;
   }
-  found.push(...phonesInRun(text, masked, runStart + from, run.slice(from)));
+  found.push(...phonesInRun(text, masked, columns, runStart + from, run.slice(from)));
   return found;
 }
 
@@ -274,9 +288,10 @@ function phonesInSpacedRun(text: string, masked: string, runStart: number, run: 
  */
 export function findPhones(text: string): TextRange[] {
   const masked = maskNonPhoneNumerals(text);
+  const columns = new TableColumns(masked);
   const found: TextRange[] = [];
   for (const m of matchesOf(RUN, masked)) {
-    found.push(...phonesInSpacedRun(text, masked, m.index, m[0]));
+    found.push(...phonesInSpacedRun(text, masked, columns, m.index, m[0]));
   }
   return found;
 }

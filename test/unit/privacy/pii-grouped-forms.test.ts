@@ -96,3 +96,54 @@ describe('spelled e-mail addresses whose local part has real dots', () => {
     expect(found('see file.txt at punto 3 del acta')).toEqual([]);
   });
 });
+
+describe('a Steuer-ID in 2-3-3-3 by dots or hyphens', () => {
+  detects(
+    'id_number',
+    [
+      ['dotted, no label', 'Herr Lang hat 86.095.742.719 angegeben.', '86.095.742.719'],
+      ['hyphenated, no label', 'Frau Ott: 86-095-742-719, bitte eintragen', '86-095-742-719'],
+    ],
+    [
+      ['dotted with a wrong check digit', 'Herr Lang hat 86.095.742.718 angegeben.'],
+      ['a dotted quantity failing the repetition rule', 'Umsatz 12.345.678.901 Stück'],
+      ['separators of two kinds', 'Code 86.095-742.719 am Tor'],
+    ],
+  );
+});
+
+describe('a phone number split anywhere by a scan, after a phone word', () => {
+  detects(
+    'phone',
+    [
+      ['single digits after an area code', 'Tel 0221 4 7 8 12 34\nLager', '0221 4 7 8 12 34'],
+      ['a mobile split in odd groups', 'Telefone: 21 3 4 5 6 7 8 9', '21 3 4 5 6 7 8 9'],
+    ],
+    [
+      ['the same split without a phone word', 'Ref 0221 4 7 8 12 34\nLager'],
+      ['a split run no plan has, after a phone word', 'Tel 0000 1 2 3 4 5 6'],
+    ],
+    'type',
+  );
+});
+
+describe('"ät" for the "at" of a spelled address', () => {
+  detects('email', [['German, with Punkt', 'Ansprechpartner: j.weber ät pumpen-nord punkt de', 'j.weber ät pumpen-nord punkt de']]);
+
+  it('keeps prose with "ät" and no spelled domain', () => {
+    expect(found('Treffen ät Punkt 8 Uhr im Werk')).toEqual([]);
+  });
+});
+
+describe('an address spaced by OCR around its "@" and before a dot', () => {
+  detects('email', [
+    ['a space before the TLD dot', 'Kontakt: einkauf @ walzwerk-ost .de\nTel', 'einkauf @ walzwerk-ost .de'],
+    ['spaces around every dot of the domain', 'Mail: info @ tecnica-sur . com . mx', 'info @ tecnica-sur . com . mx'],
+    ['spaces around the dot of the local part too', 'Von: jana . kraus @ foerdertechnik . de', 'jana . kraus @ foerdertechnik . de'],
+  ]);
+
+  it('keeps a spaced "@" before a sentence end, and a spaced dot without a spaced "@"', () => {
+    expect(found('see you @ home. Best regards')).toEqual([]);
+    expect(found('ask the team@ home .de sites')).toEqual([]);
+  });
+});

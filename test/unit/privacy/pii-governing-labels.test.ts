@@ -1,0 +1,71 @@
+// The label governing a number decides what it is (docs/decisions/pii-label-governs-the-number.md):
+// a counter's, a reading's, a register's, a delivery note's or a parcel's label keeps a number that
+// looks like a phone or an identifier from being read as one, across a few words of complement and
+// in a JSON key; a phone word nearer the number than such a label governs instead.
+import { endsWithThingLabel, mentionsIdLabel } from '../../../domain/privacy/detectors/context-words';
+import { detects } from '../../support/pii-cases';
+
+describe('a governing label keeps phone-shaped numbers', () => {
+  detects(
+    'phone',
+    [
+      ['a phone word nearer than a counter label', 'Contador averiado, llámame al 622 418 903', '622 418 903'],
+      ['a phone word in the complement of a meter label', 'meter room phone 0161 496 0123', '0161 496 0123'],
+      ['a phone word before "Nr."', 'Tel.-Nr. 0711 2345678 (Werkstatt)', '0711 2345678'],
+      ['"die Nr" in a chat is the phone number', 'Die Nr vom Installateur: 0176 98765432', '0176 98765432'],
+      ['a phone key in JSON', '{"mobile":"0687654321","name":"Eva"}', '0687654321'],
+    ],
+    [
+      ['a counter label and its complement', 'Contador de horas: 622 418 903'],
+      ['an Italian counter label and its complement', 'Contatore giri 338 274 1956'],
+      ['a French meter label and two words', 'compteur eau froide 06 12 34 56 78'],
+      ['a reading in a JSON key', 'row {"lectura":"0687654321","unidad":"kWh"}'],
+      ['a value key with a quoted number', 'waarde "06-9876-543" is een lotnummer'],
+      ['a delivery note label and aligned spaces', 'LIEFERSCHEIN    Nr 4 0021 5567'],
+      ['a company registration across its country', 'Registered in England and Wales No. 0612 3456 78'],
+      ['a trade register and its city', 'RCS Nanterre 0612 345 678'],
+      ['a German compound counter', 'Lastzyklen 0221 442 118 seit Inbetriebnahme'],
+      ['a Dutch meter reading compound', 'meterstand 0612 345 678 genoteerd'],
+      ['a cycle count', 'Presse P3 cycle count 0039 3471 2345'],
+    ],
+    'type',
+  );
+});
+
+describe('a governing label keeps identifier-shaped numbers', () => {
+  detects(
+    'id_number',
+    [
+      ['a NIR after "est bon :" (bon is not a note there)', 'Le numéro de Mme Roy est bon : 2 91 03 75 116 002 70.', '2 91 03 75 116 002 70'],
+      ['a Steuer-ID after the Steuer-IdNr label', 'Steuer-IdNr.: 86 095 742 719', '86 095 742 719'],
+    ],
+    [
+      ['a delivery note ("bon de") before a NIR-shaped number', 'bon de commande 2 91 03 75 116 002 70'],
+      ['a VAT number after USt-IdNr and its country', 'Rechnung vom 3. April 2026\nUSt-IdNr.: DE 123 456 789'],
+      ['an Italian VAT number after its country (CPF check passing)', 'P.IVA IT 52998224725'],
+      ['a parcel number framed by S10 letters', 'Le colis LP 123 456 789 FR est parti.'],
+      ['a counter with a NIF check passing', 'Contador de piezas 123 456 789'],
+    ],
+    'type',
+  );
+});
+
+describe('label reading', () => {
+  it.each([
+    ['Contador de ciclos: ', true],
+    ['compteur général ', true],
+    ['Registered in England No. ', true],
+    ['{"reading":"', true],
+    ['Utility contact ', false],
+    ['Zähler kaputt, ruf an unter ', false],
+    ['counter room phone ', false],
+  ])('%j ends with a thing label: %s', (words, expected) => {
+    expect(endsWithThingLabel(words)).toBe(expected);
+  });
+
+  it('reads no identifier label inside a VAT label (USt-IdNr)', () => {
+    expect(mentionsIdLabel('USt-IdNr.: ')).toBe(false);
+    expect(mentionsIdLabel('Steuer-IdNr.: ')).toBe(true);
+    expect(mentionsIdLabel('IdNr ')).toBe(true);
+  });
+});

@@ -32,17 +32,12 @@ describe('a wide body', () => {
       .items(Joi.object({ event_id: Joi.string().required(), value: Joi.number().required() }))
       .max(500),
   });
-  const timed = (value: unknown) => {
-    const started = performance.now();
-    const err = failure(batch, value);
-    return { err, ms: performance.now() - started };
-  };
-
-  it('is judged by its first error, in milliseconds', () => {
-    const invalid = timed({ readings: Array.from({ length: 60_000 }, (_, i) => ({ i })) });
-    // Collecting every error took 6.9 s here and built a detail string of hundreds of megabytes.
-    expect(invalid.ms).toBeLessThan(500);
-    expect(invalid.err.message).toBe('invalid body: body.readings.0.event_id is required');
+  it('is judged by its first error alone', () => {
+    // Collecting every error of such a body took 6.9 s here and built a detail string of hundreds
+    // of megabytes; the cost itself is the bench's to measure, the tests hold the one error.
+    const err = failure(batch, { readings: Array.from({ length: 60_000 }, (_, i) => ({ i })) });
+    expect(err.message).toBe('invalid body: body.readings.0.event_id is required');
+    expect((err.extra as { fields: unknown[] }).fields).toHaveLength(1);
   });
 
   it('still has every error reported while it is small', () => {

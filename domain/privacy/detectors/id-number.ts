@@ -1,5 +1,5 @@
 import { NATIONAL_ID_KINDS, type NationalIdKind, isValidNationalId, ssnRangesHold } from '../validators/national-id';
-import { endsWithThingLabel, governingWords, idKindsNamedIn, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { continuesAnnouncedList, endsWithThingLabel, governingWords, idKindsNamedIn, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
 import { TABLE_REACH, TableColumns } from './table-columns';
 import { findGroupedIds } from './grouped-id';
 import { type TextRange, matchesOf } from './text-range';
@@ -36,7 +36,7 @@ export const LONGEST_ID_MATCH = 35;
  *   NIR, CPF, Steuer-ID): taken unless a thing's label (order, serial, batch...) stands right before;
  * - `weak_checksum`: nine or twelve bare digits with a one-in-ten check (BSN, NIF, Aadhaar): the
  *   checksum decides unless a phone word announces the number (one phone number in ten passes
- *   such a check; a number announced as a phone is one);
+ *   such a check; a number announced as a phone is one, and so is the next of a list it announces);
  * - `label_only`: no check digit at all (an SSN written with spaces or bare): only after an
  *   identifier's label.
  */
@@ -46,7 +46,7 @@ function allowedBy(evidence: Evidence, text: string, start: number, value: strin
   const words = governingWords(text, start, start + value.length, columns, ID_CONTEXT_REACH);
   if (mentionsIdLabel(words)) return true;
   if (evidence === 'label_only' || endsWithThingLabel(words)) return false;
-  return evidence === 'layout' || !isAnnouncedAsPhone(words);
+  return evidence === 'layout' || (!isAnnouncedAsPhone(words) && !continuesAnnouncedList(text, start));
 }
 
 const byLayout = (text: string, start: number, value: string, columns?: TableColumns) => allowedBy('layout', text, start, value, columns);

@@ -13,13 +13,14 @@ const SPACE = String.raw`[ \u00a0\u2007\u2009\u202f]`;
 // A hyphen may be the no-break one (U+2011) or U+2010, as word processors write them.
 const SEPARATOR = String.raw`${SPACE}?[\-\u2010\u2011./]${SPACE}?|${SPACE}{1,2}`;
 // "(0 30)": an old German layout spaces the trunk 0 from the area code inside the parentheses.
-const GROUP = String.raw`(?:\((?:0${SPACE})?\d{1,6}\)|\d+)`;
+const GROUP_FORMS = String.raw`\((?:0${SPACE})?\d{1,6}\)|\d+`;
+const GROUP = `(?:${GROUP_FORMS})`;
 // Brazil's "0xx11 2977-4310", "(0xx21) 2233-4451": the trunk 0, "xx" for the carrier code a caller
 // picks, then the area code. Read as a trunk 0 before the area code.
 const BRAZIL_CARRIER_AREA = String.raw`\(0[xX]{2}\d{2}\)|0[xX]{2}\d{2}`;
 // "(+34) 612 345 678": the country code itself may be in parentheses.
 const COUNTRY_IN_PARENS = String.raw`\(\+\d{1,3}\)${SPACE}?`;
-const RUN = new RegExp(String.raw`(?:${COUNTRY_IN_PARENS}|\+|(?<!\d))(?:${BRAZIL_CARRIER_AREA}|${GROUP})(?:(?:${SEPARATOR})${GROUP}|(?<=\))\d+|\(\d{1,5}\))*`, 'g');
+const RUN = new RegExp(String.raw`(?:${COUNTRY_IN_PARENS}|\+|(?<!\d))(?:${BRAZIL_CARRIER_AREA}|${GROUP_FORMS})(?:(?:${SEPARATOR})${GROUP}|(?<=\))\d+|\(\d{1,5}\))*`, 'g');
 
 // "ext. 204", "x223", "(ext. 278)", "(Durchwahl 243)", "(ramal 475)", "poste 12": the words for an
 // extension in the languages the redactor reads, bare or in parentheses.
@@ -125,7 +126,9 @@ function nationalShape(run: string, shape: RunShape, announced: boolean): Nation
   // An area code of up to 5 digits (6 with its trunk 0, as India's national format writes mobiles:
   // 098765 43210), then groups of 2 to 8; DIN 5008 pairs from the right may leave one digit after
   // an area code in parentheses or before a slash: (0231) 4 42 50 39, 0621 / 5 88 21 40.
-  const groupSizesOk = groups.every((g, i) => (i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && (shape.firstParenthesised || areaSlash))) && g.length <= 8));
+  const groupSizesOk = groups.every((g, i) =>
+    i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && (shape.firstParenthesised || areaSlash))) && g.length <= 8,
+  );
   // After a phone word, a number split anywhere (an OCR'd scan's "0583 4 4 9 1 2 0") is a phone if a plan has it.
   if (!groupSizesOk) return announced ? 'if_in_a_plan' : 'not_phone';
   if (announced) return 'phone';

@@ -88,15 +88,26 @@ export const ES_NIE: IdFormat = {
 };
 
 /**
+ * The same nine digits written in the SSN's own layout (123-45-6789) shortly before: "he gave
+ * 412-67-3390 on the form; the copy shows 412 67 3390" repeats one value in another grouping.
+ */
+function ssnWrittenBefore(text: string, start: number, value: string): boolean {
+  const digits = value.replace(/\D/g, '');
+  return text.slice(Math.max(0, start - ID_VERDICT_REACH), start).includes(`${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}`);
+}
+
+/**
  * US SSN: hyphenated anywhere; with spaces or bare only after an identifier's label (it has no
- * check digit). The ranges hold (area not 000, 666 or 9xx; group not 00; serial not 0000); an
- * advertised number written as someone's (the Woolworth card's) is redacted all the same.
+ * check digit) or after the same number hyphenated. The ranges hold (area not 000, 666 or 9xx;
+ * group not 00; serial not 0000); an advertised number written as someone's (the Woolworth card's)
+ * is redacted all the same.
  */
 export const US_SSN: IdFormat = {
   name: 'us_ssn',
   pattern: /(?<![\p{L}\p{N}_.-])\d{3}([- ]?)\d{2}\1\d{4}(?![\p{L}\p{N}_]|[-.][\p{L}\p{N}])/gu,
   isValid: (value) => ssnRangesHold(value.replace(/\D/g, '')),
-  allowedAt: (text, start, value, columns) => allowedBy(value[3] === '-' ? 'layout' : 'label_only', text, start, value, columns),
+  allowedAt: (text, start, value, columns) =>
+    value[3] === '-' ? allowedBy('layout', text, start, value, columns) : allowedBy('label_only', text, start, value, columns) || ssnWrittenBefore(text, start, value),
 };
 
 /** UK National Insurance number: AB 12 34 56 C (spaces optional), suffix A-D, HMRC's prefix rules. */

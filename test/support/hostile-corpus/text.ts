@@ -109,6 +109,7 @@ export const PATHOLOGICAL_RUNS: Readonly<Record<string, (length: number) => stri
   phone_area_slash_digits: (n) => repeated('0621 / 5 8 ', n),
   governing_label_bracket: (n) => repeated("matricola INPS dell'a (", n),
   id_label_plural: (n) => repeated('SSNs ', n),
+  ssn_spaced_unrepeated: (n) => repeated('212 48 3391 ', n),
   card_uatp_groups: (n) => repeated('1102 7394 ', n),
   email_umlaut_at: (n) => repeated('a ät b punkt ', n),
   email_ocr_spaced_dots: (n) => `x @ ${repeated('a . ', n - 5)}`,

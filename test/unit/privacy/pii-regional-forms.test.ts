@@ -68,5 +68,13 @@ describe('national phone layouts', () => {
 
 describe('identifier labels', () => {
   detects('id_number', [['a plural label names the kind', 'HR needs the SSNs; Tom sent his as 212 48 3390 today', '212 48 3390']]);
+
+  it('reads an SSN written with spaces after the same number in its own layout', () => {
+    expect(found('Form A says 318-52-7741. Later the copy shows 318 52 7741, same.')).toEqual([
+      ['id_number', '318-52-7741'],
+      ['id_number', '318 52 7741'],
+    ]);
+    expect(found('Form A says 318-52-7741. The gauge reads 318 52 7742 now.')).toEqual([['id_number', '318-52-7741']]);
+  });
   detects('phone', [], [['an identifier label right before a grouped number failing its check', 'o NIF da empresa (245 118 903) não passa']]);
 });

@@ -71,8 +71,11 @@ const INTERNATIONAL_00 = new RegExp(String.raw`^00${SPACE}?[1-9]`);
  * The run as its digits are read: Brazil's "0xx11" is a trunk 0 before the area code, an old
  * German "(0 30)" the area code "(030)".
  */
+const BRAZIL_CARRIER_AT_START = /^(\(?)0[xX]{2}/;
+const SPACED_TRUNK_AT_START = new RegExp(String.raw`^\(0${SPACE}`);
+
 function readAs(run: string): string {
-  return run.replace(/^(\(?)0[xX]{2}/, '$10').replace(new RegExp(String.raw`^\(0${SPACE}`), '(0');
+  return run.replace(BRAZIL_CARRIER_AT_START, '$10').replace(SPACED_TRUNK_AT_START, '(0');
 }
 
 function shapeOf(run: string): RunShape {
@@ -274,7 +277,8 @@ function phonesInRun(text: string, masked: string, columns: TableColumns, runSta
     if (digitCount(text, runStart, runStart + din.index) >= 7 && isPhoneInContext(masked, text.slice(runStart, runStart + din.index), runStart, end, columns))
       return [{ start: runStart, end }];
   }
-  if (!split) return [];
+  // Two numbers need seven digits each.
+  if (!split || digitCount(run, 0, run.length) < 14) return [];
   for (const separator of separatorsOf(run)) {
     const first = accept(runStart, runStart + separator.start);
     const second = first && accept(runStart + separator.end, runStart + run.length);

@@ -569,7 +569,7 @@ export function isAnnouncedAsPhone(words: string): boolean {
 }
 
 // "253 604 119 / 926 771 048", "0612 ... ou 0699 ...": what joins two numbers of one list.
-const LIST_JOIN = /^[ \u00a0]?(?:[/,;]|or|ou|o|oder|of|y|e|et|en)[ \u00a0]?$/iu;
+const LIST_JOIN = /^[ \u00a0]?(?:[/,]|or|ou|o|oder|of|y|e|et|en)[ \u00a0]?$/iu;
 const NUMBER_CHAR = /[\d \u00a0\u202f().+-]/;
 /** How far back the number before a list's join is skipped: a phone number and its spaces. */
 const LISTED_NUMBER_REACH = 24;

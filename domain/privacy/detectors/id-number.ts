@@ -98,7 +98,7 @@ function ssnWrittenBefore(text: string, start: number, value: string): boolean {
 
 /**
  * US SSN: hyphenated anywhere; with spaces or bare only after an identifier's label (it has no
- * check digit) or after the same number hyphenated. The ranges hold (area not 000, 666 or 9xx;
+ * check digit), with spaces also after the same number hyphenated. The ranges hold (area not 000, 666 or 9xx;
  * group not 00; serial not 0000); an advertised number written as someone's (the Woolworth card's)
  * is redacted all the same.
  */
@@ -107,7 +107,10 @@ export const US_SSN: IdFormat = {
   pattern: /(?<![\p{L}\p{N}_.-])\d{3}([- ]?)\d{2}\1\d{4}(?![\p{L}\p{N}_]|[-.][\p{L}\p{N}])/gu,
   isValid: (value) => ssnRangesHold(value.replace(/\D/g, '')),
   allowedAt: (text, start, value, columns) =>
-    value[3] === '-' ? allowedBy('layout', text, start, value, columns) : allowedBy('label_only', text, start, value, columns) || ssnWrittenBefore(text, start, value),
+    value[3] === '-'
+      ? allowedBy('layout', text, start, value, columns)
+      : // Spaced only: bare nine digits fill tables, and each would read the text before it.
+        allowedBy('label_only', text, start, value, columns) || (value[3] === ' ' && ssnWrittenBefore(text, start, value)),
 };
 
 /** UK National Insurance number: AB 12 34 56 C (spaces optional), suffix A-D, HMRC's prefix rules. */

@@ -94,6 +94,8 @@ const PHONE_WORDS = [
   'numero',
   // Dutch
   'telefoon',
+  // Belgium and the Netherlands call a mobile a GSM.
+  'gsm',
   'mobiel',
   'bel',
   'bellen',
@@ -342,7 +344,11 @@ const GOVERNING_LABELS = [
   'registered',
   'registration',
   'company (?:no|number|reg)',
+  'co\\. ?(?:no|nr)',
   'crn',
+  'duns',
+  'd-u-n-s',
+  'cost cent(?:re|er)',
   'invoice',
   'delivery note',
   'order',
@@ -363,6 +369,7 @@ const GOVERNING_LABELS = [
   'albar[aá]n',
   'pedido',
   'registro mercantil',
+  'centro de costes?',
   'cif',
   'env[ií]o',
   'valor',
@@ -373,6 +380,7 @@ const GOVERNING_LABELS = [
   'guia de remessa',
   'remessa',
   'nipc',
+  'centro de custos?',
   // German
   'z[aä]hler',
   'z[aä]hlerstand',
@@ -383,6 +391,9 @@ const GOVERNING_LABELS = [
   'lieferschein',
   'rechnung',
   'bestellung',
+  'bestell-?(?:nummer|nr)',
+  'auftrags-?(?:nummer|nr)',
+  'kostenstelle',
   'auftrag',
   'sendung',
   'handelsregister',
@@ -398,6 +409,7 @@ const GOVERNING_LABELS = [
   'rcs',
   'siren',
   'siret',
+  'centre de co[uû]ts?',
   'colis',
   'tva',
   'valeur',
@@ -415,6 +427,8 @@ const GOVERNING_LABELS = [
   'p\\.? ?iva',
   'partita iva',
   'rea',
+  'matricola',
+  'centro di costo',
   'spedizione',
   'valore',
   // Dutch
@@ -427,6 +441,7 @@ const GOVERNING_LABELS = [
   'pakbon',
   'vrachtbrief',
   'kvk',
+  'kostenplaats',
   'btw',
   'zending',
   'waarde',
@@ -439,15 +454,16 @@ const GOVERNING_LABELS = [
  * unique id of any country) that names no kind; `[]`: an identifier no default format reads.
  */
 const ID_LABEL_KINDS: ReadonlyArray<readonly [label: string, kinds: readonly NationalIdKind[] | null]> = [
+  // An acronym's plural names the same kind ("the crew's SSNs: ...").
   // Spain writes "DNI" for a foreigner's NIE too, and "NIF" for both (a Portuguese NIF is "NIF" as well).
-  ['dni', ['es_dni', 'es_nie']],
+  ['dnis?', ['es_dni', 'es_nie']],
   ['d\\.n\\.i\\.?', ['es_dni', 'es_nie']],
   ['nie', ['es_nie']],
   ['n\\.i\\.e\\.?', ['es_nie']],
-  ['nif', ['es_dni', 'es_nie', 'pt_nif']],
+  ['nifs?', ['es_dni', 'es_nie', 'pt_nif']],
   ['contribuinte', ['pt_nif']],
   // "Social security" is the French NIR's name in English as well as the SSN's.
-  ['ssn', ['us_ssn']],
+  ['ssns?', ['us_ssn']],
   ['social security(?: number| no)?', ['us_ssn', 'fr_nir']],
   ['soc\\.? sec\\.?', ['us_ssn', 'fr_nir']],
   ['nino', ['uk_nino']],
@@ -457,11 +473,11 @@ const ID_LABEL_KINDS: ReadonlyArray<readonly [label: string, kinds: readonly Nat
   ['aadhaa?r', ['in_aadhaar']],
   ['uid', null],
   ['uidai', ['in_aadhaar']],
-  ['bsn', ['nl_bsn']],
+  ['bsns?', ['nl_bsn']],
   ['bsn-nummer', ['nl_bsn']],
   ['burgerservicenummer', ['nl_bsn']],
   ['sofinummer', ['nl_bsn']],
-  ['cpf', ['br_cpf']],
+  ['cpfs?', ['br_cpf']],
   ['curp', ['mx_curp']],
   // The Mexican RFC (a tax id derived from the name) is no default format.
   ['rfc', []],
@@ -489,14 +505,18 @@ const ID_LABELS = ID_LABEL_KINDS.map(([label]) => label);
 const ID_LABEL_WHOLE = ID_LABEL_KINDS.map(([label, kinds]) => ({ whole: new RegExp(String.raw`^(?:${label})$`, 'iu'), kinds }));
 
 const NUMBER_WORD = String.raw`(?:no\.?|nº|n°|n\.|#|num\.?|number|n[uú]mero|num[eé]ro|nummer|nr\.?)`;
-/** A compound that ends in "number" (Teilenummer, Auftragsnr., artikelnr.): a thing's number unless a phone compound. */
-const NUMBER_COMPOUND = String.raw`\p{L}+-?(?:nummer|nr\.?)`;
-const PHONE_COMPOUND = /(?<!\p{L})(?:tel|telefon|handy|mobil|ruf|fax|telefoon|mobiel)-?(?:nummer|nr)/iu;
+/**
+ * A compound that ends in "number" (Teilenummer, Auftragsnr., artikelnr., abbreviated as
+ * Art.-Nr. or Masch.-Nr.): a thing's number unless a phone compound (Tel.-Nr.).
+ */
+const NUMBER_COMPOUND = String.raw`\p{L}+\.?-?(?:nummer|nr\.?)`;
+const PHONE_COMPOUND = /(?<!\p{L})(?:tel|telefon|handy|mobil|ruf|fax|telefoon|mobiel)\.?-?(?:nummer|nr)/iu;
 // Spaces inside a label: several where a scan or a form aligns columns ("LIEFERSCHEIN   Nr").
 const SPACES = String.raw`[ \t\u00a0\u202f]`;
 const GAP = String.raw`${SPACES}{1,4}`;
-// A JSON key or a quoted cell is a label too ({"reading":"0612345678"}, waarde "06-1234-567").
-const LABEL_TAIL = String.raw`s?\.?(?:${SPACES}{0,4}${NUMBER_WORD})?(?: ?(?:de|do|da|di|del|van|der|du|of|at|en|bei|op))?["']?(?: ?[:#=\-])?\s{0,4}["']?$`;
+// A JSON key or a quoted cell is a label too ({"reading":"0612345678"}, waarde "06-1234-567"), and
+// a label before a bracketed number ("matricola INPS (4418...)").
+const LABEL_TAIL = String.raw`s?\.?(?:${SPACES}{0,4}${NUMBER_WORD})?(?: ?(?:de|do|da|di|del|van|der|du|of|at|en|bei|op))?["']?(?: ?[:#=\-])?\s{0,4}["'(]?$`;
 /** A country's two capitals between a label and its digits ("USt-IdNr.: DE 123...", "colis CB 123 456 789 FR"): read past them. */
 const COUNTRY_PREFIX_AT_END = /(?<=[\s:])[A-Z]{2} ?$/u;
 /** Up to four words between a governing label and its number: "de ciclos", "in England and Wales", "Lyon". */
@@ -546,6 +566,25 @@ const LETTER = /\p{L}/u;
 /** A phone word in the words before (`tel.`, `móvil`, `ruf mich an unter`...). */
 export function isAnnouncedAsPhone(words: string): boolean {
   return LETTER.test(words) && PHONE_WORD.test(words);
+}
+
+// "253 604 119 / 926 771 048", "0612 ... ou 0699 ...": what joins two numbers of one list.
+const LIST_JOIN = /^[ \u00a0]?(?:[/,]|or|ou|o|oder|of|y|e|et|en)[ \u00a0]?$/iu;
+const NUMBER_CHAR = /[\d \u00a0\u202f().+-]/;
+/** How far back the number before a list's join is skipped: a phone number and its spaces. */
+const LISTED_NUMBER_REACH = 24;
+
+/**
+ * The value at `start` follows another number in a list, and a phone word announces that list
+ * (`telefone 253 604 119 / 926 771 048`): the phone word names both numbers.
+ */
+export function continuesAnnouncedList(text: string, start: number): boolean {
+  const join = wordsBefore(text, start, 6);
+  let from = start - join.length;
+  if (!isDigit(text[from - 1]) || !LIST_JOIN.test(join)) return false;
+  const stop = Math.max(0, from - LISTED_NUMBER_REACH);
+  while (from > stop && NUMBER_CHAR.test(text[from - 1])) from -= 1;
+  return isAnnouncedAsPhone(wordsBefore(text, from));
 }
 
 /**

@@ -1,8 +1,8 @@
 import { passesLuhn } from '../validators/check-digits';
-import { type TextRange, matchesOf } from './text-range';
+import { type TextRange, followsWhatsAppLink, matchesOf } from './text-range';
 
 export interface CardOptions {
-  /** Also require a known issuer prefix (Visa, Mastercard, Amex, Diners, Discover, JCB, UnionPay, Maestro, Mir). */
+  /** Also require a known issuer prefix (Visa, Mastercard, Amex, Diners, Discover, JCB, UnionPay, Maestro, Mir, Troy, UATP). */
   readonly requireKnownIin: boolean;
 }
 
@@ -23,7 +23,9 @@ const LETTER_SPACED = /(?<![\p{L}\p{N}_+]|\d {1,2})\d(?: \d){3}(?: {2}\d(?: \d){
 
 // Issuer prefixes and the lengths each issues. A Luhn-valid 15-digit IMEI starting 35 is not a JCB
 // card (JCB is 16-19), so the length matters as much as the prefix.
-const ISSUERS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readonly [number, number] }> = [
+// UATP (the airlines' card: major industry identifier 1, always 15 digits) is taken only grouped as
+// printed: fifteen compact digits led by 1 are as often a French NIR, whose key leaves Luhn to chance.
+const ISSUERS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readonly [number, number]; readonly groupedOnly?: true }> = [
   { prefix: /^4/, lengths: [13, 19] }, // Visa (13, 16, 19)
   { prefix: /^3[47]/, lengths: [15, 15] }, // Amex
   { prefix: /^3(?:0[0-5]|[689])/, lengths: [14, 19] }, // Diners Club
@@ -31,10 +33,12 @@ const ISSUERS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readon
   { prefix: /^(?:5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720))/, lengths: [16, 16] }, // Mastercard
   { prefix: /^(?:50|5[6-9]|6)/, lengths: [13, 19] }, // Maestro, Discover, UnionPay
   { prefix: /^220[0-4]/, lengths: [16, 19] }, // Mir
+  { prefix: /^9792/, lengths: [16, 16] }, // Troy (its 65 range is Discover's, above)
+  { prefix: /^1/, lengths: [15, 15], groupedOnly: true }, // UATP
 ];
 
-function hasKnownIssuer(digits: string): boolean {
-  return ISSUERS.some(({ prefix, lengths: [min, max] }) => prefix.test(digits) && digits.length >= min && digits.length <= max);
+function hasKnownIssuer(digits: string, grouped: boolean): boolean {
+  return ISSUERS.some(({ prefix, lengths: [min, max], groupedOnly }) => prefix.test(digits) && digits.length >= min && digits.length <= max && (grouped || !groupedOnly));
 }
 
 function hasCardGrouping(value: string): boolean {
@@ -54,14 +58,16 @@ export function findCreditCards(text: string, options: CardOptions): TextRange[]
   const found: TextRange[] = [];
   for (const m of matchesOf(CANDIDATE, text)) {
     const range = { start: m.index, end: m.index + m[0].length };
+    // "waid=4915112345678" is a phone number even when its digits pass Luhn.
+    if (followsWhatsAppLink(text, m.index)) continue;
     const digits = m[0].replace(/\D/g, '');
     if (!hasCardGrouping(m[0]) || !passesLuhn(digits)) continue;
-    if (options.requireKnownIin && !hasKnownIssuer(digits)) continue;
+    if (options.requireKnownIin && !hasKnownIssuer(digits, digits.length < m[0].length)) continue;
     found.push(range);
   }
   for (const m of matchesOf(LETTER_SPACED, text)) {
     const digits = m[0].replace(/\D/g, '');
-    if (passesLuhn(digits) && hasKnownIssuer(digits)) found.push({ start: m.index, end: m.index + m[0].length });
+    if (passesLuhn(digits) && hasKnownIssuer(digits, true)) found.push({ start: m.index, end: m.index + m[0].length });
   }
   return found.sort((a, b) => a.start - b.start);
 }

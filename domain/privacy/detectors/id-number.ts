@@ -1,5 +1,5 @@
 import { NATIONAL_ID_KINDS, type NationalIdKind, isValidNationalId, ssnRangesHold } from '../validators/national-id';
-import { endsWithThingLabel, governingWords, idKindsNamedIn, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { continuesAnnouncedList, endsWithThingLabel, governingWords, idKindsNamedIn, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
 import { TABLE_REACH, TableColumns } from './table-columns';
 import { findGroupedIds } from './grouped-id';
 import { type TextRange, matchesOf } from './text-range';
@@ -36,7 +36,7 @@ export const LONGEST_ID_MATCH = 35;
  *   NIR, CPF, Steuer-ID): taken unless a thing's label (order, serial, batch...) stands right before;
  * - `weak_checksum`: nine or twelve bare digits with a one-in-ten check (BSN, NIF, Aadhaar): the
  *   checksum decides unless a phone word announces the number (one phone number in ten passes
- *   such a check; a number announced as a phone is one);
+ *   such a check; a number announced as a phone is one, and so is the next of a list it announces);
  * - `label_only`: no check digit at all (an SSN written with spaces or bare): only after an
  *   identifier's label.
  */
@@ -46,7 +46,7 @@ function allowedBy(evidence: Evidence, text: string, start: number, value: strin
   const words = governingWords(text, start, start + value.length, columns, ID_CONTEXT_REACH);
   if (mentionsIdLabel(words)) return true;
   if (evidence === 'label_only' || endsWithThingLabel(words)) return false;
-  return evidence === 'layout' || !isAnnouncedAsPhone(words);
+  return evidence === 'layout' || (!isAnnouncedAsPhone(words) && !continuesAnnouncedList(text, start));
 }
 
 const byLayout = (text: string, start: number, value: string, columns?: TableColumns) => allowedBy('layout', text, start, value, columns);
@@ -88,15 +88,29 @@ export const ES_NIE: IdFormat = {
 };
 
 /**
+ * The same nine digits written in the SSN's own layout (123-45-6789) shortly before: "he gave
+ * 412-67-3390 on the form; the copy shows 412 67 3390" repeats one value in another grouping.
+ */
+function ssnWrittenBefore(text: string, start: number, value: string): boolean {
+  const digits = value.replace(/\D/g, '');
+  return text.slice(Math.max(0, start - ID_VERDICT_REACH), start).includes(`${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}`);
+}
+
+/**
  * US SSN: hyphenated anywhere; with spaces or bare only after an identifier's label (it has no
- * check digit). The ranges hold (area not 000, 666 or 9xx; group not 00; serial not 0000); an
- * advertised number written as someone's (the Woolworth card's) is redacted all the same.
+ * check digit), with spaces also after the same number hyphenated. The ranges hold (area not 000, 666 or 9xx;
+ * group not 00; serial not 0000); an advertised number written as someone's (the Woolworth card's)
+ * is redacted all the same.
  */
 export const US_SSN: IdFormat = {
   name: 'us_ssn',
   pattern: /(?<![\p{L}\p{N}_.-])\d{3}([- ]?)\d{2}\1\d{4}(?![\p{L}\p{N}_]|[-.][\p{L}\p{N}])/gu,
   isValid: (value) => ssnRangesHold(value.replace(/\D/g, '')),
-  allowedAt: (text, start, value, columns) => allowedBy(value[3] === '-' ? 'layout' : 'label_only', text, start, value, columns),
+  allowedAt: (text, start, value, columns) =>
+    value[3] === '-'
+      ? allowedBy('layout', text, start, value, columns)
+      : // Spaced only: bare nine digits fill tables, and each would read the text before it.
+        allowedBy('label_only', text, start, value, columns) || (value[3] === ' ' && ssnWrittenBefore(text, start, value)),
 };
 
 /** UK National Insurance number: AB 12 34 56 C (spaces optional), suffix A-D, HMRC's prefix rules. */

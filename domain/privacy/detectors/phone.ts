@@ -2,7 +2,7 @@ import { type CountryCode, isNationalNumberOf, isPossibleInternational } from '.
 import { CONTEXT_REACH, endsWithIdLabel, endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
 import { TABLE_REACH, TableColumns } from './table-columns';
 import { MASK_CHAR, maskNonPhoneNumerals } from './non-phone-numerals';
-import { type TextRange, isWordChar, matchesOf } from './text-range';
+import { type TextRange, followsWhatsAppLink, isWordChar, matchesOf } from './text-range';
 
 // A run of digit groups joined by one separator each (a space of any width, hyphen, dot, slash,
 // " - ", " / "), with an optional leading "+" and parenthesised groups: "+1 (415) 555-0132",
@@ -10,11 +10,17 @@ import { type TextRange, isWordChar, matchesOf } from './text-range';
 // pattern cannot backtrack exponentially, and a run never starts right after a digit (a run always
 // takes every digit of a group), so a digit run costs one attempt, not one per digit.
 const SPACE = String.raw`[ \u00a0\u2007\u2009\u202f]`;
-const SEPARATOR = String.raw`${SPACE}?[\-./]${SPACE}?|${SPACE}{1,2}`;
-const GROUP = String.raw`(?:\(\d{1,6}\)|\d+)`;
+// A hyphen may be the no-break one (U+2011) or U+2010, as word processors write them.
+const SEPARATOR = String.raw`${SPACE}?[\-\u2010\u2011./]${SPACE}?|${SPACE}{1,2}`;
+// "(0 30)": an old German layout spaces the trunk 0 from the area code inside the parentheses.
+const GROUP_FORMS = String.raw`\((?:0${SPACE})?\d{1,6}\)|\d+`;
+const GROUP = `(?:${GROUP_FORMS})`;
+// Brazil's "0xx11 2977-4310", "(0xx21) 2233-4451": the trunk 0, "xx" for the carrier code a caller
+// picks, then the area code. Read as a trunk 0 before the area code.
+const BRAZIL_CARRIER_AREA = String.raw`\(0[xX]{2}\d{2}\)|0[xX]{2}\d{2}`;
 // "(+34) 612 345 678": the country code itself may be in parentheses.
 const COUNTRY_IN_PARENS = String.raw`\(\+\d{1,3}\)${SPACE}?`;
-const RUN = new RegExp(String.raw`(?:${COUNTRY_IN_PARENS}|\+|(?<!\d))${GROUP}(?:(?:${SEPARATOR})${GROUP}|(?<=\))\d+|\(\d{1,5}\))*`, 'g');
+const RUN = new RegExp(String.raw`(?:${COUNTRY_IN_PARENS}|\+|(?<!\d))(?:${BRAZIL_CARRIER_AREA}|${GROUP_FORMS})(?:(?:${SEPARATOR})${GROUP}|(?<=\))\d+|\(\d{1,5}\))*`, 'g');
 
 // "ext. 204", "x223", "(ext. 278)", "(Durchwahl 243)", "(ramal 475)", "poste 12": the words for an
 // extension in the languages the redactor reads, bare or in parentheses.
@@ -22,9 +28,6 @@ const EXTENSION_WORDS = 'ext(?:ensi[oó]n|ension|ens[aã]o|n)?|x|anexo|ramal|dur
 const EXTENSION = new RegExp(String.raw`^,?${SPACE}{0,2}(\(${SPACE}?)?(?:${EXTENSION_WORDS})\.?:?${SPACE}?\d{1,6}(?!\d)(${SPACE}?\))?`, 'iu');
 /** The longest extension taken after a number: "(extensión 123456)" and its spaces. */
 const LONGEST_EXTENSION = 32;
-
-// WhatsApp writes the international number without its "+" in its own links and vCards.
-const WHATSAPP_BEFORE = /(?:waid=|wa\.me\/|[?&]phone=)$/i;
 
 const ACRONYM_BEFORE = /(?<![\p{L}\p{N}])\p{Lu}{2,6}:? ?$/u;
 /** How far back an identifier's label in the same sentence is read for a bare number. */
@@ -64,6 +67,17 @@ interface RunShape {
 
 const INTERNATIONAL_00 = new RegExp(String.raw`^00${SPACE}?[1-9]`);
 
+/**
+ * The run as its digits are read: Brazil's "0xx11" is a trunk 0 before the area code, an old
+ * German "(0 30)" the area code "(030)".
+ */
+const BRAZIL_CARRIER_AT_START = /^(\(?)0[xX]{2}/;
+const SPACED_TRUNK_AT_START = new RegExp(String.raw`^\(0${SPACE}`);
+
+function readAs(run: string): string {
+  return run.replace(BRAZIL_CARRIER_AT_START, '$10').replace(SPACED_TRUNK_AT_START, '(0');
+}
+
 function shapeOf(run: string): RunShape {
   const groups = run.match(/\d+/g) ?? [];
   return {
@@ -72,7 +86,7 @@ function shapeOf(run: string): RunShape {
     // "0049 ...", "00 33 1 ...": the international prefix 00, with or without a space after it.
     international: /^\(?\+/.test(run) || INTERNATIONAL_00.test(run),
     firstParenthesised: /^\(\d+\)/.test(run),
-    punctuation: new Set(run.replace(/[\d\s()+]/g, '')),
+    punctuation: new Set(run.replace(/[\d\s()+]/g, '').replace(/[\u2010\u2011]/g, '-')),
   };
 }
 
@@ -114,8 +128,10 @@ function nationalShape(run: string, shape: RunShape, announced: boolean): Nation
   if (isThousandsGrouped(groups) && !announced) return 'not_phone';
   // An area code of up to 5 digits (6 with its trunk 0, as India's national format writes mobiles:
   // 098765 43210), then groups of 2 to 8; DIN 5008 pairs from the right may leave one digit after
-  // an area code in parentheses: (0231) 4 42 50 39.
-  const groupSizesOk = groups.every((g, i) => (i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && shape.firstParenthesised)) && g.length <= 8));
+  // an area code in parentheses or before a slash: (0231) 4 42 50 39, 0621 / 5 88 21 40.
+  const groupSizesOk = groups.every((g, i) =>
+    i === 0 ? g.length <= (g.startsWith('0') ? 6 : 5) : (g.length >= 2 || (i === 1 && (shape.firstParenthesised || areaSlash))) && g.length <= 8,
+  );
   // After a phone word, a number split anywhere (an OCR'd scan's "0583 4 4 9 1 2 0") is a phone if a plan has it.
   if (!groupSizesOk) return announced ? 'if_in_a_plan' : 'not_phone';
   if (announced) return 'phone';
@@ -167,7 +183,7 @@ function isGluedAfter(text: string, end: number): boolean {
 }
 
 function isPhoneInContext(text: string, run: string, start: number, end: number, columns: TableColumns): boolean {
-  const whatsapp = WHATSAPP_BEFORE.test(text.slice(Math.max(0, start - 16), start));
+  const whatsapp = followsWhatsAppLink(text, start);
   if (!whatsapp && isGluedBefore(text, start)) return false;
   if (isGluedAfter(text, end)) return false;
   // A table's cell is governed by its column's header, not by the cells before it on its row.
@@ -176,8 +192,9 @@ function isPhoneInContext(text: string, run: string, start: number, end: number,
   // An extension written after it announces a phone number as well as a phone word before it.
   const announced = isAnnouncedAsPhone(words) || end > start + run.length;
   // The shape first: most runs it refuses need no label read (every check here must hold).
-  const shape = shapeOf(run);
-  const verdict = shapeVerdict(run, shape, announced, whatsapp);
+  const read = readAs(run);
+  const shape = shapeOf(read);
+  const verdict = shapeVerdict(read, shape, announced, whatsapp);
   if (verdict === 'not_phone') return false;
   if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
   if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
@@ -188,6 +205,9 @@ function isPhoneInContext(text: string, run: string, start: number, end: number,
   // identifier written wrong (its check fails), not a phone number.
   // "MX +52 81 8357 2210", "US +1 713 621 4470": a country's initials before a "+" number name its country.
   if (!announced && !/^\(?\+/.test(run) && ACRONYM_BEFORE.test(words)) return false;
+  // "o NIF da empresa que deram (259 441 820)": an identifier's label among the words right before,
+  // and no phone word, names the number an identifier (its check failing: a wrong one).
+  if (!announced && !shape.international && mentionsIdLabel(words)) return false;
   if (
     !announced &&
     header === null &&
@@ -202,8 +222,15 @@ function isPhoneInContext(text: string, run: string, start: number, end: number,
 /** The separators of a run, where it may be split: "612345678 699123456" may be two numbers. */
 const SEPARATORS = new RegExp(SEPARATOR, 'g');
 
+/**
+ * The separators of a run, the rarest kind first: in "94 412 55 07 / 656 12 98 40" the one " / "
+ * joins two numbers grouped by spaces, so it is tried before any space.
+ */
 function separatorsOf(run: string): TextRange[] {
-  return [...run.matchAll(SEPARATORS)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  const found = [...run.matchAll(SEPARATORS)];
+  const count = new Map<string, number>();
+  for (const m of found) count.set(m[0].trim(), (count.get(m[0].trim()) ?? 0) + 1);
+  return found.sort((a, b) => (count.get(a[0].trim()) ?? 0) - (count.get(b[0].trim()) ?? 0)).map((m) => ({ start: m.index, end: m.index + m[0].length }));
 }
 
 /** The extension written after a number ending at `end`, as a range end; `end` when there is none. */
@@ -250,7 +277,8 @@ function phonesInRun(text: string, masked: string, columns: TableColumns, runSta
     if (digitCount(text, runStart, runStart + din.index) >= 7 && isPhoneInContext(masked, text.slice(runStart, runStart + din.index), runStart, end, columns))
       return [{ start: runStart, end }];
   }
-  if (!split) return [];
+  // Two numbers need seven digits each.
+  if (!split || digitCount(run, 0, run.length) < 14) return [];
   for (const separator of separatorsOf(run)) {
     const first = accept(runStart, runStart + separator.start);
     const second = first && accept(runStart + separator.end, runStart + run.length);

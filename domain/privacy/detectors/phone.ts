@@ -196,7 +196,9 @@ function isPhoneInContext(text: string, run: string, start: number, end: number,
   const shape = shapeOf(read);
   const verdict = shapeVerdict(read, shape, announced, whatsapp);
   if (verdict === 'not_phone') return false;
-  if (endsWithThingLabel(words) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
+  // No counter, reading or register is written with a "+": an explicit country code is a phone's
+  // own mark, so a thing's label (a counter's, a register's) does not govern it.
+  if ((endsWithThingLabel(words) && !/^\(?\+/.test(run)) || endsWithIdLabel(words) || CURRENCY_BEFORE.test(words)) return false;
   if (UNIT_AFTER.test(text.slice(end, end + 12))) return false;
   // "X 1234567 L": a number framed by two lone letters is a code (a Spanish NIE written spaced).
   if (!announced && LONE_LETTER_BEFORE.test(words) && LONE_LETTER_AFTER.test(text.slice(end, end + 3))) return false;

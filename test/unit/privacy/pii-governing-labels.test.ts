@@ -15,6 +15,8 @@ describe('a governing label keeps phone-shaped numbers', () => {
       ['a phone word nearer than a cost centre', 'Kostenstelle 4711, Handy 0171 2345678', '0171 2345678'],
       ['"die Nr" in a chat is the phone number', 'Die Nr vom Installateur: 0176 98765432', '0176 98765432'],
       ['a phone key in JSON', '{"mobile":"0687654321","name":"Eva"}', '0687654321'],
+      ['a "+" number under a counter label (no counter is written with a country code)', 'Zählerstand gemeldet von +49 151 23456789', '+49 151 23456789'],
+      ['a "+" number under a piece counter label', 'Contatore pezzi +39 347 123 4567', '+39 347 123 4567'],
     ],
     [
       ['a counter label and its complement', 'Contador de horas: 622 418 903'],

@@ -120,22 +120,24 @@ async function sha256OfUrl(url: string): Promise<{ sha256: string; size: number;
 }
 
 describe('upload', () => {
-  it('streams a 50 MB file to the object store with the RSS of the API process staying flat, and downloads the same bytes', async () => {
+  it('streams a 200 MB file to the object store with the RSS of the API process staying flat, and downloads the same bytes', async () => {
     // Warm-up: the first large upload of a process grows RSS once (code paths, allocator arenas,
     // lazily collected socket buffers; measured 23-32 MiB for 20 MiB), whatever the file size.
-    // After it, RSS must not grow with the file: measured 7-23 MiB for 50 MB (4-7 MiB for 200 MiB:
-    // the spread is GC timing of socket buffers), while buffering the file whole would add at least
-    // its 47.7 MiB. Limit 40 MiB: below that, with room for GC timing on a loaded machine.
+    // After it, RSS must not grow with the file: the API holds one 5 MiB part at a time
+    // (infra/object-upload.ts), and what RSS shows beyond that is the allocator's high-water mark
+    // of socket buffers that GC frees late: measured 4-56 MiB for 50 MB and 200 MB (once 47 MiB for
+    // 50 MB on a loaded run, in a jest process shared with other suites). Buffering the file whole
+    // would add at least its 190 MiB. Limit 100 MiB: room for GC timing, about half of that.
     expect((await upload(t.token, { content: { size: 20 * MiB } })).status).toBe(201);
-    const size = 50 * 1000 * 1000;
+    const size = 200 * 1000 * 1000;
     const before = process.memoryUsage().rss;
     const res = await upload(t.token, { fileName: 'big.bin', contentType: 'application/octet-stream', content: { size } }, {}, { contentLength: true, sampleRss: true });
     expect(res.status).toBe(201);
     const growth = Math.max(...res.rss) - before;
     // Reported by the test run: the measured growth (samples every 20 ms).
-    console.log(`50 MB upload: RSS before ${(before / MiB).toFixed(1)} MiB, max growth ${(growth / MiB).toFixed(1)} MiB over ${res.rss.length} samples`);
+    console.log(`200 MB upload: RSS before ${(before / MiB).toFixed(1)} MiB, max growth ${(growth / MiB).toFixed(1)} MiB over ${res.rss.length} samples`);
     expect(res.rss.length).toBeGreaterThan(10);
-    expect(growth).toBeLessThan(40 * MiB);
+    expect(growth).toBeLessThan(100 * MiB);
 
     expect(res.body).toEqual({
       id: expect.any(String),

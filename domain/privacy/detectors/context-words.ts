@@ -587,18 +587,51 @@ export function continuesAnnouncedList(text: string, start: number): boolean {
   return isAnnouncedAsPhone(wordsBefore(text, from));
 }
 
+// A sentence's or a clause's end: a word and its full stop or semicolon ("paid. ", "ok. ", "dossier; "),
+// not a number word's or "Co."'s abbreviation ("No. ", "num. ").
+const SENTENCE_END = /(?<!\p{L})(?!(?:no|nr|co|num)\.)\p{L}{2,}[.!?;](?=\s)/giu;
+// A person named or addressed: honorifics, first-person words, and the words before a recipient or an agent.
+const PERSON_MARKS = [
+  // English
+  'to|by|from|mr|mrs|ms|miss|dr|my|me|mine',
+  // Spanish and Portuguese
+  'para|por|al|ao|don|do[nñ]a|sr|sra|srta|mi|yo|meu|minha|eu',
+  // German
+  'an|von|herrn?|frau|hr|fr|mein|meine|meiner|mir|mich|ich',
+  // French
+  'à|par|m|mme|mlle|monsieur|madame|mon|ma|moi|je',
+  // Italian
+  'sig|sig\\.ra|signora?|dott|mio|mia|io',
+  // Dutch
+  'aan|door|dhr|mevr|mevrouw|meneer|mijn|mij|ik',
+];
+const PERSON_MARK = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${PERSON_MARKS.join('|')})(?:\.|${NOT_LETTER_AFTER})`, 'giu');
+
+/**
+ * The words before a value from its clause's start: after the last sentence end (`Invoice paid.
+ * Me: ...`, `DNI enviado. Ana ...`) or person's mark (`Rechnung an Herrn Maier`, `meter replaced
+ * by John`, `btw my number:`). A label's complement qualifies the thing, and an identifier's label
+ * names the value it stands with: neither runs into another sentence or on to a person.
+ */
+export function clauseBefore(words: string): string {
+  let start = 0;
+  for (const m of words.matchAll(SENTENCE_END)) start = Math.max(start, m.index + m[0].length);
+  for (const m of words.matchAll(PERSON_MARK)) start = Math.max(start, m.index + m[0].length);
+  return words.slice(start);
+}
+
 /**
  * The nearest label before the value names a thing (docs/decisions/pii-label-governs-the-number.md):
- * the words end in a thing's label (`order no.`, `Seriennummer:`, `Zoom-ID`), a governing label
- * and at most four words of complement with no phone word among them (`Contador de ciclos:`,
- * `compteur général`, `RCS Lyon`).
+ * the words end in a thing's label (`order no.`, `Seriennummer:`, `Zoom-ID`), or in a governing
+ * label and at most four words of complement with no phone word among them, all in the value's
+ * clause (`Contador de ciclos:`, `compteur général`, `RCS Lyon`).
  */
 export function endsWithThingLabel(written: string): boolean {
   if (!LETTER.test(written)) return false;
   const words = written.replace(COUNTRY_PREFIX_AT_END, '');
   const m = THING_LABEL_BEFORE.exec(words);
   if (m && !PHONE_COMPOUND.test(m[0])) return true;
-  const governing = GOVERNING_LABEL_BEFORE.exec(words);
+  const governing = GOVERNING_LABEL_BEFORE.exec(clauseBefore(words));
   // A phone word in the complement is nearer the number than the label: it governs.
   return governing !== null && !PHONE_WORD.test(governing[1].replace(NUMBER_WORDS, ' ')) && !ID_LABEL_NEAR.test(governing[1]);
 }

@@ -44,6 +44,36 @@ describe('a governing label keeps phone-shaped numbers', () => {
   );
 });
 
+describe("a governing label's reach ends at a sentence's end or at a person", () => {
+  detects(
+    'phone',
+    [
+      ['after an order sentence', 'Your order is late. Me: 0612 345 678', '0612 345 678'],
+      ['after a short sentence ("ok.")', 'Spedizione ok. Marco 347 123 4567', '347 123 4567'],
+      ['after a Spanish invoice sentence', 'Factura enviada. Juan 612 345 678', '612 345 678'],
+      ['after a French invoice sentence', 'Facture payée. Marie 06 12 34 56 78', '06 12 34 56 78'],
+      ['after an Italian invoice sentence and a reference', 'Fattura inviata. Rif. Marco 347 123 4567', '347 123 4567'],
+      ['after a Dutch delivery sentence', 'Bestelling onderweg. Piet 06-12345678', '06-12345678'],
+      ['after a German order sentence', 'Bestellung ist da. Meine: 0171 2345678', '0171 2345678'],
+      ['an invoice to a person (German honorific)', 'Rechnung an Herrn Maier 0171 2345678', '0171 2345678'],
+      ['a meter replaced by a person', 'meter replaced by John 07700 900123', '07700 900123'],
+      ['an invoice question to a person', 'Invoice questions to Anna 07700 900123', '07700 900123'],
+      ['a Dutch invoice question to a person', 'factuur vragen aan Anna 06 12345678', '06 12345678'],
+      ['a French meter changed by a person', 'compteur changé par Marie 06 12 34 56 78', '06 12 34 56 78'],
+      ['a Spanish shipment for a person', 'Envío para Juan Pérez 612 345 678', '612 345 678'],
+      ['a Portuguese order of a person (Sr.)', 'Ordem, encomenda do Sr. Silva 912 345 678', '912 345 678'],
+      ['a first-person number after a VAT-like word ("btw my number")', 'btw my number: 0612 345 678', '0612 345 678'],
+    ],
+    [
+      ['a counter label after a sentence', 'Alles erledigt. Zählerstand Keller 0612 345 678'],
+      ['a register after "No." (a number word, no sentence end)', 'Registered in England No. 0612 3456 78'],
+      ['an order number past a person', 'Rechnung an Herrn Maier, Bestellnummer 4500661872'],
+      ['a meter reading past a person', 'by John: meter reading 0612 345 678'],
+    ],
+    'type',
+  );
+});
+
 describe('a governing label keeps identifier-shaped numbers', () => {
   detects(
     'id_number',

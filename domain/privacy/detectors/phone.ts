@@ -30,7 +30,7 @@ const EXTENSION = new RegExp(String.raw`^,?${SPACE}{0,2}(\(${SPACE}?)?(?:${EXTEN
 const LONGEST_EXTENSION = 32;
 
 const ACRONYM_BEFORE = /(?<![\p{L}\p{N}])\p{Lu}{2,6}:? ?$/u;
-/** How far back an identifier's label in the same sentence is read for a bare number. */
+/** How far back an identifier's label is read for a bare number: across sentences ("O anterior (966314070)" refers back to a NIF). */
 const ID_LABEL_SENTENCE_REACH = 100;
 
 /**

@@ -80,6 +80,9 @@ describe('a governing label keeps identifier-shaped numbers', () => {
     [
       ['a NIR after "est bon :" (bon is not a note there)', 'Le numéro de Mme Roy est bon : 2 91 03 75 116 002 70.', '2 91 03 75 116 002 70'],
       ['a Steuer-ID after the Steuer-IdNr label', 'Steuer-IdNr.: 86 095 742 719', '86 095 742 719'],
+      ['a codice fiscale after an invoice label and a name', 'Fattura intestata a Mario Rossi RSSMRA85T10A562S', 'RSSMRA85T10A562S'],
+      ['a codice fiscale right after an invoice label', 'Fattura RSSMRA85T10A562S', 'RSSMRA85T10A562S'],
+      ['a CURP after an order label', 'Pedido de Eduardo GODE561231HDFRRN00', 'GODE561231HDFRRN00'],
     ],
     [
       ['a delivery note ("bon de") before a NIR-shaped number', 'bon de commande 2 91 03 75 116 002 70'],
@@ -87,6 +90,7 @@ describe('a governing label keeps identifier-shaped numbers', () => {
       ['an Italian VAT number after its country (CPF check passing)', 'P.IVA IT 52998224725'],
       ['a parcel number framed by S10 letters', 'Le colis LP 123 456 789 FR est parti.'],
       ['a counter with a NIF check passing', 'Contador de piezas 123 456 789'],
+      ['a codice fiscale shape failing its check after an invoice label', 'Fattura RSSMRA85T10A562T'],
     ],
     'type',
   );

@@ -37,6 +37,10 @@ const PHONE_WORDS = [
   'fax',
   'contact',
   'number',
+  // A contact line's own name: "Invoice queries: ...", "Order enquiries ...", "Order desk: ...".
+  '(?:en|in)?quiries',
+  'queries',
+  '(?:help|service|order)?desk',
   // Spanish
   'tlf',
   'tlfn',

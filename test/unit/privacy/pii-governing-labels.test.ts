@@ -17,6 +17,9 @@ describe('a governing label keeps phone-shaped numbers', () => {
       ['a phone key in JSON', '{"mobile":"0687654321","name":"Eva"}', '0687654321'],
       ['a "+" number under a counter label (no counter is written with a country code)', 'Zählerstand gemeldet von +49 151 23456789', '+49 151 23456789'],
       ['a "+" number under a piece counter label', 'Contatore pezzi +39 347 123 4567', '+39 347 123 4567'],
+      ["an invoice's queries line", 'Invoice queries: 0161 496 0123', '0161 496 0123'],
+      ["an order's enquiries line", 'Order enquiries 0161 496 0123', '0161 496 0123'],
+      ["an order's desk", 'Order desk: 0161 496 0123', '0161 496 0123'],
     ],
     [
       ['a counter label and its complement', 'Contador de horas: 622 418 903'],
@@ -39,6 +42,7 @@ describe('a governing label keeps phone-shaped numbers', () => {
       ['an order number across four words', 'Die Bestellnummer für das Ventil ist 4500661872, danke.'],
       ['a DUNS number', 'our DUNS number 15-048-3782 is on the form'],
       ['a register number before a bracketed number', "la matricola INPS dell'azienda (5512340981) resta"],
+      ['an order number after a desk (the label right before governs)', 'Help desk order no. 0612 345 678'],
     ],
     'type',
   );

@@ -633,16 +633,42 @@ export function clauseBefore(words: string): string {
 export function endsWithThingLabel(written: string): boolean {
   if (!LETTER.test(written)) return false;
   const words = written.replace(COUNTRY_PREFIX_AT_END, '');
+  const lineStart = labelLineStart(words);
   const m = THING_LABEL_BEFORE.exec(words);
-  if (m && !PHONE_COMPOUND.test(m[0])) return true;
-  const governing = GOVERNING_LABEL_BEFORE.exec(clauseBefore(words));
+  if (m && !PHONE_COMPOUND.test(m[0]) && startsItsLine(words, m.index, lineStart)) return true;
+  const clause = clauseBefore(words);
+  const governing = GOVERNING_LABEL_BEFORE.exec(clause);
+  if (governing === null || !startsItsLine(words, words.length - clause.length + governing.index, lineStart)) return false;
   // A phone word in the complement is nearer the number than the label: it governs.
-  return governing !== null && !PHONE_WORD.test(governing[1].replace(NUMBER_WORDS, ' ')) && !ID_LABEL_NEAR.test(governing[1]);
+  return !PHONE_WORD.test(governing[1].replace(NUMBER_WORDS, ' ')) && !ID_LABEL_NEAR.test(governing[1]);
+}
+
+/**
+ * Where a label must start when a line break stands between it and the value: at its line's start
+ * (a form: `Kostenstelle\n4711`); ending a line of prose (`Anbei die Rechnung\n0171 2345678`, a
+ * signature below) it names nothing on the next line. -1: no line break between, any position.
+ */
+function labelLineStart(words: string): number {
+  const body = words.trimEnd();
+  return words.slice(body.length).includes('\n') ? body.lastIndexOf('\n') + 1 : -1;
+}
+
+const NOT_SPACE = /\S/;
+
+function startsItsLine(words: string, at: number, lineStart: number): boolean {
+  return lineStart < 0 || (at >= lineStart && !NOT_SPACE.test(words.slice(lineStart, at)));
 }
 
 /** The words end in a national identifier's label (`DNI`, `SSN:`, `codice fiscale`). */
 export function endsWithIdLabel(words: string): boolean {
-  return LETTER.test(words) && ID_LABEL_BEFORE.test(words);
+  if (!LETTER.test(words)) return false;
+  const m = ID_LABEL_BEFORE.exec(words);
+  return m !== null && startsItsLine(words, m.index, labelLineStart(words));
+}
+
+/** A line break stands between the words and the value they precede. */
+export function endsWithLineBreak(words: string): boolean {
+  return labelLineStart(words) >= 0;
 }
 
 /** A national identifier's label among the words before (`my BSN is`, `NIF do João:`). */

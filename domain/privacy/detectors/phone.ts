@@ -1,5 +1,5 @@
 import { type CountryCode, isNationalNumberOf, isPossibleInternational } from '../validators/phone';
-import { CONTEXT_REACH, clauseBefore, endsWithIdLabel, endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { CONTEXT_REACH, clauseBefore, endsWithIdLabel, endsWithLineBreak, endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
 import { TABLE_REACH, TableColumns } from './table-columns';
 import { MASK_CHAR, maskNonPhoneNumerals } from './non-phone-numerals';
 import { type TextRange, followsWhatsAppLink, isWordChar, matchesOf } from './text-range';
@@ -209,8 +209,10 @@ function isPhoneInContext(text: string, run: string, start: number, end: number,
   if (!announced && !/^\(?\+/.test(run) && ACRONYM_BEFORE.test(words)) return false;
   // "o NIF da empresa que deram (259 441 820)": an identifier's label among the words right before
   // in the number's clause, and no phone word, names the number an identifier (its check failing: a
-  // wrong one). "DNI enviado. Ana 612 345 678": a label in the sentence before names nothing here.
-  if (!announced && !shape.international && mentionsIdLabel(clauseBefore(words))) return false;
+  // wrong one). "DNI enviado. Ana 612 345 678": a label in the sentence before names nothing here,
+  // nor one on the line above ("Adjunto copia del DNI\n612 345 678": a label alone there is
+  // endsWithIdLabel's).
+  if (!announced && !shape.international && !endsWithLineBreak(words) && mentionsIdLabel(clauseBefore(words))) return false;
   if (
     !announced &&
     header === null &&

@@ -67,12 +67,17 @@ describe("a governing label's reach ends at a sentence's end or at a person", ()
       ['a Spanish shipment for a person', 'Envío para Juan Pérez 612 345 678', '612 345 678'],
       ['a Portuguese order of a person (Sr.)', 'Ordem, encomenda do Sr. Silva 912 345 678', '912 345 678'],
       ['a first-person number after a VAT-like word ("btw my number")', 'btw my number: 0612 345 678', '0612 345 678'],
+      ['a signature line below a sentence ending in an invoice', 'Please find the invoice attached\n\n07700 900123', '07700 900123'],
+      ['a German signature line below a sentence ending in an invoice', 'Anbei die Rechnung\n0171 2345678', '0171 2345678'],
+      ['an Italian line below a sentence ending in a reading', 'Ci vediamo per la lettura\n347 123 4567', '347 123 4567'],
     ],
     [
       ['a counter label after a sentence', 'Alles erledigt. Zählerstand Keller 0612 345 678'],
       ['a register after "No." (a number word, no sentence end)', 'Registered in England No. 0612 3456 78'],
       ['an order number past a person', 'Rechnung an Herrn Maier, Bestellnummer 4500661872'],
       ['a meter reading past a person', 'by John: meter reading 0612 345 678'],
+      ['a cost centre label alone on the line above (a form)', 'Kostenstelle\n0711 4567890'],
+      ['a counter label and its complement alone on the line above', 'Dati impianto\nContatore giri\n338 274 1956'],
     ],
     'type',
   );

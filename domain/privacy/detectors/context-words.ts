@@ -636,6 +636,8 @@ export function endsWithThingLabel(written: string): boolean {
   const lineStart = labelLineStart(words);
   const m = THING_LABEL_BEFORE.exec(words);
   if (m && !PHONE_COMPOUND.test(m[0]) && startsItsLine(words, m.index, lineStart)) return true;
+  // Most numbers have no governing label at all: their clause is not looked for.
+  if (!GOVERNING_LABEL_BEFORE.test(words)) return false;
   const clause = clauseBefore(words);
   const governing = GOVERNING_LABEL_BEFORE.exec(clause);
   if (governing === null || !startsItsLine(words, words.length - clause.length + governing.index, lineStart)) return false;

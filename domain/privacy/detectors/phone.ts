@@ -212,7 +212,7 @@ function isPhoneInContext(text: string, run: string, start: number, end: number,
   // wrong one). "DNI enviado. Ana 612 345 678": a label in the sentence before names nothing here,
   // nor one on the line above ("Adjunto copia del DNI\n612 345 678": a label alone there is
   // endsWithIdLabel's).
-  if (!announced && !shape.international && !endsWithLineBreak(words) && mentionsIdLabel(clauseBefore(words))) return false;
+  if (!announced && !shape.international && !endsWithLineBreak(words) && mentionsIdLabel(words) && mentionsIdLabel(clauseBefore(words))) return false;
   if (
     !announced &&
     header === null &&

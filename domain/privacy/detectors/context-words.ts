@@ -37,6 +37,10 @@ const PHONE_WORDS = [
   'fax',
   'contact',
   'number',
+  // A contact line's own name: "Invoice queries: ...", "Order enquiries ...", "Order desk: ...".
+  '(?:en|in)?quiries',
+  'queries',
+  '(?:help|service|order)?desk',
   // Spanish
   'tlf',
   'tlfn',
@@ -587,25 +591,86 @@ export function continuesAnnouncedList(text: string, start: number): boolean {
   return isAnnouncedAsPhone(wordsBefore(text, from));
 }
 
+// A sentence's or a clause's end: a word and its full stop or semicolon ("paid. ", "ok. ", "dossier; "),
+// not a number word's or "Co."'s abbreviation ("No. ", "num. ").
+const SENTENCE_END = /(?<!\p{L})(?!(?:no|nr|co|num)\.)\p{L}{2,}[.!?;](?=\s)/giu;
+// A person named or addressed: honorifics, first-person words, and the words before a recipient or an agent.
+const PERSON_MARKS = [
+  // English
+  'to|by|from|mr|mrs|ms|miss|dr|my|me|mine',
+  // Spanish and Portuguese
+  'para|por|al|ao|don|do[nñ]a|sr|sra|srta|mi|yo|meu|minha|eu',
+  // German
+  'an|von|herrn?|frau|hr|fr|mein|meine|meiner|mir|mich|ich',
+  // French
+  'à|par|m|mme|mlle|monsieur|madame|mon|ma|moi|je',
+  // Italian
+  'sig|sig\\.ra|signora?|dott|mio|mia|io',
+  // Dutch
+  'aan|door|dhr|mevr|mevrouw|meneer|mijn|mij|ik',
+];
+const PERSON_MARK = new RegExp(String.raw`${NOT_LETTER_BEFORE}(?:${PERSON_MARKS.join('|')})(?:\.|${NOT_LETTER_AFTER})`, 'giu');
+
+/**
+ * The words before a value from its clause's start: after the last sentence end (`Invoice paid.
+ * Me: ...`, `DNI enviado. Ana ...`) or person's mark (`Rechnung an Herrn Maier`, `meter replaced
+ * by John`, `btw my number:`). A label's complement qualifies the thing, and an identifier's label
+ * names the value it stands with: neither runs into another sentence or on to a person.
+ */
+export function clauseBefore(words: string): string {
+  let start = 0;
+  for (const m of words.matchAll(SENTENCE_END)) start = Math.max(start, m.index + m[0].length);
+  for (const m of words.matchAll(PERSON_MARK)) start = Math.max(start, m.index + m[0].length);
+  return words.slice(start);
+}
+
 /**
  * The nearest label before the value names a thing (docs/decisions/pii-label-governs-the-number.md):
- * the words end in a thing's label (`order no.`, `Seriennummer:`, `Zoom-ID`), a governing label
- * and at most four words of complement with no phone word among them (`Contador de ciclos:`,
- * `compteur général`, `RCS Lyon`).
+ * the words end in a thing's label (`order no.`, `Seriennummer:`, `Zoom-ID`), or in a governing
+ * label and at most four words of complement with no phone word among them, all in the value's
+ * clause (`Contador de ciclos:`, `compteur général`, `RCS Lyon`).
  */
 export function endsWithThingLabel(written: string): boolean {
   if (!LETTER.test(written)) return false;
   const words = written.replace(COUNTRY_PREFIX_AT_END, '');
+  const lineStart = labelLineStart(words);
   const m = THING_LABEL_BEFORE.exec(words);
-  if (m && !PHONE_COMPOUND.test(m[0])) return true;
-  const governing = GOVERNING_LABEL_BEFORE.exec(words);
+  if (m && !PHONE_COMPOUND.test(m[0]) && startsItsLine(words, m.index, lineStart)) return true;
+  // Most numbers have no governing label at all: their clause is not looked for.
+  if (!GOVERNING_LABEL_BEFORE.test(words)) return false;
+  const clause = clauseBefore(words);
+  const governing = GOVERNING_LABEL_BEFORE.exec(clause);
+  if (governing === null || !startsItsLine(words, words.length - clause.length + governing.index, lineStart)) return false;
   // A phone word in the complement is nearer the number than the label: it governs.
-  return governing !== null && !PHONE_WORD.test(governing[1].replace(NUMBER_WORDS, ' ')) && !ID_LABEL_NEAR.test(governing[1]);
+  return !PHONE_WORD.test(governing[1].replace(NUMBER_WORDS, ' ')) && !ID_LABEL_NEAR.test(governing[1]);
+}
+
+/**
+ * Where a label must start when a line break stands between it and the value: at its line's start
+ * (a form: `Kostenstelle\n4711`); ending a line of prose (`Anbei die Rechnung\n0171 2345678`, a
+ * signature below) it names nothing on the next line. -1: no line break between, any position.
+ */
+function labelLineStart(words: string): number {
+  const body = words.trimEnd();
+  return words.slice(body.length).includes('\n') ? body.lastIndexOf('\n') + 1 : -1;
+}
+
+const NOT_SPACE = /\S/;
+
+function startsItsLine(words: string, at: number, lineStart: number): boolean {
+  return lineStart < 0 || (at >= lineStart && !NOT_SPACE.test(words.slice(lineStart, at)));
 }
 
 /** The words end in a national identifier's label (`DNI`, `SSN:`, `codice fiscale`). */
 export function endsWithIdLabel(words: string): boolean {
-  return LETTER.test(words) && ID_LABEL_BEFORE.test(words);
+  if (!LETTER.test(words)) return false;
+  const m = ID_LABEL_BEFORE.exec(words);
+  return m !== null && startsItsLine(words, m.index, labelLineStart(words));
+}
+
+/** A line break stands between the words and the value they precede. */
+export function endsWithLineBreak(words: string): boolean {
+  return labelLineStart(words) >= 0;
 }
 
 /** A national identifier's label among the words before (`my BSN is`, `NIF do João:`). */

@@ -32,8 +32,9 @@ export const LONGEST_ID_MATCH = 35;
 /**
  * How much a candidate's own characters say, and so how much context it needs:
  * - `layout`: a layout only this identifier is written in (123-45-6789, 529.982.247-25, 2341 2341 2346)
- *   or a check over letters and digits that chance does not pass (DNI, NINO, codice fiscale, CURP,
- *   NIR, CPF, Steuer-ID): taken unless a thing's label (order, serial, batch...) stands right before;
+ *   or a check over letters and digits that chance does not pass (DNI, NINO, NIR, CPF, Steuer-ID):
+ *   taken unless a thing's label (order, serial, batch...) governs it; the codice fiscale and the
+ *   CURP, sixteen and eighteen characters, are taken even then (they have no `allowedAt`);
  * - `weak_checksum`: nine or twelve bare digits with a one-in-ten check (BSN, NIF, Aadhaar): the
  *   checksum decides unless a phone word announces the number (one phone number in ten passes
  *   such a check; a number announced as a phone is one, and so is the next of a list it announces);
@@ -168,7 +169,8 @@ export const IT_CODICE_FISCALE: IdFormat = {
     'giu',
   ),
   isValid: validAs('it_codice_fiscale'),
-  allowedAt: byLayout,
+  // Sixteen letters and digits under a check: no thing's number is written so, so no thing's label
+  // vetoes it ("Fattura intestata a Mario Rossi RSSMRA85T10A562S"), as in any grouping (grouped-id.ts).
 };
 
 /** Mexican CURP: 18 characters (name letters, birth date, sex, state, consonants, check digit). */
@@ -176,7 +178,7 @@ export const MX_CURP: IdFormat = {
   name: 'mx_curp',
   pattern: /(?<![\p{L}\p{N}_])[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d(?![\p{L}\p{N}_])/giu,
   isValid: validAs('mx_curp'),
-  allowedAt: byLayout,
+  // Eighteen characters under a check: self-evident, as the codice fiscale.
 };
 
 /** Dutch BSN: nine digits passing the eleven-test, bare, 3-3-3, or 4.2.3 as Dutch documents print it. */

@@ -1,5 +1,5 @@
 import { type CountryCode, isNationalNumberOf, isPossibleInternational } from '../validators/phone';
-import { CONTEXT_REACH, endsWithIdLabel, endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
+import { CONTEXT_REACH, clauseBefore, endsWithIdLabel, endsWithLineBreak, endsWithThingLabel, isAnnouncedAsPhone, mentionsIdLabel, wordsBefore } from './context-words';
 import { TABLE_REACH, TableColumns } from './table-columns';
 import { MASK_CHAR, maskNonPhoneNumerals } from './non-phone-numerals';
 import { type TextRange, followsWhatsAppLink, isWordChar, matchesOf } from './text-range';
@@ -30,7 +30,7 @@ const EXTENSION = new RegExp(String.raw`^,?${SPACE}{0,2}(\(${SPACE}?)?(?:${EXTEN
 const LONGEST_EXTENSION = 32;
 
 const ACRONYM_BEFORE = /(?<![\p{L}\p{N}])\p{Lu}{2,6}:? ?$/u;
-/** How far back an identifier's label in the same sentence is read for a bare number. */
+/** How far back an identifier's label is read for a bare number: across sentences ("O anterior (966314070)" refers back to a NIF). */
 const ID_LABEL_SENTENCE_REACH = 100;
 
 /**
@@ -207,9 +207,12 @@ function isPhoneInContext(text: string, run: string, start: number, end: number,
   // identifier written wrong (its check fails), not a phone number.
   // "MX +52 81 8357 2210", "US +1 713 621 4470": a country's initials before a "+" number name its country.
   if (!announced && !/^\(?\+/.test(run) && ACRONYM_BEFORE.test(words)) return false;
-  // "o NIF da empresa que deram (259 441 820)": an identifier's label among the words right before,
-  // and no phone word, names the number an identifier (its check failing: a wrong one).
-  if (!announced && !shape.international && mentionsIdLabel(words)) return false;
+  // "o NIF da empresa que deram (259 441 820)": an identifier's label among the words right before
+  // in the number's clause, and no phone word, names the number an identifier (its check failing: a
+  // wrong one). "DNI enviado. Ana 612 345 678": a label in the sentence before names nothing here,
+  // nor one on the line above ("Adjunto copia del DNI\n612 345 678": a label alone there is
+  // endsWithIdLabel's).
+  if (!announced && !shape.international && !endsWithLineBreak(words) && mentionsIdLabel(words) && mentionsIdLabel(clauseBefore(words))) return false;
   if (
     !announced &&
     header === null &&

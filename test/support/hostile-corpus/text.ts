@@ -108,6 +108,9 @@ export const PATHOLOGICAL_RUNS: Readonly<Record<string, (length: number) => stri
   phone_list_joins: (n) => repeated('tel 612 / 1 ou 2, ', n),
   phone_area_slash_digits: (n) => repeated('0621 / 5 8 ', n),
   governing_label_bracket: (n) => repeated("matricola INPS dell'a (", n),
+  // A governing label's reach ends at a sentence's end or a person's mark, read in the words before each number.
+  governing_label_sentence_ends: (n) => repeated('Rechnung ok. ab; 0612 345 678 ', n),
+  governing_label_person_marks: (n) => repeated('Invoice to Mr. Maier 0612 345 678 ', n),
   id_label_plural: (n) => repeated('SSNs ', n),
   ssn_spaced_unrepeated: (n) => repeated('212 48 3391 ', n),
   card_uatp_groups: (n) => repeated('1102 7394 ', n),
@@ -119,6 +122,7 @@ export const PATHOLOGICAL_RUNS: Readonly<Record<string, (length: number) => stri
   table_rows_with_header: (n) => repeated('a;tel;c\nx;0612345678;z\n', n),
   table_rows_no_header: (n) => repeated('1;612345678;2\n', n),
   table_one_long_row: (n) => repeated('612345678;', n),
+  table_rows_value_every_other: (n) => repeated('x;0612345678\nx;y\n', n),
   iso_dates: (n) => repeated('2026-11-23T', n),
   ipv4_dots: (n) => repeated('1.2.3.', n),
   times: (n) => repeated('12:3', n),

@@ -17,6 +17,9 @@ describe('a governing label keeps phone-shaped numbers', () => {
       ['a phone key in JSON', '{"mobile":"0687654321","name":"Eva"}', '0687654321'],
       ['a "+" number under a counter label (no counter is written with a country code)', 'Zählerstand gemeldet von +49 151 23456789', '+49 151 23456789'],
       ['a "+" number under a piece counter label', 'Contatore pezzi +39 347 123 4567', '+39 347 123 4567'],
+      ["an invoice's queries line", 'Invoice queries: 0161 496 0123', '0161 496 0123'],
+      ["an order's enquiries line", 'Order enquiries 0161 496 0123', '0161 496 0123'],
+      ["an order's desk", 'Order desk: 0161 496 0123', '0161 496 0123'],
     ],
     [
       ['a counter label and its complement', 'Contador de horas: 622 418 903'],
@@ -39,6 +42,42 @@ describe('a governing label keeps phone-shaped numbers', () => {
       ['an order number across four words', 'Die Bestellnummer für das Ventil ist 4500661872, danke.'],
       ['a DUNS number', 'our DUNS number 15-048-3782 is on the form'],
       ['a register number before a bracketed number', "la matricola INPS dell'azienda (5512340981) resta"],
+      ['an order number after a desk (the label right before governs)', 'Help desk order no. 0612 345 678'],
+    ],
+    'type',
+  );
+});
+
+describe("a governing label's reach ends at a sentence's end or at a person", () => {
+  detects(
+    'phone',
+    [
+      ['after an order sentence', 'Your order is late. Me: 0612 345 678', '0612 345 678'],
+      ['after a short sentence ("ok.")', 'Spedizione ok. Marco 347 123 4567', '347 123 4567'],
+      ['after a Spanish invoice sentence', 'Factura enviada. Juan 612 345 678', '612 345 678'],
+      ['after a French invoice sentence', 'Facture payée. Marie 06 12 34 56 78', '06 12 34 56 78'],
+      ['after an Italian invoice sentence and a reference', 'Fattura inviata. Rif. Marco 347 123 4567', '347 123 4567'],
+      ['after a Dutch delivery sentence', 'Bestelling onderweg. Piet 06-12345678', '06-12345678'],
+      ['after a German order sentence', 'Bestellung ist da. Meine: 0171 2345678', '0171 2345678'],
+      ['an invoice to a person (German honorific)', 'Rechnung an Herrn Maier 0171 2345678', '0171 2345678'],
+      ['a meter replaced by a person', 'meter replaced by John 07700 900123', '07700 900123'],
+      ['an invoice question to a person', 'Invoice questions to Anna 07700 900123', '07700 900123'],
+      ['a Dutch invoice question to a person', 'factuur vragen aan Anna 06 12345678', '06 12345678'],
+      ['a French meter changed by a person', 'compteur changé par Marie 06 12 34 56 78', '06 12 34 56 78'],
+      ['a Spanish shipment for a person', 'Envío para Juan Pérez 612 345 678', '612 345 678'],
+      ['a Portuguese order of a person (Sr.)', 'Ordem, encomenda do Sr. Silva 912 345 678', '912 345 678'],
+      ['a first-person number after a VAT-like word ("btw my number")', 'btw my number: 0612 345 678', '0612 345 678'],
+      ['a signature line below a sentence ending in an invoice', 'Please find the invoice attached\n\n07700 900123', '07700 900123'],
+      ['a German signature line below a sentence ending in an invoice', 'Anbei die Rechnung\n0171 2345678', '0171 2345678'],
+      ['an Italian line below a sentence ending in a reading', 'Ci vediamo per la lettura\n347 123 4567', '347 123 4567'],
+    ],
+    [
+      ['a counter label after a sentence', 'Alles erledigt. Zählerstand Keller 0612 345 678'],
+      ['a register after "No." (a number word, no sentence end)', 'Registered in England No. 0612 3456 78'],
+      ['an order number past a person', 'Rechnung an Herrn Maier, Bestellnummer 4500661872'],
+      ['a meter reading past a person', 'by John: meter reading 0612 345 678'],
+      ['a cost centre label alone on the line above (a form)', 'Kostenstelle\n0711 4567890'],
+      ['a counter label and its complement alone on the line above', 'Dati impianto\nContatore giri\n338 274 1956'],
     ],
     'type',
   );
@@ -50,6 +89,9 @@ describe('a governing label keeps identifier-shaped numbers', () => {
     [
       ['a NIR after "est bon :" (bon is not a note there)', 'Le numéro de Mme Roy est bon : 2 91 03 75 116 002 70.', '2 91 03 75 116 002 70'],
       ['a Steuer-ID after the Steuer-IdNr label', 'Steuer-IdNr.: 86 095 742 719', '86 095 742 719'],
+      ['a codice fiscale after an invoice label and a name', 'Fattura intestata a Mario Rossi RSSMRA85T10A562S', 'RSSMRA85T10A562S'],
+      ['a codice fiscale right after an invoice label', 'Fattura RSSMRA85T10A562S', 'RSSMRA85T10A562S'],
+      ['a CURP after an order label', 'Pedido de Eduardo GODE561231HDFRRN00', 'GODE561231HDFRRN00'],
     ],
     [
       ['a delivery note ("bon de") before a NIR-shaped number', 'bon de commande 2 91 03 75 116 002 70'],
@@ -57,6 +99,7 @@ describe('a governing label keeps identifier-shaped numbers', () => {
       ['an Italian VAT number after its country (CPF check passing)', 'P.IVA IT 52998224725'],
       ['a parcel number framed by S10 letters', 'Le colis LP 123 456 789 FR est parti.'],
       ['a counter with a NIF check passing', 'Contador de piezas 123 456 789'],
+      ['a codice fiscale shape failing its check after an invoice label', 'Fattura RSSMRA85T10A562T'],
     ],
     'type',
   );

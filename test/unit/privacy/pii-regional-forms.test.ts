@@ -76,5 +76,22 @@ describe('identifier labels', () => {
     ]);
     expect(found('Form A says 318-52-7741. The gauge reads 318 52 7742 now.')).toEqual([['id_number', '318-52-7741']]);
   });
-  detects('phone', [], [['an identifier label right before a grouped number failing its check', 'o NIF da empresa (245 118 903) não passa']]);
+  detects(
+    'phone',
+    [
+      ['a phone after a sentence naming an identifier', 'DNI enviado. Ana 612 345 678', '612 345 678'],
+      ['a phone after a Portuguese sentence naming a NIF', 'NIF da empresa enviado. Maria 912 345 678', '912 345 678'],
+      ['a phone after an identifier label and a semicolon', 'BSN staat in het dossier; Piet 06 12345678', '06 12345678'],
+      ['a phone after an identifier label and a person', 'Send the DNI copy to Ana 612 345 678', '612 345 678'],
+      ['a phone after a German identifier label and a person', 'Steuer-ID folgt, Herr Maier 0171 2345678', '0171 2345678'],
+      ['a phone after an Italian identifier sentence', 'Codice fiscale inviato. Marco 347 123 4567', '347 123 4567'],
+      ['a phone below a line ending in an identifier label', 'Adjunto copia del DNI\n\n612 345 678', '612 345 678'],
+      ['a phone below a German line ending in an identifier label', 'Anbei meine Steuer-ID\n0171 2345678', '0171 2345678'],
+    ],
+    [
+      ['an identifier label right before a grouped number failing its check', 'o NIF da empresa (245 118 903) não passa'],
+      ['an identifier label after a sentence, before a grouped number failing its check', 'Tudo certo. O NIF da empresa (245 118 903) não passa'],
+      ['an identifier label alone on the line above', 'DNI\n612 345 678'],
+    ],
+  );
 });

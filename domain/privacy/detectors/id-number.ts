@@ -19,7 +19,7 @@ export interface IdFormat {
    * Whether the text around the candidate allows it there (reads at most ID_VERDICT_REACH
    * characters around it); `columns` reads the text's table headers (one per scan).
    */
-  readonly allowedAt?: (text: string, start: number, value: string, columns?: TableColumns) => boolean;
+  readonly allowedAt?: (text: string, start: number, value: string, columns: TableColumns) => boolean;
 }
 
 /** How far before a candidate `allowedAt` reads: a label and the spaces after it. */
@@ -43,14 +43,14 @@ export const LONGEST_ID_MATCH = 35;
  */
 type Evidence = 'layout' | 'weak_checksum' | 'label_only';
 
-function allowedBy(evidence: Evidence, text: string, start: number, value: string, columns: TableColumns = new TableColumns(text)): boolean {
+function allowedBy(evidence: Evidence, text: string, start: number, value: string, columns: TableColumns): boolean {
   const words = governingWords(text, start, start + value.length, columns, ID_CONTEXT_REACH);
   if (mentionsIdLabel(words)) return true;
   if (evidence === 'label_only' || endsWithThingLabel(words)) return false;
   return evidence === 'layout' || (!isAnnouncedAsPhone(words) && !continuesAnnouncedList(text, start));
 }
 
-const byLayout = (text: string, start: number, value: string, columns?: TableColumns) => allowedBy('layout', text, start, value, columns);
+const byLayout = (text: string, start: number, value: string, columns: TableColumns) => allowedBy('layout', text, start, value, columns);
 
 const validAs =
   (kind: NationalIdKind) =>
